@@ -1,0 +1,15 @@
+/** Result getters: extra detail of the last kernel call (convention 2: read back through getter exports). */
+let badIndex: i32 = -1;
+let iterations: i32 = 0;
+let residual: f64 = 0.0;
+
+export function setBadIndex(i: i32): void { badIndex = i; }
+export function setIterations(n: i32): void { iterations = n; }
+export function setResidual(r: f64): void { residual = r; }
+
+/** The asset (or flat element) index that made the last call's input degenerate, or -1. */
+export function lastBadIndex(): i32 { return badIndex; }
+/** Iterations used by the last iterative solver call. */
+export function lastIterations(): i32 { return iterations; }
+/** Certificate residual of the last solver call (KKT or risk-contribution residual). */
+export function lastResidual(): f64 { return residual; }

@@ -1,0 +1,25 @@
+/** Frequencies, strategies and the 21 strategy ids in response order (MATH.md §1.2, SPEC.md §3). */
+
+/** l2 layer: d = daily, m = monthly, w = weekly (alphabetical: the response order). */
+export const FREQUENCIES = ["d", "m", "w"] as const;
+export type Frequency = (typeof FREQUENCIES)[number];
+
+/** l3 layer, alphabetical: the response order within a frequency. */
+export const STRATEGIES = ["ewp", "gmvp", "hrp", "ivp", "mdcp", "mdp", "rpp"] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+export type StrategyId = `l1r.l2${Frequency}.l3${Strategy}`;
+
+export function strategyId(f: Frequency, s: Strategy): StrategyId {
+  return `l1r.l2${f}.l3${s}`;
+}
+
+/** The 21 ids in the fixed response order: l2d.*, l2m.*, l2w.*, strategies alphabetical within each. */
+export const STRATEGY_IDS: readonly StrategyId[] = FREQUENCIES.flatMap((f) => STRATEGIES.map((s) => strategyId(f, s)));
+
+/** Number of training closes (MATH.md §2). */
+export const TRAINING_DAYS = 252;
+/** Minimum aligned closes: the training set plus one test day. */
+export const MIN_ALIGNED_DAYS = TRAINING_DAYS + 1;
+/** Initial capital of every portfolio, USD. */
+export const INITIAL_CAPITAL = 100_000;

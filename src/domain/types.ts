@@ -1,0 +1,77 @@
+/** Types of the public library API (SPEC.md §8). The HTTP layer and the CLI are clients of these. */
+import type { StrategyId } from "./strategies.js";
+
+/** Aligned daily closes: T rows × N tickers, dates ascending `YYYY-MM-DD`, no missing values. */
+export interface PriceMatrix {
+  tickers: string[];
+  dates: string[];
+  closes: number[][];
+}
+
+export type CovarianceMode = "sample" | "shrink";
+export type HrpMode = "paper" | "direct";
+export type SimModel = "independent" | "correlated";
+
+/** Options shared by weights, paths and sims (they mirror the HTTP body's optional fields). */
+export interface WeightsOptions {
+  /** Sample covariance (default) or Schäfer–Strimmer target-D shrinkage (MATH.md §6.4). */
+  covariance?: CovarianceMode;
+  /** HRP clustering input: the paper's distance of distances (default) or single linkage on d directly. */
+  hrp?: HrpMode;
+}
+
+export type PathsOptions = WeightsOptions;
+
+export interface SimsOptions extends WeightsOptions {
+  /** Number of simulated runs, default 5. */
+  run_count?: number;
+  /** u64 seed (integer ≤ 2^53−1, decimal string, or bigint). Default: derived from the request (MATH.md §8.5). */
+  seed?: number | string | bigint;
+  /** Default "independent" (SPEC.md §2.5). */
+  model?: SimModel;
+}
+
+/** Strategy id → N weights in request ticker order. */
+export type Weights = Record<StrategyId, number[]>;
+
+/** One series of the HTTP shape: `PATH` first, then one key per test date (ascending), values with 2 decimals. */
+export type StrategySeries = { PATH: StrategyId } & { [date: string]: string };
+
+/** `run_1` … `run_n`, each the 21 series. */
+export type SimsResponse = { [run: `run_${number}`]: StrategySeries[] };
+
+export interface WeightsReport {
+  weights: Weights;
+  /** Series whose RPP was recomputed on the shrunk covariance because ERC did not exist (MATH.md §4.6). */
+  covarianceFallback: StrategyId[];
+}
+
+export interface PathsReport extends WeightsReport {
+  series: StrategySeries[];
+  /** The test dates (the keys of every series). */
+  dates: string[];
+  /** Dollar values as numbers: values[s][t] for series s in response order. */
+  values: Float64Array[];
+}
+
+export interface SimsReport extends WeightsReport {
+  runs: SimsResponse;
+  dates: string[];
+  /** values[run][s][t] */
+  values: Float64Array[][];
+  /** The u64 seed used, decimal. */
+  seed: string;
+  model: SimModel;
+  /** ε of the Cholesky jitter retry (MATH.md §8.3), 0 when none was needed or the model is independent. */
+  choleskyJitter: number;
+}
+
+/** The in-process engine (SPEC.md §8). One instance owns one WebAssembly instance; it is not re-entrant. */
+export interface Engine {
+  weights(prices: PriceMatrix, options?: WeightsOptions): Weights;
+  paths(prices: PriceMatrix, options?: PathsOptions): StrategySeries[];
+  sims(prices: PriceMatrix, options?: SimsOptions): SimsResponse;
+  weightsReport(prices: PriceMatrix, options?: WeightsOptions): WeightsReport;
+  pathsReport(prices: PriceMatrix, options?: PathsOptions): PathsReport;
+  simsReport(prices: PriceMatrix, options?: SimsOptions): SimsReport;
+}
