@@ -1,0 +1,47 @@
+/**
+ * Tolerances, declared once per routine (CONVENTIONS.md §10, MATH.md §3.5). Never compare rounded values.
+ */
+import { expect } from "vitest";
+
+export const TOL = {
+  /** Closed forms: EWP, IVP, MDP-from-MDCP, 2-asset cases. */
+  closedForm: 1e-12,
+  /** QP and ERC outputs against MATH.md §11 vectors (given to 10 decimals). */
+  vector10: 1e-9,
+  /** Trace-scaled KKT residual for the simplex QP. */
+  kkt: 1e-9,
+  /** ERC: max |RC_i/ΣRC − 1/N|. */
+  erc: 1e-10,
+  /** Covariance: relative. */
+  covarianceRel: 1e-12,
+  /** Dollar paths: relative. */
+  dollarsRel: 1e-8,
+  /** Oracle agreement with portfolio-allocation on unit-mean-variance scaled inputs. */
+  oracle: 1e-8,
+} as const;
+
+/** Assert every |a_i − b_i| ≤ tol (absolute), with a readable message. */
+export function expectClose(actual: ArrayLike<number>, expected: ArrayLike<number>, tol: number, label = ""): void {
+  expect(actual.length, `${label} length`).toBe(expected.length);
+  let worst = 0;
+  let at = -1;
+  for (let i = 0; i < expected.length; i++) {
+    const d = Math.abs(actual[i] - expected[i]);
+    if (!(d <= worst)) {
+      worst = d;
+      at = i;
+    }
+  }
+  expect(worst, `${label} max |Δ| at index ${at}: got ${Array.from(actual)} expected ${Array.from(expected)}`)
+    .toBeLessThanOrEqual(tol);
+}
+
+/** Assert a relative closeness |a − b| ≤ tol·max(|b|, tiny). */
+export function expectRelClose(actual: ArrayLike<number>, expected: ArrayLike<number>, tol: number, label = ""): void {
+  expect(actual.length, `${label} length`).toBe(expected.length);
+  for (let i = 0; i < expected.length; i++) {
+    const scale = Math.max(Math.abs(expected[i]), 1e-300);
+    expect(Math.abs(actual[i] - expected[i]) / scale, `${label}[${i}] ${actual[i]} vs ${expected[i]}`)
+      .toBeLessThanOrEqual(tol);
+  }
+}
