@@ -1,0 +1,182 @@
+/**
+ * Summary statistics of portfolio value series: the numbers the CLI tables, the web page and
+ * `POST /v1/optimiser/report` show per strategy. Computed here once; the page imports the compiled module
+ * (`/lib/report/summary.js`, served by `src/http/web.ts`), so the three clients cannot disagree.
+ *
+ * This module is pure (no Node APIs, no I/O): it runs unchanged in Node and in the browser.
+ *
+ * ## Definitions (V_0 … V_{n−1}: one value per trading day, n days, m = n − 1 daily returns)
+ *
+ * - `final_value`           = V_{n−1}.
+ * - `total_return`          = V_{n−1} / V_0 − 1.
+ * - `annualised_return`     = (V_{n−1} / V_0)^(252 / m) − 1  (geometric; 252 trading days a year, MATH.md §6.3).
+ * - `annualised_volatility` = sd(r) · √252, with r_t = ln(V_t / V_{t−1}) the daily **log**-returns and sd the
+ *                             sample standard deviation (ddof = 1).
+ * - `sharpe`                = mean(r) · 252 / annualised_volatility, risk-free rate zero. Note mean(r) · 252 is the
+ *                             continuously compounded annual return ln(V_{n−1}/V_0) · 252 / m.
+ * - `max_drawdown`          = max_t (1 − V_t / max_{s ≤ t} V_s), a fraction in [0, 1] (0.25 = a 25 % fall from the
+ *                             running peak). 0 for a series that never falls.
+ *
+ * ## Degenerate series (no NaN or Infinity ever reaches JSON)
+ *
+ * - n = 0: every field except `PATH` is `null`.
+ * - n = 1 (one test day): `final_value` = V_0, `total_return` = 0, `max_drawdown` = 0; `annualised_return`,
+ *   `annualised_volatility` and `sharpe` are `null` (no return exists to annualise).
+ * - n = 2 (one return): the sample sd (ddof 1) is undefined, so `annualised_volatility` and `sharpe` are `null`.
+ * - Zero volatility (a constant series): `annualised_volatility` = 0 and `sharpe` = `null` (0/0 or x/0).
+ * - Any other non-finite result (overflow of the power on absurd inputs, a non-positive value) is `null`.
+ *
+ * Complexity: O(n) time and O(1) extra memory per series; one pass for the running peak, two for mean and sd.
+ */
+import { STRATEGY_IDS, type StrategyId } from "../domain/strategies.js";
+
+/** Trading days per year used for annualisation (MATH.md §6.3). */
+export const TRADING_DAYS_PER_YEAR = 252;
+
+export interface StrategySummary {
+  PATH: StrategyId;
+  final_value: number | null;
+  total_return: number | null;
+  annualised_return: number | null;
+  annualised_volatility: number | null;
+  sharpe: number | null;
+  max_drawdown: number | null;
+}
+
+/** The values of one or more series on common dates (values[s][t]). */
+export interface ValueSeries {
+  dates: string[];
+  values: ArrayLike<number>[];
+}
+
+const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
+
+/**
+ * Summary statistics of one value series (see the module doc for every definition and degenerate case).
+ * Preconditions: values are the portfolio values on consecutive trading days, > 0. Complexity O(n).
+ */
+export function summarizeSeries(id: StrategyId, v: ArrayLike<number>): StrategySummary {
+  const n = v.length;
+  if (n === 0) {
+    return {
+      PATH: id, final_value: null, total_return: null, annualised_return: null,
+      annualised_volatility: null, sharpe: null, max_drawdown: null,
+    };
+  }
+  const v0 = v[0];
+  const vT = v[n - 1];
+  const m = n - 1;
+  const growth = vT / v0;
+
+  // Maximum drawdown: running peak, worst relative fall below it.
+  let peak = v0;
+  let mdd = 0;
+  for (let t = 0; t < n; t++) {
+    const x = v[t];
+    if (x > peak) peak = x;
+    const dd = 1 - x / peak;
+    if (dd > mdd) mdd = dd;
+  }
+
+  let annualisedReturn: number | null = null;
+  let vol: number | null = null;
+  let sharpe: number | null = null;
+  if (m >= 1) {
+    annualisedReturn = finiteOrNull(Math.pow(growth, TRADING_DAYS_PER_YEAR / m) - 1);
+    let sum = 0;
+    for (let t = 1; t < n; t++) sum += Math.log(v[t] / v[t - 1]);
+    const mean = sum / m;
+    if (m >= 2) {
+      let ss = 0;
+      for (let t = 1; t < n; t++) {
+        const d = Math.log(v[t] / v[t - 1]) - mean;
+        ss += d * d;
+      }
+      const sd = Math.sqrt(ss / (m - 1));
+      vol = finiteOrNull(sd * Math.sqrt(TRADING_DAYS_PER_YEAR));
+      if (vol !== null && vol > 0) sharpe = finiteOrNull((mean * TRADING_DAYS_PER_YEAR) / vol);
+    }
+  }
+
+  return {
+    PATH: id,
+    final_value: finiteOrNull(vT),
+    total_return: finiteOrNull(growth - 1),
+    annualised_return: annualisedReturn,
+    annualised_volatility: vol,
+    sharpe,
+    max_drawdown: finiteOrNull(mdd),
+  };
+}
+
+/**
+ * Summary statistics per strategy of a paths report (`values[s]` is series `ids[s]`, response order by default).
+ * Throws a plain Error when the shapes disagree (a programming error, not user input).
+ */
+export function summarize({ dates, values }: ValueSeries, ids: readonly StrategyId[] = STRATEGY_IDS): StrategySummary[] {
+  if (values.length !== ids.length) {
+    throw new Error(`summarize: ${values.length} series but ${ids.length} strategy ids`);
+  }
+  return values.map((v, s) => {
+    if (v.length !== dates.length) {
+      throw new Error(`summarize: series ${ids[s]} has ${v.length} values but there are ${dates.length} dates`);
+    }
+    return summarizeSeries(ids[s], v);
+  });
+}
+
+/** Distribution over simulated runs of one strategy's outcome. */
+export interface SimsStrategySummary {
+  PATH: StrategyId;
+  runs: number;
+  final_value_min: number | null;
+  final_value_median: number | null;
+  final_value_mean: number | null;
+  final_value_max: number | null;
+  /** Fraction of runs that end below their starting value. */
+  loss_probability: number | null;
+  /** Mean over runs of each run's annualised return (runs where it is null are left out). */
+  mean_annualised_return: number | null;
+  /** Mean over runs of each run's maximum drawdown. */
+  mean_max_drawdown: number | null;
+}
+
+const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
+
+/** Median (the mean of the two middle values for an even count); null for an empty list. O(k log k). */
+export function median(xs: readonly number[]): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const h = s.length >> 1;
+  return s.length % 2 === 1 ? s[h] : (s[h - 1] + s[h]) / 2;
+}
+
+/**
+ * Per strategy, the distribution of outcomes over simulated runs: `values[run][s][t]` as in a sims report.
+ * Each run is summarised with `summarizeSeries`; this aggregates final values (min, median, mean, max), the
+ * fraction of losing runs, and the mean annualised return and maximum drawdown. Complexity O(runs · 21 · n).
+ */
+export function summarizeSims(
+  { dates, values }: { dates: string[]; values: ArrayLike<number>[][] },
+  ids: readonly StrategyId[] = STRATEGY_IDS,
+): SimsStrategySummary[] {
+  const perRun = values.map((run) => summarize({ dates, values: run }, ids));
+  return ids.map((id, s) => {
+    const rows = perRun.map((r) => r[s]);
+    const finals = rows.map((r) => r.final_value).filter((x): x is number => x !== null);
+    const losses = values.filter((run) => run[s].length > 0 && run[s][run[s].length - 1] < run[s][0]).length;
+    const annual = rows.map((r) => r.annualised_return).filter((x): x is number => x !== null);
+    const mdd = rows.map((r) => r.max_drawdown).filter((x): x is number => x !== null);
+    return {
+      PATH: id,
+      runs: values.length,
+      final_value_min: finals.length ? Math.min(...finals) : null,
+      final_value_median: median(finals),
+      final_value_mean: mean(finals),
+      final_value_max: finals.length ? Math.max(...finals) : null,
+      loss_probability: values.length ? losses / values.length : null,
+      mean_annualised_return: mean(annual),
+      mean_max_drawdown: mean(mdd),
+    };
+  });
+}
