@@ -1,0 +1,150 @@
+/**
+ * Validation of library input (SPEC.md §8): an aligned price matrix and the options. Problems are reported as
+ * JSON pointers, like the HTTP layer's, so a library user and an HTTP user read the same messages.
+ */
+import { MIN_ALIGNED_DAYS } from "../domain/strategies.js";
+import type { CovarianceMode, HrpMode, PriceMatrix, SimModel, SimsOptions } from "../domain/types.js";
+import { folioError } from "../errors.js";
+import { epochDay } from "./calendar.js";
+
+const MAX_PROBLEMS = 20;
+
+/** The matrix, checked and flattened: closes row-major T×N in one contiguous buffer. */
+export interface CheckedPrices {
+  tickers: string[];
+  dates: string[];
+  days: Int32Array;
+  closes: Float64Array;
+  T: number;
+  N: number;
+}
+
+class Problems {
+  readonly list: string[] = [];
+  add(pointer: string, message: string): void {
+    if (this.list.length < MAX_PROBLEMS) this.list.push(`${pointer}: ${message}`);
+    else if (this.list.length === MAX_PROBLEMS) this.list.push("… further problems not listed");
+  }
+  throwIfAny(): void {
+    if (this.list.length > 0) throw folioError("INVALID_REQUEST", { problems: this.list }, { errors: this.list });
+  }
+}
+
+export function checkPrices(prices: PriceMatrix): CheckedPrices {
+  const p = new Problems();
+  if (typeof prices !== "object" || prices === null) {
+    p.add("", "prices must be an object { tickers, dates, closes }");
+    p.throwIfAny();
+  }
+  const { tickers, dates, closes } = prices;
+  if (!Array.isArray(tickers) || tickers.length === 0) p.add("/tickers", "must be a non-empty array of strings");
+  if (!Array.isArray(dates)) p.add("/dates", "must be an array of YYYY-MM-DD strings");
+  if (!Array.isArray(closes)) p.add("/closes", "must be an array of rows (one per date) of closes");
+  p.throwIfAny();
+
+  const seen = new Map<string, number>();
+  tickers.forEach((t, i) => {
+    if (typeof t !== "string" || t.length === 0) return p.add(`/tickers/${i}`, "must be a non-empty string");
+    const key = t.toUpperCase();
+    const j = seen.get(key);
+    if (j !== undefined) p.add(`/tickers/${i}`, `duplicate of /tickers/${j} (${JSON.stringify(tickers[j])})`);
+    else seen.set(key, i);
+  });
+  const N = tickers.length;
+  const T = dates.length;
+  if (closes.length !== T) p.add("/closes", `has ${closes.length} rows but there are ${T} dates`);
+  p.throwIfAny();
+
+  const days = new Int32Array(T);
+  let prev: number | undefined;
+  for (let t = 0; t < T; t++) {
+    const d = typeof dates[t] === "string" ? epochDay(dates[t]) : undefined;
+    if (d === undefined) {
+      p.add(`/dates/${t}`, `must be a calendar date YYYY-MM-DD (got ${JSON.stringify(dates[t])})`);
+    } else {
+      days[t] = d;
+      if (prev !== undefined && d <= prev) p.add(`/dates/${t}`, `must be after ${dates[t - 1]} (dates strictly ascending)`);
+    }
+    prev = d;
+  }
+  p.throwIfAny();
+
+  const flat = new Float64Array(T * N);
+  for (let t = 0; t < T; t++) {
+    const row = closes[t];
+    if (!Array.isArray(row) && !ArrayBuffer.isView(row)) {
+      p.add(`/closes/${t}`, `must be an array of ${N} closes`);
+      continue;
+    }
+    if (row.length !== N) {
+      p.add(`/closes/${t}`, `has ${row.length} closes but there are ${N} tickers`);
+      continue;
+    }
+    for (let i = 0; i < N; i++) {
+      const v = row[i];
+      if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) {
+        p.add(`/closes/${t}/${i}`, `close of ${tickers[i]} on ${dates[t]} must be a finite number > 0 (got ${String(v)})`);
+      }
+      flat[t * N + i] = v;
+    }
+  }
+  p.throwIfAny();
+
+  if (T < MIN_ALIGNED_DAYS) {
+    throw folioError(
+      "INSUFFICIENT_HISTORY",
+      { found: T, required: MIN_ALIGNED_DAYS, first: dates[0], last: dates[T - 1] },
+      { found: T, required: MIN_ALIGNED_DAYS, first: dates[0] ?? null, last: dates[T - 1] ?? null },
+    );
+  }
+  return { tickers: [...tickers], dates: [...dates], days, closes: flat, T, N };
+}
+
+export interface CheckedOptions {
+  covariance: CovarianceMode;
+  hrp: HrpMode;
+  model: SimModel;
+  runCount: number;
+  seed: number | string | bigint | undefined;
+}
+
+const ALLOWED: Record<string, readonly string[] | "runs" | "seed"> = {
+  covariance: ["sample", "shrink"],
+  hrp: ["paper", "direct"],
+  model: ["independent", "correlated"],
+  run_count: "runs",
+  seed: "seed",
+};
+
+/** Largest run_count the library accepts (the HTTP service has its own, smaller, configured limit). */
+export const LIBRARY_MAX_RUNS = 10_000;
+
+/** Check options; unknown keys are rejected (a typo must not silently change a backtest). */
+export function checkOptions(options: SimsOptions | undefined, kind: "weights" | "paths" | "sims"): CheckedOptions {
+  const p = new Problems();
+  const o = (options ?? {}) as Record<string, unknown>;
+  if (typeof o !== "object" || o === null || Array.isArray(o)) {
+    p.add("", "options must be an object");
+    p.throwIfAny();
+  }
+  for (const [k, v] of Object.entries(o)) {
+    if (v === undefined) continue;
+    const rule = ALLOWED[k];
+    const simsOnly = k === "run_count" || k === "seed" || k === "model";
+    if (!rule || (simsOnly && kind !== "sims")) {
+      p.add(`/${k}`, `unknown option for ${kind}; accepted: ${Object.keys(ALLOWED).filter((x) => kind === "sims" || !["run_count", "seed", "model"].includes(x)).join(", ")}`);
+    } else if (Array.isArray(rule) && !rule.includes(v as string)) {
+      p.add(`/${k}`, `must be one of ${rule.map((x) => JSON.stringify(x)).join(", ")} (got ${JSON.stringify(v)})`);
+    } else if (rule === "runs" && !(Number.isInteger(v) && (v as number) >= 1 && (v as number) <= LIBRARY_MAX_RUNS)) {
+      p.add(`/${k}`, `must be an integer from 1 to ${LIBRARY_MAX_RUNS} (got ${JSON.stringify(v)})`);
+    }
+  }
+  p.throwIfAny();
+  return {
+    covariance: (o.covariance as CovarianceMode) ?? "sample",
+    hrp: (o.hrp as HrpMode) ?? "paper",
+    model: (o.model as SimModel) ?? "independent",
+    runCount: (o.run_count as number) ?? 5,
+    seed: o.seed as number | string | bigint | undefined,
+  };
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { dollars, seriesJson, simsJson, toSeries } from "../../src/pipeline/format.js";
+import { STRATEGY_IDS } from "../../src/domain/strategies.js";
+
+describe("response formatting (SPEC.md §3)", () => {
+  it("writes dollars with exactly two decimals", () => {
+    expect(dollars(100000)).toBe("100000.00");
+    expect(dollars(100400.005)).toMatch(/^100400\.0[01]$/);
+    expect(dollars(99999.999)).toBe("100000.00");
+    expect(dollars(0.5)).toBe("0.50");
+  });
+
+  it("puts PATH first and then the dates in ascending order", () => {
+    const s = toSeries(STRATEGY_IDS.slice(0, 2), ["2020-01-02", "2020-01-03"], [[100000, 101000.5], [100000, 99000.25]]);
+    expect(Object.keys(s[0])).toEqual(["PATH", "2020-01-02", "2020-01-03"]);
+    expect(s[1]).toEqual({ PATH: "l1r.l2d.l3gmvp", "2020-01-02": "100000.00", "2020-01-03": "99000.25" });
+  });
+
+  it("writes JSON text byte-identical to JSON.stringify of the series objects", () => {
+    fc.assert(fc.property(
+      fc.array(fc.double({ min: 1, max: 1e7, noNaN: true }), { minLength: 1, maxLength: 30 }),
+      (vals) => {
+        const dates = vals.map((_, i) => `2020-01-${String(i + 1).padStart(2, "0")}`);
+        const values = STRATEGY_IDS.map((_, s) => vals.map((v) => v * (1 + s / 100)));
+        const ok1 = seriesJson(STRATEGY_IDS, dates, values) === JSON.stringify(toSeries(STRATEGY_IDS, dates, values));
+        const runs = { run_1: toSeries(STRATEGY_IDS, dates, values), run_2: toSeries(STRATEGY_IDS, dates, values) };
+        const ok2 = simsJson(STRATEGY_IDS, dates, [values, values]) === JSON.stringify(runs);
+        return ok1 && ok2;
+      },
+    ), { numRuns: 50 });
+  });
+});

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { checkOptions, checkPrices } from "../../src/pipeline/validate.js";
+import { FolioError } from "../../src/errors.js";
+import type { PriceMatrix } from "../../src/domain/types.js";
+import { isoDate } from "../../src/pipeline/calendar.js";
+
+function matrix(T: number, N: number): PriceMatrix {
+  const tickers = Array.from({ length: N }, (_, i) => `T${i}`);
+  const dates = Array.from({ length: T }, (_, t) => isoDate(18000 + t));
+  const closes = Array.from({ length: T }, (_, t) => tickers.map((_, i) => 100 + t + i));
+  return { tickers, dates, closes };
+}
+
+function failure(f: () => unknown): FolioError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof FolioError) return e;
+    throw e;
+  }
+  throw new Error("expected a FolioError");
+}
+
+describe("library input validation", () => {
+  it("flattens a valid matrix row-major and keeps the request order", () => {
+    const m = matrix(253, 3);
+    const c = checkPrices(m);
+    expect(c.T).toBe(253);
+    expect(c.N).toBe(3);
+    expect(c.closes[4]).toBe(m.closes[1][1]);
+    expect(c.tickers).toEqual(["T0", "T1", "T2"]);
+  });
+
+  it("if fewer than 253 dates are given, it fails with INSUFFICIENT_HISTORY saying how many and the span", () => {
+    const e = failure(() => checkPrices(matrix(252, 2)));
+    expect(e.code).toBe("INSUFFICIENT_HISTORY");
+    expect(e.status).toBe(422);
+    expect(e.detail).toContain("252 common trading days");
+    expect(e.extras).toMatchObject({ found: 252, required: 253, first: isoDate(18000), last: isoDate(18251) });
+  });
+
+  it("if a close is zero, negative or not finite, it fails with INVALID_REQUEST pointing at each cell", () => {
+    const m = matrix(253, 2);
+    m.closes[3][1] = 0;
+    m.closes[7][0] = Number.NaN;
+    const e = failure(() => checkPrices(m));
+    expect(e.code).toBe("INVALID_REQUEST");
+    expect(e.extras.errors).toEqual([
+      expect.stringMatching(/^\/closes\/3\/1: close of T1/),
+      expect.stringMatching(/^\/closes\/7\/0: close of T0/),
+    ]);
+  });
+
+  it("if dates are not strictly ascending calendar dates, it says which", () => {
+    const m = matrix(253, 1);
+    m.dates[5] = m.dates[4];
+    m.dates[9] = "2021-02-30";
+    const e = failure(() => checkPrices(m));
+    expect(e.extras.errors).toEqual([
+      expect.stringMatching(/^\/dates\/5: must be after/),
+      expect.stringMatching(/^\/dates\/9: must be a calendar date/),
+    ]);
+  });
+
+  it("if tickers repeat (case-insensitively) or rows have the wrong width, it fails with INVALID_REQUEST", () => {
+    const m = matrix(253, 2);
+    m.tickers[1] = "t0";
+    expect(failure(() => checkPrices(m)).detail).toContain("/tickers/1: duplicate of /tickers/0");
+    const w = matrix(253, 2);
+    w.closes[10] = [1];
+    expect(failure(() => checkPrices(w)).detail).toContain("/closes/10: has 1 closes but there are 2 tickers");
+  });
+
+  it("defaults options to sample covariance, paper HRP, independent model and 5 runs", () => {
+    expect(checkOptions(undefined, "sims")).toEqual({ covariance: "sample", hrp: "paper", model: "independent", runCount: 5, seed: undefined });
+  });
+
+  it("if an option is unknown, misspelt or out of range, it fails with INVALID_REQUEST naming it", () => {
+    expect(failure(() => checkOptions({ covarience: "shrink" } as never, "paths")).detail).toContain("/covarience: unknown option");
+    expect(failure(() => checkOptions({ run_count: 3 }, "paths")).detail).toContain("/run_count: unknown option for paths");
+    expect(failure(() => checkOptions({ hrp: "ward" as never }, "weights")).detail).toContain('/hrp: must be one of "paper", "direct"');
+    expect(failure(() => checkOptions({ run_count: 0 }, "sims")).detail).toContain("/run_count: must be an integer from 1");
+    expect(failure(() => checkOptions({ run_count: 2.5 }, "sims")).code).toBe("INVALID_REQUEST");
+  });
+});
