@@ -1,0 +1,94 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { Wasm } from "../../src/engine/wasm.js";
+import { MONTHLY_X, WEEKLY_X } from "../fixtures/math-11d.js";
+import { TOL } from "../helpers/tolerances.js";
+
+type K = (...a: number[]) => number;
+
+/** Plain two-pass sample covariance (ddof 1): the obviously-correct reference. */
+function referenceCov(X: number[][]): number[][] {
+  const n = X.length;
+  const N = X[0].length;
+  const mu = Array.from({ length: N }, (_, i) => X.reduce((s, r) => s + r[i], 0) / n);
+  return Array.from({ length: N }, (_, j) =>
+    Array.from({ length: N }, (_, k) => X.reduce((s, r) => s + (r[j] - mu[j]) * (r[k] - mu[k]), 0) / (n - 1)));
+}
+
+describe("sample covariance and correlation kernels (MATH.md §3.3)", () => {
+  let wasm: Wasm;
+  beforeAll(async () => {
+    wasm = await Wasm.load();
+  });
+
+  function cov(X: number[][]): { S: Float64Array; means: Float64Array; status: number } {
+    const n = X.length;
+    const N = X[0].length;
+    wasm.reset();
+    const x = wasm.allocF64(n * N);
+    const out = wasm.allocF64(N * N);
+    const mu = wasm.allocF64(N);
+    wasm.f64(x, n * N).set(X.flat());
+    const status = wasm.fn<K>("kCovariance")(x, n, N, out, mu);
+    return { S: wasm.takeF64(out, N * N), means: wasm.takeF64(mu, N), status };
+  }
+
+  it("reproduces Σ_w and Σ_m of MATH.md §11-D (printed to 7 significant digits)", () => {
+    const Sw = [[3.121811e-4, 3.37845e-5, -1.076534e-4], [3.37845e-5, 2.69704e-5, -7.86343e-5], [-1.076534e-4, -7.86343e-5, 1.1561551e-3]];
+    const Sm = [[6.034726e-4, 5.63573e-5, 1.604181e-4], [5.63573e-5, 1.172981e-4, -3.062742e-4], [1.604181e-4, -3.062742e-4, 9.638288e-4]];
+    for (const [X, E] of [[WEEKLY_X, Sw], [MONTHLY_X, Sm]] as const) {
+      const { S, status } = cov(X as number[][]);
+      expect(status).toBe(0);
+      E.flat().forEach((e, k) => expect(Math.abs(S[k] - e) / Math.abs(e), `entry ${k}`).toBeLessThan(2e-6));
+    }
+  });
+
+  it("agrees with the plain two-pass reference to 1e-12 relative, and is exactly symmetric, for any shape", () => {
+    fc.assert(fc.property(
+      fc.integer({ min: 2, max: 40 }), fc.integer({ min: 1, max: 13 }), fc.integer({ min: 0, max: 1e9 }),
+      (n, N, seed) => {
+        let s = seed;
+        const u = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5;
+        const X = Array.from({ length: n }, () => Array.from({ length: N }, () => 0.02 * u()));
+        const { S, status } = cov(X);
+        const R = referenceCov(X);
+        if (status !== 0) return false;
+        const scale = Math.max(...R.map((r, i) => Math.abs(r[i])));
+        for (let j = 0; j < N; j++) {
+          for (let k = 0; k < N; k++) {
+            if (S[j * N + k] !== S[k * N + j]) return false;
+            if (Math.abs(S[j * N + k] - R[j][k]) > TOL.covarianceRel * scale) return false;
+          }
+        }
+        return true;
+      },
+    ), { numRuns: 200 });
+  });
+
+  it("returns the column means it centred with", () => {
+    const { means } = cov([[1, 10], [2, 20], [6, 60]]);
+    expect(Array.from(means)).toEqual([3, 30]);
+  });
+
+  it("if an observation is not finite, it fails with NonFinite naming the flat index", () => {
+    const { status } = cov([[1, 2], [3, Number.POSITIVE_INFINITY], [5, 6]]);
+    expect(status).toBe(2);
+    expect(wasm.badIndex).toBe(3);
+  });
+
+  it("derives correlation with an exact unit diagonal, and reports a zero-variance asset by index", () => {
+    wasm.reset();
+    const S = wasm.putF64([4, 2, 0, 2, 9, 0, 0, 0, 0]);
+    const C = wasm.allocF64(9);
+    const sd = wasm.allocF64(3);
+    expect(wasm.fn<K>("kCorrelation")(S, 3, C, sd)).toBe(3);
+    expect(wasm.badIndex).toBe(2);
+    wasm.reset();
+    const S2 = wasm.putF64([4, 2, 2, 9]);
+    const C2 = wasm.allocF64(4);
+    const sd2 = wasm.allocF64(2);
+    expect(wasm.fn<K>("kCorrelation")(S2, 2, C2, sd2)).toBe(0);
+    expect(Array.from(wasm.takeF64(C2, 4))).toEqual([1, 2 / 6, 2 / 6, 1]);
+    expect(Array.from(wasm.takeF64(sd2, 2))).toEqual([2, 3]);
+  });
+});
