@@ -1,0 +1,23 @@
+/**
+ * The engine's kernels over one WebAssembly instance: the `Kernels` the pipeline needs (src/pipeline/kernels.ts).
+ * One instance per engine (and per worker thread); calls are synchronous and not re-entrant.
+ */
+import type { Kernels } from "../pipeline/kernels.js";
+import { Wasm } from "./wasm.js";
+import { computeWeights21 } from "./weights.js";
+import { simulateRuns, valuePaths } from "./sims.js";
+
+export { Wasm } from "./wasm.js";
+
+export function kernelsOver(wasm: Wasm): Kernels {
+  return {
+    weights21: (input) => computeWeights21(wasm, input),
+    valuePaths: (input) => valuePaths(wasm, input),
+    simulateRuns: (input) => simulateRuns(wasm, { runFrom: 0, ...input }),
+  };
+}
+
+/** Instantiate the WebAssembly module once and wrap it. */
+export async function loadKernels(): Promise<Kernels> {
+  return kernelsOver(await Wasm.load());
+}

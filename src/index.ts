@@ -1,0 +1,26 @@
+/**
+ * Folio as a library (SPEC.md §8):
+ *
+ *   const engine = await createEngine();
+ *   engine.weights(prices, options?)   // { "l1r.l2d.l3ewp": number[], … } 21 keys, request ticker order
+ *   engine.paths(prices, options?)     // StrategySeries[] (21, the HTTP shape)
+ *   engine.sims(prices, options?)      // { run_1: StrategySeries[], … }
+ *
+ * `prices` is an aligned matrix { tickers, dates, closes (T rows × N) }; `alignPrices(store, tickers, range)`
+ * builds one from a price store. Invalid input throws FolioError with the HTTP catalogue's `code`.
+ */
+import type { Engine } from "./domain/types.js";
+import { loadKernels } from "./engine/index.js";
+import { makeEngine } from "./pipeline/backtest.js";
+
+export async function createEngine(): Promise<Engine> {
+  return makeEngine(await loadKernels());
+}
+
+export * from "./domain/types.js";
+export { STRATEGY_IDS, STRATEGIES, FREQUENCIES, TRAINING_DAYS, MIN_ALIGNED_DAYS, INITIAL_CAPITAL, strategyId } from "./domain/strategies.js";
+export type { StrategyId, Strategy, Frequency } from "./domain/strategies.js";
+export { FolioError, isFolioError, toProblem, CATALOGUE } from "./errors.js";
+export type { ErrorCode, Problem } from "./errors.js";
+export { seriesJson, simsJson } from "./pipeline/format.js";
+export { defaultSeed } from "./pipeline/seed.js";
