@@ -1,1 +1,45 @@
-/** ABI: random generation, valuation and simulation (owned by the sims work; see issue #3). */
+/**
+ * ABI: random generation, valuation and simulation (issue #3). Byte-offset pointers, row-major f64, i32 Status
+ * returns. u64/i64 parameters and results cross to JavaScript as BigInt (a u64 result arrives signed: the host
+ * applies BigInt.asUintN(64, ·)).
+ *
+ * RNG state block (48 bytes, caller-allocated, 8-byte aligned): +0..+31 four u64 xoshiro256** words, +32 cached
+ * normal f64, +40 i32 has-cache flag, +44 reserved. See assembly/random/xoshiro256.ts.
+ */
+import { rngSeed, rngJump, rngNext, rngUniform } from "../random/xoshiro256";
+import { fillNormals } from "../random/normal";
+import { valuePaths } from "../valuation/paths";
+import { simulateRuns } from "../valuation/simulate";
+
+/** Seed the 48-byte block at `state` (SplitMix64 expansion of `seed`, empty normal cache). */
+export function kRngSeed(state: usize, seed: u64): void {
+  rngSeed(state, seed);
+}
+/** Advance the block at `state` by 2¹²⁸ steps (the standard xoshiro256** jump). */
+export function kRngJump(state: usize): void {
+  rngJump(state);
+}
+/** Next raw u64 output. */
+export function kRngNext(state: usize): u64 {
+  return rngNext(state);
+}
+/** Next uniform in [0, 1): (next() >> 11)·2⁻⁵³. */
+export function kRngUniform(state: usize): f64 {
+  return rngUniform(state);
+}
+/** Write `n` polar normals to `out` (f64[n]), using and updating the block's normal cache. */
+export function kRngNormals(state: usize, out: usize, n: i32): void {
+  fillNormals(state, out, n);
+}
+/** Buy-and-hold values: P nTest×N, W S×N → out S×nTest (series-major). See valuation/paths.ts. */
+export function kValuePaths(P: usize, nTest: i32, N: i32, W: usize, S: i32, capital: f64, out: usize): i32 {
+  return valuePaths(P, nTest, N, W, S, capital, out);
+}
+/**
+ * Simulated runs runFrom … runFrom+runCount−1: out runCount×S×nTest. model 0 = independent (scale = σ, N),
+ * model 1 = correlated (scale = lower Cholesky L, N×N). See valuation/simulate.ts.
+ */
+export function kSimulateRuns(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, W: usize, S: i32,
+                              seed: u64, runFrom: i32, runCount: i32, capital: f64, out: usize): i32 {
+  return simulateRuns(mu, scale, model, p0, nTest, N, W, S, seed, runFrom, runCount, capital, out);
+}

@@ -1,0 +1,61 @@
+import { rotl, RNG_CACHE_OFFSET, RNG_FLAG_OFFSET } from "./xoshiro256";
+
+/**
+ * Standard normal variates by the Marsaglia polar method on the xoshiro256** block (MATH.md §8.4).
+ *
+ * Method: repeat { a = 2u − 1; b = 2u′ − 1; s = a² + b² } until 0 < s < 1 (u then u′ are two successive uniforms
+ *   (next() >> 11)·2⁻⁵³); then f = √((−2·ln s) / s); return a·f and cache b·f as the next variate.
+ *   The cache lives in the state block (+32 f64 value, +40 i32 flag; layout in xoshiro256.ts), never in a global:
+ *   a caller that starts a new run from a freshly seeded or copied block starts with whatever cache that block
+ *   holds (the simulation kernel empties it per run, MATH.md §8.4 "the cache is per run").
+ *   `ln` is AssemblyScript's NativeMath.log (compiled into the module, so identical on every host); √ is the
+ *   correctly rounded f64.sqrt instruction. 2u − 1 is exact (u is a 53-bit multiple of 2⁻⁵³).
+ * Preconditions: `st` a seeded block; `out` has room for n f64.
+ * Convergence: each attempt is accepted with probability π/4; the expected number of uniforms per pair is 8/π.
+ *   There is no cap (a cap would change the stream); a non-terminating loop would need ~2⁶⁴ rejections in a row.
+ * Complexity: ≈ 0.64 xoshiro steps, 0.5 log, 0.5 sqrt, 0.5 division per normal. The state is kept in locals
+ *   inside the loop and written back once. The rejection loop is scalar: vectorising it would need a vector `ln`
+ *   bit-identical to NativeMath.log, and acceptance is data-dependent.
+ * References: G. Marsaglia, T. A. Bray, "A convenient method for generating normal variables", SIAM Review 6(3),
+ *   1964, doi:10.1137/1006063.
+ */
+export function fillNormals(st: usize, out: usize, n: i32): void {
+  if (n <= 0) return;
+  let s0 = load<u64>(st), s1 = load<u64>(st, 8), s2 = load<u64>(st, 16), s3 = load<u64>(st, 24);
+  let k: i32 = 0;
+  if (load<i32>(st + RNG_FLAG_OFFSET) != 0) {
+    store<f64>(out, load<f64>(st + RNG_CACHE_OFFSET));
+    store<i32>(st + RNG_FLAG_OFFSET, 0);
+    k = 1;
+  }
+  while (k < n) {
+    let a: f64, b: f64, s: f64;
+    do {
+      // step 1 → a
+      let r = rotl(s1 * 5, 7) * 9;
+      let t = s1 << 17;
+      s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t; s3 = rotl(s3, 45);
+      a = 2.0 * (<f64>(r >> 11) * 1.1102230246251565e-16) - 1.0;
+      // step 2 → b
+      r = rotl(s1 * 5, 7) * 9;
+      t = s1 << 17;
+      s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t; s3 = rotl(s3, 45);
+      b = 2.0 * (<f64>(r >> 11) * 1.1102230246251565e-16) - 1.0;
+      s = a * a + b * b;
+    } while (!(s > 0.0 && s < 1.0));
+    const f = Math.sqrt((-2.0 * Math.log(s)) / s);
+    store<f64>(out + (<usize>k << 3), a * f);
+    k++;
+    if (k < n) {
+      store<f64>(out + (<usize>k << 3), b * f);
+      k++;
+    } else {
+      store<f64>(st + RNG_CACHE_OFFSET, b * f);
+      store<i32>(st + RNG_FLAG_OFFSET, 1);
+    }
+  }
+  store<u64>(st, s0);
+  store<u64>(st, s1, 8);
+  store<u64>(st, s2, 16);
+  store<u64>(st, s3, 24);
+}
