@@ -1,0 +1,195 @@
+import { scratchF64, scratchI32 } from "../memory";
+
+/**
+ * HRP distances (MATH.md §4.7 step 1): d_ij = √(clip((1 − ρ_ij)/2, 0, 1)), d_ii = 0.
+ * Only the upper triangle of C is read and D is written exactly symmetric.
+ * Layout: C, D row-major N×N (may not alias). Complexity: N²/2 square roots, no allocation.
+ */
+export function correlationDistance(C: usize, N: i32, D: usize): void {
+  for (let i: i32 = 0; i < N; i++) {
+    store<f64>(D + (<usize>(i * N + i) << 3), 0.0);
+    for (let j: i32 = i + 1; j < N; j++) {
+      let v = (1.0 - load<f64>(C + (<usize>(i * N + j) << 3))) * 0.5;
+      if (v < 0.0) v = 0.0;
+      if (v > 1.0) v = 1.0;
+      const d = Math.sqrt(v);
+      store<f64>(D + (<usize>(i * N + j) << 3), d);
+      store<f64>(D + (<usize>(j * N + i) << 3), d);
+    }
+  }
+}
+
+/**
+ * "Distance of distances" (MATH.md §4.7 step 2, paper variant): d̃_ij = √(Σ_k (d_ik − d_jk)²), the Euclidean
+ * distance between rows (= columns, D symmetric) of D, as scipy `pdist(D)` computes it for the paper's code.
+ *
+ * Method: D is copied into a zero-padded block (N' × N', N' even) and pairs of rows are processed in 2×2 blocks
+ * with f64x2 lanes (four distances share each load); the fixed lane split makes the result deterministic.
+ * Differences are taken before squaring (no Gram-matrix shortcut, which would cancel catastrophically).
+ * Layout: D, Dt row-major N×N. Complexity: ≈ 1.5 N³ flops; scratch N'² f64.
+ */
+export function distanceOfDistances(D: usize, N: i32, Dt: usize): void {
+  const Np = (N + 1) & ~1;
+  const P = scratchF64(Np * Np);
+  memory.fill(P, 0, <usize>(Np * Np) << 3);
+  const rb = <usize>Np << 3;
+  for (let i: i32 = 0; i < N; i++) memory.copy(P + <usize>i * rb, D + (<usize>(i * N) << 3), <usize>N << 3);
+  for (let i: i32 = 0; i < Np; i += 2) {
+    const a0 = P + <usize>i * rb;
+    const a1 = a0 + rb;
+    for (let j: i32 = i; j < Np; j += 2) {
+      const b0 = P + <usize>j * rb;
+      const b1 = b0 + rb;
+      let s00 = f64x2.splat(0.0), s01 = f64x2.splat(0.0), s10 = f64x2.splat(0.0), s11 = f64x2.splat(0.0);
+      for (let k: i32 = 0; k < Np; k += 2) {
+        const off = <usize>k << 3;
+        const x0 = v128.load(a0 + off), x1 = v128.load(a1 + off);
+        const y0 = v128.load(b0 + off), y1 = v128.load(b1 + off);
+        const d00 = f64x2.sub(x0, y0), d01 = f64x2.sub(x0, y1);
+        const d10 = f64x2.sub(x1, y0), d11 = f64x2.sub(x1, y1);
+        s00 = f64x2.add(s00, f64x2.mul(d00, d00));
+        s01 = f64x2.add(s01, f64x2.mul(d01, d01));
+        s10 = f64x2.add(s10, f64x2.mul(d10, d10));
+        s11 = f64x2.add(s11, f64x2.mul(d11, d11));
+      }
+      putDist(Dt, N, i, j, s00);
+      putDist(Dt, N, i, j + 1, s01);
+      putDist(Dt, N, i + 1, j, s10);
+      putDist(Dt, N, i + 1, j + 1, s11);
+    }
+  }
+}
+
+// @ts-ignore: decorator
+@inline function putDist(Dt: usize, N: i32, i: i32, j: i32, s: v128): void {
+  if (i < N && j < N && i <= j) {
+    const v = i == j ? 0.0 : Math.sqrt(f64x2.extract_lane(s, 0) + f64x2.extract_lane(s, 1));
+    store<f64>(Dt + (<usize>(i * N + j) << 3), v);
+    store<f64>(Dt + (<usize>(j * N + i) << 3), v);
+  }
+}
+
+/**
+ * Single-linkage clustering with scipy's exact semantics (MATH.md §4.7 step 3; scipy `linkage(y, "single")`).
+ *
+ * Method: (1) Prim's MST from node 0 as in scipy's `mst_single_linkage`: at each of N−1 steps mark x merged,
+ *   update dmin[i] = min(dmin[i], d[x,i]) for unmerged i in index order, pick y = the unmerged node with the
+ *   smallest dmin using a strict `<` (lowest index wins ties), record (x, y, dmin[y]), x ← y.
+ *   (2) Stable sort of the N−1 rows by height (insertion sort: stable, like numpy's mergesort).
+ *   (3) Relabel with union–find (scipy `label`): the k-th merge creates id N + k; the row becomes
+ *   [min(root_a, root_b), max(root_a, root_b), height, size].
+ * Layout: D row-major N×N distances (symmetric, finite); Z (N−1)×4 f64 rows [a, b, height, size].
+ * Preconditions: N ≥ 2. Complexity: O(N²) time (Prim, worst-case insertion sort); scratch 3N f64 + 3N i32.
+ * References: scipy.cluster.hierarchy (`_hierarchy.pyx`: `mst_single_linkage`, `label`); Gower & Ross (1969),
+ *   Applied Statistics 18(1):54–64, doi:10.2307/2346439.
+ */
+export function singleLinkage(D: usize, N: i32, Z: usize): void {
+  const dmin = scratchF64(N);
+  const merged = scratchI32(N);
+  const ex = scratchI32(N);
+  const ey = scratchI32(N);
+  const eh = scratchF64(N);
+  for (let i: i32 = 0; i < N; i++) {
+    store<f64>(dmin + (<usize>i << 3), Infinity);
+    store<i32>(merged + (<usize>i << 2), 0);
+  }
+  let x: i32 = 0;
+  for (let k: i32 = 0; k < N - 1; k++) {
+    store<i32>(merged + (<usize>x << 2), 1);
+    let y: i32 = -1;
+    let cur = Infinity;
+    const Dx = D + (<usize>(x * N) << 3);
+    for (let i: i32 = 0; i < N; i++) {
+      if (load<i32>(merged + (<usize>i << 2)) != 0) continue;
+      const d = load<f64>(Dx + (<usize>i << 3));
+      const a = dmin + (<usize>i << 3);
+      if (load<f64>(a) > d) store<f64>(a, d);
+      if (load<f64>(a) < cur || y < 0) { cur = load<f64>(a); y = i; }
+    }
+    store<i32>(ex + (<usize>k << 2), x);
+    store<i32>(ey + (<usize>k << 2), y);
+    store<f64>(eh + (<usize>k << 3), cur);
+    x = y;
+  }
+  // stable insertion sort by height
+  for (let k: i32 = 1; k < N - 1; k++) {
+    const h = load<f64>(eh + (<usize>k << 3));
+    const a = load<i32>(ex + (<usize>k << 2));
+    const b = load<i32>(ey + (<usize>k << 2));
+    let m = k - 1;
+    while (m >= 0 && load<f64>(eh + (<usize>m << 3)) > h) {
+      store<f64>(eh + (<usize>(m + 1) << 3), load<f64>(eh + (<usize>m << 3)));
+      store<i32>(ex + (<usize>(m + 1) << 2), load<i32>(ex + (<usize>m << 2)));
+      store<i32>(ey + (<usize>(m + 1) << 2), load<i32>(ey + (<usize>m << 2)));
+      m--;
+    }
+    store<f64>(eh + (<usize>(m + 1) << 3), h);
+    store<i32>(ex + (<usize>(m + 1) << 2), a);
+    store<i32>(ey + (<usize>(m + 1) << 2), b);
+  }
+  // union–find relabelling
+  const parent = scratchI32(2 * N);
+  const size = scratchI32(2 * N);
+  for (let i: i32 = 0; i < 2 * N; i++) {
+    store<i32>(parent + (<usize>i << 2), i);
+    store<i32>(size + (<usize>i << 2), i < N ? 1 : 0);
+  }
+  for (let k: i32 = 0; k < N - 1; k++) {
+    const ra = find(parent, load<i32>(ex + (<usize>k << 2)));
+    const rb = find(parent, load<i32>(ey + (<usize>k << 2)));
+    const nid = N + k;
+    const sz = load<i32>(size + (<usize>ra << 2)) + load<i32>(size + (<usize>rb << 2));
+    store<i32>(parent + (<usize>ra << 2), nid);
+    store<i32>(parent + (<usize>rb << 2), nid);
+    store<i32>(size + (<usize>nid << 2), sz);
+    const row = Z + (<usize>(k * 4) << 3);
+    store<f64>(row, <f64>(ra < rb ? ra : rb));
+    store<f64>(row + 8, <f64>(ra < rb ? rb : ra));
+    store<f64>(row + 16, load<f64>(eh + (<usize>k << 3)));
+    store<f64>(row + 24, <f64>sz);
+  }
+}
+
+function find(parent: usize, x: i32): i32 {
+  let r = x;
+  while (load<i32>(parent + (<usize>r << 2)) != r) r = load<i32>(parent + (<usize>r << 2));
+  // path compression
+  let c = x;
+  while (c != r) {
+    const nx = load<i32>(parent + (<usize>c << 2));
+    store<i32>(parent + (<usize>c << 2), r);
+    c = nx;
+  }
+  return r;
+}
+
+/**
+ * Quasi-diagonal leaf order (MATH.md §4.7 step 4): pre-order traversal from the root id 2N−2, left child =
+ * column 0 of the row (the smaller id), right = column 1; equals scipy `leaves_list(Z)` and the paper's
+ * `getQuasiDiag`. Iterative with an explicit stack (push right, then left).
+ * Layout: Z (N−1)×4 f64; order i32[N]. Complexity O(N), scratch N i32.
+ */
+export function leafOrder(Z: usize, N: i32, order: usize): void {
+  if (N == 1) {
+    store<i32>(order, 0);
+    return;
+  }
+  const stack = scratchI32(2 * N);
+  let sp: i32 = 0;
+  store<i32>(stack, 2 * N - 2);
+  sp = 1;
+  let n: i32 = 0;
+  while (sp > 0) {
+    sp--;
+    const node = load<i32>(stack + (<usize>sp << 2));
+    if (node < N) {
+      store<i32>(order + (<usize>n << 2), node);
+      n++;
+    } else {
+      const row = Z + (<usize>((node - N) * 4) << 3);
+      store<i32>(stack + (<usize>sp << 2), <i32>load<f64>(row + 8));
+      store<i32>(stack + (<usize>(sp + 1) << 2), <i32>load<f64>(row));
+      sp += 2;
+    }
+  }
+}

@@ -1,0 +1,315 @@
+import { Status } from "../shared/status";
+import { setIterations, setResidual } from "../result";
+import { scratchF64, scratchI32 } from "../memory";
+import { dot } from "../linalg/blas";
+
+/**
+ * Long-only, fully-invested quadratic programme on the simplex: min ½ wᵀQw  s.t. 1ᵀw = 1, w ≥ 0
+ * (MATH.md §5.2; GMVP with Q = Σ, MDCP and MDP with Q = C).
+ *
+ * Method: the primal active-set method of Nocedal & Wright (2006), Alg. 16.3, started at a vertex.
+ *   δ = 1e-12·trace(Q)/N, Q̃ = Q + δI (strict convexity; picks the minimum-norm optimum when Q is singular).
+ *   k = argmin_i Q̃_ii (lowest index), w = e_k, F = {k}. Each iteration solves Q̃_FF z = 1 and sets w* = z/Σz on F;
+ *   p = w* − w. If max|p| ≤ 1e-15 the multipliers μ_i = (Q̃w)_i − wᵀQ̃w of the bound constraints i ∉ F are checked:
+ *   if min μ ≥ −1e-13·|λ| the point is optimal, else the most negative (lowest index on ties) enters F. Otherwise
+ *   a ratio test α = min(1, min_{i∈F, p_i<0} −w_i/p_i) (lowest asset index on ties) moves w and drops the
+ *   blocking index; w ← max(w, 0)/Σ max(w, 0).
+ *   The Cholesky factor of Q̃_FF is kept up to date: appending an index is one forward substitution (O(k²)),
+ *   removing one deletes its row and restores triangularity with Givens rotations (O(k²)); the factor is
+ *   recomputed from scratch after 32 updates (and if an append meets a non-positive pivot) to bound drift.
+ * Clean-up (§3.5): w_i < 1e-14 → 0, then divide by the sum.
+ * Certification (§4.3): g = Qw (the un-ridged Q), λ = wᵀg; residual = max(max_{w_i>0} |g_i − λ|,
+ *   max_{w_i=0} max(0, λ − g_i)) / (trace(Q)/N); accepted if ≤ 1e-9 (`lastResidual()` reports it).
+ * Preconditions: Q symmetric N×N row-major, finite, positive semi-definite, trace(Q) > 0 (the callers validate).
+ *   The minimiser is unique when Q ≻ 0; for singular Q the ridge selects the minimum-norm optimum.
+ * Convergence: finite termination in exact arithmetic; cap 20N + 100 iterations → `NotConverged`;
+ *   a failed Cholesky refactorisation → `NotPositiveDefinite`; failed certificate → `NotCertified`.
+ *   `lastIterations()` reports the iterations used.
+ * Complexity: O(k²) per iteration plus O(N·k) for each multiplier check (k = |F|), O(N·nnz) certificate;
+ *   scratch N² + 6N f64 + 2N i32.
+ * Edge cases: N = 1 → [1]. Q = 11ᵀ (all ρ = 1) → 1/N through the ridge tie-break.
+ * References: Nocedal & Wright, Numerical Optimization, 2nd ed. (2006), §16.5, doi:10.1007/978-0-387-40065-5.
+ * Departures: none from MATH.md §5.2; the up/down-dated factor replaces the per-iteration solve of the reference.
+ */
+export function simplexQP(Q: usize, N: i32, out: usize): Status {
+  setIterations(0);
+  setResidual(0.0);
+  if (N < 1) return Status.BadDimensions;
+  if (N == 1) {
+    store<f64>(out, 1.0);
+    return Status.Ok;
+  }
+  const rowQ = <usize>N << 3;
+  let trace = 0.0;
+  for (let i: i32 = 0; i < N; i++) trace += load<f64>(Q + <usize>i * rowQ + (<usize>i << 3));
+  if (!(trace > 0.0) || !isFinite(trace)) return Status.NotPositiveDefinite;
+  const delta = 1e-12 * trace / <f64>N;
+
+  const L = scratchF64(N * N); // factor of Q̃_FF, row-major with stride N, rows in F-list order
+  const w = scratchF64(N);
+  const z = scratchF64(N); // per F-position
+  const rhs = scratchF64(N); // per F-position
+  const g = scratchF64(N);
+  const F = scratchI32(N); // F list (asset indices, insertion order)
+  const inF = scratchI32(N); // 1 if the asset is free
+  memory.fill(w, 0, <usize>N << 3);
+  memory.fill(inF, 0, <usize>N << 2);
+
+  let k0: i32 = 0;
+  let best = load<f64>(Q) + delta;
+  for (let i: i32 = 1; i < N; i++) {
+    const v = load<f64>(Q + <usize>i * rowQ + (<usize>i << 3)) + delta;
+    if (v < best) { best = v; k0 = i; }
+  }
+  store<f64>(w + (<usize>k0 << 3), 1.0);
+  let k: i32 = 1;
+  store<i32>(F, k0);
+  store<i32>(inF + (<usize>k0 << 2), 1);
+  if (!refactor(Q, N, delta, F, k, L)) return Status.NotPositiveDefinite;
+  let updates: i32 = 0;
+
+  const maxIter = 20 * N + 100;
+  let it: i32 = 0;
+  let done = false;
+  for (; it < maxIter; it++) {
+    // z = Q̃_FF⁻¹ 1
+    for (let a: i32 = 0; a < k; a++) store<f64>(z + (<usize>a << 3), 1.0);
+    solveL(L, N, k, z);
+    let sz = 0.0;
+    for (let a: i32 = 0; a < k; a++) sz += load<f64>(z + (<usize>a << 3));
+    let pmax = 0.0;
+    for (let a: i32 = 0; a < k; a++) {
+      const i = load<i32>(F + (<usize>a << 2));
+      const ws = load<f64>(z + (<usize>a << 3)) / sz;
+      store<f64>(z + (<usize>a << 3), ws); // z now holds w* on F
+      const p = Math.abs(ws - load<f64>(w + (<usize>i << 3)));
+      if (p > pmax) pmax = p;
+    }
+    if (pmax <= 1e-15) {
+      // multipliers of the bounds: μ_i = (Q̃w)_i − λ for i ∉ F
+      for (let i: i32 = 0; i < N; i++) {
+        let s = 0.0;
+        const Qi = Q + <usize>i * rowQ;
+        for (let a: i32 = 0; a < k; a++) {
+          const j = load<i32>(F + (<usize>a << 2));
+          s += load<f64>(Qi + (<usize>j << 3)) * load<f64>(w + (<usize>j << 3));
+        }
+        s += delta * load<f64>(w + (<usize>i << 3));
+        store<f64>(g + (<usize>i << 3), s);
+      }
+      let lam = 0.0;
+      for (let a: i32 = 0; a < k; a++) {
+        const j = load<i32>(F + (<usize>a << 2));
+        lam += load<f64>(w + (<usize>j << 3)) * load<f64>(g + (<usize>j << 3));
+      }
+      let jmin: i32 = -1;
+      let mumin = Infinity;
+      for (let i: i32 = 0; i < N; i++) {
+        if (load<i32>(inF + (<usize>i << 2)) != 0) continue;
+        const mu = load<f64>(g + (<usize>i << 3)) - lam;
+        if (mu < mumin) { mumin = mu; jmin = i; }
+      }
+      if (jmin < 0 || mumin >= -1e-13 * Math.abs(lam)) { done = true; break; }
+      // append jmin to F
+      store<i32>(F + (<usize>k << 2), jmin);
+      store<i32>(inF + (<usize>jmin << 2), 1);
+      k++;
+      updates++;
+      if (updates > 32 || !appendRow(Q, N, delta, F, k, L, rhs)) {
+        updates = 0;
+        if (!refactor(Q, N, delta, F, k, L)) return Status.NotPositiveDefinite;
+      }
+    } else {
+      // ratio test over F with p < 0; ties → lowest asset index
+      let alpha = 1.0;
+      let blockPos: i32 = -1;
+      let blockAsset: i32 = N;
+      for (let a: i32 = 0; a < k; a++) {
+        const i = load<i32>(F + (<usize>a << 2));
+        const wi = load<f64>(w + (<usize>i << 3));
+        const p = load<f64>(z + (<usize>a << 3)) - wi;
+        if (p < 0.0) {
+          const r = -wi / p;
+          if (r < alpha || (r == alpha && blockPos >= 0 && i < blockAsset)) {
+            if (r < 1.0) { alpha = r; blockPos = a; blockAsset = i; }
+          }
+        }
+      }
+      let sum = 0.0;
+      for (let a: i32 = 0; a < k; a++) {
+        const i = load<i32>(F + (<usize>a << 2));
+        const wi = load<f64>(w + (<usize>i << 3));
+        let v = wi + alpha * (load<f64>(z + (<usize>a << 3)) - wi);
+        if (a == blockPos) v = 0.0;
+        if (v < 0.0) v = 0.0;
+        store<f64>(w + (<usize>i << 3), v);
+        sum += v;
+      }
+      for (let a: i32 = 0; a < k; a++) {
+        const i = load<i32>(F + (<usize>a << 2));
+        store<f64>(w + (<usize>i << 3), load<f64>(w + (<usize>i << 3)) / sum);
+      }
+      if (blockPos >= 0) {
+        store<i32>(inF + (<usize>blockAsset << 2), 0);
+        removeRow(L, N, k, blockPos);
+        for (let a: i32 = blockPos; a < k - 1; a++) store<i32>(F + (<usize>a << 2), load<i32>(F + (<usize>(a + 1) << 2)));
+        k--;
+        updates++;
+        if (updates > 32) {
+          updates = 0;
+          if (!refactor(Q, N, delta, F, k, L)) return Status.NotPositiveDefinite;
+        }
+      }
+    }
+  }
+  setIterations(it);
+  if (!done) return Status.NotConverged;
+  cleanWeights(w, N);
+  const res = kktResidual(Q, N, w, g);
+  setResidual(res);
+  memory.copy(out, w, <usize>N << 3);
+  return res <= 1e-9 ? Status.Ok : Status.NotCertified;
+}
+
+/**
+ * MATH.md §3.5 clean-up: w_i < 1e-14 → 0, then w ← w / Σw. Complexity O(N).
+ */
+export function cleanWeights(w: usize, N: i32): void {
+  let s = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    const a = w + (<usize>i << 3);
+    let v = load<f64>(a);
+    if (v < 1e-14) { v = 0.0; store<f64>(a, 0.0); }
+    s += v;
+  }
+  for (let i: i32 = 0; i < N; i++) {
+    const a = w + (<usize>i << 3);
+    store<f64>(a, load<f64>(a) / s);
+  }
+}
+
+/**
+ * Trace-scaled KKT residual of a simplex point w for min ½wᵀQw (MATH.md §4.3):
+ * g = Qw, λ = wᵀg, r = max(max_{w_i>0}|g_i − λ|, max_{w_i=0}(λ − g_i)⁺, |1ᵀw − 1|, max(−w_i)⁺) / (trace(Q)/N).
+ * `g` is N f64 of scratch. Complexity O(N·nnz(w)).
+ */
+export function kktResidual(Q: usize, N: i32, w: usize, g: usize): f64 {
+  const rowQ = <usize>N << 3;
+  let trace = 0.0;
+  for (let i: i32 = 0; i < N; i++) trace += load<f64>(Q + <usize>i * rowQ + (<usize>i << 3));
+  const scale = trace / <f64>N;
+  for (let i: i32 = 0; i < N; i++) {
+    let s = 0.0;
+    const Qi = Q + <usize>i * rowQ;
+    for (let j: i32 = 0; j < N; j++) {
+      const wj = load<f64>(w + (<usize>j << 3));
+      if (wj != 0.0) s += load<f64>(Qi + (<usize>j << 3)) * wj;
+    }
+    store<f64>(g + (<usize>i << 3), s);
+  }
+  let lam = 0.0;
+  let sum = 0.0;
+  let r = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    const wi = load<f64>(w + (<usize>i << 3));
+    lam += wi * load<f64>(g + (<usize>i << 3));
+    sum += wi;
+    if (wi < 0.0 && -wi > r) r = -wi;
+  }
+  for (let i: i32 = 0; i < N; i++) {
+    const wi = load<f64>(w + (<usize>i << 3));
+    const d = load<f64>(g + (<usize>i << 3)) - lam;
+    const e = wi > 0.0 ? Math.abs(d) : (d < 0.0 ? -d : 0.0);
+    if (e > r) r = e;
+  }
+  r = r / scale;
+  const b = Math.abs(sum - 1.0);
+  return b > r ? b : r;
+}
+
+/** Factor Q̃_FF = L Lᵀ from scratch (rows/cols in F-list order); false on a pivot ≤ 1e-300. O(k³/3). */
+function refactor(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize): bool {
+  const rowQ = <usize>N << 3;
+  const rowL = <usize>N << 3;
+  for (let a: i32 = 0; a < k; a++) {
+    const ia = load<i32>(F + (<usize>a << 2));
+    const La = L + <usize>a * rowL;
+    const Qa = Q + <usize>ia * rowQ;
+    for (let b: i32 = 0; b <= a; b++) {
+      const ib = load<i32>(F + (<usize>b << 2));
+      const Lb = L + <usize>b * rowL;
+      let s = load<f64>(Qa + (<usize>ib << 3)) - dot(La, Lb, b);
+      if (a == b) {
+        s += delta;
+        if (!(s > 1e-300)) return false;
+        store<f64>(La + (<usize>a << 3), Math.sqrt(s));
+      } else {
+        store<f64>(La + (<usize>b << 3), s / load<f64>(Lb + (<usize>b << 3)));
+      }
+    }
+  }
+  return true;
+}
+
+/** Append the last F entry (position k−1) as a new row of L: forward solve + pivot. O(k²). */
+function appendRow(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, tmp: usize): bool {
+  const rowQ = <usize>N << 3;
+  const rowL = <usize>N << 3;
+  const m = k - 1;
+  const q = load<i32>(F + (<usize>m << 2));
+  const Qq = Q + <usize>q * rowQ;
+  const Lm = L + <usize>m * rowL;
+  for (let b: i32 = 0; b < m; b++) {
+    const ib = load<i32>(F + (<usize>b << 2));
+    const Lb = L + <usize>b * rowL;
+    const s = load<f64>(Qq + (<usize>ib << 3)) - dot(Lm, Lb, b);
+    store<f64>(Lm + (<usize>b << 3), s / load<f64>(Lb + (<usize>b << 3)));
+  }
+  const piv = load<f64>(Qq + (<usize>q << 3)) + delta - dot(Lm, Lm, m);
+  if (!(piv > 1e-300)) return false;
+  store<f64>(Lm + (<usize>m << 3), Math.sqrt(piv));
+  return true;
+}
+
+/** Delete position p from the k×k factor: drop row p, re-triangularise with Givens rotations on columns. O(k²). */
+function removeRow(L: usize, N: i32, k: i32, p: i32): void {
+  const rowL = <usize>N << 3;
+  for (let a: i32 = p; a < k - 1; a++) {
+    memory.copy(L + <usize>a * rowL, L + <usize>(a + 1) * rowL, <usize>k << 3);
+  }
+  const m = k - 1; // new size; rows p..m−1 have one extra column
+  for (let j: i32 = p; j < m; j++) {
+    const Lj = L + <usize>j * rowL;
+    const x = load<f64>(Lj + (<usize>j << 3));
+    const y = load<f64>(Lj + (<usize>(j + 1) << 3));
+    const r = Math.sqrt(x * x + y * y);
+    const c = x / r;
+    const s = y / r;
+    store<f64>(Lj + (<usize>j << 3), r);
+    store<f64>(Lj + (<usize>(j + 1) << 3), 0.0);
+    for (let i: i32 = j + 1; i < m; i++) {
+      const Li = L + <usize>i * rowL;
+      const u = load<f64>(Li + (<usize>j << 3));
+      const v = load<f64>(Li + (<usize>(j + 1) << 3));
+      store<f64>(Li + (<usize>j << 3), c * u + s * v);
+      store<f64>(Li + (<usize>(j + 1) << 3), c * v - s * u);
+    }
+  }
+}
+
+/** Solve L Lᵀ x = b in place for the leading k×k block of L (stride N). O(2k²). */
+function solveL(L: usize, N: i32, k: i32, x: usize): void {
+  const rowL = <usize>N << 3;
+  for (let i: i32 = 0; i < k; i++) {
+    const Li = L + <usize>i * rowL;
+    const xi = x + (<usize>i << 3);
+    store<f64>(xi, (load<f64>(xi) - dot(Li, x, i)) / load<f64>(Li + (<usize>i << 3)));
+  }
+  for (let i: i32 = k - 1; i >= 0; i--) {
+    let s = load<f64>(x + (<usize>i << 3));
+    for (let j: i32 = i + 1; j < k; j++) {
+      s -= load<f64>(L + <usize>j * rowL + (<usize>i << 3)) * load<f64>(x + (<usize>j << 3));
+    }
+    store<f64>(x + (<usize>i << 3), s / load<f64>(L + <usize>i * rowL + (<usize>i << 3)));
+  }
+}

@@ -1,0 +1,107 @@
+import { Status } from "../shared/status";
+import { scratchF64, scratchI32 } from "../memory";
+import { correlationDistance, distanceOfDistances, singleLinkage, leafOrder } from "../cluster/linkage";
+
+/** Variant codes of the ABI: 0 = paper (distance of distances, the default), 1 = direct (single linkage on d). */
+export const HRP_PAPER: i32 = 0;
+export const HRP_DIRECT: i32 = 1;
+
+/**
+ * HRP tree: distance matrix → single linkage Z → leaf order (MATH.md §4.7 steps 1–4).
+ * Layout: C N×N correlation; order i32[N]; Z (N−1)×4 f64 (may be 0 for N = 1).
+ * Complexity: paper ≈ 1.5N³ flops (distance of distances), direct O(N²); scratch 2N² f64.
+ */
+export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize): Status {
+  if (N < 1) return Status.BadDimensions;
+  if (variant != HRP_PAPER && variant != HRP_DIRECT) return Status.BadDimensions;
+  if (N == 1) {
+    store<i32>(order, 0);
+    return Status.Ok;
+  }
+  const D = scratchF64(N * N);
+  correlationDistance(C, N, D);
+  let Dl = D;
+  if (variant == HRP_PAPER) {
+    Dl = scratchF64(N * N);
+    distanceOfDistances(D, N, Dl);
+  }
+  singleLinkage(Dl, N, Z);
+  leafOrder(Z, N, order);
+  return Status.Ok;
+}
+
+/**
+ * l3hrp: hierarchical risk parity, López de Prado (2016), as in the paper by default (MATH.md §4.7).
+ *
+ * Method: tree as in `hrpTree`; then recursive bisection by position: start with w = 1 and the whole order;
+ *   split every list of ≥ 2 items into L = first ⌊n/2⌋, R = the rest; cluster variance V = ṽᵀΣ_sub ṽ with
+ *   ṽ ∝ 1/diag(Σ_sub) (inverse *variance*, normalised); α = 1 − V_L/(V_L + V_R); w[L] *= α, w[R] *= 1 − α.
+ *   Splits are processed depth-first (the result does not depend on the order).
+ * Preconditions: S covariance with Σ_ii > 0 and C its correlation matrix (validated by the caller). Works for
+ *   singular Σ (no inversion). Not permutation-equivariant: the request order is the asset index.
+ * Convergence: not iterative. Edge cases: N = 1 → [1]; N = 2 and diagonal Σ → inverse variance; if both cluster
+ *   variances are 0 (a long-only zero-variance split) α = ½.
+ * Complexity: tree as above, bisection O(N² log N) worst case; scratch 2N² f64 + O(N).
+ * References: López de Prado (2016), JPM 42(4):59–69, doi:10.3905/jpm.2016.42.4.059, SSRN 2708678.
+ * Departures: none from the paper variant; `direct` = PyPortfolioOpt's linkage input. No optimal leaf ordering.
+ */
+export function hrpWeights(S: usize, C: usize, N: i32, variant: i32, out: usize, order: usize, Z: usize): Status {
+  if (N < 1) return Status.BadDimensions;
+  if (order == 0) order = scratchI32(N);
+  if (Z == 0) Z = scratchF64(N < 2 ? 4 : (N - 1) * 4);
+  const st = hrpTree(C, N, variant, order, Z);
+  if (st != Status.Ok) return st;
+  for (let i: i32 = 0; i < N; i++) store<f64>(out + (<usize>i << 3), 1.0);
+  const stLo = scratchI32(2 * N);
+  const stLen = scratchI32(2 * N);
+  let sp: i32 = 0;
+  store<i32>(stLo, 0);
+  store<i32>(stLen, N);
+  sp = 1;
+  while (sp > 0) {
+    sp--;
+    const lo = load<i32>(stLo + (<usize>sp << 2));
+    const len = load<i32>(stLen + (<usize>sp << 2));
+    if (len < 2) continue;
+    const h = len >> 1;
+    const vL = clusterVariance(S, N, order, lo, h);
+    const vR = clusterVariance(S, N, order, lo + h, len - h);
+    const tot = vL + vR;
+    const alpha = tot > 0.0 ? 1.0 - vL / tot : 0.5;
+    for (let a: i32 = lo; a < lo + h; a++) {
+      const p = out + (<usize>load<i32>(order + (<usize>a << 2)) << 3);
+      store<f64>(p, load<f64>(p) * alpha);
+    }
+    for (let a: i32 = lo + h; a < lo + len; a++) {
+      const p = out + (<usize>load<i32>(order + (<usize>a << 2)) << 3);
+      store<f64>(p, load<f64>(p) * (1.0 - alpha));
+    }
+    store<i32>(stLo + (<usize>sp << 2), lo + h);
+    store<i32>(stLen + (<usize>sp << 2), len - h);
+    store<i32>(stLo + (<usize>(sp + 1) << 2), lo);
+    store<i32>(stLen + (<usize>(sp + 1) << 2), h);
+    sp += 2;
+  }
+  return Status.Ok;
+}
+
+/** V = ṽᵀ Σ_sub ṽ, ṽ_i = (1/Σ_ii)/Σ_j(1/Σ_jj) over the assets order[lo..lo+len). O(len²), no allocation. */
+function clusterVariance(S: usize, N: i32, order: usize, lo: i32, len: i32): f64 {
+  let sinv = 0.0;
+  for (let a: i32 = lo; a < lo + len; a++) {
+    const i = load<i32>(order + (<usize>a << 2));
+    sinv += 1.0 / load<f64>(S + (<usize>(i * N + i) << 3));
+  }
+  let v = 0.0;
+  for (let a: i32 = lo; a < lo + len; a++) {
+    const i = load<i32>(order + (<usize>a << 2));
+    const vi = 1.0 / load<f64>(S + (<usize>(i * N + i) << 3)) / sinv;
+    let s = 0.0;
+    for (let b: i32 = lo; b < lo + len; b++) {
+      const j = load<i32>(order + (<usize>b << 2));
+      s += load<f64>(S + (<usize>(i * N + j) << 3)) / load<f64>(S + (<usize>(j * N + j) << 3));
+    }
+    v += vi * s / sinv;
+  }
+  return v;
+}

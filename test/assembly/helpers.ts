@@ -1,0 +1,145 @@
+/**
+ * Shared helpers for the weight-kernel tests: the engine instance, covariance builders, a seeded generator,
+ * and solver-independent certificates (KKT of MATH.md §4.3, ERC of §4.6, DR of §2), computed in plain JS.
+ */
+import { Wasm } from "../../src/engine/wasm.js";
+
+let instance: Wasm | undefined;
+export function engine(): Wasm {
+  instance ??= Wasm.loadSync();
+  return instance;
+}
+
+/** Σ = D C D from volatilities and a correlation matrix given as rows. */
+export function covFrom(sigma: readonly number[], C: readonly (readonly number[])[]): Float64Array {
+  const N = sigma.length;
+  const S = new Float64Array(N * N);
+  for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) S[i * N + j] = sigma[i] * C[i][j] * sigma[j];
+  return S;
+}
+
+/** Constant-correlation matrix rows. */
+export function constCorr(N: number, rho: number): number[][] {
+  return Array.from({ length: N }, (_, i) => Array.from({ length: N }, (_, j) => (i === j ? 1 : rho)));
+}
+
+/** Mulberry32: a small seeded generator for test inputs (not the engine's generator). */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function normal(r: () => number): number {
+  let u = 0;
+  while (u === 0) u = r();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * r());
+}
+
+/** Sample covariance (ddof 1) of n×N observations, plain JS (independent of the kernel). */
+export function sampleCov(X: ArrayLike<number>, n: number, N: number): Float64Array {
+  const mu = new Float64Array(N);
+  for (let t = 0; t < n; t++) for (let i = 0; i < N; i++) mu[i] += X[t * N + i] / n;
+  const S = new Float64Array(N * N);
+  for (let i = 0; i < N; i++) {
+    for (let j = i; j < N; j++) {
+      let s = 0;
+      for (let t = 0; t < n; t++) s += (X[t * N + i] - mu[i]) * (X[t * N + j] - mu[j]);
+      S[i * N + j] = S[j * N + i] = s / (n - 1);
+    }
+  }
+  return S;
+}
+
+/**
+ * Random covariance from a factor model of returns: n observations of N assets, k factors, heterogeneous vols.
+ * With n ≤ N the result is singular (rank n − 1).
+ */
+export function factorReturns(seed: number, n: number, N: number, k = 3): Float64Array {
+  const r = rng(seed);
+  const B = Array.from({ length: N }, () => Array.from({ length: k }, () => normal(r) * 0.8));
+  const vol = Array.from({ length: N }, () => 0.005 + 0.03 * r());
+  const X = new Float64Array(n * N);
+  for (let t = 0; t < n; t++) {
+    const f = Array.from({ length: k }, () => normal(r));
+    for (let i = 0; i < N; i++) {
+      let v = 0;
+      for (let q = 0; q < k; q++) v += B[i][q] * f[q];
+      X[t * N + i] = vol[i] * (0.6 * v + normal(r)) * 0.5;
+    }
+  }
+  return X;
+}
+
+export function randomCov(seed: number, N: number, n = 3 * N + 10, k = 3): Float64Array {
+  return sampleCov(factorReturns(seed, n, N, k), n, N);
+}
+
+export function matVec(S: ArrayLike<number>, w: ArrayLike<number>, N: number): Float64Array {
+  const g = new Float64Array(N);
+  for (let i = 0; i < N; i++) {
+    let s = 0;
+    for (let j = 0; j < N; j++) s += S[i * N + j] * w[j];
+    g[i] = s;
+  }
+  return g;
+}
+
+/** Trace-scaled KKT residual of min ½wᵀQw on the simplex (MATH.md §4.3). */
+export function kktResidual(Q: ArrayLike<number>, w: ArrayLike<number>, N: number): number {
+  const g = matVec(Q, w, N);
+  let lam = 0;
+  let tr = 0;
+  for (let i = 0; i < N; i++) {
+    lam += w[i] * g[i];
+    tr += Q[i * N + i];
+  }
+  let r = 0;
+  for (let i = 0; i < N; i++) {
+    if (w[i] < 0) r = Math.max(r, -w[i]);
+    const d = g[i] - lam;
+    r = Math.max(r, w[i] > 0 ? Math.abs(d) : Math.max(0, -d));
+  }
+  return r / (tr / N);
+}
+
+/** max_i |RC_i/ΣRC − 1/N| (MATH.md §4.6). */
+export function ercResidual(S: ArrayLike<number>, w: ArrayLike<number>, N: number): number {
+  const g = matVec(S, w, N);
+  let tot = 0;
+  for (let i = 0; i < N; i++) tot += w[i] * g[i];
+  let r = 0;
+  for (let i = 0; i < N; i++) r = Math.max(r, Math.abs((w[i] * g[i]) / tot - 1 / N));
+  return r;
+}
+
+/** Diversification ratio σᵀw/√(wᵀΣw). */
+export function diversificationRatio(S: ArrayLike<number>, w: ArrayLike<number>, N: number): number {
+  const g = matVec(S, w, N);
+  let num = 0;
+  let v = 0;
+  for (let i = 0; i < N; i++) {
+    num += Math.sqrt(S[i * N + i]) * w[i];
+    v += w[i] * g[i];
+  }
+  return num / Math.sqrt(v);
+}
+
+export function corrOf(S: ArrayLike<number>, N: number): Float64Array {
+  const C = new Float64Array(N * N);
+  for (let i = 0; i < N; i++) {
+    for (let j = 0; j < N; j++) C[i * N + j] = i === j ? 1 : S[i * N + j] / Math.sqrt(S[i * N + i] * S[j * N + j]);
+  }
+  return C;
+}
+
+export function sum(w: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < w.length; i++) s += w[i];
+  return s;
+}
