@@ -118,3 +118,31 @@ export function toProblem(e: FolioError, instance?: string): Problem {
     ...e.extras,
   };
 }
+
+/** A FolioError as plain data, for crossing a worker-thread boundary (structured clone drops the prototype). */
+export interface WireError {
+  code: ErrorCode;
+  detail: string;
+  extras: Record<string, unknown>;
+}
+
+export function toWire(e: FolioError): WireError {
+  return { code: e.code, detail: e.detail, extras: e.extras };
+}
+
+/** Rebuild a FolioError from its wire form, keeping the detail rendered on the other side. */
+export function fromWire(w: WireError): FolioError {
+  const entry = CATALOGUE[w.code] ?? CATALOGUE.INTERNAL_ERROR;
+  const e = Object.create(FolioError.prototype) as FolioError;
+  Object.defineProperties(e, {
+    name: { value: "FolioError", writable: true, configurable: true },
+    message: { value: w.detail, writable: true, configurable: true },
+    code: { value: CATALOGUE[w.code] ? w.code : "INTERNAL_ERROR", enumerable: true },
+    status: { value: entry.status, enumerable: true },
+    title: { value: entry.title, enumerable: true },
+    detail: { value: w.detail, enumerable: true },
+    extras: { value: w.extras ?? {}, enumerable: true },
+  });
+  Error.captureStackTrace?.(e, fromWire);
+  return e;
+}

@@ -1,0 +1,189 @@
+/**
+ * Server configuration: the only reader of `process.env` (CONVENTIONS.md layout), parsed with zod.
+ *
+ * Keys are hashed (SHA-256) as soon as they are read; the plain keys are never kept in the returned config, never
+ * logged. With no key configured a random key is generated for a local trial (`generatedKey`, printed once by the
+ * server), and binding to a non-loopback HOST is refused: a fresh start never leaves an open service behind.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Smallest accepted API key, so that a configured key cannot be guessed by a rate-limited client. */
+export const MIN_KEY_LENGTH = 16;
+
+const int = (min: number, max: number, dflt: number) => z.coerce.number().int().min(min).max(max).default(dflt);
+
+/** Environment variables, their defaults and bounds (the README's configuration table mirrors this). */
+export const EnvSchema = z.object({
+  PORT: int(0, 65535, 8080),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  API_KEYS: z.string().optional(),
+  API_KEYS_FILE: z.string().optional(),
+  DATA_DIR: z.string().optional(),
+  BODY_LIMIT_BYTES: int(1024, 16 * 1024 * 1024, 64 * 1024),
+  MAX_TICKERS: int(1, 5000, 500),
+  MAX_RUN_COUNT: int(1, 10_000, 100),
+  COMPUTE_TIMEOUT_MS: int(100, 3_600_000, 30_000),
+  WORKERS: int(1, 256, Math.max(1, availableParallelism())),
+  QUEUE_SIZE: int(0, 100_000, 64),
+  RATE_LIMIT_PER_MINUTE: int(1, 1_000_000, 300),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+});
+
+export interface Limits {
+  /** Largest accepted request body, bytes. */
+  bodyLimitBytes: number;
+  /** Most tickers in one POST body. */
+  maxTickers: number;
+  /** Largest `run_count` accepted by /v1/optimiser/sims. */
+  maxRunCount: number;
+  /** Deadline of one computation (queue wait included), ms; exceeded → 504 COMPUTE_TIMEOUT. */
+  computeTimeoutMs: number;
+  /** Worker threads computing in parallel. */
+  workers: number;
+  /** Computations allowed to wait for a worker; beyond that → 503 OVERLOADED. */
+  queueSize: number;
+  /** Requests per API key per minute; beyond that → 429 RATE_LIMITED. */
+  ratePerMinute: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Price store directory; undefined → the embedded synthetic universe. */
+  dataDir?: string;
+  logLevel: LogLevel;
+  limits: Limits;
+  /** SHA-256 of every accepted key (never the keys themselves). */
+  keyHashes: Buffer[];
+  /** Where the keys came from. */
+  keySource: "API_KEYS" | "API_KEYS_FILE" | "generated";
+  /** Only when keySource is "generated": the key to print once at start. */
+  generatedKey?: string;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+export function hashKey(key: string): Buffer {
+  return createHash("sha256").update(key, "utf8").digest();
+}
+
+/** Loopback hosts that a generated key may bind to. */
+export function isLoopback(host: string): boolean {
+  const h = host.trim().toLowerCase();
+  return h === "localhost" || h === "::1" || h === "[::1]" || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+function splitKeys(text: string, source: string): string[] {
+  const keys = text
+    .split(/[,\n\r]+/)
+    .map((k) => k.trim())
+    .filter((k) => k.length > 0 && !k.startsWith("#"));
+  if (keys.length === 0) throw new ConfigError(`${source} is set but holds no key.`);
+  const short = keys.findIndex((k) => k.length < MIN_KEY_LENGTH);
+  if (short >= 0) {
+    throw new ConfigError(`${source}: key #${short + 1} is shorter than ${MIN_KEY_LENGTH} characters; use long random keys ` +
+      "(for example: openssl rand -hex 24).");
+  }
+  return keys;
+}
+
+/**
+ * Parse the environment (default `process.env`) into a Config. Empty variables count as unset.
+ * Throws ConfigError with a message naming every invalid variable.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const raw: Record<string, string> = {};
+  for (const k of Object.keys(EnvSchema.shape)) {
+    const v = env[k];
+    if (v !== undefined && v.trim() !== "") raw[k] = v.trim();
+  }
+  const parsed = EnvSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message} (got ${JSON.stringify(raw[String(i.path[0])])})`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+
+  let keys: string[] = [];
+  let keySource: Config["keySource"] = "generated";
+  if (e.API_KEYS !== undefined && e.API_KEYS_FILE !== undefined) {
+    throw new ConfigError("Set API_KEYS or API_KEYS_FILE, not both.");
+  }
+  if (e.API_KEYS !== undefined) {
+    keys = splitKeys(e.API_KEYS, "API_KEYS");
+    keySource = "API_KEYS";
+  } else if (e.API_KEYS_FILE !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(e.API_KEYS_FILE, "utf8");
+    } catch (err) {
+      throw new ConfigError(`API_KEYS_FILE ${JSON.stringify(e.API_KEYS_FILE)} cannot be read: ${(err as Error).message}`);
+    }
+    keys = splitKeys(text, `API_KEYS_FILE ${e.API_KEYS_FILE}`);
+    keySource = "API_KEYS_FILE";
+  }
+
+  let generatedKey: string | undefined;
+  if (keys.length === 0) {
+    if (!isLoopback(e.HOST)) {
+      throw new ConfigError(`HOST=${e.HOST} is not a loopback address and no API key is configured. ` +
+        "Set API_KEYS (comma-separated) or API_KEYS_FILE (one key per line) before exposing the service.");
+    }
+    generatedKey = randomBytes(24).toString("base64url");
+    keys = [generatedKey];
+  }
+
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    ...(e.DATA_DIR !== undefined ? { dataDir: e.DATA_DIR } : {}),
+    logLevel: e.LOG_LEVEL,
+    limits: {
+      bodyLimitBytes: e.BODY_LIMIT_BYTES,
+      maxTickers: e.MAX_TICKERS,
+      maxRunCount: e.MAX_RUN_COUNT,
+      computeTimeoutMs: e.COMPUTE_TIMEOUT_MS,
+      workers: e.WORKERS,
+      queueSize: e.QUEUE_SIZE,
+      ratePerMinute: e.RATE_LIMIT_PER_MINUTE,
+    },
+    keyHashes: keys.map(hashKey),
+    keySource,
+    ...(generatedKey !== undefined ? { generatedKey } : {}),
+  };
+}
+
+/** The project root (the folder holding this package's package.json), from src/ or dist/src/ alike. */
+export function projectRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const pkg = join(dir, "package.json");
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "folio-engine") return dir;
+      } catch {
+        /* keep walking up */
+      }
+    }
+    dir = dirname(dir);
+  }
+  throw new Error("folio-engine package.json not found above " + fileURLToPath(import.meta.url));
+}
+
+/** The package version (for /v1/info and the OpenAPI document). */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(projectRoot(), "package.json"), "utf8")) as { version: string }).version;
+}

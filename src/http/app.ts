@@ -1,0 +1,156 @@
+/**
+ * `buildApp(options)`: the HTTP service as a Fastify instance (SPEC.md §3, §4, §7). It registers every plugin and
+ * route explicitly and never listens (server.ts is the only `listen`; tests use `inject()`).
+ *
+ * Layout: security headers and problem+json error handling on the root; /healthz and /readyz (no key); /docs (the
+ * OpenAPI 3 document generated from the zod schemas that validate requests, UI assets served locally); the web page
+ * at / when present; and the /v1 scope, where every route needs `x-api-key` and is rate-limited per key.
+ */
+import { randomUUID } from "node:crypto";
+import rateLimit from "@fastify/rate-limit";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { jsonSchemaTransform } from "fastify-type-provider-zod";
+import type { z } from "zod";
+import { packageVersion, type Config, type Limits } from "../config.js";
+import { folioError } from "../errors.js";
+import { openStore } from "../store/index.js";
+import type { PriceStore } from "../store/types.js";
+import { ComputePool } from "../workers/pool.js";
+import { installAuth } from "./plugins/auth.js";
+import { installErrorHandling } from "./plugins/errors.js";
+import { installSecurityHeaders } from "./plugins/security.js";
+import type { AppContext } from "./routes/context.js";
+import { infoRoute, probeRoutes } from "./routes/meta.js";
+import { optimiserRoutes } from "./routes/optimiser.js";
+import { timeseriesRoutes } from "./routes/timeseries.js";
+import { validationError } from "./schemas.js";
+import { webPlugin } from "./web.js";
+
+export interface AppOptions {
+  /** Limits and key hashes (see config.ts); `dataDir` is used only when `store`/`pool` are not given. */
+  config: Pick<Config, "limits" | "keyHashes"> & Partial<Pick<Config, "dataDir" | "logLevel">>;
+  /** An open store (default: openStore({ dataDir })). */
+  store?: PriceStore;
+  /** A compute pool (default: one sized by `config.limits`; closed with the app). */
+  pool?: ComputePool;
+  /** Fastify logger option; default: JSON logs at `config.logLevel` with the key header redacted. */
+  logger?: FastifyServerOptions["logger"];
+  /** Accept the pool's `sleep` task (tests only; ignored when `pool` is given). */
+  allowTestTasks?: boolean;
+  /** Serve the web page at / (default true). */
+  web?: boolean;
+  /** Register POST /v1/optimiser/report (default true). */
+  report?: boolean;
+}
+
+const REQUEST_ID = /^[\w.:-]{1,64}$/;
+
+export function loggerOptions(level: string): FastifyServerOptions["logger"] {
+  return {
+    level,
+    redact: { paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', "apiKey"], censor: "[redacted]" },
+  };
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const limits: Limits = options.config.limits;
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(options.config.logLevel ?? "info"),
+    bodyLimit: limits.bodyLimitBytes,
+    genReqId: (req) => {
+      const h = req.headers["x-request-id"];
+      return typeof h === "string" && REQUEST_ID.test(h) ? h : randomUUID();
+    },
+    requestIdHeader: false,
+    return503OnClosing: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  const store = options.store ?? (await openStore(options.config.dataDir !== undefined ? { dataDir: options.config.dataDir } : {}));
+  const ownPool = options.pool === undefined;
+  const pool = options.pool ?? new ComputePool({
+    workers: limits.workers,
+    queueSize: limits.queueSize,
+    timeoutMs: limits.computeTimeoutMs,
+    allowTestTasks: options.allowTestTasks ?? false,
+    ...(options.config.dataDir !== undefined ? { dataDir: options.config.dataDir } : {}),
+  });
+
+  let ready = false;
+  let closing = false;
+  const ctx: AppContext = {
+    store, pool, limits, version: packageVersion(),
+    isReady: () => ready,
+    isClosing: () => closing,
+  };
+  // Warm up: every worker loads the engine when the pool starts; readiness is one worker answering a ping.
+  pool.ready().then(() => { ready = true; }, (err: unknown) => app.log.error({ err }, "compute pool failed to load"));
+
+  // Validation with the zod schemas themselves: every issue as a JSON pointer in one INVALID_REQUEST problem.
+  app.setValidatorCompiler(({ schema, httpPart }) => (data: unknown) => {
+    const r = (schema as z.ZodType).safeParse(data);
+    return r.success ? { value: r.data } : { error: validationError(r.error.issues, httpPart ?? "body") };
+  });
+  // Response schemas document; they do not re-validate (computed bodies arrive as bytes from the workers).
+  app.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
+
+  installErrorHandling(app, { bodyLimit: limits.bodyLimitBytes });
+  await installSecurityHeaders(app);
+
+  app.addHook("onRequest", async (_req, reply) => {
+    if (closing) {
+      reply.header("connection", "close");
+      throw folioError("NOT_READY", {});
+    }
+  });
+  app.addHook("onSend", async (req, reply) => {
+    reply.header("x-request-id", req.id);
+  });
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onClose", async () => {
+    // Runs after in-flight requests have completed: let queued computations finish, then stop the workers.
+    if (ownPool) await pool.close();
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.0.3",
+      info: {
+        title: "Folio",
+        version: ctx.version,
+        description:
+          "A portfolio backtest and simulation engine compatible with the PathLit engine API. Every /v1 route needs " +
+          "the x-api-key header. Errors are application/problem+json with a stable `code` (see docs/errors.md).",
+      },
+      components: { securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list" } });
+
+  probeRoutes(app, ctx);
+
+  await app.register(async (v1) => {
+    installAuth(v1, options.config.keyHashes);
+    await v1.register(rateLimit, {
+      max: limits.ratePerMinute,
+      timeWindow: 60_000,
+      keyGenerator: (req) => req.apiKeyId || req.ip,
+      errorResponseBuilder: (_req, c) => {
+        const retryAfter = Math.max(1, Math.ceil(c.ttl / 1000));
+        return folioError("RATE_LIMITED", { retryAfter }, { retryAfter });
+      },
+    });
+    infoRoute(v1, ctx);
+    timeseriesRoutes(v1, ctx);
+    optimiserRoutes(v1, ctx, { report: options.report ?? true });
+  }, { prefix: "/v1" });
+
+  if (options.web ?? true) await app.register(webPlugin);
+
+  return app;
+}

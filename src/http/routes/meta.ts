@@ -1,0 +1,65 @@
+/** GET /healthz, GET /readyz (no key) and GET /v1/info. */
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { STRATEGY_IDS } from "../../domain/strategies.js";
+import { folioError } from "../../errors.js";
+import { InfoResponse, ProblemResponse } from "../schemas.js";
+import type { AppContext } from "./context.js";
+
+/** Liveness and readiness: answered on the event loop without touching a worker, so they stay prompt under load. */
+export function probeRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.get("/healthz", {
+    schema: {
+      summary: "Liveness: the process answers (even while every worker is busy).",
+      tags: ["probes"],
+      response: { 200: z.object({ status: z.literal("ok") }) },
+    },
+  }, async (_req, reply) => reply.header("cache-control", "no-store").send({ status: "ok" }));
+
+  r.get("/readyz", {
+    schema: {
+      summary: "Readiness: the engine is loaded in a worker and the price store is open.",
+      tags: ["probes"],
+      response: { 200: z.object({ status: z.literal("ready") }).catchall(z.unknown()), 503: ProblemResponse },
+    },
+  }, async (_req, reply) => {
+    if (!ctx.isReady() || ctx.isClosing()) throw folioError("NOT_READY", {});
+    const s = ctx.pool.stats;
+    return reply.header("cache-control", "no-store").send({ status: "ready", workers: s.workers, busy: s.busy, queued: s.queued });
+  });
+}
+
+export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
+  v1.withTypeProvider<ZodTypeProvider>().get("/info", {
+    schema: {
+      summary: "Engine version, data set and limits. The first field is a human-readable message.",
+      tags: ["info"],
+      security: [{ apiKey: [] }],
+      response: { 200: InfoResponse, 401: ProblemResponse },
+    },
+  }, async () => {
+    const l = ctx.limits;
+    return {
+      message: `Folio ${ctx.version}`,
+      version: ctx.version,
+      synthetic: ctx.store.synthetic,
+      data: ctx.store.description,
+      tickers: ctx.store.list().length,
+      strategies: [...STRATEGY_IDS],
+      simulation: {
+        default_model: "independent",
+        generator: "xoshiro256starstar+splitmix64+polar",
+        default_run_count: 5,
+      },
+      limits: {
+        max_tickers: l.maxTickers,
+        max_run_count: l.maxRunCount,
+        body_limit_bytes: l.bodyLimitBytes,
+        compute_timeout_ms: l.computeTimeoutMs,
+        rate_per_minute: l.ratePerMinute,
+      },
+    };
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * POST /v1/optimiser/{weights,paths,sims,report}. The body is validated on the event loop (strict zod schema);
+ * the computation and the JSON serialisation run in a worker; the handler only forwards bytes and headers.
+ */
+import type { FastifyInstance } from "fastify";
+import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { z } from "zod";
+import type { ComputeKind, TaskOptions } from "../../workers/tasks.js";
+import { requireJson } from "../plugins/errors.js";
+import {
+  makeSchemas, PathsResponse, ProblemResponse, ReportResponse, SimsResponse, WeightsResponse, type SimsBody,
+} from "../schemas.js";
+import type { AppContext } from "./context.js";
+
+const JSON_UTF8 = "application/json; charset=utf-8";
+
+const errorResponses = {
+  400: ProblemResponse, 401: ProblemResponse, 413: ProblemResponse, 415: ProblemResponse, 422: ProblemResponse,
+  429: ProblemResponse, 503: ProblemResponse, 504: ProblemResponse,
+};
+
+const SIMS_NOTE =
+  " Headers: x-simulation-seed (the u64 seed used, decimal; send it as `seed` to replay the response byte for byte), " +
+  "x-simulation-model (independent|correlated), x-simulation-generator (xoshiro256starstar+splitmix64+polar). " +
+  "Each run draws i.i.d. normal daily log-returns with each asset's training mean and standard deviation (or, with " +
+  'model "correlated", multivariate normal with the training mean vector and covariance), compounds them from the ' +
+  "first test-day close, and values the 21 portfolios on them.";
+const COMMON_NOTE =
+  " Headers: x-tickers (the tickers in their canonical form, request order); x-covariance-fallback (the series whose " +
+  "risk parity used the shrunk covariance because equal risk contributions do not exist on the sample one).";
+
+export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { report: boolean }): void {
+  const { OptimiserBody, SimsBody: SimsSchema } = makeSchemas(ctx.limits);
+  const r = v1.withTypeProvider<ZodTypeProvider>();
+
+  const route = (kind: ComputeKind, summary: string, response: z.ZodType, body: z.ZodType = OptimiserBody) => {
+    r.post(`/optimiser/${kind}`, {
+      preParsing: requireJson,
+      schema: {
+        summary,
+        description: summary + COMMON_NOTE + (kind === "sims" ? SIMS_NOTE : ""),
+        tags: ["optimiser"],
+        security: [{ apiKey: [] }],
+        body,
+        response: { 200: response, ...errorResponses },
+      },
+    }, async (req, reply) => {
+      const b = req.body as SimsBody;
+      const options: TaskOptions = {};
+      if (b.covariance !== undefined) options.covariance = b.covariance;
+      if (b.hrp !== undefined) options.hrp = b.hrp;
+      if (kind === "sims") {
+        if (b.run_count !== undefined) options.run_count = b.run_count;
+        if (b.seed !== undefined) options.seed = b.seed;
+        if (b.model !== undefined) options.model = b.model;
+      }
+      const result = await ctx.pool.run({
+        kind,
+        tickers: b.tickers,
+        ...(b.start !== undefined ? { start: b.start } : {}),
+        ...(b.end !== undefined ? { end: b.end } : {}),
+        options,
+      });
+      return reply.headers(result.headers).type(JSON_UTF8).send(result.body);
+    });
+  };
+
+  route("weights", "The 21 long-only weight vectors: strategy id → N weights in request ticker order.", WeightsResponse);
+  route("paths", "The 21 buy-and-hold value series of 100,000 USD over the test period.", PathsResponse);
+  route("sims", "The 21 series valued on simulated test-period prices, run_1 … run_n.", SimsResponse, SimsSchema);
+  if (opts.report) {
+    route("report", "Summary statistics per strategy of the paths (final value, returns, volatility, Sharpe, drawdown).",
+      ReportResponse);
+  }
+}

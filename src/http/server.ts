@@ -1,0 +1,104 @@
+/**
+ * The only `listen` of the project. `startServer(overrides?)` loads the configuration, builds the app, listens and
+ * returns `{ app, url, close }`. Executed directly (`node dist/src/http/server.js`), it also installs graceful
+ * shutdown: on SIGINT/SIGTERM it stops accepting connections, lets in-flight requests finish, then stops the workers.
+ *
+ * With no API key configured, config.ts generates one (and refuses a non-loopback HOST); it is printed here, once,
+ * on stdout. Keys are never logged.
+ */
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { FastifyInstance, FastifyServerOptions } from "fastify";
+import { ConfigError, loadConfig, type Config } from "../config.js";
+import { buildApp } from "./app.js";
+
+export interface ServerOverrides {
+  /** Environment to read instead of process.env. */
+  env?: Record<string, string | undefined>;
+  /** Fields replacing the loaded configuration (e.g. `port: 0` for an ephemeral port). */
+  config?: Partial<Config>;
+  logger?: FastifyServerOptions["logger"];
+  /** Accept the pool's `sleep` task (tests only). */
+  allowTestTasks?: boolean;
+  /** Where the one-time generated-key line goes (default: stdout). */
+  print?: (line: string) => void;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  /** e.g. http://127.0.0.1:8080 */
+  url: string;
+  /** The loaded configuration (key hashes only). */
+  config: Config;
+  /** Graceful stop: no new connections, in-flight requests finish, workers stop. */
+  close: () => Promise<void>;
+}
+
+export async function startServer(overrides: ServerOverrides = {}): Promise<RunningServer> {
+  const loaded = loadConfig(overrides.env ?? process.env);
+  const config: Config = { ...loaded, ...overrides.config, limits: { ...loaded.limits, ...overrides.config?.limits } };
+  const app = await buildApp({
+    config,
+    ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}),
+    ...(overrides.allowTestTasks !== undefined ? { allowTestTasks: overrides.allowTestTasks } : {}),
+  });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
+  const addr = app.server.address();
+  const port = typeof addr === "object" && addr ? addr.port : config.port;
+  const host = config.host.includes(":") && !config.host.startsWith("[") ? `[${config.host}]` : config.host;
+  const url = `http://${host}:${port}`;
+  if (config.generatedKey !== undefined) {
+    const print = overrides.print ?? ((line: string) => process.stdout.write(line + "\n"));
+    print(`No API key configured: generated one for this run (valid until exit, loopback only). ` +
+      `Send it as x-api-key: ${config.generatedKey}`);
+  }
+  let closed: Promise<void> | undefined;
+  return { app, url, config, close: () => (closed ??= app.close().then(() => undefined)) };
+}
+
+function isMain(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+/** Run until SIGINT/SIGTERM; a second signal exits at once. */
+export async function main(): Promise<void> {
+  let server: RunningServer;
+  try {
+    server = await startServer();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`folio: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  server.app.log.info({ url: server.url, docs: `${server.url}/docs` }, "Folio listening");
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    server.app.log.info({ signal }, "shutting down: finishing in-flight requests");
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        server.app.log.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+if (isMain()) await main();

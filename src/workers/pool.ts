@@ -1,0 +1,170 @@
+/**
+ * The compute pool: a piscina pool of worker threads sized to the cores, so the event loop never runs a kernel.
+ *
+ * - Bounded queue: when every worker is busy and `queueSize` tasks already wait, `run` fails at once with
+ *   503 OVERLOADED (retry-after) instead of queueing without bound.
+ * - Deadline: each task gets an AbortSignal that fires after `timeoutMs` (queue wait included). A running task is
+ *   stopped by terminating its worker (piscina starts a replacement, which loads the engine again) → 504
+ *   COMPUTE_TIMEOUT.
+ * - Errors: a FolioError thrown in a worker comes back as data and is rebuilt here with its code and detail; any
+ *   other failure becomes INTERNAL_ERROR (the cause is kept for the log, never sent to the client).
+ *
+ * The worker is the compiled `dist/src/workers/worker.js` (piscina needs a JS file): `npm run build` first.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Piscina } from "piscina";
+import { projectRoot } from "../config.js";
+import { folioError, fromWire, isFolioError, type FolioError } from "../errors.js";
+import type { ComputeTask, TaskResult, WorkerConfig } from "./tasks.js";
+
+export interface PoolOptions {
+  /** Worker threads (fixed: min = max, so a recycled worker is replaced at once). */
+  workers: number;
+  /** Tasks allowed to wait when every worker is busy. */
+  queueSize: number;
+  /** Deadline per task, ms. */
+  timeoutMs: number;
+  /** Price store directory for the workers; undefined → the embedded synthetic universe. */
+  dataDir?: string;
+  /** Accept the `sleep` task (tests only). */
+  allowTestTasks?: boolean;
+  /** Worker file; default `<project>/dist/src/workers/worker.js`. */
+  filename?: string;
+  /** Seconds suggested in retry-after when the queue is full. */
+  retryAfterSeconds?: number;
+}
+
+export interface ComputeResult {
+  body: Buffer;
+  headers: Record<string, string>;
+}
+
+export interface PoolStats {
+  workers: number;
+  busy: number;
+  queued: number;
+  completed: number;
+  /** Workers terminated because their task passed its deadline. */
+  recycled: number;
+  /** Tasks refused because the queue was full. */
+  rejected: number;
+}
+
+export function defaultWorkerFile(): string {
+  return join(projectRoot(), "dist", "src", "workers", "worker.js");
+}
+
+export class ComputePool {
+  private readonly piscina: Piscina<ComputeTask, TaskResult>;
+  private readonly opts: Required<Omit<PoolOptions, "dataDir" | "filename">> & { dataDir?: string };
+  private recycled = 0;
+  private rejected = 0;
+  private running = 0;
+  private closed = false;
+
+  constructor(options: PoolOptions) {
+    const filename = options.filename ?? defaultWorkerFile();
+    if (!existsSync(filename)) {
+      throw new Error(`Compute worker ${filename} not found: run "npm run build" first.`);
+    }
+    this.opts = {
+      workers: Math.max(1, Math.floor(options.workers)),
+      queueSize: Math.max(0, Math.floor(options.queueSize)),
+      timeoutMs: options.timeoutMs,
+      allowTestTasks: options.allowTestTasks ?? false,
+      retryAfterSeconds: options.retryAfterSeconds ?? 1,
+      ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
+    };
+    const workerData: WorkerConfig = {
+      allowTestTasks: this.opts.allowTestTasks,
+      ...(this.opts.dataDir !== undefined ? { dataDir: this.opts.dataDir } : {}),
+    };
+    this.piscina = new Piscina<ComputeTask, TaskResult>({
+      filename,
+      minThreads: this.opts.workers,
+      maxThreads: this.opts.workers,
+      maxQueue: this.opts.queueSize,
+      concurrentTasksPerWorker: 1,
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      workerData,
+    });
+    // A worker that dies outside a task (e.g. terminated on a deadline) must not crash the process.
+    this.piscina.on("error", () => undefined);
+  }
+
+  get timeoutMs(): number {
+    return this.opts.timeoutMs;
+  }
+
+  get stats(): PoolStats {
+    return {
+      workers: this.piscina.threads.length,
+      busy: this.running,
+      queued: this.piscina.queueSize,
+      completed: this.piscina.completed,
+      recycled: this.recycled,
+      rejected: this.rejected,
+    };
+  }
+
+  /** Load the engine and the store in a worker; resolves when one worker has answered. */
+  async ready(): Promise<void> {
+    await this.run({ kind: "ping" });
+  }
+
+  /** Run one task under the deadline; throws FolioError (OVERLOADED, COMPUTE_TIMEOUT, or the worker's own). */
+  async run(task: ComputeTask, timeoutMs = this.opts.timeoutMs): Promise<ComputeResult> {
+    if (this.closed) throw folioError("NOT_READY", {});
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error("deadline")), timeoutMs);
+    this.running++;
+    let result: TaskResult;
+    try {
+      result = await this.piscina.run(task, { signal: deadline.signal });
+    } catch (e) {
+      throw this.mapFailure(e, deadline.signal.aborted, timeoutMs);
+    } finally {
+      clearTimeout(timer);
+      this.running--;
+    }
+    if (!result.ok) throw fromWire(result.error);
+    const bytes = result.body;
+    return { body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), headers: result.headers };
+  }
+
+  private mapFailure(e: unknown, timedOut: boolean, timeoutMs: number): FolioError {
+    if (isFolioError(e)) return e;
+    const err = e as Error;
+    if (timedOut) {
+      this.recycled++;
+      return folioError("COMPUTE_TIMEOUT", { limitMs: timeoutMs }, { limitMs: timeoutMs });
+    }
+    if (err?.message === "Task queue is at limit" || err?.message?.startsWith("No task queue available")) {
+      this.rejected++;
+      const retryAfter = this.opts.retryAfterSeconds;
+      return folioError("OVERLOADED", { retryAfter }, { retryAfter });
+    }
+    if (err?.name === "AbortError" || this.closed) return folioError("NOT_READY", {});
+    return withCause(folioError("INTERNAL_ERROR", {}), err);
+  }
+
+  /** Finish running and queued tasks, then stop the workers. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.piscina.close();
+  }
+
+  /** Stop at once (running tasks are abandoned). */
+  async destroy(): Promise<void> {
+    this.closed = true;
+    await this.piscina.destroy();
+  }
+}
+
+/** Attach the original failure for the server log (it is never sent to the client). */
+function withCause(e: FolioError, cause: unknown): FolioError {
+  Object.defineProperty(e, "cause", { value: cause, enumerable: false });
+  return e;
+}
