@@ -1,0 +1,24 @@
+/** `folio tickers [--json] [--data-dir DIR]`: the store's tickers with their first and last date and close count. */
+import { Option, type Command } from "commander";
+import { openStore } from "../../store/index.js";
+import { formatTable } from "../output.js";
+
+export function registerTickers(program: Command): Command {
+  const cmd = program
+    .command("tickers")
+    .description("list the price store's tickers with their first and last date and number of closes")
+    .addOption(new Option("--data-dir <dir>", "price store directory (default: the embedded synthetic universe)").env("DATA_DIR"))
+    .option("--json", "print a JSON array of {ticker, first, last, count}");
+  cmd.action(async (opts: { dataDir?: string; json?: boolean }) => {
+    const store = await openStore(opts.dataDir ? { dataDir: opts.dataDir } : {});
+    const list = store.list();
+    if (opts.json) {
+      process.stdout.write(JSON.stringify(list) + "\n");
+      return;
+    }
+    process.stdout.write(`${store.description}\n\n`);
+    if (list.length === 0) return;
+    process.stdout.write(formatTable(["ticker", "first", "last", "closes"], list.map((t) => [t.ticker, t.first, t.last, String(t.count)])));
+  });
+  return cmd;
+}

@@ -1,0 +1,536 @@
+/**
+ * Import daily closes into the on-disk price store (SPEC.md §5, issue #4): wide CSV, long CSV and per-ticker
+ * Yahoo-style CSV, single files or directories (searched recursively for `*.csv` and `*.csv.gz`, in path order).
+ *
+ * Rules (also in docs/data.md):
+ * - Dates are strict ISO `YYYY-MM-DD`. For every ticker, dates must be strictly ascending in input order (files
+ *   in the order given, directory entries sorted by path): a repeated date is a duplicate, an earlier one is out
+ *   of order. In a wide file the rows themselves must be strictly ascending.
+ * - A price must be a plain decimal number (optionally with an exponent), finite and > 0. An empty cell (and
+ *   Yahoo's `null`, R's `NA`) is a MISSING value and is skipped, never read as 0.
+ * - Ticker symbols: 1–32 characters from `A–Z a–z 0–9 . - _ ^ =`; symbols are case-insensitive (two spellings
+ *   of one symbol in one import are merged under the first spelling seen).
+ * - STRICT: any rejected row aborts the whole import. Every problem is listed (file, line, reason) in the report
+ *   and the store file is left byte-for-byte untouched. Otherwise the merged store is written to a temporary file
+ *   in DATA_DIR, fsynced and renamed over `prices.folio` (atomic on POSIX): readers see the old or the new store,
+ *   never a mix. Re-importing a ticker replaces its whole history; tickers not in the import are kept.
+ * - Concurrent imports into one directory are serialised by a lock file (`.import.lock`, holding the pid; a lock
+ *   left by a dead process is taken over).
+ *
+ * Complexity: O(input bytes) to parse, O(stored rows) to write the merged store; memory ≈ the largest input file
+ * as a string plus 16 bytes per imported close.
+ */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { basename, join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { encodeStore, type StoreContents } from "./binary.js";
+import { CsvSyntaxError, parseCsv } from "./csv.js";
+import { formatIsoDay, parseIsoDay } from "./dates.js";
+import { loadStoreContents, storeFilePath } from "./file.js";
+import type { TickerSeries } from "./types.js";
+
+export type ImportFormat = "wide" | "long" | "yahoo";
+export const IMPORT_FORMATS: readonly ImportFormat[] = ["wide", "long", "yahoo"];
+
+export interface ImportProblem {
+  file: string;
+  /** 1-based line of the record; 0 for a problem with the file as a whole. */
+  line: number;
+  reason: string;
+}
+
+export interface ImportProgress {
+  /** The file being read. */
+  file: string;
+  filesDone: number;
+  filesTotal: number;
+  bytesDone: number;
+  bytesTotal: number;
+  /** Data records read so far. */
+  rows: number;
+}
+
+export interface ImportOptions {
+  /** Force a format for every file; detected per file from its header when absent. */
+  format?: ImportFormat;
+  /** Called after every file and periodically inside large files. */
+  onProgress?: (p: ImportProgress) => void;
+  /** Validate and report, but do not write the store. */
+  dryRun?: boolean;
+}
+
+export interface ImportReport {
+  /** True when the store was written (or, with dryRun, would be). */
+  ok: boolean;
+  /** Canonical symbols of the imported tickers, sorted. */
+  tickers: string[];
+  /** Those that replaced a ticker already in the store. */
+  replaced: string[];
+  /** Input files read, with the format used for each. */
+  files: { file: string; format: ImportFormat | "unknown" }[];
+  /** Data records read (header lines excluded). */
+  rows: number;
+  /** Closes imported. */
+  closes: number;
+  /** Missing cells skipped. */
+  missing: number;
+  /** Every rejected row; non-empty ⇒ ok = false and the store is untouched. */
+  rejected: ImportProblem[];
+  /** Notes that do not block the import (e.g. a column with no price at all, which is not stored). */
+  warnings: string[];
+  /** The store file written (or that would be). */
+  storeFile: string;
+  /** Tickers in the store after the import (unchanged count when not ok). */
+  storeTickers: number;
+}
+
+const TICKER_RE = /^[A-Za-z0-9.\-_^=]{1,32}$/;
+const MISSING = new Set(["", "null", "NULL", "NA", "N/A"]);
+
+/** A plain decimal number with optional sign, fraction and exponent (no hex, no Infinity, no spaces inside). */
+function isDecimal(s: string): boolean {
+  const n = s.length;
+  let i = 0;
+  let c = s.charCodeAt(0);
+  if (c === 43 || c === 45) i++;
+  let digits = 0;
+  while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) {
+    i++;
+    digits++;
+  }
+  if (i < n && s.charCodeAt(i) === 46) {
+    i++;
+    while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) {
+      i++;
+      digits++;
+    }
+  }
+  if (digits === 0) return false;
+  if (i < n && ((c = s.charCodeAt(i)) === 101 || c === 69)) {
+    i++;
+    c = s.charCodeAt(i);
+    if (c === 43 || c === 45) i++;
+    let e = 0;
+    while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) {
+      i++;
+      e++;
+    }
+    if (e === 0) return false;
+  }
+  return i === n;
+}
+
+/** A cell → price, `null` for a missing value, or a string reason for a rejection. */
+export function parsePriceCell(raw: string): number | null | string {
+  const s = raw.length > 0 && (raw.charCodeAt(0) === 32 || raw.charCodeAt(raw.length - 1) === 32) ? raw.trim() : raw;
+  if (MISSING.has(s)) return null;
+  if (!isDecimal(s)) return `price ${JSON.stringify(raw)} is not a number`;
+  const v = Number(s);
+  if (!Number.isFinite(v)) return `price ${JSON.stringify(raw)} is not finite`;
+  if (!(v > 0)) return `price ${JSON.stringify(raw)} is not > 0`;
+  return v;
+}
+
+export function isValidTicker(s: string): boolean {
+  return TICKER_RE.test(s);
+}
+
+interface Accum {
+  ticker: string;
+  days: number[];
+  closes: number[];
+  lastDay: number;
+  lastAt: string;
+}
+
+const norm = (h: string): string => h.trim().toLowerCase().replace(/[\s_]+/g, " ");
+const TICKER_COLS = ["ticker", "symbol", "name", "code"];
+const CLOSE_COLS_LONG = ["adj close", "adjclose", "adjusted close", "close", "price", "value"];
+
+/** Detect a file's format from its header; undefined when it fits none. */
+export function detectFormat(header: readonly string[]): ImportFormat | undefined {
+  const h = header.map(norm);
+  const has = (x: string): boolean => h.includes(x);
+  if (!has("date")) return undefined;
+  if (has("adj close") || (has("open") && has("high") && has("low") && has("close"))) return "yahoo";
+  if (TICKER_COLS.some(has) && CLOSE_COLS_LONG.some(has)) return "long";
+  if (h[0] === "date" && h.length >= 2) return "wide";
+  return undefined;
+}
+
+/** Expand inputs into CSV file paths (directories recursively, sorted by path; hidden entries skipped). */
+function expandInputs(inputs: readonly string[], problems: ImportProblem[]): string[] {
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      if (e.name.startsWith(".")) continue;
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.csv(\.gz)?$/i.test(e.name)) files.push(p);
+    }
+  };
+  for (const input of inputs) {
+    let st;
+    try {
+      st = statSync(input);
+    } catch {
+      problems.push({ file: input, line: 0, reason: "no such file or directory" });
+      continue;
+    }
+    if (st.isDirectory()) {
+      const before = files.length;
+      walk(input);
+      if (files.length === before) problems.push({ file: input, line: 0, reason: "directory holds no .csv or .csv.gz file" });
+    } else {
+      files.push(input);
+    }
+  }
+  return files;
+}
+
+function readText(file: string): string {
+  const buf = readFileSync(file);
+  return (/\.gz$/i.test(file) ? gunzipSync(buf) : buf).toString("utf8");
+}
+
+/** Ticker from a per-ticker file's name: the base name without `.csv`/`.csv.gz`. */
+function tickerFromFileName(file: string): string {
+  return basename(file).replace(/\.csv(\.gz)?$/i, "");
+}
+
+/**
+ * Import price files into the store in `dataDir` (created if needed). Never throws for bad input: every problem is
+ * in `report.rejected` and the store is then untouched. Throws only for I/O failures on the store itself (or a
+ * corrupt existing store, which it refuses to overwrite).
+ */
+export async function importPrices(dataDir: string, inputs: readonly string[], options: ImportOptions = {}): Promise<ImportReport> {
+  const problems: ImportProblem[] = [];
+  const warnings: string[] = [];
+  const files = expandInputs(inputs, problems);
+  if (inputs.length === 0) problems.push({ file: "", line: 0, reason: "no input files given" });
+  const sizes = files.map((f) => {
+    try {
+      return statSync(f).size;
+    } catch {
+      return 0;
+    }
+  });
+  const bytesTotal = sizes.reduce((a, b) => a + b, 0);
+  const acc = new Map<string, Accum>();
+  const fileFormats: ImportReport["files"] = [];
+  let rows = 0;
+  let closesCount = 0;
+  let missing = 0;
+  let bytesBefore = 0;
+
+  const progress = (file: string, filesDone: number, bytesDone: number): void => {
+    options.onProgress?.({ file, filesDone, filesTotal: files.length, bytesDone, bytesTotal, rows });
+  };
+
+  const add = (ticker: string, day: number, price: number, file: string, line: number, problemsOut: ImportProblem[]): void => {
+    const key = ticker.toUpperCase();
+    let a = acc.get(key);
+    if (!a) {
+      a = { ticker, days: [], closes: [], lastDay: -Infinity, lastAt: "" };
+      acc.set(key, a);
+    }
+    if (day <= a.lastDay) {
+      const what = day === a.lastDay ? `duplicate date ${formatIsoDay(day)} for ${a.ticker}` :
+        `date ${formatIsoDay(day)} for ${a.ticker} is not after ${formatIsoDay(a.lastDay)}`;
+      problemsOut.push({ file, line, reason: `${what} (previous at ${a.lastAt}); dates must be ascending and unique` });
+      return;
+    }
+    a.days.push(day);
+    a.closes.push(price);
+    a.lastDay = day;
+    a.lastAt = `${file}:${line}`;
+    closesCount++;
+  };
+
+  for (let fi = 0; fi < files.length; fi++) {
+    const file = files[fi];
+    progress(file, fi, bytesBefore);
+    let text: string;
+    try {
+      text = readText(file);
+    } catch (e) {
+      problems.push({ file, line: 0, reason: `cannot read: ${(e as Error).message}` });
+      fileFormats.push({ file, format: "unknown" });
+      bytesBefore += sizes[fi];
+      continue;
+    }
+    const fileBytes = sizes[fi];
+    const textLen = Math.max(1, text.length);
+    let header: string[] | undefined;
+    let format: ImportFormat | undefined;
+    // Per-format state, set from the header.
+    let nCols = 0;
+    let wideTickers: (string | undefined)[] = [];
+    let dateCol = -1;
+    let closeCol = -1;
+    let tickerCol = -1;
+    let fixedTicker: string | undefined;
+    let prevDay = -Infinity;
+    let prevLine = 0;
+    let dead = false;
+    let sinceProgress = 0;
+    const columnsWithData = new Set<number>();
+
+    try {
+      parseCsv(text, (fields, line, end) => {
+        if (dead) return false;
+        if (!header) {
+          header = fields;
+          nCols = fields.length;
+          const detected = detectFormat(fields);
+          format = options.format ?? detected;
+          if (!format) {
+            problems.push({ file, line, reason: `cannot detect the format from the header ${JSON.stringify(fields.slice(0, 6).join(","))}: expected wide (Date,<tickers…>), long (ticker,date,close) or Yahoo (Date,Open,High,Low,Close,Adj Close,Volume); pass a format explicitly` });
+            dead = true;
+            return false;
+          }
+          const h = fields.map(norm);
+          dateCol = h.indexOf("date");
+          if (format === "wide") {
+            if (h[0] !== "date") {
+              problems.push({ file, line, reason: `a wide CSV starts with a Date column (got ${JSON.stringify(fields[0])})` });
+              dead = true;
+              return false;
+            }
+            const seen = new Map<string, number>();
+            wideTickers = fields.map((raw, c) => {
+              if (c === 0) return undefined;
+              const t = raw.trim();
+              if (!isValidTicker(t)) {
+                problems.push({ file, line, reason: `column ${c + 1}: invalid ticker symbol ${JSON.stringify(raw)} (1–32 of A–Z a–z 0–9 . - _ ^ =)` });
+                return undefined;
+              }
+              const k = t.toUpperCase();
+              if (seen.has(k)) {
+                problems.push({ file, line, reason: `column ${c + 1}: ticker ${t} repeats column ${seen.get(k)! + 1}` });
+                return undefined;
+              }
+              seen.set(k, c);
+              return t;
+            });
+          } else {
+            const pick = (names: readonly string[]): number => {
+              for (const n of names) {
+                const i = h.indexOf(n);
+                if (i >= 0) return i;
+              }
+              return -1;
+            };
+            closeCol = format === "yahoo" ? pick(["adj close", "adjclose", "adjusted close", "close"]) : pick(CLOSE_COLS_LONG);
+            tickerCol = pick(TICKER_COLS);
+            if (dateCol < 0 || closeCol < 0) {
+              problems.push({ file, line, reason: `a ${format} CSV needs a Date column and a ${format === "yahoo" ? "Close or Adj Close" : "close (or price)"} column; header is ${JSON.stringify(fields.join(","))}` });
+              dead = true;
+              return false;
+            }
+            if (tickerCol < 0) {
+              if (format === "long") {
+                problems.push({ file, line, reason: "a long CSV needs a ticker (or symbol) column" });
+                dead = true;
+                return false;
+              }
+              fixedTicker = tickerFromFileName(file);
+              if (!isValidTicker(fixedTicker)) {
+                problems.push({ file, line: 0, reason: `cannot use the file name as a ticker symbol: ${JSON.stringify(fixedTicker)}` });
+                dead = true;
+                return false;
+              }
+            }
+          }
+          return;
+        }
+
+        rows++;
+        if (++sinceProgress >= 4096 && options.onProgress) {
+          sinceProgress = 0;
+          progress(file, fi, bytesBefore + Math.round((fileBytes * end) / textLen));
+        }
+        if (fields.length !== nCols) {
+          problems.push({ file, line, reason: `expected ${nCols} fields as in the header, found ${fields.length}` });
+          return;
+        }
+        const dateRaw = fields[dateCol];
+        const day = parseIsoDay(dateRaw.trim());
+        if (day === undefined) {
+          problems.push({ file, line, reason: `invalid date ${JSON.stringify(dateRaw)} (expected YYYY-MM-DD)` });
+          return;
+        }
+        if (format === "wide") {
+          if (day <= prevDay) {
+            problems.push({ file, line, reason: `date ${formatIsoDay(day)} is ${day === prevDay ? "a duplicate of" : "before"} line ${prevLine}'s ${formatIsoDay(prevDay)}; rows must be in ascending date order` });
+            return;
+          }
+          prevDay = day;
+          prevLine = line;
+          const rowProblems: ImportProblem[] = [];
+          for (let c = 1; c < nCols; c++) {
+            const t = wideTickers[c];
+            if (t === undefined) continue;
+            const v = parsePriceCell(fields[c]);
+            if (v === null) {
+              missing++;
+            } else if (typeof v === "string") {
+              rowProblems.push({ file, line, reason: `${t}: ${v}` });
+            } else {
+              columnsWithData.add(c);
+              add(t, day, v, file, line, rowProblems);
+            }
+          }
+          for (const p of rowProblems) problems.push(p);
+          return;
+        }
+        let ticker = fixedTicker;
+        if (ticker === undefined) {
+          ticker = fields[tickerCol].trim();
+          if (!isValidTicker(ticker)) {
+            problems.push({ file, line, reason: `invalid ticker symbol ${JSON.stringify(fields[tickerCol])}` });
+            return;
+          }
+        }
+        const v = parsePriceCell(fields[closeCol]);
+        if (v === null) {
+          missing++;
+        } else if (typeof v === "string") {
+          problems.push({ file, line, reason: `${ticker}: ${v}` });
+        } else {
+          add(ticker, day, v, file, line, problems);
+        }
+      });
+    } catch (e) {
+      if (!(e instanceof CsvSyntaxError)) throw e;
+      problems.push({ file, line: e.line, reason: e.message });
+    }
+    if (!header && !dead) problems.push({ file, line: 0, reason: "empty file (no header)" });
+    fileFormats.push({ file, format: format ?? "unknown" });
+    if (format === "wide") {
+      for (let c = 1; c < nCols; c++) {
+        if (wideTickers[c] !== undefined && !columnsWithData.has(c)) warnings.push(`${file}: column ${wideTickers[c]} has no price; not imported from this file`);
+      }
+    }
+    bytesBefore += sizes[fi];
+    progress(file, fi + 1, bytesBefore);
+  }
+  if (problems.length === 0 && acc.size === 0) problems.push({ file: inputs.join(" "), line: 0, reason: "no prices found in the input" });
+
+  const imported = [...acc.values()].filter((a) => a.days.length > 0).map((a) => a.ticker).sort();
+  const storeFile = storeFilePath(dataDir);
+  const report: ImportReport = {
+    ok: false,
+    tickers: imported,
+    replaced: [],
+    files: fileFormats,
+    rows,
+    closes: closesCount,
+    missing,
+    rejected: problems,
+    warnings,
+    storeFile,
+    storeTickers: 0,
+  };
+  const existing = loadStoreContents(dataDir);
+  report.storeTickers = existing?.tickers.length ?? 0;
+  if (problems.length > 0) return report;
+
+  // Merge: keep existing tickers that the import does not replace (case-insensitively).
+  const merged: TickerSeries[] = [];
+  if (existing) {
+    for (let k = 0; k < existing.tickers.length; k++) {
+      const t = existing.tickers[k];
+      if (acc.has(t.toUpperCase())) {
+        report.replaced.push(t);
+        continue;
+      }
+      merged.push(seriesAt(existing, k));
+    }
+  }
+  for (const a of acc.values()) {
+    if (a.days.length === 0) continue;
+    merged.push({ ticker: a.ticker, days: Int32Array.from(a.days), closes: Float64Array.from(a.closes) });
+  }
+  report.replaced.sort();
+  report.storeTickers = merged.length;
+  report.ok = true;
+  if (options.dryRun) return report;
+
+  const bytes = encodeStore(merged, { synthetic: false, description: "" });
+  writeStoreAtomically(dataDir, bytes);
+  return report;
+}
+
+function seriesAt(c: StoreContents, k: number): TickerSeries {
+  const a = c.starts[k];
+  const b = a + c.counts[k];
+  return { ticker: c.tickers[k], days: c.days.subarray(a, b), closes: c.closes.subarray(a, b) };
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Take `<dir>/.import.lock` (exclusive create); a lock whose pid is dead is removed and retaken. */
+function acquireLock(dataDir: string): string {
+  const lock = join(dataDir, ".import.lock");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lock, "wx");
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return lock;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+      const pid = Number(readFileSync(lock, "utf8").trim());
+      if (Number.isInteger(pid) && pid > 0 && pidAlive(pid) && pid !== process.pid) {
+        throw new Error(`another import (pid ${pid}) is writing ${dataDir}; wait for it, or remove ${lock} if it is stale`);
+      }
+      unlinkSync(lock);
+    }
+  }
+  throw new Error(`cannot take the import lock ${lock}`);
+}
+
+/** Write `bytes` to `<dir>/prices.folio` atomically: temp file in the same directory, fsync, rename, fsync dir. */
+function writeStoreAtomically(dataDir: string, bytes: Uint8Array): void {
+  mkdirSync(dataDir, { recursive: true });
+  const lock = acquireLock(dataDir);
+  const target = storeFilePath(dataDir);
+  const tmp = `${target}.tmp-${process.pid}-${Date.now()}`;
+  try {
+    const fd = openSync(tmp, "w", 0o644);
+    try {
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, target);
+    try {
+      const dfd = openSync(dataDir, "r");
+      try {
+        fsyncSync(dfd);
+      } finally {
+        closeSync(dfd);
+      }
+    } catch {
+      /* directory fsync is not supported everywhere (e.g. Windows); the rename is still atomic */
+    }
+  } finally {
+    if (existsSync(tmp)) unlinkSync(tmp);
+    try {
+      unlinkSync(lock);
+    } catch {
+      /* already gone */
+    }
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The price store (SPEC.md §5): `openStore()` gives the embedded synthetic universe, `openStore({ dataDir })` the
+ * on-disk store imported into that directory.
+ *
+ * DATA_DIR behaviour (documented in docs/data.md):
+ * - no `dataDir` → the synthetic universe, generated in memory at open (≈ 47 k closes, a few milliseconds);
+ * - a `dataDir` holding `prices.folio` → that store (one read, typed-array views; no parsing);
+ * - a `dataDir` that does not exist yet or holds no `prices.folio` → an EMPTY store (no tickers) whose
+ *   description says to run `folio import`: a user who points DATA_DIR at a fresh directory gets exactly what
+ *   they imported, never a silent mix with the synthetic data;
+ * - a `prices.folio` that cannot be read or is corrupt → openStore rejects with a StoreFormatError/IO error
+ *   naming the file (a broken store must not look like an empty one).
+ *
+ * The store is immutable once open; an import writes a new file atomically, which takes effect at the next open.
+ */
+import { folioError } from "../errors.js";
+import { decodeStore, encodeStore, type StoreContents } from "./binary.js";
+import { loadStoreContents } from "./file.js";
+import { formatIsoDay } from "./dates.js";
+import { generateSyntheticUniverse, SYNTHETIC_DESCRIPTION } from "./synthetic.js";
+import type { PriceStore, TickerInfo, TickerSeries } from "./types.js";
+
+export type { PriceStore, TickerInfo, TickerSeries } from "./types.js";
+export { STORE_FILE, StoreFormatError } from "./binary.js";
+export { loadStoreContents, storeFilePath } from "./file.js";
+export { importPrices } from "./import.js";
+export type { ImportOptions, ImportReport, ImportProblem, ImportFormat } from "./import.js";
+
+export interface OpenStoreOptions {
+  /** Directory holding `prices.folio`. Absent → the embedded synthetic universe. */
+  dataDir?: string;
+}
+
+/** A PriceStore over decoded store contents. `read()` returns read-only views (do not mutate them). */
+export class BinaryPriceStore implements PriceStore {
+  readonly synthetic: boolean;
+  readonly description: string;
+  private readonly c: StoreContents;
+  private readonly byFolded: Map<string, number>;
+  private listCache: TickerInfo[] | undefined;
+
+  constructor(contents: StoreContents, description?: string) {
+    this.c = contents;
+    this.synthetic = contents.synthetic;
+    this.description = description ?? contents.description;
+    this.byFolded = new Map();
+    contents.tickers.forEach((t, k) => this.byFolded.set(t.toUpperCase(), k));
+  }
+
+  /** Number of tickers. */
+  get size(): number {
+    return this.c.tickers.length;
+  }
+
+  list(): TickerInfo[] {
+    if (!this.listCache) {
+      const { tickers, starts, counts, days } = this.c;
+      this.listCache = tickers.map((ticker, k) => ({
+        ticker,
+        first: counts[k] > 0 ? formatIsoDay(days[starts[k]]) : "",
+        last: counts[k] > 0 ? formatIsoDay(days[starts[k] + counts[k] - 1]) : "",
+        count: counts[k],
+      }));
+    }
+    return this.listCache.map((x) => ({ ...x }));
+  }
+
+  resolve(ticker: string): string | undefined {
+    const k = this.byFolded.get(ticker.toUpperCase());
+    return k === undefined ? undefined : this.c.tickers[k];
+  }
+
+  read(ticker: string): TickerSeries {
+    const k = this.byFolded.get(ticker.toUpperCase());
+    if (k === undefined) throw folioError("UNKNOWN_TICKER", { ticker }, { ticker });
+    const a = this.c.starts[k];
+    const b = a + this.c.counts[k];
+    return { ticker: this.c.tickers[k], days: this.c.days.subarray(a, b), closes: this.c.closes.subarray(a, b) };
+  }
+}
+
+/** The synthetic universe in the store format: the exact bytes whose SHA-256 the tests pin. */
+export function syntheticStoreBytes(): Uint8Array {
+  return encodeStore(generateSyntheticUniverse(), { synthetic: true, description: SYNTHETIC_DESCRIPTION });
+}
+
+function emptyContents(): StoreContents {
+  return {
+    synthetic: false,
+    description: "",
+    tickers: [],
+    starts: new Uint32Array(0),
+    counts: new Uint32Array(0),
+    days: new Int32Array(0),
+    closes: new Float64Array(0),
+  };
+}
+
+/** Open the synthetic universe synchronously (tests, benchmarks). */
+export function openSyntheticStore(): BinaryPriceStore {
+  return new BinaryPriceStore(decodeStore(syntheticStoreBytes()));
+}
+
+/** Open a data directory's store synchronously (see openStore). */
+export function openStoreSync(options: OpenStoreOptions = {}): BinaryPriceStore {
+  if (options.dataDir === undefined) return openSyntheticStore();
+  const contents = loadStoreContents(options.dataDir);
+  if (!contents) {
+    return new BinaryPriceStore(emptyContents(),
+      `Empty price store at ${options.dataDir}: no data imported yet (run \`folio import <file-or-dir>\`).`);
+  }
+  if (contents.description) return new BinaryPriceStore(contents);
+  const K = contents.tickers.length;
+  let first = Infinity;
+  let last = -Infinity;
+  for (let k = 0; k < K; k++) {
+    if (contents.counts[k] === 0) continue;
+    first = Math.min(first, contents.days[contents.starts[k]]);
+    last = Math.max(last, contents.days[contents.starts[k] + contents.counts[k] - 1]);
+  }
+  const span = K > 0 ? `, ${formatIsoDay(first)}..${formatIsoDay(last)}` : "";
+  return new BinaryPriceStore(contents, `Imported price data at ${options.dataDir}: ${K} tickers${span}.`);
+}
+
+/**
+ * Open the price store: the embedded synthetic universe without `dataDir`, else the store imported into
+ * `dataDir` (empty when nothing was imported yet). Rejects when the store file is unreadable or corrupt.
+ */
+export async function openStore(options: OpenStoreOptions = {}): Promise<PriceStore> {
+  return openStoreSync(options);
+}
