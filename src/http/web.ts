@@ -1,0 +1,104 @@
+/**
+ * The web page (SPEC.md §6) as a Fastify plugin: static files, no CDN, everything works offline.
+ *
+ * Routes (no API key: the page asks for one and sends it on every /v1 call it makes):
+ * - `GET /`, `/app.js`, `/styles.css`, …   the files of `web/` (plain ES modules, no build step)
+ * - `GET /vendor/uPlot.esm.js`, `/vendor/uPlot.min.css`   the chart library from node_modules/uplot/dist
+ * - `GET /lib/report/summary.js`, `/lib/domain/strategies.js`   the compiled library modules the page imports,
+ *   so the page's summary table is computed by exactly the code the CLI and `POST /v1/optimiser/report` use.
+ *
+ * Paths are found from the project root (the nearest directory above this file holding `package.json` and `web/`),
+ * so this works when running from `src/` (tests, tsx) and from `dist/src/` (npm start). The library modules are
+ * taken from `dist/src/` (built by `npm run build`; `npm test` and `npm start` build first); when running from
+ * `src/` without a build, they are transpiled from the TypeScript source on first request (TypeScript is a dev
+ * dependency), and otherwise the routes answer 404.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import fastifyStatic from "@fastify/static";
+import type { FastifyInstance, FastifyPluginAsync } from "fastify";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+/** The project root: the nearest ancestor of this file with both package.json and web/index.html. */
+export function projectRoot(start = here): string {
+  let dir = start;
+  for (;;) {
+    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "web", "index.html"))) return dir;
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`web: no project root (package.json and web/index.html) above ${start}`);
+    dir = up;
+  }
+}
+
+function uplotDist(root: string): string {
+  const local = join(root, "node_modules", "uplot", "dist");
+  if (existsSync(join(local, "uPlot.esm.js"))) return local;
+  // Hoisted elsewhere (e.g. a workspace): resolve the package's main file and take its folder.
+  const req = createRequire(join(root, "package.json"));
+  return dirname(req.resolve("uplot"));
+}
+
+/** The library modules the page imports, by URL path below /lib/ → source path below src/ (without extension). */
+const LIB_MODULES = ["report/summary", "domain/strategies"] as const;
+
+async function loadLibModule(root: string, mod: string): Promise<string | undefined> {
+  // Running from dist/src/http: the compiled module sits beside us. Running from src/http: use root/dist/src.
+  for (const p of [resolve(here, "..", `${mod}.js`), join(root, "dist", "src", `${mod}.js`)]) {
+    if (existsSync(p)) return readFileSync(p, "utf8");
+  }
+  const ts = join(root, "src", `${mod}.ts`);
+  if (!existsSync(ts)) return undefined;
+  try {
+    const { default: typescript } = await import("typescript");
+    return typescript.transpileModule(readFileSync(ts, "utf8"), {
+      compilerOptions: { module: typescript.ModuleKind.ES2022, target: typescript.ScriptTarget.ES2022 },
+    }).outputText;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface WebPluginOptions {
+  /** Override the project root (tests). */
+  root?: string;
+}
+
+/** Serves the page at `/`, uPlot under `/vendor/`, and the shared summary module under `/lib/`. */
+export const webPlugin: FastifyPluginAsync<WebPluginOptions> = async (app: FastifyInstance, opts: WebPluginOptions) => {
+  const root = opts.root ?? projectRoot();
+  const webDir = join(root, "web");
+
+  await app.register(fastifyStatic, { root: webDir, prefix: "/", index: ["index.html"], wildcard: false });
+
+  const vendor = uplotDist(root);
+  const vendorFiles: Record<string, string> = {
+    "uPlot.esm.js": "text/javascript; charset=utf-8",
+    "uPlot.min.css": "text/css; charset=utf-8",
+  };
+  for (const [file, type] of Object.entries(vendorFiles)) {
+    const body = readFileSync(join(vendor, file));
+    app.get(`/vendor/${file}`, { schema: { hide: true } }, async (_req, reply) =>
+      reply.type(type).header("cache-control", "public, max-age=3600").send(body));
+  }
+
+  const cache = new Map<string, string>();
+  for (const mod of LIB_MODULES) {
+    app.get(`/lib/${mod}.js`, { schema: { hide: true } }, async (_req, reply) => {
+      let src = cache.get(mod);
+      if (src === undefined) {
+        src = await loadLibModule(root, mod);
+        if (src === undefined) {
+          return reply.code(404).type("text/plain; charset=utf-8")
+            .send(`${mod}.js is not built: run npm run build`);
+        }
+        cache.set(mod, src);
+      }
+      return reply.type("text/javascript; charset=utf-8").header("cache-control", "no-cache").send(src);
+    });
+  }
+};
+
+export default webPlugin;
