@@ -1,0 +1,87 @@
+/**
+ * `folio backtest <tickers...>`: the /paths backtest in-process, printed as a table of summary statistics per
+ * strategy (src/report/summary.ts), or --json / --csv; --values prints the daily values instead.
+ */
+import type { Command } from "commander";
+import { createEngine } from "../../index.js";
+import { summarize, type StrategySummary } from "../../report/summary.js";
+import { loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
+import { UsageError } from "../exit-codes.js";
+import { formatTable, fmtMoney, fmtNum, fmtPct, Progress, toCsv } from "../output.js";
+import { splitTickers } from "./shared-args.js";
+
+export const SUMMARY_FIELDS = [
+  "PATH", "final_value", "total_return", "annualised_return", "annualised_volatility", "sharpe", "max_drawdown",
+] as const satisfies readonly (keyof StrategySummary)[];
+
+export function summaryTable(rows: StrategySummary[]): string {
+  return formatTable(
+    ["strategy", "final value", "total", "ann. return", "ann. vol", "sharpe", "max drawdown"],
+    rows.map((r) => [r.PATH, fmtMoney(r.final_value), fmtPct(r.total_return), fmtPct(r.annualised_return),
+      fmtPct(r.annualised_volatility), fmtNum(r.sharpe), fmtPct(r.max_drawdown)]),
+  );
+}
+
+interface BacktestOptions extends CommonOptions {
+  values?: boolean;
+}
+
+export function registerBacktest(program: Command): Command {
+  const cmd = program
+    .command("backtest")
+    .description("run the paths backtest: 21 buy-and-hold portfolios of 100,000 USD over the test period")
+    .argument("<tickers...>", "ticker symbols (space- or comma-separated)");
+  withDataOptions(cmd);
+  withMachineOutput(cmd);
+  cmd.option("--values", "print the daily portfolio values (needs --json or --csv) instead of the summary");
+  cmd.addHelpText("after", `
+Statistics per strategy: final value; total return; annualised return (V_T/V_0)^(252/(n-1)) - 1; annualised
+volatility (sample sd of daily log-returns x sqrt 252); Sharpe ratio at a zero rate (mean daily log-return x 252 /
+volatility); maximum drawdown (largest fall from a running peak). "-" (null in JSON/CSV) where undefined.
+
+--json prints {tickers, first_date, last_date, days, covariance_fallback, summary: [...]};
+--csv prints one row per strategy with the fields above (fractions, not percent);
+--values --json prints the 21 series exactly as POST /v1/optimiser/paths; --values --csv: date + 21 columns.
+
+Examples:
+  folio backtest AAPL MSFT XOM
+  folio backtest AAPL,MSFT --start 2019-01-01 --json`);
+  cmd.action(async (args: string[], opts: BacktestOptions) => {
+    if (opts.values && !opts.json && !opts.csv) throw new UsageError("--values needs --json or --csv");
+    const progress = new Progress(4);
+    progress.next("loading prices");
+    const prices = await loadPrices(splitTickers(args), opts);
+    progress.next("loading the engine");
+    const engine = await createEngine();
+    progress.next("computing 21 paths");
+    const report = engine.pathsReport(prices, { covariance: opts.covariance, hrp: opts.hrp });
+    progress.next("summarising");
+    const ids = report.series.map((s) => s.PATH);
+    const summary = summarize({ dates: report.dates, values: report.values }, ids);
+    progress.done();
+    const first = report.dates[0];
+    const last = report.dates[report.dates.length - 1];
+
+    if (opts.values) {
+      if (opts.json) process.stdout.write(JSON.stringify(report.series) + "\n");
+      else process.stdout.write(toCsv(["date", ...ids], report.dates.map((d, t) => [d, ...report.values.map((v) => v[t].toFixed(2))])));
+      return;
+    }
+    if (opts.json) {
+      process.stdout.write(JSON.stringify({
+        tickers: prices.tickers, first_date: first, last_date: last, days: report.dates.length,
+        covariance_fallback: report.covarianceFallback, summary,
+      }, null, 2) + "\n");
+    } else if (opts.csv) {
+      process.stdout.write(toCsv([...SUMMARY_FIELDS], summary.map((r) => SUMMARY_FIELDS.map((k) => r[k]))));
+    } else {
+      const fallback = report.covarianceFallback.length
+        ? `\nRisk parity fell back to the shrunk covariance for: ${report.covarianceFallback.join(", ")}\n` : "";
+      process.stdout.write(
+        `${prices.tickers.join(", ")}: 100,000 USD bought at the close of ${first}, held to ${last} ` +
+        `(${report.dates.length} test days).\n\n` + summaryTable(summary) + fallback,
+      );
+    }
+  });
+  return cmd;
+}

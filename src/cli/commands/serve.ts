@@ -1,0 +1,43 @@
+/**
+ * `folio serve`: runs the HTTP service (src/http/server.ts). Options are passed as the documented environment
+ * variables (PORT, HOST, DATA_DIR), so the server's one configuration reader (src/config.ts) sees them.
+ */
+import type { Command } from "commander";
+import { parsePositiveInt } from "../common.js";
+
+export function registerServe(program: Command): Command {
+  const cmd = program
+    .command("serve")
+    .description("run the HTTP service and the web page (SPEC.md §3)")
+    .option("--port <n>", "port to listen on (env PORT, default 8080)", (v) => String(parsePositiveInt(v)))
+    .option("--host <host>", "address to bind (env HOST, default 127.0.0.1)")
+    .option("--data-dir <dir>", "price store directory (env DATA_DIR, default: the embedded synthetic universe)");
+  cmd.addHelpText("after", `
+Other settings come from the environment: API_KEYS (comma-separated) or API_KEYS_FILE, BODY_LIMIT_BYTES,
+MAX_TICKERS, MAX_RUN_COUNT, COMPUTE_TIMEOUT_MS, WORKERS, QUEUE_SIZE, RATE_LIMIT_PER_MINUTE, LOG_LEVEL.
+With no key configured, a key is generated and printed once, and the server binds to loopback only.
+Stops gracefully on SIGINT/SIGTERM (in-flight requests finish).
+
+Example:
+  API_KEYS=my-long-secret-key-123 folio serve --port 8080`);
+  cmd.action(async (opts: { port?: string; host?: string; dataDir?: string }) => {
+    if (opts.port !== undefined) process.env.PORT = opts.port;
+    if (opts.host !== undefined) process.env.HOST = opts.host;
+    if (opts.dataDir !== undefined) process.env.DATA_DIR = opts.dataDir;
+    const { startServer } = await import("../../http/server.js");
+    const server = await startServer();
+    process.stderr.write(`folio: serving ${server.url} (web page at ${server.url}/, API docs at ${server.url}/docs)\n`);
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      process.stderr.write(`folio: ${signal}: finishing in-flight requests…\n`);
+      server.close().then(() => process.exit(0), () => process.exit(1));
+    };
+    process.once("SIGINT", () => stop("SIGINT"));
+    process.once("SIGTERM", () => stop("SIGTERM"));
+    // Keep the command pending while the server runs.
+    await new Promise<never>(() => {});
+  });
+  return cmd;
+}

@@ -1,0 +1,44 @@
+/** `folio weights <tickers...>`: the 21 weight vectors as a strategies × tickers table (or --json / --csv). */
+import type { Command } from "commander";
+import { STRATEGY_IDS } from "../../domain/strategies.js";
+import { createEngine } from "../../index.js";
+import { loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
+import { formatTable, fmtPct, Progress, toCsv } from "../output.js";
+import { splitTickers } from "./shared-args.js";
+
+export function registerWeights(program: Command): Command {
+  const cmd = program
+    .command("weights")
+    .description("compute the 21 long-only weight vectors from the first 252 common trading days")
+    .argument("<tickers...>", "ticker symbols (space- or comma-separated)");
+  withDataOptions(cmd);
+  withMachineOutput(cmd);
+  cmd.addHelpText("after", `
+Output: one row per strategy (l1r.l2{d,m,w}.l3{ewp,gmvp,hrp,ivp,mdcp,mdp,rpp}), one column per ticker, in percent.
+--json prints the HTTP /v1/optimiser/weights object (strategy id → weights in ticker order); --csv prints fractions.
+
+Example:
+  folio weights AAPL MSFT XOM --covariance shrink`);
+  cmd.action(async (args: string[], opts: CommonOptions) => {
+    const progress = new Progress(3);
+    progress.next("loading prices");
+    const prices = await loadPrices(splitTickers(args), opts);
+    progress.next("loading the engine");
+    const engine = await createEngine();
+    progress.next("computing weights");
+    const { weights } = engine.weightsReport(prices, { covariance: opts.covariance, hrp: opts.hrp });
+    progress.done();
+    const tickers = prices.tickers;
+    if (opts.json) {
+      process.stdout.write(JSON.stringify(weights, null, 2) + "\n");
+    } else if (opts.csv) {
+      process.stdout.write(toCsv(["PATH", ...tickers], STRATEGY_IDS.map((id) => [id, ...weights[id]])));
+    } else {
+      process.stdout.write(
+        `Weights from ${prices.dates[0]} to ${prices.dates[251]} (252 training days), covariance ${opts.covariance}, hrp ${opts.hrp}:\n\n` +
+        formatTable(["strategy", ...tickers], STRATEGY_IDS.map((id) => [id, ...weights[id].map((w) => fmtPct(w))])),
+      );
+    }
+  });
+  return cmd;
+}

@@ -1,0 +1,59 @@
+/**
+ * Exit codes of the `folio` CLI (documented in the README and in `folio --help`), so scripts can rely on them:
+ *
+ * | code | meaning |
+ * |---|---|
+ * | 0 | success (also `--help`, `--version`) |
+ * | 1 | runtime failure: an unexpected error, an I/O error, a solver that could not certify a result |
+ * | 2 | usage error: unknown command or option, missing argument, a bad option value (date, number, choice) |
+ * | 3 | data error: unknown tickers, insufficient common history, degenerate input, a rejected import, a corrupt store |
+ */
+import { CommanderError } from "commander";
+import { isFolioError } from "../errors.js";
+
+export const EXIT = { OK: 0, RUNTIME: 1, USAGE: 2, DATA: 3 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export const EXIT_CODES_HELP = `Exit codes:
+  0  success
+  1  runtime failure (unexpected error, I/O error)
+  2  usage error (unknown command or option, bad option value)
+  3  data error (unknown tickers, insufficient history, degenerate input, rejected import)`;
+
+/** Error codes of the catalogue that are the user's data rather than their command line. */
+const DATA_CODES = new Set(["UNKNOWN_TICKER", "UNKNOWN_TICKERS", "INSUFFICIENT_HISTORY", "DEGENERATE_INPUT"]);
+const USAGE_CODES = new Set(["INVALID_REQUEST", "INVALID_JSON", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"]);
+
+/** Maps any thrown value to the exit code above. */
+export function exitCodeFor(err: unknown): ExitCode {
+  if (err instanceof CommanderError) {
+    if (err.code === "commander.helpDisplayed" || err.code === "commander.version") return EXIT.OK;
+    if (err.code === "commander.help") return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+    return EXIT.USAGE;
+  }
+  if (err instanceof UsageError) return EXIT.USAGE;
+  if (isFolioError(err)) {
+    if (DATA_CODES.has(err.code)) return EXIT.DATA;
+    if (USAGE_CODES.has(err.code)) return EXIT.USAGE;
+    return EXIT.RUNTIME;
+  }
+  if (err instanceof Error && (err.name === "StoreFormatError" || (err as { exitCode?: unknown }).exitCode === EXIT.DATA)) {
+    return EXIT.DATA;
+  }
+  return EXIT.RUNTIME;
+}
+
+/** A command-line problem found after parsing (e.g. --json with --csv). */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** The one line printed on stderr for an error: the FolioError detail or the error message, never a stack. */
+export function errorLine(err: unknown): string {
+  if (isFolioError(err)) return `folio: ${err.detail}`;
+  if (err instanceof Error) return `folio: ${err.message.split("\n")[0]}`;
+  return `folio: ${String(err)}`;
+}

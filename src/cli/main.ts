@@ -1,0 +1,99 @@
+/**
+ * The `folio` command line (package bin `bin/folio.js` → this file, built to dist/src/cli/main.js).
+ *
+ *   folio serve | import | tickers | weights | backtest | simulate   (folio <command> --help for each)
+ *
+ * Results go to stdout; progress (TTY only) and errors go to stderr, an error as ONE line (the FolioError detail,
+ * never a stack trace). Exit codes: 0 ok, 1 runtime failure, 2 usage error, 3 data error (src/cli/exit-codes.ts).
+ */
+import { readFileSync, realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Command, CommanderError } from "commander";
+import { registerImport } from "./commands/import.js";
+import { registerTickers } from "./commands/tickers.js";
+import { registerBacktest } from "./commands/backtest.js";
+import { registerServe } from "./commands/serve.js";
+import { registerSimulate } from "./commands/simulate.js";
+import { registerWeights } from "./commands/weights.js";
+import { EXIT, EXIT_CODES_HELP, errorLine, exitCodeFor } from "./exit-codes.js";
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version?: string };
+    if (pkg.version) return pkg.version;
+  } catch {
+    // Running from src/ (one level less deep): try there.
+  }
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
+    return pkg.version ?? "0.0.0";
+  } catch {
+    return "0.0.0";
+  }
+}
+
+/** Errors from commander itself (unknown option, missing argument) are printed as one `folio: …` line. */
+function configure(cmd: Command): void {
+  cmd.exitOverride();
+  cmd.configureOutput({
+    outputError: (str, write) => write(`folio: ${str.replace(/^error: /, "").trim()}\n`),
+  });
+  cmd.showSuggestionAfterError(true);
+  for (const sub of cmd.commands) configure(sub);
+}
+
+export function buildProgram(): Command {
+  const program = new Command("folio")
+    .description("Folio: portfolio backtests and simulations of 7 allocation strategies x daily, weekly and monthly returns")
+    .version(version(), "-V, --version")
+    .addHelpText("after", `
+Examples:
+  folio tickers
+  folio backtest AAPL MSFT XOM
+  folio backtest AAPL MSFT XOM --json
+  folio simulate AAPL MSFT XOM --runs 20 --seed 42
+  folio import ./prices.csv            (into DATA_DIR or --data-dir)
+  folio serve --port 8080
+
+${EXIT_CODES_HELP}`);
+  program.exitOverride();
+  registerServe(program);
+  registerImport(program);
+  registerTickers(program);
+  registerWeights(program);
+  registerBacktest(program);
+  registerSimulate(program);
+  configure(program);
+  return program;
+}
+
+/** Runs the CLI with process-style argv; resolves to the exit code (never throws). */
+export async function main(argv: string[] = process.argv): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return EXIT.OK;
+  } catch (err) {
+    const code = exitCodeFor(err);
+    // Commander has already printed its own message (and help goes to stdout).
+    if (!(err instanceof CommanderError)) process.stderr.write(errorLine(err) + "\n");
+    return code;
+  }
+}
+
+/** True when this file is the process entry (`node dist/src/cli/main.js …`); bin/folio.js calls main() itself. */
+function invokedDirectly(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (invokedDirectly()) {
+  main().then((code) => {
+    process.exitCode = code;
+  });
+}

@@ -1,0 +1,52 @@
+/**
+ * Terminal output of the CLI: aligned tables, CSV, and a progress bar on stderr (TTY only, so pipes and scripts
+ * see clean output). Results go to stdout, progress and errors to stderr.
+ */
+
+export type Align = "left" | "right";
+
+/** A plain-text table: a header row, a rule, then rows; columns padded to their widest cell. */
+export function formatTable(headers: string[], rows: string[][], align: Align[] = []): string {
+  const widths = headers.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? "").length)));
+  const pad = (s: string, c: number) => ((align[c] ?? (c === 0 ? "left" : "right")) === "left" ? s.padEnd(widths[c]) : s.padStart(widths[c]));
+  const line = (cells: string[]) => cells.map((s, c) => pad(s ?? "", c)).join("  ").trimEnd();
+  return [line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n") + "\n";
+}
+
+/** RFC 4180 CSV: fields with a comma, quote or newline are quoted; lines end with \n. */
+export function toCsv(headers: string[], rows: (string | number | null)[][]): string {
+  const field = (v: string | number | null) => {
+    const s = v === null ? "" : String(v);
+    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return [headers, ...rows].map((r) => r.map(field).join(",")).join("\n") + "\n";
+}
+
+export const fmtMoney = (x: number | null): string =>
+  x === null ? "-" : x.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+export const fmtPct = (x: number | null, digits = 2): string => (x === null ? "-" : `${(x * 100).toFixed(digits)}%`);
+export const fmtNum = (x: number | null, digits = 2): string => (x === null ? "-" : x.toFixed(digits));
+
+/** A step progress bar on stderr, drawn only when stderr is a terminal. */
+export class Progress {
+  private step = 0;
+  private readonly on: boolean;
+  constructor(private readonly total: number, private readonly stream: NodeJS.WriteStream = process.stderr) {
+    this.on = Boolean(stream.isTTY) && !process.env.CI;
+  }
+
+  /** Advance to the next step and show its label (TTY writes are synchronous, so it shows before sync work). */
+  next(label: string): void {
+    this.step = Math.min(this.step + 1, this.total);
+    if (!this.on) return;
+    const width = 20;
+    const filled = Math.round((width * (this.step - 1)) / this.total);
+    const bar = "█".repeat(filled) + "░".repeat(width - filled);
+    this.stream.write(`\r\x1b[2K${bar} ${this.step}/${this.total} ${label}`);
+  }
+
+  /** Clear the bar line. */
+  done(): void {
+    if (this.on) this.stream.write("\r\x1b[2K");
+  }
+}
