@@ -96,6 +96,26 @@ function emptyContents(): StoreContents {
   };
 }
 
+/**
+ * An in-memory store over given series (tests, benchmarks, embedding): validated like an import would be (strictly
+ * ascending days, finite closes > 0, symbols unique case-insensitively); throws Error on a violation.
+ */
+export function storeFromSeries(series: readonly TickerSeries[], meta: { synthetic?: boolean; description?: string } = {}): BinaryPriceStore {
+  const seen = new Set<string>();
+  for (const s of series) {
+    const k = s.ticker.toUpperCase();
+    if (seen.has(k)) throw new Error(`duplicate ticker ${s.ticker}`);
+    seen.add(k);
+    if (s.days.length !== s.closes.length) throw new Error(`${s.ticker}: ${s.days.length} days but ${s.closes.length} closes`);
+    for (let i = 0; i < s.days.length; i++) {
+      if (i > 0 && !(s.days[i] > s.days[i - 1])) throw new Error(`${s.ticker}: days not strictly ascending at index ${i}`);
+      if (!(Number.isFinite(s.closes[i]) && s.closes[i] > 0)) throw new Error(`${s.ticker}: close at index ${i} is not finite and > 0`);
+    }
+  }
+  const description = meta.description ?? `In-memory store: ${series.length} tickers.`;
+  return new BinaryPriceStore(decodeStore(encodeStore(series, { synthetic: meta.synthetic ?? false, description })));
+}
+
 /** Open the synthetic universe synchronously (tests, benchmarks). */
 export function openSyntheticStore(): BinaryPriceStore {
   return new BinaryPriceStore(decodeStore(syntheticStoreBytes()));

@@ -1,0 +1,145 @@
+import { describe, expect, it } from "vitest";
+import { alignArrays, alignPrices, MIN_ALIGNED_DAYS, splitTrainTest, TRAIN_DAYS } from "../../src/pipeline/align.js";
+import { formatIsoDay, parseIsoDay, weekday } from "../../src/store/dates.js";
+import { openSyntheticStore, storeFromSeries } from "../../src/store/index.js";
+import { Xoshiro128 } from "../../src/store/synthetic.js";
+import type { TickerSeries } from "../../src/store/types.js";
+import type { FolioError } from "../../src/errors.js";
+
+const D = (iso: string): number => parseIsoDay(iso)!;
+
+/** n consecutive business days from `from`. */
+function businessDays(from: string, n: number): number[] {
+  const out: number[] = [];
+  for (let d = D(from); out.length < n; d++) if (weekday(d) !== 0 && weekday(d) !== 6) out.push(d);
+  return out;
+}
+
+/** A series whose close on day d is a function of (ticker index, d), so the test can recompute it. */
+const price = (k: number, d: number): number => 100 + k + (d % 97) / 4;
+function series(ticker: string, k: number, days: number[]): TickerSeries {
+  return { ticker, days: Int32Array.from(days), closes: Float64Array.from(days, (d) => price(k, d)) };
+}
+
+function catchError(f: () => unknown): FolioError {
+  try {
+    f();
+  } catch (e) {
+    return e as FolioError;
+  }
+  throw new Error("expected a throw");
+}
+
+describe("alignPrices", () => {
+  const all = businessDays("2019-01-01", 400);
+  // AAA: all days; BBB: every day but every 10th; Ccc: starts 50 days later; DDD: ends 30 days early.
+  const store = storeFromSeries([
+    series("AAA", 0, all),
+    series("BBB", 1, all.filter((_, i) => i % 10 !== 3)),
+    series("Ccc", 2, all.slice(50)),
+    series("DDD", 3, all.slice(0, 370)),
+  ]);
+
+  it("keeps only the dates where every ticker has a close (inner join, no forward fill), in request order with canonical symbols", () => {
+    const m = alignPrices(store, ["ccc", "bbb", "AAA", "ddd"]);
+    expect(m.tickers).toEqual(["Ccc", "BBB", "AAA", "DDD"]);
+    const expected = all.filter((_, i) => i >= 50 && i < 370 && i % 10 !== 3);
+    expect(m.dates).toEqual(expected.map(formatIsoDay));
+    const ks = [2, 1, 0, 3];
+    m.closes.forEach((row, t) => expect(row).toEqual(ks.map((k) => price(k, expected[t]))));
+  });
+
+  it("cuts the aligned history to start/end inclusive", () => {
+    const start = formatIsoDay(all[10]);
+    const end = formatIsoDay(all[300]);
+    const m = alignPrices(store, ["AAA", "BBB"], { start, end });
+    expect(m.dates[0]).toBe(start);
+    expect(m.dates[m.dates.length - 1]).toBe(end);
+    expect(m.dates).toEqual(all.slice(10, 301).filter((_, i) => (i + 10) % 10 !== 3).map(formatIsoDay));
+    // Bounds that fall on a weekend select the next/previous business day.
+    const m2 = alignPrices(store, ["AAA"], { start: "2019-01-05", end: "2020-06-07" });
+    expect(m2.dates[0]).toBe("2019-01-07");
+    expect(m2.dates[m2.dates.length - 1]).toBe("2020-06-05");
+  });
+
+  it("lists every unknown ticker, as given and in request order, in one UNKNOWN_TICKERS error", () => {
+    const e = catchError(() => alignPrices(store, ["zzz", "AAA", "Nope", "bbb", "XYZ"]));
+    expect(e.code).toBe("UNKNOWN_TICKERS");
+    expect(e.status).toBe(422);
+    expect(e.extras).toEqual({ tickers: ["zzz", "Nope", "XYZ"] });
+    expect(e.detail).toContain('"zzz", "Nope", "XYZ"');
+  });
+
+  it("rejects duplicates after case folding (and an empty list) with INVALID_REQUEST naming the positions", () => {
+    const e = catchError(() => alignPrices(store, ["AAA", "BBB", "aaa", "Bbb"]));
+    expect(e.code).toBe("INVALID_REQUEST");
+    expect(e.extras.errors).toEqual([
+      { path: "/tickers/2", message: 'duplicate ticker "aaa" (same as /tickers/0)' },
+      { path: "/tickers/3", message: 'duplicate ticker "Bbb" (same as /tickers/1)' },
+    ]);
+    expect(catchError(() => alignPrices(store, [])).code).toBe("INVALID_REQUEST");
+  });
+
+  it("rejects an invalid or inverted start/end with INVALID_REQUEST", () => {
+    expect(catchError(() => alignPrices(store, ["AAA"], { start: "2019-02-30" })).extras.errors).toEqual([
+      { path: "/start", message: 'invalid date "2019-02-30" (expected YYYY-MM-DD)' },
+    ]);
+    expect(catchError(() => alignPrices(store, ["AAA"], { end: "2019/01/01" })).code).toBe("INVALID_REQUEST");
+    expect(catchError(() => alignPrices(store, ["AAA"], { start: "2020-01-01", end: "2019-01-01" })).code).toBe("INVALID_REQUEST");
+  });
+
+  it("needs 253 aligned days: exactly 253 pass, 252 fail with INSUFFICIENT_HISTORY giving found, required and the span", () => {
+    const ok = alignPrices(store, ["AAA"], { end: formatIsoDay(all[252]) });
+    expect(ok.dates).toHaveLength(MIN_ALIGNED_DAYS);
+    const e = catchError(() => alignPrices(store, ["AAA"], { end: formatIsoDay(all[251]) }));
+    expect(e.code).toBe("INSUFFICIENT_HISTORY");
+    expect(e.extras).toEqual({ found: 252, required: 253, first: formatIsoDay(all[0]), last: formatIsoDay(all[251]) });
+    expect(e.detail).toContain(`252 common trading days (${formatIsoDay(all[0])} to ${formatIsoDay(all[251])})`);
+  });
+
+  it("reports 0 days and no span when the tickers never overlap", () => {
+    const s2 = storeFromSeries([series("A", 0, all.slice(0, 100)), series("B", 1, all.slice(200))]);
+    const e = catchError(() => alignPrices(s2, ["A", "B"]));
+    expect(e.code).toBe("INSUFFICIENT_HISTORY");
+    expect(e.extras.found).toBe(0);
+    expect(e.extras.first).toBeUndefined();
+    expect(e.detail).toContain("0 common trading days;");
+  });
+
+  it("agrees with a naive Set-intersection reference on random sparse series (seeded, 30 cases, N up to 12)", () => {
+    const g = Xoshiro128.fromSeed(42);
+    const days = businessDays("2000-01-03", 600);
+    for (let c = 0; c < 30; c++) {
+      const N = 1 + Math.floor(g.uniform() * 12);
+      const keep = 0.6 + 0.4 * g.uniform();
+      const ss = Array.from({ length: N }, (_, k) => series(`T${k}`, k, days.filter(() => g.uniform() < keep)));
+      const st = storeFromSeries(ss);
+      const got = alignArrays(st, ss.map((s) => s.ticker));
+      const sets = ss.map((s) => new Set(s.days));
+      const want = days.filter((d) => sets.every((set) => set.has(d)));
+      expect(Array.from(got.days)).toEqual(want);
+      expect(Array.from(got.closes)).toEqual(want.flatMap((d) => Array.from({ length: N }, (_, k) => price(k, d))));
+    }
+  });
+
+  it("aligns the whole synthetic universe on its 1554 common days", () => {
+    const syn = openSyntheticStore();
+    const m = alignPrices(syn, syn.list().map((t) => t.ticker.toLowerCase()));
+    expect(m.tickers).toHaveLength(30);
+    expect(m.dates).toHaveLength(syn.list()[0].count);
+    expect(m.dates[0]).toBe("2019-01-02");
+  });
+});
+
+describe("splitTrainTest", () => {
+  it("gives the first 252 rows to training and every later row to the test set", () => {
+    const store = storeFromSeries([series("AAA", 0, businessDays("2019-01-01", 300))]);
+    const m = alignPrices(store, ["AAA"]);
+    const { train, test } = splitTrainTest(m);
+    expect(train.dates).toEqual(m.dates.slice(0, TRAIN_DAYS));
+    expect(test.dates).toEqual(m.dates.slice(TRAIN_DAYS));
+    expect(test.dates).toHaveLength(48);
+    expect(train.closes[251]).toBe(m.closes[251]);
+    expect(test.closes[0]).toBe(m.closes[252]);
+  });
+});
