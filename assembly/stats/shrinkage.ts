@@ -93,7 +93,7 @@ export function shrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: u
     store<f64>(out + (<usize>(i * N + i) << 3), load<f64>(vr + (<usize>i << 3)));
     for (let j: i32 = i + 1; j < N; j++) {
       const r = load<f64>(out + (<usize>(i * N + j) << 3)) / (nn - 1.0);
-      const v = keep * r * si * load<f64>(sd + (<usize>j << 3));
+      const v = keep == 0.0 ? 0.0 : keep * r * si * load<f64>(sd + (<usize>j << 3)); // λ* = 1: exact +0
       store<f64>(out + (<usize>(i * N + j) << 3), v);
       store<f64>(out + (<usize>(j * N + i) << 3), v);
     }

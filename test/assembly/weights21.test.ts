@@ -1,0 +1,173 @@
+/**
+ * kWeights21 / computeWeights21 on the MATH.md §11-D three-ticker fixture (25 closes; the bucket structure is
+ * given there: weekly 2,5,5,4,5,3 returns, monthly 2,19,3), and the Schäfer–Strimmer numbers of §6.4/§11-D.
+ * The integrator's end-to-end test builds the buckets from dates; here they are typed from §11-D.
+ */
+import { describe, expect, it } from "vitest";
+import { TOL, expectClose } from "../helpers/tolerances.js";
+import { engine, sampleCov } from "./helpers.js";
+import {
+  computeWeights21, shrinkCovariance, gmvpWeights, mdcpWeights, mdpWeights, rppWeights, hrpWeights, ivpWeights,
+} from "../../src/engine/weights.js";
+import { STRATEGY_IDS } from "../../src/domain/strategies.js";
+import { FolioError } from "../../src/errors.js";
+
+const wasm = engine();
+
+// §11-D closes in date order (2021-01-27 … 2021-03-03, 2021-02-15 skipped)
+const CLOSES = [
+  [100.0, 50.0, 20.0], [101.47, 50.18, 20.18], [102.17, 49.78, 20.4], [101.13, 49.73, 20.67], [99.69, 49.41, 20.82],
+  [99.57, 49.64, 20.69], [100.57, 50.43, 20.33], [101.03, 49.91, 20.0], [100.35, 49.23, 19.81], [99.83, 49.7, 19.69],
+  [100.64, 49.93, 19.56], [101.9, 49.98, 19.51], [101.82, 50.07, 19.69], [100.31, 49.39, 20.08], [99.21, 49.32, 20.45],
+  [99.75, 50.26, 20.62], [100.95, 50.15, 20.63], [101.13, 49.54, 20.62], [100.34, 49.62, 20.58], [100.14, 49.58, 20.36],
+  [101.11, 49.88, 19.96], [101.9, 50.37, 19.61], [101.13, 49.63, 19.49], [99.55, 49.17, 19.58], [99.12, 49.93, 19.73],
+];
+const buckets = (sizes: number[]) => Int32Array.from(sizes.flatMap((s, b) => new Array<number>(s).fill(b)));
+const WEEK = buckets([2, 5, 5, 4, 5, 3]);
+const MONTH = buckets([2, 19, 3]);
+const TICKERS = ["AAA", "BBB", "CCC"];
+
+const EXPECTED: Record<string, number[]> = {
+  "l1r.l2d.l3gmvp": [0.4219157724, 0.1936144308, 0.3844697968],
+  "l1r.l2d.l3hrp": [0.3447730155, 0.3239312305, 0.331295754],
+  "l1r.l2d.l3ivp": [0.358163058, 0.3471687023, 0.2946682396],
+  "l1r.l2d.l3mdcp": [0.3746914477, 0.1769988964, 0.4483096559],
+  "l1r.l2d.l3mdp": [0.4094582052, 0.18748483, 0.4030569648],
+  "l1r.l2d.l3rpp": [0.3586740977, 0.2787724879, 0.3625534144],
+  "l1r.l2m.l3gmvp": [0, 0.7499093995, 0.2500906005],
+  "l1r.l2m.l3hrp": [0.1455855794, 0.7490056253, 0.1054087953],
+  "l1r.l2m.l3ivp": [0.2463364791, 0.5587429931, 0.1949205277],
+  "l1r.l2m.l3mdcp": [0, 0.5, 0.5],
+  "l1r.l2m.l3mdp": [0, 0.741369295, 0.258630705],
+  "l1r.l2m.l3rpp": [0.064542311, 0.6934921445, 0.2419655445],
+  "l1r.l2w.l3gmvp": [0, 0.9212136959, 0.0787863041],
+  "l1r.l2w.l3hrp": [0.0775268706, 0.8973690097, 0.0251041196],
+  "l1r.l2w.l3ivp": [0.2031765507, 0.6912465708, 0.1055768785],
+  "l1r.l2w.l3mdcp": [0.1856896484, 0.3719921757, 0.4423181759],
+  "l1r.l2w.l3mdp": [0.1104557512, 0.7528246862, 0.1367195626],
+  "l1r.l2w.l3rpp": [0.1648886556, 0.7047877957, 0.1303235487],
+};
+
+function run(covariance: "sample" | "shrink", hrp: "paper" | "direct" = "paper", closes = CLOSES, tickers = TICKERS) {
+  const N = closes[0].length;
+  return computeWeights21(wasm, {
+    closes: Float64Array.from(closes.flat()), N, tickers, weekBucket: WEEK, nWeeks: 6, monthBucket: MONTH, nMonths: 3,
+    covariance, hrp,
+  });
+}
+const row = (W: Float64Array, N: number, s: number) => Array.from(W.subarray(s * N, (s + 1) * N));
+
+describe("MATH.md §11-D: all 21 weight vectors from 25 closes", () => {
+  it("every series matches the reference table (ewp 1/3 everywhere) with no fallback", () => {
+    const { weights, fallback } = run("sample");
+    STRATEGY_IDS.forEach((id, s) => {
+      const want = id.endsWith("ewp") ? [1 / 3, 1 / 3, 1 / 3] : EXPECTED[id];
+      expectClose(row(weights, 3, s), want, TOL.vector10, id);
+    });
+    expect(fallback).toEqual(new Array(21).fill(false));
+  });
+  it("the three ewp series are identical", () => {
+    const { weights } = run("sample");
+    expect(row(weights, 3, 0)).toEqual(row(weights, 3, 7));
+    expect(row(weights, 3, 0)).toEqual(row(weights, 3, 14));
+  });
+  it("the 21 rows equal the single-strategy kernels on the same covariances", () => {
+    const { weights } = run("sample", "direct");
+    const P = CLOSES;
+    const R = P.slice(1).map((p, t) => p.map((x, i) => Math.log(x / P[t][i])));
+    const X = R.flat();
+    const S = sampleCov(X, 24, 3);
+    expectClose(row(weights, 3, 1), gmvpWeights(wasm, S, 3), 1e-12, "gmvp");
+    expectClose(row(weights, 3, 2), hrpWeights(wasm, S, 3, "direct"), 1e-12, "hrp");
+    expectClose(row(weights, 3, 3), ivpWeights(wasm, S, 3), 1e-12, "ivp");
+    expectClose(row(weights, 3, 4), mdcpWeights(wasm, S, 3), 1e-12, "mdcp");
+    expectClose(row(weights, 3, 5), mdpWeights(wasm, S, 3), 1e-12, "mdp");
+    expectClose(row(weights, 3, 6), rppWeights(wasm, S, 3), 1e-12, "rpp");
+  });
+  it("with shrinkage, the monthly series match the §11-D λ* = 0.8162554172 vectors and ivp is unchanged", () => {
+    const sample = run("sample").weights;
+    const { weights } = run("shrink");
+    const m = (k: number) => row(weights, 3, 7 + k);
+    expectClose(m(1), [0.1179794231, 0.7556547603, 0.1263658166], TOL.vector10, "gmvp");
+    expectClose(m(2), [0.1472994822, 0.7578232766, 0.0948772412], TOL.vector10, "hrp");
+    expectClose(m(3), row(sample, 3, 10), TOL.closedForm, "ivp");
+    expectClose(m(4), [0.2820026231, 0.3589657755, 0.3590316014], TOL.vector10, "mdcp");
+    expectClose(m(5), [0.2043043921, 0.589876316, 0.205819292], TOL.vector10, "mdp");
+    expectClose(m(6), [0.2259971613, 0.5738041835, 0.2001986552], TOL.vector10, "rpp");
+  });
+  it("with shrinkage, weekly λ* = 1 reproduces the diagonal-Σ relations of §3.4", () => {
+    const { weights } = run("shrink");
+    const w = (k: number) => row(weights, 3, 14 + k);
+    const ivp = w(3);
+    expectClose(w(4), [1 / 3, 1 / 3, 1 / 3], TOL.vector10, "mdcp = 1/N");
+    expectClose(w(5), ivp, TOL.vector10, "mdp = ivp");
+    expectClose(w(6), ivp, TOL.vector10, "rpp = ivp");
+    const iv2 = ivp.map((x) => x * x);
+    const s2 = iv2.reduce((a, b) => a + b, 0);
+    expectClose(w(1), iv2.map((x) => x / s2), TOL.vector10, "gmvp = inverse variance");
+    expectClose(w(2), iv2.map((x) => x / s2), TOL.vector10, "hrp = inverse variance");
+  });
+});
+
+describe("Schäfer–Strimmer shrinkage (MATH.md §6.4)", () => {
+  const MX = [0.0214679066, -0.0044097085, 0.0198026273, -0.0026461524, 0.0117824628, -0.0394952606, -0.0276607029,
+    -0.0087737352, 0.0061006798];
+  const WX = [0.0214679066, -0.0044097085, 0.0198026273, -0.0112205902, 0.0026080865, -0.0198026273, 0.007789046,
+    0.0032006429, -0.0156213809, -0.0085812037, 0.0015964881, 0.0466354344, 0.0093665955, 0.0043772453, -0.0507066869,
+    -0.0276607029, -0.0087737352, 0.0061006798];
+  it("monthly X of §11-D gives λ* = 0.8162554172 and keeps the sample variances", () => {
+    const { covariance, lambda } = shrinkCovariance(wasm, MX, 3, 3);
+    expect(Math.abs(lambda - 0.8162554172)).toBeLessThanOrEqual(1e-9);
+    const S = sampleCov(MX, 3, 3);
+    for (let i = 0; i < 3; i++) expect(Math.abs(covariance[4 * i] / S[4 * i] - 1)).toBeLessThanOrEqual(1e-12);
+    for (let i = 0; i < 3; i++) {
+      for (let j = 0; j < 3; j++) {
+        if (i !== j) expect(Math.abs(covariance[3 * i + j] - (1 - lambda) * S[3 * i + j])).toBeLessThanOrEqual(1e-15);
+      }
+    }
+  });
+  it("weekly X of §11-D gives λ* = 1 (a diagonal Σ_s)", () => {
+    const { covariance, lambda } = shrinkCovariance(wasm, WX, 6, 3);
+    expect(lambda).toBe(1);
+    expect([covariance[1], covariance[2], covariance[5]]).toEqual([0, 0, 0]);
+  });
+  it("a constant column fails with DEGENERATE_INPUT naming it", () => {
+    const X = [0.01, 0.5, 0.02, -0.01, 0.5, 0.03, 0.02, 0.5, -0.01];
+    expect(() => shrinkCovariance(wasm, X, 3, 3)).toThrow(FolioError);
+    expect(wasm.badIndex).toBe(1);
+  });
+});
+
+describe("kWeights21 edge cases", () => {
+  it("N = 1 gives [1] in every series", () => {
+    const { weights, fallback } = run("sample", "paper", CLOSES.map((p) => [p[0]]), ["AAA"]);
+    expect(Array.from(weights)).toEqual(new Array(21).fill(1));
+    expect(fallback.some(Boolean)).toBe(false);
+  });
+  it("if an asset has a constant price, weights fails with DEGENERATE_INPUT naming that ticker", () => {
+    const closes = CLOSES.map((p) => [p[0], 42, p[2]]);
+    try {
+      run("sample", "paper", closes);
+      expect.unreachable();
+    } catch (e) {
+      expect((e as FolioError).code).toBe("DEGENERATE_INPUT");
+      expect((e as FolioError).detail).toContain("BBB");
+    }
+  });
+  it("a ρ = −1 pair (an asset and its mirror) makes the rpp rows fall back to the shrunk covariance, flagged", () => {
+    // asset 2 = 1/asset 0 (log-returns exactly opposite), so ERC does not exist on the sample covariance
+    const closes = CLOSES.map((p) => [p[0], 10000 / p[0], p[1]]);
+    const { weights, fallback } = run("sample", "paper", closes);
+    const rppRows = [6, 13, 20];
+    for (let s = 0; s < 21; s++) expect(fallback[s], STRATEGY_IDS[s]).toBe(rppRows.includes(s));
+    for (const s of rppRows) {
+      const w = row(weights, 3, s);
+      for (const x of w) expect(x).toBeGreaterThan(0);
+      expect(Math.abs(w.reduce((a, b) => a + b, 0) - 1)).toBeLessThanOrEqual(1e-12);
+    }
+  });
+  it("a non-positive price fails with DEGENERATE_INPUT naming the ticker", () => {
+    const closes = CLOSES.map((p, t) => (t === 5 ? [p[0], p[1], -1] : p));
+    expect(() => run("sample", "paper", closes)).toThrow(/CCC/);
+  });
+});
