@@ -10,6 +10,8 @@ export const PROBLEM_JSON = "application/problem+json; charset=utf-8";
 
 /** JSON media types accepted for POST bodies: application/json and any application/*+json. */
 export const JSON_MEDIA = /^application\/(?:[\w.-]+\+)?json$/i;
+/** The same, against a whole content-type header (parameters such as charset allowed). */
+const JSON_CONTENT_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
 
 export function mediaType(header: string | undefined): string {
   return (header ?? "").split(";")[0].trim().toLowerCase();
@@ -60,7 +62,7 @@ export interface ErrorsOptions {
 /** Install the error handler, the 404 handler and the one JSON body parser on the root instance. */
 export function installErrorHandling(app: FastifyInstance, opts: ErrorsOptions): void {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(JSON_MEDIA, { parseAs: "string" }, (_req, body, done) => {
+  app.addContentTypeParser(JSON_CONTENT_TYPE, { parseAs: "string" }, (_req, body, done) => {
     const text = body as string;
     if (text.trim() === "") {
       done(folioError("INVALID_JSON", { reason: "the body is empty" }), undefined);
