@@ -2,6 +2,7 @@
  * Terminal output of the CLI: aligned tables, CSV, and a progress bar on stderr (TTY only, so pipes and scripts
  * see clean output). Results go to stdout, progress and errors to stderr.
  */
+import { ProgressBar } from "./progress.js";
 
 export type Align = "left" | "right";
 
@@ -27,26 +28,22 @@ export const fmtMoney = (x: number | null): string =>
 export const fmtPct = (x: number | null, digits = 2): string => (x === null ? "-" : `${(x * 100).toFixed(digits)}%`);
 export const fmtNum = (x: number | null, digits = 2): string => (x === null ? "-" : x.toFixed(digits));
 
-/** A step progress bar on stderr, drawn only when stderr is a terminal. */
+/** A step progress bar on stderr (src/cli/progress.ts ProgressBar: TTY only, never in CI) for multi-stage work. */
 export class Progress {
   private step = 0;
-  private readonly on: boolean;
-  constructor(private readonly total: number, private readonly stream: NodeJS.WriteStream = process.stderr) {
-    this.on = Boolean(stream.isTTY) && !process.env.CI;
+  private readonly bar: ProgressBar;
+  constructor(private readonly total: number, stream: NodeJS.WriteStream = process.stderr) {
+    this.bar = new ProgressBar(stream);
   }
 
   /** Advance to the next step and show its label (TTY writes are synchronous, so it shows before sync work). */
   next(label: string): void {
     this.step = Math.min(this.step + 1, this.total);
-    if (!this.on) return;
-    const width = 20;
-    const filled = Math.round((width * (this.step - 1)) / this.total);
-    const bar = "█".repeat(filled) + "░".repeat(width - filled);
-    this.stream.write(`\r\x1b[2K${bar} ${this.step}/${this.total} ${label}`);
+    this.bar.update(this.step - 1, this.total, `${this.step}/${this.total} ${label}`, true);
   }
 
-  /** Clear the bar line. */
+  /** Erase the bar. */
   done(): void {
-    if (this.on) this.stream.write("\r\x1b[2K");
+    this.bar.done();
   }
 }

@@ -1,0 +1,71 @@
+/**
+ * webPlugin on a bare Fastify instance (no API, no browser): the page, the vendored chart library and the shared
+ * summary module are served from this project, with the right content types.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import Fastify, { type FastifyInstance } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { projectRoot, webPlugin } from "../../src/http/web.js";
+import { PROJECT_ROOT } from "../helpers/shared-data.js";
+
+describe("webPlugin", () => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = Fastify({ logger: false });
+    await app.register(webPlugin);
+    await app.ready();
+  });
+  afterAll(() => app.close());
+
+  it("finds the project root from its own location", () => {
+    expect(projectRoot()).toBe(PROJECT_ROOT);
+  });
+
+  it("serves web/index.html at / as HTML that loads only same-origin scripts and styles", async () => {
+    const r = await app.inject({ method: "GET", url: "/" });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers["content-type"]).toMatch(/^text\/html/);
+    expect(r.body).toBe(readFileSync(join(PROJECT_ROOT, "web", "index.html"), "utf8"));
+    const refs = [...r.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(refs.filter((u) => /^(https?:)?\/\//.test(u))).toEqual([]);
+  });
+
+  it("serves app.js and styles.css from web/", async () => {
+    const js = await app.inject({ method: "GET", url: "/app.js" });
+    expect(js.statusCode).toBe(200);
+    expect(js.headers["content-type"]).toMatch(/javascript/);
+    const css = await app.inject({ method: "GET", url: "/styles.css" });
+    expect(css.statusCode).toBe(200);
+    expect(css.headers["content-type"]).toMatch(/^text\/css/);
+  });
+
+  it("serves uPlot from node_modules under /vendor/, byte for byte", async () => {
+    const esm = await app.inject({ method: "GET", url: "/vendor/uPlot.esm.js" });
+    expect(esm.statusCode).toBe(200);
+    expect(esm.headers["content-type"]).toMatch(/^text\/javascript/);
+    expect(esm.body).toBe(readFileSync(join(PROJECT_ROOT, "node_modules", "uplot", "dist", "uPlot.esm.js"), "utf8"));
+    const css = await app.inject({ method: "GET", url: "/vendor/uPlot.min.css" });
+    expect(css.statusCode).toBe(200);
+    expect(css.headers["content-type"]).toMatch(/^text\/css/);
+  });
+
+  it("serves the library's summary module as browser JavaScript that the page can import", async () => {
+    const r = await app.inject({ method: "GET", url: "/lib/report/summary.js" });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers["content-type"]).toMatch(/^text\/javascript/);
+    expect(r.body).toMatch(/export function summarize\b/);
+    expect(r.body).toContain('from "../domain/strategies.js"');
+    expect(r.body).not.toMatch(/\bnode:/);
+    const d = await app.inject({ method: "GET", url: "/lib/domain/strategies.js" });
+    expect(d.statusCode).toBe(200);
+    expect(d.body).toMatch(/STRATEGY_IDS/);
+  });
+
+  it("serves nothing else from the library or the project", async () => {
+    for (const url of ["/lib/errors.js", "/lib/http/app.js", "/package.json", "/../package.json", "/vendor/uPlot.cjs.js"]) {
+      const r = await app.inject({ method: "GET", url });
+      expect(r.statusCode, url).toBe(404);
+    }
+  });
+});
