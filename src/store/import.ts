@@ -6,6 +6,9 @@
  * - Dates are strict ISO `YYYY-MM-DD`. For every ticker, dates must be strictly ascending in input order (files
  *   in the order given, directory entries sorted by path): a repeated date is a duplicate, an earlier one is out
  *   of order. In a wide file the rows themselves must be strictly ascending.
+ * - Exception: an exact repeat (same ticker, same date, same close; e.g. Yahoo files that repeat their last row,
+ *   as kaggle-sp500-5yr's COH and LVLT do) carries no conflicting information: it is skipped, counted in
+ *   `duplicates` and listed in `warnings`. A repeated date with a DIFFERENT close is rejected.
  * - A price must be a plain decimal number (optionally with an exponent), finite and > 0. An empty cell (and
  *   Yahoo's `null`, R's `NA`) is a MISSING value and is skipped, never read as 0.
  * - Ticker symbols: 1–32 characters from `A–Z a–z 0–9 . - _ ^ =`; symbols are case-insensitive (two spellings
@@ -74,6 +77,8 @@ export interface ImportReport {
   closes: number;
   /** Missing cells skipped. */
   missing: number;
+  /** Rows skipped as exact repeats (same ticker, date and close; in a wide file the same whole row); each is listed in `warnings`. */
+  duplicates: number;
   /** Every rejected row; non-empty ⇒ ok = false and the store is untouched. */
   rejected: ImportProblem[];
   /** Notes that do not block the import (e.g. a column with no price at all, which is not stored). */
@@ -140,6 +145,7 @@ interface Accum {
   days: number[];
   closes: number[];
   lastDay: number;
+  lastClose: number;
   lastAt: string;
 }
 
@@ -222,6 +228,7 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
   let rows = 0;
   let closesCount = 0;
   let missing = 0;
+  let duplicates = 0;
   let bytesBefore = 0;
 
   const progress = (file: string, filesDone: number, bytesDone: number): void => {
@@ -232,8 +239,13 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
     const key = ticker.toUpperCase();
     let a = acc.get(key);
     if (!a) {
-      a = { ticker, days: [], closes: [], lastDay: -Infinity, lastAt: "" };
+      a = { ticker, days: [], closes: [], lastDay: -Infinity, lastClose: NaN, lastAt: "" };
       acc.set(key, a);
+    }
+    if (day === a.lastDay && price === a.lastClose) {
+      duplicates++;
+      warnings.push(`${file}:${line}: repeated row for ${a.ticker} on ${formatIsoDay(day)} with the same close as ${a.lastAt}; skipped`);
+      return;
     }
     if (day <= a.lastDay) {
       const what = day === a.lastDay ? `duplicate date ${formatIsoDay(day)} for ${a.ticker}` :
@@ -244,6 +256,7 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
     a.days.push(day);
     a.closes.push(price);
     a.lastDay = day;
+    a.lastClose = price;
     a.lastAt = `${file}:${line}`;
     closesCount++;
   };
@@ -273,6 +286,7 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
     let fixedTicker: string | undefined;
     let prevDay = -Infinity;
     let prevLine = 0;
+    let prevFields = "";
     let dead = false;
     let sinceProgress = 0;
     const columnsWithData = new Set<number>();
@@ -362,12 +376,18 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
           return;
         }
         if (format === "wide") {
+          if (day === prevDay && fields.join(",") === prevFields) {
+            duplicates++;
+            warnings.push(`${file}:${line}: exact repeat of line ${prevLine}; skipped`);
+            return;
+          }
           if (day <= prevDay) {
             problems.push({ file, line, reason: `date ${formatIsoDay(day)} is ${day === prevDay ? "a duplicate of" : "before"} line ${prevLine}'s ${formatIsoDay(prevDay)}; rows must be in ascending date order` });
             return;
           }
           prevDay = day;
           prevLine = line;
+          prevFields = fields.join(",");
           const rowProblems: ImportProblem[] = [];
           for (let c = 1; c < nCols; c++) {
             const t = wideTickers[c];
@@ -428,6 +448,7 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
     rows,
     closes: closesCount,
     missing,
+    duplicates,
     rejected: problems,
     warnings,
     storeFile,

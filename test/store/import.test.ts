@@ -183,6 +183,22 @@ describe("import validation", () => {
     expect(problems[2].reason).toMatch(/invalid ticker symbol "bad ticker"/);
   });
 
+  it("skips an exact repeat of a row (same date and close) with a warning, but rejects a repeated date with another close", async () => {
+    const ok = write("rep.csv", "ticker,date,close\nAAA,2020-01-02,1\nAAA,2020-01-02,1\nAAA,2020-01-03,2\n");
+    const wide = write("repw.csv", "Date,BBB,CCC\n2020-01-02,1,2\n2020-01-02,1,2\n2020-01-03,1,\n");
+    const r = await importPrices(join(dir, "store"), [ok, wide]);
+    expect(r.rejected).toEqual([]);
+    expect(r).toMatchObject({ ok: true, duplicates: 2, closes: 5 });
+    expect(r.warnings).toEqual([
+      expect.stringMatching(/rep\.csv:3: repeated row for AAA on 2020-01-02 with the same close as .*rep\.csv:2; skipped/),
+      expect.stringMatching(/repw\.csv:3: exact repeat of line 2; skipped/),
+    ]);
+    const bad = write("rep2.csv", "ticker,date,close\nAAA,2020-01-02,1\nAAA,2020-01-02,1.01\n");
+    expect((await importPrices(join(dir, "store2"), [bad])).rejected).toEqual([
+      { file: bad, line: 3, reason: expect.stringMatching(/^duplicate date 2020-01-02 for AAA/) },
+    ]);
+  });
+
   it("checks ascending dates per ticker across files, and reports bad headers and unreadable inputs", async () => {
     const a = write("a.csv", "Date,AAA\n2020-01-03,1\n");
     const b = write("b.csv", "Date,AAA\n2020-01-02,1\n");
