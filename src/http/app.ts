@@ -47,9 +47,17 @@ export interface AppOptions {
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 
-export function loggerOptions(level: string): FastifyServerOptions["logger"] {
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The service's store, compute pool and limits (for the server, tests and benchmarks). */
+    folio: AppContext;
+  }
+}
+
+export function loggerOptions(level: string, stream?: { write(line: string): void }): FastifyServerOptions["logger"] {
   return {
     level,
+    ...(stream !== undefined ? { stream } : {}),
     redact: { paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', "apiKey"], censor: "[redacted]" },
   };
 }
@@ -85,8 +93,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     isReady: () => ready,
     isClosing: () => closing,
   };
+  app.decorate("folio", ctx);
   // Warm up: every worker loads the engine when the pool starts; readiness is one worker answering a ping.
-  pool.ready().then(() => { ready = true; }, (err: unknown) => app.log.error({ err }, "compute pool failed to load"));
+  pool.ready().then(
+    () => { ready = true; },
+    (err: unknown) => { if (!closing) app.log.error({ err }, "compute pool failed to load"); },
+  );
 
   // Validation with the zod schemas themselves: every issue as a JSON pointer in one INVALID_REQUEST problem.
   app.setValidatorCompiler(({ schema, httpPart }) => (data: unknown) => {

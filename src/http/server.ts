@@ -10,7 +10,7 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import { ConfigError, loadConfig, type Config } from "../config.js";
-import { buildApp } from "./app.js";
+import { buildApp, loggerOptions } from "./app.js";
 
 export interface ServerOverrides {
   /** Environment to read instead of process.env. */
@@ -18,6 +18,8 @@ export interface ServerOverrides {
   /** Fields replacing the loaded configuration (e.g. `port: 0` for an ephemeral port). */
   config?: Partial<Config>;
   logger?: FastifyServerOptions["logger"];
+  /** Where JSON log lines go (default stdout), at the configured LOG_LEVEL with the key header redacted. */
+  logStream?: { write(line: string): void };
   /** Accept the pool's `sleep` task (tests only). */
   allowTestTasks?: boolean;
   /** Where the one-time generated-key line goes (default: stdout). */
@@ -40,6 +42,8 @@ export async function startServer(overrides: ServerOverrides = {}): Promise<Runn
   const app = await buildApp({
     config,
     ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}),
+    ...(overrides.logger === undefined && overrides.logStream !== undefined
+      ? { logger: loggerOptions(config.logLevel, overrides.logStream) } : {}),
     ...(overrides.allowTestTasks !== undefined ? { allowTestTasks: overrides.allowTestTasks } : {}),
   });
   try {

@@ -42,11 +42,13 @@ export interface ComputeResult {
 
 export interface PoolStats {
   workers: number;
+  /** Tasks in flight (running or waiting for a worker). */
   busy: number;
+  /** Of those, waiting for a worker. */
   queued: number;
   completed: number;
-  /** Workers terminated because their task passed its deadline. */
-  recycled: number;
+  /** Tasks stopped at their deadline (a running one's worker is terminated and replaced). */
+  timedOut: number;
   /** Tasks refused because the queue was full. */
   rejected: number;
 }
@@ -58,7 +60,7 @@ export function defaultWorkerFile(): string {
 export class ComputePool {
   private readonly piscina: Piscina<ComputeTask, TaskResult>;
   private readonly opts: Required<Omit<PoolOptions, "dataDir" | "filename">> & { dataDir?: string };
-  private recycled = 0;
+  private timedOut = 0;
   private rejected = 0;
   private running = 0;
   private closed = false;
@@ -84,13 +86,19 @@ export class ComputePool {
       filename,
       minThreads: this.opts.workers,
       maxThreads: this.opts.workers,
-      maxQueue: this.opts.queueSize,
+      // The bound is enforced in run() (workers + queueSize tasks in flight), so piscina's own queue never fills.
+      maxQueue: Number.MAX_SAFE_INTEGER,
       concurrentTasksPerWorker: 1,
       idleTimeout: Number.MAX_SAFE_INTEGER,
       workerData,
     });
     // A worker that dies outside a task (e.g. terminated on a deadline) must not crash the process.
     this.piscina.on("error", () => undefined);
+  }
+
+  /** Thread ids of the current workers (a recycled worker shows up as a new id). */
+  get threadIds(): number[] {
+    return this.piscina.threads.map((w) => w.threadId);
   }
 
   get timeoutMs(): number {
@@ -103,7 +111,7 @@ export class ComputePool {
       busy: this.running,
       queued: this.piscina.queueSize,
       completed: this.piscina.completed,
-      recycled: this.recycled,
+      timedOut: this.timedOut,
       rejected: this.rejected,
     };
   }
@@ -116,6 +124,11 @@ export class ComputePool {
   /** Run one task under the deadline; throws FolioError (OVERLOADED, COMPUTE_TIMEOUT, or the worker's own). */
   async run(task: ComputeTask, timeoutMs = this.opts.timeoutMs): Promise<ComputeResult> {
     if (this.closed) throw folioError("NOT_READY", {});
+    if (this.running >= this.opts.workers + this.opts.queueSize) {
+      this.rejected++;
+      const retryAfter = this.opts.retryAfterSeconds;
+      throw folioError("OVERLOADED", { retryAfter }, { retryAfter });
+    }
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new Error("deadline")), timeoutMs);
     this.running++;
@@ -137,7 +150,7 @@ export class ComputePool {
     if (isFolioError(e)) return e;
     const err = e as Error;
     if (timedOut) {
-      this.recycled++;
+      this.timedOut++;
       return folioError("COMPUTE_TIMEOUT", { limitMs: timeoutMs }, { limitMs: timeoutMs });
     }
     if (err?.message === "Task queue is at limit" || err?.message?.startsWith("No task queue available")) {

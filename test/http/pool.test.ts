@@ -1,0 +1,140 @@
+/**
+ * The compute pool keeps the service responsive: a bounded queue answers OVERLOADED instead of queueing without
+ * bound, a deadline answers COMPUTE_TIMEOUT and replaces the worker, and worker errors keep their catalogue code.
+ * Blocking `sleep` tasks (accepted only when the pool allows test tasks) stand in for heavy kernels.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hashKey } from "../../src/config.js";
+import { isFolioError, type FolioError } from "../../src/errors.js";
+import { buildApp } from "../../src/http/app.js";
+import { openStore } from "../../src/store/index.js";
+import { ComputePool } from "../../src/workers/pool.js";
+import { assertWorkerBuilt, closeTestApp, createTestApp, TEST_KEY, TEST_LIMITS, type TestApp } from "../helpers/app.js";
+
+async function failure(p: Promise<unknown>): Promise<FolioError> {
+  try {
+    await p;
+  } catch (e) {
+    if (isFolioError(e)) return e;
+    throw e;
+  }
+  throw new Error("expected a FolioError");
+}
+
+describe("ComputePool", () => {
+  let pool: ComputePool;
+  beforeAll(async () => {
+    assertWorkerBuilt();
+    pool = new ComputePool({ workers: 1, queueSize: 1, timeoutMs: 30_000, allowTestTasks: true });
+    await pool.ready();
+  });
+  afterAll(async () => {
+    await pool.destroy();
+  });
+
+  it("if a task passes its deadline, it fails with COMPUTE_TIMEOUT and its worker is replaced by a working one", async () => {
+    const before = pool.threadIds;
+    const e = await failure(pool.run({ kind: "sleep", ms: 20_000 }, 200));
+    expect(e.code).toBe("COMPUTE_TIMEOUT");
+    expect(e.status).toBe(504);
+    expect(e.extras.limitMs).toBe(200);
+    await pool.ready();
+    expect(pool.threadIds).toHaveLength(1);
+    expect(pool.threadIds[0]).not.toBe(before[0]);
+    expect(pool.stats.timedOut).toBe(1);
+  });
+
+  it("if every worker is busy and the queue is full, a task fails at once with OVERLOADED and a retry-after", async () => {
+    const running = pool.run({ kind: "sleep", ms: 600 });
+    const queued = pool.run({ kind: "sleep", ms: 1 });
+    const e = await failure(pool.run({ kind: "ping" }));
+    expect(e.code).toBe("OVERLOADED");
+    expect(e.status).toBe(503);
+    expect(e.extras.retryAfter).toBeGreaterThanOrEqual(1);
+    // The accepted tasks still complete.
+    await expect(running).resolves.toBeDefined();
+    await expect(queued).resolves.toBeDefined();
+    expect(pool.stats.rejected).toBe(1);
+  });
+
+  it("a FolioError thrown in a worker arrives with its code, detail and extras", async () => {
+    const e = await failure(pool.run({ kind: "paths", tickers: ["SYN-FIN1", "NOPE", "ZZZ"], options: {} }));
+    expect(e.code).toBe("UNKNOWN_TICKERS");
+    expect(e.status).toBe(422);
+    expect(e.detail).toContain('"NOPE", "ZZZ"');
+    expect(e.extras.tickers).toEqual(["NOPE", "ZZZ"]);
+    expect(e).toBeInstanceOf(Error);
+  });
+
+  it("returns the body as bytes and the headers computed in the worker", async () => {
+    const r = await pool.run({ kind: "weights", tickers: ["syn-fin1", "SYN-TEC2"], options: {} });
+    expect(Buffer.isBuffer(r.body)).toBe(true);
+    expect(r.headers["x-tickers"]).toBe("SYN-FIN1,SYN-TEC2");
+    expect(Object.keys(JSON.parse(r.body.toString("utf8")) as object)).toHaveLength(21);
+  });
+
+  it("refuses the sleep task unless test tasks are allowed", async () => {
+    const strict = new ComputePool({ workers: 1, queueSize: 1, timeoutMs: 30_000 });
+    try {
+      const e = await failure(strict.run({ kind: "sleep", ms: 1 }));
+      expect(e.code).toBe("INVALID_REQUEST");
+    } finally {
+      await strict.destroy();
+    }
+  });
+});
+
+describe("the HTTP service under load", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ limits: { workers: 1, queueSize: 1, computeTimeoutMs: 400 } });
+  });
+  afterAll(async () => {
+    await closeTestApp(t);
+  });
+  const paths = () => t.post("/v1/optimiser/paths", { tickers: ["SYN-FIN1", "SYN-TEC1", "SYN-UTL1"] });
+
+  it("if the compute queue is full, a POST answers 503 OVERLOADED with retry-after, and /healthz still answers", async () => {
+    const running = t.pool.run({ kind: "sleep", ms: 800 }, 10_000);
+    const queued = t.pool.run({ kind: "sleep", ms: 1 }, 10_000);
+    const res = await paths();
+    expect(res.statusCode).toBe(503);
+    expect(res.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
+    expect(res.json().code).toBe("OVERLOADED");
+    expect(Number(res.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    const health = await t.inject({ method: "GET", url: "/healthz" });
+    expect(health.statusCode).toBe(200);
+    await Promise.all([running, queued]);
+    expect((await paths()).statusCode).toBe(200);
+  });
+
+  it("if a request's computation passes COMPUTE_TIMEOUT_MS, it answers 504 COMPUTE_TIMEOUT and the next one succeeds", async () => {
+    const blocker = t.pool.run({ kind: "sleep", ms: 1500 }, 10_000);
+    const res = await paths();
+    expect(res.statusCode).toBe(504);
+    expect(res.json().code).toBe("COMPUTE_TIMEOUT");
+    expect(res.json().limitMs).toBe(400);
+    await blocker;
+    expect((await paths()).statusCode).toBe(200);
+  });
+
+  it("/readyz answers 503 NOT_READY until a worker has loaded the engine", async () => {
+    const pool = new ComputePool({ workers: 1, queueSize: 4, timeoutMs: 30_000, allowTestTasks: true });
+    const busy = pool.run({ kind: "sleep", ms: 1000 });
+    const app = await buildApp({
+      config: { limits: TEST_LIMITS, keyHashes: [hashKey(TEST_KEY)] }, store: await openStore(), pool, logger: false, web: false,
+    });
+    try {
+      const early = await app.inject({ method: "GET", url: "/readyz" });
+      expect(early.statusCode).toBe(503);
+      expect(early.json().code).toBe("NOT_READY");
+      await busy;
+      await pool.ready();
+      await new Promise((r) => setImmediate(r));
+      expect((await app.inject({ method: "GET", url: "/readyz" })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await pool.destroy();
+    }
+  });
+});
