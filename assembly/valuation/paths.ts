@@ -2,13 +2,13 @@ import { Status } from "../shared/status";
 import { setBadIndex } from "../result";
 import { dot } from "../linalg/blas";
 
-/** Rows of A per cache tile in `gemmNT` (8 rows × N = 500 ≈ 32 KiB, one L1d). Even. */
-const TILE_A: i32 = 8;
+/** Default rows of A per cache tile in `gemmNT` (8 rows × N = 500 ≈ 32 KiB, one L1d). Even. */
+export const TILE_A: i32 = 8;
 
 /**
  * C[a·csA + b·csB] = Σ_{k<K_b} A[a][k]·B[b][k] for a < nA, b < nB: the product A·Bᵀ of two row-major matrices.
  *
- * Method: the rows of A are taken in tiles of TILE_A; inside a tile, 2×2 register blocks (two rows of A against
+ * Method: the rows of A are taken in tiles of `tileA` rows (even; default TILE_A); inside a tile, 2×2 register blocks (two rows of A against
  *   two rows of B, four f64x2 accumulators sharing every load), then 2×1 blocks for an odd last row of B and
  *   `blas.dot` for an odd last row of A. Every output has the same summation order as `blas.dot` (even k in lane 0,
  *   odd k in lane 1, lane 0 + lane 1, then the odd tail), whichever block computed it, so equal inputs give
@@ -17,14 +17,15 @@ const TILE_A: i32 = 8;
  *   block over rows (b, b+1) uses K = min(b + 2, K), reading B[b][b+1], which must be 0 (the caller guarantees
  *   it); its product adds an exact zero.
  * Preconditions: nA, nB ≥ 0; A has row stride lda, B row stride ldb (elements); C does not alias A or B.
- * Complexity: 2·nA·nB·K flops (half with `tri`); no allocation; A tile and a B row pair stay in L1.
+ * Complexity: 2·nA·nB·K flops (half with `tri`); no allocation. Each B row pair is read once per A tile and
+ *   reused from L1 across the tile; the A tile should fit in L1 (B small) or L2 (B large, e.g. a Cholesky factor).
  */
 export function gemmNT(A: usize, lda: i32, nA: i32, B: usize, ldb: i32, nB: i32, K: i32, tri: bool,
-                       C: usize, csA: i32, csB: i32): void {
+                       C: usize, csA: i32, csB: i32, tileA: i32 = TILE_A): void {
   const ra = <usize>lda << 3;
   const rb = <usize>ldb << 3;
-  for (let a0: i32 = 0; a0 < nA; a0 += TILE_A) {
-    const aEnd = min(a0 + TILE_A, nA);
+  for (let a0: i32 = 0; a0 < nA; a0 += tileA) {
+    const aEnd = min(a0 + tileA, nA);
     let b: i32 = 0;
     for (; b + 1 < nB; b += 2) {
       const kb = tri ? min(b + 2, K) : K;

@@ -117,6 +117,23 @@ describe("simulateRuns: streams and structure", () => {
       });
   }
 
+  it("draws continue exactly across the kernel's internal row chunks (N = 129: 126-row chunks, odd draw counts)",
+    () => {
+      // 16384/129 → 126 rows per chunk, so nTest = 300 spans three chunks and each chunk draws an odd number of
+      // normals (126·129): the cached second variate must carry over. Checked against the unchunked JS reference.
+      for (const model of ["independent", "correlated"] as const) {
+        const c = makeCase(45n, 129, 2, 300, model, { runFrom: 1, runCount: 2 });
+        const { values } = simulateRuns(wasm, c);
+        const { mu, cov: S } = refDailyMoments(c.trainCloses, c.N);
+        const ref = refSimulate({
+          mu, p0: c.firstTestClose, nTest: c.nTest, W: c.weights, S: c.S, seed: c.seed, runFrom: 1, runCount: 2,
+          capital: CAPITAL,
+          ...(model === "correlated" ? { L: refCholesky(S) } : { sigma: S.map((row, i) => Math.sqrt(row[i])) }),
+        });
+        expectRelClose(values, ref, 1e-10, model);
+      }
+    });
+
   it("asset 0 gets the same simulated path in both models (L₀₀ = σ₀, MATH.md §8.1)", () => {
     const N = 4;
     const c = makeCase(50n, N, N, 40, "independent", { weights: unitWeights(N) });
