@@ -5,7 +5,7 @@
  * |---|---|
  * | 0 | success (also `--help`, `--version`) |
  * | 1 | runtime failure: an unexpected error, an I/O error, a solver that could not certify a result |
- * | 2 | usage error: unknown command or option, missing argument, a bad option value (date, number, choice) |
+ * | 2 | usage error: unknown command or option, missing argument, a bad option value (date, number, choice), an invalid server configuration |
  * | 3 | data error: unknown tickers, insufficient common history, degenerate input, a rejected import, a corrupt store |
  */
 import { CommanderError } from "commander";
@@ -37,6 +37,7 @@ export function exitCodeFor(err: unknown): ExitCode {
     if (USAGE_CODES.has(err.code)) return EXIT.USAGE;
     return EXIT.RUNTIME;
   }
+  if (err instanceof Error && err.name === "ConfigError") return EXIT.USAGE;
   if (err instanceof Error && (err.name === "StoreFormatError" || (err as { exitCode?: unknown }).exitCode === EXIT.DATA)) {
     return EXIT.DATA;
   }
@@ -54,6 +55,7 @@ export class UsageError extends Error {
 /** The one line printed on stderr for an error: the FolioError detail or the error message, never a stack. */
 export function errorLine(err: unknown): string {
   if (isFolioError(err)) return `folio: ${err.detail}`;
-  if (err instanceof Error) return `folio: ${err.message.split("\n")[0]}`;
+  // Multi-line messages (e.g. a list of configuration problems) are joined into one line.
+  if (err instanceof Error) return `folio: ${err.message.split("\n").map((l) => l.trim()).filter(Boolean).join(" ")}`;
   return `folio: ${String(err)}`;
 }

@@ -3,7 +3,7 @@
  * stdout, stderr and exit codes. `npm test` builds first; run `npm run build` before running this file alone.
  * Expected values come from the price store and the library (the CLI must agree with them), and from properties.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -190,6 +190,9 @@ describe("folio CLI (built)", () => {
       ["backtest"],
       ["no-such-command"],
       ["backtest", ...tickers, "--json", "--csv"],
+      ["backtest", ...tickers, "--values"],
+      ["simulate", ...tickers, "--runs", "0"],
+      ["serve", "--port", "99999"],
     ];
     const runs = await Promise.all(cases.map((c) => run(c)));
     runs.forEach((r, i) => {
@@ -217,5 +220,35 @@ describe("folio CLI (built)", () => {
     expect(r.code).toBe(3);
     expectOneLineError(r);
     expect(r.stderr).toMatch(/\d+ common trading days/);
+  });
+
+  it("serves the API and the page with `serve --port 0`, and stops cleanly with exit 0 on SIGTERM", async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, API_KEYS: "cli-serve-test-key-0123456789", WORKERS: "1", LOG_LEVEL: "silent" };
+    delete env.DATA_DIR;
+    const child = spawn(process.execPath, [MAIN, "serve", "--port", "0", "--host", "127.0.0.1"], { env, cwd: PROJECT_ROOT });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += String(d)));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no serving line within 30 s: ${stderr}`)), 30_000);
+        child.stderr.on("data", () => {
+          const m = /serving (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]);
+          }
+        });
+      });
+      const page = await fetch(url + "/");
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain("<title>Folio");
+      const info = await fetch(url + "/v1/timeseries/info", { headers: { "x-api-key": "cli-serve-test-key-0123456789" } });
+      expect(info.status).toBe(200);
+      expect(await info.json()).toContain((await someTickers(1))[0]);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
   });
 });

@@ -2,14 +2,18 @@
  * `folio serve`: runs the HTTP service (src/http/server.ts). Options are passed as the documented environment
  * variables (PORT, HOST, DATA_DIR), so the server's one configuration reader (src/config.ts) sees them.
  */
-import type { Command } from "commander";
-import { parsePositiveInt } from "../common.js";
+import { InvalidArgumentError, type Command } from "commander";
+
+function parsePort(value: string): string {
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new InvalidArgumentError(`expected a port 0 … 65535, got ${JSON.stringify(value)}`);
+  return String(Number(value));
+}
 
 export function registerServe(program: Command): Command {
   const cmd = program
     .command("serve")
     .description("run the HTTP service and the web page (SPEC.md §3)")
-    .option("--port <n>", "port to listen on (env PORT, default 8080)", (v) => String(parsePositiveInt(v)))
+    .option("--port <n>", "port to listen on, 0 for any free port (env PORT, default 8080)", parsePort)
     .option("--host <host>", "address to bind (env HOST, default 127.0.0.1)")
     .option("--data-dir <dir>", "price store directory (env DATA_DIR, default: the embedded synthetic universe)");
   cmd.addHelpText("after", `
