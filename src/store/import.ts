@@ -125,8 +125,41 @@ function isDecimal(s: string): boolean {
   return i === n;
 }
 
+const POW10 = Array.from({ length: 23 }, (_, k) => Number(`1e${k}`));
+
+/**
+ * Fast path for the common cell: unsigned digits with an optional fraction, at most 15 digits in all. Returns
+ * the value, or -1 when the cell needs the general path.
+ * Method: Clinger's fast path: the digits form an integer m < 10^15 < 2^53 (exact) and 10^k (k ≤ 15) is exact,
+ * so the one correctly rounded division m / 10^k equals the correctly rounded decimal, i.e. exactly Number(s).
+ * References: W. D. Clinger, "How to read floating point numbers accurately", PLDI 1990, doi:10.1145/93542.93557.
+ */
+function fastDecimal(s: string): number {
+  const n = s.length;
+  if (n === 0 || n > 16) return -1;
+  let m = 0;
+  let digits = 0;
+  let frac = -1;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c >= 0 && c <= 9) {
+      m = m * 10 + c;
+      digits++;
+      if (frac >= 0) frac++;
+    } else if (c === -2 && frac < 0) {
+      frac = 0;
+    } else {
+      return -1;
+    }
+  }
+  if (digits === 0 || digits > 15) return -1;
+  return frac > 0 ? m / POW10[frac] : m;
+}
+
 /** A cell → price, `null` for a missing value, or a string reason for a rejection. */
 export function parsePriceCell(raw: string): number | null | string {
+  const f = fastDecimal(raw);
+  if (f > 0) return f;
   const s = raw.length > 0 && (raw.charCodeAt(0) === 32 || raw.charCodeAt(raw.length - 1) === 32) ? raw.trim() : raw;
   if (MISSING.has(s)) return null;
   if (!isDecimal(s)) return `price ${JSON.stringify(raw)} is not a number`;
@@ -146,7 +179,8 @@ interface Accum {
   closes: number[];
   lastDay: number;
   lastClose: number;
-  lastAt: string;
+  lastFile: string;
+  lastLine: number;
 }
 
 const norm = (h: string): string => h.trim().toLowerCase().replace(/[\s_]+/g, " ");
@@ -235,29 +269,33 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
     options.onProgress?.({ file, filesDone, filesTotal: files.length, bytesDone, bytesTotal, rows });
   };
 
-  const add = (ticker: string, day: number, price: number, file: string, line: number, problemsOut: ImportProblem[]): void => {
+  const accFor = (ticker: string): Accum => {
     const key = ticker.toUpperCase();
     let a = acc.get(key);
     if (!a) {
-      a = { ticker, days: [], closes: [], lastDay: -Infinity, lastClose: NaN, lastAt: "" };
+      a = { ticker, days: [], closes: [], lastDay: -Infinity, lastClose: NaN, lastFile: "", lastLine: 0 };
       acc.set(key, a);
     }
+    return a;
+  };
+  const add = (a: Accum, day: number, price: number, file: string, line: number, problemsOut: ImportProblem[]): void => {
     if (day === a.lastDay && price === a.lastClose) {
       duplicates++;
-      warnings.push(`${file}:${line}: repeated row for ${a.ticker} on ${formatIsoDay(day)} with the same close as ${a.lastAt}; skipped`);
+      warnings.push(`${file}:${line}: repeated row for ${a.ticker} on ${formatIsoDay(day)} with the same close as ${a.lastFile}:${a.lastLine}; skipped`);
       return;
     }
     if (day <= a.lastDay) {
       const what = day === a.lastDay ? `duplicate date ${formatIsoDay(day)} for ${a.ticker}` :
         `date ${formatIsoDay(day)} for ${a.ticker} is not after ${formatIsoDay(a.lastDay)}`;
-      problemsOut.push({ file, line, reason: `${what} (previous at ${a.lastAt}); dates must be ascending and unique` });
+      problemsOut.push({ file, line, reason: `${what} (previous at ${a.lastFile}:${a.lastLine}); dates must be ascending and unique` });
       return;
     }
     a.days.push(day);
     a.closes.push(price);
     a.lastDay = day;
     a.lastClose = price;
-    a.lastAt = `${file}:${line}`;
+    a.lastFile = file;
+    a.lastLine = line;
     closesCount++;
   };
 
@@ -280,6 +318,9 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
     // Per-format state, set from the header.
     let nCols = 0;
     let wideTickers: (string | undefined)[] = [];
+    let wideAcc: (Accum | undefined)[] = [];
+    let cachedTicker = "";
+    let cachedAcc: Accum | undefined;
     let dateCol = -1;
     let closeCol = -1;
     let tickerCol = -1;
@@ -328,6 +369,7 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
               seen.set(k, c);
               return t;
             });
+            wideAcc = wideTickers.map((t) => (t === undefined ? undefined : accFor(t)));
           } else {
             const pick = (names: readonly string[]): number => {
               for (const n of names) {
@@ -399,7 +441,7 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
               rowProblems.push({ file, line, reason: `${t}: ${v}` });
             } else {
               columnsWithData.add(c);
-              add(t, day, v, file, line, rowProblems);
+              add(wideAcc[c]!, day, v, file, line, rowProblems);
             }
           }
           for (const p of rowProblems) problems.push(p);
@@ -419,7 +461,11 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
         } else if (typeof v === "string") {
           problems.push({ file, line, reason: `${ticker}: ${v}` });
         } else {
-          add(ticker, day, v, file, line, problems);
+          if (ticker !== cachedTicker || !cachedAcc) {
+            cachedTicker = ticker;
+            cachedAcc = accFor(ticker);
+          }
+          add(cachedAcc, day, v, file, line, problems);
         }
       });
     } catch (e) {

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, storeFilePath } from "../../src/store/index.js";
-import { detectFormat, importPrices, type ImportProblem } from "../../src/store/import.js";
+import { detectFormat, importPrices, parsePriceCell, type ImportProblem } from "../../src/store/import.js";
+import { Xoshiro128 } from "../../src/store/synthetic.js";
 import { formatIsoDay } from "../../src/store/dates.js";
 import type { PriceStore } from "../../src/store/types.js";
 
@@ -119,6 +120,35 @@ describe("importPrices round trips", () => {
     const report = await importPrices(join(dir, "store"), [write("wide.csv", WIDE)], { dryRun: true });
     expect(report.ok).toBe(true);
     expect(existsSync(storeFilePath(join(dir, "store")))).toBe(false);
+  });
+});
+
+describe("price cells", () => {
+  it("parse to exactly Number(text) for 20k seeded random decimals of 1 to 20 digits (fast path and general path)", () => {
+    const g = Xoshiro128.fromSeed(3);
+    const bad: string[] = [];
+    for (let k = 0; k < 20000; k++) {
+      const len = 1 + Math.floor(g.uniform() * 20);
+      let t = "";
+      for (let i = 0; i < len; i++) t += String(Math.floor(g.uniform() * 10));
+      const dot = Math.floor(g.uniform() * (len + 1));
+      if (dot < len) t = t.slice(0, dot) + "." + t.slice(dot);
+      if (g.uniform() < 0.1) t += `e${Math.floor(g.uniform() * 10) - 5}`;
+      const want = Number(t);
+      const got = parsePriceCell(t);
+      if (want > 0 ? got !== want : typeof got !== "string") bad.push(t);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("treat empty, null and NA as missing and reject signs, spaces inside, hex and non-finite values", () => {
+    for (const m of ["", "null", "NA", "N/A", " "]) expect(parsePriceCell(m)).toBeNull();
+    expect(parsePriceCell("+1.5")).toBe(1.5);
+    expect(parsePriceCell(" 2.5 ")).toBe(2.5);
+    expect(parsePriceCell("1e400")).toMatch(/not finite/);
+    for (const r of ["-1", "0", "0.000", "1 000", "1,5", "0x1A", "Infinity", "NaN", ".", "1e", "--1"]) {
+      expect(typeof parsePriceCell(r), r).toBe("string");
+    }
   });
 });
 
