@@ -256,6 +256,13 @@ function parseSeries(list) {
   return { ids, dates, values };
 }
 
+/** The tickers as the server echoes them (canonical case), else as requested. */
+function canonicalTickers(res, body) {
+  const echoed = res.headers.get("x-tickers");
+  const list = echoed ? echoed.split(",") : [];
+  return list.length === body.tickers.length ? list : body.tickers;
+}
+
 async function run(e) {
   e.preventDefault();
   showError(null);
@@ -274,7 +281,10 @@ async function run(e) {
     if (m === "paths") {
       const [paths, weights] = await Promise.all([api("/v1/optimiser/paths", body), api("/v1/optimiser/weights", body)]);
       const { ids, dates, values } = parseSeries(paths.data);
-      state.last = { mode: m, ids, dates, values, weights: weights.data, tickers: body.tickers };
+      state.last = {
+        mode: m, ids, dates, values, weights: weights.data, tickers: canonicalTickers(weights, body),
+        fallback: weights.headers.get("x-covariance-fallback"),
+      };
     } else {
       const simsBody = { ...body, run_count: Number($("run-count").value || 5), model: $("model").value };
       const seed = $("seed").value.trim();
@@ -288,7 +298,8 @@ async function run(e) {
         dates: parsed[0]?.dates ?? [],
         runs: parsed.map((p) => p.values),
         weights: weights.data,
-        tickers: body.tickers,
+        tickers: canonicalTickers(weights, body),
+        fallback: weights.headers.get("x-covariance-fallback"),
         seed: sims.headers.get("x-simulation-seed"),
         model: sims.headers.get("x-simulation-model") ?? simsBody.model,
       };
@@ -324,6 +335,11 @@ function render() {
     renderSimsSummary(r);
   }
   renderWeights(r);
+  const note = $("fallback-note");
+  note.hidden = !r.fallback;
+  note.textContent = r.fallback
+    ? `Risk parity used the shrunk covariance (equal risk contributions do not exist on the sample one) for: ${r.fallback.split(",").join(", ")}.`
+    : "";
 }
 
 const chartHeight = () => (window.innerWidth < 600 ? 280 : 380);

@@ -2,8 +2,10 @@
  * webPlugin on a bare Fastify instance (no API, no browser): the page, the vendored chart library and the shared
  * summary module are served from this project, with the right content types.
  */
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot, webPlugin } from "../../src/http/web.js";
@@ -66,6 +68,43 @@ describe("webPlugin", () => {
     for (const url of ["/lib/errors.js", "/lib/http/app.js", "/package.json", "/../package.json", "/vendor/uPlot.cjs.js"]) {
       const r = await app.inject({ method: "GET", url });
       expect(r.statusCode, url).toBe(404);
+    }
+  });
+});
+
+describe("webPlugin without a build", () => {
+  it("transpiles the summary module from the TypeScript source into JavaScript that computes the same summaries", async () => {
+    // A project root with sources but no dist/: the plugin must fall back to transpiling src/report/summary.ts.
+    const root = mkdtempSync(join(tmpdir(), "folio-web-"));
+    try {
+      mkdirSync(join(root, "web"));
+      mkdirSync(join(root, "src", "report"), { recursive: true });
+      mkdirSync(join(root, "src", "domain"), { recursive: true });
+      copyFileSync(join(PROJECT_ROOT, "package.json"), join(root, "package.json"));
+      copyFileSync(join(PROJECT_ROOT, "web", "index.html"), join(root, "web", "index.html"));
+      copyFileSync(join(PROJECT_ROOT, "src", "report", "summary.ts"), join(root, "src", "report", "summary.ts"));
+      copyFileSync(join(PROJECT_ROOT, "src", "domain", "strategies.ts"), join(root, "src", "domain", "strategies.ts"));
+      symlinkSync(join(PROJECT_ROOT, "node_modules"), join(root, "node_modules"));
+      const app = Fastify({ logger: false });
+      await app.register(webPlugin, { root });
+      const out = join(root, "served");
+      mkdirSync(join(out, "report"), { recursive: true });
+      mkdirSync(join(out, "domain"), { recursive: true });
+      for (const mod of ["report/summary", "domain/strategies"]) {
+        const r = await app.inject({ method: "GET", url: `/lib/${mod}.js` });
+        expect(r.statusCode, mod).toBe(200);
+        expect(r.body).not.toMatch(/:\s*StrategySummary\b|\binterface\b/); // types erased
+        writeFileSync(join(out, `${mod}.js`), r.body);
+      }
+      await app.close();
+      const served = (await import(pathToFileURL(join(out, "report", "summary.js")).href)) as typeof import("../../src/report/summary.js");
+      const real = await import("../../src/report/summary.js");
+      const values = [[100, 200, 100, 200], [100, 110, 99, 121]];
+      const ids = ["l1r.l2d.l3ewp", "l1r.l2d.l3gmvp"] as const;
+      expect(served.summarize({ dates: ["a", "b", "c", "d"], values }, ids))
+        .toEqual(real.summarize({ dates: ["a", "b", "c", "d"], values }, ids));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });
