@@ -438,6 +438,7 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
             if (v === null) {
               missing++;
             } else if (typeof v === "string") {
+              columnsWithData.add(c);
               rowProblems.push({ file, line, reason: `${t}: ${v}` });
             } else {
               columnsWithData.add(c);

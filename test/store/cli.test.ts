@@ -1,0 +1,118 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Command } from "commander";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { registerImport } from "../../src/cli/commands/import.js";
+import { registerTickers } from "../../src/cli/commands/tickers.js";
+import { exitCodeFor } from "../../src/cli/exit-codes.js";
+import { openStore, storeFilePath } from "../../src/store/index.js";
+
+let dir: string;
+let out: string;
+let err: string;
+const savedEnv = process.env.DATA_DIR;
+const savedCwd = process.cwd();
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "folio-cli-"));
+  out = "";
+  err = "";
+  vi.spyOn(process.stdout, "write").mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
+  vi.spyOn(process.stderr, "write").mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
+  delete process.env.DATA_DIR;
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  process.chdir(savedCwd);
+  if (savedEnv === undefined) delete process.env.DATA_DIR;
+  else process.env.DATA_DIR = savedEnv;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function run(...args: string[]): Promise<void> {
+  const program = new Command("folio").exitOverride();
+  registerImport(program);
+  registerTickers(program);
+  for (const c of program.commands) c.exitOverride();
+  await program.parseAsync(["node", "folio", ...args]);
+}
+
+const WIDE = "Date,AAA,BBB\n2020-01-02,10.5,200\n2020-01-03,11,\n";
+
+describe("folio import", () => {
+  it("imports into --data-dir and prints a summary on stdout", async () => {
+    const f = join(dir, "w.csv");
+    writeFileSync(f, WIDE);
+    await run("import", f, "--data-dir", join(dir, "store"));
+    expect(out).toMatch(/^Imported 2 tickers \(3 closes from 2 rows in 1 file, 1 missing cells skipped\)/);
+    expect(out).toContain(storeFilePath(join(dir, "store")));
+    expect((await openStore({ dataDir: join(dir, "store") })).list().map((t) => t.ticker)).toEqual(["AAA", "BBB"]);
+    expect(err).toBe("");
+  });
+
+  it("uses DATA_DIR when --data-dir is absent, and ./.data when neither is set", async () => {
+    const f = join(dir, "w.csv");
+    writeFileSync(f, WIDE);
+    process.env.DATA_DIR = join(dir, "env-store");
+    await run("import", f);
+    expect(existsSync(storeFilePath(join(dir, "env-store")))).toBe(true);
+    delete process.env.DATA_DIR;
+    process.chdir(dir);
+    await run("import", f);
+    expect(existsSync(storeFilePath(join(dir, ".data")))).toBe(true);
+    expect(out).toContain("DATA_DIR=");
+  });
+
+  it("on a rejected import prints every problem as file:line: reason, leaves the store alone and fails with exit code 3", async () => {
+    const f = join(dir, "bad.csv");
+    writeFileSync(f, "Date,AAA\n2020-01-02,0\n2020-01-03,x\n2020-01-06,1\n");
+    let caught: unknown;
+    try {
+      await run("import", f, "--data-dir", join(dir, "store"));
+    } catch (e) {
+      caught = e;
+    }
+    expect(exitCodeFor(caught)).toBe(3);
+    expect((caught as Error).message).toMatch(/import rejected: 2 problems in 1 file; the store at .* was not changed/);
+    expect(err).toBe(`${f}:2: AAA: price "0" is not > 0\n${f}:3: AAA: price "x" is not a number\n`);
+    expect(existsSync(storeFilePath(join(dir, "store")))).toBe(false);
+  });
+
+  it("prints at most --max-errors problems and counts the rest", async () => {
+    const f = join(dir, "bad.csv");
+    writeFileSync(f, "Date,AAA\n" + Array.from({ length: 5 }, (_, i) => `2020-01-0${i + 1},-1`).join("\n"));
+    await expect(run("import", f, "--data-dir", join(dir, "store"), "--max-errors", "2")).rejects.toThrow(/5 problems/);
+    expect(err.trim().split("\n")).toHaveLength(3);
+    expect(err).toContain("… and 3 more");
+  });
+
+  it("refuses an unknown --format value as a usage error", async () => {
+    await expect(run("import", "x.csv", "--format", "xml")).rejects.toMatchObject({ code: "commander.invalidArgument" });
+  });
+});
+
+describe("folio tickers", () => {
+  it("lists the synthetic universe by default, as a table or as JSON", async () => {
+    await run("tickers");
+    expect(out).toMatch(/Synthetic universe/);
+    expect(out).toMatch(/SYN-TEC1\s+2019-01-02\s+2024-12-31\s+1554/);
+    out = "";
+    await run("tickers", "--json");
+    const list = JSON.parse(out) as { ticker: string }[];
+    expect(list).toHaveLength(30);
+    expect(list[0]).toEqual({ ticker: "SYN-FIN1", first: "2019-01-02", last: "2024-12-31", count: 1554 });
+  });
+
+  it("lists an imported store from --data-dir", async () => {
+    const f = join(dir, "w.csv");
+    writeFileSync(f, WIDE);
+    await run("import", f, "--data-dir", join(dir, "store"));
+    out = "";
+    await run("tickers", "--json", "--data-dir", join(dir, "store"));
+    expect(JSON.parse(out)).toEqual([
+      { ticker: "AAA", first: "2020-01-02", last: "2020-01-03", count: 2 },
+      { ticker: "BBB", first: "2020-01-02", last: "2020-01-02", count: 1 },
+    ]);
+  });
+});
