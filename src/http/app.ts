@@ -119,6 +119,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook("onSend", async (req, reply) => {
     reply.header("x-request-id", req.id);
+    // During shutdown, in-flight responses close their connection, so that keep-alive sockets do not hold the
+    // server open until their idle timeout.
+    if (closing) reply.header("connection", "close");
   });
   app.addHook("preClose", async () => {
     closing = true;
