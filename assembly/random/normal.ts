@@ -9,7 +9,12 @@ import { rotl, RNG_CACHE_OFFSET, RNG_FLAG_OFFSET } from "./xoshiro256";
  *   a caller that starts a new run from a freshly seeded or copied block starts with whatever cache that block
  *   holds (the simulation kernel empties it per run, MATH.md §8.4 "the cache is per run").
  *   `ln` is AssemblyScript's NativeMath.log (compiled into the module, so identical on every host); √ is the
- *   correctly rounded f64.sqrt instruction. 2u − 1 is exact (u is a 53-bit multiple of 2⁻⁵³).
+ *   correctly rounded f64.sqrt instruction. 2u − 1 is computed as m·2⁻⁵² − 1 with m = next() >> 11 < 2⁵³, which
+ *   is exact and equal to 2·(m·2⁻⁵³) − 1 (m converts signed, one instruction, since it is below 2⁶³).
+ *   Build dependence: NativeMath.log (and exp) select a table-driven algorithm when the module is compiled with
+ *   shrinkLevel 0 (the release target) and musl's polynomial otherwise. The two differ in the last bit for ~3% of
+ *   normals (measured: 61 720 of 2 000 525), so seeded sims are reproducible only for a fixed shrinkLevel;
+ *   test/assembly/random.test.ts pins the release target's shrinkLevel 0.
  * Preconditions: `st` a seeded block; `out` has room for n f64.
  * Convergence: each attempt is accepted with probability π/4; the expected number of uniforms per pair is 8/π.
  *   There is no cap (a cap would change the stream); a non-terminating loop would need ~2⁶⁴ rejections in a row.
@@ -45,11 +50,11 @@ export function fillNormals(st: usize, out: usize, n: i32): void {
         let r = rotl(s1 * 5, 7) * 9;
         let t = s1 << 17;
         s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t; s3 = rotl(s3, 45);
-        a = 2.0 * (<f64>(r >> 11) * 1.1102230246251565e-16) - 1.0;
+        a = <f64>(<i64>(r >> 11)) * 2.220446049250313e-16 - 1.0;
         r = rotl(s1 * 5, 7) * 9;
         t = s1 << 17;
         s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t; s3 = rotl(s3, 45);
-        b = 2.0 * (<f64>(r >> 11) * 1.1102230246251565e-16) - 1.0;
+        b = <f64>(<i64>(r >> 11)) * 2.220446049250313e-16 - 1.0;
         s = a * a + b * b;
       } while (!(s > 0.0 && s < 1.0));
       const p = base + (<usize>j << 4);
@@ -86,11 +91,11 @@ export function fillNormals(st: usize, out: usize, n: i32): void {
       let r = rotl(s1 * 5, 7) * 9;
       let t = s1 << 17;
       s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t; s3 = rotl(s3, 45);
-      a = 2.0 * (<f64>(r >> 11) * 1.1102230246251565e-16) - 1.0;
+      a = <f64>(<i64>(r >> 11)) * 2.220446049250313e-16 - 1.0;
       r = rotl(s1 * 5, 7) * 9;
       t = s1 << 17;
       s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= t; s3 = rotl(s3, 45);
-      b = 2.0 * (<f64>(r >> 11) * 1.1102230246251565e-16) - 1.0;
+      b = <f64>(<i64>(r >> 11)) * 2.220446049250313e-16 - 1.0;
       s = a * a + b * b;
     } while (!(s > 0.0 && s < 1.0));
     const f = Math.sqrt((-2.0 * Math.log(s)) / s);
