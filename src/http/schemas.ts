@@ -43,7 +43,7 @@ export const Model = z.enum(["independent", "correlated"], { error: 'must be "in
 export const Seed = z.union(
   [
     z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-    z.string().regex(/^(0|[1-9]\d{0,19})$/).refine((s) => BigInt(s) <= U64_MAX),
+    z.string().regex(/^(0|[1-9]\d{0,19})$/).refine((s) => /^\d{1,20}$/.test(s) && BigInt(s) <= U64_MAX),
   ],
   { error: `must be an integer 0..${Number.MAX_SAFE_INTEGER} or a decimal string 0..${U64_MAX}` },
 );

@@ -1,0 +1,84 @@
+/** The configuration: defaults, limits, keys (hashed at load, never kept in clear) and clear startup errors. */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, hashKey, isLoopback, loadConfig } from "../../src/config.js";
+
+const KEY_A = "a".repeat(16) + "-key-one";
+const KEY_B = "b".repeat(16) + "-key-two";
+
+describe("loadConfig", () => {
+  it("defaults to 127.0.0.1:8080, the synthetic store, one worker per core and a generated key", () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8080);
+    expect(c.host).toBe("127.0.0.1");
+    expect(c.dataDir).toBeUndefined();
+    expect(c.limits.workers).toBe(availableParallelism());
+    expect(c.limits.maxRunCount).toBe(100);
+    expect(c.keySource).toBe("generated");
+    expect(c.generatedKey).toMatch(/^[\w-]{32}$/);
+    expect(c.keyHashes).toEqual([hashKey(c.generatedKey!)]);
+    expect(loadConfig({}).generatedKey).not.toBe(c.generatedKey);
+  });
+
+  it("reads every limit from its variable, treating empty variables as unset", () => {
+    const c = loadConfig({
+      PORT: "9000", HOST: "::1", API_KEYS: KEY_A, DATA_DIR: "/tmp/x", BODY_LIMIT_BYTES: "2048", MAX_TICKERS: "10",
+      MAX_RUN_COUNT: "7", COMPUTE_TIMEOUT_MS: "1500", WORKERS: "3", QUEUE_SIZE: "0", RATE_LIMIT_PER_MINUTE: "9",
+      LOG_LEVEL: "warn", API_KEYS_FILE: "",
+    });
+    expect(c).toMatchObject({ port: 9000, host: "::1", dataDir: "/tmp/x", logLevel: "warn", keySource: "API_KEYS" });
+    expect(c.limits).toEqual({
+      bodyLimitBytes: 2048, maxTickers: 10, maxRunCount: 7, computeTimeoutMs: 1500, workers: 3, queueSize: 0, ratePerMinute: 9,
+    });
+  });
+
+  it("holds only SHA-256 hashes of API_KEYS (comma-separated), never the keys", () => {
+    const c = loadConfig({ API_KEYS: ` ${KEY_A} , ${KEY_B} ` });
+    expect(c.keyHashes).toEqual([hashKey(KEY_A), hashKey(KEY_B)]);
+    expect(c.generatedKey).toBeUndefined();
+    expect(JSON.stringify(c)).not.toContain(KEY_A);
+    // SHA-256 of the UTF-8 key, computed independently with Python's hashlib.
+    expect(hashKey(KEY_A).toString("hex")).toBe("f88eb613ce69ae7e7bcecf2ef484056cde1a4a4f6eb10d1fab5fbbbfe0abd0ba");
+  });
+
+  it("reads API_KEYS_FILE, one key per line, skipping blank lines and # comments", () => {
+    const dir = mkdtempSync(join(tmpdir(), "folio-keys-"));
+    try {
+      const file = join(dir, "keys");
+      writeFileSync(file, `# operators\n${KEY_A}\n\n${KEY_B}\n`);
+      const c = loadConfig({ API_KEYS_FILE: file, HOST: "0.0.0.0" });
+      expect(c.keySource).toBe("API_KEYS_FILE");
+      expect(c.keyHashes).toEqual([hashKey(KEY_A), hashKey(KEY_B)]);
+      expect(() => loadConfig({ API_KEYS_FILE: join(dir, "missing") })).toThrow(/cannot be read/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [{ PORT: "http" }, /PORT/],
+    [{ PORT: "70000" }, /PORT/],
+    [{ WORKERS: "0" }, /WORKERS/],
+    [{ MAX_RUN_COUNT: "1.5" }, /MAX_RUN_COUNT/],
+    [{ LOG_LEVEL: "loud" }, /LOG_LEVEL/],
+    [{ API_KEYS: "short" }, /shorter than 16/],
+    [{ API_KEYS: " , " }, /holds no key/],
+    [{ API_KEYS: KEY_A, API_KEYS_FILE: "/x" }, /not both/],
+    [{ HOST: "0.0.0.0" }, /not a loopback address and no API key/],
+    [{ HOST: "192.168.1.5" }, /not a loopback address/],
+  ])("rejects %j with a ConfigError naming the problem", (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it("binds to a non-loopback host when keys are configured", () => {
+    expect(loadConfig({ HOST: "0.0.0.0", API_KEYS: KEY_A }).host).toBe("0.0.0.0");
+  });
+
+  it("recognises loopback hosts", () => {
+    for (const h of ["127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"]) expect(isLoopback(h)).toBe(true);
+    for (const h of ["0.0.0.0", "::", "10.0.0.1", "example.com", "127.0.0.1.example.com"]) expect(isLoopback(h)).toBe(false);
+  });
+});
