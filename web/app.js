@@ -286,7 +286,9 @@ async function run(e) {
         fallback: weights.headers.get("x-covariance-fallback"),
       };
     } else {
-      const simsBody = { ...body, run_count: Number($("run-count").value || 5), model: $("model").value };
+      const simsBody = { ...body, model: $("model").value };
+      const runs = $("run-count").value.trim();
+      if (runs) simsBody.run_count = Number(runs); // the server validates (1 … its configured maximum)
       const seed = $("seed").value.trim();
       if (seed) simsBody.seed = /^\d{1,15}$/.test(seed) ? Number(seed) : seed;
       const [sims, weights] = await Promise.all([api("/v1/optimiser/sims", simsBody), api("/v1/optimiser/weights", body)]);
