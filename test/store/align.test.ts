@@ -106,17 +106,22 @@ describe("alignPrices", () => {
     expect(e.detail).toContain("0 common trading days;");
   });
 
-  it("agrees with a naive Set-intersection reference on random sparse series (seeded, 30 cases, N up to 12)", () => {
+  it("agrees with a naive Set-intersection reference on random gappy series (seeded, 60 cases, N up to 12, some very sparse)", () => {
     const g = Xoshiro128.fromSeed(42);
     const days = businessDays("2000-01-03", 600);
-    for (let c = 0; c < 30; c++) {
+    for (let c = 0; c < 60; c++) {
       const N = 1 + Math.floor(g.uniform() * 12);
       const keep = 0.6 + 0.4 * g.uniform();
-      const ss = Array.from({ length: N }, (_, k) => series(`T${k}`, k, days.filter(() => g.uniform() < keep)));
+      // Now and then one very sparse series, so the running intersection is short and the merge gallops.
+      const sparse = g.uniform() < 0.4 ? Math.floor(g.uniform() * N) : -1;
+      const ss = Array.from({ length: N }, (_, k) => series(`T${k}`, k, days.filter(() => g.uniform() < (k === sparse ? 0.03 : keep))));
       const st = storeFromSeries(ss);
-      const got = alignArrays(st, ss.map((s) => s.ticker));
+      const lo = days[Math.floor(g.uniform() * 200)];
+      const hi = days[400 + Math.floor(g.uniform() * 200)];
+      const range = c % 2 === 0 ? {} : { start: formatIsoDay(lo), end: formatIsoDay(hi) };
+      const got = alignArrays(st, ss.map((s) => s.ticker), range);
       const sets = ss.map((s) => new Set(s.days));
-      const want = days.filter((d) => sets.every((set) => set.has(d)));
+      const want = days.filter((d) => sets.every((set) => set.has(d)) && (c % 2 === 0 || (d >= lo && d <= hi)));
       expect(Array.from(got.days)).toEqual(want);
       expect(Array.from(got.closes)).toEqual(want.flatMap((d) => Array.from({ length: N }, (_, k) => price(k, d))));
     }

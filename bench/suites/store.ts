@@ -1,0 +1,96 @@
+/**
+ * Price store benchmarks: import throughput (rows/s, cells/s) for the two large real datasets, store open time,
+ * and alignment time; plus the synthetic universe's generation. Real-data tasks skip with a printed reason when
+ * ../shared/data is absent.
+ *
+ *   store:import:cvx:n=430:t=2518      folio import of cvxportfolio-sp500/prices.csv (wide, 1.08 M cells), written
+ *   store:import:kaggle:n=489:t=1260   folio import of the 489 per-ticker Yahoo files of kaggle-sp500-5yr (608 k rows)
+ *   store:open:*                       openStore({ dataDir }) of the resulting stores (read + views + index)
+ *   align:*                            alignPrices over every ticker (inner join + PriceMatrix of numbers)
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Bench } from "tinybench";
+import { alignArrays, alignPrices } from "../../src/pipeline/align.js";
+import { openStore, openSyntheticStore, syntheticStoreBytes } from "../../src/store/index.js";
+import { importPrices, type ImportReport } from "../../src/store/import.js";
+import { medianMs, printBench } from "../table.js";
+
+function sharedData(): string | undefined {
+  // bench/suites → project root is two levels up from the source, three from dist/bench/suites.
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const up of ["../../..", "../../../.."]) {
+    const p = resolve(here, up, "shared", "data");
+    if (existsSync(join(p, "cvxportfolio-sp500", "prices.csv"))) return p;
+  }
+  return undefined;
+}
+
+export default async function store(): Promise<void> {
+  const sink: number[] = [];
+  const consume = (x: number): void => {
+    if (!Number.isFinite(x)) throw new Error("non-finite result");
+    sink.push(x);
+  };
+
+  const syn = new Bench({ time: 300, warmupTime: 50 });
+  syn.add("store:synthetic:generate+encode:n=30:t=1554", () => consume(syntheticStoreBytes().length));
+  syn.add("store:synthetic:open:n=30:t=1554", () => consume(openSyntheticStore().list().length));
+  const synStore = openSyntheticStore();
+  const synTickers = synStore.list().map((t) => t.ticker);
+  syn.add("align:synthetic:n=30:t=1554", () => consume(alignPrices(synStore, synTickers).closes[0][0]));
+  await syn.run();
+  printBench("Synthetic universe (generated in memory at open)", syn);
+
+  const data = sharedData();
+  if (!data) {
+    console.log("\n[skip] real-data import/open/align tasks: ../shared/data not found");
+    return;
+  }
+  const tmp = mkdtempSync(join(tmpdir(), "folio-bench-store-"));
+  try {
+    const kaggleSrc = join(tmp, "kaggle-src");
+    mkdirSync(kaggleSrc);
+    execFileSync("tar", ["xzf", join(data, "kaggle-sp500-5yr", "stock_data_adjclose_2012-12_2017-12.tar.gz"), "-C", kaggleSrc]);
+    const sets = [
+      { name: "cvx:n=430:t=2518", inputs: [join(data, "cvxportfolio-sp500", "prices.csv")], dir: join(tmp, "cvx") },
+      { name: "kaggle:n=489:t=1260", inputs: [join(kaggleSrc, "stock_data")], dir: join(tmp, "kaggle") },
+    ];
+
+    const imp = new Bench({ time: 0, iterations: 3, warmup: false });
+    const reports = new Map<string, ImportReport>();
+    for (const s of sets) {
+      imp.add(`store:import:${s.name}`, async () => {
+        const r = await importPrices(s.dir, s.inputs);
+        if (!r.ok) throw new Error(`import failed: ${r.rejected[0]?.reason}`);
+        reports.set(s.name, r);
+        consume(r.closes);
+      });
+    }
+    await imp.run();
+    printBench("Import (parse + validate + write the store atomically), 3 runs each", imp);
+    const rows = sets.map((s) => {
+      const r = reports.get(s.name)!;
+      const sec = medianMs(imp, `store:import:${s.name}`) / 1000;
+      return { set: s.name, files: r.files.length, rows: r.rows, closes: r.closes, "rows/s": Math.round(r.rows / sec), "closes/s": Math.round(r.closes / sec) };
+    });
+    console.table(rows);
+
+    const open = new Bench({ time: 400, warmupTime: 100 });
+    for (const s of sets) {
+      open.add(`store:open:${s.name}`, async () => consume((await openStore({ dataDir: s.dir })).list().length));
+    }
+    const cvx = await openStore({ dataDir: sets[0].dir });
+    const cvxTickers = cvx.list().map((t) => t.ticker);
+    open.add("align:typed:n=430:t=2518", () => consume(alignArrays(cvx, cvxTickers).closes[0]));
+    open.add("align:matrix:n=430:t=2518", () => consume(alignPrices(cvx, cvxTickers).closes[0][0]));
+    open.add("align:matrix:n=20:t=2518", () => consume(alignPrices(cvx, cvxTickers.slice(0, 20)).closes[0][0]));
+    await open.run();
+    printBench("Open the on-disk store (incl. list()), align every ticker", open);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
