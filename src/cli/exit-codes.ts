@@ -54,7 +54,10 @@ export class UsageError extends Error {
 
 /** The one line printed on stderr for an error: the FolioError detail or the error message, never a stack. */
 export function errorLine(err: unknown): string {
-  if (isFolioError(err)) return `folio: ${err.detail}`;
+  if (isFolioError(err)) {
+    // The catalogue speaks HTTP; on the command line, point at the command instead of the endpoint.
+    return `folio: ${err.detail.replace("GET /v1/timeseries/info lists", "`folio tickers` lists")}`;
+  }
   // Multi-line messages (e.g. a list of configuration problems) are joined into one line.
   if (err instanceof Error) return `folio: ${err.message.split("\n").map((l) => l.trim()).filter(Boolean).join(" ")}`;
   return `folio: ${String(err)}`;

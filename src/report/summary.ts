@@ -52,8 +52,19 @@ export interface ValueSeries {
 const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
 /**
- * Summary statistics of one value series (see the module doc for every definition and degenerate case).
- * Preconditions: values are the portfolio values on consecutive trading days, > 0. Complexity O(n).
+ * Summary statistics of one value series.
+ *
+ * Method: the closed forms of the module doc (geometric annualisation over 252 trading days; sample sd, ddof 1,
+ * of daily log-returns, two-pass for accuracy; Sharpe at a zero rate; running-peak drawdown).
+ * Preconditions: values are portfolio values on consecutive trading days, finite and > 0 (a non-positive value
+ * gives null for the log-return-based fields rather than NaN). Unique, no iteration, no convergence question.
+ * Complexity: O(n) time (three passes), O(1) extra memory.
+ * Edge cases: n = 0, 1, 2 and zero volatility, as in the module doc (null, never NaN or Infinity).
+ * References: W. F. Sharpe (1994), "The Sharpe Ratio", J. Portfolio Management 21(1):49–58,
+ * doi:10.3905/jpm.1994.409501 (ex-post ratio; here with log-returns and a zero rate);
+ * M. Magdon-Ismail, A. F. Atiya (2004), "Maximum drawdown", Risk 17(10):99–102 (definition as a fraction of the peak).
+ * Departures: the Sharpe ratio uses log-returns (so mean·252 is the continuously compounded return), not the
+ * arithmetic mean of simple returns; both are common, and the choice is stated wherever the figure is shown.
  */
 export function summarizeSeries(id: StrategyId, v: ArrayLike<number>): StrategySummary {
   const n = v.length;

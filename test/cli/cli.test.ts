@@ -208,6 +208,7 @@ describe("folio CLI (built)", () => {
     expect(r.code).toBe(3);
     expectOneLineError(r);
     expect(r.stderr).toContain('"NOT-A-TICKER"');
+    expect(r.stderr).toContain("`folio tickers` lists the supported tickers");
     expect(r.stdout).toBe("");
   });
 
