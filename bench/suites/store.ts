@@ -20,13 +20,10 @@ import { importPrices, type ImportReport } from "../../src/store/import.js";
 import { medianMs, printBench } from "../table.js";
 
 function sharedData(): string | undefined {
-  // bench/suites → project root is two levels up from the source, three from dist/bench/suites.
+  // ../shared/data beside the project: found from the source, from dist/bench/suites, or from the working directory.
   const here = dirname(fileURLToPath(import.meta.url));
-  for (const up of ["../../..", "../../../.."]) {
-    const p = resolve(here, up, "shared", "data");
-    if (existsSync(join(p, "cvxportfolio-sp500", "prices.csv"))) return p;
-  }
-  return undefined;
+  const candidates = [resolve(here, "../../..", "shared", "data"), resolve(here, "../../../..", "shared", "data"), resolve(process.cwd(), "..", "shared", "data")];
+  return candidates.find((p) => existsSync(join(p, "cvxportfolio-sp500", "prices.csv")));
 }
 
 export default async function store(): Promise<void> {
