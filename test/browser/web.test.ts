@@ -87,6 +87,8 @@ describeWithChromium("the web page in headless Chromium", () => {
     expect(res?.status()).toBe(200);
     await expect.poll(() => page.evaluate(() => typeof (window as unknown as { folio?: unknown }).folio)).toBe("object");
     expect(await page.title()).toContain("Folio");
+    // No key yet (fresh profile): the ticker search waits for one.
+    expect(await page.locator("#ticker-search").isDisabled()).toBe(true);
     expect(external).toEqual([]);
     expect(failed).toEqual([]);
     expect(errors).toEqual([]);
@@ -135,11 +137,17 @@ describeWithChromium("the web page in headless Chromium", () => {
     await page.screenshot({ path: join(OUT, "web-paths.png"), fullPage: true });
   });
 
-  it("hides a frequency's 7 curves with its toggle and shows them again", async () => {
+  it("hides a frequency's 7 curves with its toggle, and one curve with its legend entry, and shows them again", async () => {
     const monthly = page.locator('#freq-toggles input[data-key="m"]');
     await monthly.uncheck();
     expect(await page.locator(".u-legend tr.folio-series.u-off").count()).toBe(7);
     await monthly.check();
+    expect(await page.locator(".u-legend tr.folio-series.u-off").count()).toBe(0);
+    // One curve on its own: a click on its legend entry.
+    await page.locator(".u-legend tr.folio-series").nth(3).locator("th").click();
+    expect(await page.locator(".u-legend tr.folio-series.u-off").count()).toBe(1);
+    expect(await page.locator(".u-legend tr.folio-series").nth(3).getAttribute("class")).toContain("u-off");
+    await page.locator(".u-legend tr.folio-series").nth(3).locator("th").click();
     expect(await page.locator(".u-legend tr.folio-series.u-off").count()).toBe(0);
   });
 
@@ -156,6 +164,12 @@ describeWithChromium("the web page in headless Chromium", () => {
     expect(await page.locator("#summary tbody tr").count()).toBe(21);
     expect(await page.locator("#summary thead th").allInnerTexts()).toContain("P(loss)");
     await page.screenshot({ path: join(OUT, "web-sims.png"), fullPage: true });
+    // A run count over the server's limit: the schema's message, with its JSON pointer.
+    await page.fill("#run-count", "1000000");
+    await page.click("#run");
+    await page.locator("#error").waitFor({ state: "visible" });
+    await expect.poll(() => page.locator("#error").innerText()).toMatch(/Invalid request \(400 INVALID_REQUEST\)[\s\S]*\/run_count/);
+    await page.fill("#run-count", "4");
     await page.check('input[name="mode"][value="paths"]');
   });
 
