@@ -132,6 +132,21 @@ describeWithChromium("the web page in headless Chromium", () => {
     const first = await page.locator("#summary tbody tr").first().locator("td").allInnerTexts();
     expect(first[1]).toMatch(/^\$[\d,]+\.\d{2}$/);
     expect(first[6]).toMatch(/^\d+\.\d{2}%$/);
+    // The page's summary is the same computation as POST /v1/optimiser/report (one shared module).
+    const report = (await page.evaluate(async ([key, body]) => {
+      const r = await fetch("/v1/optimiser/report", {
+        method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body),
+      });
+      return r.json();
+    }, [KEY, { tickers }] as const)) as { PATH: string; final_value: number; sharpe: number | null; max_drawdown: number }[];
+    const shown = await page.locator("#summary tbody tr").evaluateAll((rows) =>
+      rows.map((r) => Array.from(r.querySelectorAll("td"), (td) => td.textContent ?? "")));
+    expect(report.map((r) => r.PATH)).toEqual([...STRATEGY_IDS]);
+    report.forEach((r, i) => {
+      expect(Number(shown[i][1].replace(/[$,]/g, ""))).toBeCloseTo(r.final_value, 2);
+      expect(shown[i][5]).toBe(r.sharpe === null ? "—" : r.sharpe.toFixed(2));
+      expect(shown[i][6]).toBe(`${(r.max_drawdown * 100).toFixed(2)}%`);
+    });
     expect(await page.locator("#weights tbody tr").count()).toBe(21);
     expect(await page.locator("#weights thead th").allInnerTexts()).toEqual(["Strategy", ...tickers, "Allocation"]);
     await page.screenshot({ path: join(OUT, "web-paths.png"), fullPage: true });
