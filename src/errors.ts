@@ -2,7 +2,7 @@
  * The error catalogue: the one place where error codes, HTTP statuses, titles and detail templates live.
  * Throw sites name a code and its arguments (`throw folioError("UNKNOWN_TICKERS", { tickers })`); the HTTP layer
  * turns any FolioError into application/problem+json (RFC 9457); the library surfaces the same typed error.
- * `test/errors.test.ts` keeps this table and the documented table in docs/errors.md in sync both ways.
+ * `test/http/errors-doc.test.ts` keeps this table and the documented table in docs/errors.md in sync both ways.
  */
 
 type Detail<A> = (args: A) => string;

@@ -116,9 +116,12 @@ export class ComputePool {
     };
   }
 
-  /** Load the engine and the store in a worker; resolves when one worker has answered. */
-  async ready(): Promise<void> {
-    await this.run({ kind: "ping" });
+  /**
+   * Load the engine and the store in a worker; resolves when one worker has answered. Loading is not a request's
+   * computation, so it gets its own generous deadline rather than COMPUTE_TIMEOUT_MS.
+   */
+  async ready(timeoutMs = Math.max(this.opts.timeoutMs, 120_000)): Promise<void> {
+    await this.run({ kind: "ping" }, timeoutMs);
   }
 
   /** Run one task under the deadline; throws FolioError (OVERLOADED, COMPUTE_TIMEOUT, or the worker's own). */

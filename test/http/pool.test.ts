@@ -87,7 +87,7 @@ describe("ComputePool", () => {
 describe("the HTTP service under load", () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ limits: { workers: 1, queueSize: 1, computeTimeoutMs: 400 } });
+    t = await createTestApp({ limits: { workers: 1, queueSize: 1, computeTimeoutMs: 1000 } });
   });
   afterAll(async () => {
     await closeTestApp(t);
@@ -109,11 +109,11 @@ describe("the HTTP service under load", () => {
   });
 
   it("if a request's computation passes COMPUTE_TIMEOUT_MS, it answers 504 COMPUTE_TIMEOUT and the next one succeeds", async () => {
-    const blocker = t.pool.run({ kind: "sleep", ms: 1500 }, 10_000);
+    const blocker = t.pool.run({ kind: "sleep", ms: 2500 }, 10_000);
     const res = await paths();
     expect(res.statusCode).toBe(504);
     expect(res.json().code).toBe("COMPUTE_TIMEOUT");
-    expect(res.json().limitMs).toBe(400);
+    expect(res.json().limitMs).toBe(1000);
     await blocker;
     expect((await paths()).statusCode).toBe(200);
   });
