@@ -7,14 +7,16 @@
  *   store:import:kaggle:n=489:t=1260   folio import of the 489 per-ticker Yahoo files of kaggle-sp500-5yr (608 k rows)
  *   store:open:*                       openStore({ dataDir }) of the resulting stores (read + views + index)
  *   align:*                            alignPrices over every ticker (inner join + PriceMatrix of numbers)
+ *   store:open:n=2000:t=5000           opening a generated 120 MB store (the "thousands of tickers × decades" case)
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Bench } from "tinybench";
 import { alignArrays, alignPrices } from "../../src/pipeline/align.js";
+import { encodeStore, STORE_FILE } from "../../src/store/binary.js";
 import { openStore, openSyntheticStore, syntheticStoreBytes } from "../../src/store/index.js";
 import { importPrices, type ImportReport } from "../../src/store/import.js";
 import { medianMs, printBench } from "../table.js";
@@ -41,6 +43,24 @@ export default async function store(): Promise<void> {
   syn.add("align:synthetic:n=30:t=1554", () => consume(alignPrices(synStore, synTickers).closes[0][0]));
   await syn.run();
   printBench("Synthetic universe (generated in memory at open)", syn);
+
+  // Scale: a store of 2000 tickers × 5000 days (10 M closes, 120 MB), written once, then opened.
+  const big = mkdtempSync(join(tmpdir(), "folio-bench-big-"));
+  try {
+    const days = Int32Array.from({ length: 5000 }, (_, t) => 10000 + t);
+    const series = Array.from({ length: 2000 }, (_, k) => ({
+      ticker: `T${String(k).padStart(4, "0")}`,
+      days,
+      closes: Float64Array.from(days, (d) => 50 + ((d * 7 + k * 13) % 101) / 4),
+    }));
+    writeFileSync(join(big, STORE_FILE), encodeStore(series, { synthetic: false, description: "" }));
+    const scale = new Bench({ time: 0, iterations: 5, warmup: false });
+    scale.add("store:open:n=2000:t=5000", async () => consume((await openStore({ dataDir: big })).list().length));
+    await scale.run();
+    printBench("Open a large store: 2000 tickers × 5000 days (120 MB)", scale);
+  } finally {
+    rmSync(big, { recursive: true, force: true });
+  }
 
   const data = sharedData();
   if (!data) {
