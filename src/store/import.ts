@@ -18,7 +18,8 @@
  *   in DATA_DIR, fsynced and renamed over `prices.folio` (atomic on POSIX): readers see the old or the new store,
  *   never a mix. Re-importing a ticker replaces its whole history; tickers not in the import are kept.
  * - Concurrent imports into one directory are serialised by a lock file (`.import.lock`, holding the pid; a lock
- *   left by a dead process is taken over).
+ *   left by a dead process is taken over), held from reading the existing store to the rename, so no import
+ *   loses another's tickers. A second import while one is writing fails with a clear error instead of waiting.
  *
  * Complexity: O(input bytes) to parse, O(stored rows) to write the merged store; memory ≈ the largest input file
  * as a string plus 16 bytes per imported close.
@@ -501,12 +502,37 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
     storeFile,
     storeTickers: 0,
   };
-  const existing = loadStoreContents(dataDir);
-  report.storeTickers = existing?.tickers.length ?? 0;
-  if (problems.length > 0) return report;
+  if (problems.length > 0 || options.dryRun) {
+    // Read-only: the store is not written, so no lock is taken.
+    const existing = loadStoreContents(dataDir);
+    report.storeTickers = existing?.tickers.length ?? 0;
+    if (problems.length > 0) return report;
+    mergeInto(report, existing, acc);
+    report.ok = true;
+    return report;
+  }
 
-  // Merge: keep existing tickers that the import does not replace (case-insensitively).
+  // Load, merge and write under the lock, so concurrent imports cannot lose each other's tickers.
+  mkdirSync(dataDir, { recursive: true });
+  const lock = acquireLock(dataDir);
+  try {
+    const merged = mergeInto(report, loadStoreContents(dataDir), acc);
+    writeStoreAtomically(dataDir, encodeStore(merged, { synthetic: false, description: "" }));
+    report.ok = true;
+  } finally {
+    try {
+      unlinkSync(lock);
+    } catch {
+      /* already gone */
+    }
+  }
+  return report;
+}
+
+/** Existing tickers not replaced (case-insensitively) plus the imported ones; fills `replaced` and `storeTickers`. */
+function mergeInto(report: ImportReport, existing: StoreContents | undefined, acc: Map<string, Accum>): TickerSeries[] {
   const merged: TickerSeries[] = [];
+  report.replaced = [];
   if (existing) {
     for (let k = 0; k < existing.tickers.length; k++) {
       const t = existing.tickers[k];
@@ -523,12 +549,7 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
   }
   report.replaced.sort();
   report.storeTickers = merged.length;
-  report.ok = true;
-  if (options.dryRun) return report;
-
-  const bytes = encodeStore(merged, { synthetic: false, description: "" });
-  writeStoreAtomically(dataDir, bytes);
-  return report;
+  return merged;
 }
 
 function seriesAt(c: StoreContents, k: number): TickerSeries {
@@ -567,10 +588,8 @@ function acquireLock(dataDir: string): string {
   throw new Error(`cannot take the import lock ${lock}`);
 }
 
-/** Write `bytes` to `<dir>/prices.folio` atomically: temp file in the same directory, fsync, rename, fsync dir. */
+/** Write `bytes` to `<dir>/prices.folio` atomically: temp file in the same directory, fsync, rename, fsync dir. The caller holds the lock. */
 function writeStoreAtomically(dataDir: string, bytes: Uint8Array): void {
-  mkdirSync(dataDir, { recursive: true });
-  const lock = acquireLock(dataDir);
   const target = storeFilePath(dataDir);
   const tmp = `${target}.tmp-${process.pid}-${Date.now()}`;
   try {
@@ -595,10 +614,5 @@ function writeStoreAtomically(dataDir: string, bytes: Uint8Array): void {
     }
   } finally {
     if (existsSync(tmp)) unlinkSync(tmp);
-    try {
-      unlinkSync(lock);
-    } catch {
-      /* already gone */
-    }
   }
 }

@@ -1,3 +1,4 @@
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -269,6 +270,32 @@ describe("import validation", () => {
     const r = await importPrices(data, [write("bad.csv", "Date,AAA\n2020-01-02,0\n")]);
     expect(r.ok).toBe(false);
     expect(existsSync(storeFilePath(data))).toBe(false);
+  });
+});
+
+describe("import lock", () => {
+  it("refuses to write while another live process holds .import.lock, and leaves the store as it was", async () => {
+    const data = join(dir, "store");
+    await importPrices(data, [write("wide.csv", WIDE)]);
+    const before = sha(storeFilePath(data));
+    const child = spawn("sleep", ["30"]);
+    try {
+      writeFileSync(join(data, ".import.lock"), String(child.pid));
+      await expect(importPrices(data, [write("more.csv", "Date,CCC\n2020-01-02,1\n")])).rejects.toThrow(/another import \(pid \d+\)/);
+      expect(sha(storeFilePath(data))).toBe(before);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it("takes over a lock left by a dead process and removes it afterwards", async () => {
+    const data = join(dir, "store");
+    mkdirSync(data, { recursive: true });
+    const dead = spawnSync("true").pid!;
+    writeFileSync(join(data, ".import.lock"), String(dead));
+    const r = await importPrices(data, [write("wide.csv", WIDE)]);
+    expect(r.ok).toBe(true);
+    expect(readdirSync(data)).toEqual(["prices.folio"]);
   });
 });
 
