@@ -65,7 +65,10 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
     ...(task.start !== undefined ? { start: task.start } : {}),
     ...(task.end !== undefined ? { end: task.end } : {}),
   });
-  const headers: Record<string, string> = { "x-tickers": prices.tickers.join(",") };
+  const headers: Record<string, string> = {};
+  const echoed = prices.tickers.join(",");
+  // Header values must be visible ASCII; stored symbols normally are (skip the echo otherwise rather than fail).
+  if (/^[\x20-\x7e]*$/.test(echoed)) headers["x-tickers"] = echoed;
   const base: PathsOptions = {
     ...(task.options.covariance !== undefined ? { covariance: task.options.covariance } : {}),
     ...(task.options.hrp !== undefined ? { hrp: task.options.hrp } : {}),
