@@ -17,7 +17,7 @@ export default async function pipeline(): Promise<void> {
     sink.push(x);
   };
 
-  const weights = new Bench({ time: 400, warmupTime: 100 });
+  const weights = new Bench({ time: 400, warmupTime: 100, iterations: 5, warmupIterations: 1 });
   for (const N of [20, 100, 500, 1000]) {
     const prices = factorPrices(253, N, N);
     weights.add(`library:weights21:n=${N}:t=252`, () => {
@@ -28,7 +28,7 @@ export default async function pipeline(): Promise<void> {
   await weights.run();
   printBench("All 21 weight vectors from 252 training closes (library call)", weights);
 
-  const paths = new Bench({ time: 400, warmupTime: 100 });
+  const paths = new Bench({ time: 400, warmupTime: 100, iterations: 5, warmupIterations: 1 });
   const T = 252 + 1260;
   for (const N of [20, 100, 500]) {
     const prices = factorPrices(T, N, N + 1);
@@ -50,7 +50,7 @@ export default async function pipeline(): Promise<void> {
   await paths.run();
   printBench("Paths and sims, T = 1260 test days (library call, numeric values)", paths);
 
-  const json = new Bench({ time: 400, warmupTime: 100 });
+  const json = new Bench({ time: 400, warmupTime: 100, iterations: 5, warmupIterations: 1 });
   const prices = factorPrices(T, 20, 3);
   const p = engine.pathsReport(prices);
   const s = engine.simsReport(prices, { run_count: 100 });
