@@ -110,12 +110,15 @@ describe("errors through the HTTP API", () => {
     ["an unknown covariance", "/covariance", { tickers: ["A"], covariance: "ledoit" }],
     ["an unknown hrp variant", "/hrp", { tickers: ["A"], hrp: "optimal" }],
     ["a ticker with a space", "/tickers/0", { tickers: ["A B"] }],
+    ["a __proto__ field (prototype poisoning)", "/__proto__", '{"tickers": ["A"], "__proto__": {"polluted": 1}}'],
+    ["a constructor field", "/constructor", '{"tickers": ["A"], "constructor": {"prototype": {"polluted": 1}}}'],
   ])("if the paths body has %s, it fails with INVALID_REQUEST pointing at %s", async (_what, pointer, body) => {
     const res = await t().post("/v1/optimiser/paths", body);
     const p = expectProblem(res, 400, "INVALID_REQUEST");
     const errors = p.errors as { pointer: string; message: string }[];
     expect(errors.map((e) => e.pointer)).toContain(pointer);
     expect(p.detail).toContain(pointer === "" ? "(body)" : pointer);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it.each([
