@@ -5,6 +5,7 @@ import { Command } from "commander";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { registerImport } from "../../src/cli/commands/import.js";
 import { registerTickers } from "../../src/cli/commands/tickers.js";
+import { formatBytes, ProgressBar } from "../../src/cli/progress.js";
 import { exitCodeFor } from "../../src/cli/exit-codes.js";
 import { openStore, storeFilePath } from "../../src/store/index.js";
 
@@ -114,5 +115,37 @@ describe("folio tickers", () => {
       { ticker: "AAA", first: "2020-01-02", last: "2020-01-03", count: 2 },
       { ticker: "BBB", first: "2020-01-02", last: "2020-01-02", count: 1 },
     ]);
+  });
+});
+
+describe("progress bar", () => {
+  const fakeStream = (isTTY: boolean) => {
+    const writes: string[] = [];
+    return { stream: { isTTY, columns: 80, write: (x: string) => (writes.push(x), true) } as unknown as NodeJS.WriteStream, writes };
+  };
+
+  it("draws the fraction done on a terminal, throttled, and erases itself when done", () => {
+    const saved = process.env.CI;
+    delete process.env.CI;
+    try {
+      const { stream, writes } = fakeStream(true);
+      const bar = new ProgressBar(stream, 10);
+      bar.update(1, 4, "a");
+      bar.update(2, 4, "b"); // within 100 ms: skipped
+      bar.update(3, 4, "c", true);
+      bar.done();
+      expect(writes).toEqual(["\r\x1b[2K███░░░░░░░  25% a", "\r\x1b[2K████████░░  75% c", "\r\x1b[2K"]);
+    } finally {
+      if (saved !== undefined) process.env.CI = saved;
+    }
+  });
+
+  it("writes nothing when the stream is not a terminal", () => {
+    const { stream, writes } = fakeStream(false);
+    const bar = new ProgressBar(stream);
+    bar.update(1, 2, "x", true);
+    bar.done();
+    expect(writes).toEqual([]);
+    expect(formatBytes(1536)).toBe("1.5 kB");
   });
 });
