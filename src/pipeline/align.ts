@@ -3,15 +3,16 @@
  * them have a close (inner join, never forward-filled), optionally cut to [start, end] (inclusive), then the first
  * 252 aligned days train and the rest test.
  */
+import { MIN_ALIGNED_DAYS, TRAINING_DAYS } from "../domain/strategies.js";
 import type { PriceMatrix } from "../domain/types.js";
 import { folioError } from "../errors.js";
 import { formatIsoDay, parseIsoDay } from "../store/dates.js";
 import type { PriceStore } from "../store/types.js";
 
-/** Training closes (MATH.md §2). */
-export const TRAIN_DAYS = 252;
+/** Training closes (MATH.md §2): the domain constant, re-exported under the name this module has always used. */
+export const TRAIN_DAYS = TRAINING_DAYS;
 /** Fewer aligned days than this is INSUFFICIENT_HISTORY (252 training + 1 test). */
-export const MIN_ALIGNED_DAYS = TRAIN_DAYS + 1;
+export { MIN_ALIGNED_DAYS };
 
 export interface AlignRange {
   /** First date to keep, `YYYY-MM-DD`, inclusive. */
