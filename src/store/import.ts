@@ -3,7 +3,8 @@
  * Yahoo-style CSV, single files or directories (searched recursively for `*.csv` and `*.csv.gz`, in path order).
  *
  * Rules (also in docs/data.md):
- * - Dates are strict ISO `YYYY-MM-DD`. For every ticker, dates must be strictly ascending in input order (files
+ * - Dates are strict ISO `YYYY-MM-DD` (a time of day and offset may follow, as pandas/yfinance write them; the
+ *   calendar date as written is used). For every ticker, dates must be strictly ascending in input order (files
  *   in the order given, directory entries sorted by path): a repeated date is a duplicate, an earlier one is out
  *   of order. In a wide file the rows themselves must be strictly ascending.
  * - Exception: an exact repeat (same ticker, same date, same close; e.g. Yahoo files that repeat their last row,
@@ -168,6 +169,19 @@ export function parsePriceCell(raw: string): number | null | string {
   if (!Number.isFinite(v)) return `price ${JSON.stringify(raw)} is not finite`;
   if (!(v > 0)) return `price ${JSON.stringify(raw)} is not > 0`;
   return v;
+}
+
+const TIME_SUFFIX = /^[ T]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?$/;
+
+/**
+ * A date cell → epoch day: strict `YYYY-MM-DD`, optionally followed by a time of day and a UTC offset as pandas and
+ * yfinance write them (`2020-01-02 00:00:00-05:00`, `2020-01-02T00:00:00Z`). The calendar date is taken as written
+ * (it is the trading day); the time and offset are validated and ignored.
+ */
+export function parseImportDate(s: string): number | undefined {
+  if (s.length === 10) return parseIsoDay(s);
+  if (s.length > 10 && TIME_SUFFIX.test(s.slice(10))) return parseIsoDay(s.slice(0, 10));
+  return undefined;
 }
 
 export function isValidTicker(s: string): boolean {
@@ -413,9 +427,9 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
           return;
         }
         const dateRaw = fields[dateCol];
-        const day = parseIsoDay(dateRaw.trim());
+        const day = parseImportDate(dateRaw.trim());
         if (day === undefined) {
-          problems.push({ file, line, reason: `invalid date ${JSON.stringify(dateRaw)} (expected YYYY-MM-DD)` });
+          problems.push({ file, line, reason: `invalid date ${JSON.stringify(dateRaw)} (expected YYYY-MM-DD, optionally followed by a time)` });
           return;
         }
         if (format === "wide") {

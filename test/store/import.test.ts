@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, storeFilePath } from "../../src/store/index.js";
-import { detectFormat, importPrices, parsePriceCell, type ImportProblem } from "../../src/store/import.js";
+import { detectFormat, importPrices, parseImportDate, parsePriceCell, type ImportProblem } from "../../src/store/import.js";
 import { Xoshiro128 } from "../../src/store/synthetic.js";
-import { formatIsoDay } from "../../src/store/dates.js";
+import { formatIsoDay, parseIsoDay } from "../../src/store/dates.js";
 import type { PriceStore } from "../../src/store/types.js";
 
 let dir: string;
@@ -149,6 +149,18 @@ describe("price cells", () => {
     expect(parsePriceCell("1e400")).toMatch(/not finite/);
     for (const r of ["-1", "0", "0.000", "1 000", "1,5", "0x1A", "Infinity", "NaN", ".", "1e", "--1"]) {
       expect(typeof parsePriceCell(r), r).toBe("string");
+    }
+  });
+});
+
+describe("date cells", () => {
+  it("accept YYYY-MM-DD, optionally with a time and offset as pandas/yfinance write it, using the date as written", () => {
+    const d = parseIsoDay("2020-01-02");
+    for (const ok of ["2020-01-02", "2020-01-02 00:00:00", "2020-01-02 00:00:00-05:00", "2020-01-02T00:00:00Z", "2020-01-02T16:00", "2020-01-02 00:00:00.000+0100"]) {
+      expect(parseImportDate(ok), ok).toBe(d);
+    }
+    for (const bad of ["2020-01-02x", "2020-01-02 0:00", "2020-01-02T", "2020-02-30 00:00:00", "02/01/2020", "2020-01-02 00:00:00 EST"]) {
+      expect(parseImportDate(bad), bad).toBeUndefined();
     }
   });
 });
