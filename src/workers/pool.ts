@@ -51,6 +51,8 @@ export interface PoolStats {
   timedOut: number;
   /** Tasks refused because the queue was full. */
   rejected: number;
+  /** Tasks abandoned because their client went away. */
+  cancelled: number;
 }
 
 export function defaultWorkerFile(): string {
@@ -61,6 +63,7 @@ export class ComputePool {
   private readonly piscina: Piscina<ComputeTask, TaskResult>;
   private readonly opts: Required<Omit<PoolOptions, "dataDir" | "filename">> & { dataDir?: string };
   private timedOut = 0;
+  private cancelled = 0;
   private rejected = 0;
   private running = 0;
   private closed = false;
@@ -113,6 +116,7 @@ export class ComputePool {
       completed: this.piscina.completed,
       timedOut: this.timedOut,
       rejected: this.rejected,
+      cancelled: this.cancelled,
     };
   }
 
@@ -124,24 +128,40 @@ export class ComputePool {
     await this.run({ kind: "ping" }, timeoutMs);
   }
 
-  /** Run one task under the deadline; throws FolioError (OVERLOADED, COMPUTE_TIMEOUT, or the worker's own). */
-  async run(task: ComputeTask, timeoutMs = this.opts.timeoutMs): Promise<ComputeResult> {
+  /**
+   * Run one task under the deadline; throws FolioError (OVERLOADED, COMPUTE_TIMEOUT, or the worker's own).
+   * `cancel` (e.g. the client closed its connection) stops the task the same way as the deadline: a queued task is
+   * dropped, a running one's worker is terminated and replaced; the promise then rejects with ClientClosedError.
+   */
+  async run(task: ComputeTask, timeoutMs = this.opts.timeoutMs, cancel?: AbortSignal): Promise<ComputeResult> {
     if (this.closed) throw folioError("NOT_READY", {});
+    if (cancel?.aborted) throw new ClientClosedError();
     if (this.running >= this.opts.workers + this.opts.queueSize) {
       this.rejected++;
       const retryAfter = this.opts.retryAfterSeconds;
       throw folioError("OVERLOADED", { retryAfter }, { retryAfter });
     }
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new Error("deadline")), timeoutMs);
+    const stop = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop.abort(new Error("deadline"));
+    }, timeoutMs);
+    const onCancel = () => stop.abort(new Error("client closed"));
+    cancel?.addEventListener("abort", onCancel, { once: true });
     this.running++;
     let result: TaskResult;
     try {
-      result = await this.piscina.run(task, { signal: deadline.signal });
+      result = await this.piscina.run(task, { signal: stop.signal });
     } catch (e) {
-      throw this.mapFailure(e, deadline.signal.aborted, timeoutMs);
+      if (!timedOut && cancel?.aborted) {
+        this.cancelled++;
+        throw new ClientClosedError();
+      }
+      throw this.mapFailure(e, timedOut, timeoutMs);
     } finally {
       clearTimeout(timer);
+      cancel?.removeEventListener("abort", onCancel);
       this.running--;
     }
     if (!result.ok) throw fromWire(result.error);
@@ -176,6 +196,14 @@ export class ComputePool {
   async destroy(): Promise<void> {
     this.closed = true;
     await this.piscina.destroy();
+  }
+}
+
+/** The client went away before its computation finished (nothing is sent; logged at info level). */
+export class ClientClosedError extends Error {
+  constructor() {
+    super("the client closed the connection before the computation finished");
+    this.name = "ClientClosedError";
   }
 }
 

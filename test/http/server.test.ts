@@ -79,6 +79,25 @@ describe("the server on 127.0.0.1", () => {
     await expect(fetch(`${s.url}/healthz`)).rejects.toThrow();
   });
 
+  it("if the client goes away, stops its computation and keeps serving", async () => {
+    server = await startServer({ env: ENV });
+    const s = server;
+    await s.app.folio.pool.ready();
+    const tickers = s.app.folio.store.list().map((x) => x.ticker);
+    const client = new AbortController();
+    const heavy = fetch(`${s.url}/v1/optimiser/sims`, {
+      method: "POST", signal: client.signal, headers: { "content-type": "application/json", "x-api-key": TEST_KEY },
+      body: JSON.stringify({ tickers, run_count: 100 }),
+    }).catch((e: Error) => e.name);
+    await waitFor(() => s.app.folio.pool.stats.busy === 1, "the request to reach the pool");
+    client.abort();
+    expect(await heavy).toBe("AbortError");
+    await waitFor(() => s.app.folio.pool.stats.busy === 0, "the computation to stop");
+    expect(s.app.folio.pool.stats.cancelled).toBe(1);
+    const next = await post(`${s.url}/v1/optimiser/weights`, { tickers: tickers.slice(0, 2) });
+    expect(next.status).toBe(200);
+  });
+
   it("with no key configured, generates one, prints it once, and accepts only it", async () => {
     const lines: string[] = [];
     server = await startServer({ env: { PORT: "0", WORKERS: "1", LOG_LEVEL: "silent" }, print: (l) => lines.push(l) });

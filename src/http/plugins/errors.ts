@@ -76,6 +76,10 @@ export function installErrorHandling(app: FastifyInstance, opts: ErrorsOptions):
   });
 
   app.setErrorHandler((err, req, reply) => {
+    if ((err as Error)?.name === "ClientClosedError") {
+      req.log.info("client closed the connection; computation stopped");
+      return reply.code(499).send();
+    }
     const fe = toFolioError(err, opts.bodyLimit, req.headers["content-type"] ?? "(none)");
     if (fe.status >= 500) {
       req.log.error({ err: (fe as { cause?: unknown }).cause ?? err, code: fe.code }, "request failed");

@@ -54,13 +54,19 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
         if (b.seed !== undefined) options.seed = b.seed;
         if (b.model !== undefined) options.model = b.model;
       }
+      // If the client goes away first, stop its computation (queued: dropped; running: its worker is replaced).
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableEnded) gone.abort();
+      };
+      reply.raw.once("close", onClose);
       const result = await ctx.pool.run({
         kind,
         tickers: b.tickers,
         ...(b.start !== undefined ? { start: b.start } : {}),
         ...(b.end !== undefined ? { end: b.end } : {}),
         options,
-      });
+      }, undefined, gone.signal).finally(() => reply.raw.off("close", onClose));
       return reply.headers(result.headers).type(JSON_UTF8).send(result.body);
     });
   };
