@@ -12,13 +12,13 @@ import { scratchF64 } from "../memory";
 import { correlation, covariance } from "../stats/covariance";
 import { logReturns, bucketSums } from "../stats/returns";
 import { shrinkCovariance } from "../stats/shrinkage";
-import { checkCovariance } from "../strategies/common";
+import { checkCovariance, covarianceFactor } from "../strategies/common";
 import { ewp } from "../strategies/ewp";
 import { ivp } from "../strategies/ivp";
-import { gmvp } from "../strategies/gmvp";
-import { mdcpOnCorrelation } from "../strategies/mdcp";
+import { gmvp, gmvpWithFactor } from "../strategies/gmvp";
+import { mdcpOnCorrelation, mdcpWithFactor } from "../strategies/mdcp";
 import { mdpOnCorrelation, mdpFromMdcp } from "../strategies/mdp";
-import { rpp } from "../strategies/rpp";
+import { rpp, rppWithMinVariance, varianceRatio } from "../strategies/rpp";
 import { hrpWeights, hrpTree } from "../strategies/hrp";
 
 let failedSeries: i32 = -1;
@@ -133,6 +133,7 @@ export function kWeights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: 
   const S = scratchF64(N * N);
   const C = scratchF64(N * N);
   const sd = scratchF64(N);
+  const Xf = scratchF64(n * N); // low-rank factor of Σ or C when n_f < N (sample covariance only)
   const rowBytes = <usize>N << 3;
   for (let f: i32 = 0; f < 3; f++) {
     const base = f * 7;
@@ -160,8 +161,10 @@ export function kWeights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: 
     const o = out + <usize>base * rowBytes;
     // 0 ewp
     ewp(N, o);
+    const useFactor = covMode == 0 && nf < N;
     // 1 gmvp
-    st = gmvp(S, N, o + rowBytes);
+    if (useFactor) covarianceFactor(X, nf, N, 0, Xf);
+    st = useFactor ? gmvpWithFactor(S, N, o + rowBytes, Xf, nf) : gmvp(S, N, o + rowBytes);
     if (st != Status.Ok) { failedSeries = base + 1; return st; }
     // 2 hrp
     st = hrpWeights(S, C, N, hrpMode, o + 2 * rowBytes, 0, 0);
@@ -170,11 +173,13 @@ export function kWeights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: 
     st = ivp(S, N, o + 3 * rowBytes);
     if (st != Status.Ok) { failedSeries = base + 3; return st; }
     // 4 mdcp, 5 mdp (the same QP, rescaled)
-    st = mdcpOnCorrelation(C, N, o + 4 * rowBytes);
+    if (useFactor) covarianceFactor(X, nf, N, sd, Xf);
+    st = useFactor ? mdcpWithFactor(C, N, o + 4 * rowBytes, Xf, nf) : mdcpOnCorrelation(C, N, o + 4 * rowBytes);
     if (st != Status.Ok) { failedSeries = base + 4; return st; }
     mdpFromMdcp(o + 4 * rowBytes, sd, N, o + 5 * rowBytes);
     // 6 rpp, with the shrinkage fallback
-    st = rpp(S, N, o + 6 * rowBytes);
+    // (the gmvp row gives the ERC existence test for free: min variance ≈ 0 ⇒ no ERC)
+    st = rppWithMinVariance(S, N, o + 6 * rowBytes, varianceRatio(S, N, o + rowBytes, o + 6 * rowBytes));
     if (st != Status.Ok && covMode == 0) {
       const Ss = scratchF64(N * N);
       st = shrinkCovariance(X, nf, N, Ss, 0);

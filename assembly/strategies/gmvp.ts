@@ -1,5 +1,5 @@
 import { Status } from "../shared/status";
-import { simplexQP } from "../solvers/simplex-qp";
+import { simplexQPWithFactor } from "../solvers/simplex-qp";
 
 /**
  * l3gmvp: long-only global minimum variance, min ½wᵀΣw s.t. 1ᵀw = 1, w ≥ 0 (MATH.md §4.3).
@@ -11,5 +11,10 @@ import { simplexQP } from "../solvers/simplex-qp";
  * References: Jagannathan & Ma (2003), JF 58(4):1651–1684, doi:10.1111/1540-6261.00580.
  */
 export function gmvp(S: usize, N: i32, out: usize): Status {
-  return simplexQP(S, N, out);
+  return simplexQPWithFactor(S, N, out, 0, 0);
+}
+
+/** gmvp with a low-rank factor Xf (nf×N, XfᵀXf = Σ) to speed up the QP when observations are few. */
+export function gmvpWithFactor(S: usize, N: i32, out: usize, Xf: usize, nf: i32): Status {
+  return simplexQPWithFactor(S, N, out, Xf, nf);
 }

@@ -1,5 +1,5 @@
 import { Status } from "../shared/status";
-import { simplexQP } from "../solvers/simplex-qp";
+import { simplexQPWithFactor } from "../solvers/simplex-qp";
 
 /**
  * l3mdcp: maximum decorrelation, min wᵀCw s.t. 1ᵀw = 1, w ≥ 0, C the correlation matrix (MATH.md §4.4).
@@ -9,5 +9,10 @@ import { simplexQP } from "../solvers/simplex-qp";
  * References: Christoffersen, Errunza, Jacobs & Langlois (2012), RFS 25(12):3711–3751, doi:10.1093/rfs/hhs104.
  */
 export function mdcpOnCorrelation(C: usize, N: i32, out: usize): Status {
-  return simplexQP(C, N, out);
+  return simplexQPWithFactor(C, N, out, 0, 0);
+}
+
+/** mdcp with a low-rank factor Zf (nf×N, ZfᵀZf = C) to speed up the QP when observations are few. */
+export function mdcpWithFactor(C: usize, N: i32, out: usize, Zf: usize, nf: i32): Status {
+  return simplexQPWithFactor(C, N, out, Zf, nf);
 }
