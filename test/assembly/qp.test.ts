@@ -96,6 +96,18 @@ describe("simplex QP", () => {
     expect(w.some((x) => x === 0)).toBe(true); // long-only binds on a factor model
   });
 
+  it("terminates and is certified on a zero-variance face with N = 1000 and 12 observations (no add/drop cycling)", () => {
+    const N = 1000;
+    const S = randomCov(31, N, 12, 1);
+    const w = gmvpWeights(wasm, S, N);
+    expect(wasm.iterations).toBeLessThan(20 * N + 100);
+    expect(kktResidual(S, w, N)).toBeLessThanOrEqual(TOL.kkt);
+    // a long-only zero-variance portfolio exists here, so the minimum variance is 0 up to rounding
+    let tr = 0;
+    for (let i = 0; i < N; i++) tr += S[i * N + i];
+    expect(Math.abs(objective(S, w, N)) / (tr / N)).toBeLessThanOrEqual(1e-12);
+  });
+
   it("reports its own residual, which agrees with the independent JS certificate", () => {
     const N = 30;
     const S = randomCov(5, N, 40);

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { describeWithSharedData, sharedDataPath } from "../helpers/shared-data.js";
 import { TOL } from "../helpers/tolerances.js";
 import { engine, sampleCov, kktResidual, ercResidual, corrOf } from "./helpers.js";
-import { computeWeights21, shrinkCovariance } from "../../src/engine/weights.js";
+import { computeWeights21, shrinkCovariance, rppWeights } from "../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 
 function load(rows: number) {
@@ -111,5 +111,15 @@ describeWithSharedData("real data: cvxportfolio S&P 500 prices, first 252 closes
     "falls back to the shrunk covariance, flagged, and is ERC there; the other rpp rows need no fallback", () => {
     const { fallback } = check(430, data);
     expect(fallback.flatMap((x, s) => (x ? [STRATEGY_IDS[s]] : []))).toEqual(["l1r.l2m.l3rpp"]);
+  });
+  it("N = 430 monthly: the stand-alone rpp kernel reports that ERC does not exist (SOLVER_FAILED), no fallback", () => {
+    const N = 430;
+    const T = data.closes.length;
+    const m = bucketsOf(data.dates, monthKey);
+    const X = new Float64Array(m.n * N);
+    for (let t = 1; t < T; t++) {
+      for (let i = 0; i < N; i++) X[m.bucket[t - 1] * N + i] += Math.log(data.closes[t][i] / data.closes[t - 1][i]);
+    }
+    expect(() => rppWeights(engine(), sampleCov(X, m.n, N), N)).toThrow(/rpp optimiser/);
   });
 });
