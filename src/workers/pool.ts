@@ -92,7 +92,8 @@ export class ComputePool {
       // The bound is enforced in run() (workers + queueSize tasks in flight), so piscina's own queue never fills.
       maxQueue: Number.MAX_SAFE_INTEGER,
       concurrentTasksPerWorker: 1,
-      idleTimeout: Number.MAX_SAFE_INTEGER,
+      // Workers are never retired for idleness: each holds a loaded engine.
+      idleTimeout: Infinity,
       workerData,
     });
     // A worker that dies outside a task (e.g. terminated on a deadline) must not crash the process.
