@@ -7,8 +7,9 @@
  * - Blank lines are skipped. Each record carries the 1-based line number on which it starts, so every
  *   rejected row can be reported as `file:line`.
  *
- * Complexity: O(bytes). Lines without a quote take a fast path (`String.prototype.split`); quoted lines are
- * scanned character by character.
+ * Complexity: O(bytes). Lines without a quote take a fast path (`String.prototype.split`, or with a column
+ * projection one `indexOf` per field and a slice only for the wanted columns); quoted lines are scanned character
+ * by character.
  */
 
 export interface CsvRecordSink {
@@ -26,8 +27,17 @@ export class CsvSyntaxError extends Error {
   }
 }
 
+/**
+ * Optional column projection: while `mask` is set, fields of unquoted lines whose mask entry is not true are
+ * returned as "" without being materialised (the field count is still exact). The caller may set or change `mask`
+ * from inside the sink, e.g. after reading the header. Quoted records are always read in full.
+ */
+export interface CsvProjection {
+  mask?: readonly boolean[];
+}
+
 /** Parse `text` and call `sink` for every record. Throws CsvSyntaxError on an unterminated quote. */
-export function parseCsv(text: string, sink: CsvRecordSink): void {
+export function parseCsv(text: string, sink: CsvRecordSink, projection?: CsvProjection): void {
   let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   const n = text.length;
   let line = 1;
@@ -45,7 +55,22 @@ export function parseCsv(text: string, sink: CsvRecordSink): void {
       let end = eol;
       if (end > pos && text.charCodeAt(end - 1) === 13) end--;
       if (end > pos) {
-        if (sink(text.slice(pos, end).split(","), line, eol) === false) return;
+        const mask = projection?.mask;
+        let fields: string[];
+        if (mask === undefined) {
+          fields = text.slice(pos, end).split(",");
+        } else {
+          fields = [];
+          let p = pos;
+          for (let c = 0; ; c++) {
+            let q = text.indexOf(",", p);
+            if (q < 0 || q > end) q = end;
+            fields.push(mask[c] === true ? text.slice(p, q) : "");
+            if (q >= end) break;
+            p = q + 1;
+          }
+        }
+        if (sink(fields, line, eol) === false) return;
       }
       pos = eol + 1;
       line++;

@@ -29,7 +29,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, rea
 import { basename, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { encodeStore, type StoreContents } from "./binary.js";
-import { CsvSyntaxError, parseCsv } from "./csv.js";
+import { CsvSyntaxError, parseCsv, type CsvProjection } from "./csv.js";
 import { formatIsoDay, parseIsoDay } from "./dates.js";
 import { loadStoreContents, storeFilePath } from "./file.js";
 import type { TickerSeries } from "./types.js";
@@ -346,6 +346,8 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
     let dead = false;
     let sinceProgress = 0;
     const columnsWithData = new Set<number>();
+    // Long and Yahoo files: only the date, close and ticker columns are materialised (see CsvProjection).
+    const projection: CsvProjection = {};
 
     try {
       parseCsv(text, (fields, line, end) => {
@@ -400,6 +402,9 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
               dead = true;
               return false;
             }
+            const mask: boolean[] = new Array(nCols).fill(false);
+            for (const c of [dateCol, closeCol, tickerCol]) if (c >= 0) mask[c] = true;
+            projection.mask = mask;
             if (tickerCol < 0) {
               if (format === "long") {
                 problems.push({ file, line, reason: "a long CSV needs a ticker (or symbol) column" });
@@ -483,7 +488,7 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
           }
           add(cachedAcc, day, v, file, line, problems);
         }
-      });
+      }, projection);
     } catch (e) {
       if (!(e instanceof CsvSyntaxError)) throw e;
       problems.push({ file, line: e.line, reason: e.message });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CsvSyntaxError, readCsvRecords } from "../../src/store/csv.js";
+import { CsvSyntaxError, parseCsv, readCsvRecords, type CsvProjection } from "../../src/store/csv.js";
 
 describe("CSV reader", () => {
   it("splits plain records and reports each record's line, skipping blank lines, CRLF and a BOM", () => {
@@ -32,5 +32,15 @@ describe("CSV reader", () => {
     } catch (e) {
       expect((e as CsvSyntaxError).line).toBe(2);
     }
+  });
+
+  it("with a column projection set after the header materialises only the wanted columns, keeping the field count", () => {
+    const got: string[][] = [];
+    const projection: CsvProjection = {};
+    parseCsv("a,b,c,d\n1,2,3,4\n5,,7,8\n\"q,x\",9,10,11\n", (fields) => {
+      got.push(fields);
+      if (!projection.mask) projection.mask = [false, true, false, true];
+    }, projection);
+    expect(got).toEqual([["a", "b", "c", "d"], ["", "2", "", "4"], ["", "", "", "8"], ["q,x", "9", "10", "11"]]);
   });
 });
