@@ -19,7 +19,7 @@ export const MODEL_CORRELATED: i32 = 1;
  *      that draws an odd count leaves its last cached variate unused.
  *   3. Log-returns: model 0 "independent": r[t][i] = μ_i + σ_i·z[t][i] (σ_i·z first, then + μ_i);
  *      model 1 "correlated": r[t] = μ + L·z[t], (L·z[t])_i = Σ_{j≤i} L_ij z[t][j] summed by `gemmNT` (lane-split
- *      order of blas.dot; for odd i the sum runs to j = i + 1 over an exact zero), then + μ_i.
+ *      order of blas.dot; for even i < N−1 the sum runs to j = i + 1 over an exact zero), then + μ_i.
  *   4. Prices: P̃[0] = p0 (the real first test close); P̃[t][i] = P̃[t−1][i]·exp(r[t][i]) with NativeMath.exp.
  *   5. Values: the paths valuation (§7) of the S weight vectors on P̃, with V[s][0] = capital exactly and shares
  *      bought at p0 (the same shares in every run).
