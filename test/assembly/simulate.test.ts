@@ -273,6 +273,50 @@ describe("simulateRuns: degenerate training data", () => {
   });
 });
 
+describe("simulateRuns: the Cholesky jitter ladder (MATH.md §8.3)", () => {
+  /** The real module, with kCholesky replaced by a spy that fails its first `failures` calls. */
+  function withFailingCholesky(failures: number) {
+    const diagonals: number[][] = [];
+    const spy = Object.create(wasm) as Wasm;
+    spy.fn = (<F extends (...args: never[]) => unknown>(name: string): F => {
+      const real = wasm.fn<(A: number, N: number, L: number) => number>(name);
+      if (name !== "kCholesky") return real as unknown as F;
+      return ((A: number, N: number, L: number) => {
+        const a = wasm.f64(A, N * N);
+        diagonals.push(Array.from({ length: N }, (_, i) => a[i * N + i]));
+        return diagonals.length <= failures ? Status.NotPositiveDefinite : real(A, N, L);
+      }) as unknown as F;
+    }) as Wasm["fn"];
+    return { spy, diagonals };
+  }
+
+  it("tries ε = 0, 1e-12, 1e-10, 1e-8, 1e-6 in turn, adding ε·trace/N to the diagonal, and reports the ε used", () => {
+    const c = makeCase(95n, 3, 2, 8, "correlated");
+    const { cov: S } = refDailyMoments(c.trainCloses, 3);
+    const trace = S[0][0] + S[1][1] + S[2][2];
+    const { spy, diagonals } = withFailingCholesky(2);
+    const { jitter } = simulateRuns(spy, c);
+    expect(jitter).toBe(1e-10);
+    expect(diagonals.length).toBe(3);
+    [0, 1e-12, 1e-10].forEach((eps, k) => {
+      expectRelClose(diagonals[k], S.map((row, i) => row[i] + eps * (trace / 3)), 1e-12, `ε = ${eps}`);
+    });
+  });
+
+  it("if Cholesky fails even with ε = 1e-6, sims fails with SOLVER_FAILED (never unfactorised draws)", () => {
+    const c = makeCase(96n, 3, 2, 8, "correlated");
+    const { spy, diagonals } = withFailingCholesky(Infinity);
+    try {
+      simulateRuns(spy, c);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(FolioError);
+      expect((e as FolioError).code).toBe("SOLVER_FAILED");
+    }
+    expect(diagonals.length).toBe(CHOLESKY_JITTER.length);
+  });
+});
+
 describe("kSimulateRuns ABI statuses", () => {
   type K = (mu: number, scale: number, model: number, p0: number, nTest: number, N: number, W: number, S: number,
     seed: bigint, runFrom: number, runCount: number, capital: number, out: number) => number;
