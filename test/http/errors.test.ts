@@ -167,8 +167,10 @@ describe("errors through the HTTP API", () => {
     expectProblem(del, 404, "NOT_FOUND");
   });
 
-  it("if a POST is not declared JSON, it fails with UNSUPPORTED_MEDIA_TYPE, even with an empty body", async () => {
-    const text = await t().post("/v1/optimiser/weights", "tickers=A", { "content-type": "application/x-www-form-urlencoded" });
+  it("if a POST declares a non-JSON content type, or has neither a content type nor a body, it fails with UNSUPPORTED_MEDIA_TYPE", async () => {
+    const form = await t().post("/v1/optimiser/weights", "tickers=A", { "content-type": "application/x-www-form-urlencoded" });
+    expectProblem(form, 415, "UNSUPPORTED_MEDIA_TYPE");
+    const text = await t().post("/v1/optimiser/weights", '{"tickers": ["A"]}', { "content-type": "text/plain" });
     expectProblem(text, 415, "UNSUPPORTED_MEDIA_TYPE");
     const none = await t().inject({ method: "POST", url: "/v1/optimiser/weights", headers: { "x-api-key": TEST_KEY } });
     expectProblem(none, 415, "UNSUPPORTED_MEDIA_TYPE");

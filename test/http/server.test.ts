@@ -3,6 +3,7 @@
  * graceful shutdown finishes in-flight requests, a fresh start without keys generates and prints one (loopback only),
  * and the logs carry request ids but never the key or a body.
  */
+import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config.js";
 import { startServer, type RunningServer } from "../../src/http/server.js";
@@ -22,6 +23,24 @@ async function waitFor(cond: () => boolean, what: string, ms = 20_000): Promise<
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/**
+ * A POST exactly as the PathLit clients send it: Python's http.client `conn.request("POST", path, body,
+ * headers={"x-api-key": key})` and R's httr POST of a character body both send the JSON with a content-length and
+ * NO content-type header.
+ */
+function clientPost(url: string, body: string, key = TEST_KEY): Promise<{ status: number; type: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", headers: { "x-api-key": key, "content-length": Buffer.byteLength(body) } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => { text += c; });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, type: String(res.headers["content-type"]), text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 function post(url: string, body: unknown, key = TEST_KEY): Promise<Response> {
@@ -96,6 +115,31 @@ describe("the server on 127.0.0.1", () => {
     expect(s.app.folio.pool.stats.cancelled).toBe(1);
     const next = await post(`${s.url}/v1/optimiser/weights`, { tickers: tickers.slice(0, 2) });
     expect(next.status).toBe(200);
+  });
+
+  it("serves the PathLit Python and R clients, which POST JSON without a content-type header", async () => {
+    server = await startServer({ env: ENV });
+    const s = server;
+    await s.app.folio.pool.ready();
+    const [a, b] = s.app.folio.store.list().map((x) => x.ticker);
+    // Python get_weights / R get_weights (jsonlite::toJSON without auto_unbox): an array.
+    const w = await clientPost(`${s.url}/v1/optimiser/weights`, JSON.stringify({ tickers: [a, b] }));
+    expect(w.status).toBe(200);
+    expect(w.type).toBe("application/json; charset=utf-8");
+    expect(Object.values(JSON.parse(w.text) as Record<string, number[]>).every((v) => v.length === 2)).toBe(true);
+    // Python get_paths: every key but PATH is a date, float(value).
+    const p = await clientPost(`${s.url}/v1/optimiser/paths`, JSON.stringify({ tickers: [a, b] }));
+    expect(p.status).toBe(200);
+    const series = JSON.parse(p.text) as Record<string, string>[];
+    expect(series).toHaveLength(21);
+    expect(series.every((x) => Object.entries(x).every(([k, v]) => k === "PATH" || Number.isFinite(Number.parseFloat(v))))).toBe(true);
+    // R Simulate with one ticker (toJSON(auto_unbox = TRUE)): the ticker arrives as a string.
+    const sims = await clientPost(`${s.url}/v1/optimiser/sims`, `{"tickers":"${a}","run_count":2}`);
+    expect(sims.status).toBe(200);
+    expect(Object.keys(JSON.parse(sims.text) as object)).toEqual(["run_1", "run_2"]);
+    // Without a body there is nothing to read: 415.
+    const empty = await clientPost(`${s.url}/v1/optimiser/paths`, "");
+    expect(empty.status).toBe(415);
   });
 
   it("with no key configured, generates one, prints it once, and accepts only it", async () => {

@@ -59,10 +59,21 @@ export interface ErrorsOptions {
   bodyLimit: number;
 }
 
-/** Install the error handler, the 404 handler and the one JSON body parser on the root instance. */
+/**
+ * Install the error handler, the 404 handler and the JSON body parser on the root instance.
+ *
+ * Bodies are parsed as JSON when declared `application/json` or `application/*+json`, and also when they come with
+ * no content type at all: both public PathLit clients send their JSON bodies without one (the Python SDK's
+ * http.client request and the R package's httr POST of a character body). Any other declared type is refused with
+ * UNSUPPORTED_MEDIA_TYPE (see `requireJson`).
+ */
 export function installErrorHandling(app: FastifyInstance, opts: ErrorsOptions): void {
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(JSON_CONTENT_TYPE, { parseAs: "string" }, (_req, body, done) => {
+  const parseJson = (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+    const type = req.headers["content-type"];
+    if (!isJsonOrAbsent(type)) {
+      done(folioError("UNSUPPORTED_MEDIA_TYPE", { contentType: String(type) }, { contentType: type ?? null }), undefined);
+      return;
+    }
     const text = body as string;
     if (text.trim() === "") {
       done(folioError("INVALID_JSON", { reason: "the body is empty" }), undefined);
@@ -73,7 +84,11 @@ export function installErrorHandling(app: FastifyInstance, opts: ErrorsOptions):
     } catch (e) {
       done(folioError("INVALID_JSON", { reason: (e as Error).message }), undefined);
     }
-  });
+  };
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(JSON_CONTENT_TYPE, { parseAs: "string" }, parseJson);
+  // Fastify routes a body without content-type (and any undeclared type) to the catch-all parser.
+  app.addContentTypeParser("*", { parseAs: "string" }, parseJson);
 
   app.setErrorHandler((err, req, reply) => {
     if ((err as Error)?.name === "ClientClosedError") {
@@ -94,10 +109,23 @@ export function installErrorHandling(app: FastifyInstance, opts: ErrorsOptions):
   });
 }
 
-/** preParsing hook for POST routes: the body must be declared JSON (415 otherwise, even when empty). */
+function isJsonOrAbsent(type: string | undefined): boolean {
+  return type === undefined || type.trim() === "" || JSON_MEDIA.test(mediaType(type));
+}
+
+function hasBody(req: FastifyRequest): boolean {
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
+/**
+ * preParsing hook for POST routes: a declared content type must be JSON; without one, the body is read as JSON (the
+ * PathLit clients send none), and a POST with neither a content type nor a body is refused. Both refusals are 415.
+ */
 export async function requireJson(req: FastifyRequest): Promise<void> {
   const type = req.headers["content-type"];
-  if (!JSON_MEDIA.test(mediaType(type))) {
+  const absent = type === undefined || type.trim() === "";
+  if ((absent && !hasBody(req)) || !isJsonOrAbsent(type)) {
     throw folioError("UNSUPPORTED_MEDIA_TYPE", { contentType: type ?? "(none)" }, { contentType: type ?? null });
   }
 }
