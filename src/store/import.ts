@@ -81,14 +81,35 @@ export interface ImportReport {
   missing: number;
   /** Rows skipped as exact repeats (same ticker, date and close; in a wide file the same whole row); each is listed in `warnings`. */
   duplicates: number;
-  /** Every rejected row; non-empty ⇒ ok = false and the store is untouched. */
+  /** Every rejected row (the first MAX_LISTED_PROBLEMS = 100 000 of them); non-empty ⇒ ok = false, store untouched. */
   rejected: ImportProblem[];
+  /** The exact number of problems (equals rejected.length unless the list was capped). */
+  rejectedTotal: number;
   /** Notes that do not block the import (e.g. a column with no price at all, which is not stored). */
   warnings: string[];
   /** The store file written (or that would be). */
   storeFile: string;
   /** Tickers in the store after the import (unchanged count when not ok). */
   storeTickers: number;
+}
+
+/** At most this many problems are kept in the report (the count stays exact): a wrong file cannot exhaust memory. */
+export const MAX_LISTED_PROBLEMS = 100_000;
+
+interface ProblemSink {
+  push(p: ImportProblem): void;
+}
+
+class ProblemList implements ProblemSink {
+  readonly items: ImportProblem[] = [];
+  total = 0;
+  push(p: ImportProblem): void {
+    this.total++;
+    if (this.items.length < MAX_LISTED_PROBLEMS) this.items.push(p);
+  }
+  get length(): number {
+    return this.total;
+  }
 }
 
 const TICKER_RE = /^[A-Za-z0-9.\-_^=]{1,32}$/;
@@ -214,7 +235,7 @@ export function detectFormat(header: readonly string[]): ImportFormat | undefine
 }
 
 /** Expand inputs into CSV file paths (directories recursively, sorted by path; hidden entries skipped). */
-function expandInputs(inputs: readonly string[], problems: ImportProblem[]): string[] {
+function expandInputs(inputs: readonly string[], problems: ProblemSink): string[] {
   const files: string[] = [];
   const walk = (dir: string): void => {
     const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -260,7 +281,7 @@ function tickerFromFileName(file: string): string {
  * corrupt existing store, which it refuses to overwrite).
  */
 export async function importPrices(dataDir: string, inputs: readonly string[], options: ImportOptions = {}): Promise<ImportReport> {
-  const problems: ImportProblem[] = [];
+  const problems = new ProblemList();
   const warnings: string[] = [];
   const files = expandInputs(inputs, problems);
   if (inputs.length === 0) problems.push({ file: "", line: 0, reason: "no input files given" });
@@ -293,7 +314,7 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
     }
     return a;
   };
-  const add = (a: Accum, day: number, price: number, file: string, line: number, problemsOut: ImportProblem[]): void => {
+  const add = (a: Accum, day: number, price: number, file: string, line: number, problemsOut: ProblemSink): void => {
     if (day === a.lastDay && price === a.lastClose) {
       duplicates++;
       warnings.push(`${file}:${line}: repeated row for ${a.ticker} on ${formatIsoDay(day)} with the same close as ${a.lastFile}:${a.lastLine}; skipped`);
@@ -316,6 +337,8 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
 
   for (let fi = 0; fi < files.length; fi++) {
     const file = files[fi];
+    // Let timers and I/O run between files (the parse of one file is synchronous).
+    if (fi > 0) await new Promise<void>((r) => setImmediate(r));
     progress(file, fi, bytesBefore);
     let text: string;
     try {
@@ -516,7 +539,8 @@ export async function importPrices(dataDir: string, inputs: readonly string[], o
     closes: closesCount,
     missing,
     duplicates,
-    rejected: problems,
+    rejected: problems.items,
+    rejectedTotal: problems.total,
     warnings,
     storeFile,
     storeTickers: 0,

@@ -277,6 +277,16 @@ describe("import validation", () => {
     expect(readdirSync(data).sort()).toEqual(listing);
   });
 
+  it("keeps the count exact but lists at most 100 000 problems when a file is wholly wrong", async () => {
+    const row = "2020-01-02" + ",x".repeat(1000);
+    const lines = ["Date," + Array.from({ length: 1000 }, (_, i) => `T${i}`).join(",")];
+    for (let d = 0; d < 101; d++) lines.push(row.replace("2020-01-02", formatIsoDay(18263 + d)));
+    const r = await importPrices(join(dir, "store"), [write("junk.csv", lines.join("\n"))]);
+    expect(r.ok).toBe(false);
+    expect(r.rejectedTotal).toBe(101_000);
+    expect(r.rejected).toHaveLength(100_000);
+  });
+
   it("does not create the store when the first import is rejected", async () => {
     const data = join(dir, "store");
     const r = await importPrices(data, [write("bad.csv", "Date,AAA\n2020-01-02,0\n")]);

@@ -75,11 +75,11 @@ Examples:
     if (!report.ok) {
       const shown = report.rejected.slice(0, maxErrors);
       for (const p of shown) process.stderr.write(`${p.file}${p.line > 0 ? `:${p.line}` : ""}: ${p.reason}\n`);
-      if (report.rejected.length > shown.length) {
-        process.stderr.write(`… and ${report.rejected.length - shown.length} more (use --max-errors to see them)\n`);
+      if (report.rejectedTotal > shown.length) {
+        process.stderr.write(`… and ${report.rejectedTotal - shown.length} more (use --max-errors to see them)\n`);
       }
       throw new ImportRejectedError(
-        `import rejected: ${report.rejected.length} problem${report.rejected.length === 1 ? "" : "s"} in ${report.files.length} file${report.files.length === 1 ? "" : "s"}; the store at ${dataDir} was not changed`);
+        `import rejected: ${report.rejectedTotal} problem${report.rejectedTotal === 1 ? "" : "s"} in ${report.files.length} file${report.files.length === 1 ? "" : "s"}; the store at ${dataDir} was not changed`);
     }
     const verb = opts.dryRun ? "Would import" : "Imported";
     process.stdout.write(
