@@ -118,8 +118,8 @@ export function simulateRuns(wasm: Wasm, input: SimulateRunsInput): SimulateRuns
   need(isCount(runCount, 1) && isCount(runFrom, 0) && runFrom + runCount <= 0x7fffffff,
     `simulateRuns: bad run range runFrom=${runFrom} runCount=${runCount}`);
   need(typeof seed === "bigint" && seed >= 0n && seed < 1n << 64n, `simulateRuns: seed must be a u64 bigint`);
+  need(Object.hasOwn(MODEL_CODE, model), `simulateRuns: unknown model ${String(model)}`);
   const code = MODEL_CODE[model];
-  need(code !== undefined, `simulateRuns: unknown model ${String(model)}`);
   const nTrain = trainCloses.length / N;
   const nRet = nTrain - 1;
   const nOut = runCount * S * nTest;

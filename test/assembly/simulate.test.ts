@@ -270,6 +270,7 @@ describe("simulateRuns: degenerate training data", () => {
     expect(() => simulateRuns(wasm, { ...c, seed: -1n })).toThrow(RangeError);
     expect(() => simulateRuns(wasm, { ...c, seed: 1n << 64n })).toThrow(RangeError);
     expect(() => simulateRuns(wasm, { ...c, model: "garch" as SimModelName })).toThrow(RangeError);
+    expect(() => simulateRuns(wasm, { ...c, model: "toString" as SimModelName })).toThrow(RangeError);
   });
 });
 
