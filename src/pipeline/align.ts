@@ -9,7 +9,7 @@ import { folioError } from "../errors.js";
 import { formatIsoDay, parseIsoDay } from "../store/dates.js";
 import type { PriceStore } from "../store/types.js";
 
-/** Training closes (MATH.md §2): the domain constant, re-exported under the name this module has always used. */
+/** Training closes (MATH.md §2): an alias of the domain constant TRAINING_DAYS. */
 export const TRAIN_DAYS = TRAINING_DAYS;
 /** Fewer aligned days than this is INSUFFICIENT_HISTORY (252 training + 1 test). */
 export { MIN_ALIGNED_DAYS };
