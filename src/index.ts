@@ -24,3 +24,13 @@ export { FolioError, isFolioError, toProblem, CATALOGUE } from "./errors.js";
 export type { ErrorCode, Problem } from "./errors.js";
 export { seriesJson, simsJson } from "./pipeline/format.js";
 export { defaultSeed } from "./pipeline/seed.js";
+
+// The price store, alignment and import (SPEC.md §5).
+export { openStore, openSyntheticStore, storeFromSeries, importPrices } from "./store/index.js";
+export type { PriceStore, TickerInfo, TickerSeries, OpenStoreOptions, ImportOptions, ImportReport, ImportProblem, ImportFormat } from "./store/index.js";
+export { alignPrices } from "./pipeline/align.js";
+export type { AlignRange } from "./pipeline/align.js";
+
+// Summary statistics shared by the page, the CLI and POST /v1/optimiser/report.
+export { summarize, summarizeSims } from "./report/summary.js";
+export type { StrategySummary, SimsStrategySummary } from "./report/summary.js";
