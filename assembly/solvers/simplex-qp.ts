@@ -71,7 +71,7 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
   const L = scratchF64(N * N); // factor of Q̃_FF, row-major with stride N, rows in F-list order
   const w = scratchF64(N);
   const z = scratchF64(N); // per F-position
-  const rhs = scratchF64(N); // per F-position
+  const rhs = scratchF64(N); // L⁻¹1 per F-position (updated with every change of the factor)
   const g = scratchF64(N);
   const F = scratchI32(N); // F list (asset indices, insertion order)
   const inF = scratchI32(N); // 1 if the asset is free
@@ -92,24 +92,27 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
   let k: i32 = 1;
   store<i32>(F, k0);
   store<i32>(inF + (<usize>k0 << 2), 1);
-  if (!refactor(Q, N, delta, F, k, L)) return Status.NotPositiveDefinite;
+  if (!refactor(Q, N, delta, F, k, L, rhs)) return Status.NotPositiveDefinite;
   let updates: i32 = 0;
 
   const maxIter = 20 * N + 100;
   let it: i32 = 0;
   let done = false;
+  let zValid = false; // z holds w* of the current F (a full step leaves F, hence w*, unchanged: no re-solve)
   for (; it < maxIter; it++) {
-    // z = Q̃_FF⁻¹ 1
-    for (let a: i32 = 0; a < k; a++) store<f64>(z + (<usize>a << 3), 1.0);
-    solveL(L, N, k, z);
-    let sz = 0.0;
-    for (let a: i32 = 0; a < k; a++) sz += load<f64>(z + (<usize>a << 3));
+    if (!zValid) {
+      // z = Q̃_FF⁻¹ 1, then w* = z / Σz
+      memory.copy(z, rhs, <usize>k << 3); // rhs = L⁻¹1, kept up to date with the factor
+      backL(L, N, k, z);
+      let sz = 0.0;
+      for (let a: i32 = 0; a < k; a++) sz += load<f64>(z + (<usize>a << 3));
+      for (let a: i32 = 0; a < k; a++) store<f64>(z + (<usize>a << 3), load<f64>(z + (<usize>a << 3)) / sz);
+      zValid = true;
+    }
     let pmax = 0.0;
     for (let a: i32 = 0; a < k; a++) {
       const i = load<i32>(F + (<usize>a << 2));
-      const ws = load<f64>(z + (<usize>a << 3)) / sz;
-      store<f64>(z + (<usize>a << 3), ws); // z now holds w* on F
-      const p = Math.abs(ws - load<f64>(w + (<usize>i << 3)));
+      const p = Math.abs(load<f64>(z + (<usize>a << 3)) - load<f64>(w + (<usize>i << 3)));
       if (p > pmax) pmax = p;
     }
     // A just-entered index whose optimum on the new face is ≤ 0 contradicts its (negative) multiplier: in exact
@@ -121,6 +124,7 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
       store<i32>(inF + (<usize>lastAdded << 2), 0);
       k--;
       lastAdded = -1;
+      zValid = false;
       continue;
     }
     lastAdded = -1;
@@ -165,13 +169,14 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
       if (jmin < 0 || mumin >= -1e-13 * Math.abs(lam)) { done = true; break; }
       // append jmin to F
       lastAdded = jmin;
+      zValid = false;
       store<i32>(F + (<usize>k << 2), jmin);
       store<i32>(inF + (<usize>jmin << 2), 1);
       k++;
       updates++;
       if (updates > REFACTOR_EVERY || !appendRow(Q, N, delta, F, k, L, rhs)) {
         updates = 0;
-        if (!refactor(Q, N, delta, F, k, L)) return Status.NotPositiveDefinite;
+        if (!refactor(Q, N, delta, F, k, L, rhs)) return Status.NotPositiveDefinite;
       }
     } else {
       // ratio test over F with p < 0; ties → lowest asset index
@@ -208,14 +213,15 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
         nTabu = 0;
       }
       if (blockPos >= 0) {
+        zValid = false;
         store<i32>(inF + (<usize>blockAsset << 2), 0);
-        removeRow(L, N, k, blockPos);
+        removeRow(L, N, k, blockPos, rhs);
         for (let a: i32 = blockPos; a < k - 1; a++) store<i32>(F + (<usize>a << 2), load<i32>(F + (<usize>(a + 1) << 2)));
         k--;
         updates++;
         if (updates > REFACTOR_EVERY) {
           updates = 0;
-          if (!refactor(Q, N, delta, F, k, L)) return Status.NotPositiveDefinite;
+          if (!refactor(Q, N, delta, F, k, L, rhs)) return Status.NotPositiveDefinite;
         }
       }
     }
@@ -285,8 +291,8 @@ export function kktResidual(Q: usize, N: i32, w: usize, g: usize): f64 {
   return b > r ? b : r;
 }
 
-/** Factor Q̃_FF = L Lᵀ from scratch (rows/cols in F-list order); false on a pivot ≤ 1e-300. O(k³/3). */
-function refactor(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize): bool {
+/** Factor Q̃_FF = L Lᵀ from scratch (rows/cols in F-list order) and y = L⁻¹1; false on a pivot ≤ 1e-300. O(k³/3). */
+function refactor(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, y: usize): bool {
   const rowQ = <usize>N << 3;
   const rowL = <usize>N << 3;
   for (let a: i32 = 0; a < k; a++) {
@@ -306,11 +312,15 @@ function refactor(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize): boo
       }
     }
   }
+  for (let a: i32 = 0; a < k; a++) {
+    const La = L + <usize>a * rowL;
+    store<f64>(y + (<usize>a << 3), (1.0 - dot(La, y, a)) / load<f64>(La + (<usize>a << 3)));
+  }
   return true;
 }
 
-/** Append the last F entry (position k−1) as a new row of L: forward solve + pivot. O(k²). */
-function appendRow(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, tmp: usize): bool {
+/** Append the last F entry (position k−1) as a new row of L (forward solve + pivot) and extend y = L⁻¹1. O(k²). */
+function appendRow(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, y: usize): bool {
   const rowQ = <usize>N << 3;
   const rowL = <usize>N << 3;
   const m = k - 1;
@@ -325,12 +335,18 @@ function appendRow(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, tmp
   }
   const piv = load<f64>(Qq + (<usize>q << 3)) + delta - dot(Lm, Lm, m);
   if (!(piv > 1e-300)) return false;
-  store<f64>(Lm + (<usize>m << 3), Math.sqrt(piv));
+  const lmm = Math.sqrt(piv);
+  store<f64>(Lm + (<usize>m << 3), lmm);
+  store<f64>(y + (<usize>m << 3), (1.0 - dot(Lm, y, m)) / lmm);
   return true;
 }
 
-/** Delete position p from the k×k factor: drop row p, re-triangularise with Givens rotations on columns. O(k²). */
-function removeRow(L: usize, N: i32, k: i32, p: i32): void {
+/**
+ * Delete position p from the k×k factor: drop row p, re-triangularise with Givens rotations on columns, O(k²).
+ * y = L⁻¹1 follows: with M = L minus row p, M y = 1, and M G = [L' 0] gives L'(Gᵀy)[0..k−1) = 1, so the same
+ * rotations applied to y give the new y (O(k)).
+ */
+function removeRow(L: usize, N: i32, k: i32, p: i32, yv: usize): void {
   const rowL = <usize>N << 3;
   for (let a: i32 = p; a < k - 1; a++) {
     memory.copy(L + <usize>a * rowL, L + <usize>(a + 1) * rowL, <usize>k << 3);
@@ -345,6 +361,10 @@ function removeRow(L: usize, N: i32, k: i32, p: i32): void {
     const s = y / r;
     store<f64>(Lj + (<usize>j << 3), r);
     store<f64>(Lj + (<usize>(j + 1) << 3), 0.0);
+    const yj = load<f64>(yv + (<usize>j << 3));
+    const yj1 = load<f64>(yv + (<usize>(j + 1) << 3));
+    store<f64>(yv + (<usize>j << 3), c * yj + s * yj1);
+    store<f64>(yv + (<usize>(j + 1) << 3), c * yj1 - s * yj);
     for (let i: i32 = j + 1; i < m; i++) {
       const Li = L + <usize>i * rowL;
       const u = load<f64>(Li + (<usize>j << 3));
@@ -355,15 +375,10 @@ function removeRow(L: usize, N: i32, k: i32, p: i32): void {
   }
 }
 
-/** Solve L Lᵀ x = b in place for the leading k×k block of L (stride N). O(2k²). */
-function solveL(L: usize, N: i32, k: i32, x: usize): void {
+/** Solve Lᵀ x = y in place for the leading k×k block of L (stride N), by rows of L (contiguous). O(k²). */
+function backL(L: usize, N: i32, k: i32, x: usize): void {
   const rowL = <usize>N << 3;
-  for (let i: i32 = 0; i < k; i++) {
-    const Li = L + <usize>i * rowL;
-    const xi = x + (<usize>i << 3);
-    store<f64>(xi, (load<f64>(xi) - dot(Li, x, i)) / load<f64>(Li + (<usize>i << 3)));
-  }
-  // Lᵀx = y by columns of Lᵀ = rows of L (contiguous): x_i = y_i/L_ii, then y[0..i) −= x_i·L_i,[0..i)
+  // x_i = y_i/L_ii, then y[0..i) −= x_i·L_i,[0..i)
   for (let i: i32 = k - 1; i >= 0; i--) {
     const Li = L + <usize>i * rowL;
     const xi = load<f64>(x + (<usize>i << 3)) / load<f64>(Li + (<usize>i << 3));
