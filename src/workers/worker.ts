@@ -36,6 +36,7 @@ const loaded: Promise<Loaded> = (async () => {
 loaded.catch(() => undefined);
 
 const encoder = new TextEncoder();
+const BACKTEST_KINDS = new Set<string>(["weights", "paths", "sims", "report"]);
 
 /**
  * A successful result whose body bytes are transferred to the main thread, not copied: piscina moves the
@@ -60,6 +61,7 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
   }
   const { store, engine } = await loaded;
   if (task.kind === "ping") return ok('{"ready":true}', {});
+  if (!BACKTEST_KINDS.has(task.kind)) throw new Error(`unknown task kind ${JSON.stringify(task.kind)}`);
 
   const prices = alignPrices(store, task.tickers, {
     ...(task.start !== undefined ? { start: task.start } : {}),
@@ -110,6 +112,8 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
       if (r.choleskyJitter > 0) headers["x-simulation-cholesky-jitter"] = String(r.choleskyJitter);
       return ok(simsJson(STRATEGY_IDS, r.dates, r.values), headers);
     }
+    default:
+      throw new Error(`unknown task kind ${JSON.stringify((task as { kind?: unknown }).kind)}`);
   }
 }
 

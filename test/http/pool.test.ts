@@ -9,6 +9,7 @@ import { isFolioError, type FolioError } from "../../src/errors.js";
 import { buildApp } from "../../src/http/app.js";
 import { openStore } from "../../src/store/index.js";
 import { ComputePool } from "../../src/workers/pool.js";
+import type { ComputeTask } from "../../src/workers/tasks.js";
 import { assertWorkerBuilt, closeTestApp, createTestApp, TEST_KEY, TEST_LIMITS, type TestApp } from "../helpers/app.js";
 
 async function failure(p: Promise<unknown>): Promise<FolioError> {
@@ -73,6 +74,15 @@ describe("ComputePool", () => {
     expect(Object.keys(JSON.parse(r.body.toString("utf8")) as object)).toHaveLength(21);
   });
 
+  it("an unexpected failure in a worker becomes INTERNAL_ERROR, keeping the cause for the log only", async () => {
+    const e = await failure(pool.run({ kind: "bogus" } as unknown as ComputeTask));
+    expect(e.code).toBe("INTERNAL_ERROR");
+    expect(e.status).toBe(500);
+    expect(e.detail).not.toContain("bogus");
+    expect(String((e as { cause?: unknown }).cause)).toContain("unknown task kind");
+    await pool.ready();
+  });
+
   it("refuses the sleep task unless test tasks are allowed", async () => {
     const strict = new ComputePool({ workers: 1, queueSize: 1, timeoutMs: 30_000 });
     try {
@@ -116,6 +126,32 @@ describe("the HTTP service under load", () => {
     expect(res.json().limitMs).toBe(1000);
     await blocker;
     expect((await paths()).statusCode).toBe(200);
+  });
+
+  it("if the computation fails unexpectedly, the POST answers 500 INTERNAL_ERROR as problem+json without internals", async () => {
+    // A stand-in pool (test only) whose run() fails the way a crashed worker would.
+    const broken = {
+      ready: async () => undefined,
+      run: async () => { throw new Error("worker exploded at /secret/path.js:12"); },
+      close: async () => undefined,
+      get stats() { return { workers: 1, busy: 0, queued: 0, completed: 0, timedOut: 0, rejected: 0, cancelled: 0 }; },
+    } as unknown as ComputePool;
+    const app = await buildApp({
+      config: { limits: TEST_LIMITS, keyHashes: [hashKey(TEST_KEY)] }, store: await openStore(), pool: broken, logger: false, web: false,
+    });
+    try {
+      const res = await app.inject({
+        method: "POST", url: "/v1/optimiser/paths", headers: { "x-api-key": TEST_KEY, "content-type": "application/json" },
+        payload: JSON.stringify({ tickers: ["SYN-FIN1", "SYN-TEC1"] }),
+      });
+      expect(res.statusCode).toBe(500);
+      expect(res.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
+      expect(res.json().code).toBe("INTERNAL_ERROR");
+      expect(res.body).not.toContain("secret");
+      expect(res.body).not.toContain("exploded");
+    } finally {
+      await app.close();
+    }
   });
 
   it("/readyz answers 503 NOT_READY until a worker has loaded the engine", async () => {
