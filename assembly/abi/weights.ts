@@ -12,7 +12,7 @@ import { scratchF64 } from "../memory";
 import { correlation, covariance } from "../stats/covariance";
 import { logReturns, bucketSums } from "../stats/returns";
 import { shrinkCovariance } from "../stats/shrinkage";
-import { checkCovariance, covarianceFactor } from "../strategies/common";
+import { checkCovariance, covarianceFactor, arenaMark, arenaRelease } from "../strategies/common";
 import { ewp } from "../strategies/ewp";
 import { ivp } from "../strategies/ivp";
 import { gmvp, gmvpWithFactor } from "../strategies/gmvp";
@@ -114,7 +114,8 @@ export function kShrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: 
  *   the frequency itself (covariance, zero variance) names its first series (f·7, the ewp row); a bad price
  *   returns `BadPrice` with lastFailedSeries = −1 and lastBadIndex = t·N + i.
  * Complexity: three covariances (≈ N²(T + n_w + n_m)), three HRP trees (paper ≈ 1.5N³ each), four simplex QPs,
- *   three rpp solves; scratch ≈ (T + n_w)·N + 10·N² f64.
+ *   three rpp solves; scratch ≈ 2T·N + 3N² f64 persistent plus the largest single strategy (HRP paper ≈ 3N²):
+ *   each step's scratch is released before the next (`arenaMark`/`arenaRelease`).
  * Edge cases: N = 1 → [1] in every row (after the zero-variance check).
  */
 export function kWeights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i32, monthBucket: usize, nMonths: i32,
@@ -135,6 +136,7 @@ export function kWeights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: 
   const sd = scratchF64(N);
   const Xf = scratchF64(n * N); // low-rank factor of Σ or C when n_f < N (sample covariance only)
   const rowBytes = <usize>N << 3;
+  let mark: usize = 0;
   for (let f: i32 = 0; f < 3; f++) {
     const base = f * 7;
     let X = R;
@@ -147,7 +149,9 @@ export function kWeights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: 
       X = Xb; nf = nWeeks;
     }
     if (st != Status.Ok) { failedSeries = base; return st; }
+    mark = arenaMark();
     st = covMode == 0 ? covariance(X, nf, N, S, 0) : shrinkCovariance(X, nf, N, S, 0);
+    arenaRelease(mark);
     if (st != Status.Ok) { failedSeries = base; return st; }
     for (let i: i32 = 0; i < N; i++) {
       if (!(load<f64>(S + (<usize>(i * N + i) << 3)) > 0.0)) {
@@ -164,21 +168,28 @@ export function kWeights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: 
     const useFactor = covMode == 0 && nf < N;
     // 1 gmvp
     if (useFactor) covarianceFactor(X, nf, N, 0, Xf);
+    mark = arenaMark(); // each strategy's scratch is released before the next (peak memory ≈ one strategy)
     st = useFactor ? gmvpWithFactor(S, N, o + rowBytes, Xf, nf) : gmvp(S, N, o + rowBytes);
+    arenaRelease(mark);
     if (st != Status.Ok) { failedSeries = base + 1; return st; }
     // 2 hrp
+    mark = arenaMark();
     st = hrpWeights(S, C, N, hrpMode, o + 2 * rowBytes, 0, 0);
+    arenaRelease(mark);
     if (st != Status.Ok) { failedSeries = base + 2; return st; }
     // 3 ivp
     st = ivp(S, N, o + 3 * rowBytes);
     if (st != Status.Ok) { failedSeries = base + 3; return st; }
     // 4 mdcp, 5 mdp (the same QP, rescaled)
     if (useFactor) covarianceFactor(X, nf, N, sd, Xf);
+    mark = arenaMark();
     st = useFactor ? mdcpWithFactor(C, N, o + 4 * rowBytes, Xf, nf) : mdcpOnCorrelation(C, N, o + 4 * rowBytes);
+    arenaRelease(mark);
     if (st != Status.Ok) { failedSeries = base + 4; return st; }
     mdpFromMdcp(o + 4 * rowBytes, sd, N, o + 5 * rowBytes);
     // 6 rpp, with the shrinkage fallback
     // (the gmvp row gives the ERC existence test for free: min variance ≈ 0 ⇒ no ERC)
+    mark = arenaMark();
     st = rppWithMinVariance(S, N, o + 6 * rowBytes, varianceRatio(S, N, o + rowBytes, o + 6 * rowBytes));
     if (st != Status.Ok && covMode == 0) {
       const Ss = scratchF64(N * N);
@@ -186,6 +197,7 @@ export function kWeights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: 
       if (st == Status.Ok) st = rpp(Ss, N, o + 6 * rowBytes);
       if (st == Status.Ok) store<i32>(fallback + (<usize>(base + 6) << 2), 1);
     }
+    arenaRelease(mark);
     if (st != Status.Ok) { failedSeries = base + 6; return st; }
   }
   setBadIndex(-1);

@@ -44,3 +44,23 @@ export function covarianceFactor(X: usize, n: i32, N: i32, sd: usize, out: usize
     }
   }
 }
+
+/**
+ * Arena mark/release for long kernels (kWeights21), so scratch of one strategy is reused by the next instead of
+ * growing linear memory (N = 1000: ≈ 40 MB per frequency otherwise).
+ * Method: specific to the stub runtime (asconfig `runtime: stub`), whose `heap.free` discards a block only when it
+ * is the last one (`ptr + mmInfo == offset`). `arenaMark` allocates an empty block; `arenaRelease` widens that
+ * block's size field (the usize just before the payload) to reach the current end of the heap and frees it, which
+ * moves the heap offset back to the mark. Every pointer allocated after the mark is invalid afterwards.
+ * Complexity: O(1).
+ */
+export function arenaMark(): usize {
+  return heap.alloc(0);
+}
+
+export function arenaRelease(mark: usize): void {
+  const end = heap.alloc(0); // now the last block
+  const endOffset = end + load<usize>(end - sizeof<usize>());
+  store<usize>(mark - sizeof<usize>(), endOffset - mark);
+  heap.free(mark);
+}
