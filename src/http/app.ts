@@ -63,6 +63,17 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const built: { pool?: ComputePool } = {};
+  try {
+    return await build(options, built);
+  } catch (err) {
+    // Do not leave worker threads behind when the app cannot be built.
+    if (options.pool === undefined) await built.pool?.destroy();
+    throw err;
+  }
+}
+
+async function build(options: AppOptions, built: { pool?: ComputePool }): Promise<FastifyInstance> {
   const limits: Limits = options.config.limits;
   const app = Fastify({
     logger: options.logger ?? loggerOptions(options.config.logLevel ?? "info"),
@@ -85,6 +96,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     allowTestTasks: options.allowTestTasks ?? false,
     ...(options.config.dataDir !== undefined ? { dataDir: options.config.dataDir } : {}),
   });
+  built.pool = pool;
 
   let ready = false;
   let closing = false;
