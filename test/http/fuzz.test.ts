@@ -1,12 +1,13 @@
 /**
- * Property: whatever JSON body is POSTed to any optimiser route, the service never answers 5xx, and every answer is
- * JSON (200) or a problem document (4xx) with a catalogue code. Bodies mix arbitrary JSON with near-valid requests
- * (real tickers, wrong-typed or out-of-range options, unknown fields), so both validation and computation are hit.
+ * Property: whatever JSON body is POSTed to any optimiser route (with or without a content type), the service never
+ * answers 5xx, and every answer is JSON (200) or a problem document (4xx) with a catalogue code. Bodies mix arbitrary
+ * JSON with near-valid requests (real tickers, wrong-typed or out-of-range options, unknown fields), so both
+ * validation and computation are hit.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CATALOGUE } from "../../src/errors.js";
-import { useTestApp } from "../helpers/app.js";
+import { TEST_KEY, useTestApp } from "../helpers/app.js";
 
 const ROUTES = ["/v1/optimiser/weights", "/v1/optimiser/paths", "/v1/optimiser/sims", "/v1/optimiser/report"];
 
@@ -38,8 +39,12 @@ describe("random JSON bodies at every POST", () => {
       fc.asyncProperty(
         fc.constantFrom(...ROUTES),
         fc.oneof({ weight: 2, arbitrary: fc.jsonValue() }, { weight: 3, arbitrary: near(tickers) }),
-        async (route, body) => {
-          const res = await t().post(route, JSON.stringify(body));
+        fc.boolean(),
+        async (route, body, declared) => {
+          // With and without a content type: the PathLit clients send JSON bodies without one.
+          const headers: Record<string, string> = { "x-api-key": TEST_KEY };
+          if (declared) headers["content-type"] = "application/json";
+          const res = await t().inject({ method: "POST", url: route, headers, payload: JSON.stringify(body) });
           expect(res.statusCode).toBeLessThan(500);
           if (res.statusCode === 200) {
             expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
