@@ -129,6 +129,29 @@ describe("strategy properties on random covariance matrices", () => {
     }), { numRuns: 40, seed: 16 });
   });
 
+  it("on a random diagonal Σ: mdcp = 1/N, ivp = mdp = rpp ∝ 1/σ, gmvp = hrp ∝ 1/σ² (MATH.md §3.4)", () => {
+    fc.assert(fc.property(fc.array(fc.double({ min: 0.01, max: 2, noNaN: true }), { minLength: 2, maxLength: 15 }), (sig) => {
+      const N = sig.length;
+      const S = new Float64Array(N * N);
+      sig.forEach((x, i) => (S[i * N + i] = x * x));
+      const iv = sig.map((x) => 1 / x);
+      const ivs = sum(iv);
+      const iv2 = sig.map((x) => 1 / (x * x));
+      const iv2s = sum(iv2);
+      const close = (w: Float64Array, want: number[], tol: number, what: string) =>
+        want.forEach((x, i) => expect(Math.abs(w[i] - x), what).toBeLessThanOrEqual(tol));
+      close(STRATS.mdcp(S, N), new Array<number>(N).fill(1 / N), TOL.closedForm, "mdcp");
+      for (const k of ["ivp", "mdp", "rpp"]) close(STRATS[k](S, N), iv.map((x) => x / ivs), TOL.closedForm, k);
+      for (const k of ["hrp", "hrpDirect"]) close(STRATS[k](S, N), iv2.map((x) => x / iv2s), TOL.closedForm, k);
+      // gmvp solves the ridged problem (δ = 1e-12·trace/N, MATH.md §5.2): exactly ∝ 1/(σ² + δ), within 1e-9 of 1/σ²
+      const delta = (1e-12 * sum(sig.map((x) => x * x))) / N;
+      const ir = sig.map((x) => 1 / (x * x + delta));
+      const irs = sum(ir);
+      const g = STRATS.gmvp(S, N);
+      close(g, ir.map((x) => x / irs), TOL.closedForm, "gmvp (ridged)");
+    }), { numRuns: 60, seed: 18 });
+  });
+
   it("the kernels leave their input memory untouched", () => {
     fc.assert(fc.property(covArb, ({ S, N, n }) => {
       const kernels: [string, (s: number, o: number) => number][] = [
