@@ -4,13 +4,15 @@
  * key, no rate limit in the way, the default worker count = cores) and closes it. Each run lasts LOAD_SECONDS
  * (default 4 s) after one warm-up request, so the whole suite takes well under a minute.
  *
- * Prints requests per second and p50/p99 latency per concurrency, the response size, and any non-2xx or errors
- * (which would mean the numbers are not the endpoint's).
+ * Prints requests per second and p50/p99 latency per concurrency, the response size, any non-2xx or errors (which
+ * would mean the numbers are not the endpoint's), and the p99 event-loop delay of the process during the run (the
+ * server's event loop never runs a kernel; the load generator shares the process, so this is an upper bound).
  *
  *   npm run build && node dist/bench/run.js load
  */
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { startServer } from "../../src/http/server.js";
 
 interface AutocannonResult {
@@ -66,7 +68,11 @@ export default async function load(): Promise<void> {
       `${SECONDS} s per run`);
     const rows = [];
     for (const connections of CONCURRENCY) {
+      // Event-loop delay of this process (server and load generator share it) while the run lasts.
+      const loop = monitorEventLoopDelay({ resolution: 5 });
+      loop.enable();
       const r = await autocannon({ url, method: "POST", headers, body, connections, duration: SECONDS, timeout: 60 });
+      loop.disable();
       rows.push({
         concurrency: connections,
         requests: r.requests.total,
@@ -74,6 +80,7 @@ export default async function load(): Promise<void> {
         "p50 ms": r.latency.p50.toFixed(1),
         "p99 ms": r.latency.p99.toFixed(1),
         "MB/s": (r.throughput.average / 1e6).toFixed(1),
+        "loop p99 ms": (loop.percentile(99) / 1e6).toFixed(1),
         "non-2xx": r.non2xx,
         errors: r.errors + r.timeouts,
       });
