@@ -139,6 +139,32 @@ describe("Schäfer–Strimmer shrinkage (MATH.md §6.4)", () => {
 });
 
 describe("kWeights21 edge cases", () => {
+  it("leaves its input memory (closes and buckets) untouched", () => {
+    const N = 3;
+    const P = Float64Array.from(CLOSES.flat());
+    wasm.reset();
+    const out = wasm.allocF64(21 * N);
+    const fb = wasm.allocI32(21);
+    const p = wasm.putF64(P);
+    const w = wasm.putI32(WEEK);
+    const m = wasm.putI32(MONTH);
+    const k = wasm.fn<(...a: number[]) => number>("kWeights21");
+    expect(k(p, P.length / N, N, w, 6, m, 3, 0, 0, out, fb)).toBe(0);
+    expect(Array.from(wasm.f64(p, P.length))).toEqual(Array.from(P));
+    expect(Array.from(wasm.i32(w, WEEK.length))).toEqual(Array.from(WEEK));
+    expect(Array.from(wasm.i32(m, MONTH.length))).toEqual(Array.from(MONTH));
+  });
+  it("rejects a bucket index out of range with BadDimensions and names the frequency's first series", () => {
+    const N = 3;
+    wasm.reset();
+    const out = wasm.allocF64(21 * N);
+    const fb = wasm.allocI32(21);
+    const p = wasm.putF64(Float64Array.from(CLOSES.flat()));
+    const w = wasm.putI32(WEEK.map((b) => (b === 5 ? 6 : b)));
+    const m = wasm.putI32(MONTH);
+    expect(wasm.fn<(...a: number[]) => number>("kWeights21")(p, 25, N, w, 6, m, 3, 0, 0, out, fb)).toBe(1);
+    expect(wasm.fn<() => number>("lastFailedSeries")()).toBe(14);
+  });
   it("N = 1 gives [1] in every series", () => {
     const { weights, fallback } = run("sample", "paper", CLOSES.map((p) => [p[0]]), ["AAA"]);
     expect(Array.from(weights)).toEqual(new Array(21).fill(1));
