@@ -30,6 +30,7 @@ export const EnvSchema = z.object({
   BODY_LIMIT_BYTES: int(1024, 16 * 1024 * 1024, 64 * 1024),
   MAX_TICKERS: int(1, 5000, 500),
   MAX_RUN_COUNT: int(1, 10_000, 100),
+  MAX_RESPONSE_VALUES: int(1000, 1_000_000_000, 10_000_000),
   COMPUTE_TIMEOUT_MS: int(100, 3_600_000, 30_000),
   WORKERS: int(1, 256, Math.max(1, availableParallelism())),
   QUEUE_SIZE: int(0, 100_000, 64),
@@ -44,6 +45,8 @@ export interface Limits {
   maxTickers: number;
   /** Largest `run_count` accepted by /v1/optimiser/sims. */
   maxRunCount: number;
+  /** Most dollar values in one /sims response (run_count × 21 × test days; ≈ 26 bytes each). */
+  maxResponseValues: number;
   /** Deadline of one computation (queue wait included), ms; exceeded → 504 COMPUTE_TIMEOUT. */
   computeTimeoutMs: number;
   /** Worker threads computing in parallel. */
@@ -155,6 +158,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
       maxTickers: e.MAX_TICKERS,
       maxRunCount: e.MAX_RUN_COUNT,
+      maxResponseValues: e.MAX_RESPONSE_VALUES,
       computeTimeoutMs: e.COMPUTE_TIMEOUT_MS,
       workers: e.WORKERS,
       queueSize: e.QUEUE_SIZE,

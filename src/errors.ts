@@ -49,6 +49,9 @@ export const CATALOGUE = {
     a.ticker !== undefined
       ? `${a.ticker} ${a.reason}. Remove it from the request or choose another date range.`
       : `${a.reason}.`),
+  RESPONSE_TOO_LARGE: entry<{ values: number; limit: number }>(422, "Response too large", (a) =>
+    `The response would hold ${a.values} values (run_count × 21 series × test days), over the limit of ${a.limit}. ` +
+    "Lower run_count or narrow start/end."),
   RATE_LIMITED: entry<{ retryAfter: number }>(429, "Rate limited", (a) =>
     `Too many requests for this API key. Retry after ${a.retryAfter} s.`),
   SOLVER_FAILED: entry<{ strategy: string; reason: string }>(500, "Solver failed", (a) =>

@@ -94,6 +94,7 @@ async function build(options: AppOptions, built: { pool?: ComputePool }): Promis
     queueSize: limits.queueSize,
     timeoutMs: limits.computeTimeoutMs,
     allowTestTasks: options.allowTestTasks ?? false,
+    maxResponseValues: limits.maxResponseValues,
     ...(options.config.dataDir !== undefined ? { dataDir: options.config.dataDir } : {}),
   });
   built.pool = pool;

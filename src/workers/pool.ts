@@ -29,6 +29,8 @@ export interface PoolOptions {
   dataDir?: string;
   /** Accept the `sleep` task (tests only). */
   allowTestTasks?: boolean;
+  /** Most dollar values in one sims response (default 10,000,000). */
+  maxResponseValues?: number;
   /** Worker file; default `<project>/dist/src/workers/worker.js`. */
   filename?: string;
   /** Seconds suggested in retry-after when the queue is full. */
@@ -79,10 +81,12 @@ export class ComputePool {
       timeoutMs: options.timeoutMs,
       allowTestTasks: options.allowTestTasks ?? false,
       retryAfterSeconds: options.retryAfterSeconds ?? 1,
+      maxResponseValues: options.maxResponseValues ?? 10_000_000,
       ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     };
     const workerData: WorkerConfig = {
       allowTestTasks: this.opts.allowTestTasks,
+      maxResponseValues: this.opts.maxResponseValues,
       ...(this.opts.dataDir !== undefined ? { dataDir: this.opts.dataDir } : {}),
     };
     this.piscina = new Piscina<ComputeTask, TaskResult>({

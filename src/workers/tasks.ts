@@ -40,5 +40,7 @@ export type TaskResult =
 /** `workerData` of every worker. */
 export interface WorkerConfig {
   dataDir?: string;
+  /** Most dollar values in one sims response (run_count × 21 × test days). */
+  maxResponseValues: number;
   allowTestTasks: boolean;
 }

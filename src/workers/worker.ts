@@ -6,7 +6,7 @@
  */
 import { workerData } from "node:worker_threads";
 import { move, transferableSymbol, valueSymbol } from "piscina";
-import { STRATEGY_IDS } from "../domain/strategies.js";
+import { STRATEGY_IDS, TRAINING_DAYS } from "../domain/strategies.js";
 import type { Engine, PathsOptions, SimsOptions } from "../domain/types.js";
 import { folioError, isFolioError, toWire } from "../errors.js";
 import { createEngine } from "../index.js";
@@ -98,6 +98,11 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
       return ok(JSON.stringify(summarize({ dates: r.dates, values: r.values })), headers);
     }
     case "sims": {
+      // Bound the response before computing it: run_count × 21 series × test days dollar values.
+      const runs = task.options.run_count ?? 5;
+      const values = runs * STRATEGY_IDS.length * Math.max(0, prices.dates.length - TRAINING_DAYS);
+      const limit = config.maxResponseValues ?? 10_000_000;
+      if (values > limit) throw folioError("RESPONSE_TOO_LARGE", { values, limit }, { values, limit });
       const opts: SimsOptions = {
         ...base,
         ...(task.options.run_count !== undefined ? { run_count: task.options.run_count } : {}),

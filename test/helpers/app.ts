@@ -22,6 +22,7 @@ export const TEST_LIMITS: Limits = {
   bodyLimitBytes: 64 * 1024,
   maxTickers: 100,
   maxRunCount: 100,
+  maxResponseValues: 10_000_000,
   computeTimeoutMs: 60_000,
   workers: 1,
   queueSize: 8,
@@ -65,6 +66,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     queueSize: limits.queueSize,
     timeoutMs: limits.computeTimeoutMs,
     allowTestTasks: true,
+    maxResponseValues: limits.maxResponseValues,
     ...(dataDir !== undefined ? { dataDir } : {}),
   });
   const app = await buildApp({

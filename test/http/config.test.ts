@@ -25,12 +25,12 @@ describe("loadConfig", () => {
   it("reads every limit from its variable, treating empty variables as unset", () => {
     const c = loadConfig({
       PORT: "9000", HOST: "::1", API_KEYS: KEY_A, DATA_DIR: "/tmp/x", BODY_LIMIT_BYTES: "2048", MAX_TICKERS: "10",
-      MAX_RUN_COUNT: "7", COMPUTE_TIMEOUT_MS: "1500", WORKERS: "3", QUEUE_SIZE: "0", RATE_LIMIT_PER_MINUTE: "9",
+      MAX_RUN_COUNT: "7", MAX_RESPONSE_VALUES: "5000", COMPUTE_TIMEOUT_MS: "1500", WORKERS: "3", QUEUE_SIZE: "0", RATE_LIMIT_PER_MINUTE: "9",
       LOG_LEVEL: "warn", API_KEYS_FILE: "",
     });
     expect(c).toMatchObject({ port: 9000, host: "::1", dataDir: "/tmp/x", logLevel: "warn", keySource: "API_KEYS" });
     expect(c.limits).toEqual({
-      bodyLimitBytes: 2048, maxTickers: 10, maxRunCount: 7, computeTimeoutMs: 1500, workers: 3, queueSize: 0, ratePerMinute: 9,
+      bodyLimitBytes: 2048, maxTickers: 10, maxRunCount: 7, maxResponseValues: 5000, computeTimeoutMs: 1500, workers: 3, queueSize: 0, ratePerMinute: 9,
     });
   });
 

@@ -229,6 +229,8 @@ describe("errors through the HTTP API", () => {
   });
 });
 
+const THIRD_KEY = "folio-third-key-0123456789abcdef";
+
 describe("errors that depend on limits and data", () => {
   let dir: string;
   let t: TestApp;
@@ -257,8 +259,9 @@ describe("errors that depend on limits and data", () => {
     expect(report.ok).toBe(true);
     t = await createTestApp({
       dataDir: join(dir, "store"),
-      keys: [TEST_KEY, OTHER_KEY],
-      limits: { bodyLimitBytes: 1024, ratePerMinute: 4 },
+      keys: [TEST_KEY, OTHER_KEY, THIRD_KEY],
+      // 48 test days (300 closes − 252): a 3-run sims response holds 3 × 21 × 48 = 3024 values.
+      limits: { bodyLimitBytes: 1024, ratePerMinute: 4, maxResponseValues: 3024 },
     });
   });
   afterAll(async () => {
@@ -270,6 +273,20 @@ describe("errors that depend on limits and data", () => {
     const res = await t.post("/v1/optimiser/weights", { tickers: ["MOVA", "flat", "MOVB"] });
     const p = expectProblem(res, 422, "DEGENERATE_INPUT");
     expect(p.detail).toContain("FLAT");
+  });
+
+  it("if a sims response would hold more than MAX_RESPONSE_VALUES values, it fails with RESPONSE_TOO_LARGE before computing", async () => {
+    const sims = (run_count: number) => t.inject({
+      method: "POST", url: "/v1/optimiser/sims", headers: { "x-api-key": THIRD_KEY, "content-type": "application/json" },
+      payload: JSON.stringify({ tickers: ["MOVA", "MOVB"], run_count }),
+    });
+    const ok = await sims(3);
+    expect(ok.statusCode).toBe(200);
+    expect(Object.keys(ok.json() as object)).toEqual(["run_1", "run_2", "run_3"]);
+    const big = await sims(4);
+    const p = expectProblem(big, 422, "RESPONSE_TOO_LARGE");
+    expect(p.values).toBe(4 * 21 * 48);
+    expect(p.limit).toBe(3024);
   });
 
   it("if the body is over BODY_LIMIT_BYTES, the POST fails with PAYLOAD_TOO_LARGE naming the limit", async () => {

@@ -56,6 +56,7 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
       limits: {
         max_tickers: l.maxTickers,
         max_run_count: l.maxRunCount,
+        max_response_values: l.maxResponseValues,
         body_limit_bytes: l.bodyLimitBytes,
         compute_timeout_ms: l.computeTimeoutMs,
         rate_per_minute: l.ratePerMinute,
