@@ -84,6 +84,9 @@ async function build(options: AppOptions, built: { pool?: ComputePool }): Promis
     },
     requestIdHeader: false,
     return503OnClosing: false,
+    // A client has one minute to send its whole request (headers and a body of at most BODY_LIMIT_BYTES), so slow
+    // senders cannot hold connections open; the computation afterwards has its own deadline.
+    requestTimeout: 60_000,
     routerOptions: { ignoreTrailingSlash: true },
   });
 
