@@ -113,7 +113,7 @@ export function kShrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: 
  * Failure: the first failing status is returned, `lastFailedSeries()` names the series (0..20); a failure of
  *   the frequency itself (covariance, zero variance) names its first series (f·7, the ewp row); a bad price
  *   returns `BadPrice` with lastFailedSeries = −1 and lastBadIndex = t·N + i.
- * Complexity: three covariances (≈ N²(T + n_w + n_m)), three HRP trees (paper ≈ 1.5N³ each), four simplex QPs,
+ * Complexity: three covariances (≈ N²(T + n_w + n_m)), three HRP trees (paper ≈ N³ each), six simplex QPs (gmvp, mdcp per frequency; mdp reuses mdcp),
  *   three rpp solves; scratch ≈ 2T·N + 3N² f64 persistent plus the largest single strategy (HRP paper ≈ 3N²):
  *   each step's scratch is released before the next (`arenaMark`/`arenaRelease`).
  * Edge cases: N = 1 → [1] in every row (after the zero-variance check).

@@ -8,8 +8,13 @@ export const HRP_DIRECT: i32 = 1;
 
 /**
  * HRP tree: distance matrix → single linkage Z → leaf order (MATH.md §4.7 steps 1–4).
- * Layout: C N×N correlation; order i32[N]; Z (N−1)×4 f64 (may be 0 for N = 1).
- * Complexity: paper ≈ 1.5N³ flops (distance of distances), direct O(N²); scratch 2N² f64.
+ * Method: d = √(clip((1−ρ)/2, 0, 1)); paper variant: d̃ = Euclidean distance between rows of d (Gram form, see
+ *   `distanceOfDistances`), direct variant: d itself; scipy-exact single linkage (`singleLinkage`: Prim from node
+ *   0 with lowest-index ties, stable sort, union–find relabel); pre-order leaves (`leafOrder`).
+ * Layout: C N×N correlation; order i32[N]; Z (N−1)×4 f64 rows [a, b, height, size] (unused for N = 1).
+ * Preconditions: C finite with unit diagonal; variant 0 (paper) or 1 (direct), else `BadDimensions`.
+ * Convergence: not iterative. Complexity: paper ≈ N³ flops (distance of distances), direct O(N²); scratch 3N² f64.
+ * References: López de Prado (2016), doi:10.3905/jpm.2016.42.4.059; scipy.cluster.hierarchy (linkage, leaves_list).
  */
 export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize): Status {
   if (N < 1) return Status.BadDimensions;
