@@ -121,7 +121,8 @@ export function kShrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: 
 export function kWeights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i32, monthBucket: usize, nMonths: i32,
   covMode: i32, hrpMode: i32, out: usize, fallback: usize): i32 {
   failedSeries = -1;
-  if (T < 3 || N < 1 || nWeeks < 2 || nMonths < 2 || (covMode != 0 && covMode != 1) || (hrpMode != 0 && hrpMode != 1)) {
+  if (T < 3 || N < 1 || nWeeks < 2 || nMonths < 2 || nWeeks > T - 1 || nMonths > T - 1 ||
+    (covMode != 0 && covMode != 1) || (hrpMode != 0 && hrpMode != 1)) {
     return Status.BadDimensions;
   }
   for (let s: i32 = 0; s < 21; s++) store<i32>(fallback + (<usize>s << 2), 0);
