@@ -100,6 +100,18 @@ describe("HRP structure", () => {
     }
   });
 
+  it("two identical assets are at distance exactly 0 in both variants and merge first", () => {
+    const base = randomCov(77, 5);
+    const N = 6;
+    const src = [0, 1, 2, 3, 4, 1]; // asset 5 duplicates asset 1
+    const S = new Float64Array(N * N);
+    for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) S[i * N + j] = base[src[i] * 5 + src[j]];
+    for (const v of ["paper", "direct"] as const) {
+      const { Z } = hrpTree(wasm, S, N, v);
+      expect([Z[0], Z[1], Z[2], Z[3]], v).toEqual([1, 5, 0, 2]);
+    }
+  });
+
   it("weights are > 0 and sum to 1; N = 2 gives inverse variance", () => {
     for (let seed = 1; seed <= 10; seed++) {
       const N = 2 + seed;
