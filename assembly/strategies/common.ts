@@ -52,6 +52,7 @@ export function covarianceFactor(X: usize, n: i32, N: i32, sd: usize, out: usize
  * is the last one (`ptr + mmInfo == offset`). `arenaMark` allocates an empty block; `arenaRelease` widens that
  * block's size field (the usize just before the payload) to reach the current end of the heap and frees it, which
  * moves the heap offset back to the mark. Every pointer allocated after the mark is invalid afterwards.
+ * With any other runtime (`ASC_RUNTIME` ≠ 0) release is a no-op (memory then grows as without it).
  * Complexity: O(1).
  */
 export function arenaMark(): usize {
@@ -59,6 +60,7 @@ export function arenaMark(): usize {
 }
 
 export function arenaRelease(mark: usize): void {
+  if (ASC_RUNTIME != 0) return; // only the stub runtime (0) has this block layout: elsewhere, release nothing
   const end = heap.alloc(0); // now the last block
   const endOffset = end + load<usize>(end - sizeof<usize>());
   store<usize>(mark - sizeof<usize>(), endOffset - mark);
