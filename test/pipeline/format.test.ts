@@ -11,6 +11,15 @@ describe("response formatting (SPEC.md §3)", () => {
     expect(dollars(0.5)).toBe("0.50");
   });
 
+  it("formats exactly like Number.prototype.toFixed(2), including half cents and large or negative values", () => {
+    const check = (v: number) => dollars(v) === v.toFixed(2);
+    fc.assert(fc.property(fc.double({ min: 0, max: 2e9, noNaN: true }), check), { numRuns: 20_000 });
+    fc.assert(fc.property(fc.integer({ min: 0, max: 1e11 }), (c) => check(c / 100) && check((c + 0.5) / 100) && check(c / 100 + 1e-9)), { numRuns: 20_000 });
+    for (const v of [0, 0.005, 0.015, 0.125, 1.005, 2.675, 99.995, 1e-7, 123456789.125, 999999999.995, 1e9, 5e15, -1.005, -0]) {
+      expect(dollars(v), String(v)).toBe(v.toFixed(2));
+    }
+  });
+
   it("puts PATH first and then the dates in ascending order", () => {
     const s = toSeries(STRATEGY_IDS.slice(0, 2), ["2020-01-02", "2020-01-03"], [[100000, 101000.5], [100000, 99000.25]]);
     expect(Object.keys(s[0])).toEqual(["PATH", "2020-01-02", "2020-01-03"]);
