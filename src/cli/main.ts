@@ -6,8 +6,7 @@
  * Results go to stdout; progress (TTY only) and errors go to stderr, an error as ONE line (the FolioError detail,
  * never a stack trace). Exit codes: 0 ok, 1 runtime failure, 2 usage error, 3 data error (src/cli/exit-codes.ts).
  */
-import { readFileSync, realpathSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerImport } from "./commands/import.js";
 import { registerTickers } from "./commands/tickers.js";
@@ -16,6 +15,7 @@ import { registerServe } from "./commands/serve.js";
 import { registerSimulate } from "./commands/simulate.js";
 import { registerWeights } from "./commands/weights.js";
 import { EXIT, EXIT_CODES_HELP, errorLine, exitCodeFor } from "./exit-codes.js";
+import { isProcessEntry } from "../util/entry.js";
 
 function version(): string {
   try {
@@ -81,18 +81,8 @@ export async function main(argv: string[] = process.argv): Promise<number> {
   }
 }
 
-/** True when this file is the process entry (`node dist/src/cli/main.js …`); bin/folio.js calls main() itself. */
-function invokedDirectly(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
 
-if (invokedDirectly()) {
+if (isProcessEntry(import.meta.url)) {
   main().then((code) => {
     process.exitCode = code;
   });

@@ -13,7 +13,7 @@ export function kernelsOver(wasm: Wasm): Kernels {
   return {
     weights21: (input) => computeWeights21(wasm, input),
     valuePaths: (input) => valuePaths(wasm, input),
-    simulateRuns: (input) => simulateRuns(wasm, { runFrom: 0, ...input }),
+    simulateRuns: (input) => simulateRuns(wasm, input),
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { Status, checkStatus } from "./status.js";
 import type { Wasm } from "./wasm.js";
+import type { SimModel } from "../domain/types.js";
 
 /** Size of the RNG state block (4×u64 xoshiro256** state, f64 cached normal, i32 flag, i32 reserved). */
 export const RNG_STATE_BYTES = 48;
@@ -13,8 +14,8 @@ export const RNG_STATE_BYTES = 48;
 export const CHOLESKY_JITTER: readonly number[] = [0, 1e-12, 1e-10, 1e-8, 1e-6];
 
 /** Model codes of kSimulateRuns. */
-const MODEL_CODE = { independent: 0, correlated: 1 } as const;
-export type SimModelName = keyof typeof MODEL_CODE;
+const MODEL_CODE: Record<SimModel, number> = { independent: 0, correlated: 1 };
+export type SimModelName = SimModel;
 
 type KValuePaths = (P: number, nTest: number, N: number, W: number, S: number, capital: number, out: number) => number;
 type KSimulateRuns = (mu: number, scale: number, model: number, p0: number, nTest: number, N: number, W: number,

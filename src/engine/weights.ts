@@ -7,8 +7,10 @@ import type { Wasm } from "./wasm.js";
 import { checkStatus } from "./status.js";
 import { STRATEGY_IDS } from "../domain/strategies.js";
 
-export type HrpVariant = "paper" | "direct";
-export type CovarianceMode = "sample" | "shrink";
+import type { CovarianceMode, HrpMode } from "../domain/types.js";
+
+export type { CovarianceMode };
+export type HrpVariant = HrpMode;
 
 type CovKernel = (S: number, N: number, out: number) => number;
 

@@ -6,11 +6,10 @@
  * With no API key configured, config.ts generates one (and refuses a non-loopback HOST); it is printed here, once,
  * on stdout. Keys are never logged.
  */
-import { realpathSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import { ConfigError, loadConfig, type Config } from "../config.js";
 import { buildApp, loggerOptions } from "./app.js";
+import { isProcessEntry } from "../util/entry.js";
 
 export interface ServerOverrides {
   /** Environment to read instead of process.env. */
@@ -65,15 +64,6 @@ export async function startServer(overrides: ServerOverrides = {}): Promise<Runn
   return { app, url, config, close: () => (closed ??= app.close().then(() => undefined)) };
 }
 
-function isMain(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
 
 /** Run until SIGINT/SIGTERM; a second signal exits at once. */
 export async function main(): Promise<void> {
@@ -105,4 +95,4 @@ export async function main(): Promise<void> {
   process.on("SIGTERM", () => stop("SIGTERM"));
 }
 
-if (isMain()) await main();
+if (isProcessEntry(import.meta.url)) await main();

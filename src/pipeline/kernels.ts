@@ -1,61 +1,17 @@
 /**
- * What the pipeline needs from the engine's kernels. src/engine implements it over WebAssembly; the pipeline
- * never sees a pointer.
+ * What the pipeline needs from the engine's kernels. src/engine implements it over WebAssembly (the input and
+ * output types are the typed wrappers' own); the pipeline never sees a pointer.
  */
-import type { CovarianceMode, HrpMode, SimModel } from "../domain/types.js";
+import type { Weights21, Weights21Input } from "../engine/weights.js";
+import type { SimulateRunsInput, SimulateRunsResult, ValuePathsInput } from "../engine/sims.js";
 
-export interface Weights21Input {
-  /** 252×N training closes, row-major. */
-  closes: Float64Array;
-  N: number;
-  tickers: readonly string[];
-  weekBucket: Int32Array;
-  nWeeks: number;
-  monthBucket: Int32Array;
-  nMonths: number;
-  covariance: CovarianceMode;
-  hrp: HrpMode;
-}
-
-export interface Weights21Output {
-  /** 21×N, rows in response order. */
-  weights: Float64Array;
-  /** 21 flags: RPP recomputed on the shrunk covariance. */
-  fallback: boolean[];
-}
-
-export interface ValuePathsInput {
-  testCloses: Float64Array;
-  nTest: number;
-  N: number;
-  weights: Float64Array;
-  S: number;
-  capital: number;
-}
-
-export interface SimulateInput {
-  trainCloses: Float64Array;
-  firstTestClose: Float64Array;
-  nTest: number;
-  N: number;
-  tickers: readonly string[];
-  weights: Float64Array;
-  S: number;
-  model: SimModel;
-  seed: bigint;
-  runFrom?: number;
-  runCount: number;
-  capital: number;
-}
-
-export interface SimulateOutput {
-  /** runCount×S×nTest */
-  values: Float64Array;
-  jitter: number;
-}
+export type { Weights21, Weights21Input, SimulateRunsInput, SimulateRunsResult, ValuePathsInput };
 
 export interface Kernels {
-  weights21(input: Weights21Input): Weights21Output;
+  /** The 21 weight vectors (21×N, response order) from training closes and calendar buckets. */
+  weights21(input: Weights21Input): Weights21;
+  /** Buy-and-hold values (S×nTest) of S weight vectors on the test closes. */
   valuePaths(input: ValuePathsInput): Float64Array;
-  simulateRuns(input: SimulateInput): SimulateOutput;
+  /** Seeded simulated runs (runCount×S×nTest) and the Cholesky jitter used. */
+  simulateRuns(input: SimulateRunsInput): SimulateRunsResult;
 }

@@ -23,17 +23,9 @@ export function constCorr(N: number, rho: number): number[][] {
   return Array.from({ length: N }, (_, i) => Array.from({ length: N }, (_, j) => (i === j ? 1 : rho)));
 }
 
-/** Mulberry32: a small seeded generator for test inputs (not the engine's generator). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Mulberry32: a small seeded generator for test inputs (not the engine's generator), shared with bench/. */
+import { rng } from "../../bench/prices.js";
+export { rng };
 
 export function normal(r: () => number): number {
   let u = 0;

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createEngine, FolioError, STRATEGY_IDS, type Engine, type PriceMatrix } from "../../src/index.js";
+import { createEngine, STRATEGY_IDS, type Engine, type PriceMatrix } from "../../src/index.js";
 import { loadKernels } from "../../src/engine/index.js";
 import { trainingWeights } from "../../src/pipeline/backtest.js";
 import { epochDay } from "../../src/pipeline/calendar.js";
@@ -8,16 +8,7 @@ import type { Kernels } from "../../src/pipeline/kernels.js";
 import { MONTHLY_SHRINK, ROWS, TICKERS, WEIGHTS } from "../fixtures/math-11d.js";
 import { factorPrices } from "../helpers/prices.js";
 import { expectClose, TOL } from "../helpers/tolerances.js";
-
-function failure(f: () => unknown): FolioError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof FolioError) return e;
-    throw e;
-  }
-  throw new Error("expected a FolioError");
-}
+import { failure } from "../helpers/errors.js";
 
 describe("the 21 weight vectors end to end (MATH.md §11-D)", () => {
   let kernels: Kernels;

@@ -1,24 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { checkOptions, checkPrices } from "../../src/pipeline/validate.js";
-import { FolioError } from "../../src/errors.js";
 import type { PriceMatrix } from "../../src/domain/types.js";
 import { isoDate } from "../../src/pipeline/calendar.js";
+import { failure } from "../helpers/errors.js";
 
 function matrix(T: number, N: number): PriceMatrix {
   const tickers = Array.from({ length: N }, (_, i) => `T${i}`);
   const dates = Array.from({ length: T }, (_, t) => isoDate(18000 + t));
   const closes = Array.from({ length: T }, (_, t) => tickers.map((_, i) => 100 + t + i));
   return { tickers, dates, closes };
-}
-
-function failure(f: () => unknown): FolioError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof FolioError) return e;
-    throw e;
-  }
-  throw new Error("expected a FolioError");
 }
 
 describe("library input validation", () => {
