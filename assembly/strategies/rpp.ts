@@ -13,6 +13,15 @@ const CCD_MAX_SWEEPS: i32 = 300;
 const CCD_CHECK_AT: i32 = 40;
 /** CCD stops when max_i |x_i(Σx)_i − 1| ≤ this (b_i = 1). */
 const CCD_TOL: f64 = 1e-12;
+/**
+ * Rounding floor: from sweep CCD_STALL_FROM on, every CCD_STALL_EVERY sweeps the exact residual is recomputed; if it
+ * has not at least halved since the previous check, the iterate is at the rounding floor of Σx (measured: ≈ 1.5e-12
+ * at N = 1000, where CCD_TOL is out of reach) and is accepted if it passes the ERC certificate.
+ */
+const CCD_STALL_FROM: i32 = 20;
+const CCD_STALL_EVERY: i32 = 10;
+/** ERC certificate: max_i |RC_i/ΣRC − 1/N| (MATH.md §4.6). */
+const ERC_CERT_TOL: f64 = 1e-10;
 /** Newton iteration cap (MATH.md §4.6: no convergence after 100 → the caller falls back). */
 const NEWTON_MAX_IT: i32 = 100;
 /**
@@ -33,13 +42,16 @@ export const ERC_EXIST_TOL: f64 = 1e-12;
  *   - N ≥ RPP_CCD_MIN_N: cyclical coordinate descent on the same F (Griveau-Billion, Richard & Roncalli 2013):
  *     x_i ← (−c_i + √(c_i² + 4Σ_ii))/(2Σ_ii), c_i = Σ_{j≠i}Σ_ij x_j (evaluated as 2/(c_i + √(c_i²+4Σ_ii)) when
  *     c_i > 0 to avoid cancellation), with (Σx) kept up to date by one axpy per coordinate (recomputed exactly to
- *     confirm the stopping test); stop when max_i |x_i(Σx)_i − 1| ≤ 1e-12. If CCD has not stopped after 300 sweeps, the
+ *     confirm the stopping test); stop when max_i |x_i(Σx)_i − 1| ≤ 1e-12, or when that residual stops halving
+ *     (the rounding floor of Σx, ≈ 1.5e-12 at N = 1000) and the ERC certificate passes. If CCD has not stopped
+ *     after 300 sweeps, the
  *     damped Newton above continues from its iterate (same stopping rule and cap), unless the existence test
  *     (`ERC_EXIST_TOL`: GMVP variance ≈ 0) shows that ERC does not exist, which returns `NotConverged` at once.
  * Certification: max_i |RC_i/ΣRC − 1/N| ≤ 1e-10 with RC_i = w_i(Σw)_i, and every w_i > 0 (`lastResidual()`).
  * Preconditions: Σ symmetric, finite, Σ_ii > 0 (validated by the ABI). ERC exists and is unique and interior when
  *   no non-negative non-zero v has Σv = 0; otherwise F is unbounded below (ρ = −1 pair, N ≫ observations).
- * Convergence: Newton cap 100 iterations → `NotConverged`; a failed Cholesky of H → `NotPositiveDefinite`;
+ * Convergence: Newton stops at λ² < 1e-28, or when λ² < 1e-20 stops halving (rounding floor) and the certificate
+ *   passes; Newton cap 100 iterations → `NotConverged`; a failed Cholesky of H → `NotPositiveDefinite`;
  *   certificate failed → `NotCertified`. No fallback here: the caller recomputes on the shrunk covariance (§6.4).
  *   `lastIterations()` = CCD sweeps + Newton iterations.
  * Complexity: Newton N³/3 + 2N² per iteration (scratch N² + 5N); CCD 2N² per sweep (scratch 2N).
@@ -81,6 +93,7 @@ export function rppWithMinVariance(S: usize, N: i32, out: usize, minVarRatio: f6
   if (minVarRatio >= 0.0 && minVarRatio <= ERC_EXIST_TOL) return Status.NotConverged; // known: no ERC
   if (N >= RPP_CCD_MIN_N) {
     symv(N, S, x, y);
+    let lastCheck = Infinity;
     for (let sweep: i32 = 0; sweep < CCD_MAX_SWEEPS; sweep++) {
       for (let i: i32 = 0; i < N; i++) {
         const Si = S + <usize>i * row;
@@ -102,6 +115,13 @@ export function rppWithMinVariance(S: usize, N: i32, out: usize, minVarRatio: f6
         if (r <= CCD_TOL) { converged = true; break; }
       }
       if (!isFinite(r)) break;
+      if (sweep >= CCD_STALL_FROM && (sweep + 1) % CCD_STALL_EVERY == 0) {
+        symv(N, S, x, y);
+        const exact = ccdResidual(x, y, N);
+        if (exact > 0.5 * lastCheck && certify(S, N, x, out, y) <= ERC_CERT_TOL) { converged = true; break; }
+        symv(N, S, x, y); // certify used y as scratch
+        lastCheck = exact;
+      }
       if (sweep == CCD_CHECK_AT && minVarRatio < 0.0) {
         // slow CCD: test existence now (one QP) rather than after the cap
         minVarRatio = minVarianceRatio(S, N);
@@ -121,6 +141,7 @@ export function rppWithMinVariance(S: usize, N: i32, out: usize, minVarRatio: f6
     const H = scratchF64(N * N);
     const g = scratchF64(N);
     let it: i32 = 0;
+    let prevLam2 = Infinity;
     for (; it < NEWTON_MAX_IT; it++) {
       symv(N, S, x, y);
       for (let i: i32 = 0; i < N; i++) {
@@ -139,6 +160,13 @@ export function rppWithMinVariance(S: usize, N: i32, out: usize, minVarRatio: f6
       cholSolve(N, H, N, y);
       const lam2 = dot(g, y, N);
       if (lam2 < 1e-28) { converged = true; break; }
+      // Quadratic phase stalled at the rounding floor: accept if certified (checked below), else keep the cap.
+      if (lam2 < 1e-20 && lam2 > 0.5 * prevLam2) {
+        memory.copy(g, y, row);
+        if (certify(S, N, x, out, y) <= ERC_CERT_TOL) { converged = true; break; }
+        memory.copy(y, g, row);
+      }
+      prevLam2 = lam2;
       const lam = Math.sqrt(lam2);
       const step = lam > 0.25 ? 1.0 / (1.0 + lam) : 1.0;
       axpy(N, -step, y, x);
@@ -147,12 +175,17 @@ export function rppWithMinVariance(S: usize, N: i32, out: usize, minVarRatio: f6
   }
   setIterations(iters);
   if (!converged) return Status.NotConverged;
+  const r = certify(S, N, x, out, y);
+  setResidual(r);
+  return r <= ERC_CERT_TOL ? Status.Ok : Status.NotCertified;
+}
+
+/** out ← x / 1ᵀx, and its ERC certificate residual (`y`: N f64 of scratch, overwritten). O(N²). */
+function certify(S: usize, N: i32, x: usize, out: usize, y: usize): f64 {
   let sx = 0.0;
   for (let i: i32 = 0; i < N; i++) sx += load<f64>(x + (<usize>i << 3));
   for (let i: i32 = 0; i < N; i++) store<f64>(out + (<usize>i << 3), load<f64>(x + (<usize>i << 3)) / sx);
-  const r = ercResidual(S, N, out, y);
-  setResidual(r);
-  return r <= 1e-10 ? Status.Ok : Status.NotCertified;
+  return ercResidual(S, N, out, y);
 }
 
 /** max_i |x_i y_i − 1|. O(N). */
