@@ -190,11 +190,16 @@ export class ComputePool {
     return withCause(folioError("INTERNAL_ERROR", {}), err);
   }
 
-  /** Finish running and queued tasks, then stop the workers. */
+  /**
+   * Finish running and queued tasks, then stop the workers. We wait on our own in-flight count (every task ends:
+   * it completes, fails, or hits its deadline) rather than piscina's close(), whose flush never resolved after a
+   * task had been aborted (piscina 5.3: a client-cancelled sims, then close() hung until the event loop emptied).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.piscina.close();
+    while (this.running > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await this.piscina.destroy();
   }
 
   /** Stop at once (running tasks are abandoned). */

@@ -92,6 +92,20 @@ describe("ComputePool", () => {
       await strict.destroy();
     }
   });
+
+  it("close() waits for a running task and still finishes when that task is then cancelled by its client", async () => {
+    const own = new ComputePool({ workers: 2, queueSize: 1, timeoutMs: 30_000, allowTestTasks: true });
+    await own.ready();
+    const cancel = new AbortController();
+    const running = own.run({ kind: "sleep", ms: 3_000 }, 30_000, cancel.signal).catch((e: Error) => e.name);
+    await new Promise((r) => setTimeout(r, 100));
+    const closing = own.close().then(() => "closed");
+    cancel.abort();
+    expect(await running).toBe("ClientClosedError");
+    const closed = await Promise.race([closing, new Promise((r) => setTimeout(() => r("hung"), 10_000))]);
+    expect(closed).toBe("closed");
+  });
+
 });
 
 describe("the HTTP service under load", () => {
