@@ -12,7 +12,7 @@ function parsePort(value: string): string {
 export function registerServe(program: Command): Command {
   const cmd = program
     .command("serve")
-    .description("run the HTTP service and the web page (SPEC.md §3)")
+    .description("run the HTTP service (PathLit-compatible API under /v1) and the web page")
     .option("--port <n>", "port to listen on, 0 for any free port (env PORT, default 8080)", parsePort)
     .option("--host <host>", "address to bind (env HOST, default 127.0.0.1)")
     .option("--data-dir <dir>", "price store directory (env DATA_DIR, default: the embedded synthetic universe)");
