@@ -11,42 +11,17 @@ import {
 } from "../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { FolioError } from "../../src/errors.js";
+import { MONTH_SIZES, ROWS, WEEK_SIZES, WEIGHTS } from "../fixtures/math-11d.js";
 
 const wasm = engine();
 
-// §11-D closes in date order (2021-01-27 … 2021-03-03, 2021-02-15 skipped)
-const CLOSES = [
-  [100.0, 50.0, 20.0], [101.47, 50.18, 20.18], [102.17, 49.78, 20.4], [101.13, 49.73, 20.67], [99.69, 49.41, 20.82],
-  [99.57, 49.64, 20.69], [100.57, 50.43, 20.33], [101.03, 49.91, 20.0], [100.35, 49.23, 19.81], [99.83, 49.7, 19.69],
-  [100.64, 49.93, 19.56], [101.9, 49.98, 19.51], [101.82, 50.07, 19.69], [100.31, 49.39, 20.08], [99.21, 49.32, 20.45],
-  [99.75, 50.26, 20.62], [100.95, 50.15, 20.63], [101.13, 49.54, 20.62], [100.34, 49.62, 20.58], [100.14, 49.58, 20.36],
-  [101.11, 49.88, 19.96], [101.9, 50.37, 19.61], [101.13, 49.63, 19.49], [99.55, 49.17, 19.58], [99.12, 49.93, 19.73],
-];
+// §11-D closes in date order (2021-01-27 … 2021-03-03, 2021-02-15 skipped), the bucket sizes and the reference table
+const CLOSES = ROWS.map((r) => r.slice(1) as number[]);
 const buckets = (sizes: number[]) => Int32Array.from(sizes.flatMap((s, b) => new Array<number>(s).fill(b)));
-const WEEK = buckets([2, 5, 5, 4, 5, 3]);
-const MONTH = buckets([2, 19, 3]);
+const WEEK = buckets(WEEK_SIZES);
+const MONTH = buckets(MONTH_SIZES);
 const TICKERS = ["AAA", "BBB", "CCC"];
-
-const EXPECTED: Record<string, number[]> = {
-  "l1r.l2d.l3gmvp": [0.4219157724, 0.1936144308, 0.3844697968],
-  "l1r.l2d.l3hrp": [0.3447730155, 0.3239312305, 0.331295754],
-  "l1r.l2d.l3ivp": [0.358163058, 0.3471687023, 0.2946682396],
-  "l1r.l2d.l3mdcp": [0.3746914477, 0.1769988964, 0.4483096559],
-  "l1r.l2d.l3mdp": [0.4094582052, 0.18748483, 0.4030569648],
-  "l1r.l2d.l3rpp": [0.3586740977, 0.2787724879, 0.3625534144],
-  "l1r.l2m.l3gmvp": [0, 0.7499093995, 0.2500906005],
-  "l1r.l2m.l3hrp": [0.1455855794, 0.7490056253, 0.1054087953],
-  "l1r.l2m.l3ivp": [0.2463364791, 0.5587429931, 0.1949205277],
-  "l1r.l2m.l3mdcp": [0, 0.5, 0.5],
-  "l1r.l2m.l3mdp": [0, 0.741369295, 0.258630705],
-  "l1r.l2m.l3rpp": [0.064542311, 0.6934921445, 0.2419655445],
-  "l1r.l2w.l3gmvp": [0, 0.9212136959, 0.0787863041],
-  "l1r.l2w.l3hrp": [0.0775268706, 0.8973690097, 0.0251041196],
-  "l1r.l2w.l3ivp": [0.2031765507, 0.6912465708, 0.1055768785],
-  "l1r.l2w.l3mdcp": [0.1856896484, 0.3719921757, 0.4423181759],
-  "l1r.l2w.l3mdp": [0.1104557512, 0.7528246862, 0.1367195626],
-  "l1r.l2w.l3rpp": [0.1648886556, 0.7047877957, 0.1303235487],
-};
+const EXPECTED = WEIGHTS;
 
 function run(covariance: "sample" | "shrink", hrp: "paper" | "direct" = "paper", closes = CLOSES, tickers = TICKERS) {
   const N = closes[0].length;
