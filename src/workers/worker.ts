@@ -12,6 +12,7 @@ import { folioError, isFolioError, toWire } from "../errors.js";
 import { createEngine } from "../index.js";
 import { alignPrices } from "../pipeline/align.js";
 import { seriesJson, simsJson } from "../pipeline/format.js";
+import { warmUp } from "../pipeline/warmup.js";
 import { summarize } from "../report/summary.js";
 import { openStore } from "../store/index.js";
 import type { PriceStore } from "../store/types.js";
@@ -30,6 +31,7 @@ const loaded: Promise<Loaded> = (async () => {
     openStore(config.dataDir !== undefined ? { dataDir: config.dataDir } : {}),
     createEngine(),
   ]);
+  warmUp(engine); // tier the kernels up before the first request (src/pipeline/warmup.ts)
   return { store, engine };
 })();
 // Surface a load failure on each task (not as an unhandled rejection at start).
