@@ -4,7 +4,7 @@
  */
 import { Bench } from "tinybench";
 import { createEngine } from "../../src/index.js";
-import { seriesJson, simsJson } from "../../src/pipeline/format.js";
+import { seriesJson, seriesJsonBytes, simsJson, simsJsonBytes } from "../../src/pipeline/format.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { factorPrices } from "../prices.js";
 import { printBench } from "../table.js";
@@ -55,7 +55,9 @@ export default async function pipeline(): Promise<void> {
   const p = engine.pathsReport(prices);
   const s = engine.simsReport(prices, { run_count: 100 });
   json.add("format:paths-json:t=1260", () => consume(seriesJson(STRATEGY_IDS, p.dates, p.values).length));
+  json.add("format:paths-json-bytes:t=1260", () => consume(seriesJsonBytes(STRATEGY_IDS, p.dates, p.values).length));
   json.add("format:sims-json:runs=100:t=1260", () => consume(simsJson(STRATEGY_IDS, s.dates, s.values).length));
+  json.add("format:sims-json-bytes:runs=100:t=1260", () => consume(simsJsonBytes(STRATEGY_IDS, s.dates, s.values).length));
   await json.run();
   printBench("Response JSON text (21 series × 1260 dates)", json);
   console.log(`(consumed ${sink.length} results)`);

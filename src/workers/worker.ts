@@ -11,7 +11,7 @@ import type { Engine, PathsOptions, SimsOptions } from "../domain/types.js";
 import { folioError, isFolioError, toWire } from "../errors.js";
 import { createEngine } from "../index.js";
 import { alignPrices } from "../pipeline/align.js";
-import { seriesJson, simsJson } from "../pipeline/format.js";
+import { seriesJsonBytes, simsJsonBytes } from "../pipeline/format.js";
 import { warmUp } from "../pipeline/warmup.js";
 import { summarize } from "../report/summary.js";
 import { openStore } from "../store/index.js";
@@ -44,8 +44,8 @@ const BACKTEST_KINDS = new Set<string>(["weights", "paths", "sims", "report"]);
  * A successful result whose body bytes are transferred to the main thread, not copied: piscina moves the
  * `transferableSymbol` buffer and delivers the `valueSymbol` value.
  */
-function ok(body: string, headers: Record<string, string>): TaskResult {
-  const bytes = encoder.encode(body);
+function ok(body: string | Uint8Array, headers: Record<string, string>): TaskResult {
+  const bytes = typeof body === "string" ? encoder.encode(body) : body;
   const value: TaskResult = { ok: true, body: bytes, headers };
   return move({ [transferableSymbol]: bytes.buffer, [valueSymbol]: value } as never) as unknown as TaskResult;
 }
@@ -92,7 +92,7 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
     case "paths": {
       const r = engine.pathsReport(prices, base);
       fallback(r.covarianceFallback);
-      return ok(seriesJson(STRATEGY_IDS, r.dates, r.values), headers);
+      return ok(seriesJsonBytes(STRATEGY_IDS, r.dates, r.values), headers);
     }
     case "report": {
       const r = engine.pathsReport(prices, base);
@@ -117,7 +117,7 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
       headers["x-simulation-model"] = r.model;
       headers["x-simulation-generator"] = "xoshiro256starstar+splitmix64+polar";
       if (r.choleskyJitter > 0) headers["x-simulation-cholesky-jitter"] = String(r.choleskyJitter);
-      return ok(simsJson(STRATEGY_IDS, r.dates, r.values), headers);
+      return ok(simsJsonBytes(STRATEGY_IDS, r.dates, r.values), headers);
     }
     default:
       throw new Error(`unknown task kind ${JSON.stringify((task as { kind?: unknown }).kind)}`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { dollars, seriesJson, simsJson, toSeries } from "../../src/pipeline/format.js";
+import { dollars, seriesJson, seriesJsonBytes, simsJson, simsJsonBytes, toSeries } from "../../src/pipeline/format.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 
 describe("response formatting (SPEC.md §3)", () => {
@@ -38,5 +38,20 @@ describe("response formatting (SPEC.md §3)", () => {
         return ok1 && ok2;
       },
     ), { numRuns: 50 });
+  });
+
+  it("writes the same JSON as UTF-8 bytes, byte-identical to the string writers, for any values", () => {
+    const dec = new TextDecoder();
+    fc.assert(fc.property(
+      fc.array(fc.oneof(fc.double({ min: 0, max: 1e7, noNaN: true }), fc.integer({ min: 0, max: 1e9 }).map((c) => c / 100 + 0.005),
+        fc.double({ min: 1e9, max: 1e15, noNaN: true })), { minLength: 1, maxLength: 40 }),
+      fc.integer({ min: 1, max: 3 }),
+      (vals, nRuns) => {
+        const dates = vals.map((_, i) => `2020-02-${String(i % 28 + 1).padStart(2, "0")}`);
+        const runs = Array.from({ length: nRuns }, (_, k) => STRATEGY_IDS.map((_, s) => vals.map((v) => v * (1 + (s + k) / 64))));
+        return dec.decode(seriesJsonBytes(STRATEGY_IDS, dates, runs[0])) === seriesJson(STRATEGY_IDS, dates, runs[0])
+          && dec.decode(simsJsonBytes(STRATEGY_IDS, dates, runs)) === simsJson(STRATEGY_IDS, dates, runs);
+      },
+    ), { numRuns: 100 });
   });
 });
