@@ -1,5 +1,6 @@
 import { Status } from "../shared/status";
 import { setBadIndex } from "../result";
+import { checkPrices } from "../checks";
 
 /**
  * Daily log-returns of a price matrix.
@@ -12,14 +13,7 @@ import { setBadIndex } from "../result";
  */
 export function logReturns(P: usize, T: i32, N: i32, out: usize): Status {
   if (T < 2 || N < 1) return Status.BadDimensions;
-  const total = T * N;
-  for (let k: i32 = 0; k < total; k++) {
-    const p = load<f64>(P + (<usize>k << 3));
-    if (!(p > 0.0) || !isFinite(p)) {
-      setBadIndex(k);
-      return Status.BadPrice;
-    }
-  }
+  if (!checkPrices(P, T * N)) return Status.BadPrice;
   for (let t: i32 = 1; t < T; t++) {
     const cur = P + (<usize>(t * N) << 3);
     const prev = cur - (<usize>N << 3);

@@ -1,5 +1,6 @@
 import { Status } from "../shared/status";
 import { setBadIndex } from "../result";
+import { checkFinite } from "../checks";
 import { scratchF64 } from "../memory";
 import { gram } from "../linalg/gram";
 
@@ -23,13 +24,7 @@ import { gram } from "../linalg/gram";
  */
 export function shrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: usize): Status {
   if (n < 2 || N < 1) return Status.BadDimensions;
-  const total = n * N;
-  for (let k: i32 = 0; k < total; k++) {
-    if (!isFinite(load<f64>(X + (<usize>k << 3)))) {
-      setBadIndex(k);
-      return Status.NonFinite;
-    }
-  }
+  if (!checkFinite(X, n * N)) return Status.NonFinite;
   const np = (n + 1) & ~1;
   const Np = (N + 1) & ~1;
   const Z = scratchF64(Np * np);

@@ -1,5 +1,6 @@
 import { Status } from "../shared/status";
 import { setBadIndex } from "../result";
+import { checkFinite } from "../checks";
 
 /**
  * Kernel input contract of MATH.md §3.2 for an N×N covariance matrix: every entry finite (else `NonFinite`,
@@ -9,13 +10,7 @@ import { setBadIndex } from "../result";
  */
 export function checkCovariance(S: usize, N: i32): Status {
   if (N < 1) return Status.BadDimensions;
-  const total = N * N;
-  for (let k: i32 = 0; k < total; k++) {
-    if (!isFinite(load<f64>(S + (<usize>k << 3)))) {
-      setBadIndex(k);
-      return Status.NonFinite;
-    }
-  }
+  if (!checkFinite(S, N * N)) return Status.NonFinite;
   for (let i: i32 = 0; i < N; i++) {
     if (!(load<f64>(S + (<usize>(i * N + i) << 3)) > 0.0)) {
       setBadIndex(i);

@@ -1,6 +1,7 @@
 import { Status } from "../shared/status";
 import { setBadIndex } from "../result";
 import { dot } from "../linalg/blas";
+import { checkFinite, checkPrices } from "../checks";
 
 /** Default rows of A per cache tile in `gemmNT` (8 rows × N = 500 ≈ 32 KiB, one L1d). Even. */
 export const TILE_A: i32 = 8;
@@ -195,28 +196,6 @@ export function valueWithShares(P: usize, nTest: i32, N: i32, sh: usize, S: i32,
   gemmNT(P + (<usize>N << 3), N, nTest - 1, sh, N, S, N, false, out + 8, 1, nTest);
 }
 
-/** Check that `n` f64 at `p` are finite and > 0; on failure set `lastBadIndex()` to the flat index. */
-export function checkPrices(p: usize, n: i32): bool {
-  for (let k: i32 = 0; k < n; k++) {
-    const v = load<f64>(p + (<usize>k << 3));
-    if (!(v > 0.0) || !isFinite(v)) {
-      setBadIndex(k);
-      return false;
-    }
-  }
-  return true;
-}
-
-/** Check that `n` f64 at `p` are finite; on failure set `lastBadIndex()` to the flat index. */
-export function checkFinite(p: usize, n: i32): bool {
-  for (let k: i32 = 0; k < n; k++) {
-    if (!isFinite(load<f64>(p + (<usize>k << 3)))) {
-      setBadIndex(k);
-      return false;
-    }
-  }
-  return true;
-}
 
 /**
  * Buy-and-hold valuation of S weight vectors on the real test prices (MATH.md §7).

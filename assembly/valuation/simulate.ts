@@ -2,7 +2,8 @@ import { Status } from "../shared/status";
 import { setBadIndex } from "../result";
 import { rngSeed, rngJump, RNG_STATE_BYTES, RNG_FLAG_OFFSET, RNG_CACHE_OFFSET } from "../random/xoshiro256";
 import { fillNormals } from "../random/normal";
-import { gemmNT, sharesFrom, valueWithShares, checkPrices, checkFinite } from "./paths";
+import { gemmNT, sharesFrom, valueWithShares } from "./paths";
+import { checkPrices, checkFinite } from "../checks";
 
 /** Simulation model codes (the ABI's `model` argument). */
 export const MODEL_INDEPENDENT: i32 = 0;

@@ -7,7 +7,6 @@ import { Wasm } from "./wasm.js";
 import { computeWeights21 } from "./weights.js";
 import { simulateRuns, valuePaths } from "./sims.js";
 
-export { Wasm } from "./wasm.js";
 
 export function kernelsOver(wasm: Wasm): Kernels {
   return {

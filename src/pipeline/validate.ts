@@ -116,6 +116,9 @@ const ALLOWED: Record<string, readonly string[] | "runs" | "seed"> = {
   seed: "seed",
 };
 
+/** Options that only sims accept. */
+const SIMS_ONLY = new Set(["run_count", "seed", "model"]);
+
 /** Largest run_count the library accepts (the HTTP service has its own, smaller, configured limit). */
 export const LIBRARY_MAX_RUNS = 10_000;
 
@@ -127,12 +130,12 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     p.add("", "options must be an object");
     p.throwIfAny();
   }
+  const accepted = Object.keys(ALLOWED).filter((x) => kind === "sims" || !SIMS_ONLY.has(x));
   for (const [k, v] of Object.entries(o)) {
     if (v === undefined) continue;
     const rule = ALLOWED[k];
-    const simsOnly = k === "run_count" || k === "seed" || k === "model";
-    if (!rule || (simsOnly && kind !== "sims")) {
-      p.add(`/${k}`, `unknown option for ${kind}; accepted: ${Object.keys(ALLOWED).filter((x) => kind === "sims" || !["run_count", "seed", "model"].includes(x)).join(", ")}`);
+    if (!rule || !accepted.includes(k)) {
+      p.add(`/${k}`, `unknown option for ${kind}; accepted: ${accepted.join(", ")}`);
     } else if (Array.isArray(rule) && !rule.includes(v as string)) {
       p.add(`/${k}`, `must be one of ${rule.map((x) => JSON.stringify(x)).join(", ")} (got ${JSON.stringify(v)})`);
     } else if (rule === "runs" && !(Number.isInteger(v) && (v as number) >= 1 && (v as number) <= LIBRARY_MAX_RUNS)) {
