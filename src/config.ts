@@ -27,6 +27,8 @@ export const EnvSchema = z.object({
   API_KEYS: z.string().optional(),
   API_KEYS_FILE: z.string().optional(),
   DATA_DIR: z.string().optional(),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL").optional(),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
   BODY_LIMIT_BYTES: int(1024, 16 * 1024 * 1024, 64 * 1024),
   MAX_TICKERS: int(1, 5000, 500),
   MAX_RUN_COUNT: int(1, 10_000, 100),
@@ -60,8 +62,12 @@ export interface Limits {
 export interface Config {
   port: number;
   host: string;
-  /** Price store directory; undefined → the embedded synthetic universe. */
+  /** Price store directory; undefined → the embedded synthetic universe (unless databaseUrl is set). */
   dataDir?: string;
+  /** PostgreSQL price store shared by replicas; takes precedence over dataDir. Never logged (may hold a password). */
+  databaseUrl?: string;
+  /** Redis for per-key limits shared across replicas; without it limits are per process. */
+  redisUrl?: string;
   logLevel: LogLevel;
   limits: Limits;
   /** SHA-256 of every accepted key (never the keys themselves). */
@@ -153,6 +159,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     port: e.PORT,
     host: e.HOST,
     ...(e.DATA_DIR !== undefined ? { dataDir: e.DATA_DIR } : {}),
+    ...(e.DATABASE_URL !== undefined ? { databaseUrl: e.DATABASE_URL } : {}),
+    ...(e.REDIS_URL !== undefined ? { redisUrl: e.REDIS_URL } : {}),
     logLevel: e.LOG_LEVEL,
     limits: {
       bodyLimitBytes: e.BODY_LIMIT_BYTES,

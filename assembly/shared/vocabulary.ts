@@ -1,0 +1,61 @@
+/**
+ * The engine's vocabulary: the one source of every list and code that crosses the WebAssembly boundary, compiled
+ * by both asc (the kernels) and tsc (the host; see tsconfig.json `include`). Nothing here may use anything but
+ * enums and integer constants, so that both compilers accept it unchanged.
+ *
+ * Adding a strategy (docs/architecture.md): add its id to `Slot` in alphabetical position (the response order is
+ * alphabetical within a frequency), write `assembly/strategies/<id>.ts`, add its row to the slot table of
+ * `assembly/strategies/weights21.ts`. The host derives the ids, the series count and every list from here.
+ */
+
+/** The l2 layer, in response order (alphabetical): d = daily, m = monthly, w = weekly returns. */
+export enum Frequency {
+  d = 0,
+  m = 1,
+  w = 2,
+}
+/** Number of members of `Frequency`. */
+export const FREQUENCY_COUNT = 3;
+
+/** The l3 layer: one slot per strategy, alphabetical = the response order within a frequency. */
+export enum Slot {
+  ewp = 0,
+  gmvp = 1,
+  hrp = 2,
+  ivp = 3,
+  mdcp = 4,
+  mdp = 5,
+  rpp = 6,
+}
+/** Number of members of `Slot`. */
+export const STRATEGY_COUNT = 7;
+
+/** Weight vectors per request: series s = frequency · STRATEGY_COUNT + slot. */
+export const SERIES_COUNT = FREQUENCY_COUNT * STRATEGY_COUNT;
+
+/** Option `covariance`: the code passed to the kernels (index into the host's COVARIANCE_MODES). */
+export enum CovarianceCode {
+  sample = 0,
+  shrink = 1,
+}
+
+/** Option `hrp`: the clustering input (index into the host's HRP_MODES). */
+export enum HrpCode {
+  paper = 0,
+  direct = 1,
+}
+
+/** Option `model` of sims (index into the host's SIM_MODELS). */
+export enum ModelCode {
+  independent = 0,
+  correlated = 1,
+}
+
+/**
+ * Layout of one random stream's state block in linear memory (caller-allocated, 8-byte aligned):
+ * four u64 xoshiro256** words, the cached polar normal (f64) and its has-cache flag (i32).
+ */
+export const RNG_WORDS_OFFSET = 0;
+export const RNG_CACHE_OFFSET = 32;
+export const RNG_HAS_CACHE_OFFSET = 40;
+export const RNG_STATE_BYTES = 48;

@@ -1,0 +1,46 @@
+/**
+ * The host's vocabulary, derived from the one source the kernels compile too (assembly/shared/vocabulary.ts):
+ * option values, their kernel codes and the defaults. The zod schemas, the CLI choices, validation, the engine's
+ * codes and the web page's options all read these lists; none restates them.
+ */
+import {
+  CovarianceCode, Frequency as FrequencyCode, HrpCode, ModelCode, Slot,
+} from "../../assembly/shared/vocabulary.js";
+
+/** The names of a numeric enum's members, in code order (TypeScript enums map both ways). */
+function enumNames<E extends Record<string, string | number>>(e: E): Array<Extract<keyof E, string>> {
+  return Object.keys(e)
+    .filter((k) => typeof e[k] === "number")
+    .sort((a, b) => (e[a] as number) - (e[b] as number)) as Array<Extract<keyof E, string>>;
+}
+
+export type CovarianceMode = keyof typeof CovarianceCode;
+export type HrpMode = keyof typeof HrpCode;
+export type SimModel = keyof typeof ModelCode;
+export type Frequency = keyof typeof FrequencyCode;
+export type Strategy = keyof typeof Slot;
+
+/** `covariance`: sample (default) or Schäfer–Strimmer shrinkage; index = kernel code. */
+export const COVARIANCE_MODES = enumNames(CovarianceCode) as readonly CovarianceMode[] as readonly ["sample", "shrink"];
+/** `hrp`: the paper's distance of distances (default) or single linkage on the distances directly. */
+export const HRP_MODES = enumNames(HrpCode) as readonly HrpMode[] as readonly ["paper", "direct"];
+/** `model` (sims): independent normals per asset (default) or the multivariate normal. */
+export const SIM_MODELS = enumNames(ModelCode) as readonly SimModel[] as readonly ["independent", "correlated"];
+/** The l2 layer in response order. */
+export const FREQUENCY_NAMES = enumNames(FrequencyCode) as readonly Frequency[];
+/** The l3 layer in response order. */
+export const STRATEGY_NAMES = enumNames(Slot) as readonly Strategy[];
+
+export const covarianceCode = (m: CovarianceMode): number => CovarianceCode[m];
+export const hrpCode = (m: HrpMode): number => HrpCode[m];
+export const modelCode = (m: SimModel): number => ModelCode[m];
+
+/** Every option's default, stated once (PathLit-compatible: a request without options gets exactly these). */
+export const DEFAULTS = {
+  covariance: "sample",
+  hrp: "paper",
+  model: "independent",
+  run_count: 5,
+} as const satisfies { covariance: CovarianceMode; hrp: HrpMode; model: SimModel; run_count: number };
+
+export { SERIES_COUNT, STRATEGY_COUNT, FREQUENCY_COUNT, RNG_STATE_BYTES } from "../../assembly/shared/vocabulary.js";
