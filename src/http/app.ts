@@ -18,7 +18,7 @@ import { folioError } from "../errors.js";
 import { memoryBackend, openBackend } from "../store/backend.js";
 import { LiveStore } from "../store/live.js";
 import type { PriceStore, StoreBackend } from "../store/types.js";
-import { engineVersion } from "./etag.js";
+import { engineVersion, SeenTags } from "./etag.js";
 import { ComputePool } from "../workers/pool.js";
 import { installAuth } from "./plugins/auth.js";
 import { installErrorHandling } from "./plugins/errors.js";
@@ -123,7 +123,7 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     get store() {
       return live.current.store;
     },
-    live, pool, limits, version: packageVersion(), engineVersion: engineVersion(),
+    live, pool, limits, version: packageVersion(), engineVersion: engineVersion(), seenTags: new SeenTags(),
     isReady: () => ready,
     isClosing: () => closing,
   };

@@ -35,19 +35,45 @@ export function etagOf(inputs: EtagInputs): string {
 }
 
 /**
- * Does an If-None-Match header match `etag`? `*` matches any current representation; otherwise a comma-separated
- * list of entity tags, compared weakly as RFC 9110 §13.1.2 prescribes for If-None-Match (a `W/` prefix is ignored).
+ * ETags recently sent with a 200 (bounded, oldest forgotten first). `If-None-Match: *` asks whether the response
+ * exists; a tag in this set proves it did (same inputs, same bytes), so the answer is 304 without computing. A tag
+ * not seen here (e.g. after a restart) is computed, and a success is then answered 304.
  */
-export function ifNoneMatchHits(header: string | string[] | undefined, etag: string): boolean {
-  if (header === undefined) return false;
+export class SeenTags {
+  private readonly tags = new Set<string>();
+
+  constructor(private readonly max = 10_000) {}
+
+  add(tag: string): void {
+    this.tags.delete(tag);
+    this.tags.add(tag);
+    if (this.tags.size > this.max) this.tags.delete(this.tags.values().next().value as string);
+  }
+
+  has(tag: string): boolean {
+    return this.tags.has(tag);
+  }
+}
+
+/** How an If-None-Match header relates to a response's tag. */
+export type Precondition = "none" | "match" | "any";
+
+/**
+ * "match": the header lists the tag (weak comparison, RFC 9110 §13.1.2) → 304 without computing;
+ * "any": the header is `*` (and does not list the tag) → 304 when the response exists;
+ * "none": no header, or other tags only.
+ */
+export function precondition(header: string | string[] | undefined, etag: string): Precondition {
+  if (header === undefined) return "none";
   const text = Array.isArray(header) ? header.join(",") : header;
   const opaque = etag.replace(/^W\//, "");
+  let any = false;
   for (const raw of text.split(",")) {
     const tag = raw.trim();
-    if (tag === "*") return true;
-    if (tag.replace(/^W\//, "") === opaque) return true;
+    if (tag === "*") any = true;
+    else if (tag.replace(/^W\//, "") === opaque) return "match";
   }
-  return false;
+  return any ? "any" : "none";
 }
 
 let cachedEngineVersion: string | undefined;

@@ -1,5 +1,6 @@
 /** What the routes share: the live store, the compute pool and limits. */
 import type { Limits } from "../../config.js";
+import type { SeenTags } from "../etag.js";
 import type { LiveStore } from "../../store/live.js";
 import type { PriceStore } from "../../store/types.js";
 import type { ComputePool } from "../../workers/pool.js";
@@ -14,6 +15,8 @@ export interface AppContext {
   version: string;
   /** Package version + WebAssembly module hash: part of every ETag. */
   engineVersion: string;
+  /** ETags recently sent with a 200 (answers `If-None-Match: *` without computing). */
+  seenTags: SeenTags;
   /** True once a worker has loaded the engine. */
   isReady(): boolean;
   /** True once shutdown has begun. */

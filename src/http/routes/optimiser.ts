@@ -8,7 +8,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import type { ComputeKind, RequestBody } from "../../workers/tasks.js";
-import { etagOf, ifNoneMatchHits } from "../etag.js";
+import { etagOf, precondition } from "../etag.js";
 import { HEADER, metaHeaders } from "../headers.js";
 import { requireJson } from "../plugins/errors.js";
 import {
@@ -55,7 +55,9 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
       // The version this request runs on, start to finish (a reload meanwhile does not affect it).
       const { snapshot } = ctx.live.current;
       const etag = etagOf({ route: `POST /v1/optimiser/${kind}`, request, store: snapshot.version.hash, engine: ctx.engineVersion });
-      if (ifNoneMatchHits(req.headers[HEADER.ifNoneMatch], etag)) return reply.code(304).header(HEADER.etag, etag).send();
+      const pre = precondition(req.headers[HEADER.ifNoneMatch], etag);
+      // A listed tag was sent with a 200 for these very inputs: the client's copy is current.
+      if (pre === "match" || (pre === "any" && ctx.seenTags.has(etag))) return reply.code(304).header(HEADER.etag, etag).send();
       // If the client goes away first, stop its computation (queued: dropped; running: its worker is replaced).
       const gone = new AbortController();
       const onClose = () => {
@@ -64,6 +66,9 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
       reply.raw.once("close", onClose);
       const result = await ctx.pool.run({ kind, request, snapshot }, undefined, gone.signal)
         .finally(() => reply.raw.off("close", onClose));
+      ctx.seenTags.add(etag);
+      // `*` on a response not seen before: it exists now (computed without error), so the answer is still 304.
+      if (pre === "any") return reply.code(304).header(HEADER.etag, etag).send();
       return reply.headers(metaHeaders(result.meta)).header(HEADER.etag, etag).type(JSON_UTF8).send(result.body);
     });
   };

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { folioError } from "../../errors.js";
 import { isoDate } from "../../pipeline/calendar.js";
-import { etagOf, ifNoneMatchHits } from "../etag.js";
+import { etagOf, precondition } from "../etag.js";
 import { HEADER } from "../headers.js";
 import { ProblemResponse, TickerList, TickerParams, TimeseriesResponse } from "../schemas.js";
 import type { AppContext } from "./context.js";
@@ -15,10 +15,13 @@ import { z } from "zod";
 const JSON_UTF8 = "application/json; charset=utf-8";
 const NOT_MODIFIED = z.null().describe("Not modified: the etag sent in if-none-match is current.");
 
-/** Sets the ETag; true when the client's copy is current (the caller then sends 304 without a body). */
+/**
+ * Sets the ETag; true when the client's copy is current (the caller then sends 304 without a body). Called once
+ * the representation is known to exist, so `*` matches too.
+ */
 function notModified(req: FastifyRequest, reply: FastifyReply, etag: string): boolean {
   reply.header(HEADER.etag, etag);
-  return ifNoneMatchHits(req.headers[HEADER.ifNoneMatch], etag);
+  return precondition(req.headers[HEADER.ifNoneMatch], etag) !== "none";
 }
 
 export function timeseriesRoutes(v1: FastifyInstance, ctx: AppContext): void {
@@ -33,7 +36,7 @@ export function timeseriesRoutes(v1: FastifyInstance, ctx: AppContext): void {
   }, async (req, reply) => {
     const { snapshot, store } = ctx.live.current;
     const etag = etagOf({ route: "GET /v1/timeseries/info", request: null, store: snapshot.version.hash, engine: ctx.engineVersion });
-    if (notModified(req, reply, etag)) return reply.code(304).send(null);
+    if (notModified(req, reply, etag)) return (reply.code(304) as FastifyReply).send();
     return reply.type(JSON_UTF8).send(JSON.stringify(store.list().map((t) => t.ticker).sort()) as unknown as string[]);
   });
 
@@ -51,7 +54,7 @@ export function timeseriesRoutes(v1: FastifyInstance, ctx: AppContext): void {
     if (canonical === undefined) throw folioError("UNKNOWN_TICKER", { ticker: req.params.ticker }, { ticker: req.params.ticker });
     const etag = etagOf({ route: "GET /v1/timeseries/:ticker", request: { ticker: canonical }, store: snapshot.version.hash, engine: ctx.engineVersion });
     reply.header(HEADER.ticker, canonical);
-    if (notModified(req, reply, etag)) return reply.code(304).send(null);
+    if (notModified(req, reply, etag)) return (reply.code(304) as FastifyReply).send();
     const s = store.read(canonical);
     // Written directly: one key per close, dates ascending (the store keeps days strictly ascending).
     const parts = new Array<string>(s.days.length);
