@@ -34,7 +34,7 @@ export interface SleepTask {
   ms: number;
 }
 
-/** Reports the worker's resident memory and which store versions it holds (tests and the store bench). */
+/** Reports which store version the worker holds and whether its closes are views over shared memory (tests). */
 export interface ProbeTask {
   kind: "probe";
 }

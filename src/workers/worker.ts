@@ -61,7 +61,9 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
   if (task.kind === "sleep" || task.kind === "probe") {
     if (!config.allowTestTasks) throw folioError("INVALID_REQUEST", { problems: ["unknown task kind"] });
     if (task.kind === "probe") {
-      return ok(JSON.stringify({ rss: process.memoryUsage().rss, storeVersion: cached?.hash ?? null }));
+      const first = cached?.store.list()[0];
+      const shared = first === undefined ? null : cached!.store.read(first.ticker).closes.buffer instanceof SharedArrayBuffer;
+      return ok(JSON.stringify({ storeVersion: cached?.hash ?? null, sharedMemory: shared }));
     }
     blockFor(task.ms);
     return ok(JSON.stringify({ slept: task.ms }));

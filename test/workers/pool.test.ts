@@ -8,7 +8,9 @@ import { hashKey } from "../../src/config.js";
 import { isFolioError, type FolioError } from "../../src/errors.js";
 import { buildApp } from "../../src/http/app.js";
 import { openStore } from "../../src/store/index.js";
-import { syntheticBackend } from "../../src/store/backend.js";
+import { memoryBackend, syntheticBackend } from "../../src/store/backend.js";
+import { storeFromSeries } from "../../src/store/index.js";
+import { seededSeries } from "../helpers/stores.js";
 import type { StoreSnapshot } from "../../src/store/types.js";
 import { ComputePool } from "../../src/workers/pool.js";
 import type { ComputeTask } from "../../src/workers/tasks.js";
@@ -77,6 +79,17 @@ describe("ComputePool", () => {
     expect(r.meta).toEqual({ kind: "weights", tickers: ["SYN-FIN1", "SYN-TEC2"], covarianceFallback: [] });
     expect(r).not.toHaveProperty("headers");
     expect(Object.keys(JSON.parse(r.body.toString("utf8")) as object)).toHaveLength(21);
+  });
+
+  it("a worker reads the task's store snapshot in place (views over the shared buffer) and keeps it for its version", async () => {
+    await pool.run({ kind: "weights", request: { tickers: ["SYN-FIN1", "SYN-TEC2"] }, snapshot });
+    const probe = JSON.parse((await pool.run({ kind: "probe" })).body.toString("utf8")) as Record<string, unknown>;
+    expect(probe).toEqual({ storeVersion: snapshot.version.hash, sharedMemory: true });
+    // A private (non-shared) snapshot of another version replaces it.
+    const other = await memoryBackend(storeFromSeries(seededSeries(260, 3))).load();
+    await pool.run({ kind: "weights", request: { tickers: ["TK0000", "TK0001"] }, snapshot: other });
+    const after = JSON.parse((await pool.run({ kind: "probe" })).body.toString("utf8")) as Record<string, unknown>;
+    expect(after).toEqual({ storeVersion: other.version.hash, sharedMemory: false });
   });
 
   it("an unexpected failure in a worker becomes INTERNAL_ERROR, keeping the cause for the log only", async () => {
