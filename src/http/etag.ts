@@ -1,7 +1,7 @@
 /**
- * Strong ETags for deterministic responses (issue 10 item 6). A computed response is a pure function of
+ * Strong ETags for deterministic responses. A computed response is a pure function of
  * (route, validated request, store version, engine version): the same inputs give byte-identical bodies
- * (docs/decisions.md, determinism). So the ETag is derived from those inputs BEFORE computing, and a request whose
+ * (docs/decisions.md, Numerics: identical bytes on every machine for identical doubles). So the ETag is derived from those inputs BEFORE computing, and a request whose
  * If-None-Match already holds it is answered 304 without touching a worker.
  */
 import { createHash } from "node:crypto";

@@ -1,5 +1,5 @@
 /**
- * The library engine (docs/architecture.md): a thin adapter over the one request orchestrator
+ * The library engine (docs/decisions.md, Library): a thin adapter over the one request orchestrator
  * (src/pipeline/respond.ts). It checks the public `PriceMatrix` (`number[][]`, ISO dates) once into typed arrays,
  * runs `compute`, and shapes the numbers into report objects. The response objects (21 × T keyed objects per run)
  * are built lazily, only when a caller reads them.

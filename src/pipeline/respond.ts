@@ -1,5 +1,5 @@
 /**
- * The one request orchestrator (docs/architecture.md, issue 9 step 5): aligned prices as typed arrays + options →
+ * The one request orchestrator: aligned prices as typed arrays + options →
  * the computation (21 weights, then paths or sims) → the response bytes and their metadata.
  *
  * Used by every way in: the service's workers (`respond`: bytes + metadata, never HTTP header names — those live
@@ -47,7 +47,7 @@ export interface ResponseMeta {
   kind: RespondKind;
   /** Canonical symbols in request order. */
   tickers: string[];
-  /** Series whose risk parity used the shrunk covariance (docs/decisions.md: RPP fallback). */
+  /** Series whose risk parity used the shrunk covariance (equal risk contributions do not exist on the sample one). */
   covarianceFallback: StrategyId[];
   /** Sims only. */
   sims?: {

@@ -1,5 +1,5 @@
 /**
- * Placeholder for the PostgreSQL store backend (issue 10 item 1). The real implementation replaces this file; the
+ * Placeholder for the PostgreSQL store backend. The real implementation replaces this file; the
  * signature is the contract src/store/backend.ts relies on (it imports this module only when DATABASE_URL is set).
  */
 import type { StoreBackend } from "../types.js";
