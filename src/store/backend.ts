@@ -1,5 +1,5 @@
 /**
- * Store backends where the committed prices live, read as one immutable snapshot.
+ * Store backends: where the committed prices live, read as one immutable snapshot.
  *
  *   openBackend({})                      the embedded synthetic universe
  *   openBackend({ dataDir })             the data directory's prices.folio (empty store when nothing is imported)

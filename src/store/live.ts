@@ -1,5 +1,5 @@
 /**
- * The service's current store one snapshot at a time, swapped when the backend reports a
+ * The service's current store: one snapshot at a time, swapped when the backend reports a
  * committed import.
  *
  * - The snapshot's bytes live in shared memory (`load({ shared: true })`): every compute task carries the snapshot
