@@ -28,6 +28,9 @@ export { defaultSeed } from "./pipeline/seed.js";
 // The price store, alignment and import (SPEC.md §5).
 export { openStore, openSyntheticStore, storeFromSeries, importPrices } from "./store/index.js";
 export type { PriceStore, TickerInfo, TickerSeries, OpenStoreOptions, ImportOptions, ImportReport, ImportProblem, ImportFormat } from "./store/index.js";
+export { openBackend, storeOfSnapshot } from "./store/backend.js";
+export type { OpenBackendOptions } from "./store/backend.js";
+export type { StoreBackend, StoreSnapshot, StoreVersion } from "./store/types.js";
 export { alignPrices } from "./pipeline/align.js";
 export type { AlignRange } from "./pipeline/align.js";
 

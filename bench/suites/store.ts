@@ -8,8 +8,12 @@
  *   store:open:*                       openStore({ dataDir }) of the resulting stores (read + views + index)
  *   align:*                            alignPrices over every ticker (inner join + PriceMatrix of numbers)
  *   store:open:n=2000:t=5000           opening a generated 120 MB store (the "thousands of tickers × decades" case)
+ *   rss:*                              resident memory of the service (file backend, that 120 MB store) at 2 and 8
+ *                                      workers: one copy per worker (`sharedStore: false`, the layout before the
+ *                                      shared snapshot: every worker held a private copy, plus the main thread's)
+ *                                      and one shared copy per process (the default)
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -26,6 +30,71 @@ function sharedData(): string | undefined {
   const here = dirname(fileURLToPath(import.meta.url));
   const candidates = [resolve(here, "../../..", "shared", "data"), resolve(here, "../../../..", "shared", "data"), resolve(process.cwd(), "..", "shared", "data")];
   return candidates.find((p) => existsSync(join(p, "cvxportfolio-sp500", "prices.csv")));
+}
+
+/**
+ * The service in a child process (so that nothing else of this bench is in its memory): build the app on the file
+ * backend, wait for the workers, give every worker one computation at once (so each has received the store), run a
+ * GC on the main thread, then report VmRSS from /proc/self/status.
+ */
+const RSS_CHILD = `
+const [appUrl, configUrl, dataDir, workers, shared] = process.argv.slice(1);
+const { buildApp } = await import(appUrl);
+const { hashKey } = await import(configUrl);
+const W = Number(workers);
+const limits = { bodyLimitBytes: 65536, maxTickers: 500, maxRunCount: 100, maxResponseValues: 1e7, computeTimeoutMs: 600000,
+  workers: W, queueSize: 64, ratePerMinute: 1e6 };
+const app = await buildApp({ config: { limits, keyHashes: [hashKey("x".repeat(16))], dataDir }, logger: false, web: false,
+  sharedStore: shared === "1" });
+await app.folio.pool.ready();
+const snapshot = app.folio.live.current.snapshot;
+const request = { tickers: ["T0000", "T0500", "T1000", "T1500"], start: "2000-01-01" };
+await Promise.all(Array.from({ length: W }, () => app.folio.pool.run({ kind: "weights", request, snapshot }).catch(() => undefined)));
+const seen = new Set(app.folio.pool.threadIds).size;
+globalThis.gc?.();
+await new Promise((r) => setTimeout(r, 500));
+const rss = Number(/VmRSS:\\s+(\\d+)/.exec((await import("node:fs")).readFileSync("/proc/self/status", "utf8"))[1]) * 1024;
+process.stdout.write(JSON.stringify({ rss, threads: seen, bytes: snapshot.bytes.byteLength }) + "\\n");
+await app.close();
+process.exit(0);
+`;
+
+function serviceRss(dataDir: string, workers: number, shared: boolean): Promise<{ rss: number; threads: number; bytes: number }> {
+  const appUrl = new URL("../../src/http/app.js", import.meta.url).href;
+  const configUrl = new URL("../../src/config.js", import.meta.url).href;
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ["--expose-gc", "--input-type=module", "-e", RSS_CHILD, appUrl, configUrl, dataDir, String(workers), shared ? "1" : "0"],
+      { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (b: Buffer) => (out += b.toString("utf8")));
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      const line = out.trim().split("\n").pop() ?? "";
+      if (code !== 0 || !line.startsWith("{")) reject(new Error(`rss child exited ${code}: ${out.slice(0, 300)}`));
+      else resolvePromise(JSON.parse(line) as { rss: number; threads: number; bytes: number });
+    });
+  });
+}
+
+export async function rssByWorkers(dataDir: string): Promise<void> {
+  if (process.platform !== "linux") {
+    console.log("\n[skip] rss: reads /proc/self/status (Linux only)");
+    return;
+  }
+  const rows = [];
+  for (const workers of [2, 8]) {
+    const before = await serviceRss(dataDir, workers, false);
+    const after = await serviceRss(dataDir, workers, true);
+    rows.push({
+      workers,
+      "store MB": (after.bytes / 1e6).toFixed(0),
+      "RSS MB, a copy per worker": (before.rss / 1e6).toFixed(0),
+      "RSS MB, one shared copy": (after.rss / 1e6).toFixed(0),
+      "saved MB": ((before.rss - after.rss) / 1e6).toFixed(0),
+    });
+  }
+  console.log("\n## rss: the service on a 2000 × 5000 file store, after one computation per worker");
+  console.table(rows);
 }
 
 export default async function store(): Promise<void> {
@@ -58,6 +127,7 @@ export default async function store(): Promise<void> {
     scale.add("store:open:n=2000:t=5000", async () => consume((await openStore({ dataDir: big })).list().length));
     await scale.run();
     printBench("Open a large store: 2000 tickers × 5000 days (120 MB)", scale);
+    await rssByWorkers(big);
   } finally {
     rmSync(big, { recursive: true, force: true });
   }

@@ -1,8 +1,9 @@
 /** Options and data loading shared by the in-process CLI commands (weights, backtest, simulate). */
 import { Command, InvalidArgumentError, Option } from "commander";
 import type { CovarianceMode, HrpMode, PriceMatrix } from "../domain/types.js";
+import type { PriceStore } from "../store/types.js";
 import { alignPrices } from "../pipeline/align.js";
-import { openStore } from "../store/index.js";
+import { openBackend, storeOfSnapshot } from "../store/backend.js";
 import { UsageError } from "./exit-codes.js";
 
 export interface CommonOptions {
@@ -11,6 +12,7 @@ export interface CommonOptions {
   covariance: CovarianceMode;
   hrp: HrpMode;
   dataDir?: string;
+  databaseUrl?: string;
   json?: boolean;
   csv?: boolean;
 }
@@ -47,7 +49,8 @@ export function withDataOptions(cmd: Command): Command {
     .option("--end <date>", "last date to use (YYYY-MM-DD, inclusive)", parseIsoDate)
     .addOption(new Option("--covariance <mode>", "covariance estimator").choices(["sample", "shrink"]).default("sample"))
     .addOption(new Option("--hrp <mode>", "HRP clustering input").choices(["paper", "direct"]).default("paper"))
-    .addOption(new Option("--data-dir <dir>", "price store directory (default: the embedded synthetic universe)").env("DATA_DIR"));
+    .addOption(new Option("--data-dir <dir>", "price store directory (default: the embedded synthetic universe)").env("DATA_DIR"))
+    .addOption(new Option("--database-url <url>", "PostgreSQL price store (takes precedence over --data-dir)").env("DATABASE_URL"));
 }
 
 /** Adds --json and --csv (mutually exclusive). */
@@ -62,6 +65,16 @@ export async function loadPrices(tickers: string[], opts: CommonOptions): Promis
   if (opts.start && opts.end && opts.start > opts.end) {
     throw new UsageError(`--start ${opts.start} is after --end ${opts.end}`);
   }
-  const store = await openStore(opts.dataDir ? { dataDir: opts.dataDir } : {});
-  return await alignPrices(store, tickers, { start: opts.start, end: opts.end });
+  const store = await openCliStore(opts);
+  return alignPrices(store, tickers, { start: opts.start, end: opts.end });
+}
+
+/** The store the options name: PostgreSQL (--database-url), a data directory (--data-dir) or the synthetic universe. */
+export async function openCliStore(opts: { dataDir?: string; databaseUrl?: string }): Promise<PriceStore> {
+  const backend = await openBackend({ dataDir: opts.dataDir || undefined, databaseUrl: opts.databaseUrl || undefined });
+  try {
+    return storeOfSnapshot(await backend.load());
+  } finally {
+    await backend.close();
+  }
 }

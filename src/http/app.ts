@@ -15,8 +15,10 @@ import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import type { z } from "zod";
 import { packageVersion, type Config, type Limits } from "../config.js";
 import { folioError } from "../errors.js";
-import { openStore } from "../store/index.js";
-import type { PriceStore } from "../store/types.js";
+import { memoryBackend, openBackend } from "../store/backend.js";
+import { LiveStore } from "../store/live.js";
+import type { PriceStore, StoreBackend } from "../store/types.js";
+import { engineVersion, SeenTags } from "./etag.js";
 import { ComputePool } from "../workers/pool.js";
 import { installAuth } from "./plugins/auth.js";
 import { installErrorHandling } from "./plugins/errors.js";
@@ -29,10 +31,14 @@ import { validationError } from "./schemas.js";
 import { webPlugin } from "./web.js";
 
 export interface AppOptions {
-  /** Limits and key hashes (see config.ts); `dataDir` is used only when `store`/`pool` are not given. */
-  config: Pick<Config, "limits" | "keyHashes"> & Partial<Pick<Config, "dataDir" | "logLevel">>;
-  /** An open store (default: openStore({ dataDir })). */
+  /** Limits and key hashes (see config.ts); `databaseUrl`/`dataDir` choose the store when no backend is given. */
+  config: Pick<Config, "limits" | "keyHashes"> & Partial<Pick<Config, "dataDir" | "databaseUrl" | "logLevel">>;
+  /** Where the prices live (default: openBackend({ databaseUrl, dataDir })); followed live, closed with the app. */
+  backend?: StoreBackend;
+  /** A fixed, already open store instead of a backend (tests, embedding; never reloads). */
   store?: PriceStore;
+  /** Keep one copy of the prices per process in shared memory (default true; false only to measure the old layout). */
+  sharedStore?: boolean;
   /** A compute pool (default: one sized by `config.limits`; closed with the app). */
   pool?: ComputePool;
   /** Fastify logger option; default: JSON logs at `config.logLevel` with the key header redacted. */
@@ -63,17 +69,23 @@ export function loggerOptions(level: string, stream?: { write(line: string): voi
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const built: { pool?: ComputePool } = {};
+  const built: Built = {};
   try {
     return await build(options, built);
   } catch (err) {
-    // Do not leave worker threads behind when the app cannot be built.
+    // Do not leave worker threads or watchers behind when the app cannot be built.
     if (options.pool === undefined) await built.pool?.destroy();
+    await built.live?.close();
     throw err;
   }
 }
 
-async function build(options: AppOptions, built: { pool?: ComputePool }): Promise<FastifyInstance> {
+interface Built {
+  pool?: ComputePool;
+  live?: LiveStore;
+}
+
+async function build(options: AppOptions, built: Built): Promise<FastifyInstance> {
   const limits: Limits = options.config.limits;
   const app = Fastify({
     logger: options.logger ?? loggerOptions(options.config.logLevel ?? "info"),
@@ -90,7 +102,11 @@ async function build(options: AppOptions, built: { pool?: ComputePool }): Promis
     routerOptions: { ignoreTrailingSlash: true },
   });
 
-  const store = options.store ?? (await openStore(options.config.dataDir !== undefined ? { dataDir: options.config.dataDir } : {}));
+  const backend = options.backend ?? (options.store !== undefined
+    ? memoryBackend(options.store)
+    : await openBackend({ dataDir: options.config.dataDir, databaseUrl: options.config.databaseUrl }));
+  const live = await LiveStore.open(backend, { shared: options.sharedStore ?? true, log: app.log });
+  built.live = live;
   const ownPool = options.pool === undefined;
   const pool = options.pool ?? new ComputePool({
     workers: limits.workers,
@@ -98,14 +114,16 @@ async function build(options: AppOptions, built: { pool?: ComputePool }): Promis
     timeoutMs: limits.computeTimeoutMs,
     allowTestTasks: options.allowTestTasks ?? false,
     maxResponseValues: limits.maxResponseValues,
-    ...(options.config.dataDir !== undefined ? { dataDir: options.config.dataDir } : {}),
   });
   built.pool = pool;
 
   let ready = false;
   let closing = false;
   const ctx: AppContext = {
-    store, pool, limits, version: packageVersion(),
+    get store() {
+      return live.current.store;
+    },
+    live, pool, limits, version: packageVersion(), engineVersion: engineVersion(), seenTags: new SeenTags(),
     isReady: () => ready,
     isClosing: () => closing,
   };
@@ -145,7 +163,10 @@ async function build(options: AppOptions, built: { pool?: ComputePool }): Promis
   app.addHook("onClose", async () => {
     // Runs after in-flight requests have completed: let queued computations finish, then stop the workers.
     if (ownPool) await pool.close();
+    await live.close();
   });
+  // Follow committed imports (file rename / PostgreSQL NOTIFY) without a restart.
+  await live.watch();
 
   await app.register(swagger, {
     openapi: {

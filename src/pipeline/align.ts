@@ -16,9 +16,9 @@ export { MIN_ALIGNED_DAYS };
 
 export interface AlignRange {
   /** First date to keep, `YYYY-MM-DD`, inclusive. */
-  start?: string;
+  start?: string | undefined;
   /** Last date to keep, `YYYY-MM-DD`, inclusive. */
-  end?: string;
+  end?: string | undefined;
 }
 
 /** Aligned closes as typed arrays: `closes` is T × N row-major (`closes[t*N + i]`), `days` epoch days. */
@@ -186,22 +186,32 @@ export function alignArrays(store: PriceStore, tickers: readonly string[], range
 }
 
 /**
- * Aligned closes for a request (SPEC.md §2 step 1): canonical symbols in request order, the inner join of their
- * dates cut to [start, end], at least 253 rows.
+ * Aligned closes for a request as typed arrays (what the service hands to src/pipeline/respond.ts): canonical
+ * symbols in request order, the inner join of their dates cut to [start, end], at least 253 rows.
  * Throws FolioError: INVALID_REQUEST (empty list, duplicates after case folding, bad or inverted dates),
  * UNKNOWN_TICKERS (all of them listed, as given), INSUFFICIENT_HISTORY (`found`, `required`: 253, and the span
  * `first`/`last` of what was found, absent when nothing overlaps).
  */
-export function alignPrices(store: PriceStore, tickers: readonly string[], range: AlignRange = {}): PriceMatrix {
+export function alignTyped(store: PriceStore, tickers: readonly string[], range: AlignRange = {}): AlignedArrays {
   const a = alignArrays(store, tickers, range);
   const T = a.days.length;
-  const N = a.tickers.length;
   if (T < MIN_ALIGNED_DAYS) {
     const first = T > 0 ? formatIsoDay(a.days[0]) : undefined;
     const last = T > 0 ? formatIsoDay(a.days[T - 1]) : undefined;
     const args = { found: T, required: MIN_ALIGNED_DAYS, first, last };
     throw folioError("INSUFFICIENT_HISTORY", args, { ...args });
   }
+  return a;
+}
+
+/**
+ * The same as the public `PriceMatrix` (ISO dates, `number[][]` rows) for library users; same errors as
+ * `alignTyped`.
+ */
+export function alignPrices(store: PriceStore, tickers: readonly string[], range: AlignRange = {}): PriceMatrix {
+  const a = alignTyped(store, tickers, range);
+  const T = a.days.length;
+  const N = a.tickers.length;
   const dates: string[] = new Array(T);
   const closes: number[][] = new Array(T);
   for (let t = 0; t < T; t++) {

@@ -11,18 +11,22 @@
  * - a `prices.folio` that cannot be read or is corrupt → openStore rejects with a StoreFormatError/IO error
  *   naming the file (a broken store must not look like an empty one).
  *
- * The store is immutable once open; an import writes a new file atomically, which takes effect at the next open.
+ * A store is immutable once open; an import writes a new file atomically, which takes effect at the next open (the
+ * service reloads it live: src/store/live.ts).
  */
 import { folioError } from "../errors.js";
 import { decodeStore, encodeStore, type StoreContents } from "./binary.js";
-import { loadStoreContents } from "./file.js";
+import { describeContents, EMPTY_STORE_DESCRIPTION, loadStoreContents } from "./file.js";
 import { formatIsoDay } from "./dates.js";
 import { generateSyntheticUniverse, SYNTHETIC_DESCRIPTION } from "./synthetic.js";
 import type { PriceStore, TickerInfo, TickerSeries } from "./types.js";
 
 export type { PriceStore, TickerInfo, TickerSeries } from "./types.js";
 export { STORE_FILE, StoreFormatError } from "./binary.js";
-export { loadStoreContents, storeFilePath } from "./file.js";
+export { loadStoreContents, readStoreFile, storeFilePath } from "./file.js";
+export { openBackend, storeOfSnapshot } from "./backend.js";
+export type { OpenBackendOptions } from "./backend.js";
+export type { StoreBackend, StoreSnapshot, StoreVersion } from "./types.js";
 export { importPrices } from "./import.js";
 export type { ImportOptions, ImportReport, ImportProblem, ImportFormat } from "./import.js";
 
@@ -125,21 +129,8 @@ export function openSyntheticStore(): BinaryPriceStore {
 export function openStoreSync(options: OpenStoreOptions = {}): BinaryPriceStore {
   if (options.dataDir === undefined) return openSyntheticStore();
   const contents = loadStoreContents(options.dataDir);
-  if (!contents) {
-    return new BinaryPriceStore(emptyContents(),
-      `Empty price store at ${options.dataDir}: no data imported yet (run \`folio import <file-or-dir>\`).`);
-  }
-  if (contents.description) return new BinaryPriceStore(contents);
-  const K = contents.tickers.length;
-  let first = Infinity;
-  let last = -Infinity;
-  for (let k = 0; k < K; k++) {
-    if (contents.counts[k] === 0) continue;
-    first = Math.min(first, contents.days[contents.starts[k]]);
-    last = Math.max(last, contents.days[contents.starts[k] + contents.counts[k] - 1]);
-  }
-  const span = K > 0 ? `, ${formatIsoDay(first)}..${formatIsoDay(last)}` : "";
-  return new BinaryPriceStore(contents, `Imported price data at ${options.dataDir}: ${K} tickers${span}.`);
+  if (!contents) return new BinaryPriceStore(emptyContents(), EMPTY_STORE_DESCRIPTION);
+  return new BinaryPriceStore(contents, describeContents(contents));
 }
 
 /**

@@ -9,6 +9,10 @@
  * - Errors: a FolioError thrown in a worker comes back as data and is rebuilt here with its code and detail; any
  *   other failure becomes INTERNAL_ERROR (the cause is kept for the log, never sent to the client).
  *
+ * Tasks carry the store snapshot they run on (src/store/live.ts): its bytes are a SharedArrayBuffer, which structured
+ * clone shares with the worker rather than copying, so the process holds one copy of the prices whatever the
+ * worker count.
+ *
  * The worker is the compiled `dist/src/workers/worker.js` (piscina needs a JS file): `npm run build` first.
  */
 import { existsSync } from "node:fs";
@@ -16,6 +20,7 @@ import { join } from "node:path";
 import { Piscina } from "piscina";
 import { projectRoot } from "../config.js";
 import { folioError, fromWire, isFolioError, type FolioError } from "../errors.js";
+import type { ResponseMeta } from "../pipeline/respond.js";
 import type { ComputeTask, TaskResult, WorkerConfig } from "./tasks.js";
 
 export interface PoolOptions {
@@ -25,8 +30,6 @@ export interface PoolOptions {
   queueSize: number;
   /** Deadline per task, ms. */
   timeoutMs: number;
-  /** Price store directory for the workers; undefined → the embedded synthetic universe. */
-  dataDir?: string;
   /** Accept the `sleep` task (tests only). */
   allowTestTasks?: boolean;
   /** Most dollar values in one sims response (default 10,000,000). */
@@ -39,7 +42,8 @@ export interface PoolOptions {
 
 export interface ComputeResult {
   body: Buffer;
-  headers: Record<string, string>;
+  /** What the response says besides its body (src/http/headers.ts turns it into headers); absent for test tasks. */
+  meta?: ResponseMeta;
 }
 
 export interface PoolStats {
@@ -63,7 +67,7 @@ export function defaultWorkerFile(): string {
 
 export class ComputePool {
   private readonly piscina: Piscina<ComputeTask, TaskResult>;
-  private readonly opts: Required<Omit<PoolOptions, "dataDir" | "filename">> & { dataDir?: string };
+  private readonly opts: Required<Omit<PoolOptions, "filename">>;
   private timedOut = 0;
   private cancelled = 0;
   private rejected = 0;
@@ -82,12 +86,10 @@ export class ComputePool {
       allowTestTasks: options.allowTestTasks ?? false,
       retryAfterSeconds: options.retryAfterSeconds ?? 1,
       maxResponseValues: options.maxResponseValues ?? 10_000_000,
-      ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     };
     const workerData: WorkerConfig = {
       allowTestTasks: this.opts.allowTestTasks,
       maxResponseValues: this.opts.maxResponseValues,
-      ...(this.opts.dataDir !== undefined ? { dataDir: this.opts.dataDir } : {}),
     };
     this.piscina = new Piscina<ComputeTask, TaskResult>({
       filename,
@@ -126,7 +128,7 @@ export class ComputePool {
   }
 
   /**
-   * Load the engine and the store in a worker; resolves when one worker has answered. Loading is not a request's
+   * Load the engine in a worker; resolves when one worker has answered. Loading is not a request's
    * computation, so it gets its own generous deadline rather than COMPUTE_TIMEOUT_MS.
    */
   async ready(timeoutMs = Math.max(this.opts.timeoutMs, 120_000)): Promise<void> {
@@ -171,7 +173,8 @@ export class ComputePool {
     }
     if (!result.ok) throw fromWire(result.error);
     const bytes = result.body;
-    return { body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), headers: result.headers };
+    const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return result.meta === undefined ? { body } : { body, meta: result.meta };
   }
 
   private mapFailure(e: unknown, timedOut: boolean, timeoutMs: number): FolioError {

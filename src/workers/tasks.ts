@@ -1,26 +1,29 @@
 /** Messages between the event loop and the compute workers (plain data: they cross a worker-thread boundary). */
-import type { CovarianceMode, HrpMode, SimModel } from "../domain/types.js";
+import type { SimsOptions } from "../domain/types.js";
 import type { WireError } from "../errors.js";
+import type { ResponseMeta, RespondKind } from "../pipeline/respond.js";
+import type { StoreSnapshot } from "../store/types.js";
 
-export type ComputeKind = "weights" | "paths" | "sims" | "report";
+export type ComputeKind = RespondKind;
 
-export interface TaskOptions {
-  covariance?: CovarianceMode;
-  hrp?: HrpMode;
-  run_count?: number;
-  seed?: number | string;
-  model?: SimModel;
+/** A request as validated by the HTTP layer: the tickers, the date range and the option fields, as sent. */
+export interface RequestBody extends SimsOptions {
+  tickers: string[];
+  start?: string;
+  end?: string;
 }
 
 export interface BacktestTask {
   kind: ComputeKind;
-  tickers: string[];
-  start?: string;
-  end?: string;
-  options: TaskOptions;
+  request: RequestBody;
+  /**
+   * The store version this request runs on (taken when the request arrived). Its bytes are in shared memory in the
+   * service: structured clone shares them with the worker, it does not copy them.
+   */
+  snapshot: StoreSnapshot;
 }
 
-/** Loads the engine and the store in one worker (readiness probe). */
+/** Loads the engine in one worker (readiness probe). */
 export interface PingTask {
   kind: "ping";
 }
@@ -31,15 +34,19 @@ export interface SleepTask {
   ms: number;
 }
 
-export type ComputeTask = BacktestTask | PingTask | SleepTask;
+/** Reports which store version the worker holds and whether its closes are views over shared memory (tests). */
+export interface ProbeTask {
+  kind: "probe";
+}
+
+export type ComputeTask = BacktestTask | PingTask | SleepTask | ProbeTask;
 
 export type TaskResult =
-  | { ok: true; body: Uint8Array; headers: Record<string, string> }
+  | { ok: true; body: Uint8Array; meta?: ResponseMeta }
   | { ok: false; error: WireError };
 
 /** `workerData` of every worker. */
 export interface WorkerConfig {
-  dataDir?: string;
   /** Most dollar values in one sims response (run_count × 21 × test days). */
   maxResponseValues: number;
   allowTestTasks: boolean;

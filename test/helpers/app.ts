@@ -11,7 +11,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fas
 import { afterAll, beforeAll } from "vitest";
 import { hashKey, type Limits } from "../../src/config.js";
 import { buildApp } from "../../src/http/app.js";
-import { openStore } from "../../src/store/index.js";
+import { openBackend } from "../../src/store/backend.js";
 import type { PriceStore } from "../../src/store/types.js";
 import { ComputePool, defaultWorkerFile } from "../../src/workers/pool.js";
 
@@ -33,6 +33,8 @@ export interface TestAppOptions {
   limits?: Partial<Limits>;
   keys?: string[];
   dataDir?: string;
+  /** The file backend's stat fallback interval, ms (live-reload tests). */
+  pollMs?: number;
   /** Wait until a worker has loaded the engine (default true). */
   waitReady?: boolean;
 }
@@ -40,7 +42,8 @@ export interface TestAppOptions {
 export interface TestApp {
   app: FastifyInstance;
   pool: ComputePool;
-  store: PriceStore;
+  /** The store being served (the current version: it changes when a live reload swaps it). */
+  readonly store: PriceStore;
   limits: Limits;
   /** GET with the test key. */
   get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
@@ -60,18 +63,16 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   assertWorkerBuilt();
   const limits: Limits = { ...TEST_LIMITS, ...options.limits };
   const dataDir = options.dataDir;
-  const store = await openStore(dataDir !== undefined ? { dataDir } : {});
   const pool = new ComputePool({
     workers: limits.workers,
     queueSize: limits.queueSize,
     timeoutMs: limits.computeTimeoutMs,
     allowTestTasks: true,
     maxResponseValues: limits.maxResponseValues,
-    ...(dataDir !== undefined ? { dataDir } : {}),
   });
   const app = await buildApp({
     config: { limits, keyHashes: (options.keys ?? [TEST_KEY]).map(hashKey) },
-    store,
+    backend: await openBackend({ dataDir, pollMs: options.pollMs }),
     pool,
     logger: false,
   });
@@ -79,7 +80,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.waitReady ?? true) await pool.ready();
   const inject = (o: InjectOptions) => app.inject(o);
   return {
-    app, pool, store, limits, inject,
+    app, pool, limits, inject,
+    get store() {
+      return app.folio.store;
+    },
     get: (url, headers = {}) => app.inject({ method: "GET", url, headers: { "x-api-key": TEST_KEY, ...headers } }),
     post: (url, body, headers = {}) => app.inject({
       method: "POST",

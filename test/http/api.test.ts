@@ -5,12 +5,14 @@
  * in-process library on the same aligned prices (the HTTP layer must transport them unchanged) and against the
  * invariants of SPEC.md (weights on the simplex, every path starting at 100000.00).
  */
+import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import type { Engine } from "../../src/domain/types.js";
 import { createEngine } from "../../src/index.js";
 import { alignPrices } from "../../src/pipeline/align.js";
 import { isoDate } from "../../src/pipeline/calendar.js";
+import { syntheticStoreBytes } from "../../src/store/index.js";
 import { TEST_KEY, useTestApp } from "../helpers/app.js";
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -74,6 +76,17 @@ describe("HTTP API", () => {
     expect(body.tickers).toBe(tickers.length);
     expect(body.strategies).toEqual([...STRATEGY_IDS]);
     expect((body.limits as Record<string, number>).max_run_count).toBe(t().limits.maxRunCount);
+  });
+
+  it("GET /v1/info and /readyz name the store served: the synthetic backend, its content hash, no import time", async () => {
+    const hash = createHash("sha256").update(syntheticStoreBytes()).digest("hex");
+    const info = (await t().get("/v1/info")).json() as { store: Record<string, unknown> };
+    expect(info.store).toEqual({
+      backend: "synthetic", version: hash, imported_at: null, tickers: tickers.length, synthetic: true,
+      description: t().store.description,
+    });
+    const ready = (await t().inject({ method: "GET", url: "/readyz" })).json() as Record<string, unknown>;
+    expect(ready).toMatchObject({ status: "ready", ready: true, store_version: hash, imported_at: null });
   });
 
   it("GET /v1/timeseries/info is a sorted array of strings (an R character vector)", async () => {

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createEngine, STRATEGY_IDS, type Engine, type PriceMatrix } from "../../src/index.js";
 import { loadKernels } from "../../src/engine/index.js";
-import { trainingWeights } from "../../src/pipeline/backtest.js";
+import { trainingWeights } from "../../src/pipeline/respond.js";
 import { epochDay } from "../../src/pipeline/calendar.js";
 import type { Kernels } from "../../src/pipeline/kernels.js";
 import { MONTHLY_SHRINK, ROWS, TICKERS, WEIGHTS } from "../fixtures/math-11d.js";

@@ -1,6 +1,6 @@
 /**
  * `folio serve`: runs the HTTP service (src/http/server.ts). Options are passed as the documented environment
- * variables (PORT, HOST, DATA_DIR), so the server's one configuration reader (src/config.ts) sees them.
+ * variables (PORT, HOST, DATA_DIR, DATABASE_URL), so the server's one configuration reader (src/config.ts) sees them.
  */
 import { InvalidArgumentError, type Command } from "commander";
 
@@ -15,19 +15,22 @@ export function registerServe(program: Command): Command {
     .description("run the HTTP service (PathLit-compatible API under /v1) and the web page")
     .option("--port <n>", "port to listen on, 0 for any free port (env PORT, default 8080)", parsePort)
     .option("--host <host>", "address to bind (env HOST, default 127.0.0.1)")
-    .option("--data-dir <dir>", "price store directory (env DATA_DIR, default: the embedded synthetic universe)");
+    .option("--data-dir <dir>", "price store directory (env DATA_DIR, default: the embedded synthetic universe)")
+    .option("--database-url <url>", "PostgreSQL price store, shared by replicas; takes precedence over --data-dir (env DATABASE_URL)");
   cmd.addHelpText("after", `
 Other settings come from the environment: API_KEYS (comma-separated) or API_KEYS_FILE, BODY_LIMIT_BYTES,
 MAX_TICKERS, MAX_RUN_COUNT, COMPUTE_TIMEOUT_MS, WORKERS, QUEUE_SIZE, RATE_LIMIT_PER_MINUTE, LOG_LEVEL.
 With no key configured, a key is generated and printed once, and the server binds to loopback only.
-Stops gracefully on SIGINT/SIGTERM (in-flight requests finish).
+Stops gracefully on SIGINT/SIGTERM (in-flight requests finish). A committed import is served without a restart
+(the file store is watched; PostgreSQL notifies).
 
 Example:
   API_KEYS=my-long-secret-key-123 folio serve --port 8080`);
-  cmd.action(async (opts: { port?: string; host?: string; dataDir?: string }) => {
+  cmd.action(async (opts: { port?: string; host?: string; dataDir?: string; databaseUrl?: string }) => {
     if (opts.port !== undefined) process.env.PORT = opts.port;
     if (opts.host !== undefined) process.env.HOST = opts.host;
     if (opts.dataDir !== undefined) process.env.DATA_DIR = opts.dataDir;
+    if (opts.databaseUrl !== undefined) process.env.DATABASE_URL = opts.databaseUrl;
     const { startServer } = await import("../../http/server.js");
     const server = await startServer();
     process.stderr.write(`folio: serving ${server.url} (web page at ${server.url}/, API docs at ${server.url}/docs)\n`);

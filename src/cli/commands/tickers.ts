@@ -1,6 +1,6 @@
 /** `folio tickers [--json] [--data-dir DIR]`: the store's tickers with their first and last date and close count. */
 import { Option, type Command } from "commander";
-import { openStore } from "../../store/index.js";
+import { openCliStore } from "../common.js";
 import { formatTable } from "../output.js";
 
 export function registerTickers(program: Command): Command {
@@ -8,9 +8,10 @@ export function registerTickers(program: Command): Command {
     .command("tickers")
     .description("list the price store's tickers with their first and last date and number of closes")
     .addOption(new Option("--data-dir <dir>", "price store directory (default: the embedded synthetic universe)").env("DATA_DIR"))
+    .addOption(new Option("--database-url <url>", "PostgreSQL price store (takes precedence over --data-dir)").env("DATABASE_URL"))
     .option("--json", "print a JSON array of {ticker, first, last, count}");
-  cmd.action(async (opts: { dataDir?: string; json?: boolean }) => {
-    const store = await openStore(opts.dataDir ? { dataDir: opts.dataDir } : {});
+  cmd.action(async (opts: { dataDir?: string; databaseUrl?: string; json?: boolean }) => {
+    const store = await openCliStore(opts);
     const list = store.list();
     if (opts.json) {
       process.stdout.write(JSON.stringify(list) + "\n");

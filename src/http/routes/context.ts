@@ -1,14 +1,23 @@
-/** What the routes share: the store (read on the event loop: listings and single series only), the compute pool and limits. */
+/** What the routes share: the live store, the compute pool and limits. */
 import type { Limits } from "../../config.js";
+import type { SeenTags } from "../etag.js";
+import type { LiveStore } from "../../store/live.js";
 import type { PriceStore } from "../../store/types.js";
 import type { ComputePool } from "../../workers/pool.js";
 
 export interface AppContext {
-  store: PriceStore;
+  /** The current store version (read on the event loop: listings and single series only). */
+  readonly store: PriceStore;
+  /** The store with its snapshots; a request reads `live.current` once and runs on that version throughout. */
+  live: LiveStore;
   pool: ComputePool;
   limits: Limits;
   version: string;
-  /** True once a worker has loaded the engine and the store. */
+  /** Package version + WebAssembly module hash: part of every ETag. */
+  engineVersion: string;
+  /** ETags recently sent with a 200 (answers `If-None-Match: *` without computing). */
+  seenTags: SeenTags;
+  /** True once a worker has loaded the engine. */
   isReady(): boolean;
   /** True once shutdown has begun. */
   isClosing(): boolean;

@@ -4,6 +4,8 @@ import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { STRATEGY_IDS } from "../../domain/strategies.js";
 import { folioError } from "../../errors.js";
+import { SIM_GENERATOR } from "../../pipeline/respond.js";
+import type { LiveState } from "../../store/live.js";
 import { InfoResponse, ProblemResponse } from "../schemas.js";
 import type { AppContext } from "./context.js";
 
@@ -22,12 +24,24 @@ export function probeRoutes(app: FastifyInstance, ctx: AppContext): void {
     schema: {
       summary: "Readiness: the engine is loaded in a worker and the price store is open.",
       tags: ["probes"],
-      response: { 200: z.object({ status: z.literal("ready") }).catchall(z.unknown()), 503: ProblemResponse },
+      response: {
+        200: z.object({
+          status: z.literal("ready"),
+          ready: z.literal(true),
+          store_version: z.string().describe("SHA-256 (hex) of the store contents being served."),
+          imported_at: z.string().nullable().describe("ISO time of the last committed import, null when none."),
+        }).catchall(z.unknown()),
+        503: ProblemResponse,
+      },
     },
   }, async (_req, reply) => {
     if (!ctx.isReady() || ctx.isClosing()) throw folioError("NOT_READY", {});
     const s = ctx.pool.stats;
-    return reply.header("cache-control", "no-store").send({ status: "ready", workers: s.workers, busy: s.busy, queued: s.queued });
+    const v = ctx.live.current.snapshot.version;
+    return reply.header("cache-control", "no-store").send({
+      status: "ready", ready: true, store_version: v.hash, imported_at: v.importedAt,
+      workers: s.workers, busy: s.busy, queued: s.queued,
+    });
   });
 }
 
@@ -39,18 +53,22 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
       security: [{ apiKey: [] }],
       response: { 200: InfoResponse, 401: ProblemResponse },
     },
-  }, async () => {
+  }, async (_req, reply) => {
     const l = ctx.limits;
+    const current = ctx.live.current;
+    const { store } = current;
+    reply.header("cache-control", "no-store");
     return {
       message: `Folio ${ctx.version}`,
       version: ctx.version,
-      synthetic: ctx.store.synthetic,
-      data: ctx.store.description,
-      tickers: ctx.store.list().length,
+      synthetic: store.synthetic,
+      data: store.description,
+      tickers: store.size,
+      store: storeInfo(ctx, current),
       strategies: [...STRATEGY_IDS],
       simulation: {
         default_model: "independent",
-        generator: "xoshiro256starstar+splitmix64+polar",
+        generator: SIM_GENERATOR,
         default_run_count: 5,
       },
       limits: {
@@ -63,4 +81,16 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
       },
     };
   });
+}
+
+/** The store being served: backend kind, version and what it holds (never an absolute filesystem path). */
+function storeInfo(ctx: AppContext, { snapshot, store }: LiveState) {
+  return {
+    backend: ctx.live.backend.kind,
+    version: snapshot.version.hash,
+    imported_at: snapshot.version.importedAt,
+    tickers: store.size,
+    synthetic: snapshot.synthetic,
+    description: snapshot.description,
+  };
 }

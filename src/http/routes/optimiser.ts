@@ -1,14 +1,18 @@
 /**
  * POST /v1/optimiser/{weights,paths,sims,report}. The body is validated on the event loop (strict zod schema);
- * the computation and the JSON serialisation run in a worker; the handler only forwards bytes and headers.
+ * the computation and the JSON serialisation run in a worker; the handler only forwards bytes and turns the
+ * response metadata into headers (src/http/headers.ts). Every 200 carries a strong ETag derived from the request,
+ * the store version and the engine version before computing; a matching If-None-Match gets 304 without computing.
  */
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { ComputeKind, TaskOptions } from "../../workers/tasks.js";
+import type { ComputeKind, RequestBody } from "../../workers/tasks.js";
+import { etagOf, precondition } from "../etag.js";
+import { HEADER, metaHeaders } from "../headers.js";
 import { requireJson } from "../plugins/errors.js";
 import {
-  makeSchemas, PathsResponse, ProblemResponse, ReportResponse, SimsResponse, WeightsResponse, type SimsBody,
+  makeSchemas, PathsResponse, ProblemResponse, ReportResponse, SimsResponse, WeightsResponse,
 } from "../schemas.js";
 import type { AppContext } from "./context.js";
 
@@ -27,7 +31,9 @@ const SIMS_NOTE =
   "first test-day close, and values the 21 portfolios on them.";
 const COMMON_NOTE =
   " Headers: x-tickers (the tickers in their canonical form, request order); x-covariance-fallback (the series whose " +
-  "risk parity used the shrunk covariance because equal risk contributions do not exist on the sample one).";
+  "risk parity used the shrunk covariance because equal risk contributions do not exist on the sample one); etag " +
+  "(strong, from the request, the store version and the engine version: send it back in if-none-match to get 304 " +
+  "without a recomputation while neither changed).";
 
 export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { report: boolean }): void {
   const { OptimiserBody, SimsBody: SimsSchema } = makeSchemas(ctx.limits);
@@ -42,32 +48,28 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
         tags: ["optimiser"],
         security: [{ apiKey: [] }],
         body,
-        response: { 200: response, ...errorResponses },
+        response: { 200: response, 304: z.null().describe("Not modified: the etag sent in if-none-match is current."), ...errorResponses },
       },
     }, async (req, reply) => {
-      const b = req.body as SimsBody;
-      const options: TaskOptions = {};
-      if (b.covariance !== undefined) options.covariance = b.covariance;
-      if (b.hrp !== undefined) options.hrp = b.hrp;
-      if (kind === "sims") {
-        if (b.run_count !== undefined) options.run_count = b.run_count;
-        if (b.seed !== undefined) options.seed = b.seed;
-        if (b.model !== undefined) options.model = b.model;
-      }
+      const request = req.body as RequestBody;
+      // The version this request runs on, start to finish (a reload meanwhile does not affect it).
+      const { snapshot } = ctx.live.current;
+      const etag = etagOf({ route: `POST /v1/optimiser/${kind}`, request, store: snapshot.version.hash, engine: ctx.engineVersion });
+      const pre = precondition(req.headers[HEADER.ifNoneMatch], etag);
+      // A listed tag was sent with a 200 for these very inputs: the client's copy is current.
+      if (pre === "match" || (pre === "any" && ctx.seenTags.has(etag))) return reply.code(304).header(HEADER.etag, etag).send();
       // If the client goes away first, stop its computation (queued: dropped; running: its worker is replaced).
       const gone = new AbortController();
       const onClose = () => {
         if (!reply.raw.writableEnded) gone.abort();
       };
       reply.raw.once("close", onClose);
-      const result = await ctx.pool.run({
-        kind,
-        tickers: b.tickers,
-        ...(b.start !== undefined ? { start: b.start } : {}),
-        ...(b.end !== undefined ? { end: b.end } : {}),
-        options,
-      }, undefined, gone.signal).finally(() => reply.raw.off("close", onClose));
-      return reply.headers(result.headers).type(JSON_UTF8).send(result.body);
+      const result = await ctx.pool.run({ kind, request, snapshot }, undefined, gone.signal)
+        .finally(() => reply.raw.off("close", onClose));
+      ctx.seenTags.add(etag);
+      // `*` on a response not seen before: it exists now (computed without error), so the answer is still 304.
+      if (pre === "any") return reply.code(304).header(HEADER.etag, etag).send();
+      return reply.headers(metaHeaders(result.meta)).header(HEADER.etag, etag).type(JSON_UTF8).send(result.body);
     });
   };
 

@@ -8,6 +8,10 @@ import { hashKey } from "../../src/config.js";
 import { isFolioError, type FolioError } from "../../src/errors.js";
 import { buildApp } from "../../src/http/app.js";
 import { openStore } from "../../src/store/index.js";
+import { memoryBackend, syntheticBackend } from "../../src/store/backend.js";
+import { storeFromSeries } from "../../src/store/index.js";
+import { seededSeries } from "../helpers/stores.js";
+import type { StoreSnapshot } from "../../src/store/types.js";
 import { ComputePool } from "../../src/workers/pool.js";
 import type { ComputeTask } from "../../src/workers/tasks.js";
 import { assertWorkerBuilt, closeTestApp, createTestApp, TEST_KEY, TEST_LIMITS, type TestApp } from "../helpers/app.js";
@@ -24,8 +28,10 @@ async function failure(p: Promise<unknown>): Promise<FolioError> {
 
 describe("ComputePool", () => {
   let pool: ComputePool;
+  let snapshot: StoreSnapshot;
   beforeAll(async () => {
     assertWorkerBuilt();
+    snapshot = await syntheticBackend().load({ shared: true });
     pool = new ComputePool({ workers: 1, queueSize: 1, timeoutMs: 30_000, allowTestTasks: true });
     await pool.ready();
   });
@@ -59,7 +65,7 @@ describe("ComputePool", () => {
   });
 
   it("a FolioError thrown in a worker arrives with its code, detail and extras", async () => {
-    const e = await failure(pool.run({ kind: "paths", tickers: ["SYN-FIN1", "NOPE", "ZZZ"], options: {} }));
+    const e = await failure(pool.run({ kind: "paths", request: { tickers: ["SYN-FIN1", "NOPE", "ZZZ"] }, snapshot }));
     expect(e.code).toBe("UNKNOWN_TICKERS");
     expect(e.status).toBe(422);
     expect(e.detail).toContain('"NOPE", "ZZZ"');
@@ -67,11 +73,23 @@ describe("ComputePool", () => {
     expect(e).toBeInstanceOf(Error);
   });
 
-  it("returns the body as bytes and the headers computed in the worker", async () => {
-    const r = await pool.run({ kind: "weights", tickers: ["syn-fin1", "SYN-TEC2"], options: {} });
+  it("returns the body as bytes and the response metadata (not headers) computed in the worker", async () => {
+    const r = await pool.run({ kind: "weights", request: { tickers: ["syn-fin1", "SYN-TEC2"] }, snapshot });
     expect(Buffer.isBuffer(r.body)).toBe(true);
-    expect(r.headers["x-tickers"]).toBe("SYN-FIN1,SYN-TEC2");
+    expect(r.meta).toEqual({ kind: "weights", tickers: ["SYN-FIN1", "SYN-TEC2"], covarianceFallback: [] });
+    expect(r).not.toHaveProperty("headers");
     expect(Object.keys(JSON.parse(r.body.toString("utf8")) as object)).toHaveLength(21);
+  });
+
+  it("a worker reads the task's store snapshot in place (views over the shared buffer) and keeps it for its version", async () => {
+    await pool.run({ kind: "weights", request: { tickers: ["SYN-FIN1", "SYN-TEC2"] }, snapshot });
+    const probe = JSON.parse((await pool.run({ kind: "probe" })).body.toString("utf8")) as Record<string, unknown>;
+    expect(probe).toEqual({ storeVersion: snapshot.version.hash, sharedMemory: true });
+    // A private (non-shared) snapshot of another version replaces it.
+    const other = await memoryBackend(storeFromSeries(seededSeries(260, 3))).load();
+    await pool.run({ kind: "weights", request: { tickers: ["TK0000", "TK0001"] }, snapshot: other });
+    const after = JSON.parse((await pool.run({ kind: "probe" })).body.toString("utf8")) as Record<string, unknown>;
+    expect(after).toEqual({ storeVersion: other.version.hash, sharedMemory: false });
   });
 
   it("an unexpected failure in a worker becomes INTERNAL_ERROR, keeping the cause for the log only", async () => {

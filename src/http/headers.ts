@@ -1,0 +1,35 @@
+/**
+ * Response metadata → HTTP headers: the only place that names them (the workers and the orchestrator return
+ * metadata as data, src/pipeline/respond.ts `ResponseMeta`).
+ */
+import type { ResponseMeta } from "../pipeline/respond.js";
+
+export const HEADER = {
+  tickers: "x-tickers",
+  covarianceFallback: "x-covariance-fallback",
+  seed: "x-simulation-seed",
+  model: "x-simulation-model",
+  generator: "x-simulation-generator",
+  choleskyJitter: "x-simulation-cholesky-jitter",
+  ticker: "x-ticker",
+  etag: "etag",
+  ifNoneMatch: "if-none-match",
+} as const;
+
+/** Header values must be visible ASCII; stored symbols normally are (the echo is skipped otherwise rather than fail). */
+const VISIBLE_ASCII = /^[\x20-\x7e]*$/;
+
+export function metaHeaders(meta: ResponseMeta | undefined): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (meta === undefined) return h;
+  const echoed = meta.tickers.join(",");
+  if (VISIBLE_ASCII.test(echoed)) h[HEADER.tickers] = echoed;
+  if (meta.covarianceFallback.length > 0) h[HEADER.covarianceFallback] = meta.covarianceFallback.join(",");
+  if (meta.sims) {
+    h[HEADER.seed] = meta.sims.seed;
+    h[HEADER.model] = meta.sims.model;
+    h[HEADER.generator] = meta.sims.generator;
+    if (meta.sims.choleskyJitter > 0) h[HEADER.choleskyJitter] = String(meta.sims.choleskyJitter);
+  }
+  return h;
+}

@@ -1,0 +1,221 @@
+/**
+ * The one request orchestrator: aligned prices as typed arrays + options →
+ * the computation (21 weights, then paths or sims) → the response bytes and their metadata.
+ *
+ * Used by every way in: the service's workers (`respond`: bytes + metadata, never HTTP header names — those live
+ * in src/http/headers.ts), the library (`compute`, wrapped by pipeline/backtest.ts into report objects) and the CLI
+ * (through the library engine, or `respond` for the HTTP-identical `--json` outputs).
+ *
+ * Prices arrive as typed arrays: closes T×N row-major in one Float64Array and epoch days in an Int32Array, exactly
+ * as the store aligns them (src/pipeline/align.ts `alignTyped`), so nothing is re-boxed into `number[][]` or
+ * re-parsed from ISO dates on the service's path. Only the test dates are formatted, once, for the response keys.
+ */
+import { INITIAL_CAPITAL, STRATEGY_IDS, TRAINING_DAYS, MIN_ALIGNED_DAYS, type StrategyId } from "../domain/strategies.js";
+import type { SimModel, SimsOptions } from "../domain/types.js";
+import { folioError } from "../errors.js";
+import { summarize } from "../report/summary.js";
+import { formatIsoDay } from "../store/dates.js";
+import { buckets } from "./calendar.js";
+import { seriesJsonBytes, simsJsonBytes } from "./format.js";
+import type { Kernels } from "./kernels.js";
+import { defaultSeed, parseSeed } from "./seed.js";
+import { checkOptions, type CheckedOptions } from "./validate.js";
+
+const S = STRATEGY_IDS.length;
+
+/** What a request asks for: the routes POST /v1/optimiser/{weights,paths,sims,report}. */
+export type RespondKind = "weights" | "paths" | "sims" | "report";
+export const RESPOND_KINDS: readonly RespondKind[] = ["weights", "paths", "sims", "report"];
+
+/** The random-number generator behind every simulated run (reported with every sims response). */
+export const SIM_GENERATOR = "xoshiro256starstar+splitmix64+polar";
+
+/**
+ * Aligned closes as typed arrays: `closes[t*N + i]` for day `days[t]` (epoch days, strictly ascending) and ticker
+ * `tickers[i]`; every close finite and > 0 (the store and checkPrices guarantee it).
+ */
+export interface TypedPrices {
+  tickers: readonly string[];
+  days: Int32Array;
+  closes: Float64Array;
+  /** The days as `YYYY-MM-DD` when the caller already has them (library input); formatted from `days` otherwise. */
+  dates?: readonly string[];
+}
+
+/** What a response says besides its body (the HTTP layer turns it into headers, the CLI into text). */
+export interface ResponseMeta {
+  kind: RespondKind;
+  /** Canonical symbols in request order. */
+  tickers: string[];
+  /** Series whose risk parity used the shrunk covariance (equal risk contributions do not exist on the sample one). */
+  covarianceFallback: StrategyId[];
+  /** Sims only. */
+  sims?: {
+    /** The u64 seed used, decimal (send it back as `seed` to replay the response byte for byte). */
+    seed: string;
+    model: SimModel;
+    generator: string;
+    /** ε of the Cholesky jitter retry, 0 when none was needed. */
+    choleskyJitter: number;
+  };
+}
+
+export interface Responded {
+  /** UTF-8 JSON, byte-identical whichever way the request came in. */
+  body: Uint8Array;
+  meta: ResponseMeta;
+}
+
+/** The numbers of one computation, before any formatting. */
+export interface Computation {
+  tickers: string[];
+  /** 21×N, response order. */
+  weights: Float64Array;
+  covarianceFallback: StrategyId[];
+  /** Test dates `YYYY-MM-DD` (rows 252 … T−1); empty for weights. */
+  dates: string[];
+  /** Paths: values[s][t]. */
+  values?: Float64Array[];
+  /** Sims: runs[k][s][t], plus the seed and model used. */
+  runs?: Float64Array[][];
+  seed?: bigint;
+  model?: SimModel;
+  choleskyJitter?: number;
+}
+
+/**
+ * The 21 weight vectors from a training window of closes (normally the first 252 aligned closes; any length ≥ 3 is
+ * accepted here so that small fixtures can be checked end to end). `days`: epoch days of the closes; `closes`:
+ * rows × N row-major.
+ */
+export function trainingWeights(
+  kernels: Kernels,
+  tickers: readonly string[],
+  days: Int32Array,
+  closes: Float64Array,
+  options: Pick<CheckedOptions, "covariance" | "hrp">,
+): { weights: Float64Array; fallback: boolean[] } {
+  const N = tickers.length;
+  const returnDays = days.subarray(1);
+  const week = buckets(returnDays, "w");
+  const month = buckets(returnDays, "m");
+  return kernels.weights21({
+    closes: closes.subarray(0, days.length * N),
+    N,
+    tickers,
+    weekBucket: week.bucket,
+    nWeeks: week.count,
+    monthBucket: month.bucket,
+    nMonths: month.count,
+    covariance: options.covariance,
+    hrp: options.hrp,
+  });
+}
+
+function split(values: Float64Array, rows: number, cols: number, offset = 0): Float64Array[] {
+  const out: Float64Array[] = [];
+  for (let r = 0; r < rows; r++) out.push(values.subarray(offset + r * cols, offset + (r + 1) * cols));
+  return out;
+}
+
+function insufficient(p: TypedPrices): never {
+  const T = p.days.length;
+  const args = {
+    found: T,
+    required: MIN_ALIGNED_DAYS,
+    first: T > 0 ? formatIsoDay(p.days[0]) : undefined,
+    last: T > 0 ? formatIsoDay(p.days[T - 1]) : undefined,
+  };
+  throw folioError("INSUFFICIENT_HISTORY", args, { ...args });
+}
+
+/** Options checked for a kind (a report is a paths computation). */
+export function optionsFor(kind: RespondKind, options: SimsOptions | undefined): CheckedOptions {
+  return checkOptions(options, kind === "report" ? "paths" : kind);
+}
+
+/** Run the kernels for one request: split → calendar buckets → 21 weights → paths or sims. */
+export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: CheckedOptions): Computation {
+  const N = prices.tickers.length;
+  const T = prices.days.length;
+  if (T < MIN_ALIGNED_DAYS) insufficient(prices);
+  const tickers = [...prices.tickers];
+  const { weights, fallback } = trainingWeights(
+    kernels, tickers, prices.days.subarray(0, TRAINING_DAYS), prices.closes.subarray(0, TRAINING_DAYS * N), options);
+  const covarianceFallback = STRATEGY_IDS.filter((_, s) => fallback[s]);
+  if (kind === "weights") return { tickers, weights, covarianceFallback, dates: [] };
+
+  const nTest = T - TRAINING_DAYS;
+  const dateAt = (t: number): string => prices.dates?.[t] ?? formatIsoDay(prices.days[t]);
+  const dates: string[] = new Array(nTest);
+  for (let t = 0; t < nTest; t++) dates[t] = dateAt(TRAINING_DAYS + t);
+
+  if (kind === "paths" || kind === "report") {
+    const flat = kernels.valuePaths({
+      testCloses: prices.closes.subarray(TRAINING_DAYS * N, T * N),
+      nTest, N, weights, S, capital: INITIAL_CAPITAL,
+    });
+    return { tickers, weights, covarianceFallback, dates, values: split(flat, S, nTest) };
+  }
+
+  const seed = options.seed === undefined
+    ? defaultSeed(tickers, dateAt(0), dateAt(T - 1))
+    : parseSeed(options.seed);
+  const { values: flat, jitter } = kernels.simulateRuns({
+    trainCloses: prices.closes.subarray(0, TRAINING_DAYS * N),
+    firstTestClose: prices.closes.subarray(TRAINING_DAYS * N, (TRAINING_DAYS + 1) * N),
+    nTest, N, tickers, weights, S,
+    model: options.model,
+    seed,
+    runFrom: 0,
+    runCount: options.runCount,
+    capital: INITIAL_CAPITAL,
+  });
+  const runs: Float64Array[][] = [];
+  for (let k = 0; k < options.runCount; k++) runs.push(split(flat, S, nTest, k * S * nTest));
+  return { tickers, weights, covarianceFallback, dates, runs, seed, model: options.model, choleskyJitter: jitter };
+}
+
+const encoder = new TextEncoder();
+
+/** Weights as the HTTP object: fixed key order, shortest round-trip doubles (JSON.stringify). */
+function weightsJson(c: Computation): string {
+  const N = c.tickers.length;
+  const parts = STRATEGY_IDS.map((id, s) => `${JSON.stringify(id)}:${JSON.stringify(Array.from(c.weights.subarray(s * N, (s + 1) * N)))}`);
+  return `{${parts.join(",")}}`;
+}
+
+export interface RespondLimits {
+  /** Most dollar values in one sims response (run_count × 21 × test days); beyond → RESPONSE_TOO_LARGE. */
+  maxResponseValues?: number;
+}
+
+/**
+ * One request, end to end: check the options, compute, serialise. `options` is the request's option fields as
+ * given (e.g. the validated HTTP body without tickers/start/end); unknown keys are INVALID_REQUEST.
+ * Throws FolioError (INVALID_REQUEST, INSUFFICIENT_HISTORY, RESPONSE_TOO_LARGE, DEGENERATE_INPUT, …).
+ */
+export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
+  limits: RespondLimits = {}): Responded {
+  if (!RESPOND_KINDS.includes(kind)) throw new Error(`unknown request kind ${JSON.stringify(kind)}`);
+  const opts = optionsFor(kind, options);
+  if (kind === "sims") {
+    // Bound the response before computing it: run_count × 21 series × test days dollar values.
+    const values = opts.runCount * S * Math.max(0, prices.days.length - TRAINING_DAYS);
+    const limit = limits.maxResponseValues ?? 10_000_000;
+    if (values > limit) throw folioError("RESPONSE_TOO_LARGE", { values, limit }, { values, limit });
+  }
+  const c = compute(kernels, kind, prices, opts);
+  const meta: ResponseMeta = { kind, tickers: c.tickers, covarianceFallback: c.covarianceFallback };
+  switch (kind) {
+    case "weights":
+      return { body: encoder.encode(weightsJson(c)), meta };
+    case "paths":
+      return { body: seriesJsonBytes(STRATEGY_IDS, c.dates, c.values!), meta };
+    case "report":
+      return { body: encoder.encode(JSON.stringify(summarize({ dates: c.dates, values: c.values! }))), meta };
+    case "sims":
+      meta.sims = { seed: c.seed!.toString(), model: c.model!, generator: SIM_GENERATOR, choleskyJitter: c.choleskyJitter ?? 0 };
+      return { body: simsJsonBytes(STRATEGY_IDS, c.dates, c.runs!), meta };
+  }
+}
