@@ -7,7 +7,6 @@
  * at / when present; and the /v1 scope, where every route needs `x-api-key` and is rate-limited per key.
  */
 import { randomUUID } from "node:crypto";
-import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
@@ -20,7 +19,7 @@ import type { PriceStore } from "../store/types.js";
 import { ComputePool } from "../workers/pool.js";
 import { installAuth } from "./plugins/auth.js";
 import { installErrorHandling } from "./plugins/errors.js";
-import { installSecurityHeaders } from "./plugins/security.js";
+import { installRateLimit, installSecurityHeaders } from "./plugins/security.js";
 import type { AppContext } from "./routes/context.js";
 import { infoRoute, probeRoutes } from "./routes/meta.js";
 import { optimiserRoutes } from "./routes/optimiser.js";
@@ -30,7 +29,7 @@ import { webPlugin } from "./web.js";
 
 export interface AppOptions {
   /** Limits and key hashes (see config.ts); `dataDir` is used only when `store`/`pool` are not given. */
-  config: Pick<Config, "limits" | "keyHashes"> & Partial<Pick<Config, "dataDir" | "logLevel">>;
+  config: Pick<Config, "limits" | "keyHashes"> & Partial<Pick<Config, "dataDir" | "logLevel" | "redisUrl">>;
   /** An open store (default: openStore({ dataDir })). */
   store?: PriceStore;
   /** A compute pool (default: one sized by `config.limits`; closed with the app). */
@@ -105,7 +104,7 @@ async function build(options: AppOptions, built: { pool?: ComputePool }): Promis
   let ready = false;
   let closing = false;
   const ctx: AppContext = {
-    store, pool, limits, version: packageVersion(),
+    store, pool, limits, version: packageVersion(), rateLimitScope: "process",
     isReady: () => ready,
     isClosing: () => closing,
   };
@@ -167,14 +166,9 @@ async function build(options: AppOptions, built: { pool?: ComputePool }): Promis
 
   await app.register(async (v1) => {
     installAuth(v1, options.config.keyHashes);
-    await v1.register(rateLimit, {
-      max: limits.ratePerMinute,
-      timeWindow: 60_000,
-      keyGenerator: (req) => req.apiKeyId || req.ip,
-      errorResponseBuilder: (_req, c) => {
-        const retryAfter = Math.max(1, Math.ceil(c.ttl / 1000));
-        return folioError("RATE_LIMITED", { retryAfter }, { retryAfter });
-      },
+    ctx.rateLimitScope = await installRateLimit(v1, {
+      perMinute: limits.ratePerMinute,
+      ...(options.config.redisUrl !== undefined ? { redisUrl: options.config.redisUrl } : {}),
     });
     infoRoute(v1, ctx);
     timeseriesRoutes(v1, ctx);

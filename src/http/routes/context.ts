@@ -8,6 +8,8 @@ export interface AppContext {
   pool: ComputePool;
   limits: Limits;
   version: string;
+  /** Where the per-key rate limit is counted: Redis shared by every replica, or this process (REDIS_URL unset). */
+  rateLimitScope: "redis" | "process";
   /** True once a worker has loaded the engine and the store. */
   isReady(): boolean;
   /** True once shutdown has begun. */
