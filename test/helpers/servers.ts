@@ -216,12 +216,12 @@ export interface RunningRedis {
   stop(): Promise<void>;
 }
 
-/** A throwaway Redis on a free loopback port, no persistence, in a temporary directory. */
-export async function startRedis(): Promise<RunningRedis> {
+/** A throwaway Redis on a free loopback port (or `port`, e.g. to restart one), no persistence, in a temporary directory. */
+export async function startRedis(opts: { port?: number } = {}): Promise<RunningRedis> {
   const bin = which("redis-server");
   if (!bin) throw new Error("redis-server not found (apt-get install redis-server)");
   const dir = mkdtempSync(join(tmpdir(), "folio-redis-"));
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const child = spawnChild(bin, [
     "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no",
     "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning",

@@ -14,8 +14,8 @@ import { keyId } from "./fixtures.js";
 
 const KEY = "rate-limit-test-key-0123456789";
 
-async function app(opts: RateLimitOptions): Promise<{ app: FastifyInstance; scope: RateLimitScope }> {
-  const a = Fastify({ logger: false });
+async function app(opts: RateLimitOptions, log?: string[]): Promise<{ app: FastifyInstance; scope: RateLimitScope }> {
+  const a = Fastify({ logger: log ? { level: "info", stream: { write: (line: string) => log.push(line) } } : false });
   installErrorHandling(a, { bodyLimit: 1024 });
   let scope: RateLimitScope = "process";
   await a.register(async (v1) => {
@@ -75,6 +75,41 @@ describeWithServers("the rate limit on a real Redis", missingServers("redis-serv
     await redisCommand(redis.port, `DEL folio:rate:key:${keyId(KEY)}`);
     const got = [...await statuses(one.app, 2), ...await statuses(two.app, 2)];
     expect(got).toEqual([200, 200, 200, 429]);
+  });
+
+  it("counts per process while Redis is down, logging it once, and shares the count again once Redis is back", async () => {
+    const own = await startRedis();
+    let ownStopped = false;
+    let back: RunningRedis | undefined;
+    try {
+      const logOne: string[] = [];
+      const one = await app({ perMinute: 3, redisUrl: own.url, windowMs: 60_000 }, logOne);
+      const logTwo: string[] = [];
+      const two = await app({ perMinute: 3, redisUrl: own.url, windowMs: 60_000 }, logTwo);
+      apps.push(one.app, two.app);
+      await own.stop();
+      ownStopped = true;
+      // Each instance counts alone: 3 pass on each, the 4th on `one` is limited.
+      expect(await statuses(one.app, 4)).toEqual([200, 200, 200, 429]);
+      expect(await statuses(two.app, 3)).toEqual([200, 200, 200]);
+      expect(logOne.filter((l) => l.includes("Redis unavailable"))).toHaveLength(1);
+      back = await startRedis({ port: own.port });
+      // ioredis reconnects with a back-off of at most 2 s (plugins/security.ts); a request counted per process logs
+      // nothing new, the first one counted in Redis again logs "Redis is back".
+      const isBack = (log: string[]) => log.some((l) => l.includes("Redis is back"));
+      const deadline = Date.now() + 10_000;
+      while (!(isBack(logOne) && isBack(logTwo)) && Date.now() < deadline) {
+        if (!isBack(logOne)) await statuses(one.app, 1);
+        if (!isBack(logTwo)) await statuses(two.app, 1);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect([isBack(logOne), isBack(logTwo)]).toEqual([true, true]);
+      await redisCommand(back.port, `DEL folio:rate:key:${keyId(KEY)}`);
+      expect([...await statuses(one.app, 2), ...await statuses(two.app, 2)]).toEqual([200, 200, 200, 429]);
+    } finally {
+      if (!ownStopped) await own.stop();
+      await back?.stop();
+    }
   });
 
   it("starts with a per-process count, not an error, when Redis is unreachable at start", async () => {

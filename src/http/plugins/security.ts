@@ -126,7 +126,8 @@ export class SharedWindows {
     return this.local.incr(key, windowMs);
   }
 
-  private markDegraded(err: unknown): void {
+  /** Count per process from now on, and log why (once, until Redis answers again). */
+  markDegraded(err: unknown): void {
     if (this.degraded) return;
     this.degraded = true;
     this.log.warn({ err: (err as Error).message }, "rate limit: Redis unavailable, counting per process until it is back");
@@ -189,11 +190,12 @@ export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOp
     client.on("error", () => {});
     client.defineCommand("folioWindow", { numberOfKeys: 1, lua: REDIS_WINDOW_SCRIPT });
     await waitReady(client, REDIS_CONNECT_WAIT_MS);
-    if (client.status !== "ready") scope.log.warn({}, "rate limit: Redis not reachable at start, counting per process until it is");
     scope.addHook("onClose", async () => {
       client.disconnect();
     });
-    store = storeClass(new SharedWindows(client as unknown as WindowRedis, scope.log));
+    const shared = new SharedWindows(client as unknown as WindowRedis, scope.log);
+    if (client.status !== "ready") shared.markDegraded(new Error(`not reachable within ${REDIS_CONNECT_WAIT_MS} ms of start`));
+    store = storeClass(shared);
     scopeName = "redis";
   } else {
     store = storeClass(new ProcessWindows());
