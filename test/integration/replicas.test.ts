@@ -63,6 +63,7 @@ describeWithServers("replicas behind nginx with limits in Redis (one file store)
     });
 
     it("pass nginx -t with the TLS example included and a self-signed certificate in place of the secrets", async () => {
+      // openssl comes with postgresql (postgresql-common → ssl-cert → openssl) in .ci/apt-packages.
       const openssl = which("openssl");
       expect(openssl, "openssl is needed to make a test certificate").toBeDefined();
       const dir = mkdtempSync(join(tmpdir(), "folio-nginx-tls-"));

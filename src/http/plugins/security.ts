@@ -33,7 +33,7 @@ export async function installSecurityHeaders(app: FastifyInstance): Promise<void
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Per-key rate limit (SPEC.md §7), shared across replicas through Redis when REDIS_URL is set (docs/deploy.md).
+// Per-key rate limit, shared across replicas through Redis when REDIS_URL is set (docs/deploy.md).
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Where the per-key budget lives: one Redis shared by every replica, or each process's own memory. */
@@ -74,7 +74,7 @@ export class ProcessWindows {
 
 /**
  * One atomic step of a fixed window in Redis: count the request, start the window's expiry on the first one (or if
- * a key somehow has none), and return the count and the milliseconds left. Written for this project.
+ * a key somehow has none), and return the count and the milliseconds left.
  */
 const REDIS_WINDOW_SCRIPT = `
 local n = redis.call('INCR', KEYS[1])
