@@ -7,7 +7,6 @@
  * at / when present; and the /v1 scope, where every route needs `x-api-key` and is rate-limited per key.
  */
 import { randomUUID } from "node:crypto";
-import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
@@ -22,7 +21,7 @@ import { engineVersion, SeenTags } from "./etag.js";
 import { ComputePool } from "../workers/pool.js";
 import { installAuth } from "./plugins/auth.js";
 import { installErrorHandling } from "./plugins/errors.js";
-import { installSecurityHeaders } from "./plugins/security.js";
+import { installRateLimit, installSecurityHeaders } from "./plugins/security.js";
 import type { AppContext } from "./routes/context.js";
 import { infoRoute, probeRoutes } from "./routes/meta.js";
 import { optimiserRoutes } from "./routes/optimiser.js";
@@ -32,7 +31,7 @@ import { webPlugin } from "./web.js";
 
 export interface AppOptions {
   /** Limits and key hashes (see config.ts); `databaseUrl`/`dataDir` choose the store when no backend is given. */
-  config: Pick<Config, "limits" | "keyHashes"> & Partial<Pick<Config, "dataDir" | "databaseUrl" | "logLevel">>;
+  config: Pick<Config, "limits" | "keyHashes"> & Partial<Pick<Config, "dataDir" | "databaseUrl" | "logLevel" | "redisUrl">>;
   /** Where the prices live (default: openBackend({ databaseUrl, dataDir })); followed live, closed with the app. */
   backend?: StoreBackend;
   /** A fixed, already open store instead of a backend (tests, embedding; never reloads). */
@@ -124,6 +123,7 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
       return live.current.store;
     },
     live, pool, limits, version: packageVersion(), engineVersion: engineVersion(), seenTags: new SeenTags(),
+    rateLimitScope: "process",
     isReady: () => ready,
     isClosing: () => closing,
   };
@@ -188,14 +188,9 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
 
   await app.register(async (v1) => {
     installAuth(v1, options.config.keyHashes);
-    await v1.register(rateLimit, {
-      max: limits.ratePerMinute,
-      timeWindow: 60_000,
-      keyGenerator: (req) => req.apiKeyId || req.ip,
-      errorResponseBuilder: (_req, c) => {
-        const retryAfter = Math.max(1, Math.ceil(c.ttl / 1000));
-        return folioError("RATE_LIMITED", { retryAfter }, { retryAfter });
-      },
+    ctx.rateLimitScope = await installRateLimit(v1, {
+      perMinute: limits.ratePerMinute,
+      ...(options.config.redisUrl !== undefined ? { redisUrl: options.config.redisUrl } : {}),
     });
     infoRoute(v1, ctx);
     timeseriesRoutes(v1, ctx);

@@ -3,12 +3,14 @@
  * mocks. Debian's packages (listed in .ci/apt-packages) provide the binaries. In CI (CI=true) a missing binary
  * FAILS the tests that need it; on a user's machine they skip with a printed reason.
  */
-import { spawn, spawnSync, type SpawnOptions } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from "node:child_process";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, it } from "vitest";
+import { EnvSchema } from "../../src/config.js";
 
 /** A free TCP port on 127.0.0.1 (bound and released; good enough for a test on one machine). */
 export function freePort(): Promise<number> {
@@ -129,4 +131,299 @@ export async function startPostgres(): Promise<RunningPostgres> {
     throw e;
   }
   return { url: `postgresql://folio@127.0.0.1:${port}/folio`, port, stop };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Redis, nginx and Folio replicas (test/integration). Every start returns a handle whose stop() is safe to call
+// twice and after a failure, so that afterAll can always stop everything.
+// ---------------------------------------------------------------------------------------------------------------
+
+/** A child process with its output kept (last 64 KiB) for error messages. */
+interface Child {
+  proc: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code or signal once the process has exited. */
+  exited: Promise<string>;
+}
+
+function spawnChild(cmd: string, args: string[], opts: SpawnOptions): Child {
+  const proc = spawn(cmd, args, { ...opts, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  const keep = (b: Buffer) => {
+    out += String(b);
+    if (out.length > 65_536) out = out.slice(-65_536);
+  };
+  proc.stdout?.on("data", keep);
+  proc.stderr?.on("data", keep);
+  const exited = new Promise<string>((resolve) => {
+    proc.once("exit", (code, signal) => resolve(signal ?? String(code)));
+    proc.once("error", (err) => resolve(`spawn error: ${err.message}`));
+  });
+  return { proc, output: () => out, exited };
+}
+
+/** Stop a child: `signal`, then SIGKILL after `graceMs`; resolves when it has exited. */
+async function stopChild(c: Child, signal: NodeJS.Signals = "SIGTERM", graceMs = 10_000): Promise<void> {
+  if (c.proc.exitCode !== null || c.proc.signalCode !== null) return;
+  c.proc.kill(signal);
+  const timer = setTimeout(() => c.proc.kill("SIGKILL"), graceMs);
+  await c.exited;
+  clearTimeout(timer);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Poll `probe` every 100 ms until it returns true; throw with `describe()` after `timeoutMs` or when `dead()`. */
+async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs: number, child?: Child): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child && (child.proc.exitCode !== null || child.proc.signalCode !== null)) {
+      throw new Error(`${what}: the process exited (${child.proc.exitCode ?? child.proc.signalCode}):\n${child.output()}`);
+    }
+    if (await probe().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${what}: not ready after ${timeoutMs} ms:\n${child?.output() ?? ""}`);
+    await sleep(100);
+  }
+}
+
+/** Send one inline Redis command over a fresh connection, then QUIT; resolves with the whole raw reply. */
+export function redisCommand(port: number, command: string, timeoutMs = 2_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = connect({ host: "127.0.0.1", port });
+    let buf = "";
+    const timer = setTimeout(() => {
+      sock.destroy();
+      reject(new Error(`redis ${command}: no reply in ${timeoutMs} ms`));
+    }, timeoutMs);
+    sock.on("connect", () => sock.write(command + "\r\nQUIT\r\n"));
+    sock.on("data", (b) => (buf += String(b)));
+    sock.on("close", () => {
+      clearTimeout(timer);
+      resolve(buf);
+    });
+    sock.on("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}
+
+export interface RunningRedis {
+  /** `redis://127.0.0.1:<port>` */
+  url: string;
+  port: number;
+  /** Stop the server (SIGTERM, no persistence) and delete its directory. */
+  stop(): Promise<void>;
+}
+
+/** A throwaway Redis on a free loopback port (or `port`, e.g. to restart one), no persistence, in a temporary directory. */
+export async function startRedis(opts: { port?: number } = {}): Promise<RunningRedis> {
+  const bin = which("redis-server");
+  if (!bin) throw new Error("redis-server not found (apt-get install redis-server)");
+  const dir = mkdtempSync(join(tmpdir(), "folio-redis-"));
+  const port = opts.port ?? (await freePort());
+  const child = spawnChild(bin, [
+    "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no",
+    "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning",
+  ], { cwd: dir });
+  const stop = async () => {
+    await stopChild(child);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitFor("redis-server", async () => (await redisCommand(port, "PING", 500)).startsWith("+PONG"), 15_000, child);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { url: `redis://127.0.0.1:${port}`, port, stop };
+}
+
+export interface NginxUpstream {
+  /** Replaces the `server <host>:<port>` address of the template's upstream lines, in order. */
+  port: number;
+}
+
+export interface RunningNginx {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  port: number;
+  /** The configuration nginx runs (after the test's substitutions). */
+  config: string;
+  /** nginx's collected stdout/stderr (access and error logs go there in deploy/nginx.conf). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Make a deployment nginx.conf (deploy/nginx.conf) runnable on loopback: each `server <host>:<port> …;` line of
+ * the `upstream` blocks gets the next replica port (its parameters kept), every plain `listen <port>;` becomes
+ * `listen 127.0.0.1:<listenPort>;`, the access log and the temp paths go into `dir` (Debian's compiled-in temp
+ * paths need root).
+ */
+export function loopbackNginxConfig(template: string, opts: { listenPort: number; upstreamPorts: number[]; dir: string }): string {
+  let i = 0;
+  let inUpstream = false;
+  const lines = template.split("\n").map((line) => {
+    if (/^\s*upstream\s+\S+\s*\{/.test(line)) inUpstream = true;
+    else if (inUpstream && /^\s*\}/.test(line)) inUpstream = false;
+    const m = inUpstream ? /^(\s*server\s+)[^\s;]+(.*)$/.exec(line) : null;
+    if (m) {
+      if (i >= opts.upstreamPorts.length) return `${m[1].replace("server", "# server")}(no replica for this line)`;
+      return `${m[1]}127.0.0.1:${opts.upstreamPorts[i++]}${m[2]}`;
+    }
+    return line
+      .replace(/^(\s*listen\s+)\d+(\s*;)/, `$1127.0.0.1:${opts.listenPort}$2`)
+      // A child's stdout is a socket here, which nginx cannot open() as /dev/stdout (a container's is a pipe).
+      .replace(/^(\s*access_log\s+)\/dev\/stdout/, `$1${join(opts.dir, "access.log")}`);
+  });
+  if (i < opts.upstreamPorts.length) throw new Error(`the template has ${i} upstream servers, ${opts.upstreamPorts.length} replicas given`);
+  const temps = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]
+    .map((t) => `    ${t}_temp_path ${join(opts.dir, t)};`).join("\n");
+  const out = lines.join("\n").replace(/^(\s*http\s*\{)/m, `$1\n${temps}`);
+  if (out === lines.join("\n")) throw new Error("the template has no http { } block");
+  return out;
+}
+
+/** `nginx -t` on a configuration text; resolves with nginx's output, rejects when the test fails. */
+export async function nginxTest(config: string): Promise<string> {
+  const bin = which("nginx");
+  if (!bin) throw new Error("nginx not found (apt-get install nginx)");
+  const dir = mkdtempSync(join(tmpdir(), "folio-nginx-t-"));
+  try {
+    writeFileSync(join(dir, "nginx.conf"), config);
+    const r = spawnSync(bin, ["-t", "-p", dir, "-c", join(dir, "nginx.conf"), "-g", `pid ${join(dir, "nginx.pid")};`], { encoding: "utf8" });
+    const out = r.stdout + r.stderr;
+    if (r.status !== 0) throw new Error(`nginx -t failed:\n${out}\n--- config ---\n${config}`);
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * nginx in the foreground with `config` (a whole nginx.conf: make one with loopbackNginxConfig) on a free loopback
+ * port. The config must not set `daemon` or `pid`. Ready when its port accepts a connection.
+ */
+export async function startNginx(config: (dir: string, port: number) => string): Promise<RunningNginx> {
+  const bin = which("nginx");
+  if (!bin) throw new Error("nginx not found (apt-get install nginx)");
+  const dir = mkdtempSync(join(tmpdir(), "folio-nginx-"));
+  const port = await freePort();
+  const text = config(dir, port);
+  writeFileSync(join(dir, "nginx.conf"), text);
+  const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  // As root, nginx's workers would switch to `nobody`, who cannot use the temporary directory.
+  const globals = `daemon off; pid ${join(dir, "nginx.pid")};${asRoot ? " user root;" : ""}`;
+  const child = spawnChild(bin, ["-p", dir, "-c", join(dir, "nginx.conf"), "-g", globals], { cwd: dir });
+  const stop = async () => {
+    await stopChild(child, "SIGQUIT");
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitFor("nginx", () => canConnect(port), 15_000, child);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { url: `http://127.0.0.1:${port}`, port, config: text, output: child.output, stop };
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = connect({ host: "127.0.0.1", port });
+    sock.once("connect", () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once("error", () => resolve(false));
+  });
+}
+
+/** The built command line interface (`npm run build`); the replicas run exactly what a user runs. */
+export function builtCli(): string {
+  const cli = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "src", "cli", "main.js");
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first (npm test does)`);
+  return cli;
+}
+
+/**
+ * The environment of a child Folio process: this process's environment without any Folio setting (a developer's
+ * API_KEYS or DATA_DIR must not leak into a test), plus `env`.
+ */
+export function folioEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!FOLIO_VARIABLES.has(k)) out[k] = v;
+  return { ...out, ...env };
+}
+
+const FOLIO_VARIABLES = new Set(Object.keys(EnvSchema.shape));
+
+/** Run `node dist/src/cli/main.js <args>` to completion; resolves with its exit code and output. */
+export function runCli(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [builtCli(), ...args], { env: folioEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (b) => (stdout += String(b)));
+    child.stderr.on("data", (b) => (stderr += String(b)));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`folio ${args.join(" ")}: still running after ${timeoutMs} ms\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export interface Replica {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  port: number;
+  pid: number;
+  output(): string;
+  /** Resolves once the process has exited. */
+  exited: Promise<string>;
+  /** Send a signal without waiting (e.g. SIGKILL mid-traffic). */
+  kill(signal: NodeJS.Signals): void;
+  /** Graceful stop (SIGTERM, SIGKILL after 10 s). */
+  stop(): Promise<void>;
+}
+
+/**
+ * `n` Folio replicas: `node dist/src/cli/main.js serve` as child processes on free loopback ports with
+ * HOST=127.0.0.1, WORKERS=1 and `env` (e.g. DATABASE_URL, REDIS_URL, API_KEYS, DATA_DIR). Resolves when every
+ * replica answers /readyz with 200; on a failure the ones started are stopped.
+ */
+export async function startReplicas(n: number, env: Record<string, string>, readyTimeoutMs = 90_000): Promise<Replica[]> {
+  const cli = builtCli();
+  const replicas: Replica[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const port = await freePort();
+      const child = spawnChild(process.execPath, [cli, "serve"], {
+        env: folioEnv({ HOST: "127.0.0.1", WORKERS: "1", LOG_LEVEL: "warn", ...env, PORT: String(port) }),
+      });
+      replicas.push({
+        url: `http://127.0.0.1:${port}`,
+        port,
+        pid: child.proc.pid ?? -1,
+        output: child.output,
+        exited: child.exited,
+        kill: (signal) => {
+          if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill(signal);
+        },
+        stop: () => stopChild(child),
+      });
+      const url = `http://127.0.0.1:${port}/readyz`;
+      await waitFor(`folio replica ${i + 1}`, async () => (await fetch(url)).status === 200, readyTimeoutMs, child);
+    }
+  } catch (e) {
+    await Promise.all(replicas.map((r) => r.stop()));
+    throw e;
+  }
+  return replicas;
 }

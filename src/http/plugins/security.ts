@@ -1,9 +1,12 @@
 /**
  * Security headers (@fastify/helmet) with a Content-Security-Policy that lets the web page and the API docs run their
- * own scripts and styles from this origin only (no CDN, no inline scripts, no framing).
+ * own scripts and styles from this origin only (no CDN, no inline scripts, no framing); and the per-key rate limit,
+ * per process or shared across replicas through Redis (docs/deploy.md).
  */
 import helmet from "@fastify/helmet";
-import type { FastifyInstance } from "fastify";
+import rateLimit from "@fastify/rate-limit";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { folioError } from "../../errors.js";
 
 export const CSP_DIRECTIVES = {
   defaultSrc: ["'self'"],
@@ -26,5 +29,202 @@ export async function installSecurityHeaders(app: FastifyInstance): Promise<void
     global: true,
     contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
     crossOriginEmbedderPolicy: false,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Per-key rate limit, shared across replicas through Redis when REDIS_URL is set (docs/deploy.md).
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Where the per-key budget lives: one Redis shared by every replica, or each process's own memory. */
+export type RateLimitScope = "redis" | "process";
+
+/** Prefix of every Redis key this service writes (one counter per API-key hash per window). */
+export const REDIS_KEY_PREFIX = "folio:rate:";
+
+/** How long a request may wait for Redis before the limit falls back to this process's own counter. */
+const REDIS_COMMAND_TIMEOUT_MS = 250;
+/** How long start-up waits for the first Redis connection before serving with the per-process fallback. */
+const REDIS_CONNECT_WAIT_MS = 3_000;
+
+type IncrCallback = (err: Error | null, res?: { current: number; ttl: number }) => void;
+
+/**
+ * A fixed window per key in this process's memory: the fallback store, and the only one without REDIS_URL.
+ * Entries whose window has passed are dropped on a sweep, so the map is bounded by the keys active in one window.
+ */
+export class ProcessWindows {
+  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+  private nextSweep = 0;
+
+  incr(key: string, windowMs: number, now = Date.now()): { current: number; ttl: number } {
+    if (now >= this.nextSweep) {
+      for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
+      this.nextSweep = now + windowMs;
+    }
+    let w = this.windows.get(key);
+    if (w === undefined || w.resetAt <= now) {
+      w = { count: 0, resetAt: now + windowMs };
+      this.windows.set(key, w);
+    }
+    w.count++;
+    return { current: w.count, ttl: w.resetAt - now };
+  }
+}
+
+/**
+ * One atomic step of a fixed window in Redis: count the request, start the window's expiry on the first one (or if
+ * a key somehow has none), and return the count and the milliseconds left.
+ */
+const REDIS_WINDOW_SCRIPT = `
+local n = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if n == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {n, ttl}
+`;
+
+/** The part of an ioredis client the store uses (so that the type does not leak into the app's interfaces). */
+interface WindowRedis {
+  status: string;
+  folioWindow(key: string, windowMs: number): Promise<[number, number]>;
+}
+
+export interface RateLimitLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+/**
+ * Redis-backed counter with a per-process fallback: while Redis is unreachable (or slower than
+ * REDIS_COMMAND_TIMEOUT_MS) a request is counted in this process instead, so an outage never turns into a 500 and
+ * never lifts the limit entirely; each replica then enforces the budget on its own until Redis is back.
+ */
+export class SharedWindows {
+  private readonly local = new ProcessWindows();
+  private degraded = false;
+
+  constructor(private readonly redis: WindowRedis, private readonly log: RateLimitLog) {}
+
+  async incr(key: string, windowMs: number): Promise<{ current: number; ttl: number }> {
+    if (this.redis.status === "ready") {
+      try {
+        const [current, ttl] = await this.redis.folioWindow(REDIS_KEY_PREFIX + key, windowMs);
+        if (this.degraded) {
+          this.degraded = false;
+          this.log.info({}, "rate limit: Redis is back, limits are shared across replicas again");
+        }
+        return { current: Number(current), ttl: Number(ttl) };
+      } catch (err) {
+        this.markDegraded(err);
+      }
+    } else {
+      this.markDegraded(new Error(`Redis connection is ${this.redis.status}`));
+    }
+    return this.local.incr(key, windowMs);
+  }
+
+  /** Count per process from now on, and log why (once, until Redis answers again). */
+  markDegraded(err: unknown): void {
+    if (this.degraded) return;
+    this.degraded = true;
+    this.log.warn({ err: (err as Error).message }, "rate limit: Redis unavailable, counting per process until it is back");
+  }
+}
+
+/** Adapt a counter to the store interface of @fastify/rate-limit (`incr(key, cb, timeWindow)`, `child`). */
+function storeClass(counter: { incr(key: string, windowMs: number): { current: number; ttl: number } | Promise<{ current: number; ttl: number }> }) {
+  return class FolioRateStore {
+    incr(key: string, cb: IncrCallback, timeWindow: number): void {
+      Promise.resolve()
+        .then(() => counter.incr(key, timeWindow))
+        .then((r) => cb(null, r), (err: unknown) => cb(err as Error));
+    }
+    child(): FolioRateStore {
+      return this;
+    }
+  };
+}
+
+/**
+ * The rate-limit key of a request: the API key's id (a prefix of its SHA-256, see plugins/auth.ts), never the key
+ * itself, so that neither Redis nor the process holds a key in clear. Auth runs first, so every counted request
+ * has an id; the address is only a guard for a route registered without auth.
+ */
+export function rateLimitKey(req: FastifyRequest): string {
+  return req.apiKeyId ? `key:${req.apiKeyId}` : `ip:${req.ip}`;
+}
+
+export interface RateLimitOptions {
+  /** Requests per key per minute. */
+  perMinute: number;
+  /** Share the budget across replicas through this Redis (redis:// or rediss:// URL). */
+  redisUrl?: string;
+  /** Window length (default one minute; tests shorten it). */
+  windowMs?: number;
+}
+
+/**
+ * Register @fastify/rate-limit on `scope` (the /v1 scope, after auth). Returns where the budget lives. With a Redis
+ * URL, the client is created here, start-up waits briefly for it, and it is closed with the app.
+ */
+export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOptions): Promise<RateLimitScope> {
+  const windowMs = opts.windowMs ?? 60_000;
+  let store: ReturnType<typeof storeClass>;
+  let scopeName: RateLimitScope = "process";
+  if (opts.redisUrl !== undefined) {
+    const { Redis } = await import("ioredis");
+    const client = new Redis(opts.redisUrl, {
+      // Fail fast instead of queueing while disconnected: the per-process fallback answers meanwhile.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      connectTimeout: 2_000,
+      retryStrategy: (times) => Math.min(times * 200, 2_000),
+      lazyConnect: false,
+    });
+    // Connection errors are reported by the store's degraded/recovered log lines; without a listener ioredis would
+    // print every reconnect attempt as an unhandled error event.
+    client.on("error", () => {});
+    client.defineCommand("folioWindow", { numberOfKeys: 1, lua: REDIS_WINDOW_SCRIPT });
+    await waitReady(client, REDIS_CONNECT_WAIT_MS);
+    scope.addHook("onClose", async () => {
+      client.disconnect();
+    });
+    const shared = new SharedWindows(client as unknown as WindowRedis, scope.log);
+    if (client.status !== "ready") shared.markDegraded(new Error(`not reachable within ${REDIS_CONNECT_WAIT_MS} ms of start`));
+    store = storeClass(shared);
+    scopeName = "redis";
+  } else {
+    store = storeClass(new ProcessWindows());
+  }
+  await scope.register(rateLimit, {
+    max: opts.perMinute,
+    timeWindow: windowMs,
+    store,
+    // The store never fails (it falls back to per-process counting); this is a second guard so that a storage error
+    // can only ever let a request through, never answer it with a 500 (docs/deploy.md).
+    skipOnError: true,
+    keyGenerator: rateLimitKey,
+    errorResponseBuilder: (_req, c) => {
+      const retryAfter = Math.max(1, Math.ceil(c.ttl / 1000));
+      return folioError("RATE_LIMITED", { retryAfter }, { retryAfter });
+    },
+  });
+  return scopeName;
+}
+
+function waitReady(client: { status: string; once(ev: string, fn: () => void): unknown; off(ev: string, fn: () => void): unknown }, ms: number): Promise<void> {
+  if (client.status === "ready") return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      client.off("ready", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    client.once("ready", done);
   });
 }

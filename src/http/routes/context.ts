@@ -17,7 +17,9 @@ export interface AppContext {
   engineVersion: string;
   /** ETags recently sent with a 200 (answers `If-None-Match: *` without computing). */
   seenTags: SeenTags;
-  /** True once a worker has loaded the engine. */
+  /** Where the per-key rate limit is counted: Redis shared by every replica, or this process (REDIS_URL unset). */
+  rateLimitScope: "redis" | "process";
+  /** True once a worker has loaded the engine and the store. */
   isReady(): boolean;
   /** True once shutdown has begun. */
   isClosing(): boolean;

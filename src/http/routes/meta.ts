@@ -78,6 +78,7 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
         body_limit_bytes: l.bodyLimitBytes,
         compute_timeout_ms: l.computeTimeoutMs,
         rate_per_minute: l.ratePerMinute,
+        rate_limit_scope: ctx.rateLimitScope,
       },
     };
   });
