@@ -31,7 +31,6 @@ export function shrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: u
   const Z2 = scratchF64(Np * np);
   memory.fill(Z, 0, <usize>(Np * np) << 3);
   memory.fill(Z2, 0, <usize>(Np * np) << 3);
-  const mu = scratchF64(N);
   const sd = scratchF64(N);
   const vr = scratchF64(N);
   for (let i: i32 = 0; i < N; i++) {
@@ -49,7 +48,6 @@ export function shrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: u
       setBadIndex(i);
       return Status.ZeroVariance;
     }
-    store<f64>(mu + (<usize>i << 3), m);
     store<f64>(vr + (<usize>i << 3), v);
     const si = Math.sqrt(v);
     store<f64>(sd + (<usize>i << 3), si);
