@@ -33,63 +33,56 @@ export function kEwp(N: i32, out: usize): i32 {
 /** l3ivp on the covariance S (N×N): out[N] ∝ 1/√S_ii. */
 export function kIvp(S: usize, N: i32, out: usize): i32 {
   const st = checkCovariance(S, N);
-  if (st != Status.Ok) return st;
-  return ivp(S, N, out);
+  return st != Status.Ok ? st : ivp(S, N, out);
 }
 
 /** l3gmvp on S (N×N): long-only minimum variance (simplex QP, KKT-certified). */
 export function kGmvp(S: usize, N: i32, out: usize): i32 {
   const st = checkCovariance(S, N);
-  if (st != Status.Ok) return st;
-  return gmvp(S, N, out);
-}
-
-/** l3mdcp: the simplex QP on the correlation matrix derived from S (N×N). */
-export function kMdcp(S: usize, N: i32, out: usize): i32 {
-  let st = checkCovariance(S, N);
-  if (st != Status.Ok) return st;
-  const C = scratchF64(N * N);
-  st = correlation(S, N, C, 0);
-  if (st != Status.Ok) return st;
-  return mdcpOnCorrelation(C, N, out);
-}
-
-/** l3mdp on S (N×N): MDCP solution rescaled by 1/σ. */
-export function kMdp(S: usize, N: i32, out: usize): i32 {
-  let st = checkCovariance(S, N);
-  if (st != Status.Ok) return st;
-  const C = scratchF64(N * N);
-  const sd = scratchF64(N);
-  st = correlation(S, N, C, sd);
-  if (st != Status.Ok) return st;
-  return mdpOnCorrelation(C, sd, N, out);
+  return st != Status.Ok ? st : gmvp(S, N, out);
 }
 
 /** l3rpp on S (N×N), no fallback: NotConverged / NotPositiveDefinite / NotCertified when ERC fails. */
 export function kRpp(S: usize, N: i32, out: usize): i32 {
   const st = checkCovariance(S, N);
+  return st != Status.Ok ? st : rpp(S, N, out);
+}
+
+/** C (N×N) and σ (N) of the last `checkedCorrelation`, in scratch (valid until the host's next reset). */
+let corr: usize = 0;
+let vol: usize = 0;
+
+/** The covariance check, then C and σ of S into fresh scratch (`corr`, `vol`): the first step of the kernels below. */
+function checkedCorrelation(S: usize, N: i32): Status {
+  const st = checkCovariance(S, N);
   if (st != Status.Ok) return st;
-  return rpp(S, N, out);
+  corr = scratchF64(N * N);
+  vol = scratchF64(N);
+  return correlation(S, N, corr, vol);
+}
+
+/** l3mdcp: the simplex QP on the correlation matrix derived from S (N×N). */
+export function kMdcp(S: usize, N: i32, out: usize): i32 {
+  const st = checkedCorrelation(S, N);
+  return st != Status.Ok ? st : mdcpOnCorrelation(corr, N, out);
+}
+
+/** l3mdp on S (N×N): MDCP solution rescaled by 1/σ. */
+export function kMdp(S: usize, N: i32, out: usize): i32 {
+  const st = checkedCorrelation(S, N);
+  return st != Status.Ok ? st : mdpOnCorrelation(corr, vol, N, out);
 }
 
 /** l3hrp on S (N×N); `variant` an HrpCode (paper: distance of distances; direct). */
 export function kHrp(S: usize, N: i32, variant: i32, out: usize): i32 {
-  let st = checkCovariance(S, N);
-  if (st != Status.Ok) return st;
-  const C = scratchF64(N * N);
-  st = correlation(S, N, C, 0);
-  if (st != Status.Ok) return st;
-  return hrpWeights(S, C, N, variant, out, 0, 0);
+  const st = checkedCorrelation(S, N);
+  return st != Status.Ok ? st : hrpWeights(S, corr, N, variant, out, 0, 0);
 }
 
 /** The HRP tree of S: `order` i32[N] (leaf order) and `Z` (N−1)×4 f64 rows [a, b, height, size] (scipy format). */
 export function kHrpOrder(S: usize, N: i32, variant: i32, order: usize, Z: usize): i32 {
-  let st = checkCovariance(S, N);
-  if (st != Status.Ok) return st;
-  const C = scratchF64(N * N);
-  st = correlation(S, N, C, 0);
-  if (st != Status.Ok) return st;
-  return hrpTree(C, N, variant, order, Z);
+  const st = checkedCorrelation(S, N);
+  return st != Status.Ok ? st : hrpTree(corr, N, variant, order, Z);
 }
 
 /** Schäfer–Strimmer target-D shrunk covariance of X (n×N observations) into out (N×N); λ* → lambda (1 f64). */

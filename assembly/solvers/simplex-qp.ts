@@ -1,5 +1,5 @@
 import { Status } from "../shared/status";
-import { setIterations, setResidual } from "../result";
+import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
 import { scratchF64, scratchI32 } from "../memory";
 import { dot, axpy } from "../linalg/blas";
 
@@ -57,13 +57,8 @@ export function simplexQP(Q: usize, N: i32, out: usize): Status {
  * still used for the free-set factor and the certificate; the answer is the same up to rounding.
  */
 export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf: i32): Status {
-  setIterations(0);
-  setResidual(0.0);
-  if (N < 1) return Status.BadDimensions;
-  if (N == 1) {
-    store<f64>(out, 1.0);
-    return Status.Ok;
-  }
+  const begun = beginSolve(N, out);
+  if (begun != SOLVE) return <Status>begun;
   const rowQ = <usize>N << 3;
   let trace = 0.0;
   for (let i: i32 = 0; i < N; i++) trace += load<f64>(Q + <usize>i * rowQ + (<usize>i << 3));

@@ -1,5 +1,5 @@
 import { Status } from "../shared/status";
-import { setIterations, setResidual } from "../result";
+import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
 import { scratchF64 } from "../memory";
 import { dot, axpy, symv } from "../linalg/blas";
 import { cholesky, cholSolve } from "../linalg/cholesky";
@@ -70,13 +70,8 @@ export function rpp(S: usize, N: i32, out: usize): Status {
  * If the ratio is ≤ ERC_EXIST_TOL, ERC does not exist: `NotConverged` without the (N³ per step) Newton phase.
  */
 export function rppWithMinVariance(S: usize, N: i32, out: usize, minVarRatio: f64): Status {
-  setIterations(0);
-  setResidual(0.0);
-  if (N < 1) return Status.BadDimensions;
-  if (N == 1) {
-    store<f64>(out, 1.0);
-    return Status.Ok;
-  }
+  const begun = beginSolve(N, out);
+  if (begun != SOLVE) return <Status>begun;
   const row = <usize>N << 3;
   const x = scratchF64(N);
   const y = scratchF64(N);

@@ -3,7 +3,8 @@ import { setBadIndex } from "../result";
 import { rngSeed, rngJump } from "../random/xoshiro256";
 import { ModelCode, RNG_STATE_BYTES, RNG_WORDS_OFFSET, RNG_WORDS_BYTES, RNG_CACHE_OFFSET, RNG_HAS_CACHE_OFFSET } from "../shared/vocabulary";
 import { fillNormals } from "../random/normal";
-import { gemmNT, sharesFrom, valueWithShares } from "./paths";
+import { sharesFrom, valueWithShares } from "./paths";
+import { gemmNT } from "../linalg/gemm";
 import { checkPrices, checkFinite } from "../checks";
 
 /**
@@ -16,7 +17,7 @@ import { checkPrices, checkFinite } from "../checks";
  *   2. Draws, in the frozen order: for t = 1 … nTest−1, for i = 0 … N−1: z[t][i] = polar normal (§8.4). A run
  *      that draws an odd count leaves its last cached variate unused.
  *   3. Log-returns: model `ModelCode.independent`: r[t][i] = μ_i + σ_i·z[t][i] (σ_i·z first, then + μ_i);
- *      model `ModelCode.correlated`: r[t] = μ + L·z[t], (L·z[t])_i = Σ_{j≤i} L_ij z[t][j] summed by `gemmNT` (lane-split
+ *      model `ModelCode.correlated`: r[t] = μ + L·z[t], (L·z[t])_i = Σ_{j≤i} L_ij z[t][j] summed by `gemmNT` (linalg/gemm.ts; lane-split
  *      order of blas.dot; for even i < N−1 the sum runs to j = i + 1 over an exact zero), then + μ_i.
  *   4. Prices: P̃[0] = p0 (the real first test close); P̃[t][i] = P̃[t−1][i]·exp(r[t][i]) with NativeMath.exp.
  *   5. Values: the paths valuation (§7) of the S weight vectors on P̃, with V[s][0] = capital exactly and shares
