@@ -8,8 +8,8 @@
  *   K is odd, + the product at k = K − 1. Outputs are therefore bit-identical on every host, equal inputs give equal
  *   outputs, and a block shape or tile size never changes a bit. Callers that pad K to an even length with zero
  *   columns (the Gram and the distance of distances) never reach the odd tail.
- * References: docs/method.md §3.3 (fixed summation order), §7 (valuation), §8.5 (correlated draws); the register
- *   blocking follows Goto & van de Geijn, "Anatomy of high-performance matrix multiplication", ACM TOMS 34(3),
+ * References: docs/method.md §3.3 and §6.3–§6.4 (the Gram matrices), §4.7 (distance of distances), §7 (valuation),
+ *   §8.1 (the correlated model); the register blocking follows Goto & van de Geijn, "Anatomy of high-performance matrix multiplication", ACM TOMS 34(3),
  *   2008, doi:10.1145/1356052.1356053.
  */
 

@@ -2,7 +2,7 @@ import { splitmix64Mix, SPLITMIX64_GAMMA } from "./splitmix64";
 import { RNG_WORDS_OFFSET, RNG_CACHE_OFFSET, RNG_HAS_CACHE_OFFSET } from "../shared/vocabulary";
 
 /**
- * xoshiro256** (Blackman & Vigna 2021) with explicit state in linear memory (docs/method.md §8.4; CONVENTIONS.md §12).
+ * xoshiro256** (Blackman & Vigna 2021) with explicit state in linear memory (docs/method.md §8.4).
  *
  * State block layout (the `RNG_*` constants of assembly/shared/vocabulary.ts; RNG_STATE_BYTES, 8-byte aligned, owned
  * by the caller; no globals):

@@ -5,7 +5,7 @@ import { correlationDistance, distanceOfDistances, singleLinkage, leafOrder } fr
 
 
 /**
- * HRP tree: distance matrix → single linkage Z → leaf order (MATH.md §4.7 steps 1–4).
+ * HRP tree: distance matrix → single linkage Z → leaf order (docs/method.md §4.7 steps 1–4).
  * Method: d = √(clip((1−ρ)/2, 0, 1)); paper variant: d̃ = Euclidean distance between rows of d (Gram form, see
  *   `distanceOfDistances`), direct variant: d itself; scipy-exact single linkage (`singleLinkage`: Prim from node
  *   0 with lowest-index ties, stable sort, union–find relabel); pre-order leaves (`leafOrder`).
@@ -34,7 +34,7 @@ export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize):
 }
 
 /**
- * l3hrp: hierarchical risk parity, López de Prado (2016), as in the paper by default (MATH.md §4.7).
+ * l3hrp: hierarchical risk parity, López de Prado (2016), as in the paper by default (docs/method.md §4.7).
  *
  * Method: tree as in `hrpTree`; then recursive bisection by position: start with w = 1 and the whole order;
  *   split every list of ≥ 2 items into L = first ⌊n/2⌋, R = the rest; cluster variance V = ṽᵀΣ_sub ṽ with

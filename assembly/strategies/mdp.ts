@@ -2,7 +2,7 @@ import { Status } from "../shared/status";
 import { simplexQP } from "../solvers/simplex-qp";
 
 /**
- * l3mdp: most diversified portfolio, max DR(w) = σᵀw/√(wᵀΣw) s.t. 1ᵀw = 1, w ≥ 0 (MATH.md §4.5).
+ * l3mdp: most diversified portfolio, max DR(w) = σᵀw/√(wᵀΣw) s.t. 1ᵀw = 1, w ≥ 0 (docs/method.md §4.5).
  * Method: the exact reduction to MDCP: y = argmin yᵀCy on the simplex (the QP), then w_i = (y_i/σ_i)/Σ_j(y_j/σ_j).
  *   No fractional programming; MDP has MDCP's support.
  * Preconditions: C the correlation matrix of Σ and σ = √diag Σ > 0 (validated by the caller).
