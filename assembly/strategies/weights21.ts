@@ -18,10 +18,10 @@ import { covarianceFactor } from "../stats/factor";
 import { bucketSums, logReturns } from "../stats/returns";
 import { shrinkCovariance } from "../stats/shrinkage";
 import { ewp } from "./ewp";
-import { gmvp, gmvpWithFactor } from "./gmvp";
+import { gmvpWithFactor } from "./gmvp";
 import { hrpWeights } from "./hrp";
 import { ivp } from "./ivp";
-import { mdcpOnCorrelation, mdcpWithFactor } from "./mdcp";
+import { mdcpWithFactor } from "./mdcp";
 import { mdpFromMdcp } from "./mdp";
 import { rpp, rppWithMinVariance, varianceRatio } from "./rpp";
 
@@ -33,9 +33,9 @@ export enum Needs {
   Correlation = 2,
   /** σ_f = √diag Σ_f. */
   Volatility = 4,
-  /** `Frame.Xf` with XfᵀXf = Σ_f when `Frame.lowRank` (sample covariance, fewer observations than assets). */
+  /** `Frame.factor` with XfᵀXf = Σ_f when Σ_f is low-rank (sample covariance, fewer observations than assets). */
   CovarianceFactor = 8,
-  /** `Frame.Xf` with XfᵀXf = C_f when `Frame.lowRank`. A row needs at most one of the two factors. */
+  /** `Frame.factor` with XfᵀXf = C_f when Σ_f is low-rank. A row needs at most one of the two factors. */
   CorrelationFactor = 16,
 }
 
@@ -53,11 +53,14 @@ export class Frame {
   S: usize = 0;
   C: usize = 0;
   sd: usize = 0;
-  /** The sample covariance has rank < N (n_f < N): the QP rows use the factor `Xf` (n_f×N). */
-  lowRank: bool = false;
+  /**
+   * The factor a row asked for (`Needs.CovarianceFactor`: XfᵀXf = Σ_f; `Needs.CorrelationFactor`: XfᵀXf = C_f;
+   * n_f×N), or 0 when Σ_f is not low-rank (shrunk covariance, or n_f ≥ N): the QPs then use Σ_f or C_f alone.
+   */
+  factor: usize = 0;
+  /** Which factor the buffer `Xf` holds for this frequency: 0 (none yet) or one of the two `Needs` flags. */
+  factorKind: i32 = 0;
   Xf: usize = 0;
-  /** Which factor `Xf` holds for this frequency: 0 (none yet), Needs.CovarianceFactor or Needs.CorrelationFactor. */
-  factor: i32 = 0;
   /** The frequency's first output row (slot 0) and the row length in bytes. */
   rows: usize = 0;
   rowBytes: usize = 0;
@@ -82,50 +85,23 @@ export class SlotRow {
 }
 
 /**
- * The slot table, one row per `Slot`, in slot order (= the computation order within a frequency). Built per call
+ * The slot table, one row per `Slot`, in slot order (= the computation order within a frequency): the slot, what
+ * its strategy reads from the frame (`Needs`), and the computation (docs/method.md §4.1–§4.7). Built per call
  * (seven small objects in the arena: objects made at module start would not survive the host's `reset()`).
  */
 function slotTable(): StaticArray<SlotRow> {
   return [
-    new SlotRow(Slot.ewp, 0, ewpRow),
-    new SlotRow(Slot.gmvp, Needs.Covariance | Needs.CovarianceFactor, gmvpRow),
-    new SlotRow(Slot.hrp, Needs.Covariance | Needs.Correlation, hrpRow),
-    new SlotRow(Slot.ivp, Needs.Covariance, ivpRow),
-    new SlotRow(Slot.mdcp, Needs.Correlation | Needs.CorrelationFactor, mdcpRow),
-    new SlotRow(Slot.mdp, Needs.Volatility, mdpRow),
-    new SlotRow(Slot.rpp, Needs.Covariance, rppRow),
+    new SlotRow(Slot.ewp, 0, (f, out) => ewp(f.N, out)),
+    new SlotRow(Slot.gmvp, Needs.Covariance | Needs.CovarianceFactor,
+      (f, out) => gmvpWithFactor(f.S, f.N, out, f.factor, f.nf)),
+    new SlotRow(Slot.hrp, Needs.Covariance | Needs.Correlation,
+      (f, out) => hrpWeights(f.S, f.C, f.N, f.hrpMode, out, 0, 0)),
+    new SlotRow(Slot.ivp, Needs.Covariance, (f, out) => ivp(f.S, f.N, out)),
+    new SlotRow(Slot.mdcp, Needs.Correlation | Needs.CorrelationFactor,
+      (f, out) => mdcpWithFactor(f.C, f.N, out, f.factor, f.nf)),
+    new SlotRow(Slot.mdp, Needs.Volatility, (f, out) => mdpFromMdcp(f.row(Slot.mdcp), f.sd, f.N, out)),
+    new SlotRow(Slot.rpp, Needs.Covariance, rppWithFallback),
   ];
-}
-
-/** l3ewp: 1/N (docs/method.md §4.1). */
-function ewpRow(f: Frame, out: usize): Status {
-  return ewp(f.N, out);
-}
-
-/** l3gmvp on Σ_f (docs/method.md §4.3), with the covariance factor when Σ_f is low-rank. */
-function gmvpRow(f: Frame, out: usize): Status {
-  return f.lowRank ? gmvpWithFactor(f.S, f.N, out, f.Xf, f.nf) : gmvp(f.S, f.N, out);
-}
-
-/** l3hrp on Σ_f and C_f, paper or direct linkage input (docs/method.md §4.7). */
-function hrpRow(f: Frame, out: usize): Status {
-  return hrpWeights(f.S, f.C, f.N, f.hrpMode, out, 0, 0);
-}
-
-/** l3ivp on diag Σ_f (docs/method.md §4.2). */
-function ivpRow(f: Frame, out: usize): Status {
-  return ivp(f.S, f.N, out);
-}
-
-/** l3mdcp: the simplex QP on C_f (docs/method.md §4.4), with the correlation factor when C_f is low-rank. */
-function mdcpRow(f: Frame, out: usize): Status {
-  return f.lowRank ? mdcpWithFactor(f.C, f.N, out, f.Xf, f.nf) : mdcpOnCorrelation(f.C, f.N, out);
-}
-
-/** l3mdp: the mdcp row rescaled by 1/σ_f and renormalised (docs/method.md §4.5: the same QP). */
-function mdpRow(f: Frame, out: usize): Status {
-  mdpFromMdcp(f.row(Slot.mdcp), f.sd, f.N, out);
-  return Status.Ok;
 }
 
 /**
@@ -133,7 +109,7 @@ function mdpRow(f: Frame, out: usize): Status {
  * for free (min variance ≈ 0 ⇒ no ERC; the rpp row is its N f64 of scratch); if rpp fails on the sample covariance
  * it is recomputed on the shrunk covariance of the same observations and the frame records the fallback.
  */
-function rppRow(f: Frame, out: usize): Status {
+function rppWithFallback(f: Frame, out: usize): Status {
   let st = rppWithMinVariance(f.S, f.N, out, varianceRatio(f.S, f.N, f.row(Slot.gmvp), out));
   if (st != Status.Ok && f.covMode == CovarianceCode.sample) {
     const Ss = scratchF64(f.N * f.N);
@@ -221,16 +197,17 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
     if (st == Status.Ok) st = checkVariances(f.S, N);
     if (st == Status.Ok && (needs & (Needs.Correlation | Needs.Volatility)) != 0) st = correlation(f.S, N, f.C, f.sd);
     if (st != Status.Ok) { failedSeries = base; return st; }
-    f.lowRank = covMode == CovarianceCode.sample && f.nf < N;
-    f.factor = 0;
+    const lowRank = covMode == CovarianceCode.sample && f.nf < N;
+    f.factorKind = 0;
     f.rows = out + <usize>base * f.rowBytes;
     for (let k: i32 = 0; k < table.length; k++) {
       const row = table[k];
       const want = row.needs & (Needs.CovarianceFactor | Needs.CorrelationFactor);
-      if (f.lowRank && want != 0 && want != f.factor) {
+      if (lowRank && want != 0 && want != f.factorKind) {
         covarianceFactor(f.X, f.nf, N, want == Needs.CorrelationFactor ? f.sd : 0, f.Xf);
-        f.factor = want;
+        f.factorKind = want;
       }
+      f.factor = lowRank && want != 0 ? f.Xf : 0;
       f.fellBack = false;
       mark = arenaMark(); // each row's scratch is released before the next (peak memory ≈ one strategy)
       st = row.compute(f, f.row(row.slot));
