@@ -9,8 +9,8 @@
  *   outputs, and a block shape or tile size never changes a bit. Callers that pad K to an even length with zero
  *   columns (the Gram and the distance of distances) never reach the odd tail.
  * References: docs/method.md §3.3 and §6.3–§6.4 (the Gram matrices), §4.7 (distance of distances), §7 (valuation),
- *   §8.1 (the correlated model); the register blocking follows Goto & van de Geijn, "Anatomy of high-performance matrix multiplication", ACM TOMS 34(3),
- *   2008, doi:10.1145/1356052.1356053.
+ *   §8.1 (the correlated model); the register blocking follows Goto & van de Geijn, "Anatomy of high-performance
+ *   matrix multiplication", ACM TOMS 34(3), 2008, doi:10.1145/1356052.1356053.
  */
 
 /** Default rows of A per cache tile in `gemmNT` (8 rows × N = 500 ≈ 32 KiB, one L1d). Even. */
@@ -127,18 +127,20 @@ export function gemmNT(A: usize, lda: i32, nA: i32, B: usize, ldb: i32, nB: i32,
       const kb = tri ? min(b + 2, K) : K;
       const y0 = B + <usize>b * rb;
       const y1 = y0 + rb;
+      const Cb = C + <usize>b * cb;
       let a: i32 = a0;
-      for (; a + 3 < aEnd; a += 4) microNT(A + <usize>a * ra, ra, 4, y0, y1, 2, kb, C + <usize>a * ca + <usize>b * cb, ca, cb);
-      for (; a + 1 < aEnd; a += 2) microNT(A + <usize>a * ra, ra, 2, y0, y1, 2, kb, C + <usize>a * ca + <usize>b * cb, ca, cb);
-      if (a < aEnd) microNT(A + <usize>a * ra, ra, 1, y0, y1, 2, kb, C + <usize>a * ca + <usize>b * cb, ca, cb);
+      for (; a + 3 < aEnd; a += 4) microNT(A + <usize>a * ra, ra, 4, y0, y1, 2, kb, Cb + <usize>a * ca, ca, cb);
+      for (; a + 1 < aEnd; a += 2) microNT(A + <usize>a * ra, ra, 2, y0, y1, 2, kb, Cb + <usize>a * ca, ca, cb);
+      if (a < aEnd) microNT(A + <usize>a * ra, ra, 1, y0, y1, 2, kb, Cb + <usize>a * ca, ca, cb);
     }
     if (b < nB) {
       const kb = tri ? min(b + 1, K) : K;
       const y0 = B + <usize>b * rb;
+      const Cb = C + <usize>b * cb;
       let a: i32 = a0;
-      for (; a + 3 < aEnd; a += 4) microNT(A + <usize>a * ra, ra, 4, y0, y0, 1, kb, C + <usize>a * ca + <usize>b * cb, ca, cb);
-      for (; a + 1 < aEnd; a += 2) microNT(A + <usize>a * ra, ra, 2, y0, y0, 1, kb, C + <usize>a * ca + <usize>b * cb, ca, cb);
-      if (a < aEnd) microNT(A + <usize>a * ra, ra, 1, y0, y0, 1, kb, C + <usize>a * ca + <usize>b * cb, ca, cb);
+      for (; a + 3 < aEnd; a += 4) microNT(A + <usize>a * ra, ra, 4, y0, y0, 1, kb, Cb + <usize>a * ca, ca, cb);
+      for (; a + 1 < aEnd; a += 2) microNT(A + <usize>a * ra, ra, 2, y0, y0, 1, kb, Cb + <usize>a * ca, ca, cb);
+      if (a < aEnd) microNT(A + <usize>a * ra, ra, 1, y0, y0, 1, kb, Cb + <usize>a * ca, ca, cb);
     }
   }
 }

@@ -9,8 +9,8 @@ const BATCH_PAIRS: i32 = 256;
  *
  * Method: repeat { a = 2u − 1; b = 2u′ − 1; s = a² + b² } until 0 < s < 1 (u then u′ are two successive uniforms
  *   (next() >> 11)·2⁻⁵³); then f = √((−2·ln s) / s); return a·f and cache b·f as the next variate.
- *   The cache lives in the state block (RNG_CACHE_OFFSET f64 value, RNG_HAS_CACHE_OFFSET i32 flag; assembly/shared/vocabulary.ts), never in a global:
- *   a caller that starts a new run from a freshly seeded or copied block starts with whatever cache that block
+ *   The cache lives in the state block (RNG_CACHE_OFFSET f64 value, RNG_HAS_CACHE_OFFSET i32 flag;
+ *   assembly/shared/vocabulary.ts), never in a global: a caller that starts a new run from a freshly seeded or copied block starts with whatever cache that block
  *   holds (the simulation kernel empties it per run, docs/method.md §8.4 "the cache is per run").
  *   `ln` is AssemblyScript's NativeMath.log (compiled into the module, so identical on every host); √ is the
  *   correctly rounded f64.sqrt instruction. 2u − 1 is computed as m·2⁻⁵² − 1 with m = next() >> 11 < 2⁵³, which

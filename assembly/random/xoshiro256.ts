@@ -46,7 +46,8 @@ export function rngSeed(st: usize, seed: u64): void {
 
 /** One xoshiro256** step on the block at `st`: returns the 64-bit output and updates the state in place. */
 export function rngNext(st: usize): u64 {
-  const s0 = load<u64>(st, RNG_WORDS_OFFSET), s1 = load<u64>(st, RNG_WORDS_OFFSET + 8), s2 = load<u64>(st, RNG_WORDS_OFFSET + 16), s3 = load<u64>(st, RNG_WORDS_OFFSET + 24);
+  const s0 = load<u64>(st, RNG_WORDS_OFFSET), s1 = load<u64>(st, RNG_WORDS_OFFSET + 8);
+  const s2 = load<u64>(st, RNG_WORDS_OFFSET + 16), s3 = load<u64>(st, RNG_WORDS_OFFSET + 24);
   const out = rotl(s1 * 5, 7) * 9;
   const t = s1 << 17;
   const n2 = s2 ^ s0;
@@ -72,12 +73,14 @@ const JUMP3: u64 = 0x39ABDC4529B1661C;
  * The standard jump(): advance the state at `st` by 2¹²⁸ steps.
  * Method: for each bit b of the jump polynomial (word 0 first, least significant bit first), XOR the current state
  * into an accumulator when the bit is set, then take one step; the accumulator becomes the new state. State and
- * accumulator live in locals (no scratch memory). The normal cache (RNG_CACHE_OFFSET, RNG_HAS_CACHE_OFFSET) is left as it is.
+ * accumulator live in locals (no scratch memory). The normal cache (RNG_CACHE_OFFSET, RNG_HAS_CACHE_OFFSET) is left
+ * as it is.
  * Complexity: 256 steps.
  */
 export function rngJump(st: usize): void {
   let a0: u64 = 0, a1: u64 = 0, a2: u64 = 0, a3: u64 = 0;
-  let s0 = load<u64>(st, RNG_WORDS_OFFSET), s1 = load<u64>(st, RNG_WORDS_OFFSET + 8), s2 = load<u64>(st, RNG_WORDS_OFFSET + 16), s3 = load<u64>(st, RNG_WORDS_OFFSET + 24);
+  let s0 = load<u64>(st, RNG_WORDS_OFFSET), s1 = load<u64>(st, RNG_WORDS_OFFSET + 8);
+  let s2 = load<u64>(st, RNG_WORDS_OFFSET + 16), s3 = load<u64>(st, RNG_WORDS_OFFSET + 24);
   for (let w = 0; w < 4; w++) {
     const j = w == 0 ? JUMP0 : w == 1 ? JUMP1 : w == 2 ? JUMP2 : JUMP3;
     for (let b: u64 = 0; b < 64; b++) {

@@ -10,7 +10,8 @@ import { correlationDistance, distanceOfDistances, singleLinkage, leafOrder } fr
  *   `distanceOfDistances`), direct variant: d itself; scipy-exact single linkage (`singleLinkage`: Prim from node
  *   0 with lowest-index ties, stable sort, union–find relabel); pre-order leaves (`leafOrder`).
  * Layout: C N×N correlation; order i32[N]; Z (N−1)×4 f64 rows [a, b, height, size] (unused for N = 1).
- * Preconditions: C finite with unit diagonal; variant `HrpCode.paper` (distance of distances, the default) or `HrpCode.direct` (single linkage on d), else `BadDimensions`.
+ * Preconditions: C finite with unit diagonal; variant `HrpCode.paper` (distance of distances, the default) or
+ *   `HrpCode.direct` (single linkage on d), else `BadDimensions`.
  * Convergence: not iterative. Complexity: paper ≈ N³ flops (distance of distances), direct O(N²); scratch 3N² f64.
  * References: López de Prado (2016), doi:10.3905/jpm.2016.42.4.059; scipy.cluster.hierarchy (linkage, leaves_list).
  */

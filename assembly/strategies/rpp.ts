@@ -5,7 +5,10 @@ import { dot, axpy, symv } from "../linalg/blas";
 import { cholesky, cholSolve } from "../linalg/cholesky";
 import { simplexQP } from "../solvers/simplex-qp";
 
-/** Below this N the damped Newton of docs/method.md §5.3 runs alone; from it on, CCD first and Newton only if CCD stalls. */
+/**
+ * Below this N the damped Newton of docs/method.md §5.3 runs alone; from it on, CCD first and Newton only if CCD
+ * stalls.
+ */
 export const RPP_CCD_MIN_N: i32 = 48;
 /** CCD sweep cap before handing over to Newton. */
 const CCD_MAX_SWEEPS: i32 = 300;

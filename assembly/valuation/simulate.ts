@@ -1,7 +1,9 @@
 import { Status } from "../shared/status";
 import { setBadIndex } from "../result";
 import { rngSeed, rngJump } from "../random/xoshiro256";
-import { ModelCode, RNG_STATE_BYTES, RNG_WORDS_OFFSET, RNG_WORDS_BYTES, RNG_CACHE_OFFSET, RNG_HAS_CACHE_OFFSET } from "../shared/vocabulary";
+import {
+  ModelCode, RNG_CACHE_OFFSET, RNG_HAS_CACHE_OFFSET, RNG_STATE_BYTES, RNG_WORDS_BYTES, RNG_WORDS_OFFSET,
+} from "../shared/vocabulary";
 import { fillNormals } from "../random/normal";
 import { sharesFrom, valueWithShares } from "./paths";
 import { gemmNT } from "../linalg/gemm";
@@ -17,21 +19,22 @@ import { checkPrices, checkFinite } from "../checks";
  *   2. Draws, in the frozen order: for t = 1 … nTest−1, for i = 0 … N−1: z[t][i] = polar normal (§8.4). A run
  *      that draws an odd count leaves its last cached variate unused.
  *   3. Log-returns: model `ModelCode.independent`: r[t][i] = μ_i + σ_i·z[t][i] (σ_i·z first, then + μ_i);
- *      model `ModelCode.correlated`: r[t] = μ + L·z[t], (L·z[t])_i = Σ_{j≤i} L_ij z[t][j] summed by `gemmNT` (linalg/gemm.ts; lane-split
- *      order of blas.dot; for even i < N−1 the sum runs to j = i + 1 over an exact zero), then + μ_i.
+ *      model `ModelCode.correlated`: r[t] = μ + L·z[t], (L·z[t])_i = Σ_{j≤i} L_ij z[t][j] summed by `gemmNT`
+ *      (linalg/gemm.ts: lane-split order of blas.dot; for even i < N−1 the sum runs to j = i + 1 over an exact
+ *      zero), then + μ_i.
  *   4. Prices: P̃[0] = p0 (the real first test close); P̃[t][i] = P̃[t−1][i]·exp(r[t][i]) with NativeMath.exp.
  *   5. Values: the paths valuation (§7) of the S weight vectors on P̃, with V[s][0] = capital exactly and shares
  *      bought at p0 (the same shares in every run).
- * Layout: `mu` N; `scale` `ModelCode.independent`: σ (N), `ModelCode.correlated`: L (N×N row-major; only the lower triangle incl. the diagonal
- *   is read, it is copied to scratch with zeros above); `p0` N; `W` S×N row-major; `out` runCount×S×nTest
+ * Layout: `mu` N; `scale` independent: σ (N), correlated: L (N×N row-major; only the lower triangle incl. the
+ *   diagonal is read, it is copied to scratch with zeros above); `p0` N; `W` S×N row-major; `out` runCount×S×nTest
  *   (run-major, then series-major: out[(r·S + s)·nTest + t]).
  * Preconditions / status: nTest, N, S, runCount ≥ 1, runFrom ≥ 0, runFrom + runCount ≤ 2³¹−1, model a `ModelCode`,
  *   capital finite > 0, else `BadDimensions`; p0 finite > 0, else `BadPrice` (lastBadIndex = i); μ, σ / lower L,
- *   W finite, else `NonFinite` (lastBadIndex = flat index in that array); σ_i ≤ 0 (independent) or L_ii ≤ 0 (correlated),
- *   else `ZeroVariance` (lastBadIndex = i). Simulated prices may overflow to +∞ only for absurd μ, σ (not checked).
+ *   W finite, else `NonFinite` (lastBadIndex = flat index in that array); σ_i ≤ 0 (independent) or L_ii ≤ 0
+ *   (correlated), else `ZeroVariance` (lastBadIndex = i). Simulated prices may overflow to +∞ only for absurd μ, σ (not checked).
  * Convergence: not iterative (the polar rejection loop terminates with probability 1).
- * Complexity per run: (nTest−1)·N normals and exps; the correlated model adds (nTest−1)·N² flops; valuation 2·S·N·(nTest−1)
- *   flops. Scratch: nTest·N (prices) + chunk·N (draws, correlated only) + S·N + N² (correlated) f64, allocated once.
+ * Complexity per run: (nTest−1)·N normals and exps; the correlated model adds (nTest−1)·N² flops; valuation
+ *   2·S·N·(nTest−1) flops. Scratch: nTest·N (prices) + chunk·N (draws, correlated only) + S·N + N² (correlated) f64, allocated once.
  *   Draws, transform and compounding run in chunks of ≈ 16384/N rows (≈ 128 KiB) so each chunk is produced and
  *   consumed while it is in cache; the chunking does not change any value (the draw stream is continuous).
  * References: docs/method.md §8; Blackman & Vigna (2021) doi:10.1145/3460772; Marsaglia & Bray (1964)

@@ -31,7 +31,7 @@ function randomMatrix(seed: number, rows: number, cols: number, scale = 0.02): F
   return Float64Array.from({ length: rows * cols }, () => scale * normal(r));
 }
 
-/** docs/method.md §3.3 as the kernel computes it: means, centred asset-major rows padded to even length, Gram, scale. */
+/** docs/method.md §3.3 as the kernel computes it: means, centred asset-major rows padded to even length, Gram. */
 function covarianceReference(X: Float64Array, n: number, N: number): Float64Array {
   const np = (n + 1) & ~1;
   const mu = new Float64Array(N);
@@ -62,7 +62,8 @@ describe("the Gram matrix (syrkUpper) in kCovariance", () => {
     for (const N of [1, 2, 3, 4, 5, 6, 7, 9, 13]) {
       for (const n of [2, 3, 10, 11]) {
         const X = randomMatrix(seed++, n, N);
-        expect(Array.from(kernelCovariance(X, n, N)), `n=${n} N=${N}`).toEqual(Array.from(covarianceReference(X, n, N)));
+        const want = Array.from(covarianceReference(X, n, N));
+        expect(Array.from(kernelCovariance(X, n, N)), `n=${n} N=${N}`).toEqual(want);
       }
     }
   });
@@ -137,7 +138,9 @@ describe("the distance of distances (syrkUpper) in the paper HRP tree", () => {
       const Dt = new Float64Array(N * N);
       for (let i = 0; i < N; i++) {
         for (let j = i + 1; j < N; j++) {
-          let v = laneDot(D, i * Np, D, i * Np, Np) + laneDot(D, j * Np, D, j * Np, Np) - 2 * laneDot(D, i * Np, D, j * Np, Np);
+          const gii = laneDot(D, i * Np, D, i * Np, Np);
+          const gjj = laneDot(D, j * Np, D, j * Np, Np);
+          let v = gii + gjj - 2 * laneDot(D, i * Np, D, j * Np, Np);
           if (!(v > 0)) v = 0;
           Dt[i * N + j] = Dt[j * N + i] = Math.sqrt(v);
         }

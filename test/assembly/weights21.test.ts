@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { TOL, expectClose } from "../helpers/tolerances.js";
 import { engine, sampleCov } from "./helpers.js";
 import {
-  computeWeights21, shrinkCovariance, ewpWeights, gmvpWeights, mdcpWeights, mdpWeights, rppWeights, hrpWeights, ivpWeights,
+  computeWeights21, shrinkCovariance, ewpWeights, gmvpWeights, mdcpWeights, mdpWeights, rppWeights, hrpWeights,
+  ivpWeights,
 } from "../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { FolioError } from "../../src/errors.js";
@@ -201,7 +202,8 @@ function kernelCovariance(X: Float64Array, n: number, N: number): Float64Array {
 
 describe("the slot table of assembly/strategies/weights21.ts", () => {
   const source = readFileSync(new URL("../../assembly/strategies/weights21.ts", import.meta.url), "utf8");
-  const table = source.slice(source.indexOf("function slotTable()"), source.indexOf("];", source.indexOf("function slotTable()")));
+  const start = source.indexOf("function slotTable()");
+  const table = source.slice(start, source.indexOf("];", start));
   const rows = [...table.matchAll(/new SlotRow\(Slot\.(\w+),/g)].map((m) => m[1]);
 
   it("has one row per Slot member, each exactly once, in slot order", () => {
