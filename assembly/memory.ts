@@ -25,3 +25,26 @@ export function reset(): void {
 @inline export function scratchI32(n: i32): usize {
   return heap.alloc(<usize>(n < 1 ? 1 : n) << 2);
 }
+
+/**
+ * Arena mark/release for long kernels (kWeights21), so scratch of one strategy is reused by the next instead of
+ * growing linear memory (N = 1000: ≈ 40 MB per frequency otherwise).
+ * Method: specific to the stub runtime (asconfig `runtime: stub`), whose `heap.free` discards a block only when it
+ * is the last one (`ptr + mmInfo == offset`). `arenaMark` allocates an empty block; `arenaRelease` widens that
+ * block's size field (the usize just before the payload) to reach the current end of the heap and frees it, which
+ * moves the heap offset back to the mark. Every pointer allocated after the mark is invalid afterwards.
+ * With any other runtime (`ASC_RUNTIME` ≠ 0) release is a no-op (memory then grows as without it).
+ * Complexity: O(1).
+ */
+export function arenaMark(): usize {
+  return heap.alloc(0);
+}
+
+/** Release everything allocated since `mark` (see `arenaMark`). */
+export function arenaRelease(mark: usize): void {
+  if (ASC_RUNTIME != 0) return; // only the stub runtime (0) has this block layout: elsewhere, release nothing
+  const end = heap.alloc(0); // now the last block
+  const endOffset = end + load<usize>(end - sizeof<usize>());
+  store<usize>(mark - sizeof<usize>(), endOffset - mark);
+  heap.free(mark);
+}

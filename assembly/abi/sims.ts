@@ -3,15 +3,16 @@
  * returns. u64/i64 parameters and results cross to JavaScript as BigInt (a u64 result arrives signed: the host
  * applies BigInt.asUintN(64, ·)).
  *
- * RNG state block (48 bytes, caller-allocated, 8-byte aligned): +0..+31 four u64 xoshiro256** words, +32 cached
- * normal f64, +40 i32 has-cache flag, +44 reserved. See assembly/random/xoshiro256.ts.
+ * RNG state block (RNG_STATE_BYTES, caller-allocated, 8-byte aligned): the four u64 xoshiro256** words at
+ * RNG_WORDS_OFFSET, the cached normal f64 at RNG_CACHE_OFFSET, the i32 has-cache flag at RNG_HAS_CACHE_OFFSET
+ * (assembly/shared/vocabulary.ts; see assembly/random/xoshiro256.ts).
  */
 import { rngSeed, rngJump, rngNext, rngUniform } from "../random/xoshiro256";
 import { fillNormals } from "../random/normal";
 import { valuePaths } from "../valuation/paths";
 import { simulateRuns } from "../valuation/simulate";
 
-/** Seed the 48-byte block at `state` (SplitMix64 expansion of `seed`, empty normal cache). */
+/** Seed the RNG_STATE_BYTES block at `state` (SplitMix64 expansion of `seed`, empty normal cache). */
 export function kRngSeed(state: usize, seed: u64): void {
   rngSeed(state, seed);
 }
@@ -36,8 +37,8 @@ export function kValuePaths(P: usize, nTest: i32, N: i32, W: usize, S: i32, capi
   return valuePaths(P, nTest, N, W, S, capital, out);
 }
 /**
- * Simulated runs runFrom … runFrom+runCount−1: out runCount×S×nTest. model 0 = independent (scale = σ, N),
- * model 1 = correlated (scale = lower Cholesky L, N×N). See valuation/simulate.ts.
+ * Simulated runs runFrom … runFrom+runCount−1: out runCount×S×nTest. `model` a ModelCode: independent (scale = σ,
+ * N) or correlated (scale = lower Cholesky L, N×N). See valuation/simulate.ts.
  */
 export function kSimulateRuns(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, W: usize, S: i32,
                               seed: u64, runFrom: i32, runCount: i32, capital: f64, out: usize): i32 {

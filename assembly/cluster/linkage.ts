@@ -1,7 +1,8 @@
 import { scratchF64, scratchI32 } from "../memory";
+import { syrkUpper } from "../linalg/gemm";
 
 /**
- * HRP distances (MATH.md §4.7 step 1): d_ij = √(clip((1 − ρ_ij)/2, 0, 1)), d_ii = 0.
+ * HRP distances (docs/method.md §4.7 step 1): d_ij = √(clip((1 − ρ_ij)/2, 0, 1)), d_ii = 0.
  * Only the upper triangle of C is read and D is written exactly symmetric.
  * Layout: C, D row-major N×N (may not alias). Complexity: N²/2 square roots, no allocation.
  */
@@ -20,64 +21,34 @@ export function correlationDistance(C: usize, N: i32, D: usize): void {
 }
 
 /**
- * "Distance of distances" (MATH.md §4.7 step 2, paper variant): d̃_ij = √(Σ_k (d_ik − d_jk)²), the Euclidean
+ * "Distance of distances" (docs/method.md §4.7 step 2, paper variant): d̃_ij = √(Σ_k (d_ik − d_jk)²), the Euclidean
  * distance between rows (= columns, D symmetric) of D, as scipy `pdist(D)` computes it for the paper's code.
  *
- * Method: Gram form d̃²_ij = G_ii + G_jj − 2G_ij with G = DDᵀ, clamped at 0. G is computed on a zero-padded copy
- * (N' × N', N' a multiple of 4) in 4×2 register blocks of f64x2 lanes (eight accumulators share six loads): about
- * N³ flops instead of 1.5N³ for explicit differences. Every G entry (diagonal included) uses the same lane split
- * and order, so identical rows give exactly G_ii = G_jj = G_ij and d̃ = 0, and inputs whose entries are exact
- * binary fractions (the all-ties cases of §11-C/E) give exact distances. Otherwise the rounding error of d̃²
- * is ≈ ε·(G_ii + G_jj), i.e. relative ≈ 1e-15 for typical pairs; distances that close are ties up to summation
- * order in scipy as well.
- * Layout: D, Dt row-major N×N. Complexity: ≈ N³ flops; scratch N'² + N f64.
+ * Method: Gram form d̃²_ij = G_ii + G_jj − 2G_ij with G = DDᵀ, clamped at 0. G (upper triangle and diagonal) is
+ *   computed by `syrkUpper` (linalg/gemm.ts, the shared A·Bᵀ micro-kernel in 4×2 blocks) on a zero-padded copy
+ *   (N' × N', N' a multiple of 4): about N³ flops instead of 1.5N³ for explicit differences. Every G entry
+ *   (diagonal included) uses the same lane split and order, so identical rows give exactly G_ii = G_jj = G_ij and
+ *   d̃ = 0, and inputs whose entries are exact binary fractions (the all-ties cases of docs/method.md §11-C/E) give
+ *   exact distances. Otherwise the rounding error of d̃² is ≈ ε·(G_ii + G_jj), i.e. relative ≈ 1e-15 for typical
+ *   pairs; distances that close are ties up to summation order in scipy as well.
+ * Layout: D, Dt row-major N×N (may not alias); Dt holds G while it is built (row i reads G_jj for j > i, which
+ *   row i does not overwrite).
+ * Preconditions: D finite and symmetric. Convergence: not iterative.
+ * Complexity: ≈ N³ flops; scratch N'² f64.
+ * Edge cases: N = 1 → Dt = [0].
  */
 export function distanceOfDistances(D: usize, N: i32, Dt: usize): void {
   const Np = (N + 3) & ~3;
   const P = scratchF64(Np * Np);
-  const diag = scratchF64(N);
   memory.fill(P, 0, <usize>(Np * Np) << 3);
   const rb = <usize>Np << 3;
   for (let i: i32 = 0; i < N; i++) memory.copy(P + <usize>i * rb, D + (<usize>(i * N) << 3), <usize>N << 3);
-  for (let i: i32 = 0; i < Np; i += 4) {
-    const a0 = P + <usize>i * rb;
-    const a1 = a0 + rb;
-    const a2 = a1 + rb;
-    const a3 = a2 + rb;
-    for (let j: i32 = i; j < Np; j += 2) {
-      const b0 = P + <usize>j * rb;
-      const b1 = b0 + rb;
-      let s00 = f64x2.splat(0.0), s01 = f64x2.splat(0.0), s10 = f64x2.splat(0.0), s11 = f64x2.splat(0.0);
-      let s20 = f64x2.splat(0.0), s21 = f64x2.splat(0.0), s30 = f64x2.splat(0.0), s31 = f64x2.splat(0.0);
-      for (let k: i32 = 0; k < Np; k += 2) {
-        const off = <usize>k << 3;
-        const y0 = v128.load(b0 + off), y1 = v128.load(b1 + off);
-        const x0 = v128.load(a0 + off), x1 = v128.load(a1 + off);
-        s00 = f64x2.add(s00, f64x2.mul(x0, y0));
-        s01 = f64x2.add(s01, f64x2.mul(x0, y1));
-        s10 = f64x2.add(s10, f64x2.mul(x1, y0));
-        s11 = f64x2.add(s11, f64x2.mul(x1, y1));
-        const x2 = v128.load(a2 + off), x3 = v128.load(a3 + off);
-        s20 = f64x2.add(s20, f64x2.mul(x2, y0));
-        s21 = f64x2.add(s21, f64x2.mul(x2, y1));
-        s30 = f64x2.add(s30, f64x2.mul(x3, y0));
-        s31 = f64x2.add(s31, f64x2.mul(x3, y1));
-      }
-      putGram(Dt, diag, N, i, j, s00);
-      putGram(Dt, diag, N, i, j + 1, s01);
-      putGram(Dt, diag, N, i + 1, j, s10);
-      putGram(Dt, diag, N, i + 1, j + 1, s11);
-      putGram(Dt, diag, N, i + 2, j, s20);
-      putGram(Dt, diag, N, i + 2, j + 1, s21);
-      putGram(Dt, diag, N, i + 3, j, s30);
-      putGram(Dt, diag, N, i + 3, j + 1, s31);
-    }
-  }
+  syrkUpper(P, Np, Np, N, Dt, false);
   for (let i: i32 = 0; i < N; i++) {
-    const gi = load<f64>(diag + (<usize>i << 3));
+    const gi = load<f64>(Dt + (<usize>(i * N + i) << 3));
     store<f64>(Dt + (<usize>(i * N + i) << 3), 0.0);
     for (let j: i32 = i + 1; j < N; j++) {
-      let v = gi + load<f64>(diag + (<usize>j << 3)) - 2.0 * load<f64>(Dt + (<usize>(i * N + j) << 3));
+      let v = gi + load<f64>(Dt + (<usize>(j * N + j) << 3)) - 2.0 * load<f64>(Dt + (<usize>(i * N + j) << 3));
       if (!(v > 0.0)) v = 0.0;
       const d = Math.sqrt(v);
       store<f64>(Dt + (<usize>(i * N + j) << 3), d);
@@ -86,17 +57,8 @@ export function distanceOfDistances(D: usize, N: i32, Dt: usize): void {
   }
 }
 
-// @ts-ignore: decorator
-@inline function putGram(G: usize, diag: usize, N: i32, i: i32, j: i32, s: v128): void {
-  if (i < N && j < N && i <= j) {
-    const v = f64x2.extract_lane(s, 0) + f64x2.extract_lane(s, 1);
-    if (i == j) store<f64>(diag + (<usize>i << 3), v);
-    else store<f64>(G + (<usize>(i * N + j) << 3), v);
-  }
-}
-
 /**
- * Single-linkage clustering with scipy's exact semantics (MATH.md §4.7 step 3; scipy `linkage(y, "single")`).
+ * Single-linkage clustering with scipy's exact semantics (docs/method.md §4.7 step 3; scipy `linkage(y, "single")`).
  *
  * Method: (1) Prim's MST from node 0 as in scipy's `mst_single_linkage`: at each of N−1 steps mark x merged,
  *   update dmin[i] = min(dmin[i], d[x,i]) for unmerged i in index order, pick y = the unmerged node with the
@@ -190,7 +152,7 @@ function find(parent: usize, x: i32): i32 {
 }
 
 /**
- * Quasi-diagonal leaf order (MATH.md §4.7 step 4): pre-order traversal from the root id 2N−2, left child =
+ * Quasi-diagonal leaf order (docs/method.md §4.7 step 4): pre-order traversal from the root id 2N−2, left child =
  * column 0 of the row (the smaller id), right = column 1; equals scipy `leaves_list(Z)` and the paper's
  * `getQuasiDiag`. Iterative with an explicit stack (push right, then left).
  * Layout: Z (N−1)×4 f64; order i32[N]. Complexity O(N), scratch N i32.

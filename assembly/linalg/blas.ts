@@ -40,14 +40,3 @@ export function symv(n: i32, A: usize, x: usize, y: usize): void {
     store<f64>(y + (<usize>i << 3), dot(A + <usize>i * row, x, n));
   }
 }
-
-/** Copy `n` f64 from `src` to `dst`. */
-// @ts-ignore: decorator
-@inline export function copyF64(dst: usize, src: usize, n: i32): void {
-  memory.copy(dst, src, <usize>n << 3);
-}
-
-/** Fill `n` f64 at `dst` with `v`. */
-export function fillF64(dst: usize, n: i32, v: f64): void {
-  for (let i: i32 = 0; i < n; i++) store<f64>(dst + (<usize>i << 3), v);
-}

@@ -8,7 +8,7 @@ import { dot } from "./blas";
  * Inner sums are contiguous row prefixes, computed by the SIMD `dot` (fixed order → deterministic).
  * Preconditions: A finite. `A` and `L` are row-major n×n with row stride `lda`/`ldl` (in elements); they may
  * alias (in place). The strict upper triangle of L is set to 0.
- * Failure: a pivot L_jj² ≤ 1e-300 returns false (MATH.md §5.1); L is then partially written.
+ * Failure: a pivot L_jj² ≤ 1e-300 returns false (docs/method.md §5.1); L is then partially written.
  * Complexity: n³/3 flops, no allocation.
  */
 export function cholesky(n: i32, A: usize, lda: i32, L: usize, ldl: i32): bool {

@@ -1,16 +1,17 @@
-import { rotl, RNG_CACHE_OFFSET, RNG_FLAG_OFFSET } from "./xoshiro256";
+import { rotl } from "./xoshiro256";
+import { RNG_WORDS_OFFSET, RNG_CACHE_OFFSET, RNG_HAS_CACHE_OFFSET } from "../shared/vocabulary";
 
 /** Pairs per batch in `fillNormals` (2·256 f64 = 4 KiB of the output, kept in L1 between the two phases). */
 const BATCH_PAIRS: i32 = 256;
 
 /**
- * Standard normal variates by the Marsaglia polar method on the xoshiro256** block (MATH.md §8.4).
+ * Standard normal variates by the Marsaglia polar method on the xoshiro256** block (docs/method.md §8.4).
  *
  * Method: repeat { a = 2u − 1; b = 2u′ − 1; s = a² + b² } until 0 < s < 1 (u then u′ are two successive uniforms
  *   (next() >> 11)·2⁻⁵³); then f = √((−2·ln s) / s); return a·f and cache b·f as the next variate.
- *   The cache lives in the state block (+32 f64 value, +40 i32 flag; layout in xoshiro256.ts), never in a global:
- *   a caller that starts a new run from a freshly seeded or copied block starts with whatever cache that block
- *   holds (the simulation kernel empties it per run, MATH.md §8.4 "the cache is per run").
+ *   The cache lives in the state block (RNG_CACHE_OFFSET f64 value, RNG_HAS_CACHE_OFFSET i32 flag;
+ *   assembly/shared/vocabulary.ts), never in a global: a caller that starts a new run from a freshly seeded or copied block starts with whatever cache that block
+ *   holds (the simulation kernel empties it per run, docs/method.md §8.4 "the cache is per run").
  *   `ln` is AssemblyScript's NativeMath.log (compiled into the module, so identical on every host); √ is the
  *   correctly rounded f64.sqrt instruction. 2u − 1 is computed as m·2⁻⁵² − 1 with m = next() >> 11 < 2⁵³, which
  *   is exact and equal to 2·(m·2⁻⁵³) − 1 (m converts signed, one instruction, since it is below 2⁶³).
@@ -32,11 +33,12 @@ const BATCH_PAIRS: i32 = 256;
  */
 export function fillNormals(st: usize, out: usize, n: i32): void {
   if (n <= 0) return;
-  let s0 = load<u64>(st), s1 = load<u64>(st, 8), s2 = load<u64>(st, 16), s3 = load<u64>(st, 24);
+  let s0 = load<u64>(st, RNG_WORDS_OFFSET), s1 = load<u64>(st, RNG_WORDS_OFFSET + 8);
+  let s2 = load<u64>(st, RNG_WORDS_OFFSET + 16), s3 = load<u64>(st, RNG_WORDS_OFFSET + 24);
   let k: i32 = 0;
-  if (load<i32>(st + RNG_FLAG_OFFSET) != 0) {
-    store<f64>(out, load<f64>(st + RNG_CACHE_OFFSET));
-    store<i32>(st + RNG_FLAG_OFFSET, 0);
+  if (load<i32>(st, RNG_HAS_CACHE_OFFSET) != 0) {
+    store<f64>(out, load<f64>(st, RNG_CACHE_OFFSET));
+    store<i32>(st, 0, RNG_HAS_CACHE_OFFSET);
     k = 1;
   }
   // Full pairs, in batches. Phase 1 (integer-bound): draw accepted (a, b) into the output slots of the batch.
@@ -103,11 +105,11 @@ export function fillNormals(st: usize, out: usize, n: i32): void {
     } while (!(s > 0.0 && s < 1.0));
     const f = Math.sqrt((-2.0 * Math.log(s)) / s);
     store<f64>(out + (<usize>k << 3), a * f);
-    store<f64>(st + RNG_CACHE_OFFSET, b * f);
-    store<i32>(st + RNG_FLAG_OFFSET, 1);
+    store<f64>(st, b * f, RNG_CACHE_OFFSET);
+    store<i32>(st, 1, RNG_HAS_CACHE_OFFSET);
   }
-  store<u64>(st, s0);
-  store<u64>(st, s1, 8);
-  store<u64>(st, s2, 16);
-  store<u64>(st, s3, 24);
+  store<u64>(st, s0, RNG_WORDS_OFFSET);
+  store<u64>(st, s1, RNG_WORDS_OFFSET + 8);
+  store<u64>(st, s2, RNG_WORDS_OFFSET + 16);
+  store<u64>(st, s3, RNG_WORDS_OFFSET + 24);
 }

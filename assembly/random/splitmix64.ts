@@ -1,5 +1,6 @@
 /**
- * SplitMix64 (Steele, Lea & Flood 2014), used only to expand a u64 seed into a xoshiro256** state (MATH.md §8.4).
+ * SplitMix64 (Steele, Lea & Flood 2014), used only to expand a u64 seed into a xoshiro256** state
+ * (docs/method.md §8.4).
  *
  * Method: x ← x + 0x9E3779B97F4A7C15; z = x; z = (z ^ (z >> 30))·0xBF58476D1CE4E5B9;
  *         z = (z ^ (z >> 27))·0x94D049BB133111EB; return z ^ (z >> 31)   (all arithmetic mod 2⁶⁴).
@@ -18,14 +19,4 @@ export const SPLITMIX64_GAMMA: u64 = 0x9E3779B97F4A7C15;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EB;
   return z ^ (z >> 31);
-}
-
-/**
- * Advance the SplitMix64 state held at `x` (one u64) and return the output.
- * Layout: `x` is a byte offset of one u64 (the state, updated in place).
- */
-export function splitmix64Next(x: usize): u64 {
-  const s = load<u64>(x) + SPLITMIX64_GAMMA;
-  store<u64>(x, s);
-  return splitmix64Mix(s);
 }

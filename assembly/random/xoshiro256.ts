@@ -1,12 +1,14 @@
 import { splitmix64Mix, SPLITMIX64_GAMMA } from "./splitmix64";
+import { RNG_WORDS_OFFSET, RNG_CACHE_OFFSET, RNG_HAS_CACHE_OFFSET } from "../shared/vocabulary";
 
 /**
- * xoshiro256** (Blackman & Vigna 2021) with explicit state in linear memory (MATH.md §8.4; CONVENTIONS.md §12).
+ * xoshiro256** (Blackman & Vigna 2021) with explicit state in linear memory (docs/method.md §8.4).
  *
- * State block layout (RNG_STATE_BYTES = 48 bytes, 8-byte aligned, owned by the caller; no globals):
- *   +0  u64 s0     +8  u64 s1     +16 u64 s2     +24 u64 s3      the xoshiro256** state
- *   +32 f64 cached normal (valid only when the flag is set)
- *   +40 i32 has-cache flag (0 = empty, 1 = the f64 at +32 is the next normal)   +44 i32 reserved (0)
+ * State block layout (the `RNG_*` constants of assembly/shared/vocabulary.ts; RNG_STATE_BYTES, 8-byte aligned, owned
+ * by the caller; no globals):
+ *   RNG_WORDS_OFFSET      four u64 s0, s1, s2, s3 (8 bytes apart): the xoshiro256** state
+ *   RNG_CACHE_OFFSET      f64 cached normal (valid only when the flag is set)
+ *   RNG_HAS_CACHE_OFFSET  i32 has-cache flag (0 = empty, 1 = the cached f64 is the next normal), then i32 reserved (0)
  * Seeding (`rngSeed`) fills s0..s3 with 4 successive SplitMix64 outputs started at the u64 seed and empties the
  * normal cache. The generator never reads or writes anything outside its block.
  *
@@ -21,10 +23,6 @@ import { splitmix64Mix, SPLITMIX64_GAMMA } from "./splitmix64";
  *   doi:10.1145/3460772. Published check: state (1,2,3,4) → 11520, 0, 1509978240, 1215971899390074240.
  */
 
-export const RNG_STATE_BYTES: i32 = 48;
-export const RNG_CACHE_OFFSET: usize = 32;
-export const RNG_FLAG_OFFSET: usize = 40;
-
 // @ts-ignore: decorator
 @inline export function rotl(x: u64, k: u64): u64 {
   return (x << k) | (x >> (64 - k));
@@ -34,29 +32,30 @@ export const RNG_FLAG_OFFSET: usize = 40;
 export function rngSeed(st: usize, seed: u64): void {
   let x = seed;
   x += SPLITMIX64_GAMMA;
-  store<u64>(st, splitmix64Mix(x));
+  store<u64>(st, splitmix64Mix(x), RNG_WORDS_OFFSET);
   x += SPLITMIX64_GAMMA;
-  store<u64>(st, splitmix64Mix(x), 8);
+  store<u64>(st, splitmix64Mix(x), RNG_WORDS_OFFSET + 8);
   x += SPLITMIX64_GAMMA;
-  store<u64>(st, splitmix64Mix(x), 16);
+  store<u64>(st, splitmix64Mix(x), RNG_WORDS_OFFSET + 16);
   x += SPLITMIX64_GAMMA;
-  store<u64>(st, splitmix64Mix(x), 24);
-  store<f64>(st + RNG_CACHE_OFFSET, 0.0);
-  store<i32>(st + RNG_FLAG_OFFSET, 0);
-  store<i32>(st + RNG_FLAG_OFFSET, 0, 4);
+  store<u64>(st, splitmix64Mix(x), RNG_WORDS_OFFSET + 24);
+  store<f64>(st, 0.0, RNG_CACHE_OFFSET);
+  store<i32>(st, 0, RNG_HAS_CACHE_OFFSET);
+  store<i32>(st, 0, RNG_HAS_CACHE_OFFSET + 4);
 }
 
 /** One xoshiro256** step on the block at `st`: returns the 64-bit output and updates the state in place. */
 export function rngNext(st: usize): u64 {
-  const s0 = load<u64>(st), s1 = load<u64>(st, 8), s2 = load<u64>(st, 16), s3 = load<u64>(st, 24);
+  const s0 = load<u64>(st, RNG_WORDS_OFFSET), s1 = load<u64>(st, RNG_WORDS_OFFSET + 8);
+  const s2 = load<u64>(st, RNG_WORDS_OFFSET + 16), s3 = load<u64>(st, RNG_WORDS_OFFSET + 24);
   const out = rotl(s1 * 5, 7) * 9;
   const t = s1 << 17;
   const n2 = s2 ^ s0;
   const n3 = s3 ^ s1;
-  store<u64>(st, s0 ^ n3);
-  store<u64>(st, s1 ^ n2, 8);
-  store<u64>(st, n2 ^ t, 16);
-  store<u64>(st, rotl(n3, 45), 24);
+  store<u64>(st, s0 ^ n3, RNG_WORDS_OFFSET);
+  store<u64>(st, s1 ^ n2, RNG_WORDS_OFFSET + 8);
+  store<u64>(st, n2 ^ t, RNG_WORDS_OFFSET + 16);
+  store<u64>(st, rotl(n3, 45), RNG_WORDS_OFFSET + 24);
   return out;
 }
 
@@ -74,12 +73,14 @@ const JUMP3: u64 = 0x39ABDC4529B1661C;
  * The standard jump(): advance the state at `st` by 2¹²⁸ steps.
  * Method: for each bit b of the jump polynomial (word 0 first, least significant bit first), XOR the current state
  * into an accumulator when the bit is set, then take one step; the accumulator becomes the new state. State and
- * accumulator live in locals (no scratch memory). The normal cache at +32/+40 is left as it is.
+ * accumulator live in locals (no scratch memory). The normal cache (RNG_CACHE_OFFSET, RNG_HAS_CACHE_OFFSET) is left
+ * as it is.
  * Complexity: 256 steps.
  */
 export function rngJump(st: usize): void {
   let a0: u64 = 0, a1: u64 = 0, a2: u64 = 0, a3: u64 = 0;
-  let s0 = load<u64>(st), s1 = load<u64>(st, 8), s2 = load<u64>(st, 16), s3 = load<u64>(st, 24);
+  let s0 = load<u64>(st, RNG_WORDS_OFFSET), s1 = load<u64>(st, RNG_WORDS_OFFSET + 8);
+  let s2 = load<u64>(st, RNG_WORDS_OFFSET + 16), s3 = load<u64>(st, RNG_WORDS_OFFSET + 24);
   for (let w = 0; w < 4; w++) {
     const j = w == 0 ? JUMP0 : w == 1 ? JUMP1 : w == 2 ? JUMP2 : JUMP3;
     for (let b: u64 = 0; b < 64; b++) {
@@ -98,8 +99,8 @@ export function rngJump(st: usize): void {
       s3 = rotl(s3, 45);
     }
   }
-  store<u64>(st, a0);
-  store<u64>(st, a1, 8);
-  store<u64>(st, a2, 16);
-  store<u64>(st, a3, 24);
+  store<u64>(st, a0, RNG_WORDS_OFFSET);
+  store<u64>(st, a1, RNG_WORDS_OFFSET + 8);
+  store<u64>(st, a2, RNG_WORDS_OFFSET + 16);
+  store<u64>(st, a3, RNG_WORDS_OFFSET + 24);
 }

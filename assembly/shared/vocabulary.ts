@@ -56,6 +56,8 @@ export enum ModelCode {
  * four u64 xoshiro256** words, the cached polar normal (f64) and its has-cache flag (i32).
  */
 export const RNG_WORDS_OFFSET = 0;
+/** Bytes of the four xoshiro256** words (a run copies only these from its starting state). */
+export const RNG_WORDS_BYTES = 32;
 export const RNG_CACHE_OFFSET = 32;
 export const RNG_HAS_CACHE_OFFSET = 40;
 export const RNG_STATE_BYTES = 48;

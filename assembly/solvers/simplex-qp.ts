@@ -1,5 +1,5 @@
 import { Status } from "../shared/status";
-import { setIterations, setResidual } from "../result";
+import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
 import { scratchF64, scratchI32 } from "../memory";
 import { dot, axpy } from "../linalg/blas";
 
@@ -8,7 +8,7 @@ const REFACTOR_EVERY: i32 = 256;
 
 /**
  * Long-only, fully-invested quadratic programme on the simplex: min ½ wᵀQw  s.t. 1ᵀw = 1, w ≥ 0
- * (MATH.md §5.2; GMVP with Q = Σ, MDCP and MDP with Q = C).
+ * (docs/method.md §5.2; GMVP with Q = Σ, MDCP and MDP with Q = C).
  *
  * Method: the primal active-set method of Nocedal & Wright (2006), Alg. 16.3, started at a vertex.
  *   δ = 1e-12·trace(Q)/N, Q̃ = Q + δI (strict convexity; picks the minimum-norm optimum when Q is singular).
@@ -35,7 +35,7 @@ const REFACTOR_EVERY: i32 = 256;
  *   scratch N² + 6N f64 + 2N i32.
  * Edge cases: N = 1 → [1]. Q = 11ᵀ (all ρ = 1) → 1/N through the ridge tie-break.
  * References: Nocedal & Wright, Numerical Optimization, 2nd ed. (2006), §16.5, doi:10.1007/978-0-387-40065-5.
- * Departures from MATH.md §5.2 (none changes the optimum):
+ * Departures from docs/method.md §5.2 (none changes the optimum):
  *   - the up/down-dated factor replaces the per-iteration solve of the reference;
  *   - anti-cycling: if the index that just entered F gets w*_j ≤ 0 on the new face (impossible in exact arithmetic
  *     for a negative multiplier), its multiplier was rounding noise (λ ≈ 0 on a zero-variance face, where the
@@ -57,13 +57,8 @@ export function simplexQP(Q: usize, N: i32, out: usize): Status {
  * still used for the free-set factor and the certificate; the answer is the same up to rounding.
  */
 export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf: i32): Status {
-  setIterations(0);
-  setResidual(0.0);
-  if (N < 1) return Status.BadDimensions;
-  if (N == 1) {
-    store<f64>(out, 1.0);
-    return Status.Ok;
-  }
+  const begun = beginSolve(N, out);
+  if (begun != SOLVE) return <Status>begun;
   const rowQ = <usize>N << 3;
   let trace = 0.0;
   for (let i: i32 = 0; i < N; i++) trace += load<f64>(Q + <usize>i * rowQ + (<usize>i << 3));
@@ -239,7 +234,7 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
 }
 
 /**
- * MATH.md §3.5 clean-up: w_i < 1e-14 → 0, then w ← w / Σw. Complexity O(N).
+ * docs/method.md §3.5 clean-up: w_i < 1e-14 → 0, then w ← w / Σw. Complexity O(N).
  */
 export function cleanWeights(w: usize, N: i32): void {
   let s = 0.0;
@@ -256,7 +251,7 @@ export function cleanWeights(w: usize, N: i32): void {
 }
 
 /**
- * Trace-scaled KKT residual of a simplex point w for min ½wᵀQw (MATH.md §4.3):
+ * Trace-scaled KKT residual of a simplex point w for min ½wᵀQw (docs/method.md §4.3):
  * g = Qw, λ = wᵀg, r = max(max_{w_i>0}|g_i − λ|, max_{w_i=0}(λ − g_i)⁺, |1ᵀw − 1|, max(−w_i)⁺) / (trace(Q)/N).
  * `g` is N f64 of scratch. Complexity O(N·nnz(w)).
  */

@@ -5,7 +5,7 @@ import { scratchF64 } from "../memory";
 import { gram } from "../linalg/gram";
 
 /**
- * Sample covariance of the columns of X (MATH.md §3.3, §6.3): mean-centred, ddof = 1, explicitly symmetric.
+ * Sample covariance of the columns of X (docs/method.md §3.3, §6.3): mean-centred, ddof = 1, explicitly symmetric.
  *
  * Method: two passes. (1) column means; (2) the centred data is transposed into an asset-major scratch block
  * Xc (N' × n', rows padded with zeros to even length and N' even), then Σ_jk = ⟨Xc_j, Xc_k⟩ / (n − 1) for k ≥ j,
@@ -56,7 +56,7 @@ export function covariance(X: usize, n: i32, N: i32, out: usize, means: usize): 
 }
 
 /**
- * Correlation matrix and volatilities from a covariance matrix (MATH.md §2, §3.3):
+ * Correlation matrix and volatilities from a covariance matrix (docs/method.md §2, §3.3):
  * σ_i = √Σ_ii, C_jk = Σ_jk / (σ_j σ_k), C_jj := 1 exactly.
  * Layout: `S`, `C` N×N row-major (may alias); `sd` receives N volatilities (0 = not wanted).
  * Preconditions: Σ_ii > 0 and finite, else `ZeroVariance` with `lastBadIndex()` = the asset.

@@ -5,7 +5,7 @@ import { checkPrices } from "../checks";
 /**
  * Daily log-returns of a price matrix.
  *
- * Method: r[t-1][i] = ln(P[t][i] / P[t-1][i]) for t = 1..T-1 (MATH.md §2), `ln` from AssemblyScript's own
+ * Method: r[t-1][i] = ln(P[t][i] / P[t-1][i]) for t = 1..T-1 (docs/method.md §2), `ln` from AssemblyScript's own
  * NativeMath (never the host's), so results are bit-identical on every machine.
  * Layout: `P` is T×N row-major; `out` is (T-1)×N row-major.
  * Preconditions: T ≥ 2, N ≥ 1, every price finite and > 0, else `BadPrice` with `lastBadIndex()` = t·N + i.
@@ -28,7 +28,7 @@ export function logReturns(P: usize, T: i32, N: i32, out: usize): Status {
 }
 
 /**
- * Sum rows of `X` (n×N) into buckets: out[b][i] = Σ_{t: bucket[t] = b} X[t][i] (MATH.md §6.2).
+ * Sum rows of `X` (n×N) into buckets: out[b][i] = Σ_{t: bucket[t] = b} X[t][i] (docs/method.md §6.2).
  * `bucket` is i32[n], non-decreasing, values 0..nb-1, each bucket non-empty (the host builds it from dates).
  * Rows are added in ascending t, so the order of summation is fixed.
  * Complexity: n·N adds, no allocation.

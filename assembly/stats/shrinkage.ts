@@ -6,7 +6,7 @@ import { gram } from "../linalg/gram";
 
 /**
  * Schäfer–Strimmer shrinkage of the correlation towards the identity ("target D", R `corpcor::cor.shrink`),
- * returning the shrunk covariance Σ_s = D R_s D and the intensity λ* (MATH.md §6.4).
+ * returning the shrunk covariance Σ_s = D R_s D and the intensity λ* (docs/method.md §6.4).
  *
  * Method: z_ti = (x_ti − x̄_i)/s_i (s at ddof = 1); R = ZᵀZ/(n−1); W_tij = z_ti z_tj, W̄_ij = Σ_t W_tij / n;
  *   Var̂(r_ij) = n/(n−1)³ · Σ_t (W_tij − W̄_ij)², evaluated as n/(n−1)³ · (Σ_t z_ti² z_tj² − n W̄_ij²) (the
@@ -31,7 +31,6 @@ export function shrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: u
   const Z2 = scratchF64(Np * np);
   memory.fill(Z, 0, <usize>(Np * np) << 3);
   memory.fill(Z2, 0, <usize>(Np * np) << 3);
-  const mu = scratchF64(N);
   const sd = scratchF64(N);
   const vr = scratchF64(N);
   for (let i: i32 = 0; i < N; i++) {
@@ -49,7 +48,6 @@ export function shrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: u
       setBadIndex(i);
       return Status.ZeroVariance;
     }
-    store<f64>(mu + (<usize>i << 3), m);
     store<f64>(vr + (<usize>i << 3), v);
     const si = Math.sqrt(v);
     store<f64>(sd + (<usize>i << 3), si);

@@ -1,7 +1,7 @@
 import { Status } from "../shared/status";
 
 /**
- * l3ewp: the equally weighted portfolio, w_i = 1/N (MATH.md §4.1).
+ * l3ewp: the equally weighted portfolio, w_i = 1/N (docs/method.md §4.1).
  * Method: closed form. Preconditions: N ≥ 1 (else `BadDimensions`). Unique.
  * Convergence: not iterative. Complexity: O(N), no allocation.
  * References: DeMiguel, Garlappi & Uppal (2009), RFS 22(5):1915–1953, doi:10.1093/rfs/hhm075.

@@ -2,7 +2,7 @@ import { Status } from "../shared/status";
 import { simplexQPWithFactor } from "../solvers/simplex-qp";
 
 /**
- * l3gmvp: long-only global minimum variance, min ½wᵀΣw s.t. 1ᵀw = 1, w ≥ 0 (MATH.md §4.3).
+ * l3gmvp: long-only global minimum variance, min ½wᵀΣw s.t. 1ᵀw = 1, w ≥ 0 (docs/method.md §4.3).
  * Method: a thin reduction onto the simplex QP (`simplexQP` with Q = Σ; see its doc for the algorithm,
  * convergence, certification and complexity).
  * Preconditions: Σ symmetric PSD, finite, Σ_ii > 0 (validated by the ABI). Unique when Σ ≻ 0; for singular Σ the

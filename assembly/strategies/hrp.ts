@@ -1,24 +1,23 @@
 import { Status } from "../shared/status";
+import { HrpCode } from "../shared/vocabulary";
 import { scratchF64, scratchI32 } from "../memory";
 import { correlationDistance, distanceOfDistances, singleLinkage, leafOrder } from "../cluster/linkage";
 
-/** Variant codes of the ABI: 0 = paper (distance of distances, the default), 1 = direct (single linkage on d). */
-export const HRP_PAPER: i32 = 0;
-export const HRP_DIRECT: i32 = 1;
 
 /**
- * HRP tree: distance matrix → single linkage Z → leaf order (MATH.md §4.7 steps 1–4).
+ * HRP tree: distance matrix → single linkage Z → leaf order (docs/method.md §4.7 steps 1–4).
  * Method: d = √(clip((1−ρ)/2, 0, 1)); paper variant: d̃ = Euclidean distance between rows of d (Gram form, see
  *   `distanceOfDistances`), direct variant: d itself; scipy-exact single linkage (`singleLinkage`: Prim from node
  *   0 with lowest-index ties, stable sort, union–find relabel); pre-order leaves (`leafOrder`).
  * Layout: C N×N correlation; order i32[N]; Z (N−1)×4 f64 rows [a, b, height, size] (unused for N = 1).
- * Preconditions: C finite with unit diagonal; variant 0 (paper) or 1 (direct), else `BadDimensions`.
+ * Preconditions: C finite with unit diagonal; variant `HrpCode.paper` (distance of distances, the default) or
+ *   `HrpCode.direct` (single linkage on d), else `BadDimensions`.
  * Convergence: not iterative. Complexity: paper ≈ N³ flops (distance of distances), direct O(N²); scratch 3N² f64.
  * References: López de Prado (2016), doi:10.3905/jpm.2016.42.4.059; scipy.cluster.hierarchy (linkage, leaves_list).
  */
 export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize): Status {
   if (N < 1) return Status.BadDimensions;
-  if (variant != HRP_PAPER && variant != HRP_DIRECT) return Status.BadDimensions;
+  if (variant != HrpCode.paper && variant != HrpCode.direct) return Status.BadDimensions;
   if (N == 1) {
     store<i32>(order, 0);
     return Status.Ok;
@@ -26,7 +25,7 @@ export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize):
   const D = scratchF64(N * N);
   correlationDistance(C, N, D);
   let Dl = D;
-  if (variant == HRP_PAPER) {
+  if (variant == HrpCode.paper) {
     Dl = scratchF64(N * N);
     distanceOfDistances(D, N, Dl);
   }
@@ -36,7 +35,7 @@ export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize):
 }
 
 /**
- * l3hrp: hierarchical risk parity, López de Prado (2016), as in the paper by default (MATH.md §4.7).
+ * l3hrp: hierarchical risk parity, López de Prado (2016), as in the paper by default (docs/method.md §4.7).
  *
  * Method: tree as in `hrpTree`; then recursive bisection by position: start with w = 1 and the whole order;
  *   split every list of ≥ 2 items into L = first ⌊n/2⌋, R = the rest; cluster variance V = ṽᵀΣ_sub ṽ with

@@ -2,7 +2,8 @@ import { Status } from "../shared/status";
 import { setBadIndex } from "../result";
 
 /**
- * l3ivp: inverse volatility, w_i = σ_i⁻¹ / Σ_j σ_j⁻¹ with σ_i = √Σ_ii (MATH.md §4.2). Off-diagonals are not read.
+ * l3ivp: inverse volatility, w_i = σ_i⁻¹ / Σ_j σ_j⁻¹ with σ_i = √Σ_ii (docs/method.md §4.2). Off-diagonals are not
+ * read.
  * Method: closed form (NativeMath √). Preconditions: Σ_ii > 0 finite (else `ZeroVariance`, `lastBadIndex()` = i).
  * Convergence: not iterative. Complexity: O(N), no allocation.
  * Edge cases: N = 1 → [1]. Not to be confused with HRP's inverse *variance* cluster weights.

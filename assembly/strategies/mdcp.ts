@@ -2,7 +2,7 @@ import { Status } from "../shared/status";
 import { simplexQPWithFactor } from "../solvers/simplex-qp";
 
 /**
- * l3mdcp: maximum decorrelation, min wᵀCw s.t. 1ᵀw = 1, w ≥ 0, C the correlation matrix (MATH.md §4.4).
+ * l3mdcp: maximum decorrelation, min wᵀCw s.t. 1ᵀw = 1, w ≥ 0, C the correlation matrix (docs/method.md §4.4).
  * Method: a thin reduction onto the simplex QP with Q = C (trace(C)/N = 1, so the KKT residual is unscaled).
  * Preconditions: C a correlation matrix (unit diagonal, finite). Depends on C only.
  * Edge cases: C = 11ᵀ → 1/N (minimum-norm tie-break); two assets → (½, ½) for any ρ.

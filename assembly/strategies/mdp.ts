@@ -2,7 +2,7 @@ import { Status } from "../shared/status";
 import { simplexQP } from "../solvers/simplex-qp";
 
 /**
- * l3mdp: most diversified portfolio, max DR(w) = σᵀw/√(wᵀΣw) s.t. 1ᵀw = 1, w ≥ 0 (MATH.md §4.5).
+ * l3mdp: most diversified portfolio, max DR(w) = σᵀw/√(wᵀΣw) s.t. 1ᵀw = 1, w ≥ 0 (docs/method.md §4.5).
  * Method: the exact reduction to MDCP: y = argmin yᵀCy on the simplex (the QP), then w_i = (y_i/σ_i)/Σ_j(y_j/σ_j).
  *   No fractional programming; MDP has MDCP's support.
  * Preconditions: C the correlation matrix of Σ and σ = √diag Σ > 0 (validated by the caller).
@@ -15,13 +15,11 @@ import { simplexQP } from "../solvers/simplex-qp";
  */
 export function mdpOnCorrelation(C: usize, sd: usize, N: i32, out: usize): Status {
   const st = simplexQP(C, N, out);
-  if (st != Status.Ok) return st;
-  mdpFromMdcp(out, sd, N, out);
-  return Status.Ok;
+  return st != Status.Ok ? st : mdpFromMdcp(out, sd, N, out);
 }
 
-/** w_i = (y_i/σ_i) / Σ_j (y_j/σ_j); `out` may alias `y`. O(N). */
-export function mdpFromMdcp(y: usize, sd: usize, N: i32, out: usize): void {
+/** w_i = (y_i/σ_i) / Σ_j (y_j/σ_j); `out` may alias `y`; always `Ok` (σ > 0 checked by the callers). O(N). */
+export function mdpFromMdcp(y: usize, sd: usize, N: i32, out: usize): Status {
   let s = 0.0;
   for (let i: i32 = 0; i < N; i++) {
     const v = load<f64>(y + (<usize>i << 3)) / load<f64>(sd + (<usize>i << 3));
@@ -29,4 +27,5 @@ export function mdpFromMdcp(y: usize, sd: usize, N: i32, out: usize): void {
     s += v;
   }
   for (let i: i32 = 0; i < N; i++) store<f64>(out + (<usize>i << 3), load<f64>(out + (<usize>i << 3)) / s);
+  return Status.Ok;
 }

@@ -1,11 +1,14 @@
 import { Status } from "../shared/status";
-import { setIterations, setResidual } from "../result";
+import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
 import { scratchF64 } from "../memory";
 import { dot, axpy, symv } from "../linalg/blas";
 import { cholesky, cholSolve } from "../linalg/cholesky";
 import { simplexQP } from "../solvers/simplex-qp";
 
-/** Below this N the damped Newton of MATH.md §5.3 runs alone; from it on, CCD first and Newton only if CCD stalls. */
+/**
+ * Below this N the damped Newton of docs/method.md §5.3 runs alone; from it on, CCD first and Newton only if CCD
+ * stalls.
+ */
 export const RPP_CCD_MIN_N: i32 = 48;
 /** CCD sweep cap before handing over to Newton. */
 const CCD_MAX_SWEEPS: i32 = 300;
@@ -20,9 +23,9 @@ const CCD_TOL: f64 = 1e-12;
  */
 const CCD_STALL_FROM: i32 = 20;
 const CCD_STALL_EVERY: i32 = 10;
-/** ERC certificate: max_i |RC_i/ΣRC − 1/N| (MATH.md §4.6). */
+/** ERC certificate: max_i |RC_i/ΣRC − 1/N| (docs/method.md §4.6). */
 const ERC_CERT_TOL: f64 = 1e-10;
-/** Newton iteration cap (MATH.md §4.6: no convergence after 100 → the caller falls back). */
+/** Newton iteration cap (docs/method.md §4.6: no convergence after 100 → the caller falls back). */
 const NEWTON_MAX_IT: i32 = 100;
 /**
  * ERC existence test: ERC does not exist iff some v ≥ 0, v ≠ 0 has Σv = 0, i.e. iff min_{simplex} vᵀΣv = 0 (the
@@ -32,7 +35,7 @@ const NEWTON_MAX_IT: i32 = 100;
 export const ERC_EXIST_TOL: f64 = 1e-12;
 
 /**
- * l3rpp: the equal-risk-contribution portfolio (MATH.md §4.6, §5.3).
+ * l3rpp: the equal-risk-contribution portfolio (docs/method.md §4.6, §5.3).
  *
  * Method: Spinu (2013): x* = argmin_{x>0} F(x) = ½xᵀΣx − Σ_i ln x_i, w = x* / 1ᵀx*; the first-order condition
  *   x_i(Σx)_i = 1 gives equal risk contributions. Start x₀ = u·√(N/uᵀΣu), u = 1/σ (the minimiser of F on the
@@ -55,7 +58,6 @@ export const ERC_EXIST_TOL: f64 = 1e-12;
  *   certificate failed → `NotCertified`. No fallback here: the caller recomputes on the shrunk covariance (§6.4).
  *   `lastIterations()` = CCD sweeps + Newton iterations.
  * Complexity: Newton N³/3 + 2N² per iteration (scratch N² + 5N); CCD 2N² per sweep (scratch 2N).
- *   (At N = 500, 15 CCD sweeps ≈ 15 MFLOP against ≈ 680 MFLOP for Newton: CONVENTIONS.md "Measured facts".)
  * References: Spinu (2013), SSRN 2297383; Maillard, Roncalli & Teïletche (2010), JPM 36(4):60–70,
  *   doi:10.3905/jpm.2010.36.4.060; Griveau-Billion, Richard & Roncalli (2013), arXiv:1311.4057.
  * Departures: CCD as the workhorse at large N (same fixed point; Newton kept as the polish / fallback).
@@ -70,13 +72,8 @@ export function rpp(S: usize, N: i32, out: usize): Status {
  * If the ratio is ≤ ERC_EXIST_TOL, ERC does not exist: `NotConverged` without the (N³ per step) Newton phase.
  */
 export function rppWithMinVariance(S: usize, N: i32, out: usize, minVarRatio: f64): Status {
-  setIterations(0);
-  setResidual(0.0);
-  if (N < 1) return Status.BadDimensions;
-  if (N == 1) {
-    store<f64>(out, 1.0);
-    return Status.Ok;
-  }
+  const begun = beginSolve(N, out);
+  if (begun != SOLVE) return <Status>begun;
   const row = <usize>N << 3;
   const x = scratchF64(N);
   const y = scratchF64(N);
@@ -218,7 +215,7 @@ export function varianceRatio(S: usize, N: i32, w: usize, y: usize): f64 {
 }
 
 /**
- * ERC certificate (MATH.md §4.6): max_i |RC_i/ΣRC − 1/N| with RC_i = w_i(Σw)_i; +∞ if some w_i ≤ 0 or ΣRC ≤ 0.
+ * ERC certificate (docs/method.md §4.6): max_i |RC_i/ΣRC − 1/N| with RC_i = w_i(Σw)_i; +∞ if some w_i ≤ 0 or ΣRC ≤ 0.
  * `y` is N f64 of scratch. Complexity O(N²).
  */
 export function ercResidual(S: usize, N: i32, w: usize, y: usize): f64 {

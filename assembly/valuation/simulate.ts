@@ -1,16 +1,16 @@
 import { Status } from "../shared/status";
 import { setBadIndex } from "../result";
-import { rngSeed, rngJump, RNG_STATE_BYTES, RNG_FLAG_OFFSET, RNG_CACHE_OFFSET } from "../random/xoshiro256";
+import { rngSeed, rngJump } from "../random/xoshiro256";
+import {
+  ModelCode, RNG_CACHE_OFFSET, RNG_HAS_CACHE_OFFSET, RNG_STATE_BYTES, RNG_WORDS_BYTES, RNG_WORDS_OFFSET,
+} from "../shared/vocabulary";
 import { fillNormals } from "../random/normal";
-import { gemmNT, sharesFrom, valueWithShares } from "./paths";
+import { sharesFrom, valueWithShares } from "./paths";
+import { gemmNT } from "../linalg/gemm";
 import { checkPrices, checkFinite } from "../checks";
 
-/** Simulation model codes (the ABI's `model` argument). */
-export const MODEL_INDEPENDENT: i32 = 0;
-export const MODEL_CORRELATED: i32 = 1;
-
 /**
- * Seeded Monte Carlo runs of daily log-normal prices, each valued for S buy-and-hold series (MATH.md §8.1–§8.5).
+ * Seeded Monte Carlo runs of daily log-normal prices, each valued for S buy-and-hold series (docs/method.md §8.1–§8.5).
  *
  * Method, per run k = runFrom … runFrom + runCount − 1 (absolute, 0-based):
  *   1. Generator: the xoshiro256** state seeded from `seed` by SplitMix64, then k `jump()`s; empty normal cache.
@@ -18,25 +18,26 @@ export const MODEL_CORRELATED: i32 = 1;
  *      previous run's starting state, so run k never depends on runFrom or runCount.)
  *   2. Draws, in the frozen order: for t = 1 … nTest−1, for i = 0 … N−1: z[t][i] = polar normal (§8.4). A run
  *      that draws an odd count leaves its last cached variate unused.
- *   3. Log-returns: model 0 "independent": r[t][i] = μ_i + σ_i·z[t][i] (σ_i·z first, then + μ_i);
- *      model 1 "correlated": r[t] = μ + L·z[t], (L·z[t])_i = Σ_{j≤i} L_ij z[t][j] summed by `gemmNT` (lane-split
- *      order of blas.dot; for even i < N−1 the sum runs to j = i + 1 over an exact zero), then + μ_i.
+ *   3. Log-returns: model `ModelCode.independent`: r[t][i] = μ_i + σ_i·z[t][i] (σ_i·z first, then + μ_i);
+ *      model `ModelCode.correlated`: r[t] = μ + L·z[t], (L·z[t])_i = Σ_{j≤i} L_ij z[t][j] summed by `gemmNT`
+ *      (linalg/gemm.ts: lane-split order of blas.dot; for even i < N−1 the sum runs to j = i + 1 over an exact
+ *      zero), then + μ_i.
  *   4. Prices: P̃[0] = p0 (the real first test close); P̃[t][i] = P̃[t−1][i]·exp(r[t][i]) with NativeMath.exp.
  *   5. Values: the paths valuation (§7) of the S weight vectors on P̃, with V[s][0] = capital exactly and shares
  *      bought at p0 (the same shares in every run).
- * Layout: `mu` N; `scale` model 0: σ (N), model 1: L (N×N row-major; only the lower triangle incl. the diagonal
- *   is read, it is copied to scratch with zeros above); `p0` N; `W` S×N row-major; `out` runCount×S×nTest
+ * Layout: `mu` N; `scale` independent: σ (N), correlated: L (N×N row-major; only the lower triangle incl. the
+ *   diagonal is read, it is copied to scratch with zeros above); `p0` N; `W` S×N row-major; `out` runCount×S×nTest
  *   (run-major, then series-major: out[(r·S + s)·nTest + t]).
- * Preconditions / status: nTest, N, S, runCount ≥ 1, runFrom ≥ 0, runFrom + runCount ≤ 2³¹−1, model ∈ {0, 1},
+ * Preconditions / status: nTest, N, S, runCount ≥ 1, runFrom ≥ 0, runFrom + runCount ≤ 2³¹−1, model a `ModelCode`,
  *   capital finite > 0, else `BadDimensions`; p0 finite > 0, else `BadPrice` (lastBadIndex = i); μ, σ / lower L,
- *   W finite, else `NonFinite` (lastBadIndex = flat index in that array); σ_i ≤ 0 (model 0) or L_ii ≤ 0 (model 1),
- *   else `ZeroVariance` (lastBadIndex = i). Simulated prices may overflow to +∞ only for absurd μ, σ (not checked).
+ *   W finite, else `NonFinite` (lastBadIndex = flat index in that array); σ_i ≤ 0 (independent) or L_ii ≤ 0
+ *   (correlated), else `ZeroVariance` (lastBadIndex = i). Simulated prices may overflow to +∞ only for absurd μ, σ (not checked).
  * Convergence: not iterative (the polar rejection loop terminates with probability 1).
- * Complexity per run: (nTest−1)·N normals and exps; model 1 adds (nTest−1)·N² flops; valuation 2·S·N·(nTest−1)
- *   flops. Scratch: nTest·N (prices) + chunk·N (draws, model 1 only) + S·N + N² (model 1) f64, allocated once.
+ * Complexity per run: (nTest−1)·N normals and exps; the correlated model adds (nTest−1)·N² flops; valuation
+ *   2·S·N·(nTest−1) flops. Scratch: nTest·N (prices) + chunk·N (draws, correlated only) + S·N + N² (correlated) f64, allocated once.
  *   Draws, transform and compounding run in chunks of ≈ 16384/N rows (≈ 128 KiB) so each chunk is produced and
  *   consumed while it is in cache; the chunking does not change any value (the draw stream is continuous).
- * References: MATH.md §8; Blackman & Vigna (2021) doi:10.1145/3460772; Marsaglia & Bray (1964)
+ * References: docs/method.md §8; Blackman & Vigna (2021) doi:10.1145/3460772; Marsaglia & Bray (1964)
  *   doi:10.1137/1006063. Departure: none (no −σ²/2 drift correction: μ is already the mean log-return).
  */
 export function simulateRuns(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, W: usize, S: i32,
@@ -45,14 +46,14 @@ export function simulateRuns(mu: usize, scale: usize, model: i32, p0: usize, nTe
   if (nTest < 1 || N < 1 || S < 1 || runCount < 1 || runFrom < 0 || runFrom > i32.MAX_VALUE - runCount) {
     return Status.BadDimensions;
   }
-  if (model != MODEL_INDEPENDENT && model != MODEL_CORRELATED) return Status.BadDimensions;
+  if (model != ModelCode.independent && model != ModelCode.correlated) return Status.BadDimensions;
   if (!(capital > 0.0) || !isFinite(capital)) return Status.BadDimensions;
   if (!checkPrices(p0, N)) return Status.BadPrice;
   if (!checkFinite(mu, N)) return Status.NonFinite;
   if (!checkFinite(W, S * N)) return Status.NonFinite;
 
   let L: usize = 0;
-  if (model == MODEL_INDEPENDENT) {
+  if (model == ModelCode.independent) {
     if (!checkFinite(scale, N)) return Status.NonFinite;
     for (let i: i32 = 0; i < N; i++) {
       if (!(load<f64>(scale + (<usize>i << 3)) > 0.0)) {
@@ -89,7 +90,7 @@ export function simulateRuns(mu: usize, scale: usize, model: i32, p0: usize, nTe
   sharesFrom(W, S, N, p0, capital, sh);
   const P = heap.alloc(<usize>(nTest * N) << 3);
   memory.copy(P, p0, <usize>N << 3);
-  const Z: usize = model == MODEL_CORRELATED && steps > 0 ? heap.alloc(<usize>(min(chunk, steps) * N) << 3) : 0;
+  const Z: usize = model == ModelCode.correlated && steps > 0 ? heap.alloc(<usize>(min(chunk, steps) * N) << 3) : 0;
   const base = heap.alloc(<usize>RNG_STATE_BYTES);
   const cur = heap.alloc(<usize>RNG_STATE_BYTES);
   rngSeed(base, seed);
@@ -98,15 +99,15 @@ export function simulateRuns(mu: usize, scale: usize, model: i32, p0: usize, nTe
   const runBytes = <usize>(S * nTest) << 3;
 
   for (let r: i32 = 0; r < runCount; r++) {
-    memory.copy(cur, base, 32);
-    store<f64>(cur + RNG_CACHE_OFFSET, 0.0);
-    store<i32>(cur + RNG_FLAG_OFFSET, 0);
+    memory.copy(cur + RNG_WORDS_OFFSET, base + RNG_WORDS_OFFSET, RNG_WORDS_BYTES);
+    store<f64>(cur, 0.0, RNG_CACHE_OFFSET);
+    store<i32>(cur, 0, RNG_HAS_CACHE_OFFSET);
     // Rows t0 … t0+m−1 (1-based test rows) per chunk. The normal stream continues across chunks exactly as one
     // call would (the pair cache in `cur` carries an odd variate over), so chunking does not change the draws.
     for (let t0: i32 = 1; t0 < nTest; t0 += chunk) {
       const m = min(chunk, nTest - t0);
       const rows = P + <usize>t0 * rowBytes;
-      if (model == MODEL_INDEPENDENT) {
+      if (model == ModelCode.independent) {
         fillNormals(cur, rows, m * N);
         for (let t: i32 = 0; t < m; t++) {
           const x = rows + <usize>t * rowBytes;

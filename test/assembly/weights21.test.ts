@@ -3,15 +3,19 @@
  * given there: weekly 2,5,5,4,5,3 returns, monthly 2,19,3), and the Schäfer–Strimmer numbers of §6.4/§11-D.
  * The integrator's end-to-end test builds the buckets from dates; here they are typed from §11-D.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { TOL, expectClose } from "../helpers/tolerances.js";
 import { engine, sampleCov } from "./helpers.js";
 import {
-  computeWeights21, shrinkCovariance, gmvpWeights, mdcpWeights, mdpWeights, rppWeights, hrpWeights, ivpWeights,
+  computeWeights21, shrinkCovariance, ewpWeights, gmvpWeights, mdcpWeights, mdpWeights, rppWeights, hrpWeights,
+  ivpWeights,
 } from "../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { FolioError } from "../../src/errors.js";
 import { MONTH_SIZES, ROWS, WEEK_SIZES, WEIGHTS } from "../fixtures/math-11d.js";
+import { Frequency, SERIES_COUNT, Slot, STRATEGY_COUNT } from "../../assembly/shared/vocabulary.js";
+import { FREQUENCY_NAMES, STRATEGY_NAMES, type Strategy } from "../../src/domain/vocabulary.js";
 
 const wasm = engine();
 
@@ -31,6 +35,8 @@ function run(covariance: "sample" | "shrink", hrp: "paper" | "direct" = "paper",
   });
 }
 const row = (W: Float64Array, N: number, s: number) => Array.from(W.subarray(s * N, (s + 1) * N));
+/** The series of strategy `slot` at frequency `f` (the response order). */
+const series = (f: Frequency, slot: Slot) => f * STRATEGY_COUNT + slot;
 
 describe("MATH.md §11-D: all 21 weight vectors from 25 closes", () => {
   it("every series matches the reference table (ewp 1/3 everywhere) with no fallback", () => {
@@ -39,48 +45,46 @@ describe("MATH.md §11-D: all 21 weight vectors from 25 closes", () => {
       const want = id.endsWith("ewp") ? [1 / 3, 1 / 3, 1 / 3] : EXPECTED[id];
       expectClose(row(weights, 3, s), want, TOL.vector10, id);
     });
-    expect(fallback).toEqual(new Array(21).fill(false));
+    expect(fallback).toEqual(new Array(SERIES_COUNT).fill(false));
   });
   it("the three ewp series are identical", () => {
     const { weights } = run("sample");
-    expect(row(weights, 3, 0)).toEqual(row(weights, 3, 7));
-    expect(row(weights, 3, 0)).toEqual(row(weights, 3, 14));
+    const ewp = row(weights, 3, series(Frequency.d, Slot.ewp));
+    expect(row(weights, 3, series(Frequency.m, Slot.ewp))).toEqual(ewp);
+    expect(row(weights, 3, series(Frequency.w, Slot.ewp))).toEqual(ewp);
   });
-  it("the 21 rows equal the single-strategy kernels on the same covariances", () => {
+  it("the daily rows equal the single-strategy kernels on the same covariances", () => {
     const { weights } = run("sample", "direct");
     const P = CLOSES;
     const R = P.slice(1).map((p, t) => p.map((x, i) => Math.log(x / P[t][i])));
     const X = R.flat();
     const S = sampleCov(X, 24, 3);
-    expectClose(row(weights, 3, 1), gmvpWeights(wasm, S, 3), 1e-12, "gmvp");
-    expectClose(row(weights, 3, 2), hrpWeights(wasm, S, 3, "direct"), 1e-12, "hrp");
-    expectClose(row(weights, 3, 3), ivpWeights(wasm, S, 3), 1e-12, "ivp");
-    expectClose(row(weights, 3, 4), mdcpWeights(wasm, S, 3), 1e-12, "mdcp");
-    expectClose(row(weights, 3, 5), mdpWeights(wasm, S, 3), 1e-12, "mdp");
-    expectClose(row(weights, 3, 6), rppWeights(wasm, S, 3), 1e-12, "rpp");
+    for (const id of STRATEGY_NAMES) {
+      expectClose(row(weights, 3, series(Frequency.d, Slot[id])), single(id, S, 3, "direct"), 1e-12, id);
+    }
   });
   it("with shrinkage, the monthly series match the §11-D λ* = 0.8162554172 vectors and ivp is unchanged", () => {
     const sample = run("sample").weights;
     const { weights } = run("shrink");
-    const m = (k: number) => row(weights, 3, 7 + k);
-    expectClose(m(1), [0.1179794231, 0.7556547603, 0.1263658166], TOL.vector10, "gmvp");
-    expectClose(m(2), [0.1472994822, 0.7578232766, 0.0948772412], TOL.vector10, "hrp");
-    expectClose(m(3), row(sample, 3, 10), TOL.closedForm, "ivp");
-    expectClose(m(4), [0.2820026231, 0.3589657755, 0.3590316014], TOL.vector10, "mdcp");
-    expectClose(m(5), [0.2043043921, 0.589876316, 0.205819292], TOL.vector10, "mdp");
-    expectClose(m(6), [0.2259971613, 0.5738041835, 0.2001986552], TOL.vector10, "rpp");
+    const m = (slot: Slot) => row(weights, 3, series(Frequency.m, slot));
+    expectClose(m(Slot.gmvp), [0.1179794231, 0.7556547603, 0.1263658166], TOL.vector10, "gmvp");
+    expectClose(m(Slot.hrp), [0.1472994822, 0.7578232766, 0.0948772412], TOL.vector10, "hrp");
+    expectClose(m(Slot.ivp), row(sample, 3, series(Frequency.m, Slot.ivp)), TOL.closedForm, "ivp");
+    expectClose(m(Slot.mdcp), [0.2820026231, 0.3589657755, 0.3590316014], TOL.vector10, "mdcp");
+    expectClose(m(Slot.mdp), [0.2043043921, 0.589876316, 0.205819292], TOL.vector10, "mdp");
+    expectClose(m(Slot.rpp), [0.2259971613, 0.5738041835, 0.2001986552], TOL.vector10, "rpp");
   });
   it("with shrinkage, weekly λ* = 1 reproduces the diagonal-Σ relations of §3.4", () => {
     const { weights } = run("shrink");
-    const w = (k: number) => row(weights, 3, 14 + k);
-    const ivp = w(3);
-    expectClose(w(4), [1 / 3, 1 / 3, 1 / 3], TOL.vector10, "mdcp = 1/N");
-    expectClose(w(5), ivp, TOL.vector10, "mdp = ivp");
-    expectClose(w(6), ivp, TOL.vector10, "rpp = ivp");
+    const w = (slot: Slot) => row(weights, 3, series(Frequency.w, slot));
+    const ivp = w(Slot.ivp);
+    expectClose(w(Slot.mdcp), [1 / 3, 1 / 3, 1 / 3], TOL.vector10, "mdcp = 1/N");
+    expectClose(w(Slot.mdp), ivp, TOL.vector10, "mdp = ivp");
+    expectClose(w(Slot.rpp), ivp, TOL.vector10, "rpp = ivp");
     const iv2 = ivp.map((x) => x * x);
     const s2 = iv2.reduce((a, b) => a + b, 0);
-    expectClose(w(1), iv2.map((x) => x / s2), TOL.vector10, "gmvp = inverse variance");
-    expectClose(w(2), iv2.map((x) => x / s2), TOL.vector10, "hrp = inverse variance");
+    expectClose(w(Slot.gmvp), iv2.map((x) => x / s2), TOL.vector10, "gmvp = inverse variance");
+    expectClose(w(Slot.hrp), iv2.map((x) => x / s2), TOL.vector10, "hrp = inverse variance");
   });
 });
 
@@ -118,8 +122,8 @@ describe("kWeights21 edge cases", () => {
     const N = 3;
     const P = Float64Array.from(CLOSES.flat());
     wasm.reset();
-    const out = wasm.allocF64(21 * N);
-    const fb = wasm.allocI32(21);
+    const out = wasm.allocF64(SERIES_COUNT * N);
+    const fb = wasm.allocI32(SERIES_COUNT);
     const p = wasm.putF64(P);
     const w = wasm.putI32(WEEK);
     const m = wasm.putI32(MONTH);
@@ -132,17 +136,17 @@ describe("kWeights21 edge cases", () => {
   it("rejects a bucket index out of range with BadDimensions and names the frequency's first series", () => {
     const N = 3;
     wasm.reset();
-    const out = wasm.allocF64(21 * N);
-    const fb = wasm.allocI32(21);
+    const out = wasm.allocF64(SERIES_COUNT * N);
+    const fb = wasm.allocI32(SERIES_COUNT);
     const p = wasm.putF64(Float64Array.from(CLOSES.flat()));
     const w = wasm.putI32(WEEK.map((b) => (b === 5 ? 6 : b)));
     const m = wasm.putI32(MONTH);
     expect(wasm.fn<(...a: number[]) => number>("kWeights21")(p, 25, N, w, 6, m, 3, 0, 0, out, fb)).toBe(1);
-    expect(wasm.fn<() => number>("lastFailedSeries")()).toBe(14);
+    expect(wasm.fn<() => number>("lastFailedSeries")()).toBe(series(Frequency.w, Slot.ewp));
   });
   it("N = 1 gives [1] in every series", () => {
     const { weights, fallback } = run("sample", "paper", CLOSES.map((p) => [p[0]]), ["AAA"]);
-    expect(Array.from(weights)).toEqual(new Array(21).fill(1));
+    expect(Array.from(weights)).toEqual(new Array(SERIES_COUNT).fill(1));
     expect(fallback.some(Boolean)).toBe(false);
   });
   it("if an asset has a constant price, weights fails with DEGENERATE_INPUT naming that ticker", () => {
@@ -159,8 +163,8 @@ describe("kWeights21 edge cases", () => {
     // asset 2 = 1/asset 0 (log-returns exactly opposite), so ERC does not exist on the sample covariance
     const closes = CLOSES.map((p) => [p[0], 10000 / p[0], p[1]]);
     const { weights, fallback } = run("sample", "paper", closes);
-    const rppRows = [6, 13, 20];
-    for (let s = 0; s < 21; s++) expect(fallback[s], STRATEGY_IDS[s]).toBe(rppRows.includes(s));
+    const rppRows = FREQUENCY_NAMES.map((f) => series(Frequency[f], Slot.rpp));
+    for (let s = 0; s < SERIES_COUNT; s++) expect(fallback[s], STRATEGY_IDS[s]).toBe(rppRows.includes(s));
     for (const s of rppRows) {
       const w = row(weights, 3, s);
       for (const x of w) expect(x).toBeGreaterThan(0);
@@ -170,5 +174,61 @@ describe("kWeights21 edge cases", () => {
   it("a non-positive price fails with DEGENERATE_INPUT naming the ticker", () => {
     const closes = CLOSES.map((p, t) => (t === 5 ? [p[0], p[1], -1] : p));
     expect(() => run("sample", "paper", closes)).toThrow(/CCC/);
+  });
+});
+
+/** Each strategy's single kernel on a covariance, keyed by `Slot` name (a new Slot must add its kernel here). */
+function single(id: Strategy, S: Float64Array, N: number, hrp: "paper" | "direct"): Float64Array {
+  const kernels: Record<Strategy, () => Float64Array> = {
+    ewp: () => ewpWeights(wasm, N),
+    gmvp: () => gmvpWeights(wasm, S, N),
+    hrp: () => hrpWeights(wasm, S, N, hrp),
+    ivp: () => ivpWeights(wasm, S, N),
+    mdcp: () => mdcpWeights(wasm, S, N),
+    mdp: () => mdpWeights(wasm, S, N),
+    rpp: () => rppWeights(wasm, S, N),
+  };
+  return kernels[id]();
+}
+
+/** The kernel's own sample covariance of n×N observations (the matrix kWeights21 computes internally). */
+function kernelCovariance(X: Float64Array, n: number, N: number): Float64Array {
+  wasm.reset();
+  const out = wasm.allocF64(N * N);
+  const x = wasm.putF64(X);
+  expect(wasm.fn<(...a: number[]) => number>("kCovariance")(x, n, N, out, 0)).toBe(0);
+  return wasm.takeF64(out, N * N);
+}
+
+describe("the slot table of assembly/strategies/weights21.ts", () => {
+  const source = readFileSync(new URL("../../assembly/strategies/weights21.ts", import.meta.url), "utf8");
+  const start = source.indexOf("function slotTable()");
+  const table = source.slice(start, source.indexOf("];", start));
+  const rows = [...table.matchAll(/new SlotRow\(Slot\.(\w+),/g)].map((m) => m[1]);
+
+  it("has one row per Slot member, each exactly once, in slot order", () => {
+    expect(rows.length).toBe(STRATEGY_COUNT);
+    expect(new Set(rows).size).toBe(rows.length);
+    expect(rows).toEqual([...STRATEGY_NAMES]);
+  });
+
+  it("writes every strategy into its Slot's series at every frequency (rows equal the single kernels)", () => {
+    const { weights } = run("sample", "paper");
+    const P = CLOSES;
+    const R = Float64Array.from(P.slice(1).flatMap((p, t) => p.map((x, i) => Math.log(x / P[t][i]))));
+    const sums = (bucket: Int32Array, nb: number) => {
+      const X = new Float64Array(nb * 3);
+      bucket.forEach((b, t) => { for (let i = 0; i < 3; i++) X[b * 3 + i] += R[t * 3 + i]; });
+      return X;
+    };
+    const obs: Record<keyof typeof Frequency, [Float64Array, number]> = {
+      d: [R, 24], m: [sums(MONTH, 3), 3], w: [sums(WEEK, 6), 6],
+    };
+    for (const f of FREQUENCY_NAMES) {
+      const S = kernelCovariance(obs[f][0], obs[f][1], 3);
+      for (const id of STRATEGY_NAMES) {
+        expectClose(row(weights, 3, series(Frequency[f], Slot[id])), single(id, S, 3, "paper"), 1e-12, `${f}.${id}`);
+      }
+    }
   });
 });

@@ -1,0 +1,198 @@
+/**
+ * The one A·Bᵀ micro-kernel and its two drivers: `gemmNT` (general product, valuation and the correlated
+ * simulation) and `syrkUpper` (the symmetric product A·Aᵀ: the Gram matrix of covariance and shrinkage, and HRP's
+ * distance of distances).
+ *
+ * Summation order (the same for every output, whichever block shape computed it, and the same as `blas.dot`):
+ *   even k accumulate in lane 0 and odd k in lane 1 of an f64x2, in increasing k; then lane 0 + lane 1; then, when
+ *   K is odd, + the product at k = K − 1. Outputs are therefore bit-identical on every host, equal inputs give equal
+ *   outputs, and a block shape or tile size never changes a bit. Callers that pad K to an even length with zero
+ *   columns (the Gram and the distance of distances) never reach the odd tail.
+ * References: docs/method.md §3.3 and §6.3–§6.4 (the Gram matrices), §4.7 (distance of distances), §7 (valuation),
+ *   §8.1 (the correlated model); the register blocking follows Goto & van de Geijn, "Anatomy of high-performance
+ *   matrix multiplication", ACM TOMS 34(3), 2008, doi:10.1145/1356052.1356053.
+ */
+
+/** Default rows of A per cache tile in `gemmNT` (8 rows × N = 500 ≈ 32 KiB, one L1d). Even. */
+export const TILE_A: i32 = 8;
+
+/** Eight f64 of static scratch: the output tile of `syrkUpper` blocks (static data survives the arena's reset). */
+const TILE: usize = memory.data(64, 16);
+
+/**
+ * The micro-kernel: an mr×nr block of A·Bᵀ (mr ∈ {1, 2, 4} rows of A, nr ∈ {1, 2} rows of B) over k < K.
+ *
+ * Method: one f64x2 accumulator per output; per step of two k, the nr rows of B and the mr rows of A are loaded
+ *   once each (at mr×nr = 4×2: six loads for eight multiply-adds), then the order of the module doc. mr and nr
+ *   must be constants at the call site: the function is inlined and the unused rows fold away.
+ * Layout: A rows at x0 + r·ra (r < mr), B rows at y0 and y1 (y1 unread when nr = 1), byte strides; output (r, c)
+ *   is stored at out + r·ca + c·cb (byte strides).
+ * Preconditions: K ≥ 0; every row readable for K f64. Complexity: 2·mr·nr·K flops, no allocation.
+ */
+// @ts-ignore: decorator
+@inline export function microNT(x0: usize, ra: usize, mr: i32, y0: usize, y1: usize, nr: i32, K: i32,
+                                out: usize, ca: usize, cb: usize): void {
+  const x1 = x0 + ra, x2 = x1 + ra, x3 = x2 + ra;
+  let s00 = f64x2.splat(0.0), s01 = f64x2.splat(0.0), s10 = f64x2.splat(0.0), s11 = f64x2.splat(0.0);
+  let s20 = f64x2.splat(0.0), s21 = f64x2.splat(0.0), s30 = f64x2.splat(0.0), s31 = f64x2.splat(0.0);
+  let k: i32 = 0;
+  for (; k + 1 < K; k += 2) {
+    const off = <usize>k << 3;
+    const v0 = v128.load(y0 + off);
+    const v1 = nr > 1 ? v128.load(y1 + off) : v0;
+    const u0 = v128.load(x0 + off);
+    s00 = f64x2.add(s00, f64x2.mul(u0, v0));
+    if (nr > 1) s01 = f64x2.add(s01, f64x2.mul(u0, v1));
+    if (mr > 1) {
+      const u1 = v128.load(x1 + off);
+      s10 = f64x2.add(s10, f64x2.mul(u1, v0));
+      if (nr > 1) s11 = f64x2.add(s11, f64x2.mul(u1, v1));
+    }
+    if (mr > 2) {
+      const u2 = v128.load(x2 + off), u3 = v128.load(x3 + off);
+      s20 = f64x2.add(s20, f64x2.mul(u2, v0));
+      if (nr > 1) s21 = f64x2.add(s21, f64x2.mul(u2, v1));
+      s30 = f64x2.add(s30, f64x2.mul(u3, v0));
+      if (nr > 1) s31 = f64x2.add(s31, f64x2.mul(u3, v1));
+    }
+  }
+  let c00 = f64x2.extract_lane(s00, 0) + f64x2.extract_lane(s00, 1);
+  let c01 = f64x2.extract_lane(s01, 0) + f64x2.extract_lane(s01, 1);
+  let c10 = f64x2.extract_lane(s10, 0) + f64x2.extract_lane(s10, 1);
+  let c11 = f64x2.extract_lane(s11, 0) + f64x2.extract_lane(s11, 1);
+  let c20 = f64x2.extract_lane(s20, 0) + f64x2.extract_lane(s20, 1);
+  let c21 = f64x2.extract_lane(s21, 0) + f64x2.extract_lane(s21, 1);
+  let c30 = f64x2.extract_lane(s30, 0) + f64x2.extract_lane(s30, 1);
+  let c31 = f64x2.extract_lane(s31, 0) + f64x2.extract_lane(s31, 1);
+  if (k < K) {
+    const off = <usize>k << 3;
+    const v0 = load<f64>(y0 + off);
+    const v1 = nr > 1 ? load<f64>(y1 + off) : v0;
+    const u0 = load<f64>(x0 + off);
+    c00 += u0 * v0;
+    if (nr > 1) c01 += u0 * v1;
+    if (mr > 1) {
+      const u1 = load<f64>(x1 + off);
+      c10 += u1 * v0;
+      if (nr > 1) c11 += u1 * v1;
+    }
+    if (mr > 2) {
+      const u2 = load<f64>(x2 + off), u3 = load<f64>(x3 + off);
+      c20 += u2 * v0;
+      if (nr > 1) c21 += u2 * v1;
+      c30 += u3 * v0;
+      if (nr > 1) c31 += u3 * v1;
+    }
+  }
+  store<f64>(out, c00);
+  if (nr > 1) store<f64>(out + cb, c01);
+  if (mr > 1) {
+    store<f64>(out + ca, c10);
+    if (nr > 1) store<f64>(out + ca + cb, c11);
+  }
+  if (mr > 2) {
+    store<f64>(out + 2 * ca, c20);
+    if (nr > 1) store<f64>(out + 2 * ca + cb, c21);
+    store<f64>(out + 3 * ca, c30);
+    if (nr > 1) store<f64>(out + 3 * ca + cb, c31);
+  }
+}
+
+/**
+ * C[a·csA + b·csB] = Σ_{k<K_b} A[a][k]·B[b][k] for a < nA, b < nB: the product A·Bᵀ of two row-major matrices.
+ *
+ * Method: the rows of A are taken in tiles of `tileA` rows (default TILE_A); inside a tile, for each pair of B rows,
+ *   4×2 blocks of `microNT` (measured ≈ 10% faster than 2×2), then a 2×2 and a 1×2 block for the remaining rows
+ *   of A; an odd last row of B goes through 4×1, 2×1 and 1×1 blocks. Every output has the module's summation
+ *   order, whichever block computed it.
+ *   `tri` = false: K_b = K for every b. `tri` = true (B lower triangular, row b has K_b = b + 1 non-zeros): a
+ *   block over rows (b, b+1) uses K = min(b + 2, K), reading B[b][b+1], which must be 0 (the caller guarantees
+ *   it); its product adds an exact zero.
+ * Preconditions: nA, nB ≥ 0; A has row stride lda, B row stride ldb (elements); C does not alias A or B.
+ * Convergence: not iterative.
+ * Complexity: 2·nA·nB·K flops (half with `tri`); no allocation. Each B row pair is read once per A tile and
+ *   reused from L1 across the tile; the A tile should fit in L1 (B small) or L2 (B large, e.g. a Cholesky factor).
+ * Edge cases: nA = 0 or nB = 0 writes nothing; K = 0 writes zeros.
+ */
+export function gemmNT(A: usize, lda: i32, nA: i32, B: usize, ldb: i32, nB: i32, K: i32, tri: bool,
+                       C: usize, csA: i32, csB: i32, tileA: i32 = TILE_A): void {
+  const ra = <usize>lda << 3;
+  const rb = <usize>ldb << 3;
+  const ca = <usize>csA << 3;
+  const cb = <usize>csB << 3;
+  for (let a0: i32 = 0; a0 < nA; a0 += tileA) {
+    const aEnd = min(a0 + tileA, nA);
+    let b: i32 = 0;
+    for (; b + 1 < nB; b += 2) {
+      const kb = tri ? min(b + 2, K) : K;
+      const y0 = B + <usize>b * rb;
+      const y1 = y0 + rb;
+      const Cb = C + <usize>b * cb;
+      let a: i32 = a0;
+      for (; a + 3 < aEnd; a += 4) microNT(A + <usize>a * ra, ra, 4, y0, y1, 2, kb, Cb + <usize>a * ca, ca, cb);
+      for (; a + 1 < aEnd; a += 2) microNT(A + <usize>a * ra, ra, 2, y0, y1, 2, kb, Cb + <usize>a * ca, ca, cb);
+      if (a < aEnd) microNT(A + <usize>a * ra, ra, 1, y0, y1, 2, kb, Cb + <usize>a * ca, ca, cb);
+    }
+    if (b < nB) {
+      const kb = tri ? min(b + 1, K) : K;
+      const y0 = B + <usize>b * rb;
+      const Cb = C + <usize>b * cb;
+      let a: i32 = a0;
+      for (; a + 3 < aEnd; a += 4) microNT(A + <usize>a * ra, ra, 4, y0, y0, 1, kb, Cb + <usize>a * ca, ca, cb);
+      for (; a + 1 < aEnd; a += 2) microNT(A + <usize>a * ra, ra, 2, y0, y0, 1, kb, Cb + <usize>a * ca, ca, cb);
+      if (a < aEnd) microNT(A + <usize>a * ra, ra, 1, y0, y0, 1, kb, Cb + <usize>a * ca, ca, cb);
+    }
+  }
+}
+
+/**
+ * The upper triangle of the symmetric product G = A·Aᵀ: G_jk = Σ_{k'<K} A[j][k']·A[k][k'] for j ≤ k < N, and, with
+ * `mirror`, G_kj = G_jk. The strict lower triangle is left untouched without `mirror`.
+ *
+ * Method: rows of A in steps of four (then one pair), against pairs of rows k ≥ j: 4×2 (2×2) blocks of `microNT`
+ *   into a static 8-f64 tile, of which the entries with j ≤ k < N are kept. Only blocks touching the upper
+ *   triangle are computed (≈ half the flops of `gemmNT`). Every entry, the diagonal included, has the module's
+ *   summation order, so identical rows of A give exactly G_jj = G_kk = G_jk.
+ * Layout: A Np×K row-major (row stride K), with Np even and Np ≥ N; rows N … Np−1 are read but not stored (zero
+ *   padding rows); G N×N row-major.
+ * Preconditions: Np even, N ≤ Np; K even for the callers' orders (the Gram and the distance of distances pad K
+ *   with zero columns; an odd K is allowed and takes the odd tail). G does not alias A.
+ * Convergence: not iterative. Complexity: ≈ Np²·K flops; no allocation.
+ * Edge cases: N = 0 stores nothing.
+ */
+export function syrkUpper(A: usize, Np: i32, K: i32, N: i32, G: usize, mirror: bool): void {
+  const ra = <usize>K << 3;
+  let j: i32 = 0;
+  for (; j + 3 < Np; j += 4) {
+    const x0 = A + <usize>j * ra;
+    for (let k: i32 = j; k < Np; k += 2) {
+      const y0 = A + <usize>k * ra;
+      microNT(x0, ra, 4, y0, y0 + ra, 2, K, TILE, 16, 8);
+      keepUpper(G, N, j, 4, k, mirror);
+    }
+  }
+  if (j < Np) {
+    const x0 = A + <usize>j * ra;
+    for (let k: i32 = j; k < Np; k += 2) {
+      const y0 = A + <usize>k * ra;
+      microNT(x0, ra, 2, y0, y0 + ra, 2, K, TILE, 16, 8);
+      keepUpper(G, N, j, 2, k, mirror);
+    }
+  }
+}
+
+/** Store the entries (j + r, k + c), r < mr, c < 2, of TILE that lie in the upper triangle of G (N×N). */
+// @ts-ignore: decorator
+@inline function keepUpper(G: usize, N: i32, j: i32, mr: i32, k: i32, mirror: bool): void {
+  for (let r: i32 = 0; r < mr; r++) {
+    const jj = j + r;
+    for (let c: i32 = 0; c < 2; c++) {
+      const kk = k + c;
+      if (jj <= kk && kk < N) {
+        const v = load<f64>(TILE + (<usize>(r * 2 + c) << 3));
+        store<f64>(G + (<usize>(jj * N + kk) << 3), v);
+        if (mirror) store<f64>(G + (<usize>(kk * N + jj) << 3), v);
+      }
+    }
+  }
+}

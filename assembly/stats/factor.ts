@@ -1,0 +1,25 @@
+/**
+ * Low-rank factor of a sample covariance (or of its correlation matrix), for the simplex QP's multiplier check
+ * when there are fewer observations than assets (docs/method.md §5.2, §6.3).
+ *
+ * Method: out_ti = (X_ti − x̄_i)/√(n−1), divided further by σ_i when `sd` ≠ 0, so that outᵀout = Σ (or C) up to
+ *   rounding. The column mean x̄_i is summed in observation order, then divided by n.
+ * Layout: X n×N row-major observations; sd N f64 or 0; out n×N row-major.
+ * Preconditions: n ≥ 2; σ_i > 0 when `sd` ≠ 0 (the callers check the variances first).
+ * Convergence: not iterative. Complexity: 2nN flops, no allocation.
+ * Edge cases: a constant column gives a zero column (its variance check fails before this is called).
+ * References: docs/method.md §6.3 (sample covariance, ddof = 1).
+ */
+export function covarianceFactor(X: usize, n: i32, N: i32, sd: usize, out: usize): void {
+  const c = 1.0 / Math.sqrt(<f64>(n - 1));
+  for (let i: i32 = 0; i < N; i++) {
+    let s = 0.0;
+    for (let t: i32 = 0; t < n; t++) s += load<f64>(X + (<usize>(t * N + i) << 3));
+    const m = s / <f64>n;
+    const f = sd != 0 ? c / load<f64>(sd + (<usize>i << 3)) : c;
+    for (let t: i32 = 0; t < n; t++) {
+      const a = <usize>(t * N + i) << 3;
+      store<f64>(out + a, (load<f64>(X + a) - m) * f);
+    }
+  }
+}

@@ -1,0 +1,221 @@
+/**
+ * The 21-vector driver: every weight vector of one request, l2 frequency × l3 strategy (docs/method.md §2, §6),
+ * driven by the slot table below.
+ *
+ * Adding a strategy (docs/architecture.md): its id in `Slot` (assembly/shared/vocabulary.ts, alphabetical),
+ * `assembly/strategies/<id>.ts`, and one row in `slotTable()` here (its slot, what it needs, the function computing
+ * it). Nothing else in assembly/ names a slot, a series number or the number of strategies.
+ */
+import { Status } from "../shared/status";
+import {
+  CovarianceCode, Frequency, FREQUENCY_COUNT, HrpCode, SERIES_COUNT, Slot, STRATEGY_COUNT,
+} from "../shared/vocabulary";
+import { setBadIndex } from "../result";
+import { arenaMark, arenaRelease, scratchF64 } from "../memory";
+import { checkVariances } from "../checks";
+import { correlation, covariance } from "../stats/covariance";
+import { covarianceFactor } from "../stats/factor";
+import { bucketSums, logReturns } from "../stats/returns";
+import { shrinkCovariance } from "../stats/shrinkage";
+import { ewp } from "./ewp";
+import { gmvpWithFactor } from "./gmvp";
+import { hrpWeights } from "./hrp";
+import { ivp } from "./ivp";
+import { mdcpWithFactor } from "./mdcp";
+import { mdpFromMdcp } from "./mdp";
+import { rpp, rppWithMinVariance, varianceRatio } from "./rpp";
+
+/** What a slot's strategy reads from its frequency's `Frame` (flags of a slot-table row). */
+export enum Needs {
+  /** Σ_f, the covariance (always computed: the frequency's zero-variance check reads it). */
+  Covariance = 1,
+  /** C_f, the correlation matrix of Σ_f. */
+  Correlation = 2,
+  /** σ_f = √diag Σ_f. */
+  Volatility = 4,
+  /** `Frame.factor` with XfᵀXf = Σ_f when Σ_f is low-rank (sample covariance, fewer observations than assets). */
+  CovarianceFactor = 8,
+  /** `Frame.factor` with XfᵀXf = C_f when Σ_f is low-rank. A row needs at most one of the two factors. */
+  CorrelationFactor = 16,
+}
+
+/**
+ * One frequency's inputs, shared by the slot rows: the observations, their covariance, correlation, volatilities,
+ * the low-rank factor (prepared by the driver from the row's `Needs`), and the output rows of the frequency.
+ */
+export class Frame {
+  N: i32 = 0;
+  covMode: i32 = 0;
+  hrpMode: i32 = 0;
+  /** n_f×N observations of this frequency (daily returns or bucket sums). */
+  X: usize = 0;
+  nf: i32 = 0;
+  S: usize = 0;
+  C: usize = 0;
+  sd: usize = 0;
+  /**
+   * The factor a row asked for (`Needs.CovarianceFactor`: XfᵀXf = Σ_f; `Needs.CorrelationFactor`: XfᵀXf = C_f;
+   * n_f×N), or 0 when Σ_f is not low-rank (shrunk covariance, or n_f ≥ N): the QPs then use Σ_f or C_f alone.
+   */
+  factor: usize = 0;
+  /** Which factor the buffer `Xf` holds for this frequency: 0 (none yet) or one of the two `Needs` flags. */
+  factorKind: i32 = 0;
+  Xf: usize = 0;
+  /** The frequency's first output row (slot 0) and the row length in bytes. */
+  rows: usize = 0;
+  rowBytes: usize = 0;
+  /** Set by a row that fell back to the shrunk covariance (docs/method.md §6.4); the driver flags the series. */
+  fellBack: bool = false;
+
+  /**
+   * The output row of `slot` in this frequency. Rows are computed in slot order, so a row may read the rows of
+   * earlier slots (mdp reads mdcp, rpp reads gmvp); a dependency on a later slot is not allowed.
+   */
+  row(slot: Slot): usize {
+    return this.rows + <usize>slot * this.rowBytes;
+  }
+}
+
+/** A slot's computation: writes the N weights of its strategy at `out` from the frame; returns its status. */
+export type SlotCompute = (f: Frame, out: usize) => Status;
+
+/** One row of the slot table. */
+export class SlotRow {
+  constructor(public slot: Slot, public needs: i32, public compute: SlotCompute) {}
+}
+
+/**
+ * The slot table, one row per `Slot`, in slot order (= the computation order within a frequency): the slot, what
+ * its strategy reads from the frame (`Needs`), and the computation (docs/method.md §4.1–§4.7). Built per call
+ * (seven small objects in the arena: objects made at module start would not survive the host's `reset()`).
+ */
+function slotTable(): StaticArray<SlotRow> {
+  return [
+    new SlotRow(Slot.ewp, 0, (f, out) => ewp(f.N, out)),
+    new SlotRow(Slot.gmvp, Needs.Covariance | Needs.CovarianceFactor,
+      (f, out) => gmvpWithFactor(f.S, f.N, out, f.factor, f.nf)),
+    new SlotRow(Slot.hrp, Needs.Covariance | Needs.Correlation,
+      (f, out) => hrpWeights(f.S, f.C, f.N, f.hrpMode, out, 0, 0)),
+    new SlotRow(Slot.ivp, Needs.Covariance, (f, out) => ivp(f.S, f.N, out)),
+    new SlotRow(Slot.mdcp, Needs.Correlation | Needs.CorrelationFactor,
+      (f, out) => mdcpWithFactor(f.C, f.N, out, f.factor, f.nf)),
+    new SlotRow(Slot.mdp, Needs.Volatility, (f, out) => mdpFromMdcp(f.row(Slot.mdcp), f.sd, f.N, out)),
+    new SlotRow(Slot.rpp, Needs.Covariance, rppWithFallback),
+  ];
+}
+
+/**
+ * l3rpp on Σ_f (docs/method.md §4.6) with the shrinkage fallback of §6.4: the gmvp row gives the ERC existence test
+ * for free (min variance ≈ 0 ⇒ no ERC; the rpp row is its N f64 of scratch); if rpp fails on the sample covariance
+ * it is recomputed on the shrunk covariance of the same observations and the frame records the fallback.
+ */
+function rppWithFallback(f: Frame, out: usize): Status {
+  let st = rppWithMinVariance(f.S, f.N, out, varianceRatio(f.S, f.N, f.row(Slot.gmvp), out));
+  if (st != Status.Ok && f.covMode == CovarianceCode.sample) {
+    const Ss = scratchF64(f.N * f.N);
+    st = shrinkCovariance(f.X, f.nf, f.N, Ss, 0);
+    if (st == Status.Ok) st = rpp(Ss, f.N, out);
+    if (st == Status.Ok) f.fellBack = true;
+  }
+  return st;
+}
+
+let failedSeries: i32 = -1;
+
+/** The series (0 … SERIES_COUNT−1, response order) that made the last `weights21` fail, or −1. */
+export function lastFailedSeries(): i32 {
+  return failedSeries;
+}
+
+/**
+ * All SERIES_COUNT weight vectors from the training closes (docs/method.md §2, §6).
+ *
+ * Method: r = log-returns of P; for each `Frequency` f in order (d: r as is; m: bucket sums with monthBucket; w:
+ *   with weekBucket): Σ_f = sample covariance (`CovarianceCode.sample`) or shrunk covariance (`.shrink`);
+ *   zero-variance check (`ZeroVariance`, lastBadIndex = asset); C_f and σ_f (when a row needs them); then the rows
+ *   of the slot table in slot order, each into series s = f·STRATEGY_COUNT + slot. Before a row that needs a
+ *   factor, the driver writes it into `Xf` if the frequency is low-rank and `Xf` does not already hold it.
+ *   Each row's scratch is released before the next (`arenaMark`/`arenaRelease`: peak memory ≈ one strategy).
+ * Layout: P T×N closes; weekBucket, monthBucket i32[T−1] (bucket of each daily return row, non-decreasing,
+ *   0..nWeeks−1 / 0..nMonths−1, no empty bucket); out SERIES_COUNT×N rows in response order; fallback
+ *   i32[SERIES_COUNT] (1 where rpp fell back to the shrunk covariance).
+ * Preconditions: T ≥ 3, N ≥ 1, 2 ≤ nWeeks, nMonths ≤ T−1, covMode a `CovarianceCode`, hrpMode an `HrpCode`, else
+ *   `BadDimensions`.
+ * Failure: the first failing status is returned and `lastFailedSeries()` names the series; a failure of the
+ *   frequency itself (bucket sums, covariance, zero variance) names its first series (f·STRATEGY_COUNT); a bad
+ *   price returns `BadPrice` with lastFailedSeries = −1 and lastBadIndex = t·N + i.
+ * Convergence: that of each strategy (the QPs and rpp are iterative and certified; see their modules).
+ * Complexity: three covariances (≈ N²(T + n_w + n_m)), three HRP trees (paper ≈ N³ each), six simplex QPs (gmvp,
+ *   mdcp per frequency; mdp reuses mdcp), three rpp solves; scratch ≈ 2T·N + 3N² f64 persistent plus the largest
+ *   single strategy (HRP paper ≈ 3N²).
+ * Edge cases: N = 1 → [1] in every row (after the zero-variance check).
+ * References: docs/method.md §2 (layers), §6 (covariance, shrinkage, the rpp fallback).
+ */
+export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i32, monthBucket: usize, nMonths: i32,
+  covMode: i32, hrpMode: i32, out: usize, fallback: usize): Status {
+  failedSeries = -1;
+  if (T < 3 || N < 1 || nWeeks < 2 || nMonths < 2 || nWeeks > T - 1 || nMonths > T - 1 ||
+    (covMode != CovarianceCode.sample && covMode != CovarianceCode.shrink) ||
+    (hrpMode != HrpCode.paper && hrpMode != HrpCode.direct)) {
+    return Status.BadDimensions;
+  }
+  for (let s: i32 = 0; s < SERIES_COUNT; s++) store<i32>(fallback + (<usize>s << 2), 0);
+  const table = slotTable();
+  let needs: i32 = 0;
+  for (let k: i32 = 0; k < table.length; k++) needs |= table[k].needs;
+  const n = T - 1;
+  const R = scratchF64(n * N);
+  let st = logReturns(P, T, N, R);
+  if (st != Status.Ok) return st;
+  const nb = nWeeks > nMonths ? nWeeks : nMonths;
+  const Xb = scratchF64(nb * N);
+  const f = new Frame();
+  f.N = N;
+  f.covMode = covMode;
+  f.hrpMode = hrpMode;
+  f.S = scratchF64(N * N);
+  f.C = scratchF64(N * N);
+  f.sd = scratchF64(N);
+  f.Xf = scratchF64(n * N); // low-rank factor of Σ or C when n_f < N (sample covariance only)
+  f.rowBytes = <usize>N << 3;
+  let mark: usize = 0;
+  for (let q: i32 = 0; q < FREQUENCY_COUNT; q++) {
+    const base = q * STRATEGY_COUNT;
+    f.X = R;
+    f.nf = n;
+    if (q == Frequency.m) {
+      st = bucketSums(R, n, N, monthBucket, nMonths, Xb);
+      f.X = Xb; f.nf = nMonths;
+    } else if (q == Frequency.w) {
+      st = bucketSums(R, n, N, weekBucket, nWeeks, Xb);
+      f.X = Xb; f.nf = nWeeks;
+    }
+    if (st != Status.Ok) { failedSeries = base; return st; }
+    mark = arenaMark();
+    st = covMode == CovarianceCode.sample ? covariance(f.X, f.nf, N, f.S, 0) : shrinkCovariance(f.X, f.nf, N, f.S, 0);
+    arenaRelease(mark);
+    if (st == Status.Ok) st = checkVariances(f.S, N);
+    if (st == Status.Ok && (needs & (Needs.Correlation | Needs.Volatility)) != 0) st = correlation(f.S, N, f.C, f.sd);
+    if (st != Status.Ok) { failedSeries = base; return st; }
+    const lowRank = covMode == CovarianceCode.sample && f.nf < N;
+    f.factorKind = 0;
+    f.rows = out + <usize>base * f.rowBytes;
+    for (let k: i32 = 0; k < table.length; k++) {
+      const row = table[k];
+      const want = row.needs & (Needs.CovarianceFactor | Needs.CorrelationFactor);
+      if (lowRank && want != 0 && want != f.factorKind) {
+        covarianceFactor(f.X, f.nf, N, want == Needs.CorrelationFactor ? f.sd : 0, f.Xf);
+        f.factorKind = want;
+      }
+      f.factor = lowRank && want != 0 ? f.Xf : 0;
+      f.fellBack = false;
+      mark = arenaMark(); // each row's scratch is released before the next (peak memory ≈ one strategy)
+      st = row.compute(f, f.row(row.slot));
+      arenaRelease(mark);
+      if (st != Status.Ok) { failedSeries = base + row.slot; return st; }
+      if (f.fellBack) store<i32>(fallback + (<usize>(base + row.slot) << 2), 1);
+    }
+  }
+  setBadIndex(-1);
+  return Status.Ok;
+}
