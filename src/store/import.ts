@@ -30,7 +30,7 @@ import { basename, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { encodeStore, type StoreContents } from "./binary.js";
 import { CsvSyntaxError, parseCsv, type CsvProjection } from "./csv.js";
-import { formatIsoDay, parseIsoDay } from "./dates.js";
+import { formatIsoDay, parseIsoDay } from "../domain/dates.js";
 import { loadStoreContents, storeFilePath } from "./file.js";
 import type { TickerSeries } from "./types.js";
 

@@ -6,8 +6,10 @@
  */
 import { workerData } from "node:worker_threads";
 import { move, transferableSymbol, valueSymbol } from "piscina";
+import { Problems } from "../domain/problems.js";
 import { STRATEGY_IDS, TRAINING_DAYS } from "../domain/strategies.js";
 import type { Engine, PathsOptions, SimsOptions } from "../domain/types.js";
+import { DEFAULTS } from "../domain/vocabulary.js";
 import { folioError, isFolioError, toWire } from "../errors.js";
 import { createEngine } from "../index.js";
 import { alignPrices } from "../pipeline/align.js";
@@ -57,7 +59,7 @@ function blockFor(ms: number): void {
 
 async function compute(task: ComputeTask): Promise<TaskResult> {
   if (task.kind === "sleep") {
-    if (!config.allowTestTasks) throw folioError("INVALID_REQUEST", { problems: ["unknown task kind"] });
+    if (!config.allowTestTasks) Problems.fail("/kind", "unknown task kind");
     blockFor(task.ms);
     return ok(JSON.stringify({ slept: task.ms }), {});
   }
@@ -101,7 +103,7 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
     }
     case "sims": {
       // Bound the response before computing it: run_count × 21 series × test days dollar values.
-      const runs = task.options.run_count ?? 5;
+      const runs = task.options.run_count ?? DEFAULTS.run_count;
       const values = runs * STRATEGY_IDS.length * Math.max(0, prices.dates.length - TRAINING_DAYS);
       const limit = config.maxResponseValues ?? 10_000_000;
       if (values > limit) throw folioError("RESPONSE_TOO_LARGE", { values, limit }, { values, limit });

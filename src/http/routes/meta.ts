@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { STRATEGY_IDS } from "../../domain/strategies.js";
+import { COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_MODELS } from "../../domain/vocabulary.js";
 import { folioError } from "../../errors.js";
 import { InfoResponse, ProblemResponse } from "../schemas.js";
 import type { AppContext } from "./context.js";
@@ -48,10 +49,17 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
       data: ctx.store.description,
       tickers: ctx.store.list().length,
       strategies: [...STRATEGY_IDS],
+      // The option values and defaults, from the one vocabulary: the web page builds its selects from these.
+      options: {
+        covariance: [...COVARIANCE_MODES],
+        hrp: [...HRP_MODES],
+        model: [...SIM_MODELS],
+        defaults: { ...DEFAULTS },
+      },
       simulation: {
-        default_model: "independent",
+        default_model: DEFAULTS.model,
         generator: "xoshiro256starstar+splitmix64+polar",
-        default_run_count: 5,
+        default_run_count: DEFAULTS.run_count,
       },
       limits: {
         max_tickers: l.maxTickers,

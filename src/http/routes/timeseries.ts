@@ -2,7 +2,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { folioError } from "../../errors.js";
-import { isoDate } from "../../pipeline/calendar.js";
+import { formatIsoDay } from "../../domain/dates.js";
 import { ProblemResponse, TickerList, TickerParams, TimeseriesResponse } from "../schemas.js";
 import type { AppContext } from "./context.js";
 
@@ -33,7 +33,7 @@ export function timeseriesRoutes(v1: FastifyInstance, ctx: AppContext): void {
     const s = ctx.store.read(canonical);
     // Written directly: one key per close, dates ascending (the store keeps days strictly ascending).
     const parts = new Array<string>(s.days.length);
-    for (let i = 0; i < s.days.length; i++) parts[i] = `"${isoDate(s.days[i])}":${JSON.stringify(s.closes[i])}`;
+    for (let i = 0; i < s.days.length; i++) parts[i] = `"${formatIsoDay(s.days[i])}":${JSON.stringify(s.closes[i])}`;
     return reply.header("x-ticker", canonical).type(JSON_UTF8).send(`{${parts.join(",")}}` as unknown as Record<string, number>);
   });
 }
