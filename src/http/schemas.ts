@@ -10,7 +10,7 @@ import { invalidRequest, toPointer, type PointerProblem } from "../domain/proble
 import { STRATEGY_IDS } from "../domain/strategies.js";
 import { COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_MODELS } from "../domain/vocabulary.js";
 import type { FolioError } from "../errors.js";
-import { SEED_FORMS, seedProblem } from "../pipeline/seed.js";
+import { SEED_FORMS, SEED_NUMBER_MAX, SEED_STRING, seedProblem } from "../pipeline/seed.js";
 
 const TICKER_RE = /^[\x21-\x7e]{1,32}$/;
 
@@ -19,9 +19,13 @@ export const TickerString = z
   .string({ error: "must be a string" })
   .regex(TICKER_RE, { error: "must be a ticker symbol: 1 to 32 printable ASCII characters without spaces" });
 
-/** A date by the one rule of src/domain/dates.ts (docs/decisions.md, "One date rule"). */
+/**
+ * A date by the one rule of src/domain/dates.ts (docs/decisions.md, "One date rule"). The pattern documents the
+ * shape in the OpenAPI document; `isIsoDate` decides. Both failures give the same message (reported once).
+ */
 export const IsoDate = z
   .string({ error: "must be a date string YYYY-MM-DD" })
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DATE_RULE })
   .refine(isIsoDate, { error: DATE_RULE });
 
 const oneOf = (xs: readonly string[]): string =>
@@ -32,13 +36,20 @@ export const Covariance = z.enum(COVARIANCE_MODES, { error: oneOf(COVARIANCE_MOD
 export const Hrp = z.enum(HRP_MODES, { error: oneOf(HRP_MODES) });
 export const Model = z.enum(SIM_MODELS, { error: oneOf(SIM_MODELS) });
 
-/** A seed by the one seed rule of src/pipeline/seed.ts (a number over 2^53−1 is told to come as a string). */
-export const Seed = z
-  .union([z.number(), z.string()], { error: `must be ${SEED_FORMS}` })
-  .superRefine((v, ctx) => {
-    const why = seedProblem(v);
-    if (why !== undefined) ctx.addIssue({ code: "custom", message: why });
-  });
+/**
+ * A seed by the one seed rule of src/pipeline/seed.ts: every check's message is `seedProblem`'s, so a number over
+ * 2^53−1 is told to come as a decimal string. The bounds and the pattern document the forms in the OpenAPI document.
+ */
+const seedMessage = (issue: { input?: unknown }): string => seedProblem(issue.input) ?? `must be ${SEED_FORMS}`;
+export const Seed = z.union(
+  [
+    z.number({ error: seedMessage }).int({ error: seedMessage }).min(0, { error: seedMessage })
+      .max(SEED_NUMBER_MAX, { error: seedMessage }),
+    z.string({ error: seedMessage }).regex(SEED_STRING, { error: seedMessage })
+      .refine((v) => seedProblem(v) === undefined, { error: seedMessage }),
+  ],
+  { error: `must be ${SEED_FORMS}` },
+);
 
 export interface SchemaLimits {
   maxTickers: number;
@@ -204,6 +215,21 @@ type Issue = z.core.$ZodIssue;
  * that branch's issues (so `["A", 2]` gives `/tickers/1`, not a vague union error); unknown keys are one entry each.
  */
 export function issuesToPointers(issues: readonly Issue[], base: readonly PropertyKey[] = []): PointerProblem[] {
+  return dedupe(flatten(issues, base));
+}
+
+/** The same message at the same pointer once (two checks of one rule may both fail, e.g. a date's shape and day). */
+function dedupe(problems: PointerProblem[]): PointerProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const k = `${p.pointer}\u0000${p.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function flatten(issues: readonly Issue[], base: readonly PropertyKey[]): PointerProblem[] {
   const out: PointerProblem[] = [];
   for (const issue of issues) {
     const path = [...base, ...issue.path];
@@ -211,7 +237,7 @@ export function issuesToPointers(issues: readonly Issue[], base: readonly Proper
       for (const k of issue.keys) out.push({ pointer: toPointer([...path, k]), message: "is not a known field" });
     } else if (issue.code === "invalid_union" && issue.errors.length > 0) {
       const typed = issue.errors.filter((branch) => !branch.some((i) => i.code === "invalid_type" && i.path.length === 0));
-      if (typed.length === 1) out.push(...issuesToPointers(typed[0], path));
+      if (typed.length === 1) out.push(...flatten(typed[0], path));
       else out.push({ pointer: toPointer(path), message: issue.message });
     } else {
       out.push({ pointer: toPointer(path), message: issue.message });

@@ -16,7 +16,7 @@ const MASK_53 = (1n << 53n) - 1n;
 const FNV_OFFSET = 0xcbf29ce484222325n;
 const FNV_PRIME = 0x100000001b3n;
 /** A plain decimal integer, no sign, no leading zero, at most 20 digits (the range is checked after). */
-const SEED_STRING = /^(0|[1-9]\d{0,19})$/;
+export const SEED_STRING = /^(0|[1-9]\d{0,19})$/;
 
 /** The accepted forms, for messages and the OpenAPI description. */
 export const SEED_FORMS = `an integer from 0 to ${SEED_NUMBER_MAX} (2^53-1), or a decimal string from "0" to "${U64_MAX}"`;
