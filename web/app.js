@@ -163,7 +163,6 @@ async function loadOptions() {
     }
     const runs = $("run-count");
     if (options.defaults.run_count !== undefined) runs.placeholder = String(options.defaults.run_count);
-    if (data.limits && data.limits.max_run_count) runs.max = String(data.limits.max_run_count);
   } catch (e) {
     showError(e);
   }

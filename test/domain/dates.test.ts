@@ -42,6 +42,7 @@ describe("ISO dates ⇄ epoch days", () => {
     expect(parseIsoDay("1969-12-31")).toBe(-1);
     expect(parseIsoDay("2000-03-01")).toBe(11017);
     expect(parseIsoDay("2000-02-29")).toBe(11016);
+    expect(parseIsoDay("2020-02-29")).toBe(18321);
   });
 
   it("agrees with Date.UTC on every day from 1900 to 2100 in both directions", () => {
