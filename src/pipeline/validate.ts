@@ -112,6 +112,11 @@ const SIMS_ONLY = new Set(["run_count", "seed", "model"]);
 /** Largest run_count the library accepts (the HTTP service has its own, smaller, configured limit). */
 export const LIBRARY_MAX_RUNS = 10_000;
 
+/** A value for a message: JSON where it has one (a bigint or a function has none). */
+function show(v: unknown): string {
+  return typeof v === "bigint" ? `${v}n` : typeof v === "function" ? "a function" : String(JSON.stringify(v));
+}
+
 /** Check options; unknown keys are rejected (a typo must not silently change a backtest). */
 export function checkOptions(options: SimsOptions | undefined, kind: "weights" | "paths" | "sims"): CheckedOptions {
   const p = new Problems("options");
@@ -125,14 +130,14 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     if (v === undefined) continue;
     const rule = ALLOWED[k];
     if (!rule || !accepted.includes(k)) {
-      p.add(`/${k}`, `unknown option for ${kind}; accepted: ${accepted.join(", ")}`);
+      p.add([k], `unknown option for ${kind}; accepted: ${accepted.join(", ")}`);
     } else if (Array.isArray(rule) && !rule.includes(v as string)) {
-      p.add(`/${k}`, `must be one of ${rule.map((x) => JSON.stringify(x)).join(", ")} (got ${JSON.stringify(v)})`);
+      p.add([k], `must be one of ${rule.map((x) => JSON.stringify(x)).join(", ")} (got ${show(v)})`);
     } else if (rule === "runs" && !(Number.isInteger(v) && (v as number) >= 1 && (v as number) <= LIBRARY_MAX_RUNS)) {
-      p.add(`/${k}`, `must be an integer from 1 to ${LIBRARY_MAX_RUNS} (got ${JSON.stringify(v)})`);
+      p.add([k], `must be an integer from 1 to ${LIBRARY_MAX_RUNS} (got ${show(v)})`);
     } else if (rule === "seed") {
       const why = seedProblem(v);
-      if (why !== undefined) p.add(`/${k}`, why);
+      if (why !== undefined) p.add([k], why);
     }
   }
   p.throwIfAny();

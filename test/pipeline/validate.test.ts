@@ -62,6 +62,13 @@ describe("library input validation", () => {
     expect(failure(() => checkPrices(w)).detail).toContain("/closes/10: has 1 closes but there are 2 tickers");
   });
 
+  it("checks the seed with the one seed rule before any computation", () => {
+    expect(failure(() => checkOptions({ seed: 2 ** 60 }, "sims")).extras.errors).toEqual([
+      { pointer: "/seed", message: expect.stringContaining("send a larger seed as a decimal string") },
+    ]);
+    expect(checkOptions({ seed: "18446744073709551615" }, "sims").seed).toBe("18446744073709551615");
+  });
+
   it("defaults options to sample covariance, paper HRP, independent model and 5 runs", () => {
     expect(checkOptions(undefined, "sims")).toEqual({ covariance: "sample", hrp: "paper", model: "independent", runCount: 5, seed: undefined });
   });
@@ -72,5 +79,9 @@ describe("library input validation", () => {
     expect(failure(() => checkOptions({ hrp: "ward" as never }, "weights")).detail).toContain('/hrp: must be one of "paper", "direct"');
     expect(failure(() => checkOptions({ run_count: 0 }, "sims")).detail).toContain("/run_count: must be an integer from 1");
     expect(failure(() => checkOptions({ run_count: 2.5 }, "sims")).code).toBe("INVALID_REQUEST");
+    expect(failure(() => checkOptions({ run_count: 5n } as never, "sims")).extras.errors)
+      .toEqual([{ pointer: "/run_count", message: "must be an integer from 1 to 10000 (got 5n)" }]);
+    expect(failure(() => checkOptions({ "a/b": 1 } as never, "weights")).extras.errors)
+      .toEqual([{ pointer: "/a~1b", message: "unknown option for weights; accepted: covariance, hrp" }]);
   });
 });
