@@ -31,14 +31,6 @@ export function parsePositiveInt(value: string): number {
   return Number(value);
 }
 
-/** A count: an integer 0 or more. */
-export function parseCount(value: string): number {
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
-    throw new InvalidArgumentError(`expected an integer 0 or more, got ${JSON.stringify(value)}`);
-  }
-  return Number(value);
-}
-
 /** A u64 seed by the one seed rule (src/pipeline/seed.ts), kept as the decimal string the library accepts. */
 export function parseSeedArg(value: string): string {
   const why = seedProblem(value);

@@ -12,7 +12,6 @@
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { importPrices, IMPORT_FORMATS, type ImportFormat } from "../../store/import.js";
-import { parseCount } from "../common.js";
 import { EXIT } from "../exit-codes.js";
 import { formatBytes, ProgressBar } from "../progress.js";
 
@@ -23,7 +22,7 @@ interface ImportCliOptions {
   format?: ImportFormat;
   dataDir?: string;
   dryRun?: boolean;
-  maxErrors: number;
+  maxErrors: string;
 }
 
 /** An import rejected for its data: exit code 3 (src/cli/exit-codes.ts), details already printed. */
@@ -43,7 +42,7 @@ export function registerImport(program: Command): Command {
     .addOption(new Option("--format <format>", "input format (default: detected from each file's header)").choices([...IMPORT_FORMATS]))
     .addOption(new Option("--data-dir <dir>", `price store directory (default: ./${DEFAULT_IMPORT_DIR})`).env("DATA_DIR"))
     .option("--dry-run", "validate and report, but do not write the store")
-    .option("--max-errors <n>", "print at most this many rejected rows (all are counted)", parseCount, 100);
+    .option("--max-errors <n>", "print at most this many rejected rows (all are counted)", "100");
   cmd.addHelpText("after", `
 Formats:
   wide   Date,<TICKER>,<TICKER>,...      one row per date, one column per ticker; an empty cell is a missing value
@@ -61,7 +60,7 @@ Examples:
   DATA_DIR=./data folio serve`);
   cmd.action(async (inputs: string[], opts: ImportCliOptions) => {
     const dataDir = resolve(opts.dataDir ?? DEFAULT_IMPORT_DIR);
-    const maxErrors = opts.maxErrors;
+    const maxErrors = Math.max(0, Number.parseInt(opts.maxErrors, 10) || 0);
     const bar = new ProgressBar();
     const t0 = performance.now();
     const report = await importPrices(dataDir, inputs, {
