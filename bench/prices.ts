@@ -3,7 +3,7 @@
  * gives the same doubles on every machine (a golden hash over an engine response can then be pinned).
  */
 import type { PriceMatrix } from "../src/domain/types.js";
-import { isoDate } from "../src/pipeline/calendar.js";
+import { formatIsoDay } from "../src/domain/dates.js";
 
 /** mulberry32: a small 32-bit integer generator; uniform in [0, 1). */
 export function rng(seed: number): () => number {
@@ -30,7 +30,7 @@ export function businessDates(T: number, start = "2015-01-05"): string[] {
   let d = Date.UTC(+start.slice(0, 4), +start.slice(5, 7) - 1, +start.slice(8, 10)) / 86_400_000;
   while (out.length < T) {
     const wd = (((d + 3) % 7) + 7) % 7;
-    if (wd < 5) out.push(isoDate(d));
+    if (wd < 5) out.push(formatIsoDay(d));
     d++;
   }
   return out;

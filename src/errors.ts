@@ -19,11 +19,24 @@ function entry<A = Record<string, never>>(status: number, title: string, detail:
 
 const list = (xs: readonly string[]): string => xs.map((x) => JSON.stringify(x)).join(", ");
 
+/** One validation problem: a JSON pointer (RFC 6901) into the input and a message that reads after it. */
+export interface PointerProblem {
+  pointer: string;
+  message: string;
+}
+
+/** `/tickers/2: must be a string`; the input as a whole (pointer "") is named `(root)`. */
+function renderProblems(a: { problems: readonly PointerProblem[]; root?: string; total?: number }): string {
+  const shown = a.problems.map((p) => `${p.pointer === "" ? `(${a.root ?? "request"})` : p.pointer}: ${p.message}`).join("; ");
+  const more = a.total !== undefined && a.total > a.problems.length ? `; and ${a.total - a.problems.length} more` : "";
+  return shown + more;
+}
+
 export const CATALOGUE = {
   INVALID_JSON: entry<{ reason: string }>(400, "Invalid JSON", (a) =>
     `The request body is not valid JSON (${a.reason}). Send a JSON object such as {"tickers": ["AAA", "BBB"]}.`),
-  INVALID_REQUEST: entry<{ problems: readonly string[] }>(400, "Invalid request", (a) =>
-    `The request does not match the schema: ${a.problems.join("; ")}.`),
+  INVALID_REQUEST: entry<{ problems: readonly PointerProblem[]; root?: string; total?: number }>(400, "Invalid request",
+    (a) => `The request does not match the schema: ${renderProblems(a)}.`),
   MISSING_API_KEY: entry(401, "Missing API key", () =>
     "Send your API key in the x-api-key header."),
   INVALID_API_KEY: entry(401, "Invalid API key", () =>
@@ -74,7 +87,7 @@ export class FolioError<C extends ErrorCode = ErrorCode> extends Error {
   readonly status: number;
   readonly title: string;
   readonly detail: string;
-  /** Extra problem members (e.g. `tickers`, `errors` with JSON pointers, `found`). */
+  /** Extra problem members (e.g. `tickers`, `errors` = the `{pointer, message}` list, `found`). */
   readonly extras: Record<string, unknown>;
 
   constructor(code: C, args: ErrorArgs<C>, extras: Record<string, unknown> = {}) {

@@ -125,12 +125,53 @@ function initKey() {
     localStorage.setItem(KEY_STORAGE, key);
     $("key-status").textContent = "Key saved in this browser.";
     loadTickers();
+    loadOptions();
   });
   $("key-forget").addEventListener("click", () => {
     localStorage.removeItem(KEY_STORAGE);
     input.value = "";
     $("key-status").textContent = "Key removed from this browser.";
   });
+}
+
+// ---------- options ----------
+/**
+ * The option selects are built from the server's own lists (`options` of GET /v1/info: the values of covariance,
+ * hrp and model, and every default), so the page never restates them. Until they load, the selects stay disabled
+ * and requests omit those fields (the server applies its defaults).
+ */
+async function loadOptions() {
+  try {
+    const { data } = await api("/v1/info");
+    const options = data && data.options;
+    if (!options || !options.defaults) return;
+    for (const sel of document.querySelectorAll("select[data-option]")) {
+      const name = sel.dataset.option;
+      const values = Array.isArray(options[name]) ? options[name].map(String) : [];
+      const keep = sel.value;
+      sel.replaceChildren(
+        ...values.map((v) => {
+          const o = document.createElement("option");
+          o.value = v;
+          o.textContent = v === options.defaults[name] ? `${v} (default)` : v;
+          return o;
+        }),
+      );
+      sel.value = values.includes(keep) ? keep : String(options.defaults[name] ?? values[0] ?? "");
+      sel.disabled = values.length === 0;
+      sel.removeAttribute("title");
+    }
+    const runs = $("run-count");
+    if (options.defaults.run_count !== undefined) runs.placeholder = String(options.defaults.run_count);
+  } catch (e) {
+    showError(e);
+  }
+}
+
+/** The value of an option select, or undefined while its options have not loaded. */
+function optionValue(id) {
+  const sel = $(id);
+  return sel.disabled || !sel.value ? undefined : sel.value;
 }
 
 // ---------- tickers ----------
@@ -242,7 +283,11 @@ function initTickers() {
 const mode = () => document.querySelector('input[name="mode"]:checked').value;
 
 function requestBody() {
-  const body = { tickers: [...state.selected], covariance: $("covariance").value, hrp: $("hrp").value };
+  const body = { tickers: [...state.selected] };
+  for (const name of ["covariance", "hrp"]) {
+    const v = optionValue(name);
+    if (v !== undefined) body[name] = v;
+  }
   if ($("start").value) body.start = $("start").value;
   if ($("end").value) body.end = $("end").value;
   return body;
@@ -286,7 +331,9 @@ async function run(e) {
         fallback: weights.headers.get("x-covariance-fallback"),
       };
     } else {
-      const simsBody = { ...body, model: $("model").value };
+      const simsBody = { ...body };
+      const model = optionValue("model");
+      if (model !== undefined) simsBody.model = model;
       const runs = $("run-count").value.trim();
       if (runs) simsBody.run_count = Number(runs); // the server validates (1 … its configured maximum)
       const seed = $("seed").value.trim();
@@ -605,6 +652,9 @@ function initRun() {
 initKey();
 initTickers();
 initRun();
-if (getKey()) loadTickers();
+if (getKey()) {
+  loadTickers();
+  loadOptions();
+}
 // Exposed for debugging and the browser tests (read-only use).
 window.folio = { state, STRATEGY_IDS };

@@ -1,7 +1,10 @@
 /** Options and data loading shared by the in-process CLI commands (weights, backtest, simulate). */
 import { Command, InvalidArgumentError, Option } from "commander";
+import { DATE_RULE, isIsoDate } from "../domain/dates.js";
 import type { CovarianceMode, HrpMode, PriceMatrix } from "../domain/types.js";
 import type { PriceStore } from "../store/types.js";
+import { COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_MODELS } from "../domain/vocabulary.js";
+import { seedProblem } from "../pipeline/seed.js";
 import { alignPrices } from "../pipeline/align.js";
 import { openBackend, storeOfSnapshot } from "../store/backend.js";
 import { UsageError } from "./exit-codes.js";
@@ -17,14 +20,10 @@ export interface CommonOptions {
   csv?: boolean;
 }
 
-/** A real calendar date written YYYY-MM-DD. */
-export function parseIsoDate(value: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (m) {
-    const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-    if (d.toISOString().slice(0, 10) === value) return value;
-  }
-  throw new InvalidArgumentError(`expected a calendar date YYYY-MM-DD, got ${JSON.stringify(value)}`);
+/** A date argument by the one date rule (src/domain/dates.ts). */
+export function parseDateArg(value: string): string {
+  if (isIsoDate(value)) return value;
+  throw new InvalidArgumentError(`${DATE_RULE}, got ${JSON.stringify(value)}`);
 }
 
 export function parsePositiveInt(value: string): number {
@@ -34,23 +33,30 @@ export function parsePositiveInt(value: string): number {
   return Number(value);
 }
 
-/** A u64 seed: kept as the decimal string (the library accepts strings for the full u64 range). */
-export function parseSeed(value: string): string {
-  if (!/^\d+$/.test(value) || BigInt(value) >= 1n << 64n) {
-    throw new InvalidArgumentError(`expected an integer 0 … 2^64−1, got ${JSON.stringify(value)}`);
-  }
+/** A u64 seed by the one seed rule (src/pipeline/seed.ts), kept as the decimal string the library accepts. */
+export function parseSeedArg(value: string): string {
+  const why = seedProblem(value);
+  if (why !== undefined) throw new InvalidArgumentError(`the seed ${why.replace(/^as a string /, "")}`);
   return value;
 }
 
 /** Adds --start --end --covariance --hrp --data-dir to a command. */
 export function withDataOptions(cmd: Command): Command {
   return cmd
-    .option("--start <date>", "first date to use (YYYY-MM-DD, inclusive)", parseIsoDate)
-    .option("--end <date>", "last date to use (YYYY-MM-DD, inclusive)", parseIsoDate)
-    .addOption(new Option("--covariance <mode>", "covariance estimator").choices(["sample", "shrink"]).default("sample"))
-    .addOption(new Option("--hrp <mode>", "HRP clustering input").choices(["paper", "direct"]).default("paper"))
+    .option("--start <date>", "first date to use (YYYY-MM-DD, inclusive)", parseDateArg)
+    .option("--end <date>", "last date to use (YYYY-MM-DD, inclusive)", parseDateArg)
+    .addOption(new Option("--covariance <mode>", "covariance estimator").choices(COVARIANCE_MODES).default(DEFAULTS.covariance))
+    .addOption(new Option("--hrp <mode>", "HRP clustering input").choices(HRP_MODES).default(DEFAULTS.hrp))
     .addOption(new Option("--data-dir <dir>", "price store directory (default: the embedded synthetic universe)").env("DATA_DIR"))
     .addOption(new Option("--database-url <url>", "PostgreSQL price store (takes precedence over --data-dir)").env("DATABASE_URL"));
+}
+
+/** Adds the sims options --runs --seed --model, with the defaults of src/domain/vocabulary.ts. */
+export function withSimsOptions(cmd: Command): Command {
+  return cmd
+    .option("--runs <n>", "number of simulated runs", parsePositiveInt, DEFAULTS.run_count)
+    .option("--seed <s>", "u64 seed (default: derived from the request, so the same request gives the same runs)", parseSeedArg)
+    .addOption(new Option("--model <m>", "return model").choices(SIM_MODELS).default(DEFAULTS.model));
 }
 
 /** Adds --json and --csv (mutually exclusive). */

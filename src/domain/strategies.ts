@@ -1,12 +1,16 @@
-/** Frequencies, strategies and the 21 strategy ids in response order (MATH.md §1.2, SPEC.md §3). */
+/**
+ * Frequencies, strategies and the 21 strategy ids in response order (MATH.md §1.2, SPEC.md §3), derived from the
+ * enums of assembly/shared/vocabulary.ts through src/domain/vocabulary.ts: no list is written here.
+ */
+import { FREQUENCY_NAMES, STRATEGY_NAMES, type Frequency, type Strategy } from "./vocabulary.js";
+
+export type { Frequency, Strategy } from "./vocabulary.js";
 
 /** l2 layer: d = daily, m = monthly, w = weekly (alphabetical: the response order). */
-export const FREQUENCIES = ["d", "m", "w"] as const;
-export type Frequency = (typeof FREQUENCIES)[number];
+export const FREQUENCIES: readonly Frequency[] = FREQUENCY_NAMES;
 
 /** l3 layer, alphabetical: the response order within a frequency. */
-export const STRATEGIES = ["ewp", "gmvp", "hrp", "ivp", "mdcp", "mdp", "rpp"] as const;
-export type Strategy = (typeof STRATEGIES)[number];
+export const STRATEGIES: readonly Strategy[] = STRATEGY_NAMES;
 
 export type StrategyId = `l1r.l2${Frequency}.l3${Strategy}`;
 

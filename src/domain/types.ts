@@ -1,5 +1,8 @@
 /** Types of the public library API (SPEC.md §8). The HTTP layer and the CLI are clients of these. */
 import type { StrategyId } from "./strategies.js";
+import type { CovarianceMode, HrpMode, SimModel } from "./vocabulary.js";
+
+export type { CovarianceMode, HrpMode, SimModel } from "./vocabulary.js";
 
 /** Aligned daily closes: T rows × N tickers, dates ascending `YYYY-MM-DD`, no missing values. */
 export interface PriceMatrix {
@@ -7,10 +10,6 @@ export interface PriceMatrix {
   dates: string[];
   closes: number[][];
 }
-
-export type CovarianceMode = "sample" | "shrink";
-export type HrpMode = "paper" | "direct";
-export type SimModel = "independent" | "correlated";
 
 /** Options shared by weights, paths and sims (they mirror the HTTP body's optional fields). */
 export interface WeightsOptions {
@@ -23,9 +22,12 @@ export interface WeightsOptions {
 export type PathsOptions = WeightsOptions;
 
 export interface SimsOptions extends WeightsOptions {
-  /** Number of simulated runs, default 5. */
+  /** Number of simulated runs, default DEFAULTS.run_count (src/domain/vocabulary.ts). */
   run_count?: number;
-  /** u64 seed (integer ≤ 2^53−1, decimal string, or bigint). Default: derived from the request (MATH.md §8.5). */
+  /**
+   * u64 seed (integer ≤ 2^53−1, decimal string, or bigint). Default: derived from the request and masked to 53 bits
+   * (MATH.md §8.5), so the reported seed can be sent back as a number.
+   */
   seed?: number | string | bigint;
   /** Default "independent" (SPEC.md §2.5). */
   model?: SimModel;

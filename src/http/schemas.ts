@@ -5,11 +5,12 @@
  * pointer (RFC 6901), e.g. `/tickers/2`.
  */
 import { z } from "zod";
-import { folioError, type FolioError } from "../errors.js";
+import { DATE_RULE, isIsoDate } from "../domain/dates.js";
+import { invalidRequest, toPointer, type PointerProblem } from "../domain/problems.js";
 import { STRATEGY_IDS } from "../domain/strategies.js";
-
-/** u64 maximum, the largest seed accepted as a decimal string (MATH.md §8.5). */
-export const U64_MAX = (1n << 64n) - 1n;
+import { COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_MODELS } from "../domain/vocabulary.js";
+import type { FolioError } from "../errors.js";
+import { SEED_FORMS, SEED_NUMBER_MAX, SEED_STRING, seedProblem } from "../pipeline/seed.js";
 
 const TICKER_RE = /^[\x21-\x7e]{1,32}$/;
 
@@ -18,34 +19,36 @@ export const TickerString = z
   .string({ error: "must be a string" })
   .regex(TICKER_RE, { error: "must be a ticker symbol: 1 to 32 printable ASCII characters without spaces" });
 
-/** True for a real calendar date written YYYY-MM-DD (proleptic Gregorian, years 1000..9999). */
-export function isCalendarDate(s: string): boolean {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
-  if (!m) return false;
-  const y = Number(m[1]);
-  const mo = Number(m[2]);
-  const d = Number(m[3]);
-  if (y < 1000 || mo < 1 || mo > 12 || d < 1) return false;
-  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
-  return d <= days;
-}
-
+/**
+ * A date by the one rule of src/domain/dates.ts (docs/decisions.md, "One date rule"). The pattern documents the
+ * shape in the OpenAPI document; `isIsoDate` decides. Both failures give the same message (reported once).
+ */
 export const IsoDate = z
   .string({ error: "must be a date string YYYY-MM-DD" })
-  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: "must be a date written YYYY-MM-DD" })
-  .refine(isCalendarDate, { error: "is not a calendar date" });
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DATE_RULE })
+  .refine(isIsoDate, { error: DATE_RULE });
 
-export const Covariance = z.enum(["sample", "shrink"], { error: 'must be "sample" or "shrink"' });
-export const Hrp = z.enum(["paper", "direct"], { error: 'must be "paper" or "direct"' });
-export const Model = z.enum(["independent", "correlated"], { error: 'must be "independent" or "correlated"' });
+const oneOf = (xs: readonly string[]): string =>
+  `must be ${xs.map((x) => JSON.stringify(x)).join(xs.length === 2 ? " or " : ", ")}`;
 
+/** The option enums, from the one vocabulary (src/domain/vocabulary.ts). */
+export const Covariance = z.enum(COVARIANCE_MODES, { error: oneOf(COVARIANCE_MODES) });
+export const Hrp = z.enum(HRP_MODES, { error: oneOf(HRP_MODES) });
+export const Model = z.enum(SIM_MODELS, { error: oneOf(SIM_MODELS) });
+
+/**
+ * A seed by the one seed rule of src/pipeline/seed.ts: every check's message is `seedProblem`'s, so a number over
+ * 2^53−1 is told to come as a decimal string. The bounds and the pattern document the forms in the OpenAPI document.
+ */
+const seedMessage = (issue: { input?: unknown }): string => seedProblem(issue.input) ?? `must be ${SEED_FORMS}`;
 export const Seed = z.union(
   [
-    z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-    z.string().regex(/^(0|[1-9]\d{0,19})$/).refine((s) => /^\d{1,20}$/.test(s) && BigInt(s) <= U64_MAX),
+    z.number({ error: seedMessage }).int({ error: seedMessage }).min(0, { error: seedMessage })
+      .max(SEED_NUMBER_MAX, { error: seedMessage }),
+    z.string({ error: seedMessage }).regex(SEED_STRING, { error: seedMessage })
+      .refine((v) => seedProblem(v) === undefined, { error: seedMessage }),
   ],
-  { error: `must be an integer 0..${Number.MAX_SAFE_INTEGER} or a decimal string 0..${U64_MAX}` },
+  { error: `must be ${SEED_FORMS}` },
 );
 
 export interface SchemaLimits {
@@ -85,8 +88,10 @@ const startEnd = {
 };
 
 const weightsFields = {
-  covariance: Covariance.optional().describe('Covariance estimator: "sample" (default) or "shrink" (Schäfer–Strimmer).'),
-  hrp: Hrp.optional().describe('HRP clustering: "paper" (default, distance of distances) or "direct".'),
+  covariance: Covariance.optional().describe(
+    `Covariance estimator: ${COVARIANCE_MODES.join(" or ")}; default "${DEFAULTS.covariance}" (shrink = Schäfer–Strimmer).`),
+  hrp: Hrp.optional().describe(
+    `HRP clustering: ${HRP_MODES.join(" or ")}; default "${DEFAULTS.hrp}" (paper = distance of distances).`),
 };
 
 function startBeforeEnd(b: { start?: string; end?: string }, ctx: z.RefinementCtx): void {
@@ -113,13 +118,14 @@ export function makeSchemas(limits: SchemaLimits) {
         .min(1, { error: "must be at least 1" })
         .max(limits.maxRunCount, { error: `must be at most ${limits.maxRunCount}` })
         .optional()
-        .describe(`Number of simulated runs, 1..${limits.maxRunCount}, default 5.`),
+        .describe(`Number of simulated runs, 1..${limits.maxRunCount}, default ${DEFAULTS.run_count}.`),
       seed: Seed.optional().describe(
-        "u64 seed of the generator. Default: derived from the request, so the same request gives the same runs. " +
-          "The seed used is returned in the x-simulation-seed header."),
+        `u64 seed of the generator: ${SEED_FORMS}. Default: derived from the request (53 bits), so the same request ` +
+          "gives the same runs. The seed used is returned in the x-simulation-seed header and can be sent back as is."),
       model: Model.optional().describe(
-        'Simulation model: "independent" (default; each asset draws i.i.d. normal daily log-returns with its training ' +
-          'mean and standard deviation) or "correlated" (multivariate normal with the training mean vector and covariance).'),
+        `Simulation model: ${SIM_MODELS.join(" or ")}; default "${DEFAULTS.model}". independent: each asset draws ` +
+          "i.i.d. normal daily log-returns with its training mean and standard deviation; correlated: multivariate " +
+          "normal with the training mean vector and covariance."),
     })
     .superRefine(startBeforeEnd)
     .describe(
@@ -164,6 +170,17 @@ export const InfoResponse = z
     data: z.string(),
     tickers: z.number().int(),
     strategies: z.array(z.string()),
+    options: z.object({
+      covariance: z.array(z.enum(COVARIANCE_MODES)),
+      hrp: z.array(z.enum(HRP_MODES)),
+      model: z.array(z.enum(SIM_MODELS)),
+      defaults: z.object({
+        covariance: z.enum(COVARIANCE_MODES),
+        hrp: z.enum(HRP_MODES),
+        model: z.enum(SIM_MODELS),
+        run_count: z.number().int(),
+      }),
+    }).describe("The accepted values of each request option, and the default of every option."),
   })
   .catchall(z.unknown());
 
@@ -179,25 +196,17 @@ export const ProblemResponse = z
     code: z.string(),
     message: z.string(),
     instance: z.string().optional(),
-    errors: z.array(z.object({ pointer: z.string(), message: z.string() })).optional(),
+    errors: z.array(z.object({ pointer: z.string(), message: z.string() })).optional()
+      .describe("INVALID_REQUEST: the problems, each a JSON pointer (RFC 6901) into the request and a message."),
+    errors_total: z.number().int().optional()
+      .describe("INVALID_REQUEST: the number of problems when more were found than `errors` lists."),
   })
   .catchall(z.unknown())
   .describe("RFC 9457 problem document (application/problem+json). See docs/errors.md for every code.");
 
 // ---- zod issues → JSON pointers ----
 
-export interface PointerIssue {
-  pointer: string;
-  message: string;
-}
-
-function escapeToken(t: PropertyKey): string {
-  return String(t).replace(/~/g, "~0").replace(/\//g, "~1");
-}
-
-export function toPointer(path: readonly PropertyKey[]): string {
-  return path.map((p) => "/" + escapeToken(p)).join("");
-}
+export { toPointer };
 
 type Issue = z.core.$ZodIssue;
 
@@ -205,15 +214,30 @@ type Issue = z.core.$ZodIssue;
  * Flatten zod issues into (pointer, message) pairs. A union whose input matched exactly one branch's type reports
  * that branch's issues (so `["A", 2]` gives `/tickers/1`, not a vague union error); unknown keys are one entry each.
  */
-export function issuesToPointers(issues: readonly Issue[], base: readonly PropertyKey[] = []): PointerIssue[] {
-  const out: PointerIssue[] = [];
+export function issuesToPointers(issues: readonly Issue[], base: readonly PropertyKey[] = []): PointerProblem[] {
+  return dedupe(flatten(issues, base));
+}
+
+/** The same message at the same pointer once (two checks of one rule may both fail, e.g. a date's shape and day). */
+function dedupe(problems: PointerProblem[]): PointerProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const k = `${p.pointer}\u0000${p.message}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function flatten(issues: readonly Issue[], base: readonly PropertyKey[]): PointerProblem[] {
+  const out: PointerProblem[] = [];
   for (const issue of issues) {
     const path = [...base, ...issue.path];
     if (issue.code === "unrecognized_keys") {
       for (const k of issue.keys) out.push({ pointer: toPointer([...path, k]), message: "is not a known field" });
     } else if (issue.code === "invalid_union" && issue.errors.length > 0) {
       const typed = issue.errors.filter((branch) => !branch.some((i) => i.code === "invalid_type" && i.path.length === 0));
-      if (typed.length === 1) out.push(...issuesToPointers(typed[0], path));
+      if (typed.length === 1) out.push(...flatten(typed[0], path));
       else out.push({ pointer: toPointer(path), message: issue.message });
     } else {
       out.push({ pointer: toPointer(path), message: issue.message });
@@ -224,7 +248,5 @@ export function issuesToPointers(issues: readonly Issue[], base: readonly Proper
 
 /** The INVALID_REQUEST error for a failed parse of `where` ("body", "params", …). */
 export function validationError(issues: readonly Issue[], where = "body"): FolioError {
-  const errors = issuesToPointers(issues);
-  const problems = errors.map((e) => `${e.pointer || "(" + where + ")"} ${e.message}`);
-  return folioError("INVALID_REQUEST", { problems }, { errors });
+  return invalidRequest(issuesToPointers(issues), where);
 }

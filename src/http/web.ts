@@ -5,7 +5,9 @@
  * - `GET /`, `/app.js`, `/styles.css`, …   the files of `web/` (plain ES modules, no build step)
  * - `GET /vendor/uPlot.esm.js`, `/vendor/uPlot.min.css`   the chart library from node_modules/uplot/dist
  * - `GET /lib/report/summary.js`, `/lib/domain/strategies.js`   the compiled library modules the page imports,
- *   so the page's summary table is computed by exactly the code the CLI and `POST /v1/optimiser/report` use.
+ *   so the page's summary table is computed by exactly the code the CLI and `POST /v1/optimiser/report` use; with
+ *   what they import: `/lib/domain/vocabulary.js` and `/assembly/shared/vocabulary.js` (the URL layout mirrors
+ *   `dist/`: `/lib/` is `dist/src/`, so the relative import `../../assembly/shared/…` resolves).
  *
  * Paths are found from the project root (the nearest directory above this file holding `package.json` and `web/`),
  * so this works when running from `src/` (tests, tsx) and from `dist/src/` (npm start). The library modules are
@@ -41,15 +43,23 @@ function uplotDist(root: string): string {
   return dirname(req.resolve("uplot"));
 }
 
-/** The library modules the page imports, by URL path below /lib/ → source path below src/ (without extension). */
-const LIB_MODULES = ["report/summary", "domain/strategies"] as const;
+/**
+ * The library modules the page imports: URL → path below the build root `dist/` (and below the project root for the
+ * TypeScript source), without extension.
+ */
+const LIB_MODULES: Readonly<Record<string, string>> = {
+  "/lib/report/summary.js": "src/report/summary",
+  "/lib/domain/strategies.js": "src/domain/strategies",
+  "/lib/domain/vocabulary.js": "src/domain/vocabulary",
+  "/assembly/shared/vocabulary.js": "assembly/shared/vocabulary",
+};
 
 async function loadLibModule(root: string, mod: string): Promise<string | undefined> {
-  // Running from dist/src/http: the compiled module sits beside us. Running from src/http: use root/dist/src.
-  for (const p of [resolve(here, "..", `${mod}.js`), join(root, "dist", "src", `${mod}.js`)]) {
+  // Running from dist/src/http: the build root is two levels up. Running from src/http: use root/dist.
+  for (const p of [resolve(here, "..", "..", `${mod}.js`), join(root, "dist", `${mod}.js`)]) {
     if (existsSync(p)) return readFileSync(p, "utf8");
   }
-  const ts = join(root, "src", `${mod}.ts`);
+  const ts = join(root, `${mod}.ts`);
   if (!existsSync(ts)) return undefined;
   try {
     const { default: typescript } = await import("typescript");
@@ -85,8 +95,8 @@ export const webPlugin: FastifyPluginAsync<WebPluginOptions> = async (app: Fasti
   }
 
   const cache = new Map<string, string>();
-  for (const mod of LIB_MODULES) {
-    app.get(`/lib/${mod}.js`, { schema: { hide: true } }, async (_req, reply) => {
+  for (const [url, mod] of Object.entries(LIB_MODULES)) {
+    app.get(url, { schema: { hide: true } }, async (_req, reply) => {
       let src = cache.get(mod);
       if (src === undefined) {
         src = await loadLibModule(root, mod);

@@ -6,7 +6,8 @@
 import { MIN_ALIGNED_DAYS, TRAINING_DAYS } from "../domain/strategies.js";
 import type { PriceMatrix } from "../domain/types.js";
 import { folioError } from "../errors.js";
-import { formatIsoDay, parseIsoDay } from "../store/dates.js";
+import { DATE_RULE, formatIsoDay, parseIsoDay } from "../domain/dates.js";
+import { Problems } from "../domain/problems.js";
 import type { PriceStore } from "../store/types.js";
 
 /** Training closes (MATH.md §2): an alias of the domain constant TRAINING_DAYS. */
@@ -43,21 +44,16 @@ function lowerBound(a: Int32Array, x: number, lo: number, hi: number): number {
  * → INVALID_REQUEST (each listed with its position); then every unknown ticker listed in one UNKNOWN_TICKERS.
  */
 export function resolveTickers(store: PriceStore, tickers: readonly string[]): string[] {
-  if (tickers.length === 0) {
-    throw folioError("INVALID_REQUEST", { problems: ["/tickers: must contain at least one ticker"] },
-      { errors: [{ path: "/tickers", message: "must contain at least one ticker" }] });
-  }
+  if (tickers.length === 0) Problems.fail("/tickers", "must contain at least one ticker");
   const seen = new Map<string, number>();
-  const dupProblems: { path: string; message: string }[] = [];
+  const dups = new Problems();
   tickers.forEach((t, i) => {
     const k = t.toUpperCase();
     const j = seen.get(k);
-    if (j !== undefined) dupProblems.push({ path: `/tickers/${i}`, message: `duplicate ticker ${JSON.stringify(t)} (same as /tickers/${j})` });
+    if (j !== undefined) dups.add(`/tickers/${i}`, `duplicate ticker ${JSON.stringify(t)} (same as /tickers/${j})`);
     else seen.set(k, i);
   });
-  if (dupProblems.length > 0) {
-    throw folioError("INVALID_REQUEST", { problems: dupProblems.map((p) => `${p.path}: ${p.message}`) }, { errors: dupProblems });
-  }
+  dups.throwIfAny();
   const out: string[] = [];
   const unknown: string[] = [];
   for (const t of tickers) {
@@ -72,10 +68,7 @@ export function resolveTickers(store: PriceStore, tickers: readonly string[]): s
 function parseBound(name: "start" | "end", v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const d = parseIsoDay(v);
-  if (d === undefined) {
-    const message = `invalid date ${JSON.stringify(v)} (expected YYYY-MM-DD)`;
-    throw folioError("INVALID_REQUEST", { problems: [`/${name}: ${message}`] }, { errors: [{ path: `/${name}`, message }] });
-  }
+  if (d === undefined) Problems.fail(`/${name}`, `${DATE_RULE} (got ${JSON.stringify(v)})`);
   return d;
 }
 
@@ -158,8 +151,7 @@ export function alignArrays(store: PriceStore, tickers: readonly string[], range
   const start = parseBound("start", range.start);
   const end = parseBound("end", range.end);
   if (start !== undefined && end !== undefined && start > end) {
-    const message = `start ${range.start} is after end ${range.end}`;
-    throw folioError("INVALID_REQUEST", { problems: [`/start: ${message}`] }, { errors: [{ path: "/start", message }] });
+    Problems.fail("/start", `must not be after end (${range.start} is after ${range.end})`);
   }
   const N = canonical.length;
   const days: Int32Array[] = new Array(N);

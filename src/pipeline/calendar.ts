@@ -6,29 +6,8 @@
  * last buckets are kept; a bucket exists only if it holds at least one return. The kernel sums the returns of each
  * bucket (`kBucketSums`), so the host only computes these integer indices: no floating point here.
  */
+import { monthIndex } from "../domain/dates.js";
 import type { Frequency } from "../domain/strategies.js";
-
-const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const MS_PER_DAY = 86_400_000;
-
-/** Days since 1970-01-01 for a strict `YYYY-MM-DD` calendar date, or undefined if it is not one. */
-export function epochDay(date: string): number | undefined {
-  const m = ISO_DATE.exec(date);
-  if (!m) return undefined;
-  const y = Number(m[1]);
-  const mo = Number(m[2]);
-  const d = Number(m[3]);
-  if (mo < 1 || mo > 12 || d < 1 || d > 31) return undefined;
-  const ms = Date.UTC(y, mo - 1, d);
-  const back = new Date(ms);
-  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return undefined;
-  return ms / MS_PER_DAY;
-}
-
-/** `YYYY-MM-DD` of an epoch day. */
-export function isoDate(day: number): string {
-  return new Date(day * MS_PER_DAY).toISOString().slice(0, 10);
-}
 
 /** Monday-based weekday: Monday = 0 … Sunday = 6 (1970-01-01 was a Thursday). */
 export function weekdayMonday0(day: number): number {
@@ -38,8 +17,7 @@ export function weekdayMonday0(day: number): number {
 /** Bucket key of an epoch day: the Monday's epoch day (weekly) or year·12 + month (monthly). */
 export function bucketKey(day: number, freq: Exclude<Frequency, "d">): number {
   if (freq === "w") return day - weekdayMonday0(day);
-  const dt = new Date(day * MS_PER_DAY);
-  return dt.getUTCFullYear() * 12 + dt.getUTCMonth();
+  return monthIndex(day);
 }
 
 export interface Buckets {

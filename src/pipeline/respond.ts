@@ -14,7 +14,7 @@ import { INITIAL_CAPITAL, STRATEGY_IDS, TRAINING_DAYS, MIN_ALIGNED_DAYS, type St
 import type { SimModel, SimsOptions } from "../domain/types.js";
 import { folioError } from "../errors.js";
 import { summarize } from "../report/summary.js";
-import { formatIsoDay } from "../store/dates.js";
+import { formatIsoDay } from "../domain/dates.js";
 import { buckets } from "./calendar.js";
 import { seriesJsonBytes, simsJsonBytes } from "./format.js";
 import type { Kernels } from "./kernels.js";

@@ -2,12 +2,13 @@
  * Validation of library input (SPEC.md §8): an aligned price matrix and the options. Problems are reported as
  * JSON pointers, like the HTTP layer's, so a library user and an HTTP user read the same messages.
  */
+import { DATE_RULE, parseIsoDay } from "../domain/dates.js";
+import { Problems } from "../domain/problems.js";
 import { MIN_ALIGNED_DAYS } from "../domain/strategies.js";
 import type { CovarianceMode, HrpMode, PriceMatrix, SimModel, SimsOptions } from "../domain/types.js";
+import { COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_MODELS } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
-import { epochDay } from "./calendar.js";
-
-const MAX_PROBLEMS = 20;
+import { seedProblem } from "./seed.js";
 
 /** The matrix, checked and flattened: closes row-major T×N in one contiguous buffer. */
 export interface CheckedPrices {
@@ -19,19 +20,8 @@ export interface CheckedPrices {
   N: number;
 }
 
-class Problems {
-  readonly list: string[] = [];
-  add(pointer: string, message: string): void {
-    if (this.list.length < MAX_PROBLEMS) this.list.push(`${pointer}: ${message}`);
-    else if (this.list.length === MAX_PROBLEMS) this.list.push("… further problems not listed");
-  }
-  throwIfAny(): void {
-    if (this.list.length > 0) throw folioError("INVALID_REQUEST", { problems: this.list }, { errors: this.list });
-  }
-}
-
 export function checkPrices(prices: PriceMatrix): CheckedPrices {
-  const p = new Problems();
+  const p = new Problems("prices");
   if (typeof prices !== "object" || prices === null) {
     p.add("", "prices must be an object { tickers, dates, closes }");
     p.throwIfAny();
@@ -58,9 +48,9 @@ export function checkPrices(prices: PriceMatrix): CheckedPrices {
   const days = new Int32Array(T);
   let prev: number | undefined;
   for (let t = 0; t < T; t++) {
-    const d = typeof dates[t] === "string" ? epochDay(dates[t]) : undefined;
+    const d = typeof dates[t] === "string" ? parseIsoDay(dates[t]) : undefined;
     if (d === undefined) {
-      p.add(`/dates/${t}`, `must be a calendar date YYYY-MM-DD (got ${JSON.stringify(dates[t])})`);
+      p.add(`/dates/${t}`, `${DATE_RULE} (got ${JSON.stringify(dates[t])})`);
     } else {
       days[t] = d;
       if (prev !== undefined && d <= prev) p.add(`/dates/${t}`, `must be after ${dates[t - 1]} (dates strictly ascending)`);
@@ -109,9 +99,9 @@ export interface CheckedOptions {
 }
 
 const ALLOWED: Record<string, readonly string[] | "runs" | "seed"> = {
-  covariance: ["sample", "shrink"],
-  hrp: ["paper", "direct"],
-  model: ["independent", "correlated"],
+  covariance: COVARIANCE_MODES,
+  hrp: HRP_MODES,
+  model: SIM_MODELS,
   run_count: "runs",
   seed: "seed",
 };
@@ -122,9 +112,14 @@ const SIMS_ONLY = new Set(["run_count", "seed", "model"]);
 /** Largest run_count the library accepts (the HTTP service has its own, smaller, configured limit). */
 export const LIBRARY_MAX_RUNS = 10_000;
 
+/** A value for a message: JSON where it has one (a bigint or a function has none). */
+function show(v: unknown): string {
+  return typeof v === "bigint" ? `${v}n` : typeof v === "function" ? "a function" : String(JSON.stringify(v));
+}
+
 /** Check options; unknown keys are rejected (a typo must not silently change a backtest). */
 export function checkOptions(options: SimsOptions | undefined, kind: "weights" | "paths" | "sims"): CheckedOptions {
-  const p = new Problems();
+  const p = new Problems("options");
   const o = (options ?? {}) as Record<string, unknown>;
   if (typeof o !== "object" || o === null || Array.isArray(o)) {
     p.add("", "options must be an object");
@@ -135,19 +130,22 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     if (v === undefined) continue;
     const rule = ALLOWED[k];
     if (!rule || !accepted.includes(k)) {
-      p.add(`/${k}`, `unknown option for ${kind}; accepted: ${accepted.join(", ")}`);
+      p.add([k], `unknown option for ${kind}; accepted: ${accepted.join(", ")}`);
     } else if (Array.isArray(rule) && !rule.includes(v as string)) {
-      p.add(`/${k}`, `must be one of ${rule.map((x) => JSON.stringify(x)).join(", ")} (got ${JSON.stringify(v)})`);
+      p.add([k], `must be one of ${rule.map((x) => JSON.stringify(x)).join(", ")} (got ${show(v)})`);
     } else if (rule === "runs" && !(Number.isInteger(v) && (v as number) >= 1 && (v as number) <= LIBRARY_MAX_RUNS)) {
-      p.add(`/${k}`, `must be an integer from 1 to ${LIBRARY_MAX_RUNS} (got ${JSON.stringify(v)})`);
+      p.add([k], `must be an integer from 1 to ${LIBRARY_MAX_RUNS} (got ${show(v)})`);
+    } else if (rule === "seed") {
+      const why = seedProblem(v);
+      if (why !== undefined) p.add([k], why);
     }
   }
   p.throwIfAny();
   return {
-    covariance: (o.covariance as CovarianceMode) ?? "sample",
-    hrp: (o.hrp as HrpMode) ?? "paper",
-    model: (o.model as SimModel) ?? "independent",
-    runCount: (o.run_count as number) ?? 5,
+    covariance: (o.covariance as CovarianceMode) ?? DEFAULTS.covariance,
+    hrp: (o.hrp as HrpMode) ?? DEFAULTS.hrp,
+    model: (o.model as SimModel) ?? DEFAULTS.model,
+    runCount: (o.run_count as number) ?? DEFAULTS.run_count,
     seed: o.seed as number | string | bigint | undefined,
   };
 }

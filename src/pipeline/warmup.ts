@@ -6,14 +6,14 @@
  * warm-up (second calls 109–182 ms; development VM, Node 20).
  */
 import type { Engine, PriceMatrix } from "../domain/types.js";
-import { isoDate } from "./calendar.js";
+import { formatIsoDay } from "../domain/dates.js";
 
 /** A deterministic 300-day × 64-asset matrix (an integer LCG; the values only need to be valid prices). */
 function warmUpPrices(T = 300, N = 64): PriceMatrix {
   let s = 12345;
   const u = () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) / 4294967296 - 0.5;
   const tickers = Array.from({ length: N }, (_, i) => `W${i}`);
-  const dates = Array.from({ length: T }, (_, t) => isoDate(18_000 + t));
+  const dates = Array.from({ length: T }, (_, t) => formatIsoDay(18_000 + t));
   let row = tickers.map((_, i) => 50 + i);
   const closes = [row];
   for (let t = 1; t < T; t++) {

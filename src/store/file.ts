@@ -2,7 +2,7 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { join } from "node:path";
 import { decodeStore, STORE_FILE, type StoreContents } from "./binary.js";
-import { formatIsoDay } from "./dates.js";
+import { formatIsoDay } from "../domain/dates.js";
 
 /**
  * Read a whole file into a fresh ArrayBuffer (offset 0, so typed-array views are aligned). The size and time come

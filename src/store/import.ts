@@ -30,12 +30,12 @@ import { basename, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { encodeStore, type StoreContents } from "./binary.js";
 import { CsvSyntaxError, parseCsv, type CsvProjection } from "./csv.js";
-import { formatIsoDay, parseIsoDay } from "./dates.js";
+import { formatIsoDay, parseIsoDay } from "../domain/dates.js";
 import { loadStoreContents, storeFilePath } from "./file.js";
+import { checkImportOptions, IMPORT_FORMATS, type ImportFormat } from "./import-options.js";
 import type { TickerSeries } from "./types.js";
 
-export type ImportFormat = "wide" | "long" | "yahoo";
-export const IMPORT_FORMATS: readonly ImportFormat[] = ["wide", "long", "yahoo"];
+export { IMPORT_FORMATS, type ImportFormat };
 
 export interface ImportProblem {
   file: string;
@@ -276,11 +276,13 @@ function tickerFromFileName(file: string): string {
 }
 
 /**
- * Import price files into the store in `dataDir` (created if needed). Never throws for bad input: every problem is
+ * Import price files into the store in `dataDir` (created if needed). A bad OPTION throws INVALID_REQUEST
+ * (src/store/import-options.ts). Never throws for bad input data: every problem is
  * in `report.rejected` and the store is then untouched. Throws only for I/O failures on the store itself (or a
  * corrupt existing store, which it refuses to overwrite).
  */
 export async function importPrices(dataDir: string, inputs: readonly string[], options: ImportOptions = {}): Promise<ImportReport> {
+  checkImportOptions(options);
   const problems = new ProblemList();
   const warnings: string[] = [];
   const files = expandInputs(inputs, problems);

@@ -17,7 +17,7 @@
 import { folioError } from "../errors.js";
 import { decodeStore, encodeStore, type StoreContents } from "./binary.js";
 import { describeContents, EMPTY_STORE_DESCRIPTION, loadStoreContents } from "./file.js";
-import { formatIsoDay } from "./dates.js";
+import { formatIsoDay } from "../domain/dates.js";
 import { generateSyntheticUniverse, SYNTHETIC_DESCRIPTION } from "./synthetic.js";
 import type { PriceStore, TickerInfo, TickerSeries } from "./types.js";
 

@@ -23,7 +23,7 @@
  *
  * Complexity: O(days × tickers) time, ≈ 15·30·1550 ≈ 0.7 M generator calls; memory 12 bytes per close.
  */
-import { weekday, daysFromCivil, formatIsoDay } from "./dates.js";
+import { weekday, daysFromCivil, formatIsoDay } from "../domain/dates.js";
 import type { TickerSeries } from "./types.js";
 
 /** The seed of the embedded universe. Changing it (or anything below) changes the pinned hash. */

@@ -9,6 +9,7 @@
  */
 import { workerData } from "node:worker_threads";
 import { move, transferableSymbol, valueSymbol } from "piscina";
+import { Problems } from "../domain/problems.js";
 import { folioError, isFolioError, toWire } from "../errors.js";
 import { loadKernels } from "../engine/index.js";
 import { makeEngine } from "../pipeline/backtest.js";
@@ -59,7 +60,7 @@ function blockFor(ms: number): void {
 
 async function compute(task: ComputeTask): Promise<TaskResult> {
   if (task.kind === "sleep" || task.kind === "probe") {
-    if (!config.allowTestTasks) throw folioError("INVALID_REQUEST", { problems: ["unknown task kind"] });
+    if (!config.allowTestTasks) Problems.fail("/kind", "unknown task kind");
     if (task.kind === "probe") {
       const first = cached?.store.list()[0];
       const shared = first === undefined ? null : cached!.store.read(first.ticker).closes.buffer instanceof SharedArrayBuffer;

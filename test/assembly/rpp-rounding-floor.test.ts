@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Wasm } from "../../src/engine/wasm.js";
 import { rppWeights, shrinkCovariance } from "../../src/engine/weights.js";
-import { buckets, epochDay } from "../../src/pipeline/calendar.js";
+import { buckets } from "../../src/pipeline/calendar.js";
+import { parseIsoDay } from "../../src/domain/dates.js";
 import { factorPrices } from "../../bench/prices.js";
 import { createEngine } from "../../src/index.js";
 
@@ -19,7 +20,7 @@ describe("risk parity at the rounding floor (N = 1000, 12 monthly observations, 
   });
 
   function monthlyReturns(): { X: Float64Array; n: number } {
-    const m = buckets(Int32Array.from(prices.dates.slice(1, 252).map((d) => epochDay(d)!)), "m");
+    const m = buckets(Int32Array.from(prices.dates.slice(1, 252).map((d) => parseIsoDay(d)!)), "m");
     const X = new Float64Array(m.count * N);
     for (let t = 1; t < 252; t++) {
       for (let i = 0; i < N; i++) X[m.bucket[t - 1] * N + i] += Math.log(prices.closes[t][i] / prices.closes[t - 1][i]);

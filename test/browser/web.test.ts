@@ -114,6 +114,19 @@ describeWithChromium("the web page in headless Chromium", () => {
     expect(await page.locator(".ticker-option").count()).toBeGreaterThan(0);
   });
 
+  it("builds the covariance, HRP and model selects from the server's /v1/info options, defaults selected", async () => {
+    const info = (await (await fetch(`${server.url}/v1/info`, { headers: { "x-api-key": KEY } })).json()) as {
+      options: { covariance: string[]; hrp: string[]; model: string[]; defaults: Record<string, string | number> };
+    };
+    for (const name of ["covariance", "hrp", "model"] as const) {
+      const select = page.locator(`#${name}`);
+      await expect.poll(() => select.isEnabled()).toBe(true);
+      expect(await select.locator("option").evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).toEqual(info.options[name]);
+      expect(await select.inputValue()).toBe(info.options.defaults[name]);
+    }
+    expect(await page.locator("#run-count").getAttribute("placeholder")).toBe(String(info.options.defaults.run_count));
+  });
+
   it("picks tickers by searching, runs paths, and shows 21 curves, the summary and the weights", async () => {
     for (const t of tickers) {
       await page.fill("#ticker-search", t.toLowerCase());

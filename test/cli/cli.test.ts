@@ -202,6 +202,24 @@ describe("folio CLI (built)", () => {
     });
   });
 
+  it("applies the one date and seed rules and the vocabulary's choices, saying which in its one error line", async () => {
+    const tickers = await someTickers(2);
+    const cases: [string[], string][] = [
+      [["backtest", ...tickers, "--end", "0999-12-31"], "years 1000 to 9999"],
+      [["backtest", ...tickers, "--start", "2024-13-01"], "must be a calendar date written YYYY-MM-DD"],
+      [["simulate", ...tickers, "--seed", "01"], 'decimal integer from "0" to "18446744073709551615"'],
+      [["simulate", ...tickers, "--seed", "18446744073709551616"], "18446744073709551615"],
+      [["simulate", ...tickers, "--model", "gbm"], "independent, correlated"],
+      [["backtest", ...tickers, "--hrp", "ward"], "paper, direct"],
+    ];
+    const runs = await Promise.all(cases.map(([c]) => run(c)));
+    runs.forEach((r, i) => {
+      expect(r.code, cases[i][0].join(" ")).toBe(2);
+      expectOneLineError(r);
+      expect(r.stderr).toContain(cases[i][1]);
+    });
+  });
+
   it("exits 3 with one line naming an unknown ticker, and nothing on stdout", async () => {
     const [t] = await someTickers(1);
     const r = await run(["backtest", t, "NOT-A-TICKER"]);

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { Wasm } from "../../src/engine/wasm.js";
-import { buckets, epochDay } from "../../src/pipeline/calendar.js";
+import { buckets } from "../../src/pipeline/calendar.js";
+import { parseIsoDay } from "../../src/domain/dates.js";
 import { MONTHLY_X, ROWS, TELESCOPE, WEEKLY_X } from "../fixtures/math-11d.js";
 import { expectClose } from "../helpers/tolerances.js";
 
@@ -14,7 +15,7 @@ describe("return aggregation in the kernels (MATH.md §6, §11-D)", () => {
   function aggregate(freq: "w" | "m"): number[][] {
     const T = ROWS.length;
     const N = 3;
-    const days = ROWS.slice(1).map(([d]) => epochDay(d)!);
+    const days = ROWS.slice(1).map(([d]) => parseIsoDay(d)!);
     const b = buckets(days, freq);
     wasm.reset();
     const P = wasm.allocF64(T * N);

@@ -11,8 +11,8 @@ import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import type { Engine } from "../../src/domain/types.js";
 import { createEngine } from "../../src/index.js";
 import { alignPrices } from "../../src/pipeline/align.js";
-import { isoDate } from "../../src/pipeline/calendar.js";
 import { syntheticStoreBytes } from "../../src/store/index.js";
+import { formatIsoDay } from "../../src/domain/dates.js";
 import { TEST_KEY, useTestApp } from "../helpers/app.js";
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -109,7 +109,7 @@ describe("HTTP API", () => {
     expect(keys.length).toBe(s.days.length);
     expect(keys.every((k) => DATE.test(k))).toBe(true);
     for (let i = 1; i < keys.length; i++) expect(keys[i] > keys[i - 1]).toBe(true);
-    for (let i = 0; i < s.days.length; i += 97) expect(body[isoDate(s.days[i])]).toBe(s.closes[i]);
+    for (let i = 0; i < s.days.length; i += 97) expect(body[formatIsoDay(s.days[i])]).toBe(s.closes[i]);
   });
 
   describe("POST /v1/optimiser/weights", () => {

@@ -1,15 +1,55 @@
 /** Request schemas: calendar dates, seeds up to 2^64−1, tickers as string or array, and RFC 6901 pointers. */
 import { describe, expect, it } from "vitest";
-import { isCalendarDate, issuesToPointers, makeSchemas, toPointer } from "../../src/http/schemas.js";
+import { DATE_RULE } from "../../src/domain/dates.js";
+import { COVARIANCE_MODES, HRP_MODES, SIM_MODELS } from "../../src/domain/vocabulary.js";
+import { Covariance, Hrp, issuesToPointers, makeSchemas, Model, toPointer, validationError } from "../../src/http/schemas.js";
 
 const { OptimiserBody, SimsBody } = makeSchemas({ maxTickers: 3, maxRunCount: 100 });
 
 describe("request schemas", () => {
-  it("accepts real calendar dates only, leap years included", () => {
-    for (const d of ["2020-02-29", "2000-02-29", "2024-12-31", "1999-01-01"]) expect(isCalendarDate(d)).toBe(true);
-    for (const d of ["2021-02-29", "1900-02-29", "2020-04-31", "2020-00-10", "2020-13-01", "2020-1-01", "20200101", "0999-01-01"]) {
-      expect(isCalendarDate(d)).toBe(false);
+  it("accepts real calendar dates only, leap years included, and names the one date rule otherwise", () => {
+    for (const d of ["2020-02-29", "2000-02-29", "2024-12-31", "1999-01-01", "1000-01-01", "9999-12-31"]) {
+      expect(OptimiserBody.safeParse({ tickers: ["A"], start: d }).success, d).toBe(true);
     }
+    for (const d of ["2021-02-29", "1900-02-29", "2020-04-31", "2020-00-10", "2020-13-01", "2020-1-01", "20200101", "0999-12-31",
+      " 2020-01-02", "2020-01-02 "]) {
+      const r = OptimiserBody.safeParse({ tickers: ["A"], start: d });
+      expect(r.success, d).toBe(false);
+      if (!r.success) expect(issuesToPointers(r.error.issues)).toEqual([{ pointer: "/start", message: DATE_RULE }]);
+    }
+  });
+
+  it("takes the option enums from the one vocabulary", () => {
+    expect(Covariance.options).toEqual([...COVARIANCE_MODES]);
+    expect(Hrp.options).toEqual([...HRP_MODES]);
+    expect(Model.options).toEqual([...SIM_MODELS]);
+    expect(COVARIANCE_MODES).toEqual(["sample", "shrink"]);
+    expect(HRP_MODES).toEqual(["paper", "direct"]);
+    expect(SIM_MODELS).toEqual(["independent", "correlated"]);
+  });
+
+  it("tells a client whose seed number is above 2^53-1 to send it as a decimal string", () => {
+    const r = SimsBody.safeParse({ tickers: ["A"], seed: 18446744073709551615 });
+    expect(r.success).toBe(false);
+    if (!r.success) {
+      const problems = issuesToPointers(r.error.issues);
+      expect(problems).toHaveLength(1);
+      expect(problems[0].pointer).toBe("/seed");
+      expect(problems[0].message).toContain("send a larger seed as a decimal string");
+    }
+  });
+
+  it("turns zod issues into one INVALID_REQUEST whose errors are {pointer, message} and whose detail lists them", () => {
+    const r = SimsBody.safeParse({ tickers: ["A", 3], run_count: 0 });
+    expect(r.success).toBe(false);
+    if (r.success) return;
+    const e = validationError(r.error.issues);
+    expect(e.code).toBe("INVALID_REQUEST");
+    expect(e.extras.errors).toEqual([
+      { pointer: "/tickers/1", message: "must be a string" },
+      { pointer: "/run_count", message: "must be at least 1" },
+    ]);
+    expect(e.detail).toBe("The request does not match the schema: /tickers/1: must be a string; /run_count: must be at least 1.");
   });
 
   it("turns a single ticker string into a one-element list and keeps array order", () => {

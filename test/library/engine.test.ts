@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createEngine, STRATEGY_IDS, type Engine, type PriceMatrix } from "../../src/index.js";
 import { loadKernels } from "../../src/engine/index.js";
 import { trainingWeights } from "../../src/pipeline/respond.js";
-import { epochDay } from "../../src/pipeline/calendar.js";
+import { parseIsoDay } from "../../src/domain/dates.js";
 import type { Kernels } from "../../src/pipeline/kernels.js";
 import { MONTHLY_SHRINK, ROWS, TICKERS, WEIGHTS } from "../fixtures/math-11d.js";
 import { factorPrices } from "../helpers/prices.js";
@@ -12,7 +12,7 @@ import { failure } from "../helpers/errors.js";
 
 describe("the 21 weight vectors end to end (MATH.md §11-D)", () => {
   let kernels: Kernels;
-  const days = Int32Array.from(ROWS.map(([d]) => epochDay(d)!));
+  const days = Int32Array.from(ROWS.map(([d]) => parseIsoDay(d)!));
   const closes = Float64Array.from(ROWS.flatMap((r) => r.slice(1) as number[]));
   beforeAll(async () => {
     kernels = await loadKernels();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { alignArrays, alignPrices, MIN_ALIGNED_DAYS, splitTrainTest, TRAIN_DAYS } from "../../src/pipeline/align.js";
-import { formatIsoDay, parseIsoDay, weekday } from "../../src/store/dates.js";
+import { formatIsoDay, parseIsoDay, weekday } from "../../src/domain/dates.js";
 import { openSyntheticStore, storeFromSeries } from "../../src/store/index.js";
 import { Xoshiro128 } from "../../src/store/synthetic.js";
 import type { TickerSeries } from "../../src/store/types.js";
@@ -74,15 +74,15 @@ describe("alignPrices", () => {
     const e = catchError(() => alignPrices(store, ["AAA", "BBB", "aaa", "Bbb"]));
     expect(e.code).toBe("INVALID_REQUEST");
     expect(e.extras.errors).toEqual([
-      { path: "/tickers/2", message: 'duplicate ticker "aaa" (same as /tickers/0)' },
-      { path: "/tickers/3", message: 'duplicate ticker "Bbb" (same as /tickers/1)' },
+      { pointer: "/tickers/2", message: 'duplicate ticker "aaa" (same as /tickers/0)' },
+      { pointer: "/tickers/3", message: 'duplicate ticker "Bbb" (same as /tickers/1)' },
     ]);
     expect(catchError(() => alignPrices(store, [])).code).toBe("INVALID_REQUEST");
   });
 
   it("rejects an invalid or inverted start/end with INVALID_REQUEST", () => {
     expect(catchError(() => alignPrices(store, ["AAA"], { start: "2019-02-30" })).extras.errors).toEqual([
-      { path: "/start", message: 'invalid date "2019-02-30" (expected YYYY-MM-DD)' },
+      { pointer: "/start", message: 'must be a calendar date written YYYY-MM-DD (years 1000 to 9999) (got "2019-02-30")' },
     ]);
     expect(catchError(() => alignPrices(store, ["AAA"], { end: "2019/01/01" })).code).toBe("INVALID_REQUEST");
     expect(catchError(() => alignPrices(store, ["AAA"], { start: "2020-01-01", end: "2019-01-01" })).code).toBe("INVALID_REQUEST");

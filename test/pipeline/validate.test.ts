@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { checkOptions, checkPrices } from "../../src/pipeline/validate.js";
 import type { PriceMatrix } from "../../src/domain/types.js";
-import { isoDate } from "../../src/pipeline/calendar.js";
+import { formatIsoDay } from "../../src/domain/dates.js";
 import { failure } from "../helpers/errors.js";
 
 function matrix(T: number, N: number): PriceMatrix {
   const tickers = Array.from({ length: N }, (_, i) => `T${i}`);
-  const dates = Array.from({ length: T }, (_, t) => isoDate(18000 + t));
+  const dates = Array.from({ length: T }, (_, t) => formatIsoDay(18000 + t));
   const closes = Array.from({ length: T }, (_, t) => tickers.map((_, i) => 100 + t + i));
   return { tickers, dates, closes };
 }
@@ -26,7 +26,7 @@ describe("library input validation", () => {
     expect(e.code).toBe("INSUFFICIENT_HISTORY");
     expect(e.status).toBe(422);
     expect(e.detail).toContain("252 common trading days");
-    expect(e.extras).toMatchObject({ found: 252, required: 253, first: isoDate(18000), last: isoDate(18251) });
+    expect(e.extras).toMatchObject({ found: 252, required: 253, first: formatIsoDay(18000), last: formatIsoDay(18251) });
   });
 
   it("if a close is zero, negative or not finite, it fails with INVALID_REQUEST pointing at each cell", () => {
@@ -36,9 +36,10 @@ describe("library input validation", () => {
     const e = failure(() => checkPrices(m));
     expect(e.code).toBe("INVALID_REQUEST");
     expect(e.extras.errors).toEqual([
-      expect.stringMatching(/^\/closes\/3\/1: close of T1/),
-      expect.stringMatching(/^\/closes\/7\/0: close of T0/),
+      { pointer: "/closes/3/1", message: expect.stringMatching(/^close of T1 on .* must be a finite number > 0 \(got 0\)$/) },
+      { pointer: "/closes/7/0", message: expect.stringMatching(/^close of T0 on .* \(got NaN\)$/) },
     ]);
+    expect(e.detail).toContain("/closes/3/1: close of T1");
   });
 
   it("if dates are not strictly ascending calendar dates, it says which", () => {
@@ -47,8 +48,8 @@ describe("library input validation", () => {
     m.dates[9] = "2021-02-30";
     const e = failure(() => checkPrices(m));
     expect(e.extras.errors).toEqual([
-      expect.stringMatching(/^\/dates\/5: must be after/),
-      expect.stringMatching(/^\/dates\/9: must be a calendar date/),
+      { pointer: "/dates/5", message: expect.stringMatching(/^must be after/) },
+      { pointer: "/dates/9", message: 'must be a calendar date written YYYY-MM-DD (years 1000 to 9999) (got "2021-02-30")' },
     ]);
   });
 
@@ -61,6 +62,13 @@ describe("library input validation", () => {
     expect(failure(() => checkPrices(w)).detail).toContain("/closes/10: has 1 closes but there are 2 tickers");
   });
 
+  it("checks the seed with the one seed rule before any computation", () => {
+    expect(failure(() => checkOptions({ seed: 2 ** 60 }, "sims")).extras.errors).toEqual([
+      { pointer: "/seed", message: expect.stringContaining("send a larger seed as a decimal string") },
+    ]);
+    expect(checkOptions({ seed: "18446744073709551615" }, "sims").seed).toBe("18446744073709551615");
+  });
+
   it("defaults options to sample covariance, paper HRP, independent model and 5 runs", () => {
     expect(checkOptions(undefined, "sims")).toEqual({ covariance: "sample", hrp: "paper", model: "independent", runCount: 5, seed: undefined });
   });
@@ -71,5 +79,9 @@ describe("library input validation", () => {
     expect(failure(() => checkOptions({ hrp: "ward" as never }, "weights")).detail).toContain('/hrp: must be one of "paper", "direct"');
     expect(failure(() => checkOptions({ run_count: 0 }, "sims")).detail).toContain("/run_count: must be an integer from 1");
     expect(failure(() => checkOptions({ run_count: 2.5 }, "sims")).code).toBe("INVALID_REQUEST");
+    expect(failure(() => checkOptions({ run_count: 5n } as never, "sims")).extras.errors)
+      .toEqual([{ pointer: "/run_count", message: "must be an integer from 1 to 10000 (got 5n)" }]);
+    expect(failure(() => checkOptions({ "a/b": 1 } as never, "weights")).extras.errors)
+      .toEqual([{ pointer: "/a~1b", message: "unknown option for weights; accepted: covariance, hrp" }]);
   });
 });

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, storeFilePath } from "../../src/store/index.js";
 import { detectFormat, importPrices, parseImportDate, parsePriceCell, type ImportProblem } from "../../src/store/import.js";
 import { Xoshiro128 } from "../../src/store/synthetic.js";
-import { formatIsoDay, parseIsoDay } from "../../src/store/dates.js";
+import { formatIsoDay, parseIsoDay } from "../../src/domain/dates.js";
 import type { PriceStore } from "../../src/store/types.js";
 
 let dir: string;

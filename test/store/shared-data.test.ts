@@ -11,7 +11,7 @@ import { describeWithSharedData, sharedDataPath } from "../helpers/shared-data.j
 import { alignPrices } from "../../src/pipeline/align.js";
 import { openStore } from "../../src/store/index.js";
 import { importPrices } from "../../src/store/import.js";
-import { formatIsoDay } from "../../src/store/dates.js";
+import { formatIsoDay } from "../../src/domain/dates.js";
 import type { PriceStore } from "../../src/store/types.js";
 
 let tmp: string;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { openStore, syntheticStoreBytes } from "../../src/store/index.js";
-import { formatIsoDay, weekday } from "../../src/store/dates.js";
+import { formatIsoDay, weekday } from "../../src/domain/dates.js";
 import { detExp, generateSyntheticUniverse, Xoshiro128 } from "../../src/store/synthetic.js";
 
 const sha256 = (b: Uint8Array): string => createHash("sha256").update(b).digest("hex");

@@ -4,7 +4,7 @@
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -83,21 +83,24 @@ describe("webPlugin without a build", () => {
       copyFileSync(join(PROJECT_ROOT, "package.json"), join(root, "package.json"));
       copyFileSync(join(PROJECT_ROOT, "web", "index.html"), join(root, "web", "index.html"));
       copyFileSync(join(PROJECT_ROOT, "src", "report", "summary.ts"), join(root, "src", "report", "summary.ts"));
-      copyFileSync(join(PROJECT_ROOT, "src", "domain", "strategies.ts"), join(root, "src", "domain", "strategies.ts"));
+      mkdirSync(join(root, "assembly", "shared"), { recursive: true });
+      for (const f of ["src/domain/strategies.ts", "src/domain/vocabulary.ts", "assembly/shared/vocabulary.ts"]) {
+        copyFileSync(join(PROJECT_ROOT, f), join(root, f));
+      }
       symlinkSync(join(PROJECT_ROOT, "node_modules"), join(root, "node_modules"));
       const app = Fastify({ logger: false });
       await app.register(webPlugin, { root });
+      // Written below served/ at their URL paths, so the modules' relative imports resolve as in the browser.
       const out = join(root, "served");
-      mkdirSync(join(out, "report"), { recursive: true });
-      mkdirSync(join(out, "domain"), { recursive: true });
-      for (const mod of ["report/summary", "domain/strategies"]) {
-        const r = await app.inject({ method: "GET", url: `/lib/${mod}.js` });
-        expect(r.statusCode, mod).toBe(200);
+      for (const url of ["/lib/report/summary.js", "/lib/domain/strategies.js", "/lib/domain/vocabulary.js", "/assembly/shared/vocabulary.js"]) {
+        const r = await app.inject({ method: "GET", url });
+        expect(r.statusCode, url).toBe(200);
         expect(r.body).not.toMatch(/:\s*StrategySummary\b|\binterface\b/); // types erased
-        writeFileSync(join(out, `${mod}.js`), r.body);
+        mkdirSync(dirname(join(out, url)), { recursive: true });
+        writeFileSync(join(out, url), r.body);
       }
       await app.close();
-      const served = (await import(pathToFileURL(join(out, "report", "summary.js")).href)) as typeof import("../../src/report/summary.js");
+      const served = (await import(pathToFileURL(join(out, "lib", "report", "summary.js")).href)) as typeof import("../../src/report/summary.js");
       const real = await import("../../src/report/summary.js");
       const values = [[100, 200, 100, 200], [100, 110, 99, 121]];
       const ids = ["l1r.l2d.l3ewp", "l1r.l2d.l3gmvp"] as const;

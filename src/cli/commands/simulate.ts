@@ -2,11 +2,11 @@
  * `folio simulate <tickers...>`: the /sims simulation in-process; prints, per strategy, the distribution of outcomes
  * over the runs (src/report/summary.ts summarizeSims), or --json / --csv.
  */
-import { Option, type Command } from "commander";
+import type { Command } from "commander";
 import type { SimModel } from "../../domain/types.js";
 import { createEngine } from "../../index.js";
 import { summarizeSims, type SimsStrategySummary } from "../../report/summary.js";
-import { loadPrices, parsePositiveInt, parseSeed, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
+import { loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
 import { formatTable, fmtMoney, fmtPct, Progress, toCsv } from "../output.js";
 import { splitTickers } from "./shared-args.js";
 
@@ -27,10 +27,7 @@ export function registerSimulate(program: Command): Command {
     .description("run the sims: value the 21 portfolios on simulated prices, summarised over the runs")
     .argument("<tickers...>", "ticker symbols (space- or comma-separated)");
   withDataOptions(cmd);
-  cmd
-    .option("--runs <n>", "number of simulated runs", parsePositiveInt, 5)
-    .option("--seed <s>", "u64 seed (default: derived from the request, so the same request gives the same runs)", parseSeed)
-    .addOption(new Option("--model <m>", "return model").choices(["independent", "correlated"]).default("independent"));
+  withSimsOptions(cmd);
   withMachineOutput(cmd);
   cmd.addHelpText("after", `
 Each run draws daily log-returns ~ Normal(training mean, training sd) per asset (or multivariate normal with

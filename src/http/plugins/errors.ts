@@ -4,6 +4,7 @@
  * an unknown route → NOT_FOUND. Never a stack trace, never an HTML page; a 5xx is logged with its cause.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { invalidRequest } from "../../domain/problems.js";
 import { folioError, isFolioError, toProblem, type FolioError } from "../../errors.js";
 
 export const PROBLEM_JSON = "application/problem+json; charset=utf-8";
@@ -32,7 +33,7 @@ export function toFolioError(err: unknown, bodyLimit: number, contentType = "uns
     case "FST_ERR_CTP_INVALID_JSON_BODY":
       return folioError("INVALID_JSON", { reason: "it could not be parsed" });
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
-      return folioError("INVALID_REQUEST", { problems: ["the body length does not match the content-length header"] });
+      return invalidRequest([{ pointer: "", message: "the body length does not match the content-length header" }]);
     default:
       break;
   }
@@ -41,7 +42,7 @@ export function toFolioError(err: unknown, bodyLimit: number, contentType = "uns
   if (status === 415) return folioError("UNSUPPORTED_MEDIA_TYPE", { contentType });
   if (status >= 400 && status < 500) {
     // Other client errors raised by Fastify itself (bad URL encoding, …): a schema-less INVALID_REQUEST.
-    return folioError("INVALID_REQUEST", { problems: [String(e?.message ?? "bad request")] });
+    return invalidRequest([{ pointer: "", message: String(e?.message ?? "bad request") }]);
   }
   const internal = folioError("INTERNAL_ERROR", {});
   Object.defineProperty(internal, "cause", { value: err, enumerable: false });

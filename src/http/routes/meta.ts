@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { STRATEGY_IDS } from "../../domain/strategies.js";
+import { COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_MODELS } from "../../domain/vocabulary.js";
 import { folioError } from "../../errors.js";
 import { SIM_GENERATOR } from "../../pipeline/respond.js";
 import type { LiveState } from "../../store/live.js";
@@ -66,10 +67,17 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
       tickers: store.size,
       store: storeInfo(ctx, current),
       strategies: [...STRATEGY_IDS],
+      // The option values and defaults, from the one vocabulary: the web page builds its selects from these.
+      options: {
+        covariance: [...COVARIANCE_MODES],
+        hrp: [...HRP_MODES],
+        model: [...SIM_MODELS],
+        defaults: { ...DEFAULTS },
+      },
       simulation: {
-        default_model: "independent",
+        default_model: DEFAULTS.model,
         generator: SIM_GENERATOR,
-        default_run_count: 5,
+        default_run_count: DEFAULTS.run_count,
       },
       limits: {
         max_tickers: l.maxTickers,

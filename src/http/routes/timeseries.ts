@@ -5,9 +5,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { folioError } from "../../errors.js";
-import { isoDate } from "../../pipeline/calendar.js";
 import { etagOf, precondition } from "../etag.js";
 import { HEADER } from "../headers.js";
+import { formatIsoDay } from "../../domain/dates.js";
 import { ProblemResponse, TickerList, TickerParams, TimeseriesResponse } from "../schemas.js";
 import type { AppContext } from "./context.js";
 import { z } from "zod";
@@ -58,7 +58,7 @@ export function timeseriesRoutes(v1: FastifyInstance, ctx: AppContext): void {
     const s = store.read(canonical);
     // Written directly: one key per close, dates ascending (the store keeps days strictly ascending).
     const parts = new Array<string>(s.days.length);
-    for (let i = 0; i < s.days.length; i++) parts[i] = `"${isoDate(s.days[i])}":${JSON.stringify(s.closes[i])}`;
+    for (let i = 0; i < s.days.length; i++) parts[i] = `"${formatIsoDay(s.days[i])}":${JSON.stringify(s.closes[i])}`;
     return reply.type(JSON_UTF8).send(`{${parts.join(",")}}` as unknown as Record<string, number>);
   });
 }

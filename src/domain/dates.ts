@@ -1,5 +1,8 @@
 /**
- * ISO calendar dates (`YYYY-MM-DD`) ⇄ epoch days (days since 1970-01-01, proleptic Gregorian, UTC).
+ * ISO calendar dates (`YYYY-MM-DD`) ⇄ epoch days (days since 1970-01-01, proleptic Gregorian, UTC): the one date
+ * module of the library, the HTTP schemas, the CLI, the store and its importer (docs/decisions.md, "One date rule").
+ *
+ * The rule: exactly `YYYY-MM-DD` (ten characters, no whitespace, no time), a real calendar day, year 1000 to 9999.
  *
  * Method: Hinnant's `days_from_civil` / `civil_from_days` (integer arithmetic only, eras of 400 years).
  * Preconditions: years 1000..9999 (four digits); parsing is strict (exact shape, real calendar day).
@@ -41,6 +44,13 @@ export function daysInMonth(y: number, m: number): number {
   return m === 2 && isLeapYear(y) ? 29 : MONTH_DAYS[m - 1];
 }
 
+/** The accepted years (four digits, no leading zero: a year below 1000 in price data is a typo). */
+export const MIN_YEAR = 1000;
+export const MAX_YEAR = 9999;
+
+/** The one message for a date that breaks the rule (reads after its JSON pointer or option name). */
+export const DATE_RULE = `must be a calendar date written YYYY-MM-DD (years ${MIN_YEAR} to ${MAX_YEAR})`;
+
 function digit(s: string, i: number): number {
   const c = s.charCodeAt(i) - 48;
   return c >= 0 && c <= 9 ? c : -1;
@@ -58,13 +68,13 @@ export function parseIsoDay(s: string): number | undefined {
   const y = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
   const m = m0 * 10 + m1;
   const d = d0 * 10 + d1;
-  if (y < 1000 || m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) return undefined;
+  if (y < MIN_YEAR || m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) return undefined;
   return daysFromCivil(y, m, d);
 }
 
-/** True when `s` is a strict, real `YYYY-MM-DD` date. */
-export function isIsoDate(s: string): boolean {
-  return parseIsoDay(s) !== undefined;
+/** True when `s` is a string and a strict, real `YYYY-MM-DD` date. */
+export function isIsoDate(s: unknown): s is string {
+  return typeof s === "string" && parseIsoDay(s) !== undefined;
 }
 
 const PAD2: string[] = Array.from({ length: 32 }, (_, i) => (i < 10 ? `0${i}` : String(i)));
@@ -73,6 +83,12 @@ const PAD2: string[] = Array.from({ length: 32 }, (_, i) => (i < 10 ? `0${i}` : 
 export function formatIsoDay(day: number): string {
   const { y, m, d } = civilFromDays(day);
   return `${y}-${PAD2[m]}-${PAD2[d]}`;
+}
+
+/** Month number of an epoch day: year · 12 + (month − 1), so consecutive months differ by 1. */
+export function monthIndex(day: number): number {
+  const { y, m } = civilFromDays(day);
+  return y * 12 + m - 1;
 }
 
 /** Day of week of an epoch day: 0 = Sunday … 6 = Saturday (1970-01-01 was a Thursday). */
