@@ -56,3 +56,21 @@ export function checkStatus(status: number, ctx: StatusContext): void {
   const e = statusError(status, ctx);
   if (e) throw e;
 }
+
+/** A kernel call's result before any throwing: its status, the index it named, and its output. */
+export interface Outcome<T> {
+  status: Status;
+  /** `lastBadIndex()` right after the call (−1 if none). */
+  badIndex: number;
+  /** The output block(s) as copied out; meaningful only when `status` is `Status.Ok`. */
+  value: T;
+}
+
+/** The naming context of a wrapper's error (what was computed, the asset names); the index comes from the call. */
+export type Naming = Omit<StatusContext, "badIndex" | "columns">;
+
+/** The value of an `Ok` outcome, or the catalogue error of its status (assets named from `naming`). */
+export function valueOf<T>(o: Outcome<T>, naming: Naming, columns?: number): T {
+  checkStatus(o.status, { ...naming, badIndex: o.badIndex, columns });
+  return o.value;
+}

@@ -7,11 +7,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { createRequire } from "node:module";
-import { TOL, expectClose } from "../helpers/tolerances.js";
-import { engine, randomCov, corrOf } from "./helpers.js";
+import { TOL, expectClose } from "../../helpers/tolerances.js";
+import { engine, randomCov, corrOf } from "../../helpers/kernels.js";
 import {
   ewpWeights, ivpWeights, gmvpWeights, mdcpWeights, mdpWeights, rppWeights,
-} from "../../src/engine/weights.js";
+} from "../../../src/engine/weights.js";
 
 const require = createRequire(import.meta.url);
 type M = number[][];

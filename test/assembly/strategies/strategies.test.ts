@@ -3,14 +3,14 @@
  * there with SLSQP and portfolio-allocation), the closed forms of §3.4, and the certificates of §4.3–§4.6.
  */
 import { describe, expect, it } from "vitest";
-import { TOL, expectClose } from "../helpers/tolerances.js";
+import { TOL, expectClose } from "../../helpers/tolerances.js";
 import {
   engine, covFrom, constCorr, kktResidual, ercResidual, diversificationRatio, corrOf, matVec, sum,
-} from "./helpers.js";
+} from "../../helpers/kernels.js";
 import {
   ewpWeights, ivpWeights, gmvpWeights, mdcpWeights, mdpWeights, rppWeights, hrpWeights, hrpTree,
-} from "../../src/engine/weights.js";
-import { FolioError } from "../../src/errors.js";
+} from "../../../src/engine/weights.js";
+import { FolioError } from "../../../src/errors.js";
 
 const wasm = engine();
 

@@ -3,11 +3,11 @@
  * properties of §7, and the plain-JS reference valuation in ./sims-reference.ts.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { Wasm } from "../../src/engine/wasm.js";
-import { valuePaths } from "../../src/engine/sims.js";
-import { FolioError } from "../../src/errors.js";
-import { TOL, expectRelClose } from "../helpers/tolerances.js";
-import { randomWeights, refValuePaths, syntheticCloses } from "./sims-reference.js";
+import { Wasm } from "../../../src/engine/wasm.js";
+import { valuePaths } from "../../../src/engine/sims.js";
+import { FolioError } from "../../../src/errors.js";
+import { TOL, expectRelClose } from "../../helpers/tolerances.js";
+import { randomWeights, refValuePaths, syntheticCloses } from "../../helpers/sims-reference.js";
 
 let wasm: Wasm;
 beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { Wasm } from "../../src/engine/wasm.js";
-import { rppWeights, shrinkCovariance } from "../../src/engine/weights.js";
-import { buckets, epochDay } from "../../src/pipeline/calendar.js";
-import { factorPrices } from "../../bench/prices.js";
-import { createEngine } from "../../src/index.js";
+import { Wasm } from "../../../src/engine/wasm.js";
+import { rppWeights, shrinkCovariance } from "../../../src/engine/weights.js";
+import { buckets, epochDay } from "../../../src/pipeline/calendar.js";
+import { factorPrices } from "../../../bench/prices.js";
+import { createEngine } from "../../../src/index.js";
 
 /**
  * Regression: at N = 1000 the CCD residual max|x_i(Σx)_i − 1| has a rounding floor (≈ 1.5e-12) above its 1e-12

@@ -5,10 +5,10 @@
  */
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
-import { Wasm } from "../../src/engine/wasm.js";
-import { rngStream, rngStreamFromState } from "../../src/engine/sims.js";
-import { PROJECT_ROOT } from "../helpers/shared-data.js";
-import { RefXoshiro, splitmix64State } from "./sims-reference.js";
+import { Wasm } from "../../../src/engine/wasm.js";
+import { rngStream, rngStreamFromState } from "../../../src/engine/sims.js";
+import { PROJECT_ROOT } from "../../helpers/shared-data.js";
+import { RefXoshiro, splitmix64State } from "../../helpers/sims-reference.js";
 
 let wasm: Wasm;
 beforeAll(async () => {

@@ -6,11 +6,11 @@
  */
 import { expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { describeWithSharedData, sharedDataPath } from "../helpers/shared-data.js";
-import { TOL } from "../helpers/tolerances.js";
-import { engine, sampleCov, kktResidual, ercResidual, corrOf } from "./helpers.js";
-import { computeWeights21, shrinkCovariance, rppWeights } from "../../src/engine/weights.js";
-import { STRATEGY_IDS } from "../../src/domain/strategies.js";
+import { describeWithSharedData, sharedDataPath } from "../../helpers/shared-data.js";
+import { TOL } from "../../helpers/tolerances.js";
+import { engine, sampleCov, kktResidual, ercResidual, corrOf } from "../../helpers/kernels.js";
+import { computeWeights21, shrinkCovariance, rppWeights } from "../../../src/engine/weights.js";
+import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
 
 function load(rows: number) {
   const text = readFileSync(sharedDataPath("cvxportfolio-sp500", "prices.csv"), "utf8");

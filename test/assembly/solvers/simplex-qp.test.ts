@@ -4,9 +4,9 @@
  * random matrices, and KKT certificates (§4.3) on larger, singular ones.
  */
 import { describe, expect, it } from "vitest";
-import { TOL } from "../helpers/tolerances.js";
-import { engine, randomCov, kktResidual, corrOf, matVec } from "./helpers.js";
-import { gmvpWeights, mdcpWeights } from "../../src/engine/weights.js";
+import { TOL } from "../../helpers/tolerances.js";
+import { engine, randomCov, kktResidual, corrOf, matVec } from "../../helpers/kernels.js";
+import { gmvpWeights, mdcpWeights } from "../../../src/engine/weights.js";
 
 const wasm = engine();
 

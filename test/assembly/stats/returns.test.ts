@@ -1,31 +1,22 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { Wasm } from "../../src/engine/wasm.js";
-import { buckets, epochDay } from "../../src/pipeline/calendar.js";
-import { MONTHLY_X, ROWS, TELESCOPE, WEEKLY_X } from "../fixtures/math-11d.js";
-import { expectClose } from "../helpers/tolerances.js";
+import { describe, expect, it } from "vitest";
+import { bucketSums, logReturns, tryLogReturns } from "../../../src/engine/core.js";
+import { Status } from "../../../src/engine/status.js";
+import { buckets, epochDay } from "../../../src/pipeline/calendar.js";
+import { MONTHLY_X, ROWS, TELESCOPE, WEEKLY_X } from "../../fixtures/math-11d.js";
+import { expectClose } from "../../helpers/tolerances.js";
+import { engine } from "../../helpers/kernels.js";
 
 /** Log-returns and bucket sums through the kernels, against MATH.md §11-D (10-decimal table: tolerance 6e-11). */
 describe("return aggregation in the kernels (MATH.md §6, §11-D)", () => {
-  let wasm: Wasm;
-  beforeAll(async () => {
-    wasm = await Wasm.load();
-  });
+  const wasm = engine();
 
   function aggregate(freq: "w" | "m"): number[][] {
     const T = ROWS.length;
     const N = 3;
     const days = ROWS.slice(1).map(([d]) => epochDay(d)!);
     const b = buckets(days, freq);
-    wasm.reset();
-    const P = wasm.allocF64(T * N);
-    const R = wasm.allocF64((T - 1) * N);
-    const out = wasm.allocF64(b.count * N);
-    const bk = wasm.allocI32(T - 1);
-    wasm.f64(P, T * N).set(ROWS.flatMap((r) => r.slice(1) as number[]));
-    wasm.i32(bk, T - 1).set(b.bucket);
-    expect(wasm.fn<(...a: number[]) => number>("kLogReturns")(P, T, N, R)).toBe(0);
-    expect(wasm.fn<(...a: number[]) => number>("kBucketSums")(R, T - 1, N, bk, b.count, out)).toBe(0);
-    const flat = wasm.takeF64(out, b.count * N);
+    const R = logReturns(wasm, ROWS.flatMap((r) => r.slice(1) as number[]), T, N);
+    const flat = bucketSums(wasm, R, T - 1, N, b.bucket, b.count);
     return Array.from({ length: b.count }, (_, k) => Array.from(flat.subarray(k * N, k * N + N)));
   }
 
@@ -52,10 +43,8 @@ describe("return aggregation in the kernels (MATH.md §6, §11-D)", () => {
   });
 
   it("if a price is zero, log-returns fail with BadPrice naming the flat index", () => {
-    wasm.reset();
-    const P = wasm.putF64([1, 2, 3, 0, 5, 6]);
-    const R = wasm.allocF64(3);
-    expect(wasm.fn<(...a: number[]) => number>("kLogReturns")(P, 2, 3, R)).toBe(7);
-    expect(wasm.badIndex).toBe(3);
+    const o = tryLogReturns(wasm, [1, 2, 3, 0, 5, 6], 2, 3);
+    expect(o.status).toBe(Status.BadPrice);
+    expect(o.badIndex).toBe(3);
   });
 });

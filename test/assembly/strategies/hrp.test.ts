@@ -4,9 +4,9 @@
  * agglomerative reference (merge heights of single linkage = sorted MST edge lengths).
  */
 import { describe, expect, it } from "vitest";
-import { TOL, expectClose } from "../helpers/tolerances.js";
-import { engine, covFrom, constCorr, randomCov, corrOf, sum } from "./helpers.js";
-import { hrpTree, hrpWeights } from "../../src/engine/weights.js";
+import { TOL, expectClose } from "../../helpers/tolerances.js";
+import { engine, covFrom, constCorr, randomCov, corrOf, sum } from "../../helpers/kernels.js";
+import { hrpTree, hrpWeights } from "../../../src/engine/weights.js";
 
 const wasm = engine();
 
