@@ -30,7 +30,7 @@ describe("sample covariance and correlation kernels (MATH.md §3.3)", () => {
     for (const [X, E] of [[WEEKLY_X, Sw], [MONTHLY_X, Sm]] as const) {
       const { S, status } = cov(X as number[][]);
       expect(status).toBe(Status.Ok);
-      E.flat().forEach((e, k) => expect(Math.abs(S[k] - e) / Math.abs(e), `entry ${k}`).toBeLessThan(2e-6));
+      E.flat().forEach((e, k) => expect(Math.abs(S[k] - e) / Math.abs(e), `entry ${k}`).toBeLessThan(TOL.printed7Rel));
     }
   });
 

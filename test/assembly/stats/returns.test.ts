@@ -3,10 +3,10 @@ import { bucketSums, logReturns, tryLogReturns } from "../../../src/engine/core.
 import { Status } from "../../../src/engine/status.js";
 import { buckets, epochDay } from "../../../src/pipeline/calendar.js";
 import { MONTHLY_X, ROWS, TELESCOPE, WEEKLY_X } from "../../fixtures/math-11d.js";
-import { expectClose } from "../../helpers/tolerances.js";
+import { TOL, expectClose } from "../../helpers/tolerances.js";
 import { engine } from "../../helpers/kernels.js";
 
-/** Log-returns and bucket sums through the kernels, against MATH.md §11-D (10-decimal table: tolerance 6e-11). */
+/** Log-returns and bucket sums through the kernels, against MATH.md §11-D (10-decimal table: TOL.table10). */
 describe("return aggregation in the kernels (MATH.md §6, §11-D)", () => {
   const wasm = engine();
 
@@ -23,22 +23,22 @@ describe("return aggregation in the kernels (MATH.md §6, §11-D)", () => {
   it("sums daily log-returns into the 6 weekly buckets of the table", () => {
     const X = aggregate("w");
     expect(X.length).toBe(6);
-    X.forEach((row, k) => expectClose(row, WEEKLY_X[k], 6e-11, `week ${k}`));
+    X.forEach((row, k) => expectClose(row, WEEKLY_X[k], TOL.table10, `week ${k}`));
   });
 
   it("sums daily log-returns into the 3 monthly buckets of the table", () => {
     const X = aggregate("m");
     expect(X.length).toBe(3);
-    X.forEach((row, k) => expectClose(row, MONTHLY_X[k], 6e-11, `month ${k}`));
+    X.forEach((row, k) => expectClose(row, MONTHLY_X[k], TOL.table10, `month ${k}`));
   });
 
   it("telescopes: the buckets of an asset add up to ln(P_last / P_first)", () => {
     for (const f of ["w", "m"] as const) {
       const X = aggregate(f);
       const sums = [0, 1, 2].map((i) => X.reduce((s, r) => s + r[i], 0));
-      expectClose(sums, TELESCOPE, 6e-11, f);
+      expectClose(sums, TELESCOPE, TOL.table10, f);
       const exact = [1, 2, 3].map((i) => Math.log((ROWS[24][i] as number) / (ROWS[0][i] as number)));
-      expectClose(sums, exact, 1e-15, `${f} exact`);
+      expectClose(sums, exact, TOL.ulps, `${f} exact`);
     }
   });
 

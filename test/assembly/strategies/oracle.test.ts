@@ -39,7 +39,7 @@ describe("agreement with portfolio-allocation 0.0.11 on random covariance matric
       for (let i = 0; i < N; i++) tr += S[i * N + i];
       const unit = toRows(S, N, N / tr); // unit mean variance
       const C = toRows(corrOf(S, N), N);
-      expectClose(ewpWeights(wasm, N), PA.equalWeights(N), 1e-15, "ewp");
+      expectClose(ewpWeights(wasm, N), PA.equalWeights(N), TOL.ulps, "ewp");
       expectClose(ivpWeights(wasm, S, N), PA.inverseVolatilityWeights(unit.map((r, i) => r[i])), 1e-14, "ivp");
       expectClose(gmvpWeights(wasm, S, N), PA.globalMinimumVarianceWeights(unit), TOL.oracle, "gmvp");
       expectClose(mdcpWeights(wasm, S, N), PA.globalMinimumVarianceWeights(C), TOL.oracle, "mdcp");

@@ -49,7 +49,7 @@ describe("strategy properties on random covariance matrices", () => {
         const w = f(S, N);
         expect(w.length).toBe(N);
         for (const x of w) expect(x, name).toBeGreaterThanOrEqual(0);
-        expect(Math.abs(sum(w) - 1), name).toBeLessThanOrEqual(1e-12);
+        expect(Math.abs(sum(w) - 1), name).toBeLessThanOrEqual(TOL.budget);
       }
     }), { numRuns: 60, seed: 11 });
   });

@@ -1,14 +1,14 @@
 /**
  * assembly/valuation/simulate.ts through src/engine/sims.ts: seeded simulation (MATH.md §8). Expected values come
  * from properties of §8 (stream per run, common start, draw order), sampling theory (5 standard errors, fixed seeds,
- * no retries) and the plain-JS reference simulation in ./sims-reference.ts.
+ * no retries) and the plain-JS reference simulation in test/helpers/sims-reference.ts.
  */
 import { describe, expect, it } from "vitest";
 import { Status, type Outcome } from "../../../src/engine/status.js";
 import { CHOLESKY_JITTER, simulateRuns, trySimulate, type SimulateRunsInput } from "../../../src/engine/sims.js";
 import { modelCode, type SimModel } from "../../../src/domain/vocabulary.js";
 import { FolioError } from "../../../src/errors.js";
-import { expectRelClose } from "../../helpers/tolerances.js";
+import { TOL, expectRelClose } from "../../helpers/tolerances.js";
 import { engine } from "../../helpers/kernels.js";
 import { randomWeights, refCholesky, refDailyMoments, refSimulate, syntheticCloses } from "../../helpers/sims-reference.js";
 
@@ -111,7 +111,7 @@ describe("simulateRuns: streams and structure", () => {
           capital: CAPITAL,
           ...(model === "correlated" ? { L: refCholesky(S) } : { sigma: S.map((row, i) => Math.sqrt(row[i])) }),
         });
-        expectRelClose(values, ref, 1e-10, model);
+        expectRelClose(values, ref, TOL.simulationRel, model);
       });
   }
 
@@ -128,7 +128,7 @@ describe("simulateRuns: streams and structure", () => {
           capital: CAPITAL,
           ...(model === "correlated" ? { L: refCholesky(S) } : { sigma: S.map((row, i) => Math.sqrt(row[i])) }),
         });
-        expectRelClose(values, ref, 1e-10, model);
+        expectRelClose(values, ref, TOL.simulationRel, model);
       }
     });
 
@@ -159,7 +159,7 @@ describe("simulateRuns: streams and structure", () => {
     const { mu, cov: S } = refDailyMoments(c.trainCloses, 1);
     const ref = refSimulate({ mu, sigma: [Math.sqrt(S[0][0])], p0: c.firstTestClose, nTest: 12, W: c.weights, S: 1,
       seed: c.seed, runFrom: 0, runCount: c.runCount, capital: CAPITAL });
-    expectRelClose(ind, ref, 1e-12, "N = 1");
+    expectRelClose(ind, ref, TOL.reference, "N = 1");
   });
 });
 
@@ -221,7 +221,7 @@ describe("simulateRuns: degenerate training data", () => {
         const Sj = S.map((row, i) => row.map((v, j) => (i === j ? v + jitter * (trace / N) : v)));
         const ref = refSimulate({ mu, L: refCholesky(Sj), p0, nTest: 50, W: c.weights, S: N, seed: c.seed,
           runFrom: 0, runCount: c.runCount, capital: CAPITAL });
-        expectRelClose(values, ref, 1e-8, `jittered, seed ${seed}`);
+        expectRelClose(values, ref, TOL.jitteredRel, `jittered, seed ${seed}`);
       }
     }
     expect(jitters.some((j) => j > 0)).toBe(true);
