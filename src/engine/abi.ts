@@ -108,8 +108,3 @@ export const ENGINE_EXPORTS = {
   __unpin: 1,
   __collect: 0,
 } as const satisfies { [K in keyof EngineExports]: ExportShape<EngineExports[K]> };
-
-/** The WebAssembly export kind of an entry of ENGINE_EXPORTS. */
-export function exportKind(shape: number | "memory" | "global"): "function" | "memory" | "global" {
-  return typeof shape === "number" ? "function" : shape;
-}

@@ -26,7 +26,7 @@ function assetName(ctx: StatusContext): string | undefined {
 }
 
 /** Turn a non-Ok status into the catalogue error; Ok returns nothing. */
-export function statusError(status: number, ctx: StatusContext): FolioError | undefined {
+function statusError(status: number, ctx: StatusContext): FolioError | undefined {
   switch (status as Status) {
     case Status.Ok:
       return undefined;

@@ -20,7 +20,7 @@ import { ENGINE_EXPORTS, type EngineExports, type Ptr } from "./abi.js";
 let cachedModule: WebAssembly.Module | undefined;
 
 /** Locate build/engine.wasm from src/engine (tsx/vitest) or dist/src/engine (compiled). */
-export function wasmPath(): string {
+function wasmPath(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
     const candidate = join(dir, "build", "engine.wasm");
@@ -102,11 +102,6 @@ export class Wasm {
 
   static loadSync(options: LoadOptions = {}): Wasm {
     return new Wasm(new Arena(instantiateEngine(), options.verifyInputs === true));
-  }
-
-  /** The flat index the last failing kernel named (asset, or t·N + asset), −1 if none. */
-  get badIndex(): number {
-    return arenaOf(this).k.lastBadIndex();
   }
 
   /** Active-set iterations of the last simplex QP (gmvp, mdcp, mdp). */
