@@ -5,7 +5,7 @@
  * strategy is scale-invariant), ERC uses eps 1e-14, `inverseVolatilityWeights` takes variances, and MDCP is its
  * min-variance on the correlation matrix. HRP has no JS oracle (see hrp.test.ts for §11-C).
  */
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { createRequire } from "node:module";
 import { TOL, expectClose } from "../../helpers/tolerances.js";
 import { engine, randomCov, corrOf } from "../../helpers/kernels.js";
