@@ -71,6 +71,7 @@ export type Naming = Omit<StatusContext, "badIndex" | "columns">;
 
 /** The value of an `Ok` outcome, or the catalogue error of its status (assets named from `naming`). */
 export function valueOf<T>(o: Outcome<T>, naming: Naming, columns?: number): T {
-  checkStatus(o.status, { ...naming, badIndex: o.badIndex, columns });
+  // the context is built only on failure: this is on every kernel call's path (src/engine/wasm.ts)
+  if (o.status !== Status.Ok) checkStatus(o.status, { ...naming, badIndex: o.badIndex, columns });
   return o.value;
 }
