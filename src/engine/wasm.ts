@@ -79,8 +79,9 @@ async function instantiateEngineAsync(): Promise<EngineExports> {
 
 export interface LoadOptions {
   /**
-   * After every kernel call, check that no input block changed (kernels never write their inputs,
-   * CONVENTIONS.md §3) and throw an Error naming the kernel if one did. For tests: it costs one comparison per input.
+   * After every kernel call, check that no input block changed (kernels read their inputs and write only their
+   * output blocks and scratch) and throw an Error naming the kernel if one did. For tests: it costs one comparison
+   * per input value.
    */
   verifyInputs?: boolean;
 }
