@@ -18,7 +18,7 @@ const BATCH_PAIRS: i32 = 256;
  *   Build dependence: NativeMath.log (and exp) select a table-driven algorithm when the module is compiled with
  *   shrinkLevel 0 (the release target) and musl's polynomial otherwise. The two differ in the last bit for ~3% of
  *   normals (measured: 61 720 of 2 000 525), so seeded sims are reproducible only for a fixed shrinkLevel;
- *   test/assembly/random.test.ts pins the release target's shrinkLevel 0.
+ *   test/assembly/random/normal.test.ts pins the release target's shrinkLevel 0.
  * Preconditions: `st` a seeded block; `out` has room for n f64.
  * Convergence: each attempt is accepted with probability π/4; the expected number of uniforms per pair is 8/π.
  *   There is no cap (a cap would change the stream); a non-terminating loop would need ~2⁶⁴ rejections in a row.

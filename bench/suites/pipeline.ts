@@ -6,6 +6,7 @@ import { Bench } from "tinybench";
 import { createEngine } from "../../src/index.js";
 import { seriesJson, seriesJsonBytes, simsJson, simsJsonBytes } from "../../src/pipeline/format.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
+import { SERIES_COUNT } from "../../src/domain/vocabulary.js";
 import { factorPrices } from "../prices.js";
 import { printBench } from "../table.js";
 
@@ -26,7 +27,7 @@ export default async function pipeline(): Promise<void> {
     });
   }
   await weights.run();
-  printBench("All 21 weight vectors from 252 training closes (library call)", weights);
+  printBench(`All ${SERIES_COUNT} weight vectors from 252 training closes (library call)`, weights);
 
   const paths = new Bench({ time: 400, warmupTime: 100, iterations: 5, warmupIterations: 1 });
   const T = 252 + 1260;
@@ -59,6 +60,6 @@ export default async function pipeline(): Promise<void> {
   json.add("format:sims-json:runs=100:t=1260", () => consume(simsJson(STRATEGY_IDS, s.dates, s.values).length));
   json.add("format:sims-json-bytes:runs=100:t=1260", () => consume(simsJsonBytes(STRATEGY_IDS, s.dates, s.values).length));
   await json.run();
-  printBench("Response JSON text (21 series × 1260 dates)", json);
+  printBench(`Response JSON text (${SERIES_COUNT} series × 1260 dates)`, json);
   console.log(`(consumed ${sink.length} results)`);
 }

@@ -6,11 +6,12 @@
  */
 import { Bench } from "tinybench";
 import { Wasm } from "../../src/engine/wasm.js";
-import { rngStream, simulateRuns, valuePaths, type SimModelName } from "../../src/engine/sims.js";
+import { rngStream, simulateRuns, valuePaths } from "../../src/engine/sims.js";
+import { SERIES_COUNT, SIM_MODELS } from "../../src/domain/vocabulary.js";
 import { rng } from "../prices.js";
 import { medianMs, printBench } from "../table.js";
 
-const S = 21;
+const S = SERIES_COUNT;
 const T_TEST = 1260;
 const CAPITAL = 100_000;
 
@@ -108,7 +109,7 @@ export default async function sims(): Promise<void> {
       seed: 42n,
       capital: CAPITAL,
     };
-    for (const model of ["independent", "correlated"] as SimModelName[]) {
+    for (const model of SIM_MODELS) {
       runs5.add(`sims:runs=5:n=${N}:t=${T_TEST}:${model}`, () => {
         const r = simulateRuns(wasm, { ...input, model, runCount: 5 });
         consume(r.values[r.values.length - 1]);
@@ -125,7 +126,7 @@ export default async function sims(): Promise<void> {
   printBench(`Simulation, 5 runs, S = ${S}, T = ${T_TEST} (includes the training moments and Cholesky)`, runs5);
   for (const N of sizes) {
     const paths = medianMs(val, `valuation:n=${N}:t=${T_TEST}`);
-    for (const model of ["independent", "correlated"]) {
+    for (const model of SIM_MODELS) {
       const s5 = medianMs(runs5, `sims:runs=5:n=${N}:t=${T_TEST}:${model}`);
       console.log(`  n=${N} ${model}: 5 runs ${s5.toFixed(2)} ms = ${(s5 / paths).toFixed(2)}× the paths valuation`);
     }

@@ -22,6 +22,8 @@ import {
   computeWeights21, ewpWeights, gmvpWeights, hrpWeights, ivpWeights, mdcpWeights, mdpWeights, rppWeights,
   shrinkCovariance,
 } from "../../src/engine/weights.js";
+import { boundaryRoundTrip, covariance } from "../../src/engine/core.js";
+import { SERIES_COUNT } from "../../src/domain/vocabulary.js";
 import { factorPrices } from "../prices.js";
 import { medianMs, printBench } from "../table.js";
 
@@ -47,15 +49,6 @@ function inputs(N: number) {
   return { P, R, tickers, weekBucket, nWeeks: weekBucket[T - 2] + 1, monthBucket, nMonths: monthBucket[T - 2] + 1 };
 }
 
-function covarianceOf(wasm: Wasm, R: Float64Array, n: number, N: number): Float64Array {
-  wasm.reset();
-  const out = wasm.allocF64(N * N);
-  const x = wasm.putF64(R);
-  const st = wasm.fn<(X: number, n: number, N: number, o: number, m: number) => number>("kCovariance")(x, n, N, out, 0);
-  if (st !== 0) throw new Error(`kCovariance status ${st}`);
-  return wasm.takeF64(out, N * N);
-}
-
 export default async function weights(): Promise<void> {
   const wasm = await Wasm.load();
   let sink = 0;
@@ -67,22 +60,17 @@ export default async function weights(): Promise<void> {
   const ratios: string[] = [];
   for (const N of [20, 100, 500, 1000]) {
     const inp = inputs(N);
-    const S = covarianceOf(wasm, inp.R, T - 1, N);
+    const S = covariance(wasm, inp.R, T - 1, N).covariance;
     let tr = 0;
     for (let i = 0; i < N; i++) tr += S[i * N + i];
     const unit: M = Array.from({ length: N }, (_, i) => Array.from(S.subarray(i * N, (i + 1) * N), (x) => (x * N) / tr));
     const C: M = unit.map((r, i) => r.map((x, j) => x / Math.sqrt(unit[i][i] * unit[j][j])));
     const big = N >= 500;
     const bench = new Bench({ time: big ? 300 : 250, warmupTime: big ? 0 : 50, iterations: big ? 3 : 10, warmupIterations: big ? 1 : 5 });
-    const noop = wasm.fn<() => number>("lastFailedSeries");
     bench.add(`boundary:copy-in-out:n=${N}`, () => {
-      wasm.reset();
-      const out = wasm.allocF64(21 * N);
-      const p = wasm.putF64(inp.P);
-      noop();
-      consume(wasm.takeF64(out, 21 * N).subarray(0, 1).map(() => p));
+      consume(boundaryRoundTrip(wasm, inp.P, SERIES_COUNT * N).subarray(0, 1).map(() => inp.P[0]));
     });
-    bench.add(`kernel:covariance:n=${N}:t=251`, () => consume(covarianceOf(wasm, inp.R, T - 1, N)));
+    bench.add(`kernel:covariance:n=${N}:t=251`, () => consume(covariance(wasm, inp.R, T - 1, N).covariance));
     bench.add(`kernel:ewp:n=${N}`, () => consume(ewpWeights(wasm, N)));
     bench.add(`kernel:gmvp:n=${N}`, () => consume(gmvpWeights(wasm, S, N)));
     bench.add(`kernel:hrp:n=${N}`, () => consume(hrpWeights(wasm, S, N, "paper")));

@@ -1,37 +1,16 @@
 /**
  * Typed wrappers over the valuation, simulation and random-number kernels (assembly/abi/sims.ts; MATH.md §7–§8).
  * Each call resets the arena, allocates every block, copies inputs in once and results out once (wasm.ts protocol).
- * Nothing here keeps a pointer across calls: the RNG stream keeps its 48-byte state block in JS.
+ * Nothing here keeps a pointer across calls: the RNG stream keeps its state block in JS.
  */
-import { Status, checkStatus } from "./status.js";
-import type { Wasm } from "./wasm.js";
-import type { SimModel } from "../domain/types.js";
-
-/** Size of the RNG state block (4×u64 xoshiro256** state, f64 cached normal, i32 flag, i32 reserved). */
-export const RNG_STATE_BYTES = 48;
+import { modelCode, RNG_STATE_BYTES, SIM_MODELS, type SimModel } from "../domain/vocabulary.js";
+import { covariance, correlation, isCount, logReturns, need, tryCholesky } from "./core.js";
+import { checkStatus, Status, type Outcome, valueOf } from "./status.js";
+import { arenaOf, type Wasm } from "./wasm.js";
+import type { EngineExports, Ptr } from "./abi.js";
 
 /** The jitter ladder of MATH.md §8.3: Σ + ε·(trace/N)·I, first ε that factorises wins. */
 export const CHOLESKY_JITTER: readonly number[] = [0, 1e-12, 1e-10, 1e-8, 1e-6];
-
-/** Model codes of kSimulateRuns. */
-const MODEL_CODE: Record<SimModel, number> = { independent: 0, correlated: 1 };
-export type SimModelName = SimModel;
-
-type KValuePaths = (P: number, nTest: number, N: number, W: number, S: number, capital: number, out: number) => number;
-type KSimulateRuns = (mu: number, scale: number, model: number, p0: number, nTest: number, N: number, W: number,
-  S: number, seed: bigint, runFrom: number, runCount: number, capital: number, out: number) => number;
-type KLogReturns = (P: number, T: number, N: number, out: number) => number;
-type KCovariance = (X: number, n: number, N: number, out: number, means: number) => number;
-type KCorrelation = (S: number, N: number, C: number, sd: number) => number;
-type KCholesky = (A: number, N: number, L: number) => number;
-
-function need(cond: boolean, msg: string): void {
-  if (!cond) throw new RangeError(msg);
-}
-
-function isCount(x: number, min: number): boolean {
-  return Number.isInteger(x) && x >= min;
-}
 
 export interface ValuePathsInput {
   /** nTest×N row-major real test closes; row 0 is the purchase close. */
@@ -57,20 +36,15 @@ export function valuePaths(wasm: Wasm, input: ValuePathsInput): Float64Array {
   need(isCount(nTest, 1) && isCount(N, 1) && isCount(S, 1), `valuePaths: bad dimensions nTest=${nTest} N=${N} S=${S}`);
   need(testCloses.length === nTest * N, `valuePaths: testCloses has ${testCloses.length} values, expected ${nTest * N}`);
   need(weights.length === S * N, `valuePaths: weights has ${weights.length} values, expected ${S * N}`);
-  wasm.reset();
-  const pP = wasm.allocF64(nTest * N);
-  const pW = wasm.allocF64(S * N);
-  const pOut = wasm.allocF64(S * nTest);
-  wasm.f64(pP, nTest * N).set(testCloses);
-  wasm.f64(pW, S * N).set(weights);
-  const status = wasm.fn<KValuePaths>("kValuePaths")(pP, nTest, N, pW, S, capital, pOut);
-  checkStatus(status, {
-    what: "valuation",
-    tickers: status === Status.BadPrice ? input.tickers : undefined,
-    badIndex: wasm.badIndex,
-    columns: N,
-  });
-  return wasm.takeF64(pOut, S * nTest);
+  const a = arenaOf(wasm);
+  a.begin();
+  const pOut = a.f64Out(S * nTest);
+  const pP = a.f64In(testCloses);
+  const pW = a.f64In(weights);
+  const status = a.k.kValuePaths(pP, nTest, N, pW, S, capital, pOut);
+  a.verify("kValuePaths");
+  return valueOf({ status, badIndex: a.badIndex, value: a.takeF64(pOut, S * nTest) },
+    { what: "valuation", tickers: status === Status.BadPrice ? input.tickers : undefined }, N);
 }
 
 export interface SimulateRunsInput {
@@ -84,7 +58,7 @@ export interface SimulateRunsInput {
   /** S×N row-major weight vectors. */
   weights: Float64Array;
   S: number;
-  model: SimModelName;
+  model: SimModel;
   /** u64 seed, 0 ≤ seed < 2⁶⁴. */
   seed: bigint;
   /** First absolute run index (0-based), default 0. Run k is the same whatever runFrom/runCount. */
@@ -101,8 +75,8 @@ export interface SimulateRunsResult {
 }
 
 /**
- * Seeded simulation (MATH.md §8): the model parameters come from the DAILY training log-returns (kLogReturns, then
- * kCovariance with its means, ddof 1; σ = √diag via kCorrelation, which also rejects a zero-variance asset), and
+ * Seeded simulation (MATH.md §8): the model parameters come from the DAILY training log-returns (`logReturns`, then
+ * `covariance` with its means, ddof 1; σ = √diag via `correlation`, which also rejects a zero-variance asset), and
  * for "correlated" L = chol(Σ + ε·(trace/N)·I) with ε the first of CHOLESKY_JITTER that factorises.
  * Throws DEGENERATE_INPUT naming the ticker for a zero-variance asset or a bad training price, SOLVER_FAILED when
  * the jitter ladder is exhausted, RangeError for inconsistent lengths or arguments (a caller bug).
@@ -119,69 +93,87 @@ export function simulateRuns(wasm: Wasm, input: SimulateRunsInput): SimulateRuns
   need(isCount(runCount, 1) && isCount(runFrom, 0) && runFrom + runCount <= 0x7fffffff,
     `simulateRuns: bad run range runFrom=${runFrom} runCount=${runCount}`);
   need(typeof seed === "bigint" && seed >= 0n && seed < 1n << 64n, `simulateRuns: seed must be a u64 bigint`);
-  need(Object.hasOwn(MODEL_CODE, model), `simulateRuns: unknown model ${String(model)}`);
-  const code = MODEL_CODE[model];
+  need((SIM_MODELS as readonly string[]).includes(model), `simulateRuns: unknown model ${String(model)}`);
   const nTrain = trainCloses.length / N;
-  const nRet = nTrain - 1;
-  const nOut = runCount * S * nTest;
 
-  wasm.reset();
-  const pTrain = wasm.allocF64(nTrain * N);
-  const pRet = wasm.allocF64(nRet * N);
-  const pCov = wasm.allocF64(N * N);
-  const pMean = wasm.allocF64(N);
-  const pCorr = wasm.allocF64(N * N);
-  const pSd = wasm.allocF64(N);
-  const pL = code === MODEL_CODE.correlated ? wasm.allocF64(N * N) : 0;
-  const pP0 = wasm.allocF64(N);
-  const pW = wasm.allocF64(S * N);
-  const pOut = wasm.allocF64(nOut);
-  wasm.f64(pTrain, nTrain * N).set(trainCloses);
-  wasm.f64(pP0, N).set(firstTestClose);
-  wasm.f64(pW, S * N).set(weights);
-
-  const ctx = (what: string) => ({ what, tickers, badIndex: wasm.badIndex, columns: N });
-  checkStatus(wasm.fn<KLogReturns>("kLogReturns")(pTrain, nTrain, N, pRet), ctx("training log-returns"));
-  checkStatus(wasm.fn<KCovariance>("kCovariance")(pRet, nRet, N, pCov, pMean), ctx("training covariance"));
-  checkStatus(wasm.fn<KCorrelation>("kCorrelation")(pCov, N, pCorr, pSd), ctx("training volatilities"));
-
-  let scale = pSd;
-  let jitter = 0;
-  if (code === MODEL_CODE.correlated) {
-    const sigma = wasm.takeF64(pCov, N * N);
-    let trace = 0;
-    for (let i = 0; i < N; i++) trace += sigma[i * N + i];
-    const chol = wasm.fn<KCholesky>("kCholesky");
-    let status: number = Status.NotPositiveDefinite;
-    for (const eps of CHOLESKY_JITTER) {
-      const a = wasm.f64(pL, N * N);
-      a.set(sigma);
-      const delta = eps * (trace / N);
-      for (let i = 0; i < N; i++) a[i * N + i] += delta;
-      status = chol(pL, N, pL);
-      if (status === Status.Ok) {
-        jitter = eps;
-        break;
-      }
-    }
-    checkStatus(status, {
-      what: `simulation covariance (Cholesky failed with jitter up to ${CHOLESKY_JITTER[CHOLESKY_JITTER.length - 1]}·trace/N)`,
-    });
-    scale = pL;
-  }
-
-  const status = wasm.fn<KSimulateRuns>("kSimulateRuns")(pMean, scale, code, pP0, nTest, N, pW, S, seed, runFrom,
-    runCount, capital, pOut);
-  checkStatus(status, {
-    what: "simulation",
-    tickers: status === Status.BadPrice || status === Status.ZeroVariance ? tickers : undefined,
-    badIndex: wasm.badIndex,
-    columns: N,
-  });
-  return { values: wasm.takeF64(pOut, nOut), jitter };
+  const R = logReturns(wasm, trainCloses, nTrain, N, { what: "training log-returns", tickers });
+  const { covariance: sigma, means } = covariance(wasm, R, nTrain - 1, N, { what: "training covariance", tickers });
+  const { sd } = correlation(wasm, sigma, N, { what: "training volatilities", tickers });
+  const { L, jitter } = model === "correlated"
+    ? choleskyWithJitter(sigma, N, (A) => tryCholesky(wasm, A, N))
+    : { L: sd, jitter: 0 };
+  const o = trySimulate(wasm, { mu: means, scale: L, model: modelCode(model), firstTestClose, nTest, N, weights, S,
+    seed, runFrom, runCount, capital });
+  const named = o.status === Status.BadPrice || o.status === Status.ZeroVariance;
+  return { values: valueOf(o, { what: "simulation", tickers: named ? tickers : undefined }, N), jitter };
 }
 
-/** A xoshiro256** stream whose 48-byte state lives in JS between calls (for tests and benchmarks). */
+/**
+ * The jitter ladder of MATH.md §8.3: factorise Σ + ε·(trace/N)·I for ε in CHOLESKY_JITTER until one succeeds and
+ * return that factor and ε. `factorise` is the Cholesky kernel (`tryCholesky`). Throws SOLVER_FAILED when every ε
+ * fails: the simulation never draws from an unfactorised matrix.
+ */
+export function choleskyWithJitter(sigma: Float64Array, N: number,
+  factorise: (A: Float64Array) => Outcome<Float64Array>): { L: Float64Array; jitter: number } {
+  need(sigma.length === N * N, `choleskyWithJitter: expected ${N}×${N} values, got ${sigma.length}`);
+  let trace = 0;
+  for (let i = 0; i < N; i++) trace += sigma[i * N + i];
+  let status: number = Status.NotPositiveDefinite;
+  for (const eps of CHOLESKY_JITTER) {
+    const A = sigma.slice();
+    const delta = eps * (trace / N);
+    for (let i = 0; i < N; i++) A[i * N + i] += delta;
+    const o = factorise(A);
+    if (o.status === Status.Ok) return { L: o.value, jitter: eps };
+    status = o.status;
+  }
+  checkStatus(status, {
+    what: `simulation covariance (Cholesky failed with jitter up to ${CHOLESKY_JITTER[CHOLESKY_JITTER.length - 1]}·trace/N)`,
+  });
+  throw new Error("unreachable: a failed status always throws");
+}
+
+/** The inputs of kSimulateRuns as the kernel takes them (assembly/abi/sims.ts). */
+export interface SimulateKernelInput {
+  /** N daily mean log-returns. */
+  mu: ArrayLike<number>;
+  /** σ (N) for the independent model, the lower Cholesky factor L (N×N, upper triangle ignored) for correlated. */
+  scale: ArrayLike<number>;
+  /** The kernel's model code (`modelCode(model)`; any other value is BadDimensions). */
+  model: number;
+  /** N closes the paths start from. */
+  firstTestClose: ArrayLike<number>;
+  nTest: number;
+  N: number;
+  /** S×N weight vectors. */
+  weights: ArrayLike<number>;
+  S: number;
+  seed: bigint;
+  runFrom: number;
+  runCount: number;
+  capital: number;
+}
+
+/** One kSimulateRuns call without throwing: runCount×S×nTest values, laid out as `SimulateRunsResult.values`. */
+export function trySimulate(wasm: Wasm, input: SimulateKernelInput): Outcome<Float64Array> {
+  const { N, S, nTest, runCount } = input;
+  need(input.mu.length === N && input.firstTestClose.length === N && input.weights.length === S * N &&
+    (input.scale.length === N || input.scale.length === N * N), "simulate: lengths disagree with N and S");
+  const nOut = Math.max(0, runCount) * S * nTest;
+  const a = arenaOf(wasm);
+  a.begin();
+  const pOut = a.f64Out(nOut);
+  const pMu = a.f64In(input.mu);
+  const pScale = a.f64In(input.scale);
+  const pP0 = a.f64In(input.firstTestClose);
+  const pW = a.f64In(input.weights);
+  const status = a.k.kSimulateRuns(pMu, pScale, input.model, pP0, nTest, N, pW, S, input.seed, input.runFrom,
+    runCount, input.capital, pOut);
+  a.verify("kSimulateRuns");
+  return { status, badIndex: a.badIndex, value: a.takeF64(pOut, nOut) };
+}
+
+/** A xoshiro256** stream whose state block (RNG_STATE_BYTES) lives in JS between calls (for tests and benchmarks). */
 export interface RngStream {
   /** Next raw 64-bit output, as an unsigned bigint. */
   next(): bigint;
@@ -202,7 +194,7 @@ export interface RngStream {
 export function rngStream(wasm: Wasm, seed: bigint): RngStream {
   need(typeof seed === "bigint" && seed >= 0n && seed < 1n << 64n, "rngStream: seed must be a u64 bigint");
   const block = new Uint8Array(RNG_STATE_BYTES);
-  withBlock(wasm, block, 0, (st) => wasm.fn<(st: number, seed: bigint) => void>("kRngSeed")(st, seed));
+  withBlock(wasm, block, 0, (k, st) => k.kRngSeed(st, seed));
   return streamOver(wasm, block);
 }
 
@@ -215,29 +207,32 @@ export function rngStreamFromState(wasm: Wasm, words: readonly bigint[]): RngStr
   return streamOver(wasm, block);
 }
 
-function withBlock<T>(wasm: Wasm, block: Uint8Array, extraF64: number, f: (st: number, out: number) => T): T {
-  wasm.reset();
-  const st = wasm.allocU64(RNG_STATE_BYTES / 8);
-  const out = extraF64 > 0 ? wasm.allocF64(extraF64) : 0;
-  new Uint8Array(wasm.raw.memory.buffer, st, RNG_STATE_BYTES).set(block);
-  const r = f(st, out);
-  block.set(new Uint8Array(wasm.raw.memory.buffer, st, RNG_STATE_BYTES));
+/** Copy the state block in, run `f` (with an f64 output block of `nOut` values), copy the block back out. */
+function withBlock<T>(wasm: Wasm, block: Uint8Array, nOut: number,
+  f: (k: EngineExports, st: Ptr, out: Ptr) => T): T {
+  const a = arenaOf(wasm);
+  a.begin();
+  const st = a.bytesInOut(block);
+  const out = nOut > 0 ? a.f64Out(nOut) : 0;
+  const r = f(a.k, st, out);
+  a.takeBytes(st, block);
   return r;
 }
 
 function streamOver(wasm: Wasm, block: Uint8Array): RngStream {
-  const run = <T>(extraF64: number, f: (st: number, out: number) => T): T => withBlock(wasm, block, extraF64, f);
   return {
-    next: () => BigInt.asUintN(64, run(0, (st) => wasm.fn<(st: number) => bigint>("kRngNext")(st))),
-    uniform: () => run(0, (st) => wasm.fn<(st: number) => number>("kRngUniform")(st)),
+    next: () => BigInt.asUintN(64, withBlock(wasm, block, 0, (k, st) => k.kRngNext(st))),
+    uniform: () => withBlock(wasm, block, 0, (k, st) => k.kRngUniform(st)),
     normals: (n: number) => {
       need(isCount(n, 0) && n <= 0x7fffffff, `rngStream.normals: bad count ${n}`);
-      return run(n, (st, out) => {
-        wasm.fn<(st: number, out: number, n: number) => void>("kRngNormals")(st, out, n);
-        return wasm.takeF64(out, n);
+      const out = new Float64Array(n);
+      withBlock(wasm, block, n, (k, st, p) => {
+        k.kRngNormals(st, p, n);
+        out.set(arenaOf(wasm).f64(p, n));
       });
+      return out;
     },
-    jump: () => run(0, (st) => wasm.fn<(st: number) => void>("kRngJump")(st)),
+    jump: () => withBlock(wasm, block, 0, (k, st) => k.kRngJump(st)),
     state: () => Array.from(new BigUint64Array(block.buffer, 0, 4)),
   };
 }

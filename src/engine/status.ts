@@ -26,7 +26,7 @@ function assetName(ctx: StatusContext): string | undefined {
 }
 
 /** Turn a non-Ok status into the catalogue error; Ok returns nothing. */
-export function statusError(status: number, ctx: StatusContext): FolioError | undefined {
+function statusError(status: number, ctx: StatusContext): FolioError | undefined {
   switch (status as Status) {
     case Status.Ok:
       return undefined;
@@ -55,4 +55,23 @@ export function statusError(status: number, ctx: StatusContext): FolioError | un
 export function checkStatus(status: number, ctx: StatusContext): void {
   const e = statusError(status, ctx);
   if (e) throw e;
+}
+
+/** A kernel call's result before any throwing: its status, the index it named, and its output. */
+export interface Outcome<T> {
+  status: Status;
+  /** `lastBadIndex()` right after the call (−1 if none). */
+  badIndex: number;
+  /** The output block(s) as copied out; meaningful only when `status` is `Status.Ok`. */
+  value: T;
+}
+
+/** The naming context of a wrapper's error (what was computed, the asset names); the index comes from the call. */
+export type Naming = Omit<StatusContext, "badIndex" | "columns">;
+
+/** The value of an `Ok` outcome, or the catalogue error of its status (assets named from `naming`). */
+export function valueOf<T>(o: Outcome<T>, naming: Naming, columns?: number): T {
+  // the context is built only on failure: this is on every kernel call's path (src/engine/wasm.ts)
+  if (o.status !== Status.Ok) checkStatus(o.status, { ...naming, badIndex: o.badIndex, columns });
+  return o.value;
 }

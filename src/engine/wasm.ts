@@ -1,35 +1,27 @@
 /**
  * THE WASM BOUNDARY. This folder (src/engine/) is the only code that imports the .wasm, touches its memory or
- * holds a pointer. Everything else calls typed wrappers.
+ * holds a pointer; everything else calls the typed wrappers of core.ts, weights.ts and sims.ts with typed arrays.
+ * The exports are declared once, in abi.ts.
  *
- * Protocol for one computation (CONVENTIONS.md §3):
- *   1. `reset()` the arena;
- *   2. `alloc*()` every input and output block (allocation can grow memory, which detaches older views);
- *   3. write inputs through fresh views (`f64(ptr, n).set(data)`: one copy in);
- *   4. call the kernel, check its status;
- *   5. read outputs through fresh views created after the call (kernels may grow memory for scratch), copying
- *      them out (`slice`) before the next reset: one copy out.
+ * Protocol for one computation (CONVENTIONS.md §3), through the engine-internal `Arena`:
+ *   1. `begin()` resets the arena: every pointer from before is invalid afterwards;
+ *   2. `f64In`/`i32In` allocate an input block and copy the data in (one copy in); `f64Out`/`i32Out` allocate an
+ *      output block. Allocation can grow memory, which detaches older views, so views are never kept: every read
+ *      and write makes a fresh one;
+ *   3. call the kernel (`k.kName(...)`), then `verify()` (a no-op unless the module was loaded with
+ *      `verifyInputs`);
+ *   4. copy results out with `takeF64`/`takeI32` (one copy out) before the next `begin()`.
  */
-import { instantiate, instantiateSync } from "@assemblyscript/loader";
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-
-/** Raw exports of build/engine.wasm. Kernel signatures are documented in assembly/abi/*.ts. */
-export interface RawExports {
-  memory: WebAssembly.Memory;
-  alloc(bytes: number): number;
-  reset(): void;
-  lastBadIndex(): number;
-  lastIterations(): number;
-  lastResidual(): number;
-  [kernel: string]: unknown;
-}
+import { ENGINE_EXPORTS, type EngineExports, type Ptr } from "./abi.js";
 
 let cachedModule: WebAssembly.Module | undefined;
 
 /** Locate build/engine.wasm from src/engine (tsx/vitest) or dist/src/engine (compiled). */
-export function wasmPath(): string {
+function wasmPath(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
     const candidate = join(dir, "build", "engine.wasm");
@@ -39,94 +31,187 @@ export function wasmPath(): string {
   throw new Error("build/engine.wasm not found: run `npm run build` (or `npm run asbuild`) first");
 }
 
-function compiledModule(): WebAssembly.Module {
+let cachedFingerprint: string | undefined;
+
+/** The compiled module (compiled once per thread). */
+export function engineModule(): WebAssembly.Module {
   cachedModule ??= new WebAssembly.Module(readFileSync(wasmPath()));
   return cachedModule;
 }
 
-/** An instantiated engine module with an arena-style allocator and view helpers. */
+/** SHA-256 (hex) of build/engine.wasm: identifies the numerics a response was computed with (part of every ETag). */
+export function engineFingerprint(): string {
+  cachedFingerprint ??= createHash("sha256").update(readFileSync(wasmPath())).digest("hex");
+  return cachedFingerprint;
+}
+
+/** Decode an AssemblyScript string (UTF-16LE; its byte length is the u32 just before it) for an abort message. */
+function readString(memory: WebAssembly.Memory | undefined, ptr: number): string {
+  if (!memory || ptr <= 4 || ptr > memory.buffer.byteLength) return "";
+  const bytes = new Uint32Array(memory.buffer, (ptr - 4) & ~3, 1)[0];
+  const end = Math.min(memory.buffer.byteLength, ptr + bytes);
+  return Buffer.from(memory.buffer, ptr, Math.max(0, end - ptr) & ~1).toString("utf16le");
+}
+
+/** The module's only import: `env.abort`, raised by the runtime (e.g. out of memory) as a JS Error. */
+function imports(memory: () => WebAssembly.Memory | undefined): WebAssembly.Imports {
+  return {
+    env: {
+      abort(msg: number, file: number, line: number, col: number): never {
+        const m = memory();
+        throw new Error(`engine.wasm aborted: ${readString(m, msg)} (${readString(m, file)}:${line}:${col})`);
+      },
+    },
+  };
+}
+
+function typed(instance: WebAssembly.Instance): EngineExports {
+  const x = instance.exports as Record<string, unknown>;
+  for (const name of Object.keys(ENGINE_EXPORTS)) {
+    if (!(name in x)) throw new Error(`build/engine.wasm lacks the export ${name}: rebuild with \`npm run build\``);
+  }
+  return x as unknown as EngineExports;
+}
+
+/** Instantiate the module's exports directly (no wrapper: each export is the module's own function). */
+export function instantiateEngine(): EngineExports {
+  let exports: EngineExports | undefined;
+  exports = typed(new WebAssembly.Instance(engineModule(), imports(() => exports?.memory)));
+  return exports;
+}
+
+async function instantiateEngineAsync(): Promise<EngineExports> {
+  let exports: EngineExports | undefined;
+  exports = typed(await WebAssembly.instantiate(engineModule(), imports(() => exports?.memory)));
+  return exports;
+}
+
+export interface LoadOptions {
+  /**
+   * After every kernel call, check that no input block changed (kernels read their inputs and write only their
+   * output blocks and scratch) and throw an Error naming the kernel if one did. For tests: it costs one comparison
+   * per input value.
+   */
+  verifyInputs?: boolean;
+}
+
+const arenas = new WeakMap<Wasm, Arena>();
+
+/**
+ * An instantiated engine module: the opaque handle the typed wrappers take. One per engine and per worker thread;
+ * calls are synchronous and not re-entrant.
+ */
 export class Wasm {
-  readonly raw: RawExports;
-
-  private constructor(raw: RawExports) {
-    this.raw = raw;
+  private constructor(arena: Arena) {
+    arenas.set(this, arena);
   }
 
-  /** Instantiate once per engine (each worker thread has its own instance). */
-  static async load(): Promise<Wasm> {
-    const { exports } = await instantiate<Record<string, unknown>>(compiledModule(), {});
-    return new Wasm(exports as unknown as RawExports);
+  static async load(options: LoadOptions = {}): Promise<Wasm> {
+    return new Wasm(new Arena(await instantiateEngineAsync(), options.verifyInputs === true));
   }
 
-  static loadSync(): Wasm {
-    const { exports } = instantiateSync<Record<string, unknown>>(compiledModule(), {});
-    return new Wasm(exports as unknown as RawExports);
+  static loadSync(options: LoadOptions = {}): Wasm {
+    return new Wasm(new Arena(instantiateEngine(), options.verifyInputs === true));
   }
+
+  /** Active-set iterations of the last simplex QP (gmvp, mdcp, mdp). */
+  get iterations(): number {
+    return arenaOf(this).k.lastIterations();
+  }
+
+  /** Trace-scaled KKT residual of the last simplex QP (MATH.md §4.3). */
+  get residual(): number {
+    return arenaOf(this).k.lastResidual();
+  }
+}
+
+/** The arena of a loaded module. For src/engine/ only: nothing else may hold a pointer. */
+export function arenaOf(wasm: Wasm): Arena {
+  const a = arenas.get(wasm);
+  if (!a) throw new TypeError("not an engine instance (use Wasm.load())");
+  return a;
+}
+
+interface InputBlock {
+  ptr: Ptr;
+  data: ArrayLike<number>;
+  i32: boolean;
+}
+
+/** One module's memory protocol (see the header). Engine-internal. */
+export class Arena {
+  private readonly inputs: InputBlock[] = [];
+
+  constructor(readonly k: EngineExports, private readonly verifyInputs: boolean) {}
 
   /** Start a computation: every pointer from before is invalid afterwards. */
-  reset(): void {
-    this.raw.reset();
+  begin(): void {
+    this.k.reset();
+    this.inputs.length = 0;
   }
 
-  allocF64(n: number): number {
-    return this.raw.alloc(Math.max(1, n) * 8);
+  f64Out(n: number): Ptr {
+    return this.k.alloc(Math.max(1, n) * 8);
   }
 
-  allocI32(n: number): number {
-    return this.raw.alloc(Math.max(1, n) * 4);
+  i32Out(n: number): Ptr {
+    return this.k.alloc(Math.max(1, n) * 4);
   }
 
-  allocU64(n: number): number {
-    return this.raw.alloc(Math.max(1, n) * 8);
+  /** Allocate `bytes` (8-byte aligned) and copy `block` in; read it back with `takeBytes`. */
+  bytesInOut(block: Uint8Array): Ptr {
+    const ptr = this.k.alloc(Math.max(8, block.length));
+    new Uint8Array(this.k.memory.buffer, ptr, block.length).set(block);
+    return ptr;
   }
 
-  /** A fresh view (valid until the next allocation or kernel call that grows memory). */
-  f64(ptr: number, n: number): Float64Array {
-    return new Float64Array(this.raw.memory.buffer, ptr, n);
-  }
-
-  i32(ptr: number, n: number): Int32Array {
-    return new Int32Array(this.raw.memory.buffer, ptr, n);
-  }
-
-  u64(ptr: number, n: number): BigUint64Array {
-    return new BigUint64Array(this.raw.memory.buffer, ptr, n);
-  }
-
-  /** Allocate and copy in. Call only after every other allocation of this step, or re-take views afterwards. */
-  putF64(data: ArrayLike<number>): number {
-    const ptr = this.allocF64(data.length);
+  f64In(data: ArrayLike<number>): Ptr {
+    const ptr = this.f64Out(data.length);
     this.f64(ptr, data.length).set(data);
+    if (this.verifyInputs) this.inputs.push({ ptr, data, i32: false });
     return ptr;
   }
 
-  putI32(data: ArrayLike<number>): number {
-    const ptr = this.allocI32(data.length);
-    this.i32(ptr, data.length).set(data);
+  i32In(data: ArrayLike<number>): Ptr {
+    const ptr = this.i32Out(data.length);
+    new Int32Array(this.k.memory.buffer, ptr, data.length).set(data);
+    if (this.verifyInputs) this.inputs.push({ ptr, data, i32: true });
     return ptr;
+  }
+
+  /** A fresh view, valid until the next allocation or kernel call. */
+  f64(ptr: Ptr, n: number): Float64Array {
+    return new Float64Array(this.k.memory.buffer, ptr, n);
   }
 
   /** Copy out `n` f64 at `ptr` into a new array owned by the caller. */
-  takeF64(ptr: number, n: number): Float64Array {
+  takeF64(ptr: Ptr, n: number): Float64Array {
     return this.f64(ptr, n).slice();
   }
 
-  /** A kernel export by name, typed by the caller. */
-  fn<F extends (...args: never[]) => unknown>(name: string): F {
-    const f = this.raw[name];
-    if (typeof f !== "function") throw new Error(`engine.wasm has no export ${name}`);
-    return f as F;
+  takeI32(ptr: Ptr, n: number): Int32Array {
+    return new Int32Array(this.k.memory.buffer, ptr, n).slice();
+  }
+
+  /** Copy `into.length` bytes at `ptr` back into `into`. */
+  takeBytes(ptr: Ptr, into: Uint8Array): void {
+    into.set(new Uint8Array(this.k.memory.buffer, ptr, into.length));
   }
 
   get badIndex(): number {
-    return this.raw.lastBadIndex();
+    return this.k.lastBadIndex();
   }
 
-  get iterations(): number {
-    return this.raw.lastIterations();
+  /** With `verifyInputs`: throw if `kernel` changed any input block of this computation (bit for bit). */
+  verify(kernel: string): void {
+    for (const { ptr, data, i32 } of this.inputs) {
+      const now = i32 ? new Int32Array(this.k.memory.buffer, ptr, data.length) : this.f64(ptr, data.length);
+      for (let i = 0; i < data.length; i++) {
+        if (!Object.is(now[i], i32 ? data[i] | 0 : data[i])) {
+          throw new Error(`${kernel} wrote into its input block at element ${i}: ${data[i]} → ${now[i]}`);
+        }
+      }
+    }
   }
 
-  get residual(): number {
-    return this.raw.lastResidual();
-  }
 }

@@ -1,109 +1,137 @@
 /**
  * Typed wrappers over the weight kernels of assembly/abi/weights.ts (issue #2). Each call resets the arena,
  * copies its inputs in once, runs one kernel, checks the status (→ FolioError via `checkStatus`) and copies the
- * result out once. Inputs are never modified. Matrices are row-major Float64Arrays.
+ * result out once. Inputs are never modified. Matrices are row-major Float64Arrays. The `try*` forms return the
+ * kernel's `Outcome` instead of throwing.
  */
-import type { Wasm } from "./wasm.js";
-import { checkStatus } from "./status.js";
+import { arenaOf, type Wasm } from "./wasm.js";
+import type { EngineExports, Ptr } from "./abi.js";
+import { type Naming, type Outcome, valueOf } from "./status.js";
+import { need } from "./core.js";
 import { STRATEGY_IDS } from "../domain/strategies.js";
-
-import type { CovarianceMode, HrpMode } from "../domain/types.js";
-
-export type { CovarianceMode };
-export type HrpVariant = HrpMode;
-
-type CovKernel = (S: number, N: number, out: number) => number;
+import {
+  covarianceCode, hrpCode, SERIES_COUNT, type CovarianceMode, type HrpMode,
+} from "../domain/vocabulary.js";
 
 function checkSquare(cov: ArrayLike<number>, N: number): void {
-  if (!Number.isInteger(N) || N < 1 || cov.length !== N * N) {
-    throw new RangeError(`covariance must hold N×N = ${N}×${N} values, got ${cov.length}`);
+  need(Number.isInteger(N) && N >= 1 && cov.length === N * N,
+    `covariance must hold N×N = ${N}×${N} values, got ${cov.length}`);
+}
+
+/** The strategies computed from an N×N covariance alone, by kernel. */
+export type CovarianceStrategy = "ivp" | "gmvp" | "mdcp" | "mdp" | "rpp" | "hrp";
+
+function kernelOf(k: EngineExports, strategy: CovarianceStrategy, hrp: HrpMode): (S: Ptr, N: number, out: Ptr) => number {
+  switch (strategy) {
+    case "ivp": return k.kIvp;
+    case "gmvp": return k.kGmvp;
+    case "mdcp": return k.kMdcp;
+    case "mdp": return k.kMdp;
+    case "rpp": return k.kRpp;
+    case "hrp": {
+      const code = hrpCode(hrp);
+      return (S, N, out) => k.kHrp(S, N, code, out);
+    }
   }
 }
 
-function runCov(wasm: Wasm, kernel: string, what: string, cov: ArrayLike<number>, N: number, tickers?: readonly string[]): Float64Array {
+/**
+ * One strategy's weights on an N×N covariance, without throwing: the kernel's status, the index it named and the N
+ * weights. `hrp` selects the HRP variant ("paper" by default) and is ignored by the other strategies.
+ */
+export function tryStrategyWeights(wasm: Wasm, strategy: CovarianceStrategy, cov: ArrayLike<number>, N: number,
+  hrp: HrpMode = "paper"): Outcome<Float64Array> {
   checkSquare(cov, N);
-  wasm.reset();
-  const out = wasm.allocF64(N);
-  const S = wasm.putF64(cov);
-  const st = wasm.fn<CovKernel>(kernel)(S, N, out);
-  checkStatus(st, { what, tickers, badIndex: wasm.badIndex, columns: N });
-  return wasm.takeF64(out, N);
+  const a = arenaOf(wasm);
+  const kernel = kernelOf(a.k, strategy, hrp);
+  a.begin();
+  const out = a.f64Out(N);
+  const S = a.f64In(cov);
+  const status = kernel(S, N, out);
+  a.verify(strategy);
+  return { status, badIndex: a.badIndex, value: a.takeF64(out, N) };
+}
+
+function strategyWeights(wasm: Wasm, strategy: CovarianceStrategy, cov: ArrayLike<number>, N: number,
+  tickers: readonly string[] | undefined, hrp: HrpMode = "paper"): Float64Array {
+  return valueOf(tryStrategyWeights(wasm, strategy, cov, N, hrp), { what: strategy, tickers }, N);
 }
 
 /** l3ewp: 1/N each. */
 export function ewpWeights(wasm: Wasm, N: number): Float64Array {
-  wasm.reset();
-  const out = wasm.allocF64(N);
-  checkStatus(wasm.fn<(N: number, out: number) => number>("kEwp")(N, out), { what: "ewp" });
-  return wasm.takeF64(out, N);
+  const a = arenaOf(wasm);
+  a.begin();
+  const out = a.f64Out(N);
+  const status = a.k.kEwp(N, out);
+  return valueOf({ status, badIndex: a.badIndex, value: a.takeF64(out, N) }, { what: "ewp" });
 }
 
 /** l3ivp on an N×N covariance. */
 export function ivpWeights(wasm: Wasm, cov: ArrayLike<number>, N: number, tickers?: readonly string[]): Float64Array {
-  return runCov(wasm, "kIvp", "ivp", cov, N, tickers);
+  return strategyWeights(wasm, "ivp", cov, N, tickers);
 }
 
 /** l3gmvp (long-only minimum variance, KKT-certified) on an N×N covariance. */
 export function gmvpWeights(wasm: Wasm, cov: ArrayLike<number>, N: number, tickers?: readonly string[]): Float64Array {
-  return runCov(wasm, "kGmvp", "gmvp", cov, N, tickers);
+  return strategyWeights(wasm, "gmvp", cov, N, tickers);
 }
 
 /** l3mdcp (minimum wᵀCw on the simplex, C from the covariance) on an N×N covariance. */
 export function mdcpWeights(wasm: Wasm, cov: ArrayLike<number>, N: number, tickers?: readonly string[]): Float64Array {
-  return runCov(wasm, "kMdcp", "mdcp", cov, N, tickers);
+  return strategyWeights(wasm, "mdcp", cov, N, tickers);
 }
 
 /** l3mdp (most diversified = mdcp / σ) on an N×N covariance. */
 export function mdpWeights(wasm: Wasm, cov: ArrayLike<number>, N: number, tickers?: readonly string[]): Float64Array {
-  return runCov(wasm, "kMdp", "mdp", cov, N, tickers);
+  return strategyWeights(wasm, "mdp", cov, N, tickers);
 }
 
 /** l3rpp (equal risk contribution) on an N×N covariance; no fallback: throws SOLVER_FAILED when ERC fails. */
 export function rppWeights(wasm: Wasm, cov: ArrayLike<number>, N: number, tickers?: readonly string[]): Float64Array {
-  return runCov(wasm, "kRpp", "rpp", cov, N, tickers);
+  return strategyWeights(wasm, "rpp", cov, N, tickers);
 }
 
-const HRP_CODE: Record<HrpVariant, number> = { paper: 0, direct: 1 };
-
 /** l3hrp on an N×N covariance; `variant` "paper" (distance of distances, the default) or "direct". */
-export function hrpWeights(wasm: Wasm, cov: ArrayLike<number>, N: number, variant: HrpVariant = "paper",
+export function hrpWeights(wasm: Wasm, cov: ArrayLike<number>, N: number, variant: HrpMode = "paper",
   tickers?: readonly string[]): Float64Array {
-  checkSquare(cov, N);
-  wasm.reset();
-  const out = wasm.allocF64(N);
-  const S = wasm.putF64(cov);
-  const st = wasm.fn<(S: number, N: number, v: number, out: number) => number>("kHrp")(S, N, HRP_CODE[variant], out);
-  checkStatus(st, { what: "hrp", tickers, badIndex: wasm.badIndex, columns: N });
-  return wasm.takeF64(out, N);
+  return strategyWeights(wasm, "hrp", cov, N, tickers, variant);
 }
 
 /** The HRP tree: leaf order and the scipy-format linkage Z ((N−1)×4 rows [a, b, height, size]). */
-export function hrpTree(wasm: Wasm, cov: ArrayLike<number>, N: number, variant: HrpVariant = "paper"):
+export function hrpTree(wasm: Wasm, cov: ArrayLike<number>, N: number, variant: HrpMode = "paper"):
   { order: Int32Array; Z: Float64Array } {
   checkSquare(cov, N);
-  wasm.reset();
-  const order = wasm.allocI32(N);
-  const nz = Math.max(1, (N - 1) * 4);
-  const Z = wasm.allocF64(nz);
-  const S = wasm.putF64(cov);
-  const st = wasm.fn<(S: number, N: number, v: number, o: number, Z: number) => number>("kHrpOrder")(
-    S, N, HRP_CODE[variant], order, Z);
-  checkStatus(st, { what: "hrp", badIndex: wasm.badIndex, columns: N });
-  return { order: wasm.i32(order, N).slice(), Z: N > 1 ? wasm.takeF64(Z, (N - 1) * 4) : new Float64Array(0) };
+  const a = arenaOf(wasm);
+  a.begin();
+  const order = a.i32Out(N);
+  const Z = a.f64Out((N - 1) * 4);
+  const S = a.f64In(cov);
+  const status = a.k.kHrpOrder(S, N, hrpCode(variant), order, Z);
+  a.verify("kHrpOrder");
+  return valueOf({
+    status,
+    badIndex: a.badIndex,
+    value: { order: a.takeI32(order, N), Z: N > 1 ? a.takeF64(Z, (N - 1) * 4) : new Float64Array(0) },
+  }, { what: "hrp" }, N);
 }
 
 /** Schäfer–Strimmer (target D) shrunk covariance of the n×N observations X, and the intensity λ*. */
-export function shrinkCovariance(wasm: Wasm, X: ArrayLike<number>, n: number, N: number):
-  { covariance: Float64Array; lambda: number } {
-  if (X.length !== n * N) throw new RangeError(`X must hold n×N = ${n}×${N} values, got ${X.length}`);
-  wasm.reset();
-  const out = wasm.allocF64(N * N);
-  const lam = wasm.allocF64(1);
-  const px = wasm.putF64(X);
-  const st = wasm.fn<(X: number, n: number, N: number, o: number, l: number) => number>("kShrinkCovariance")(
-    px, n, N, out, lam);
-  checkStatus(st, { what: "covariance shrinkage", badIndex: wasm.badIndex, columns: N });
-  return { covariance: wasm.takeF64(out, N * N), lambda: wasm.f64(lam, 1)[0] };
+export function tryShrinkCovariance(wasm: Wasm, X: ArrayLike<number>, n: number, N: number):
+  Outcome<{ covariance: Float64Array; lambda: number }> {
+  need(X.length === n * N, `X must hold n×N = ${n}×${N} values, got ${X.length}`);
+  const a = arenaOf(wasm);
+  a.begin();
+  const out = a.f64Out(N * N);
+  const lam = a.f64Out(1);
+  const px = a.f64In(X);
+  const status = a.k.kShrinkCovariance(px, n, N, out, lam);
+  a.verify("kShrinkCovariance");
+  return { status, badIndex: a.badIndex, value: { covariance: a.takeF64(out, N * N), lambda: a.takeF64(lam, 1)[0] } };
+}
+
+export function shrinkCovariance(wasm: Wasm, X: ArrayLike<number>, n: number, N: number,
+  naming: Naming = { what: "covariance shrinkage" }): { covariance: Float64Array; lambda: number } {
+  return valueOf(tryShrinkCovariance(wasm, X, n, N), naming, N);
 }
 
 export interface Weights21Input {
@@ -118,51 +146,58 @@ export interface Weights21Input {
   monthBucket: Int32Array;
   nMonths: number;
   covariance: CovarianceMode;
-  hrp: HrpVariant;
+  hrp: HrpMode;
 }
 
 export interface Weights21 {
-  /** 21×N, rows in STRATEGY_IDS order. */
+  /** SERIES_COUNT×N, rows in STRATEGY_IDS order. */
   weights: Float64Array;
   /** fallback[s]: series s (an rpp row) was computed on the shrunk covariance because ERC failed on the sample one. */
   fallback: boolean[];
 }
 
-type Weights21Kernel = (P: number, T: number, N: number, wb: number, nW: number, mb: number, nM: number,
-  cov: number, hrp: number, out: number, fb: number) => number;
+/** kWeights21's outcome, with the series it names on failure (`lastFailedSeries()`, −1 for none or a bad price). */
+export interface Weights21Outcome extends Outcome<Weights21> {
+  failedSeries: number;
+}
+
+/** All SERIES_COUNT weight vectors from the training closes, without throwing (see `computeWeights21`). */
+export function tryWeights21(wasm: Wasm, input: Weights21Input): Weights21Outcome {
+  const { closes, N, tickers, weekBucket, nWeeks, monthBucket, nMonths } = input;
+  need(Number.isInteger(N) && N >= 1 && closes.length % N === 0,
+    `closes must hold T×N values with N = ${N}, got ${closes.length}`);
+  const T = closes.length / N;
+  need(weekBucket.length === T - 1 && monthBucket.length === T - 1,
+    `weekBucket and monthBucket must hold T−1 = ${T - 1} entries`);
+  need(tickers.length === N, `tickers must hold N = ${N} names`);
+  const a = arenaOf(wasm);
+  a.begin();
+  const out = a.f64Out(SERIES_COUNT * N);
+  const fb = a.i32Out(SERIES_COUNT);
+  const P = a.f64In(closes);
+  const wb = a.i32In(weekBucket);
+  const mb = a.i32In(monthBucket);
+  const status = a.k.kWeights21(P, T, N, wb, nWeeks, mb, nMonths, covarianceCode(input.covariance),
+    hrpCode(input.hrp), out, fb);
+  a.verify("kWeights21");
+  return {
+    status,
+    badIndex: a.badIndex,
+    failedSeries: a.k.lastFailedSeries(),
+    value: {
+      weights: a.takeF64(out, SERIES_COUNT * N),
+      fallback: Array.from(a.takeI32(fb, SERIES_COUNT), (v) => v !== 0),
+    },
+  };
+}
 
 /**
- * All 21 weight vectors from the training closes (one copy in, one copy out).
+ * All SERIES_COUNT weight vectors from the training closes (one copy in, one copy out).
  * Errors: a zero-variance asset → DEGENERATE_INPUT naming its ticker; a solver failure → SOLVER_FAILED naming the
  * strategy id (e.g. "l1r.l2m.l3gmvp"); a bad price → DEGENERATE_INPUT naming the ticker.
  */
 export function computeWeights21(wasm: Wasm, input: Weights21Input): Weights21 {
-  const { closes, N, tickers, weekBucket, nWeeks, monthBucket, nMonths } = input;
-  if (!Number.isInteger(N) || N < 1 || closes.length % N !== 0) {
-    throw new RangeError(`closes must hold T×N values with N = ${N}, got ${closes.length}`);
-  }
-  const T = closes.length / N;
-  if (weekBucket.length !== T - 1 || monthBucket.length !== T - 1) {
-    throw new RangeError(`weekBucket and monthBucket must hold T−1 = ${T - 1} entries`);
-  }
-  if (tickers.length !== N) throw new RangeError(`tickers must hold N = ${N} names`);
-  wasm.reset();
-  const out = wasm.allocF64(21 * N);
-  const fb = wasm.allocI32(21);
-  const P = wasm.allocF64(T * N);
-  const wb = wasm.allocI32(T - 1);
-  const mb = wasm.allocI32(T - 1);
-  wasm.f64(P, T * N).set(closes);
-  wasm.i32(wb, T - 1).set(weekBucket);
-  wasm.i32(mb, T - 1).set(monthBucket);
-  const st = wasm.fn<Weights21Kernel>("kWeights21")(P, T, N, wb, nWeeks, mb, nMonths,
-    input.covariance === "shrink" ? 1 : 0, HRP_CODE[input.hrp], out, fb);
-  if (st !== 0) {
-    const s = wasm.fn<() => number>("lastFailedSeries")();
-    const what = s >= 0 ? STRATEGY_IDS[s] : "weights";
-    checkStatus(st, { what, tickers, badIndex: wasm.badIndex, columns: N });
-  }
-  const weights = wasm.takeF64(out, 21 * N);
-  const fallback = Array.from(wasm.i32(fb, 21), (v) => v !== 0);
-  return { weights, fallback };
+  const o = tryWeights21(wasm, input);
+  const what = o.failedSeries >= 0 ? STRATEGY_IDS[o.failedSeries] : "weights";
+  return valueOf(o, { what, tickers: input.tickers }, input.N);
 }

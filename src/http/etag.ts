@@ -5,9 +5,8 @@
  * If-None-Match already holds it is answered 304 without touching a worker.
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { packageVersion } from "../config.js";
-import { wasmPath } from "../engine/wasm.js";
+import { engineFingerprint } from "../engine/wasm.js";
 
 /** JSON with object keys sorted at every level (arrays keep their order: ticker order is part of the request). */
 export function canonicalJson(value: unknown): string {
@@ -80,6 +79,6 @@ let cachedEngineVersion: string | undefined;
 
 /** The package version plus the first 16 hex digits of the WebAssembly module's SHA-256. */
 export function engineVersion(): string {
-  cachedEngineVersion ??= `${packageVersion()}+wasm.${createHash("sha256").update(readFileSync(wasmPath())).digest("hex").slice(0, 16)}`;
+  cachedEngineVersion ??= `${packageVersion()}+wasm.${engineFingerprint().slice(0, 16)}`;
   return cachedEngineVersion;
 }

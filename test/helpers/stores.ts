@@ -5,7 +5,7 @@
 import { renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { encodeStore, STORE_FILE } from "../../src/store/binary.js";
-import { parseIsoDay } from "../../src/store/dates.js";
+import { parseIsoDay } from "../../src/domain/dates.js";
 import type { TickerSeries } from "../../src/store/types.js";
 import { factorPrices } from "./prices.js";
 

@@ -18,6 +18,21 @@ export const TOL = {
   dollarsRel: 1e-8,
   /** Oracle agreement with portfolio-allocation on unit-mean-variance scaled inputs. */
   oracle: 1e-8,
+  /** Weights add up to 1: N doubles, each rounded once. */
+  budget: 1e-12,
+  /** A kernel against a plain-JS reference doing the same arithmetic in another order (relative, or absolute on
+   *  values of order 1). */
+  reference: 1e-12,
+  /** The same double reached by two routes that differ only in last-place rounding (values of order 1). */
+  ulps: 1e-15,
+  /** Against a table printed to 10 decimals (MATH.md §11-D): half a unit in the last place, plus rounding. */
+  table10: 6e-11,
+  /** Against values printed to 7 significant digits: relative. */
+  printed7Rel: 2e-6,
+  /** Simulated paths against the plain-JS reference simulation (exp of long sums of draws): relative. */
+  simulationRel: 1e-10,
+  /** Simulated paths from a jittered Σ against the reference factor of that Σ: relative. */
+  jitteredRel: 1e-8,
 } as const;
 
 /** Assert every |a_i − b_i| ≤ tol (absolute), with a readable message. */

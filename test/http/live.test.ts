@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatIsoDay } from "../../src/store/dates.js";
+import { formatIsoDay } from "../../src/domain/dates.js";
 import { closeTestApp, createTestApp, type TestApp } from "../helpers/app.js";
 import { commitBytes, commitStore, seededSeries } from "../helpers/stores.js";
 

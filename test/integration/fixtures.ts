@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hashKey } from "../../src/config.js";
-import { formatIsoDay } from "../../src/store/dates.js";
+import { formatIsoDay } from "../../src/domain/dates.js";
 import { openSyntheticStore } from "../../src/store/index.js";
 
 /** Four synthetic tickers (two sectors), enough history for paths (252 training days + test days). */

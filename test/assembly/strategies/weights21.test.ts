@@ -5,17 +5,19 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { TOL, expectClose } from "../helpers/tolerances.js";
-import { engine, sampleCov } from "./helpers.js";
+import { TOL, expectClose } from "../../helpers/tolerances.js";
+import { engine, sampleCov } from "../../helpers/kernels.js";
 import {
-  computeWeights21, shrinkCovariance, ewpWeights, gmvpWeights, mdcpWeights, mdpWeights, rppWeights, hrpWeights,
+  computeWeights21, shrinkCovariance, tryShrinkCovariance, tryWeights21, ewpWeights, gmvpWeights, mdcpWeights, mdpWeights, rppWeights, hrpWeights,
   ivpWeights,
-} from "../../src/engine/weights.js";
-import { STRATEGY_IDS } from "../../src/domain/strategies.js";
-import { FolioError } from "../../src/errors.js";
-import { MONTH_SIZES, ROWS, WEEK_SIZES, WEIGHTS } from "../fixtures/math-11d.js";
-import { Frequency, SERIES_COUNT, Slot, STRATEGY_COUNT } from "../../assembly/shared/vocabulary.js";
-import { FREQUENCY_NAMES, STRATEGY_NAMES, type Strategy } from "../../src/domain/vocabulary.js";
+} from "../../../src/engine/weights.js";
+import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
+import { FolioError } from "../../../src/errors.js";
+import { Status } from "../../../src/engine/status.js";
+import { covariance } from "../../../src/engine/core.js";
+import { MONTH_SIZES, ROWS, WEEK_SIZES, WEIGHTS } from "../../fixtures/math-11d.js";
+import { Frequency, SERIES_COUNT, Slot, STRATEGY_COUNT } from "../../../assembly/shared/vocabulary.js";
+import { FREQUENCY_NAMES, STRATEGY_NAMES, type Strategy } from "../../../src/domain/vocabulary.js";
 
 const wasm = engine();
 
@@ -113,36 +115,21 @@ describe("Schäfer–Strimmer shrinkage (MATH.md §6.4)", () => {
   it("a constant column fails with DEGENERATE_INPUT naming it", () => {
     const X = [0.01, 0.5, 0.02, -0.01, 0.5, 0.03, 0.02, 0.5, -0.01];
     expect(() => shrinkCovariance(wasm, X, 3, 3)).toThrow(FolioError);
-    expect(wasm.badIndex).toBe(1);
+    expect(tryShrinkCovariance(wasm, X, 3, 3)).toMatchObject({ status: Status.ZeroVariance, badIndex: 1 });
   });
 });
 
 describe("kWeights21 edge cases", () => {
-  it("leaves its input memory (closes and buckets) untouched", () => {
-    const N = 3;
-    const P = Float64Array.from(CLOSES.flat());
-    wasm.reset();
-    const out = wasm.allocF64(SERIES_COUNT * N);
-    const fb = wasm.allocI32(SERIES_COUNT);
-    const p = wasm.putF64(P);
-    const w = wasm.putI32(WEEK);
-    const m = wasm.putI32(MONTH);
-    const k = wasm.fn<(...a: number[]) => number>("kWeights21");
-    expect(k(p, P.length / N, N, w, 6, m, 3, 0, 0, out, fb)).toBe(0);
-    expect(Array.from(wasm.f64(p, P.length))).toEqual(Array.from(P));
-    expect(Array.from(wasm.i32(w, WEEK.length))).toEqual(Array.from(WEEK));
-    expect(Array.from(wasm.i32(m, MONTH.length))).toEqual(Array.from(MONTH));
+  it("leaves its input memory (closes and buckets) untouched (the test engine is loaded with verifyInputs)", () => {
+    expect(tryWeights21(wasm, { closes: Float64Array.from(CLOSES.flat()), N: 3, tickers: TICKERS, weekBucket: WEEK,
+      nWeeks: 6, monthBucket: MONTH, nMonths: 3, covariance: "sample", hrp: "paper" }).status).toBe(Status.Ok);
   });
   it("rejects a bucket index out of range with BadDimensions and names the frequency's first series", () => {
-    const N = 3;
-    wasm.reset();
-    const out = wasm.allocF64(SERIES_COUNT * N);
-    const fb = wasm.allocI32(SERIES_COUNT);
-    const p = wasm.putF64(Float64Array.from(CLOSES.flat()));
-    const w = wasm.putI32(WEEK.map((b) => (b === 5 ? 6 : b)));
-    const m = wasm.putI32(MONTH);
-    expect(wasm.fn<(...a: number[]) => number>("kWeights21")(p, 25, N, w, 6, m, 3, 0, 0, out, fb)).toBe(1);
-    expect(wasm.fn<() => number>("lastFailedSeries")()).toBe(series(Frequency.w, Slot.ewp));
+    const o = tryWeights21(wasm, { closes: Float64Array.from(CLOSES.flat()), N: 3, tickers: TICKERS,
+      weekBucket: WEEK.map((b) => (b === 5 ? 6 : b)), nWeeks: 6, monthBucket: MONTH, nMonths: 3,
+      covariance: "sample", hrp: "paper" });
+    expect(o.status).toBe(Status.BadDimensions);
+    expect(o.failedSeries).toBe(series(Frequency.w, Slot.ewp));
   });
   it("N = 1 gives [1] in every series", () => {
     const { weights, fallback } = run("sample", "paper", CLOSES.map((p) => [p[0]]), ["AAA"]);
@@ -193,15 +180,11 @@ function single(id: Strategy, S: Float64Array, N: number, hrp: "paper" | "direct
 
 /** The kernel's own sample covariance of n×N observations (the matrix kWeights21 computes internally). */
 function kernelCovariance(X: Float64Array, n: number, N: number): Float64Array {
-  wasm.reset();
-  const out = wasm.allocF64(N * N);
-  const x = wasm.putF64(X);
-  expect(wasm.fn<(...a: number[]) => number>("kCovariance")(x, n, N, out, 0)).toBe(0);
-  return wasm.takeF64(out, N * N);
+  return covariance(wasm, X, n, N).covariance;
 }
 
 describe("the slot table of assembly/strategies/weights21.ts", () => {
-  const source = readFileSync(new URL("../../assembly/strategies/weights21.ts", import.meta.url), "utf8");
+  const source = readFileSync(new URL("../../../assembly/strategies/weights21.ts", import.meta.url), "utf8");
   const start = source.indexOf("function slotTable()");
   const table = source.slice(start, source.indexOf("];", start));
   const rows = [...table.matchAll(/new SlotRow\(Slot\.(\w+),/g)].map((m) => m[1]);

@@ -1,18 +1,15 @@
 /**
  * assembly/valuation/paths.ts: buy-and-hold valuation (MATH.md §7). Expected values: the hand vector of §11-F,
- * properties of §7, and the plain-JS reference valuation in ./sims-reference.ts.
+ * properties of §7, and the plain-JS reference valuation in test/helpers/sims-reference.ts.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { Wasm } from "../../src/engine/wasm.js";
-import { valuePaths } from "../../src/engine/sims.js";
-import { FolioError } from "../../src/errors.js";
-import { TOL, expectRelClose } from "../helpers/tolerances.js";
-import { randomWeights, refValuePaths, syntheticCloses } from "./sims-reference.js";
+import { describe, expect, it } from "vitest";
+import { valuePaths } from "../../../src/engine/sims.js";
+import { FolioError } from "../../../src/errors.js";
+import { TOL, expectRelClose } from "../../helpers/tolerances.js";
+import { engine } from "../../helpers/kernels.js";
+import { randomWeights, refValuePaths, syntheticCloses } from "../../helpers/sims-reference.js";
 
-let wasm: Wasm;
-beforeAll(async () => {
-  wasm = await Wasm.load();
-});
+const wasm = engine();
 
 const CAPITAL = 100_000;
 
@@ -57,7 +54,7 @@ describe("valuePaths", () => {
           const P = syntheticCloses(seed, nTest, N, { vol: 0.03 });
           const W = randomWeights(seed + 7n, S, N);
           const v = valuePaths(wasm, { testCloses: P, nTest, N, weights: W, S, capital: CAPITAL });
-          expectRelClose(v, refValuePaths(P, nTest, N, W, S, CAPITAL), 1e-12, `N=${N} S=${S} nTest=${nTest}`);
+          expectRelClose(v, refValuePaths(P, nTest, N, W, S, CAPITAL), TOL.reference, `N=${N} S=${S} nTest=${nTest}`);
         }
       }
     }
@@ -67,7 +64,7 @@ describe("valuePaths", () => {
     const P = Float64Array.from([40, 44, 30, 41]);
     const v = valuePaths(wasm, { testCloses: P, nTest: 4, N: 1, weights: Float64Array.from([1]), S: 1,
       capital: CAPITAL });
-    expectRelClose(v, [100000, 110000, 75000, 102500], 1e-15, "N = 1");
+    expectRelClose(v, [100000, 110000, 75000, 102500], TOL.ulps, "N = 1");
   });
 
   it("with a single test row every series is just the capital", () => {

@@ -3,14 +3,14 @@
  * there with SLSQP and portfolio-allocation), the closed forms of §3.4, and the certificates of §4.3–§4.6.
  */
 import { describe, expect, it } from "vitest";
-import { TOL, expectClose } from "../helpers/tolerances.js";
+import { TOL, expectClose } from "../../helpers/tolerances.js";
 import {
   engine, covFrom, constCorr, kktResidual, ercResidual, diversificationRatio, corrOf, matVec, sum,
-} from "./helpers.js";
+} from "../../helpers/kernels.js";
 import {
   ewpWeights, ivpWeights, gmvpWeights, mdcpWeights, mdpWeights, rppWeights, hrpWeights, hrpTree,
-} from "../../src/engine/weights.js";
-import { FolioError } from "../../src/errors.js";
+} from "../../../src/engine/weights.js";
+import { FolioError } from "../../../src/errors.js";
 
 const wasm = engine();
 
@@ -49,15 +49,15 @@ describe("MATH.md §11-A: four assets, long-only binds for GMVP", () => {
     const w = mdpWeights(wasm, S, N);
     expectClose(w, [0.6098176314, 0.0547826714, 0.0940676133, 0.2413320839], TOL.vector10, "mdp");
     const dr = diversificationRatio(S, w, N);
-    expect(Math.abs(dr - 1.5169842432)).toBeLessThanOrEqual(1e-9);
+    expect(Math.abs(dr - 1.5169842432)).toBeLessThanOrEqual(TOL.vector10);
     const g = matVec(S, w, N);
     const vol = Math.sqrt(sum(Array.from(w, (x, i) => x * g[i])));
     for (let i = 0; i < N; i++) {
-      expect(Math.abs(g[i] / (sigma[i] * vol) - 0.6592026281)).toBeLessThanOrEqual(1e-9);
+      expect(Math.abs(g[i] / (sigma[i] * vol) - 0.6592026281)).toBeLessThanOrEqual(TOL.vector10);
     }
     for (const other of [ewpWeights(wasm, N), ivpWeights(wasm, S, N), gmvpWeights(wasm, S, N), mdcpWeights(wasm, S, N),
       rppWeights(wasm, S, N), hrpWeights(wasm, S, N)]) {
-      expect(diversificationRatio(S, other, N)).toBeLessThanOrEqual(dr + 1e-12);
+      expect(diversificationRatio(S, other, N)).toBeLessThanOrEqual(dr + TOL.closedForm);
     }
   });
   it("rpp matches the reference vector with equal risk contributions", () => {

@@ -1,10 +1,11 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { Wasm } from "../../src/engine/wasm.js";
-import { MONTHLY_X, WEEKLY_X } from "../fixtures/math-11d.js";
-import { TOL } from "../helpers/tolerances.js";
-
-type K = (...a: number[]) => number;
+import type { Wasm } from "../../../src/engine/wasm.js";
+import { tryCorrelation, tryCovariance } from "../../../src/engine/core.js";
+import { Status } from "../../../src/engine/status.js";
+import { MONTHLY_X, WEEKLY_X } from "../../fixtures/math-11d.js";
+import { TOL } from "../../helpers/tolerances.js";
+import { engine } from "../../helpers/kernels.js";
 
 /** Plain two-pass sample covariance (ddof 1): the obviously-correct reference. */
 function referenceCov(X: number[][]): number[][] {
@@ -16,21 +17,11 @@ function referenceCov(X: number[][]): number[][] {
 }
 
 describe("sample covariance and correlation kernels (MATH.md §3.3)", () => {
-  let wasm: Wasm;
-  beforeAll(async () => {
-    wasm = await Wasm.load();
-  });
+  const wasm: Wasm = engine();
 
-  function cov(X: number[][]): { S: Float64Array; means: Float64Array; status: number } {
-    const n = X.length;
-    const N = X[0].length;
-    wasm.reset();
-    const x = wasm.allocF64(n * N);
-    const out = wasm.allocF64(N * N);
-    const mu = wasm.allocF64(N);
-    wasm.f64(x, n * N).set(X.flat());
-    const status = wasm.fn<K>("kCovariance")(x, n, N, out, mu);
-    return { S: wasm.takeF64(out, N * N), means: wasm.takeF64(mu, N), status };
+  function cov(X: number[][]): { S: Float64Array; means: Float64Array; status: number; badIndex: number } {
+    const o = tryCovariance(wasm, X.flat(), X.length, X[0].length);
+    return { S: o.value.covariance, means: o.value.means, status: o.status, badIndex: o.badIndex };
   }
 
   it("reproduces Σ_w and Σ_m of MATH.md §11-D (printed to 7 significant digits)", () => {
@@ -38,8 +29,8 @@ describe("sample covariance and correlation kernels (MATH.md §3.3)", () => {
     const Sm = [[6.034726e-4, 5.63573e-5, 1.604181e-4], [5.63573e-5, 1.172981e-4, -3.062742e-4], [1.604181e-4, -3.062742e-4, 9.638288e-4]];
     for (const [X, E] of [[WEEKLY_X, Sw], [MONTHLY_X, Sm]] as const) {
       const { S, status } = cov(X as number[][]);
-      expect(status).toBe(0);
-      E.flat().forEach((e, k) => expect(Math.abs(S[k] - e) / Math.abs(e), `entry ${k}`).toBeLessThan(2e-6));
+      expect(status).toBe(Status.Ok);
+      E.flat().forEach((e, k) => expect(Math.abs(S[k] - e) / Math.abs(e), `entry ${k}`).toBeLessThan(TOL.printed7Rel));
     }
   });
 
@@ -52,7 +43,7 @@ describe("sample covariance and correlation kernels (MATH.md §3.3)", () => {
         const X = Array.from({ length: n }, () => Array.from({ length: N }, () => 0.02 * u()));
         const { S, status } = cov(X);
         const R = referenceCov(X);
-        if (status !== 0) return false;
+        if (status !== Status.Ok) return false;
         const scale = Math.max(...R.map((r, i) => Math.abs(r[i])));
         for (let j = 0; j < N; j++) {
           for (let k = 0; k < N; k++) {
@@ -71,24 +62,18 @@ describe("sample covariance and correlation kernels (MATH.md §3.3)", () => {
   });
 
   it("if an observation is not finite, it fails with NonFinite naming the flat index", () => {
-    const { status } = cov([[1, 2], [3, Number.POSITIVE_INFINITY], [5, 6]]);
-    expect(status).toBe(2);
-    expect(wasm.badIndex).toBe(3);
+    const { status, badIndex } = cov([[1, 2], [3, Number.POSITIVE_INFINITY], [5, 6]]);
+    expect(status).toBe(Status.NonFinite);
+    expect(badIndex).toBe(3);
   });
 
   it("derives correlation with an exact unit diagonal, and reports a zero-variance asset by index", () => {
-    wasm.reset();
-    const S = wasm.putF64([4, 2, 0, 2, 9, 0, 0, 0, 0]);
-    const C = wasm.allocF64(9);
-    const sd = wasm.allocF64(3);
-    expect(wasm.fn<K>("kCorrelation")(S, 3, C, sd)).toBe(3);
-    expect(wasm.badIndex).toBe(2);
-    wasm.reset();
-    const S2 = wasm.putF64([4, 2, 2, 9]);
-    const C2 = wasm.allocF64(4);
-    const sd2 = wasm.allocF64(2);
-    expect(wasm.fn<K>("kCorrelation")(S2, 2, C2, sd2)).toBe(0);
-    expect(Array.from(wasm.takeF64(C2, 4))).toEqual([1, 2 / 6, 2 / 6, 1]);
-    expect(Array.from(wasm.takeF64(sd2, 2))).toEqual([2, 3]);
+    const zero = tryCorrelation(wasm, [4, 2, 0, 2, 9, 0, 0, 0, 0], 3);
+    expect(zero.status).toBe(Status.ZeroVariance);
+    expect(zero.badIndex).toBe(2);
+    const ok = tryCorrelation(wasm, [4, 2, 2, 9], 2);
+    expect(ok.status).toBe(Status.Ok);
+    expect(Array.from(ok.value.correlation)).toEqual([1, 2 / 6, 2 / 6, 1]);
+    expect(Array.from(ok.value.sd)).toEqual([2, 3]);
   });
 });

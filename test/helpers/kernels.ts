@@ -3,10 +3,13 @@
  * and solver-independent certificates (KKT of MATH.md §4.3, ERC of §4.6, DR of §2), computed in plain JS.
  */
 import { Wasm } from "../../src/engine/wasm.js";
+import { rng } from "./prices.js";
 
 let instance: Wasm | undefined;
+/** One engine instance shared by the kernel tests of a worker, loaded with `verifyInputs`: every wrapper call then
+ * also asserts that its kernel left the input blocks untouched (src/engine/wasm.ts). */
 export function engine(): Wasm {
-  instance ??= Wasm.loadSync();
+  instance ??= Wasm.loadSync({ verifyInputs: true });
   return instance;
 }
 
@@ -24,7 +27,6 @@ export function constCorr(N: number, rho: number): number[][] {
 }
 
 /** Mulberry32: a small seeded generator for test inputs (not the engine's generator), shared with bench/. */
-import { rng } from "../../bench/prices.js";
 export { rng };
 
 export function normal(r: () => number): number {

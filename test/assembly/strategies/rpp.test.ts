@@ -1,10 +1,11 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { Wasm } from "../../src/engine/wasm.js";
-import { rppWeights, shrinkCovariance } from "../../src/engine/weights.js";
-import { buckets } from "../../src/pipeline/calendar.js";
-import { parseIsoDay } from "../../src/domain/dates.js";
-import { factorPrices } from "../../bench/prices.js";
-import { createEngine } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
+import { rppWeights, shrinkCovariance } from "../../../src/engine/weights.js";
+import { buckets } from "../../../src/pipeline/calendar.js";
+import { parseIsoDay } from "../../../src/domain/dates.js";
+import { factorPrices } from "../../helpers/prices.js";
+import { createEngine } from "../../../src/index.js";
+import { engine } from "../../helpers/kernels.js";
+import { TOL } from "../../helpers/tolerances.js";
 
 /**
  * Regression: at N = 1000 the CCD residual max|x_i(Σx)_i − 1| has a rounding floor (≈ 1.5e-12) above its 1e-12
@@ -12,12 +13,9 @@ import { createEngine } from "../../src/index.js";
  * (not fail after 300 sweeps and 100 Newton steps).
  */
 describe("risk parity at the rounding floor (N = 1000, 12 monthly observations, shrunk covariance)", () => {
-  let wasm: Wasm;
+  const wasm = engine();
   const N = 1000;
   const prices = factorPrices(253, N, 1000);
-  beforeAll(async () => {
-    wasm = await Wasm.load();
-  });
 
   function monthlyReturns(): { X: Float64Array; n: number } {
     const m = buckets(Int32Array.from(prices.dates.slice(1, 252).map((d) => parseIsoDay(d)!)), "m");
@@ -36,7 +34,7 @@ describe("risk parity at the rounding floor (N = 1000, 12 monthly observations, 
     for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) Sw[i] += covariance[i * N + j] * w[j];
     const rc = Array.from(w, (wi, i) => wi * Sw[i]);
     const total = rc.reduce((a, b) => a + b, 0);
-    expect(Math.max(...rc.map((r) => Math.abs(r / total - 1 / N)))).toBeLessThanOrEqual(1e-10);
+    expect(Math.max(...rc.map((r) => Math.abs(r / total - 1 / N)))).toBeLessThanOrEqual(TOL.erc);
     expect(Math.min(...w)).toBeGreaterThan(0);
   });
 
@@ -44,6 +42,6 @@ describe("risk parity at the rounding floor (N = 1000, 12 monthly observations, 
     const engine = await createEngine();
     const r = engine.weightsReport(prices);
     expect(r.covarianceFallback).toEqual(["l1r.l2m.l3rpp"]);
-    expect(Math.abs(r.weights["l1r.l2m.l3rpp"].reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-12);
+    expect(Math.abs(r.weights["l1r.l2m.l3rpp"].reduce((a, b) => a + b, 0) - 1)).toBeLessThan(TOL.budget);
   });
 });

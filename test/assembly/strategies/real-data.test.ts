@@ -6,11 +6,13 @@
  */
 import { expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import { describeWithSharedData, sharedDataPath } from "../helpers/shared-data.js";
-import { TOL } from "../helpers/tolerances.js";
-import { engine, sampleCov, kktResidual, ercResidual, corrOf } from "./helpers.js";
-import { computeWeights21, shrinkCovariance, rppWeights } from "../../src/engine/weights.js";
-import { STRATEGY_IDS } from "../../src/domain/strategies.js";
+import { describeWithSharedData, sharedDataPath } from "../../helpers/shared-data.js";
+import { TOL } from "../../helpers/tolerances.js";
+import { engine, sampleCov, kktResidual, ercResidual, corrOf } from "../../helpers/kernels.js";
+import { computeWeights21, shrinkCovariance, rppWeights } from "../../../src/engine/weights.js";
+import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
+import { FREQUENCY_COUNT, STRATEGY_COUNT } from "../../../src/domain/vocabulary.js";
+import { Slot } from "../../../assembly/shared/vocabulary.js";
 
 function load(rows: number) {
   const text = readFileSync(sharedDataPath("cvxportfolio-sp500", "prices.csv"), "utf8");
@@ -65,29 +67,30 @@ function check(N: number, data: ReturnType<typeof load>) {
   for (let t = 1; t < T; t++) for (let i = 0; i < N; i++) R[(t - 1) * N + i] = Math.log(closes[t][i] / closes[t - 1][i]);
   const Xs = [R, aggregate(R, T - 1, N, m.bucket, m.n), aggregate(R, T - 1, N, w.bucket, w.n)];
   const ns = [T - 1, m.n, w.n];
-  for (let f = 0; f < 3; f++) {
+  for (let f = 0; f < FREQUENCY_COUNT; f++) {
     const S = sampleCov(Xs[f], ns[f], N);
     const C = corrOf(S, N);
-    const row = (k: number) => res.weights.subarray((f * 7 + k) * N, (f * 7 + k + 1) * N);
-    for (let k = 0; k < 7; k++) {
+    const series = (slot: number) => f * STRATEGY_COUNT + slot;
+    const row = (slot: number) => res.weights.subarray(series(slot) * N, (series(slot) + 1) * N);
+    for (let k = 0; k < STRATEGY_COUNT; k++) {
       const x = row(k);
       let s = 0;
       for (const v of x) { expect(v).toBeGreaterThanOrEqual(0); s += v; }
-      expect(Math.abs(s - 1), STRATEGY_IDS[f * 7 + k]).toBeLessThanOrEqual(1e-12);
+      expect(Math.abs(s - 1), STRATEGY_IDS[series(k)]).toBeLessThanOrEqual(TOL.budget);
     }
-    expect(kktResidual(S, row(1), N), STRATEGY_IDS[f * 7 + 1]).toBeLessThanOrEqual(TOL.kkt);
-    expect(kktResidual(C, row(4), N), STRATEGY_IDS[f * 7 + 4]).toBeLessThanOrEqual(TOL.kkt);
+    expect(kktResidual(S, row(Slot.gmvp), N), STRATEGY_IDS[series(Slot.gmvp)]).toBeLessThanOrEqual(TOL.kkt);
+    expect(kktResidual(C, row(Slot.mdcp), N), STRATEGY_IDS[series(Slot.mdcp)]).toBeLessThanOrEqual(TOL.kkt);
     // mdp = mdcp/σ renormalised, so the KKT certificate of mdcp on C is mdp's core property
-    const mdp = row(5);
+    const mdp = row(Slot.mdp);
     const y = Array.from(mdp, (v, i) => v * Math.sqrt(S[i * N + i]));
     const ys = y.reduce((a, b) => a + b, 0);
-    expect(kktResidual(C, y.map((v) => v / ys), N), STRATEGY_IDS[f * 7 + 5]).toBeLessThanOrEqual(TOL.kkt);
-    const rpp = row(6);
-    if (res.fallback[f * 7 + 6]) {
+    expect(kktResidual(C, y.map((v) => v / ys), N), STRATEGY_IDS[series(Slot.mdp)]).toBeLessThanOrEqual(TOL.kkt);
+    const rpp = row(Slot.rpp);
+    if (res.fallback[series(Slot.rpp)]) {
       const Ss = shrinkCovariance(wasm, Xs[f], ns[f], N).covariance;
       expect(ercResidual(Ss, rpp, N)).toBeLessThanOrEqual(TOL.erc);
     } else {
-      expect(ercResidual(S, rpp, N), STRATEGY_IDS[f * 7 + 6]).toBeLessThanOrEqual(TOL.erc);
+      expect(ercResidual(S, rpp, N), STRATEGY_IDS[series(Slot.rpp)]).toBeLessThanOrEqual(TOL.erc);
     }
   }
   return { fallback: res.fallback };

@@ -1,25 +1,23 @@
 /**
  * assembly/valuation/simulate.ts through src/engine/sims.ts: seeded simulation (MATH.md §8). Expected values come
  * from properties of §8 (stream per run, common start, draw order), sampling theory (5 standard errors, fixed seeds,
- * no retries) and the plain-JS reference simulation in ./sims-reference.ts.
+ * no retries) and the plain-JS reference simulation in test/helpers/sims-reference.ts.
  */
-import { beforeAll, describe, expect, it } from "vitest";
-import { Wasm } from "../../src/engine/wasm.js";
-import { Status } from "../../src/engine/status.js";
-import { CHOLESKY_JITTER, simulateRuns, type SimModelName, type SimulateRunsInput } from "../../src/engine/sims.js";
-import { FolioError } from "../../src/errors.js";
-import { expectRelClose } from "../helpers/tolerances.js";
-import { randomWeights, refCholesky, refDailyMoments, refSimulate, syntheticCloses } from "./sims-reference.js";
+import { describe, expect, it } from "vitest";
+import { Status, type Outcome } from "../../../src/engine/status.js";
+import { CHOLESKY_JITTER, simulateRuns, trySimulate, type SimulateRunsInput } from "../../../src/engine/sims.js";
+import { modelCode, type SimModel } from "../../../src/domain/vocabulary.js";
+import { FolioError } from "../../../src/errors.js";
+import { TOL, expectRelClose } from "../../helpers/tolerances.js";
+import { engine } from "../../helpers/kernels.js";
+import { randomWeights, refCholesky, refDailyMoments, refSimulate, syntheticCloses } from "../../helpers/sims-reference.js";
 
-let wasm: Wasm;
-beforeAll(async () => {
-  wasm = await Wasm.load();
-});
+const wasm = engine();
 
 const CAPITAL = 100_000;
 
 /** Training 252×N, first test close, tickers, weights: one seeded case. */
-function makeCase(seed: bigint, N: number, S: number, nTest: number, model: SimModelName,
+function makeCase(seed: bigint, N: number, S: number, nTest: number, model: SimModel,
   extra: Partial<SimulateRunsInput> = {}): SimulateRunsInput {
   const closes = syntheticCloses(seed, 253, N);
   return {
@@ -113,7 +111,7 @@ describe("simulateRuns: streams and structure", () => {
           capital: CAPITAL,
           ...(model === "correlated" ? { L: refCholesky(S) } : { sigma: S.map((row, i) => Math.sqrt(row[i])) }),
         });
-        expectRelClose(values, ref, 1e-10, model);
+        expectRelClose(values, ref, TOL.simulationRel, model);
       });
   }
 
@@ -130,7 +128,7 @@ describe("simulateRuns: streams and structure", () => {
           capital: CAPITAL,
           ...(model === "correlated" ? { L: refCholesky(S) } : { sigma: S.map((row, i) => Math.sqrt(row[i])) }),
         });
-        expectRelClose(values, ref, 1e-10, model);
+        expectRelClose(values, ref, TOL.simulationRel, model);
       }
     });
 
@@ -161,7 +159,7 @@ describe("simulateRuns: streams and structure", () => {
     const { mu, cov: S } = refDailyMoments(c.trainCloses, 1);
     const ref = refSimulate({ mu, sigma: [Math.sqrt(S[0][0])], p0: c.firstTestClose, nTest: 12, W: c.weights, S: 1,
       seed: c.seed, runFrom: 0, runCount: c.runCount, capital: CAPITAL });
-    expectRelClose(ind, ref, 1e-12, "N = 1");
+    expectRelClose(ind, ref, TOL.reference, "N = 1");
   });
 });
 
@@ -223,7 +221,7 @@ describe("simulateRuns: degenerate training data", () => {
         const Sj = S.map((row, i) => row.map((v, j) => (i === j ? v + jitter * (trace / N) : v)));
         const ref = refSimulate({ mu, L: refCholesky(Sj), p0, nTest: 50, W: c.weights, S: N, seed: c.seed,
           runFrom: 0, runCount: c.runCount, capital: CAPITAL });
-        expectRelClose(values, ref, 1e-8, `jittered, seed ${seed}`);
+        expectRelClose(values, ref, TOL.jitteredRel, `jittered, seed ${seed}`);
       }
     }
     expect(jitters.some((j) => j > 0)).toBe(true);
@@ -269,99 +267,41 @@ describe("simulateRuns: degenerate training data", () => {
     expect(() => simulateRuns(wasm, { ...c, runFrom: -1 })).toThrow(RangeError);
     expect(() => simulateRuns(wasm, { ...c, seed: -1n })).toThrow(RangeError);
     expect(() => simulateRuns(wasm, { ...c, seed: 1n << 64n })).toThrow(RangeError);
-    expect(() => simulateRuns(wasm, { ...c, model: "garch" as SimModelName })).toThrow(RangeError);
-    expect(() => simulateRuns(wasm, { ...c, model: "toString" as SimModelName })).toThrow(RangeError);
-  });
-});
-
-describe("simulateRuns: the Cholesky jitter ladder (MATH.md §8.3)", () => {
-  /** The real module, with kCholesky replaced by a spy that fails its first `failures` calls. */
-  function withFailingCholesky(failures: number) {
-    const diagonals: number[][] = [];
-    const spy = Object.create(wasm) as Wasm;
-    spy.fn = (<F extends (...args: never[]) => unknown>(name: string): F => {
-      const real = wasm.fn<(A: number, N: number, L: number) => number>(name);
-      if (name !== "kCholesky") return real as unknown as F;
-      return ((A: number, N: number, L: number) => {
-        const a = wasm.f64(A, N * N);
-        diagonals.push(Array.from({ length: N }, (_, i) => a[i * N + i]));
-        return diagonals.length <= failures ? Status.NotPositiveDefinite : real(A, N, L);
-      }) as unknown as F;
-    }) as Wasm["fn"];
-    return { spy, diagonals };
-  }
-
-  it("tries ε = 0, 1e-12, 1e-10, 1e-8, 1e-6 in turn, adding ε·trace/N to the diagonal, and reports the ε used", () => {
-    const c = makeCase(95n, 3, 2, 8, "correlated");
-    const { cov: S } = refDailyMoments(c.trainCloses, 3);
-    const trace = S[0][0] + S[1][1] + S[2][2];
-    const { spy, diagonals } = withFailingCholesky(2);
-    const { jitter } = simulateRuns(spy, c);
-    expect(jitter).toBe(1e-10);
-    expect(diagonals.length).toBe(3);
-    [0, 1e-12, 1e-10].forEach((eps, k) => {
-      expectRelClose(diagonals[k], S.map((row, i) => row[i] + eps * (trace / 3)), 1e-12, `ε = ${eps}`);
-    });
-  });
-
-  it("if Cholesky fails even with ε = 1e-6, sims fails with SOLVER_FAILED (never unfactorised draws)", () => {
-    const c = makeCase(96n, 3, 2, 8, "correlated");
-    const { spy, diagonals } = withFailingCholesky(Infinity);
-    try {
-      simulateRuns(spy, c);
-      expect.unreachable();
-    } catch (e) {
-      expect(e).toBeInstanceOf(FolioError);
-      expect((e as FolioError).code).toBe("SOLVER_FAILED");
-    }
-    expect(diagonals.length).toBe(CHOLESKY_JITTER.length);
+    expect(() => simulateRuns(wasm, { ...c, model: "garch" as SimModel })).toThrow(RangeError);
+    expect(() => simulateRuns(wasm, { ...c, model: "toString" as SimModel })).toThrow(RangeError);
   });
 });
 
 describe("kSimulateRuns ABI statuses", () => {
-  type K = (mu: number, scale: number, model: number, p0: number, nTest: number, N: number, W: number, S: number,
-    seed: bigint, runFrom: number, runCount: number, capital: number, out: number) => number;
-
-  function call(opts: { sigma?: number[]; model?: number; p0?: number[]; runCount?: number }): number {
-    const N = 2;
-    wasm.reset();
-    const mu = wasm.putF64([0, 0]);
-    const scale = wasm.putF64(opts.sigma ?? (opts.model === 1 ? [0.01, 0, 0.005, 0.02] : [0.01, 0.02]));
-    const p0 = wasm.putF64(opts.p0 ?? [10, 20]);
-    const W = wasm.putF64([0.5, 0.5]);
-    const out = wasm.allocF64(3 * 4);
-    return wasm.fn<K>("kSimulateRuns")(mu, scale, opts.model ?? 0, p0, 4, N, W, 1, 1n, 0, opts.runCount ?? 3, CAPITAL,
-      out);
+  function call(opts: { sigma?: number[]; model?: number; p0?: number[]; runCount?: number }): Outcome<Float64Array> {
+    return trySimulate(wasm, {
+      mu: [0, 0], scale: opts.sigma ?? (opts.model === 1 ? [0.01, 0, 0.005, 0.02] : [0.01, 0.02]),
+      model: opts.model ?? modelCode("independent"), firstTestClose: opts.p0 ?? [10, 20], nTest: 4, N: 2,
+      weights: [0.5, 0.5], S: 1, seed: 1n, runFrom: 0, runCount: opts.runCount ?? 3, capital: CAPITAL,
+    });
   }
 
   it("returns Ok for valid input, BadDimensions for an unknown model or zero runs", () => {
-    expect(call({})).toBe(Status.Ok);
-    expect(call({ model: 1 })).toBe(Status.Ok);
-    expect(call({ model: 2 })).toBe(Status.BadDimensions);
-    expect(call({ runCount: 0 })).toBe(Status.BadDimensions);
+    expect(call({}).status).toBe(Status.Ok);
+    expect(call({ model: modelCode("correlated") }).status).toBe(Status.Ok);
+    expect(call({ model: 2 }).status).toBe(Status.BadDimensions);
+    expect(call({ runCount: 0 }).status).toBe(Status.BadDimensions);
   });
 
   it("returns ZeroVariance naming the asset for σ_i = 0 or L_ii = 0, NonFinite for NaN, BadPrice for p0 ≤ 0", () => {
-    expect(call({ sigma: [0.01, 0] })).toBe(Status.ZeroVariance);
-    expect(wasm.badIndex).toBe(1);
-    expect(call({ model: 1, sigma: [0.01, 0, 0.005, 0] })).toBe(Status.ZeroVariance);
-    expect(wasm.badIndex).toBe(1);
-    expect(call({ sigma: [NaN, 0.01] })).toBe(Status.NonFinite);
-    expect(call({ p0: [10, 0] })).toBe(Status.BadPrice);
-    expect(wasm.badIndex).toBe(1);
+    expect(call({ sigma: [0.01, 0] })).toMatchObject({ status: Status.ZeroVariance, badIndex: 1 });
+    expect(call({ model: 1, sigma: [0.01, 0, 0.005, 0] })).toMatchObject({ status: Status.ZeroVariance, badIndex: 1 });
+    expect(call({ sigma: [NaN, 0.01] }).status).toBe(Status.NonFinite);
+    expect(call({ p0: [10, 0] })).toMatchObject({ status: Status.BadPrice, badIndex: 1 });
   });
 
   it("ignores the strict upper triangle of L (only the lower triangle is read)", () => {
-    const N = 2;
     const run = (L: number[]) => {
-      wasm.reset();
-      const mu = wasm.putF64([0.001, -0.001]);
-      const scale = wasm.putF64(L);
-      const p0 = wasm.putF64([10, 20]);
-      const W = wasm.putF64([0, 1]);
-      const out = wasm.allocF64(6);
-      expect(wasm.fn<K>("kSimulateRuns")(mu, scale, 1, p0, 6, N, W, 1, 5n, 0, 1, CAPITAL, out)).toBe(Status.Ok);
-      return Array.from(wasm.takeF64(out, 6));
+      const o = trySimulate(wasm, { mu: [0.001, -0.001], scale: L, model: modelCode("correlated"),
+        firstTestClose: [10, 20], nTest: 6, N: 2, weights: [0, 1], S: 1, seed: 5n, runFrom: 0, runCount: 1,
+        capital: CAPITAL });
+      expect(o.status).toBe(Status.Ok);
+      return Array.from(o.value);
     };
     expect(run([0.01, 123, 0.005, 0.02])).toEqual(run([0.01, 0, 0.005, 0.02]));
   });

@@ -6,11 +6,12 @@
  * reproduce the same doubles exactly.
  */
 import { describe, expect, it } from "vitest";
-import { engine, normal, rng } from "./helpers.js";
-import { HrpCode } from "../../assembly/shared/vocabulary.js";
+import { engine, normal, rng } from "../../helpers/kernels.js";
+import { covariance } from "../../../src/engine/core.js";
+import { valuePaths } from "../../../src/engine/sims.js";
+import { hrpTree } from "../../../src/engine/weights.js";
 
 const wasm = engine();
-type Kernel = (...a: number[]) => number;
 
 /** Σ_k x[k]·y[k] in the kernel's order. */
 function laneDot(x: ArrayLike<number>, xo: number, y: ArrayLike<number>, yo: number, K: number): number {
@@ -49,11 +50,7 @@ function covarianceReference(X: Float64Array, n: number, N: number): Float64Arra
 }
 
 function kernelCovariance(X: Float64Array, n: number, N: number): Float64Array {
-  wasm.reset();
-  const out = wasm.allocF64(N * N);
-  const x = wasm.putF64(X);
-  expect(wasm.fn<Kernel>("kCovariance")(x, n, N, out, 0)).toBe(0);
-  return wasm.takeF64(out, N * N);
+  return covariance(wasm, X, n, N).covariance;
 }
 
 describe("the Gram matrix (syrkUpper) in kCovariance", () => {
@@ -79,12 +76,7 @@ describe("the valuation product (gemmNT) in kValuePaths", () => {
           const r = rng(seed++);
           const P = Float64Array.from({ length: nTest * N }, () => 10 + 90 * r());
           const W = Float64Array.from({ length: S * N }, () => r());
-          wasm.reset();
-          const out = wasm.allocF64(S * nTest);
-          const p = wasm.putF64(P);
-          const w = wasm.putF64(W);
-          expect(wasm.fn<Kernel>("kValuePaths")(p, nTest, N, w, S, capital, out)).toBe(0);
-          const got = wasm.takeF64(out, S * nTest);
+          const got = valuePaths(wasm, { testCloses: P, nTest, N, weights: W, S, capital });
           const want = new Float64Array(S * nTest);
           for (let s = 0; s < S; s++) {
             const sh = Array.from({ length: N }, (_, i) => (capital * W[s * N + i]) / P[i]);
@@ -119,12 +111,8 @@ describe("the distance of distances (syrkUpper) in the paper HRP tree", () => {
     let seed = 500;
     for (const N of [2, 3, 4, 5, 7, 9, 12]) {
       const S = kernelCovariance(randomMatrix(seed++, 40, N), 40, N);
-      wasm.reset();
-      const s = wasm.putF64(S);
-      const order = wasm.allocI32(N);
-      const Z = wasm.allocF64((N - 1) * 4);
-      expect(wasm.fn<Kernel>("kHrpOrder")(s, N, HrpCode.paper, order, Z)).toBe(0);
-      const heights = Array.from(wasm.f64(Z, (N - 1) * 4)).filter((_, k) => k % 4 === 2).sort((a, b) => a - b);
+      const { Z } = hrpTree(wasm, S, N, "paper");
+      const heights = Array.from(Z).filter((_, k) => k % 4 === 2).sort((a, b) => a - b);
       // reference: C, d, zero-padded D (N' a multiple of 4), G = DDᵀ in lane order, d̃ = √max(0, G_ii + G_jj − 2G_ij)
       const sd = Array.from({ length: N }, (_, i) => Math.sqrt(S[i * N + i]));
       const Np = (N + 3) & ~3;

@@ -1,0 +1,80 @@
+/**
+ * src/engine/sims.ts host-side logic: the Cholesky jitter ladder of MATH.md §8.3 (`choleskyWithJitter`), driven by
+ * a factorisation that fails on purpose a given number of times and otherwise is the real kernel (`tryCholesky`).
+ * The end-to-end case (a singular training Σ through simulateRuns) is in test/assembly/valuation/simulate.test.ts.
+ */
+import { describe, expect, it } from "vitest";
+import { tryCholesky } from "../../src/engine/core.js";
+import { CHOLESKY_JITTER, choleskyWithJitter } from "../../src/engine/sims.js";
+import { Status, type Outcome } from "../../src/engine/status.js";
+import { FolioError } from "../../src/errors.js";
+import { engine } from "../helpers/kernels.js";
+import { refCholesky, refDailyMoments, syntheticCloses } from "../helpers/sims-reference.js";
+import { TOL, expectRelClose } from "../helpers/tolerances.js";
+
+const wasm = engine();
+const N = 3;
+const { cov } = refDailyMoments(syntheticCloses(95n, 252, N), N);
+const SIGMA = Float64Array.from(cov.flat());
+const TRACE = cov[0][0] + cov[1][1] + cov[2][2];
+
+/** The lower triangle of a row-major N×N matrix, row by row. */
+function lower(A: ArrayLike<number>): number[] {
+  return Array.from(A).filter((_, k) => k % N <= Math.floor(k / N));
+}
+
+/** The real Cholesky kernel, failing its first `failures` calls; records the diagonal it was given each time. */
+function failingCholesky(failures: number) {
+  const diagonals: number[][] = [];
+  const factorise = (A: Float64Array): Outcome<Float64Array> => {
+    diagonals.push(Array.from({ length: N }, (_, i) => A[i * N + i]));
+    if (diagonals.length <= failures) return { status: Status.NotPositiveDefinite, badIndex: -1, value: A };
+    return tryCholesky(wasm, A, N);
+  };
+  return { factorise, diagonals };
+}
+
+describe("choleskyWithJitter (MATH.md §8.3)", () => {
+  it("factorises Σ itself and reports ε = 0 when Σ is positive definite", () => {
+    const { factorise, diagonals } = failingCholesky(0);
+    const { L, jitter } = choleskyWithJitter(SIGMA, N, factorise);
+    expect(jitter).toBe(0);
+    expect(diagonals.length).toBe(1);
+    expectRelClose(lower(L), lower(refCholesky(cov).flat()), TOL.covarianceRel, "L");
+  });
+
+  it("tries ε = 0, 1e-12, 1e-10, … in turn, adding ε·trace/N to the diagonal, and reports the ε that factorised", () => {
+    const { factorise, diagonals } = failingCholesky(2);
+    const { L, jitter } = choleskyWithJitter(SIGMA, N, factorise);
+    expect(jitter).toBe(1e-10);
+    expect(diagonals.length).toBe(3);
+    CHOLESKY_JITTER.slice(0, 3).forEach((eps, k) => {
+      expectRelClose(diagonals[k], cov.map((row, i) => row[i] + eps * (TRACE / N)), TOL.covarianceRel, `ε = ${eps}`);
+    });
+    const jittered = cov.map((row, i) => row.map((v, j) => (i === j ? v + 1e-10 * (TRACE / N) : v)));
+    expectRelClose(lower(L), lower(refCholesky(jittered).flat()), TOL.covarianceRel, "L of the jittered Σ");
+  });
+
+  it("leaves Σ itself unchanged", () => {
+    const before = SIGMA.slice();
+    choleskyWithJitter(SIGMA, N, failingCholesky(3).factorise);
+    expect(Array.from(SIGMA)).toEqual(Array.from(before));
+  });
+
+  it("if every ε fails, throws SOLVER_FAILED after trying each once (never returns an unfactorised matrix)", () => {
+    const { factorise, diagonals } = failingCholesky(Infinity);
+    let error: unknown;
+    try {
+      choleskyWithJitter(SIGMA, N, factorise);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(FolioError);
+    expect((error as FolioError).code).toBe("SOLVER_FAILED");
+    expect(diagonals.length).toBe(CHOLESKY_JITTER.length);
+  });
+
+  it("rejects a Σ whose length is not N×N with RangeError", () => {
+    expect(() => choleskyWithJitter(SIGMA.subarray(0, 8), N, failingCholesky(0).factorise)).toThrow(RangeError);
+  });
+});
