@@ -523,6 +523,22 @@ function rowSeries(r) {
   });
 }
 
+/** The shown series whose value at `idx` is drawn closest to the cursor (0-based, without the x series), or null. */
+function nearestSeries(u, idx) {
+  let best = null;
+  let bestDist = Infinity;
+  for (let i = 1; i < u.series.length; i++) {
+    const v = u.data[i][idx];
+    if (!u.series[i].show || v == null) continue;
+    const d = Math.abs(u.valToPos(v, "y") - u.cursor.top);
+    if (d < bestDist) {
+      bestDist = d;
+      best = i - 1;
+    }
+  }
+  return best;
+}
+
 function pathsReadout(r) {
   return (u) => {
     const idx = u.cursor.idx;
@@ -531,7 +547,7 @@ function pathsReadout(r) {
       out.textContent = "Hover the chart for values; drag to zoom, double-click to reset.";
       return;
     }
-    const i = state.focused && state.focused > 0 ? state.focused - 1 : null;
+    const i = nearestSeries(u, idx);
     const date = r.dates[idx];
     if (i == null || !r.rows[i]) {
       out.textContent = `${date}`;
@@ -777,7 +793,7 @@ function drawDistribution(r) {
   const hi = Math.max(...boxes.map((b) => b.box.p95));
   const pad = (hi - lo) * 0.05 || 1;
   const x0 = labelW + 8;
-  const x1 = width - 12;
+  const x1 = width - 36; // room for the last axis label
   const sx = (v) => x0 + ((v - (lo - pad)) / (hi - lo + 2 * pad)) * (x1 - x0);
   ctx.font = "12px system-ui, sans-serif";
   ctx.textBaseline = "middle";
