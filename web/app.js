@@ -652,7 +652,8 @@ function renderLegend(r) {
   grid.append(corner);
   for (const f of FREQ_ORDER) {
     const ids = r.rows.filter((row) => !row.merged && parseId(row.id).f === f).map((row) => row.id);
-    const b = button(ids, "lg-freq", dashSvg(FREQ_DASH[f], "#1d2430", 1.5), FREQ_NAMES[f]);
+    const b = button(ids, "lg-freq", dashSvg(FREQ_DASH[f], "#1d2430", 1.5), twoNames(FREQ_NAMES[f], f.toUpperCase()));
+    b.setAttribute("aria-label", `${FREQ_NAMES[f]}: all strategies`);
     b.dataset.freq = f;
     grid.append(b);
   }
@@ -663,7 +664,7 @@ function renderLegend(r) {
     const sw = document.createElement("span");
     sw.className = "swatch";
     sw.style.background = color;
-    const name = button(rows.map((row) => row.id), "lg-name", sw, STRATEGY_NAMES[s]);
+    const name = button(rows.map((row) => row.id), "lg-name", sw, twoNames(STRATEGY_NAMES[s], s));
     name.dataset.strategy = s;
     name.title = STRATEGY_NAMES[s];
     grid.append(name);
@@ -854,13 +855,21 @@ function cell(tag, text, cls) {
 }
 const signClass = (x) => (x == null ? "" : x < 0 ? "neg" : x > 0 ? "pos" : "");
 
+/** A full name and a short one; the stylesheet shows the short one at phone width (web/styles.css). */
+function twoNames(full, short) {
+  const frag = document.createDocumentFragment();
+  frag.append(cell("span", full, "name-full"), cell("span", short, "name-short"));
+  return frag;
+}
+
 function strategyCell(row) {
   const td = document.createElement("td");
   const { s } = parseId(row.id);
   const sw = document.createElement("span");
   sw.className = "swatch";
   sw.style.background = STRATEGY_COLORS[s] ?? "#333";
-  td.append(sw, seriesLabel(row.id, row.merged));
+  const { f } = parseId(row.id);
+  td.append(sw, twoNames(seriesLabel(row.id, row.merged), row.merged ? s : `${s} · ${f}`));
   td.title = row.merged ? `${row.id} (the same at every frequency)` : row.id;
   return td;
 }

@@ -371,6 +371,7 @@ describeWithChromium("the web page in headless Chromium", () => {
     expect(h.legend).toBeLessThan(h.chart);
     expect(await noSideScroll()).toBeLessThanOrEqual(390);
     await page.screenshot({ path: join(OUT, "web-phone-paths.png"), fullPage: true });
+    await page.locator("#chart-card").screenshot({ path: join(OUT, "web-phone-paths-chart.png") });
   });
 
   it("fits a 390 px screen in sims mode with 100 runs: the form, the legend and the box plots stay inside", async () => {
@@ -396,6 +397,7 @@ describeWithChromium("the web page in headless Chromium", () => {
     expect(dist).toBeLessThanOrEqual(390);
     await page.selectOption("#sims-view", "fan");
     await page.screenshot({ path: join(OUT, "web-phone-sims.png"), fullPage: true });
+    await page.locator("#chart-card").screenshot({ path: join(OUT, "web-phone-sims-chart.png") });
   });
 
   it("shows the desktop paths view for the README picture", async () => {
