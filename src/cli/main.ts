@@ -49,11 +49,12 @@ export function buildProgram(): Command {
     .description("Folio: portfolio backtests and simulations of 7 allocation strategies x daily, weekly and monthly returns")
     .version(version(), "-V, --version")
     .addHelpText("after", `
-Examples:
+Examples (the tickers of the default store, the embedded synthetic universe; folio tickers lists them):
   folio tickers
-  folio backtest AAPL MSFT XOM
-  folio backtest AAPL MSFT XOM --json
-  folio simulate AAPL MSFT XOM --runs 20 --seed 42
+  folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3
+  folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3 --json
+  folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3 --values --csv | head -3
+  folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --runs 20 --seed 42
   folio import ./prices.csv            (into DATA_DIR or --data-dir)
   folio serve --port 8080
 

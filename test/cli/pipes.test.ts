@@ -74,3 +74,20 @@ describe("the built CLI in a shell pipeline", () => {
     expect(r.cliCode).toBe(0);
   });
 });
+
+describe("the top-level --help examples", () => {
+  it("run as written on the default store (exit 0, output on stdout, nothing on stderr)", async () => {
+    const help = await piped(["--help"], "cat");
+    expect(help.cliCode).toBe(0);
+    const examples = help.stdout.split("\n").map((l) => /^\s+folio ((?:tickers|backtest|simulate|weights)\b.*)$/.exec(l)?.[1])
+      .filter((x): x is string => Boolean(x));
+    expect(examples.length).toBeGreaterThanOrEqual(4);
+    for (const example of examples) {
+      const [cmd, reader] = example.split(" | ");
+      const r = await piped(cmd.split(/\s+/), reader ?? "cat");
+      expect(r.stderr, example).toBe("");
+      expect(r.cliCode, example).toBe(0);
+      expect(r.stdout.length, example).toBeGreaterThan(0);
+    }
+  });
+});
