@@ -1070,27 +1070,63 @@ function valuesCsv() {
   return toCsv(["run", "date", ...r.ids], rows);
 }
 
-/** The charts on screen as one PNG: title, main chart and panels (or the distribution), on white. */
+/**
+ * The charts on screen as one PNG on white: the title, each chart under its own heading (main chart, then the
+ * drawdown and rolling panels, or the sims distribution), and a legend line (strategy colours, frequency dashes).
+ */
 function chartsPng() {
-  const canvases = [...state.charts.map((c) => c.ctx.canvas)];
-  if (state.last?.mode === "sims") canvases.push($("dist-chart"));
+  const r = state.last;
+  const parts = [{ title: `${$("chart-title").textContent} · ${r.tickers.join(", ")}`, canvas: state.charts[0].ctx.canvas }];
+  if (r.mode === "paths") {
+    parts.push({ title: $("drawdown-title").textContent, canvas: state.charts[1].ctx.canvas });
+    parts.push({ title: $("rolling-title").textContent, canvas: state.charts[2].ctx.canvas });
+  } else {
+    parts.push({ title: "Final value over runs, per strategy (whiskers 5–95 %, box 25–75 %, line median)", canvas: $("dist-chart") });
+  }
   const dpr = window.devicePixelRatio || 1;
-  const titleH = Math.round(28 * dpr);
-  const w = Math.max(...canvases.map((c) => c.width));
-  const h = titleH + canvases.reduce((a, c) => a + c.height + Math.round(8 * dpr), 0);
+  const px = (v) => Math.round(v * dpr);
+  const headH = px(24);
+  const legendH = px(r.mode === "paths" ? 68 : 8);
+  const w = Math.max(...parts.map((p) => p.canvas.width));
+  const h = parts.reduce((a, p) => a + headH + p.canvas.height, 0) + legendH;
   const out = document.createElement("canvas");
   out.width = w;
   out.height = h;
   const ctx = out.getContext("2d");
   ctx.fillStyle = "#fff";
   ctx.fillRect(0, 0, w, h);
-  ctx.fillStyle = "#1d2430";
-  ctx.font = `${Math.round(14 * dpr)}px system-ui, sans-serif`;
-  ctx.fillText(`${$("chart-title").textContent} · ${state.last.tickers.join(", ")}`, 8 * dpr, 19 * dpr);
-  let y = titleH;
-  for (const c of canvases) {
-    ctx.drawImage(c, 0, y);
-    y += c.height + Math.round(8 * dpr);
+  let y = 0;
+  parts.forEach((p, i) => {
+    ctx.fillStyle = "#1d2430";
+    ctx.font = `${i === 0 ? 600 : 400} ${px(i === 0 ? 14 : 12)}px system-ui, sans-serif`;
+    ctx.fillText(p.title, px(8), y + px(17));
+    y += headH;
+    ctx.drawImage(p.canvas, 0, y);
+    y += p.canvas.height;
+  });
+  if (r.mode === "paths") {
+    ctx.font = `${px(12)}px system-ui, sans-serif`;
+    ctx.lineWidth = px(2);
+    let x = px(8);
+    const item = (color, dash, text, row) => {
+      const yy = y + px(16 + 20 * row);
+      ctx.strokeStyle = color;
+      ctx.setLineDash(dash.map(px));
+      ctx.beginPath();
+      ctx.moveTo(x, yy - px(4));
+      ctx.lineTo(x + px(22), yy - px(4));
+      ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.fillStyle = "#1d2430";
+      ctx.fillText(text, x + px(26), yy);
+      x += px(26) + ctx.measureText(text).width + px(14);
+    };
+    STRATEGY_ORDER.forEach((st, k) => {
+      if (k === 4) x = px(8);
+      item(STRATEGY_COLORS[st], [], STRATEGY_NAMES[st], k < 4 ? 0 : 1);
+    });
+    x = px(8);
+    for (const f of FREQ_ORDER) item("#1d2430", FREQ_DASH[f], FREQ_NAMES[f], 2);
   }
   return new Promise((resolve) => out.toBlob(resolve, "image/png"));
 }
