@@ -111,8 +111,10 @@ function applyOptions(options) {
     const keep = sel.value;
     sel.replaceChildren(...list.map((v) => Object.assign(document.createElement("option"), { value: v, textContent: v })));
     const def = options?.defaults?.[name];
-    if (list.includes(keep)) sel.value = keep;
+    // A value the person (or a shared URL) chose stays; otherwise the server's default, else the current one.
+    if (sel.dataset.chosen && list.includes(keep)) sel.value = keep;
     else if (def != null && list.includes(String(def))) sel.value = String(def);
+    else if (list.includes(keep)) sel.value = keep;
   }
 }
 
@@ -310,7 +312,10 @@ function restoreRequest(req) {
   $("start").value = req.start ?? "";
   $("end").value = req.end ?? "";
   const pick = (id, v) => {
-    if (v != null && [...$(id).options].some((o) => o.value === v)) $(id).value = v;
+    if (v != null && [...$(id).options].some((o) => o.value === v)) {
+      $(id).value = v;
+      $(id).dataset.chosen = "url";
+    }
   };
   pick("covariance", req.covariance);
   pick("hrp", req.hrp);
@@ -414,8 +419,12 @@ async function run(e) {
       };
     }
     clearStale();
+    const t1 = performance.now();
     render();
-    status.textContent = `Done in ${((performance.now() - t0) / 1000).toFixed(1)} s.`;
+    const t2 = performance.now();
+    // Measured for the browser tests and for people: the wait for the server, then the page's own work.
+    state.timing = { responseMs: t1 - t0, renderMs: t2 - t1 };
+    status.textContent = `Done in ${((t2 - t0) / 1000).toFixed(1)} s (server ${((t1 - t0) / 1000).toFixed(1)} s, drawing ${Math.round(t2 - t1)} ms).`;
   } catch (err) {
     status.textContent = "Failed.";
     markStale("failed");
@@ -1166,6 +1175,7 @@ function initRun() {
 
 function init() {
   applyOptions(null);
+  for (const name of ["covariance", "hrp", "model"]) $(name).addEventListener("change", () => ($(name).dataset.chosen = "user"));
   initKey();
   initTickers();
   initRun();

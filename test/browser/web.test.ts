@@ -145,6 +145,26 @@ describeWithChromium("the web page in headless Chromium", () => {
     expect(await page.locator(".ticker-option").count()).toBeGreaterThan(0);
   });
 
+  it("takes the option lists and defaults from /v1/info when the server sends them, and keeps today's otherwise", async () => {
+    expect(await page.locator("#covariance option").evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(["sample", "shrink"]);
+    const other = await context.newPage();
+    try {
+      await other.route("**/v1/info", async (route) => {
+        const res = await route.fetch();
+        const body = (await res.json()) as Record<string, unknown>;
+        body.options = { covariance: ["sample", "shrink", "future"], hrp: ["paper"], model: ["independent", "correlated"],
+          defaults: { covariance: "shrink" } };
+        await route.fulfill({ response: res, json: body });
+      });
+      await other.goto(server.url + "/");
+      await expect.poll(() => other.locator("#covariance option").count()).toBe(3);
+      expect(await other.locator("#covariance").inputValue()).toBe("shrink");
+      expect(await other.locator("#hrp option").count()).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("says that no ticker matches an unknown search, and Enter adds nothing", async () => {
     await page.fill("#ticker-search", "zzz-nope");
     await expect.poll(() => page.locator("#no-match").innerText()).toMatch(/^No ticker matches “zzz-nope”/);
@@ -384,6 +404,9 @@ describeWithChromium("the web page in headless Chromium", () => {
     await page.fill("#seed", "3");
     await page.click("#run");
     await expect.poll(() => page.locator("#sims-seed").innerText(), { timeout: 60_000 }).toContain("seed 3");
+    const timing = await page.evaluate(() => (window as unknown as { folio: { state: { timing: { responseMs: number; renderMs: number } } } }).folio.state.timing);
+    console.log(`[measure] sims 100 runs x ${tickers.length} tickers at 390 px: response ${timing.responseMs.toFixed(0)} ms, drawing ${timing.renderMs.toFixed(0)} ms`);
+    expect(timing.renderMs).toBeGreaterThan(0);
     await page.selectOption("#sims-view", "overlay");
     expect(await page.locator("#chart").getAttribute("data-series-count")).toBe("100");
     await page.evaluate(() => {
