@@ -1,57 +1,40 @@
 // Folio web page: plain ES module, no build step. Talks to the /v1 API with the key kept in localStorage.
 // The summary statistics come from the library's own compiled module (/lib/report/summary.js), the same code the
-// CLI and POST /v1/optimiser/report use.
+// CLI and POST /v1/optimiser/report use; the page's own computations (panels, fans, palettes, URL) are in
+// /js/compute.js, which has no DOM and is unit-tested in Node.
 import uPlot from "/vendor/uPlot.esm.js";
 import { summarize, summarizeSims } from "/lib/report/summary.js";
-import { FREQUENCIES, STRATEGIES, STRATEGY_IDS } from "/lib/domain/strategies.js";
+import { STRATEGY_IDS } from "/lib/domain/strategies.js";
+import {
+  FREQ_DASH, FREQ_NAMES, FREQ_ORDER, STRATEGY_COLORS, STRATEGY_NAMES, STRATEGY_ORDER, displayRows, drawdownSeries,
+  finalValueBox, parseId, percentileSeries, queryToRequest, requestToQuery, rollingReturn, rollingVolatility,
+  seriesLabel, sortOrder, tickerColor, toCsv,
+} from "/js/compute.js";
 
 const KEY_STORAGE = "folio.apiKey";
 const MAX_LISTED = 80;
-
-const FREQ_NAMES = { d: "Daily", m: "Monthly", w: "Weekly" };
-const FREQ_DASH = { d: [], m: [2, 3], w: [7, 4] };
-const STRATEGY_NAMES = {
-  ewp: "Equal weight",
-  gmvp: "Min variance",
-  hrp: "Hierarchical risk parity",
-  ivp: "Inverse volatility",
-  mdcp: "Max decorrelation",
-  mdp: "Max diversification",
-  rpp: "Risk parity",
-};
-const STRATEGY_COLORS = {
-  ewp: "#4e79a7", gmvp: "#f28e2b", hrp: "#e15759", ivp: "#76b7b2", mdcp: "#59a14f", mdp: "#b07aa1", rpp: "#9c755f",
-};
-const TICKER_COLORS = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-  "#9c755f", "#bab0ac"];
+/** The option selects; their values and defaults come from /v1/info's `options` (the server's one vocabulary). */
+const OPTION_SELECTS = ["covariance", "hrp", "model"];
 
 const $ = (id) => document.getElementById(id);
 
 const state = {
   tickers: [],
   selected: [],
-  chart: null,
-  freqOn: new Set(FREQUENCIES),
-  strategyOn: new Set(STRATEGIES),
-  last: null, // { mode, ids, dates, values, weights, tickers, seed, model }
-};
-
-/** Parses "l1r.l2d.l3ewp" → { f: "d", s: "ewp" }. */
-function parseId(id) {
-  const m = /^l1r\.l2([dmw])\.l3([a-z]+)$/.exec(id);
-  return m ? { f: m[1], s: m[2] } : { f: "d", s: id };
-}
-const shortLabel = (id) => {
-  const { f, s } = parseId(id);
-  return `${s} · ${FREQ_NAMES[f] ?? f}`;
+  charts: [], // the synchronised uPlot instances on screen (main first)
+  hidden: new Set(), // ids of series hidden through the legend
+  last: null, // { mode, ids, dates, values | runs, weights, tickers, seed, model, request }
+  pending: null, // a request restored from the URL, run once the key and tickers are there
+  focused: null,
 };
 
 // ---------- formatting ----------
 const money = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const money0 = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", maximumFractionDigits: 0 });
+const money0 = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", notation: "compact", maximumFractionDigits: 1 });
 const fmtMoney = (x) => (x == null ? "—" : money.format(x));
 const fmtPct = (x) => (x == null ? "—" : `${(x * 100).toFixed(2)}%`);
 const fmtNum = (x) => (x == null ? "—" : x.toFixed(2));
+const fmtDate = (ts) => new Date(ts * 1000).toISOString().slice(0, 10);
 
 // ---------- API ----------
 class ApiError extends Error {
@@ -66,8 +49,7 @@ class ApiError extends Error {
 
 const getKey = () => localStorage.getItem(KEY_STORAGE) ?? "";
 
-async function api(path, body) {
-  const key = getKey();
+async function api(path, body, key = getKey()) {
   if (!key) throw new ApiError("No API key", "Enter your API key at the top of the page and press Save key.");
   let res;
   try {
@@ -90,7 +72,9 @@ async function api(path, body) {
     // problem+json (RFC 9457): detail tells a person what to change; message repeats it for PathLit clients.
     const title = (data && data.title) || `HTTP ${res.status}`;
     const detail = (data && (data.detail || data.message)) || text.slice(0, 300) || res.statusText;
-    throw new ApiError(title, detail, res.status, data && data.code);
+    const err = new ApiError(title, detail, res.status, data && data.code);
+    if (res.status === 401 && key === getKey()) forgetRejectedKey();
+    throw err;
   }
   return { data, headers: res.headers };
 }
@@ -112,6 +96,65 @@ function showError(err) {
 }
 
 // ---------- API key ----------
+/** A stored key the server answered 401 to: removed, and the page says so. */
+function forgetRejectedKey() {
+  localStorage.removeItem(KEY_STORAGE);
+  $("key-status").textContent = "The server rejected the saved key (401): it was removed from this browser.";
+  $("key-status").dataset.state = "rejected";
+  $("ticker-search").disabled = true;
+}
+
+function applyOptions(options) {
+  if (options?.defaults?.run_count != null) $("run-count").placeholder = String(options.defaults.run_count);
+  for (const name of OPTION_SELECTS) {
+    if (!Array.isArray(options?.[name]) || options[name].length === 0) continue;
+    const list = options[name].map(String);
+    const sel = $(name);
+    sel.disabled = false;
+    sel.removeAttribute("title");
+    const keep = sel.value;
+    sel.replaceChildren(...list.map((v) => Object.assign(document.createElement("option"), { value: v, textContent: v })));
+    const def = options?.defaults?.[name];
+    // A value the person (or a shared URL) chose stays; otherwise the server's default, else the current one.
+    if (sel.dataset.chosen && list.includes(keep)) sel.value = keep;
+    else if (def != null && list.includes(String(def))) sel.value = String(def);
+    else if (list.includes(keep)) sel.value = keep;
+  }
+}
+
+/** Checks a key against GET /v1/info; only a key the server accepts is kept. */
+async function checkKey(key, { saving }) {
+  const status = $("key-status");
+  status.textContent = "Checking the key…";
+  status.dataset.state = "checking";
+  const wasStored = getKey() === key;
+  try {
+    const { data } = await api("/v1/info", undefined, key);
+    localStorage.setItem(KEY_STORAGE, key);
+    status.textContent = `${saving ? "Key saved in this browser" : "Using the key saved in this browser"}` +
+      ` (${data?.message ?? "Folio"}, ${data?.tickers ?? "?"} tickers).`;
+    status.dataset.state = "saved";
+    if (data?.options) applyOptions(data.options);
+    showError(null);
+    await loadTickers();
+    return true;
+  } catch (err) {
+    if (err.status === 401) {
+      localStorage.removeItem(KEY_STORAGE);
+      status.textContent = wasStored
+        ? "The server rejected the saved key (401): it was removed from this browser."
+        : "The server rejected this key (401): it was not saved.";
+      status.dataset.state = "rejected";
+      $("ticker-search").disabled = true;
+    } else {
+      status.textContent = "Could not check the key (see the error below).";
+      status.dataset.state = "error";
+    }
+    showError(err);
+    return false;
+  }
+}
+
 function initKey() {
   const input = $("api-key");
   input.value = getKey();
@@ -122,56 +165,14 @@ function initKey() {
       showError(new ApiError("No API key", "Paste a key first: the server prints one when it starts without API_KEYS."));
       return;
     }
-    localStorage.setItem(KEY_STORAGE, key);
-    $("key-status").textContent = "Key saved in this browser.";
-    loadTickers();
-    loadOptions();
+    checkKey(key, { saving: true });
   });
   $("key-forget").addEventListener("click", () => {
     localStorage.removeItem(KEY_STORAGE);
     input.value = "";
     $("key-status").textContent = "Key removed from this browser.";
+    $("key-status").dataset.state = "forgotten";
   });
-}
-
-// ---------- options ----------
-/**
- * The option selects are built from the server's own lists (`options` of GET /v1/info: the values of covariance,
- * hrp and model, and every default), so the page never restates them. Until they load, the selects stay disabled
- * and requests omit those fields (the server applies its defaults).
- */
-async function loadOptions() {
-  try {
-    const { data } = await api("/v1/info");
-    const options = data && data.options;
-    if (!options || !options.defaults) return;
-    for (const sel of document.querySelectorAll("select[data-option]")) {
-      const name = sel.dataset.option;
-      const values = Array.isArray(options[name]) ? options[name].map(String) : [];
-      const keep = sel.value;
-      sel.replaceChildren(
-        ...values.map((v) => {
-          const o = document.createElement("option");
-          o.value = v;
-          o.textContent = v === options.defaults[name] ? `${v} (default)` : v;
-          return o;
-        }),
-      );
-      sel.value = values.includes(keep) ? keep : String(options.defaults[name] ?? values[0] ?? "");
-      sel.disabled = values.length === 0;
-      sel.removeAttribute("title");
-    }
-    const runs = $("run-count");
-    if (options.defaults.run_count !== undefined) runs.placeholder = String(options.defaults.run_count);
-  } catch (e) {
-    showError(e);
-  }
-}
-
-/** The value of an option select, or undefined while its options have not loaded. */
-function optionValue(id) {
-  const sel = $(id);
-  return sel.disabled || !sel.value ? undefined : sel.value;
 }
 
 // ---------- tickers ----------
@@ -185,6 +186,12 @@ async function loadTickers() {
     $("ticker-search").disabled = false;
     showError(null);
     renderTickerList();
+    if (state.pending) {
+      const req = state.pending;
+      state.pending = null;
+      restoreRequest(req);
+      $("run-form").requestSubmit();
+    }
   } catch (e) {
     status.textContent = "Could not load the tickers.";
     showError(e);
@@ -202,7 +209,8 @@ function matches(query) {
 
 function renderTickerList() {
   const list = $("ticker-list");
-  const found = matches($("ticker-search").value);
+  const query = $("ticker-search").value.trim();
+  const found = matches(query);
   list.replaceChildren(
     ...found.slice(0, MAX_LISTED).map((t) => {
       const b = document.createElement("button");
@@ -224,6 +232,16 @@ function renderTickerList() {
     more.className = "muted";
     more.textContent = `…and ${found.length - MAX_LISTED} more: type to narrow.`;
     list.append(more);
+  }
+  if (query && found.length === 0 && state.tickers.length > 0) {
+    const none = document.createElement("p");
+    none.id = "no-match";
+    none.className = "no-match";
+    const picked = state.selected.find((t) => t.toUpperCase() === query.toUpperCase());
+    none.textContent = picked
+      ? `${picked} is already picked.`
+      : `No ticker matches “${query}”. The list holds the ${state.tickers.length} tickers of this server's price store.`;
+    list.append(none);
   }
 }
 
@@ -272,28 +290,63 @@ function initTickers() {
       if (first) {
         addTicker(first);
         search.value = "";
-        renderTickerList();
       }
+      renderTickerList();
     }
   });
   renderSelected();
 }
 
-// ---------- running ----------
+// ---------- the request, the URL ----------
 const mode = () => document.querySelector('input[name="mode"]:checked').value;
 
-function requestBody() {
-  const body = { tickers: [...state.selected] };
-  for (const name of ["covariance", "hrp"]) {
-    const v = optionValue(name);
-    if (v !== undefined) body[name] = v;
-  }
-  if ($("start").value) body.start = $("start").value;
-  if ($("end").value) body.end = $("end").value;
+function formRequest() {
+  return {
+    tickers: [...state.selected], start: $("start").value, end: $("end").value, covariance: $("covariance").value,
+    hrp: $("hrp").value, mode: mode(), runs: $("run-count").value.trim(), seed: $("seed").value.trim(), model: $("model").value,
+  };
+}
+
+function restoreRequest(req) {
+  // Tickers as the store spells them when it has them (any case in the URL), else as given (the server will say).
+  const canon = new Map(state.tickers.map((t) => [t.toUpperCase(), t]));
+  state.selected = [...new Set(req.tickers.map((t) => canon.get(t.toUpperCase()) ?? t))];
+  renderSelected();
+  renderTickerList();
+  $("start").value = req.start ?? "";
+  $("end").value = req.end ?? "";
+  const pick = (id, v) => {
+    if (v != null && [...$(id).options].some((o) => o.value === v)) {
+      $(id).value = v;
+      $(id).dataset.chosen = "url";
+    }
+  };
+  pick("covariance", req.covariance);
+  pick("hrp", req.hrp);
+  pick("model", req.model);
+  document.querySelector(`input[name="mode"][value="${req.mode}"]`).checked = true;
+  document.querySelector(".sims-only").hidden = req.mode !== "sims";
+  if (req.runs) $("run-count").value = req.runs;
+  $("seed").value = req.seed ?? "";
+}
+
+function writeUrl(req) {
+  const q = requestToQuery(req);
+  history.replaceState(null, "", q ? `?${q}` : location.pathname);
+}
+
+// ---------- running ----------
+function apiBody(req) {
+  const body = { tickers: req.tickers };
+  // An option the page has not loaded yet is left out: the server applies its default.
+  if (req.covariance) body.covariance = req.covariance;
+  if (req.hrp) body.hrp = req.hrp;
+  if (req.start) body.start = req.start;
+  if (req.end) body.end = req.end;
   return body;
 }
 
-/** The 21 series of the HTTP shape → ids, dates and numeric values. */
+/** The series of the HTTP shape → ids, dates and numeric values. */
 function parseSeries(list) {
   const ids = list.map((s) => s.PATH);
   const dates = list.length ? Object.keys(list[0]).filter((k) => k !== "PATH") : [];
@@ -308,41 +361,61 @@ function canonicalTickers(res, body) {
   return list.length === body.tickers.length ? list : body.tickers;
 }
 
+const describeRequest = (req) =>
+  `${req.mode} · ${req.tickers.join(", ")}${req.start ? ` · from ${req.start}` : ""}${req.end ? ` · to ${req.end}` : ""}`;
+
+/** Results on screen that no longer answer the form: dimmed, with a note saying which request they belong to. */
+function markStale(reason) {
+  const results = $("results");
+  const note = $("stale-note");
+  if (results.hidden || !state.last) return;
+  results.dataset.stale = reason;
+  note.hidden = false;
+  note.textContent = reason === "running"
+    ? "Running the new request… the results below are from the previous one."
+    : `The last run failed (see the error above). The results below are from the previous request: ${describeRequest(state.last.request)}.`;
+}
+
+function clearStale() {
+  delete $("results").dataset.stale;
+  $("stale-note").hidden = true;
+}
+
 async function run(e) {
   e.preventDefault();
   showError(null);
-  if (state.selected.length === 0) {
+  const req = formRequest();
+  if (req.tickers.length === 0) {
+    markStale("failed");
     showError(new ApiError("No tickers", "Pick at least one ticker from the list (type to search)."));
     return;
   }
+  writeUrl(req);
   const button = $("run");
   const status = $("run-status");
   button.disabled = true;
-  const m = mode();
-  const body = requestBody();
-  status.textContent = `Running ${m} for ${body.tickers.length} ticker${body.tickers.length === 1 ? "" : "s"}…`;
+  const body = apiBody(req);
+  status.textContent = `Running ${req.mode} for ${body.tickers.length} ticker${body.tickers.length === 1 ? "" : "s"}…`;
+  markStale("running");
   const t0 = performance.now();
   try {
-    if (m === "paths") {
+    if (req.mode === "paths") {
       const [paths, weights] = await Promise.all([api("/v1/optimiser/paths", body), api("/v1/optimiser/weights", body)]);
       const { ids, dates, values } = parseSeries(paths.data);
       state.last = {
-        mode: m, ids, dates, values, weights: weights.data, tickers: canonicalTickers(weights, body),
+        mode: req.mode, request: req, ids, dates, values, weights: weights.data, tickers: canonicalTickers(weights, body),
         fallback: weights.headers.get("x-covariance-fallback"),
       };
     } else {
       const simsBody = { ...body };
-      const model = optionValue("model");
-      if (model !== undefined) simsBody.model = model;
-      const runs = $("run-count").value.trim();
-      if (runs) simsBody.run_count = Number(runs); // the server validates (1 … its configured maximum)
-      const seed = $("seed").value.trim();
-      if (seed) simsBody.seed = /^\d{1,15}$/.test(seed) ? Number(seed) : seed;
+      if (req.model) simsBody.model = req.model;
+      if (req.runs) simsBody.run_count = Number(req.runs); // the server validates (1 … its configured maximum)
+      if (req.seed) simsBody.seed = /^\d{1,15}$/.test(req.seed) ? Number(req.seed) : req.seed;
       const [sims, weights] = await Promise.all([api("/v1/optimiser/sims", simsBody), api("/v1/optimiser/weights", body)]);
       const runKeys = Object.keys(sims.data).sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
       const parsed = runKeys.map((k) => parseSeries(sims.data[k]));
       state.last = {
-        mode: m,
+        mode: req.mode, request: req,
         ids: parsed[0]?.ids ?? [],
         dates: parsed[0]?.dates ?? [],
         runs: parsed.map((p) => p.values),
@@ -353,10 +426,16 @@ async function run(e) {
         model: sims.headers.get("x-simulation-model") ?? simsBody.model,
       };
     }
+    clearStale();
+    const t1 = performance.now();
     render();
-    status.textContent = `Done in ${((performance.now() - t0) / 1000).toFixed(1)} s.`;
+    const t2 = performance.now();
+    // Measured for the browser tests and for people: the wait for the server, then the page's own work.
+    state.timing = { responseMs: t1 - t0, renderMs: t2 - t1 };
+    status.textContent = `Done in ${((t2 - t0) / 1000).toFixed(1)} s (server ${((t1 - t0) / 1000).toFixed(1)} s, drawing ${Math.round(t2 - t1)} ms).`;
   } catch (err) {
     status.textContent = "Failed.";
+    markStale("failed");
     showError(err);
   } finally {
     button.disabled = false;
@@ -367,20 +446,23 @@ async function run(e) {
 function render() {
   const r = state.last;
   if (!r) return;
-  $("chart-card").hidden = false;
-  $("summary-card").hidden = false;
-  $("weights-card").hidden = false;
+  $("results").hidden = false;
   $("paths-controls").hidden = r.mode !== "paths";
   $("sims-controls").hidden = r.mode !== "sims";
+  $("panels").hidden = r.mode !== "paths";
+  $("dist").hidden = r.mode !== "sims";
+  const seriesOf = r.mode === "paths" ? (i) => r.values[i] : (i) => r.runs[0]?.[i] ?? [];
+  r.rows = displayRows(r.ids, (i) => (r.mode === "paths" ? seriesOf(i) : r.runs.flatMap((run) => Array.from(run[i]))));
   if (r.mode === "paths") {
-    $("chart-title").textContent = `Equity curves: ${r.ids.length} portfolios, ${r.dates[0]} to ${r.dates[r.dates.length - 1]}`;
+    $("chart-title").textContent = `Equity curves: ${r.dates[0]} to ${r.dates[r.dates.length - 1]}`;
     drawPaths(r);
     renderSummary(r);
   } else {
     $("chart-title").textContent = `Simulated runs: ${r.runs.length} runs, ${r.dates[0]} to ${r.dates[r.dates.length - 1]}`;
     $("sims-seed").textContent = r.seed ? `seed ${r.seed} · ${r.model}` : "";
-    fillSimsStrategy(r.ids);
+    fillSimsStrategy(r);
     drawSims(r);
+    drawDistribution(r);
     renderSimsSummary(r);
   }
   renderWeights(r);
@@ -391,143 +473,397 @@ function render() {
     : "";
 }
 
-const chartHeight = () => (window.innerWidth < 600 ? 280 : 380);
+const isPhone = () => window.innerWidth < 600;
+const chartHeight = () => (isPhone() ? 260 : 360);
+const panelHeight = () => (isPhone() ? 140 : 170);
 const toX = (dates) => dates.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
-const moneyAxis = (u, ticks) => ticks.map((v) => money0.format(v));
+const chartWidth = (el) => Math.max(el.clientWidth, 200);
 
-function baseOpts(el, series, extra = {}) {
+function destroyCharts() {
+  for (const c of state.charts) c.destroy();
+  state.charts = [];
+  for (const id of ["chart", "drawdown-chart", "rolling-chart"]) $(id).replaceChildren();
+}
+
+/** x-zoom in one chart applies to the others (the cursor itself is synchronised by uPlot's sync key). */
+let syncingScale = false;
+function syncX(u, key) {
+  if (key !== "x" || syncingScale) return;
+  syncingScale = true;
+  for (const c of state.charts) if (c !== u) c.setScale("x", { min: u.scales.x.min, max: u.scales.x.max });
+  syncingScale = false;
+}
+
+function chartOpts(el, series, { height, yValues, yLog = false, bands, onCursor } = {}) {
   return {
-    width: Math.max(el.clientWidth, 280),
-    height: chartHeight(),
+    width: chartWidth(el),
+    height,
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"),
-    scales: { x: { time: true } },
-    axes: [{}, { values: moneyAxis, size: 80 }],
-    legend: { live: true },
+    scales: { x: { time: true }, y: yLog ? { distr: 3 } : {} },
+    axes: [{}, { values: (u, ticks) => ticks.map(yValues), size: 64 }],
+    legend: { show: false },
+    cursor: { sync: { key: "folio", setSeries: true }, focus: { prox: 24 } },
+    focus: { alpha: 0.35 },
     series,
-    ...extra,
+    bands,
+    hooks: {
+      setScale: [syncX],
+      setCursor: onCursor ? [onCursor] : [],
+      setSeries: [(u, i, opts) => {
+        if (u === state.charts[0] && opts?.focus) {
+          state.focused = i;
+          if (onCursor) onCursor(u);
+        }
+      }],
+    },
   };
 }
 
-function mount(opts, data) {
-  const el = $("chart");
-  if (state.chart) state.chart.destroy();
-  el.replaceChildren();
-  state.chart = new uPlot(opts, data, el);
-  el.dataset.seriesCount = String(opts.series.length - 1);
-  return state.chart;
+function mount(elId, opts, data) {
+  const el = $(elId);
+  const chart = new uPlot(opts, data, el);
+  state.charts.push(chart);
+  return chart;
 }
 
-function drawPaths(r) {
-  const el = $("chart");
-  const series = [
-    { label: "Date", value: (u, v) => (v == null ? "—" : new Date(v * 1000).toISOString().slice(0, 10)) },
-    ...r.ids.map((id) => {
-      const { f, s } = parseId(id);
-      return {
-        label: shortLabel(id),
-        class: "folio-series",
-        stroke: STRATEGY_COLORS[s] ?? "#333",
-        dash: FREQ_DASH[f] ?? [],
-        width: 1.5,
-        show: state.freqOn.has(f) && state.strategyOn.has(s),
-        value: (u, v) => (v == null ? "—" : money.format(v)),
-      };
-    }),
-  ];
-  mount(baseOpts(el, series), [toX(r.dates), ...r.values.map((v) => Array.from(v))]);
-  el.dataset.mode = "paths";
-  renderToggles(r);
-}
-
-/** Group toggles: a series is shown when both its frequency and its strategy are on (legend clicks toggle one). */
-function renderToggles(r) {
-  const make = (container, items, set, names) => {
-    container.replaceChildren(
-      ...items.map((k) => {
-        const label = document.createElement("label");
-        const box = document.createElement("input");
-        box.type = "checkbox";
-        box.checked = set.has(k);
-        box.dataset.key = k;
-        box.addEventListener("change", () => {
-          if (box.checked) set.add(k);
-          else set.delete(k);
-          applyToggles(r);
-        });
-        label.append(box, ` ${names[k] ?? k}`);
-        return label;
-      }),
-    );
-  };
-  make($("freq-toggles"), FREQUENCIES, state.freqOn, FREQ_NAMES);
-  make($("strategy-toggles"), STRATEGIES, state.strategyOn, STRATEGY_NAMES);
-}
-
-function applyToggles(r) {
-  if (!state.chart) return;
-  state.chart.batch(() => {
-    r.ids.forEach((id, i) => {
-      const { f, s } = parseId(id);
-      state.chart.setSeries(i + 1, { show: state.freqOn.has(f) && state.strategyOn.has(s) });
-    });
+/** One uPlot series per displayed row, coloured by strategy, dashed by frequency. */
+function rowSeries(r) {
+  return r.rows.map((row) => {
+    const { f, s } = parseId(row.id);
+    return {
+      label: seriesLabel(row.id, row.merged),
+      stroke: STRATEGY_COLORS[s] ?? "#333",
+      dash: row.merged ? [] : FREQ_DASH[f] ?? [],
+      width: s === "ewp" ? 2 : 1.5,
+      show: !state.hidden.has(row.id),
+    };
   });
 }
 
-function fillSimsStrategy(ids) {
-  const sel = $("sims-strategy");
-  const keep = sel.value;
-  sel.replaceChildren(
-    ...ids.map((id) => {
-      const o = document.createElement("option");
-      o.value = id;
-      o.textContent = `${shortLabel(id)} (${id})`;
-      return o;
-    }),
-  );
-  if (ids.includes(keep)) sel.value = keep;
+/** The shown series whose value at `idx` is drawn closest to the cursor (0-based, without the x series), or null. */
+function nearestSeries(u, idx) {
+  let best = null;
+  let bestDist = Infinity;
+  for (let i = 1; i < u.series.length; i++) {
+    const v = u.data[i][idx];
+    if (!u.series[i].show || v == null) continue;
+    const d = Math.abs(u.valToPos(v, "y") - u.cursor.top);
+    if (d < bestDist) {
+      bestDist = d;
+      best = i - 1;
+    }
+  }
+  return best;
 }
 
-function quantileSorted(s, q) {
-  const pos = (s.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+function pathsReadout(r) {
+  return (u) => {
+    const idx = u.cursor.idx;
+    const out = $("readout");
+    if (idx == null) {
+      out.textContent = "Hover the chart for values; drag to zoom, double-click to reset.";
+      return;
+    }
+    const i = nearestSeries(u, idx);
+    const date = r.dates[idx];
+    if (i == null || !r.rows[i]) {
+      out.textContent = `${date}`;
+      return;
+    }
+    const row = r.rows[i];
+    const v = r.values[row.index][idx];
+    const dd = r.dd?.[i]?.[idx];
+    out.textContent = `${date} · ${seriesLabel(row.id, row.merged)}: ${fmtMoney(v)}${dd != null ? ` · drawdown ${fmtPct(dd)}` : ""}`;
+  };
+}
+
+function drawPaths(r) {
+  destroyCharts();
+  const x = toX(r.dates);
+  const ys = r.rows.map((row) => r.values[row.index]);
+  r.dd = ys.map((v) => drawdownSeries(v));
+  const metric = $("rolling-metric").value;
+  const rolling = ys.map((v) => (metric === "ret252" ? rollingReturn(v, 252) : rollingVolatility(v, 63)));
+  $("rolling-title").textContent = metric === "ret252" ? "Rolling 1-year return" : "Rolling 63-day annualised volatility (daily log-returns)";
+  const readout = pathsReadout(r);
+  const log = $("log-scale").checked;
+  const head = [{ label: "Date", value: (u, v) => (v == null ? "—" : fmtDate(v)) }];
+  const main = mount("chart", chartOpts($("chart"), [...head, ...rowSeries(r)], {
+    height: chartHeight(), yValues: (v) => money0.format(v), yLog: log, onCursor: readout,
+  }), [x, ...ys.map((v) => Array.from(v))]);
+  mount("drawdown-chart", chartOpts($("drawdown-chart"), [...head, ...rowSeries(r)], {
+    height: panelHeight(), yValues: (v) => `${Math.round(v * 100)}%`,
+  }), [x, ...r.dd]);
+  mount("rolling-chart", chartOpts($("rolling-chart"), [...head, ...rowSeries(r)], {
+    height: panelHeight(), yValues: (v) => `${Math.round(v * 100)}%`,
+  }), [x, ...rolling]);
+  const el = $("chart");
+  el.dataset.mode = "paths";
+  el.dataset.seriesCount = String(r.rows.length);
+  el.dataset.scale = log ? "log" : "linear";
+  readout(main);
+  renderLegend(r);
+}
+
+function dashSvg(dash, color, width = 2) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("width", "26");
+  svg.setAttribute("height", "10");
+  svg.setAttribute("aria-hidden", "true");
+  svg.classList.add("dash-sample");
+  const line = document.createElementNS(ns, "line");
+  line.setAttribute("x1", "1");
+  line.setAttribute("x2", "25");
+  line.setAttribute("y1", "5");
+  line.setAttribute("y2", "5");
+  line.setAttribute("stroke", color);
+  line.setAttribute("stroke-width", String(width));
+  if (dash.length) line.setAttribute("stroke-dasharray", dash.join(" "));
+  svg.append(line);
+  return svg;
+}
+
+function setShown(ids, show) {
+  for (const id of ids) {
+    if (show) state.hidden.delete(id);
+    else state.hidden.add(id);
+  }
+  const r = state.last;
+  if (!r || r.mode !== "paths") return;
+  for (const c of state.charts) {
+    c.batch(() => r.rows.forEach((row, i) => c.setSeries(i + 1, { show: !state.hidden.has(row.id) })));
+  }
+  syncLegend();
+}
+
+function syncLegend() {
+  for (const b of document.querySelectorAll("#legend-body [data-ids]")) {
+    const ids = b.dataset.ids.split(" ");
+    const on = ids.some((id) => !state.hidden.has(id));
+    b.setAttribute("aria-pressed", String(on));
+  }
+}
+
+/**
+ * The legend of the paths chart: one row per strategy (colour), one button per frequency drawn with its line
+ * style; ewp has one button (its series are identical). Buttons toggle series; the strategy name toggles the row,
+ * the frequency headers toggle a column. It is plain DOM outside the chart: its size never depends on the cursor.
+ */
+function renderLegend(r) {
+  const body = $("legend-body");
+  const grid = document.createElement("div");
+  grid.className = "legend-grid";
+  const button = (ids, cls, ...content) => {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = cls;
+    b.dataset.ids = ids.join(" ");
+    b.append(...content);
+    b.addEventListener("click", () => setShown(ids, ids.every((id) => state.hidden.has(id))));
+    return b;
+  };
+  const corner = document.createElement("span");
+  corner.className = "lg-corner muted";
+  corner.textContent = "Strategy";
+  grid.append(corner);
+  for (const f of FREQ_ORDER) {
+    const ids = r.rows.filter((row) => !row.merged && parseId(row.id).f === f).map((row) => row.id);
+    const b = button(ids, "lg-freq", dashSvg(FREQ_DASH[f], "#1d2430", 1.5), twoNames(FREQ_NAMES[f], f.toUpperCase()));
+    b.setAttribute("aria-label", `${FREQ_NAMES[f]}: all strategies`);
+    b.dataset.freq = f;
+    grid.append(b);
+  }
+  for (const s of STRATEGY_ORDER) {
+    const rows = r.rows.filter((row) => parseId(row.id).s === s);
+    if (rows.length === 0) continue;
+    const color = STRATEGY_COLORS[s];
+    const sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.style.background = color;
+    const name = button(rows.map((row) => row.id), "lg-name", sw, twoNames(STRATEGY_NAMES[s], s));
+    name.dataset.strategy = s;
+    name.title = STRATEGY_NAMES[s];
+    grid.append(name);
+    if (rows.length === 1 && rows[0].merged) {
+      const b = button([rows[0].id], "lg-item lg-merged", dashSvg([], color), "all frequencies");
+      b.dataset.id = rows[0].id;
+      grid.append(b);
+      continue;
+    }
+    for (const f of FREQ_ORDER) {
+      const row = rows.find((x) => parseId(x.id).f === f);
+      if (!row) {
+        grid.append(document.createElement("span"));
+        continue;
+      }
+      const b = button([row.id], "lg-item", dashSvg(FREQ_DASH[f], color), FREQ_NAMES[f].slice(0, 1));
+      b.dataset.id = row.id;
+      b.title = seriesLabel(row.id);
+      b.setAttribute("aria-label", seriesLabel(row.id));
+      grid.append(b);
+    }
+  }
+  body.replaceChildren(grid);
+  $("legend-hint").textContent = "colour = strategy, line = frequency; click to hide or show";
+  syncLegend();
+}
+
+function fillSimsStrategy(r) {
+  const sel = $("sims-strategy");
+  const keep = sel.value;
+  sel.replaceChildren(...r.rows.map((row) => Object.assign(document.createElement("option"), {
+    value: row.id, textContent: seriesLabel(row.id, row.merged),
+  })));
+  if (r.rows.some((row) => row.id === keep)) sel.value = keep;
+}
+
+/** Draws a fan from percentile series `{ q: [0.05, 0.25, 0.5, 0.75, 0.95], series }` (see compute.js). */
+function drawFan(x, pct, color, log) {
+  const at = (q) => pct.series[pct.q.indexOf(q)];
+  const fmt = (u, v) => (v == null ? "—" : money.format(v));
+  const series = [
+    { label: "Date" },
+    { label: "5th percentile", stroke: `${color}66`, width: 1, value: fmt },
+    { label: "25th percentile", stroke: `${color}99`, width: 1, value: fmt },
+    { label: "median", stroke: color, width: 2.2, value: fmt },
+    { label: "75th percentile", stroke: `${color}99`, width: 1, value: fmt },
+    { label: "95th percentile", stroke: `${color}66`, width: 1, value: fmt },
+  ];
+  const bands = [{ series: [5, 1], fill: `${color}22` }, { series: [4, 2], fill: `${color}44` }];
+  return mount("chart", chartOpts($("chart"), series, {
+    height: chartHeight(), yValues: (v) => money0.format(v), yLog: log, bands, onCursor: (u) => {
+      const idx = u.cursor.idx;
+      $("readout").textContent = idx == null ? "Hover the chart for the percentiles of a day."
+        : `${fmtDate(x[idx])} · 5%: ${fmtMoney(at(0.05)[idx])} · 25%: ${fmtMoney(at(0.25)[idx])} · median: ${fmtMoney(at(0.5)[idx])}` +
+          ` · 75%: ${fmtMoney(at(0.75)[idx])} · 95%: ${fmtMoney(at(0.95)[idx])}`;
+    },
+  }), [x, ...pct.q.map((q) => Array.from(at(q)))]);
 }
 
 function drawSims(r) {
-  const el = $("chart");
-  const id = $("sims-strategy").value || r.ids[0];
-  const s = Math.max(0, r.ids.indexOf(id));
-  const { s: strat } = parseId(id);
-  const color = STRATEGY_COLORS[strat] ?? "#333";
+  destroyCharts();
+  const id = $("sims-strategy").value || r.rows[0]?.id;
+  const row = r.rows.find((x) => x.id === id) ?? r.rows[0];
+  const s = row.index;
+  const color = STRATEGY_COLORS[parseId(row.id).s] ?? "#333333";
   const x = toX(r.dates);
-  const fmt = (u, v) => (v == null ? "—" : money.format(v));
+  const log = $("sims-log-scale").checked;
+  const el = $("chart");
+  const legend = document.createElement("div");
+  legend.className = "sims-legend";
   if ($("sims-view").value === "overlay" || r.runs.length < 2) {
-    const series = [{ label: "Date" }, ...r.runs.map((_, k) => ({
-      label: `run ${k + 1}`, class: "folio-series", stroke: TICKER_COLORS[k % TICKER_COLORS.length], width: 1.2, value: fmt,
-    }))];
-    mount(baseOpts(el, series), [x, ...r.runs.map((run) => Array.from(run[s]))]);
+    const series = [{ label: "Date" }, ...r.runs.map((_, k) => ({ label: `run ${k + 1}`, stroke: `${color}${r.runs.length > 20 ? "44" : "aa"}`, width: 1 }))];
+    mount("chart", chartOpts(el, series, {
+      height: chartHeight(), yValues: (v) => money0.format(v), yLog: log, onCursor: (u) => {
+        const idx = u.cursor.idx;
+        const k = state.focused && state.focused > 0 ? state.focused - 1 : null;
+        $("readout").textContent = idx == null ? "Hover a line for its run and value."
+          : `${fmtDate(x[idx])}${k != null ? ` · run ${k + 1}: ${fmtMoney(r.runs[k][s][idx])}` : ""}`;
+      },
+    }), [x, ...r.runs.map((one) => Array.from(one[s]))]);
+    legend.append(dashSvg([], color), ` ${seriesLabel(row.id, row.merged)}: ${r.runs.length} runs, one thin line each`);
+    el.dataset.seriesCount = String(r.runs.length);
+    el.dataset.view = "overlay";
   } else {
-    const lo = [];
-    const mid = [];
-    const hi = [];
-    for (let t = 0; t < r.dates.length; t++) {
-      const col = r.runs.map((run) => run[s][t]).sort((a, b) => a - b);
-      lo.push(col[0]);
-      mid.push(quantileSorted(col, 0.5));
-      hi.push(col[col.length - 1]);
-    }
-    const series = [
-      { label: "Date" },
-      { label: "min", class: "folio-series", stroke: color, width: 1, dash: [3, 3], value: fmt },
-      { label: "median", class: "folio-series", stroke: color, width: 2, value: fmt },
-      { label: "max", class: "folio-series", stroke: color, width: 1, dash: [3, 3], value: fmt },
-    ];
-    mount(baseOpts(el, series, { bands: [{ series: [3, 1], fill: `${color}33` }] }), [x, lo, mid, hi]);
+    const pct = percentileSeries(r.runs, s);
+    drawFan(x, pct, color, log);
+    const band = (alpha, text) => {
+      const sw = document.createElement("span");
+      sw.className = "swatch";
+      sw.style.background = `${color}${alpha}`;
+      const span = document.createElement("span");
+      span.append(sw, text);
+      return span;
+    };
+    legend.append(band("44", "25–75 %"), band("22", "5–95 %"), dashSvg([], color, 2.2), ` median · ${seriesLabel(row.id, row.merged)}`);
+    el.dataset.seriesCount = "5";
+    el.dataset.view = "fan";
   }
+  $("legend-body").replaceChildren(legend);
+  $("legend-hint").textContent = `over ${r.runs.length} runs`;
   el.dataset.mode = "sims";
+  el.dataset.scale = log ? "log" : "linear";
+  state.focused = null;
+  $("readout").textContent = el.dataset.view === "fan" ? "Hover the chart for the percentiles of a day." : "Hover a line for its run and value.";
 }
 
+/** Box plots of the final value over runs, one row per strategy, on a canvas (so it can be saved as PNG too). */
+function drawDistribution(r) {
+  const canvas = $("dist-chart");
+  const boxes = r.rows.map((row) => ({ row, box: finalValueBox(r.runs, row.index) }));
+  const width = Math.max(canvas.parentElement.clientWidth, 200);
+  const rowH = 22;
+  const labelW = isPhone() ? 92 : 270;
+  const top = 8;
+  const bottom = 28;
+  const height = top + rowH * boxes.length + bottom;
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = Math.round(width * dpr);
+  canvas.height = Math.round(height * dpr);
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.fillStyle = "#fff";
+  ctx.fillRect(0, 0, width, height);
+  const lo = Math.min(...boxes.map((b) => b.box.p5));
+  const hi = Math.max(...boxes.map((b) => b.box.p95));
+  const pad = (hi - lo) * 0.05 || 1;
+  const x0 = labelW + 8;
+  const x1 = width - 36; // room for the last axis label
+  const sx = (v) => x0 + ((v - (lo - pad)) / (hi - lo + 2 * pad)) * (x1 - x0);
+  ctx.font = "12px system-ui, sans-serif";
+  ctx.textBaseline = "middle";
+  // The starting capital as a reference line.
+  if (100000 > lo - pad && 100000 < hi + pad) {
+    ctx.strokeStyle = "#b8c0cc";
+    ctx.setLineDash([3, 3]);
+    ctx.beginPath();
+    ctx.moveTo(sx(100000), top);
+    ctx.lineTo(sx(100000), top + rowH * boxes.length);
+    ctx.stroke();
+    ctx.setLineDash([]);
+  }
+  boxes.forEach(({ row, box }, i) => {
+    const { f, s } = parseId(row.id);
+    const y = top + rowH * i + rowH / 2;
+    const color = STRATEGY_COLORS[s] ?? "#333";
+    ctx.fillStyle = "#1d2430";
+    const label = isPhone() ? `${s}${row.merged ? "" : ` · ${f}`}` : seriesLabel(row.id, row.merged);
+    ctx.fillText(label, 4, y, labelW);
+    ctx.strokeStyle = color;
+    ctx.lineWidth = 1.5;
+    ctx.setLineDash(row.merged ? [] : FREQ_DASH[f] ?? []);
+    ctx.beginPath();
+    ctx.moveTo(sx(box.p5), y);
+    ctx.lineTo(sx(box.p25), y);
+    ctx.moveTo(sx(box.p75), y);
+    ctx.lineTo(sx(box.p95), y);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.fillStyle = `${color}40`;
+    ctx.fillRect(sx(box.p25), y - 7, Math.max(1, sx(box.p75) - sx(box.p25)), 14);
+    ctx.strokeRect(sx(box.p25), y - 7, Math.max(1, sx(box.p75) - sx(box.p25)), 14);
+    ctx.lineWidth = 2.5;
+    ctx.beginPath();
+    ctx.moveTo(sx(box.p50), y - 8);
+    ctx.lineTo(sx(box.p50), y + 8);
+    ctx.stroke();
+  });
+  // Axis: five ticks.
+  ctx.fillStyle = "#5d6878";
+  ctx.textAlign = "center";
+  const axisY = top + rowH * boxes.length + 14;
+  for (let k = 0; k <= 4; k++) {
+    const v = lo - pad + ((hi - lo + 2 * pad) * k) / 4;
+    ctx.fillText(money0.format(v), sx(v), axisY);
+  }
+  ctx.textAlign = "left";
+  canvas.dataset.rows = String(boxes.length);
+}
+
+// ---------- tables ----------
 function cell(tag, text, cls) {
   const c = document.createElement(tag);
   c.textContent = text;
@@ -536,101 +872,287 @@ function cell(tag, text, cls) {
 }
 const signClass = (x) => (x == null ? "" : x < 0 ? "neg" : x > 0 ? "pos" : "");
 
-function strategyCell(id) {
+/** A full name and a short one; the stylesheet shows the short one at phone width (web/styles.css). */
+function twoNames(full, short) {
+  const frag = document.createDocumentFragment();
+  frag.append(cell("span", full, "name-full"), cell("span", short, "name-short"));
+  return frag;
+}
+
+function strategyCell(row) {
   const td = document.createElement("td");
-  const { s } = parseId(id);
+  const { s } = parseId(row.id);
   const sw = document.createElement("span");
   sw.className = "swatch";
   sw.style.background = STRATEGY_COLORS[s] ?? "#333";
-  td.append(sw, shortLabel(id));
-  td.title = id;
+  const { f } = parseId(row.id);
+  td.append(sw, twoNames(seriesLabel(row.id, row.merged), row.merged ? s : `${s} · ${f}`));
+  td.title = row.merged ? `${row.id} (the same at every frequency)` : row.id;
   return td;
 }
 
-function table(el, headers, rows) {
+/**
+ * A sortable table. `columns`: { label, key(row) → sort key / CSV value, text(row) → shown text, cls(row) }.
+ * Headers are buttons (keyboard: Tab, Enter/Space), with aria-sort on the sorted column; first click ascending for
+ * text, descending for numbers; a second click reverses; a third restores the original order.
+ */
+function sortableTable(el, columns, items, { rowAttrs } = {}) {
+  const t = { columns, items, sortCol: null, dir: null };
+  el._folio = t;
   const thead = document.createElement("thead");
   const hr = document.createElement("tr");
-  hr.append(...headers.map((h) => cell("th", h)));
+  columns.forEach((col, c) => {
+    const th = document.createElement("th");
+    th.scope = "col";
+    if (col.sortable === false) {
+      th.textContent = col.label;
+      hr.append(th);
+      return;
+    }
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "sort";
+    b.textContent = col.label;
+    b.addEventListener("click", () => {
+      const numeric = items.length > 0 && typeof columns[c].key(items[0]) === "number";
+      const first = numeric ? "descending" : "ascending";
+      const second = first === "ascending" ? "descending" : "ascending";
+      if (t.sortCol !== c) {
+        t.sortCol = c;
+        t.dir = first;
+      } else if (t.dir === first) t.dir = second;
+      else {
+        t.sortCol = null;
+        t.dir = null;
+      }
+      paint();
+    });
+    th.append(b);
+    hr.append(th);
+  });
   thead.append(hr);
   const tbody = document.createElement("tbody");
-  tbody.append(...rows);
   el.replaceChildren(thead, tbody);
+  const trs = items.map((item) => {
+    const tr = document.createElement("tr");
+    rowAttrs?.(tr, item);
+    columns.forEach((col) => {
+      const content = col.cell ? col.cell(item) : cell("td", col.text(item), col.cls?.(item));
+      tr.append(content);
+    });
+    return tr;
+  });
+  function paint() {
+    const order = t.sortCol == null ? items.map((_, i) => i) : sortOrder(items.map(columns[t.sortCol].key), t.dir);
+    tbody.replaceChildren(...order.map((i) => trs[i]));
+    [...hr.children].forEach((th, c) => {
+      if (c === t.sortCol) th.setAttribute("aria-sort", t.dir);
+      else th.removeAttribute("aria-sort");
+    });
+  }
+  paint();
 }
 
+/** The table as CSV, in its current order, with raw values (fractions, not percent). */
+function tableCsv(el) {
+  const t = el._folio;
+  if (!t) return "";
+  const order = [...el.tBodies[0].rows].map((tr) => Number(tr.dataset.item));
+  const cols = t.columns.filter((c) => c.inCsv !== false);
+  return toCsv(cols.map((c) => c.csvLabel ?? c.label), order.map((i) => cols.map((c) => (c.csv ?? c.key)(t.items[i]))));
+}
+
+/** The strategy column: sorts by the full name, exports the strategy id ("all" frequencies for the merged ewp). */
+const strategyColumn = {
+  label: "Strategy", csvLabel: "strategy", key: (it) => seriesLabel(it.row.id, it.row.merged),
+  csv: (it) => (it.row.merged ? "l1r.l2*.l3ewp" : it.row.id), cell: (it) => strategyCell(it.row),
+};
+
 function renderSummary(r) {
-  const rows = summarize({ dates: r.dates, values: r.values }, r.ids);
+  const byId = new Map(summarize({ dates: r.dates, values: r.values }, r.ids).map((x) => [x.PATH, x]));
+  const items = r.rows.map((row, i) => ({ row, i, x: byId.get(row.id) }));
   $("summary-note").textContent =
     "Annualised over 252 trading days; volatility from daily log-returns (sample sd); Sharpe at a zero rate; " +
-    "maximum drawdown as the largest fall from a running peak.";
-  table($("summary"), ["Strategy", "Final value", "Total return", "Ann. return", "Ann. volatility", "Sharpe", "Max drawdown"],
-    rows.map((x) => {
-      const tr = document.createElement("tr");
-      tr.dataset.strategy = x.PATH;
-      tr.append(strategyCell(x.PATH), cell("td", fmtMoney(x.final_value)), cell("td", fmtPct(x.total_return), signClass(x.total_return)),
-        cell("td", fmtPct(x.annualised_return), signClass(x.annualised_return)), cell("td", fmtPct(x.annualised_volatility)),
-        cell("td", fmtNum(x.sharpe), signClass(x.sharpe)), cell("td", fmtPct(x.max_drawdown)));
-      return tr;
-    }));
+    "maximum drawdown as the largest fall from a running peak. Click a column header to sort.";
+  const num = (label, k, fmt, signed, csvLabel) =>
+    ({ label, csvLabel: csvLabel ?? k, key: (it) => it.x[k], text: (it) => fmt(it.x[k]), cls: signed ? (it) => signClass(it.x[k]) : undefined });
+  sortableTable($("summary"), [
+    strategyColumn,
+    num("Final value", "final_value", fmtMoney),
+    num("Total return", "total_return", fmtPct, true),
+    num("Ann. return", "annualised_return", fmtPct, true),
+    num("Ann. volatility", "annualised_volatility", fmtPct),
+    num("Sharpe", "sharpe", fmtNum, true),
+    num("Max drawdown", "max_drawdown", fmtPct),
+  ], items, { rowAttrs: (tr, it) => Object.assign(tr.dataset, { strategy: it.row.id, item: String(it.i) }) });
 }
 
 function renderSimsSummary(r) {
-  const rows = summarizeSims({ dates: r.dates, values: r.runs }, r.ids);
+  const byId = new Map(summarizeSims({ dates: r.dates, values: r.runs }, r.ids).map((x) => [x.PATH, x]));
+  const items = r.rows.map((row, i) => ({ row, i, x: byId.get(row.id), box: finalValueBox(r.runs, row.index) }));
   $("summary-note").textContent =
-    `Over ${r.runs.length} simulated runs: distribution of final values, share of runs that lose money, and the mean ` +
-    "of each run's annualised return and maximum drawdown.";
-  table($("summary"), ["Strategy", "Runs", "Final min", "Final median", "Final mean", "Final max", "P(loss)", "Mean ann. return", "Mean max drawdown"],
-    rows.map((x) => {
-      const tr = document.createElement("tr");
-      tr.dataset.strategy = x.PATH;
-      tr.append(strategyCell(x.PATH), cell("td", String(x.runs)), cell("td", fmtMoney(x.final_value_min)),
-        cell("td", fmtMoney(x.final_value_median)), cell("td", fmtMoney(x.final_value_mean)), cell("td", fmtMoney(x.final_value_max)),
-        cell("td", fmtPct(x.loss_probability)), cell("td", fmtPct(x.mean_annualised_return), signClass(x.mean_annualised_return)),
-        cell("td", fmtPct(x.mean_max_drawdown)));
-      return tr;
-    }));
+    `Over ${r.runs.length} simulated runs: percentiles of the final value, the share of runs that lose money, and ` +
+    "the mean of each run's annualised return and maximum drawdown. Click a column header to sort.";
+  const num = (label, csvLabel, get, fmt, signed) =>
+    ({ label, csvLabel, key: get, text: (it) => fmt(get(it)), cls: signed ? (it) => signClass(get(it)) : undefined });
+  sortableTable($("summary"), [
+    strategyColumn,
+    num("Runs", "runs", (it) => it.x.runs, String),
+    num("Final 5%", "final_value_p5", (it) => it.box.p5, fmtMoney),
+    num("Final median", "final_value_median", (it) => it.x.final_value_median, fmtMoney),
+    num("Final mean", "final_value_mean", (it) => it.x.final_value_mean, fmtMoney),
+    num("Final 95%", "final_value_p95", (it) => it.box.p95, fmtMoney),
+    num("P(loss)", "loss_probability", (it) => it.x.loss_probability, fmtPct),
+    num("Mean ann. return", "mean_annualised_return", (it) => it.x.mean_annualised_return, fmtPct, true),
+    num("Mean max drawdown", "mean_max_drawdown", (it) => it.x.mean_max_drawdown, fmtPct),
+  ], items, { rowAttrs: (tr, it) => Object.assign(tr.dataset, { strategy: it.row.id, item: String(it.i) }) });
 }
 
 function renderWeights(r) {
   const tickers = r.tickers;
-  const color = (i) => TICKER_COLORS[i % TICKER_COLORS.length];
   $("weights-legend").replaceChildren(...tickers.map((t, i) => {
     const chip = document.createElement("span");
     chip.className = "chip";
+    chip.dataset.ticker = t;
     const sw = document.createElement("span");
     sw.className = "swatch";
-    sw.style.background = color(i);
+    sw.style.background = tickerColor(i);
     chip.append(sw, t);
     return chip;
   }));
-  const ids = Object.keys(r.weights ?? {});
-  table($("weights"), ["Strategy", ...tickers, "Allocation"], ids.map((id) => {
-    const w = r.weights[id];
-    const tr = document.createElement("tr");
-    tr.dataset.strategy = id;
-    tr.append(strategyCell(id));
-    w.forEach((x) => {
-      const td = cell("td", fmtPct(x));
-      const bar = document.createElement("span");
-      bar.className = "cell-bar";
-      bar.style.width = `${Math.max(0, Math.min(1, x)) * 100}%`;
-      td.append(bar);
-      tr.append(td);
+  const weights = r.weights ?? {};
+  const ids = Object.keys(weights);
+  const rows = displayRows(ids, (i) => weights[ids[i]]);
+  const items = rows.map((row, i) => ({ row, i, w: weights[row.id] }));
+  const columns = [
+    strategyColumn,
+    ...tickers.map((t, k) => ({
+      label: t, key: (it) => it.w[k],
+      cell: (it) => {
+        const td = cell("td", fmtPct(it.w[k]));
+        const bar = document.createElement("span");
+        bar.className = "cell-bar";
+        bar.style.width = `${Math.max(0, Math.min(1, it.w[k])) * 100}%`;
+        bar.style.background = tickerColor(k);
+        td.append(bar);
+        return td;
+      },
+    })),
+    {
+      label: "Allocation", sortable: false, inCsv: false, key: () => null,
+      cell: (it) => {
+        const td = document.createElement("td");
+        td.className = "bar-cell";
+        const bar = document.createElement("div");
+        bar.className = "bar";
+        bar.title = tickers.map((t, k) => `${t} ${fmtPct(it.w[k])}`).join(", ");
+        it.w.forEach((x, k) => {
+          const seg = document.createElement("span");
+          seg.style.width = `${Math.max(0, x) * 100}%`;
+          seg.style.background = tickerColor(k);
+          bar.append(seg);
+        });
+        td.append(bar);
+        return td;
+      },
+    },
+  ];
+  // The allocation column is a picture, not a number: not sortable, not in the CSV.
+  sortableTable($("weights"), columns, items, { rowAttrs: (tr, it) => Object.assign(tr.dataset, { strategy: it.row.id, item: String(it.i) }) });
+}
+
+// ---------- downloads ----------
+function download(name, blob) {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+}
+
+const fileStem = () => {
+  const r = state.last;
+  return `folio-${r.mode}-${r.tickers.join("-").toLowerCase().slice(0, 60)}`;
+};
+
+function valuesCsv() {
+  const r = state.last;
+  if (r.mode === "paths") {
+    return toCsv(["date", ...r.ids], r.dates.map((d, t) => [d, ...r.values.map((v) => v[t].toFixed(2))]));
+  }
+  const rows = [];
+  r.runs.forEach((run, k) => r.dates.forEach((d, t) => rows.push([k + 1, d, ...run.map((v) => v[t].toFixed(2))])));
+  return toCsv(["run", "date", ...r.ids], rows);
+}
+
+/**
+ * The charts on screen as one PNG on white: the title, each chart under its own heading (main chart, then the
+ * drawdown and rolling panels, or the sims distribution), and a legend line (strategy colours, frequency dashes).
+ */
+function chartsPng() {
+  const r = state.last;
+  const parts = [{ title: `${$("chart-title").textContent} · ${r.tickers.join(", ")}`, canvas: state.charts[0].ctx.canvas }];
+  if (r.mode === "paths") {
+    parts.push({ title: $("drawdown-title").textContent, canvas: state.charts[1].ctx.canvas });
+    parts.push({ title: $("rolling-title").textContent, canvas: state.charts[2].ctx.canvas });
+  } else {
+    parts.push({ title: "Final value over runs, per strategy (whiskers 5–95 %, box 25–75 %, line median)", canvas: $("dist-chart") });
+  }
+  const dpr = window.devicePixelRatio || 1;
+  const px = (v) => Math.round(v * dpr);
+  const headH = px(24);
+  const legendH = px(r.mode === "paths" ? 68 : 8);
+  const w = Math.max(...parts.map((p) => p.canvas.width));
+  const h = parts.reduce((a, p) => a + headH + p.canvas.height, 0) + legendH;
+  const out = document.createElement("canvas");
+  out.width = w;
+  out.height = h;
+  const ctx = out.getContext("2d");
+  ctx.fillStyle = "#fff";
+  ctx.fillRect(0, 0, w, h);
+  let y = 0;
+  parts.forEach((p, i) => {
+    ctx.fillStyle = "#1d2430";
+    ctx.font = `${i === 0 ? 600 : 400} ${px(i === 0 ? 14 : 12)}px system-ui, sans-serif`;
+    ctx.fillText(p.title, px(8), y + px(17));
+    y += headH;
+    ctx.drawImage(p.canvas, 0, y);
+    y += p.canvas.height;
+  });
+  if (r.mode === "paths") {
+    ctx.font = `${px(12)}px system-ui, sans-serif`;
+    ctx.lineWidth = px(2);
+    let x = px(8);
+    const item = (color, dash, text, row) => {
+      const yy = y + px(16 + 20 * row);
+      ctx.strokeStyle = color;
+      ctx.setLineDash(dash.map(px));
+      ctx.beginPath();
+      ctx.moveTo(x, yy - px(4));
+      ctx.lineTo(x + px(22), yy - px(4));
+      ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.fillStyle = "#1d2430";
+      ctx.fillText(text, x + px(26), yy);
+      x += px(26) + ctx.measureText(text).width + px(14);
+    };
+    STRATEGY_ORDER.forEach((st, k) => {
+      if (k === 4) x = px(8);
+      item(STRATEGY_COLORS[st], [], STRATEGY_NAMES[st], k < 4 ? 0 : 1);
     });
-    const barTd = document.createElement("td");
-    barTd.className = "bar-cell";
-    const bar = document.createElement("div");
-    bar.className = "bar";
-    bar.title = tickers.map((t, i) => `${t} ${fmtPct(w[i])}`).join(", ");
-    w.forEach((x, i) => {
-      const seg = document.createElement("span");
-      seg.style.width = `${Math.max(0, x) * 100}%`;
-      seg.style.background = color(i);
-      bar.append(seg);
-    });
-    barTd.append(bar);
-    tr.append(barTd);
-    return tr;
-  }));
+    x = px(8);
+    for (const f of FREQ_ORDER) item("#1d2430", FREQ_DASH[f], FREQ_NAMES[f], 2);
+  }
+  return new Promise((resolve) => out.toBlob(resolve, "image/png"));
+}
+
+function initDownloads() {
+  $("values-download").addEventListener("click", () => state.last && download(`${fileStem()}-values.csv`, new Blob([valuesCsv()], { type: "text/csv" })));
+  $("summary-download").addEventListener("click", () => state.last && download(`${fileStem()}-summary.csv`, new Blob([tableCsv($("summary"))], { type: "text/csv" })));
+  $("weights-download").addEventListener("click", () => state.last && download(`${fileStem()}-weights.csv`, new Blob([tableCsv($("weights"))], { type: "text/csv" })));
+  $("png-download").addEventListener("click", async () => state.last && download(`${fileStem()}-chart.png`, await chartsPng()));
 }
 
 // ---------- wiring ----------
@@ -641,20 +1163,40 @@ function initRun() {
       document.querySelector(".sims-only").hidden = mode() !== "sims";
     });
   }
-  $("sims-strategy").addEventListener("change", () => state.last?.mode === "sims" && drawSims(state.last));
-  $("sims-view").addEventListener("change", () => state.last?.mode === "sims" && drawSims(state.last));
-  const el = $("chart");
+  const redrawSims = () => state.last?.mode === "sims" && drawSims(state.last);
+  const redrawPaths = () => state.last?.mode === "paths" && drawPaths(state.last);
+  $("sims-strategy").addEventListener("change", redrawSims);
+  $("sims-view").addEventListener("change", redrawSims);
+  $("sims-log-scale").addEventListener("change", redrawSims);
+  $("log-scale").addEventListener("change", redrawPaths);
+  $("rolling-metric").addEventListener("change", redrawPaths);
+  $("legend").open = !isPhone();
+  let lastWidth = 0;
   new ResizeObserver(() => {
-    if (state.chart && el.clientWidth > 0) state.chart.setSize({ width: Math.max(el.clientWidth, 280), height: chartHeight() });
-  }).observe(el);
+    const el = $("chart");
+    if (!state.charts.length || el.clientWidth === 0 || el.clientWidth === lastWidth) return;
+    lastWidth = el.clientWidth;
+    state.charts.forEach((c, i) => c.setSize({ width: chartWidth(el), height: i === 0 ? chartHeight() : panelHeight() }));
+    if (state.last?.mode === "sims") drawDistribution(state.last);
+  }).observe($("chart"));
 }
 
-initKey();
-initTickers();
-initRun();
-if (getKey()) {
-  loadTickers();
-  loadOptions();
+function init() {
+  for (const name of ["covariance", "hrp", "model"]) $(name).addEventListener("change", () => ($(name).dataset.chosen = "user"));
+  initKey();
+  initTickers();
+  initRun();
+  initDownloads();
+  const req = queryToRequest(location.search);
+  if (req.tickers.length) {
+    state.pending = req;
+    restoreRequest(req);
+    $("run-status").textContent = "A shared request: it runs as soon as the API key is accepted.";
+  }
+  const key = getKey();
+  if (key) checkKey(key, { saving: false });
 }
+
+init();
 // Exposed for debugging and the browser tests (read-only use).
 window.folio = { state, STRATEGY_IDS };

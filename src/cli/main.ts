@@ -4,7 +4,8 @@
  *   folio serve | import | tickers | weights | backtest | simulate   (folio <command> --help for each)
  *
  * Results go to stdout; progress (TTY only) and errors go to stderr, an error as ONE line (the FolioError detail,
- * never a stack trace). Exit codes: 0 ok, 1 runtime failure, 2 usage error, 3 data error (src/cli/exit-codes.ts).
+ * never a stack trace); a reader that closes the pipe early (`| head -1`) ends the command quietly with status 0.
+ * Exit codes: 0 ok, 1 runtime failure, 2 usage error, 3 data error (src/cli/exit-codes.ts).
  */
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
@@ -15,6 +16,7 @@ import { registerServe } from "./commands/serve.js";
 import { registerSimulate } from "./commands/simulate.js";
 import { registerWeights } from "./commands/weights.js";
 import { EXIT, EXIT_CODES_HELP, errorLine, exitCodeFor } from "./exit-codes.js";
+import { exitQuietlyOnBrokenPipe } from "./output.js";
 import { isProcessEntry } from "../util/entry.js";
 
 function version(): string {
@@ -47,11 +49,12 @@ export function buildProgram(): Command {
     .description("Folio: portfolio backtests and simulations of 7 allocation strategies x daily, weekly and monthly returns")
     .version(version(), "-V, --version")
     .addHelpText("after", `
-Examples:
+Examples (the tickers of the default store, the embedded synthetic universe; folio tickers lists them):
   folio tickers
-  folio backtest AAPL MSFT XOM
-  folio backtest AAPL MSFT XOM --json
-  folio simulate AAPL MSFT XOM --runs 20 --seed 42
+  folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3
+  folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3 --json
+  folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3 --values --csv | head -3
+  folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --runs 20 --seed 42
   folio import ./prices.csv            (into DATA_DIR or --data-dir)
   folio serve --port 8080
 
@@ -69,6 +72,8 @@ ${EXIT_CODES_HELP}`);
 
 /** Runs the CLI with process-style argv; resolves to the exit code (never throws). */
 export async function main(argv: string[] = process.argv): Promise<number> {
+  // `folio … | head -1`: a closed pipe ends the command quietly with status 0 (src/cli/output.ts).
+  exitQuietlyOnBrokenPipe(process.stdout);
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

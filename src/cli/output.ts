@@ -4,6 +4,29 @@
  */
 import { ProgressBar } from "./progress.js";
 
+const guarded = new WeakSet<NodeJS.WritableStream>();
+
+/**
+ * A reader that stops early (`folio backtest … --csv | head -1`) closes the pipe; the next write to stdout then
+ * fails with EPIPE. That is the reader's choice, not an error of ours: exit at once with status 0 and print nothing
+ * (what Unix tools do). Any other stdout error is reported as one `folio:` line with exit code 1. Idempotent.
+ */
+export function exitQuietlyOnBrokenPipe(
+  stream: NodeJS.WritableStream = process.stdout,
+  exit: (code: number) => void = (code) => process.exit(code),
+): void {
+  if (guarded.has(stream)) return;
+  guarded.add(stream);
+  stream.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") {
+      exit(0);
+      return;
+    }
+    process.stderr.write(`folio: cannot write the output: ${err.message}\n`);
+    exit(1);
+  });
+}
+
 export type Align = "left" | "right";
 
 /** A plain-text table: a header row, a rule, then rows; columns padded to their widest cell. */

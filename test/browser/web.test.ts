@@ -1,11 +1,12 @@
 /**
  * The web page in real headless Chromium (Debian's `chromium`, driven by playwright-core), against the real server
- * started in-process on 127.0.0.1 with an ephemeral port and a known key. Screenshots go to test-output/.
+ * started in-process on 127.0.0.1 with an ephemeral port and a known key, at desktop (1280 px) and phone (390 px)
+ * widths. Screenshots go to test-output/.
  *
  * Without /usr/bin/chromium this suite skips with a printed reason; in CI (CI set) it fails instead
  * (.ci/apt-packages lists chromium, so .ci/run installs it).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
@@ -24,6 +25,10 @@ const ARGS = [
   "--disable-component-update", "--disable-sync",
 ];
 
+/** The 19 rows the page shows: strategy order, then d/w/m; ewp once (identical at every frequency). */
+const DISPLAY_IDS = ["ewp", "gmvp", "hrp", "ivp", "mdcp", "mdp", "rpp"].flatMap((s) =>
+  (s === "ewp" ? ["d"] : ["d", "w", "m"]).map((f) => `l1r.l2${f}.l3${s}`));
+
 function describeWithChromium(name: string, fn: () => void): void {
   if (existsSync(CHROMIUM)) describe(name, fn);
   else if (process.env.CI) {
@@ -38,6 +43,8 @@ function describeWithChromium(name: string, fn: () => void): void {
   }
 }
 
+type Win = { folio: { state: { charts: { series: { show: boolean }[]; scales: { y: { distr: number } } }[] } } };
+
 describeWithChromium("the web page in headless Chromium", () => {
   let server: RunningServer;
   let context: BrowserContext;
@@ -45,6 +52,17 @@ describeWithChromium("the web page in headless Chromium", () => {
   let profile: string;
   let tickers: string[];
   let last: string;
+
+  const heights = () => page.evaluate(() => ({
+    legend: document.getElementById("legend")!.getBoundingClientRect().height,
+    chart: document.getElementById("chart")!.getBoundingClientRect().height,
+  }));
+  const noSideScroll = () => page.evaluate(() => document.documentElement.scrollWidth);
+  /** Elements sticking out of the viewport on the right (outside the tables' own scroll boxes), for messages. */
+  const sticking = () => page.evaluate(() => [...document.querySelectorAll("body *")]
+    .filter((e) => e.getBoundingClientRect().right > innerWidth + 1 && !e.closest(".table-wrap"))
+    .map((e) => `${e.tagName.toLowerCase()}#${e.id}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`).slice(0, 6));
+  const rowIds = () => page.locator("#summary tbody tr").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.strategy));
 
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
@@ -63,6 +81,7 @@ describeWithChromium("the web page in headless Chromium", () => {
       headless: true,
       args: ARGS,
       viewport: { width: 1280, height: 900 },
+      acceptDownloads: true,
     });
     page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(30_000);
@@ -74,7 +93,7 @@ describeWithChromium("the web page in headless Chromium", () => {
     if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
-  it("loads the page, its script and the chart library from this server only", async () => {
+  it("loads the page, its scripts and the chart library from this server only", async () => {
     const external: string[] = [];
     const failed: string[] = [];
     page.on("request", (r) => {
@@ -94,19 +113,31 @@ describeWithChromium("the web page in headless Chromium", () => {
     expect(errors).toEqual([]);
   });
 
-  it("explains a wrong API key in a readable message", async () => {
+  it("checks a wrong API key with the server, shows the 401, and neither says saved nor stores it", async () => {
     await page.fill("#api-key", "not-the-right-key-at-all");
     await page.click("#key-save");
     const error = page.locator("#error");
     await error.waitFor({ state: "visible" });
     await expect.poll(() => error.innerText()).toMatch(/Invalid API key \(401 INVALID_API_KEY\)[\s\S]*does not match any configured key/);
+    await expect.poll(() => page.locator("#key-status").innerText()).toMatch(/rejected this key \(401\): it was not saved/);
+    expect(await page.locator("#key-status").innerText()).not.toMatch(/Key saved/);
+    expect(await page.evaluate(() => localStorage.getItem("folio.apiKey"))).toBeNull();
+    expect(await page.locator("#ticker-search").isDisabled()).toBe(true);
   });
 
-  it("takes the key once, keeps it in the browser, and lists the tickers", async () => {
+  it("removes a stored key the server rejects, and says so", async () => {
+    await page.evaluate(() => localStorage.setItem("folio.apiKey", "a-key-that-was-revoked-000000"));
+    await page.reload();
+    await expect.poll(() => page.locator("#key-status").innerText()).toMatch(/rejected the saved key \(401\): it was removed/);
+    expect(await page.evaluate(() => localStorage.getItem("folio.apiKey"))).toBeNull();
+  });
+
+  it("takes a good key once after checking it, keeps it in the browser, and lists the tickers", async () => {
     await page.fill("#api-key", KEY);
     await page.click("#key-save");
     await page.locator(".ticker-option").first().waitFor();
     expect(await page.locator("#error").isHidden()).toBe(true);
+    expect(await page.locator("#key-status").innerText()).toMatch(/^Key saved in this browser \(Folio .*, \d+ tickers\)\.$/);
     expect(await page.evaluate(() => localStorage.getItem("folio.apiKey"))).toBe(KEY);
     // After a reload the stored key is used without asking again.
     await page.reload();
@@ -127,24 +158,70 @@ describeWithChromium("the web page in headless Chromium", () => {
     expect(await page.locator("#run-count").getAttribute("placeholder")).toBe(String(info.options.defaults.run_count));
   });
 
-  it("picks tickers by searching, runs paths, and shows 21 curves, the summary and the weights", async () => {
+  it("takes the option lists and defaults from /v1/info (a server with other lists gets other selects)", async () => {
+    expect(await page.locator("#covariance option").evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(["sample", "shrink"]);
+    const other = await context.newPage();
+    try {
+      await other.route("**/v1/info", async (route) => {
+        const res = await route.fetch();
+        const body = (await res.json()) as Record<string, unknown>;
+        body.options = { covariance: ["sample", "shrink", "future"], hrp: ["paper"], model: ["independent", "correlated"],
+          defaults: { covariance: "shrink" } };
+        await route.fulfill({ response: res, json: body });
+      });
+      await other.goto(server.url + "/");
+      await expect.poll(() => other.locator("#covariance option").count()).toBe(3);
+      expect(await other.locator("#covariance").inputValue()).toBe("shrink");
+      expect(await other.locator("#hrp option").count()).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("says that no ticker matches an unknown search, and Enter adds nothing", async () => {
+    await page.fill("#ticker-search", "zzz-nope");
+    await expect.poll(() => page.locator("#no-match").innerText()).toMatch(/^No ticker matches “zzz-nope”/);
+    await page.press("#ticker-search", "Enter");
+    expect(await page.locator("#selected .chip").count()).toBe(0);
+    expect(await page.locator("#no-match").isVisible()).toBe(true);
+    await page.fill("#ticker-search", "");
+    expect(await page.locator("#no-match").count()).toBe(0);
+  });
+
+  it("runs paths: 19 curves (one ewp), drawdown and rolling panels, a compact legend with visible dash styles", async () => {
     for (const t of tickers) {
       await page.fill("#ticker-search", t.toLowerCase());
       await page.locator(`.ticker-option[data-ticker="${t}"]`).click();
     }
     expect(await page.locator("#selected .chip").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.ticker))).toEqual(tickers);
-
     await page.click("#run");
     await page.locator("#chart[data-series-count]").waitFor();
-    expect(await page.locator("#chart").getAttribute("data-series-count")).toBe("21");
-    expect(await page.locator("#chart canvas").count()).toBeGreaterThan(0);
-    expect(await page.locator(".u-legend tr.folio-series").count()).toBe(21);
-    expect(await page.locator("#summary tbody tr").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.strategy)))
-      .toEqual([...STRATEGY_IDS]);
-    // Every portfolio starts at 100,000: the summary shows dollar final values and percentages.
-    const first = await page.locator("#summary tbody tr").first().locator("td").allInnerTexts();
-    expect(first[1]).toMatch(/^\$[\d,]+\.\d{2}$/);
-    expect(first[6]).toMatch(/^\d+\.\d{2}%$/);
+    expect(await page.locator("#chart").getAttribute("data-series-count")).toBe("19");
+    // Main chart + drawdown + rolling panel, cursor-synchronised.
+    expect(await page.locator("#chart canvas, #drawdown-chart canvas, #rolling-chart canvas").count()).toBe(3);
+    expect(await page.evaluate(() => (window as unknown as Win).folio.state.charts.length)).toBe(3);
+    // The legend: 7 strategy rows, ewp with one entry, and each frequency drawn with its own dash pattern.
+    expect(await page.locator("#legend-body .lg-name").count()).toBe(7);
+    expect(await page.locator("#legend-body .lg-item").count()).toBe(19);
+    const dashes = await page.locator("#legend-body .lg-freq").evaluateAll((bs) =>
+      bs.map((b) => [(b as HTMLElement).dataset.freq, b.querySelector("line")?.getAttribute("stroke-dasharray") ?? "solid"]));
+    expect(dashes.map((d) => d[0])).toEqual(["d", "w", "m"]);
+    expect(new Set(dashes.map((d) => d[1])).size).toBe(3);
+    expect(await page.locator("#legend-body .lg-name").allInnerTexts()).toContain("Global minimum variance (gmvp)");
+    const before = await heights();
+    expect(before.legend).toBeLessThan(before.chart);
+    // Hovering the chart writes one readout line; the legend does not grow.
+    await page.locator("#chart").scrollIntoViewIfNeeded();
+    const box = (await page.locator("#chart .u-over").boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5);
+    await expect.poll(() => page.locator("#readout").innerText()).toMatch(/^\d{4}-\d{2}-\d{2} · .+: \$[\d,]+\.\d{2} · drawdown -?\d+\.\d{2}%$/);
+    expect((await heights()).legend).toBe(before.legend);
+    // Summary and weights: 19 rows in display order, full names.
+    expect(await rowIds()).toEqual(DISPLAY_IDS);
+    expect(await page.locator("#summary tbody tr").nth(0).locator("td").first().innerText()).toBe("Equal weight (ewp)");
+    expect(await page.locator("#summary tbody tr").nth(2).locator("td").first().innerText()).toBe("Global minimum variance (gmvp) · Weekly");
+    expect(await page.locator("#weights tbody tr").count()).toBe(19);
+    expect(await page.locator("#weights thead th").allInnerTexts()).toEqual(["Strategy", ...tickers, "Allocation"]);
     // The page's summary is the same computation as POST /v1/optimiser/report (one shared module).
     const report = (await page.evaluate(async ([key, body]) => {
       const r = await fetch("/v1/optimiser/report", {
@@ -152,56 +229,151 @@ describeWithChromium("the web page in headless Chromium", () => {
       });
       return r.json();
     }, [KEY, { tickers }] as const)) as { PATH: string; final_value: number; sharpe: number | null; max_drawdown: number }[];
-    const shown = await page.locator("#summary tbody tr").evaluateAll((rows) =>
-      rows.map((r) => Array.from(r.querySelectorAll("td"), (td) => td.textContent ?? "")));
     expect(report.map((r) => r.PATH)).toEqual([...STRATEGY_IDS]);
-    report.forEach((r, i) => {
-      expect(Number(shown[i][1].replace(/[$,]/g, ""))).toBeCloseTo(r.final_value, 2);
-      expect(shown[i][5]).toBe(r.sharpe === null ? "—" : r.sharpe.toFixed(2));
-      expect(shown[i][6]).toBe(`${(r.max_drawdown * 100).toFixed(2)}%`);
-    });
-    expect(await page.locator("#weights tbody tr").count()).toBe(21);
-    expect(await page.locator("#weights thead th").allInnerTexts()).toEqual(["Strategy", ...tickers, "Allocation"]);
+    const shown = await page.locator("#summary tbody tr").evaluateAll((rows) =>
+      rows.map((r) => [(r as HTMLElement).dataset.strategy, ...Array.from(r.querySelectorAll("td"), (td) => td.textContent ?? "")]));
+    for (const row of shown) {
+      const r = report.find((x) => x.PATH === row[0])!;
+      expect(Number(row[2].replace(/[$,]/g, ""))).toBeCloseTo(r.final_value, 2);
+      expect(row[6]).toBe(r.sharpe === null ? "—" : r.sharpe.toFixed(2));
+      expect(row[7]).toBe(`${(r.max_drawdown * 100).toFixed(2)}%`);
+    }
+    // ewp really is the same at every frequency in the report.
+    const ewp = report.filter((r) => r.PATH.endsWith("ewp")).map((r) => r.final_value);
+    expect(new Set(ewp).size).toBe(1);
     await page.screenshot({ path: join(OUT, "web-paths.png"), fullPage: true });
   });
 
-  it("hides a frequency's 7 curves with its toggle, and one curve with its legend entry, and shows them again", async () => {
-    const monthly = page.locator('#freq-toggles input[data-key="m"]');
-    await monthly.uncheck();
-    expect(await page.locator(".u-legend tr.folio-series.u-off").count()).toBe(7);
-    await monthly.check();
-    expect(await page.locator(".u-legend tr.folio-series.u-off").count()).toBe(0);
-    // One curve on its own: a click on its legend entry.
-    await page.locator(".u-legend tr.folio-series").nth(3).locator("th").click();
-    expect(await page.locator(".u-legend tr.folio-series.u-off").count()).toBe(1);
-    expect(await page.locator(".u-legend tr.folio-series").nth(3).getAttribute("class")).toContain("u-off");
-    await page.locator(".u-legend tr.folio-series").nth(3).locator("th").click();
-    expect(await page.locator(".u-legend tr.folio-series.u-off").count()).toBe(0);
+  it("hides a frequency, a strategy and one curve from the legend in every panel, and shows them again", async () => {
+    const shownCount = () => page.evaluate(() =>
+      (window as unknown as Win).folio.state.charts.map((c) => c.series.slice(1).filter((s) => s.show).length));
+    await page.locator('#legend-body .lg-freq[data-freq="w"]').click();
+    expect(await shownCount()).toEqual([13, 13, 13]);
+    expect(await page.locator('#legend-body .lg-item[aria-pressed="false"]').count()).toBe(6);
+    await page.locator('#legend-body .lg-freq[data-freq="w"]').click();
+    expect(await shownCount()).toEqual([19, 19, 19]);
+    await page.locator('#legend-body .lg-name[data-strategy="hrp"]').click();
+    expect(await shownCount()).toEqual([16, 16, 16]);
+    await page.locator('#legend-body .lg-name[data-strategy="hrp"]').click();
+    await page.locator('#legend-body .lg-item[data-id="l1r.l2m.l3rpp"]').click();
+    expect(await shownCount()).toEqual([18, 18, 18]);
+    await page.locator('#legend-body .lg-item[data-id="l1r.l2m.l3rpp"]').click();
+    expect(await shownCount()).toEqual([19, 19, 19]);
   });
 
-  it("runs sims and shows the runs as a fan and as an overlay, with a summary over runs", async () => {
+  it("switches the main chart to a log scale and the lower panel to rolling returns", async () => {
+    await page.check("#log-scale");
+    await expect.poll(() => page.locator("#chart").getAttribute("data-scale")).toBe("log");
+    expect(await page.evaluate(() => (window as unknown as Win).folio.state.charts[0].scales.y.distr)).toBe(3);
+    await page.selectOption("#rolling-metric", "ret252");
+    await expect.poll(() => page.locator("#rolling-title").innerText()).toMatch(/Rolling 1-year return/);
+    await page.uncheck("#log-scale");
+    await expect.poll(() => page.locator("#chart").getAttribute("data-scale")).toBe("linear");
+  });
+
+  it("sorts the summary by a column with the mouse and the keyboard, and restores the original order", async () => {
+    const sharpe = page.locator("#summary thead th").nth(5);
+    await sharpe.locator("button").click();
+    expect(await sharpe.getAttribute("aria-sort")).toBe("descending");
+    const values = async () => (await page.locator("#summary tbody tr").evaluateAll((rows) =>
+      rows.map((r) => r.querySelectorAll("td")[5].textContent ?? ""))).map(Number);
+    const desc = await values();
+    expect(desc).toEqual([...desc].sort((a, b) => b - a));
+    await sharpe.locator("button").focus();
+    await page.keyboard.press("Enter");
+    expect(await sharpe.getAttribute("aria-sort")).toBe("ascending");
+    const asc = await values();
+    expect(asc).toEqual([...asc].sort((a, b) => a - b));
+    await page.keyboard.press("Space");
+    expect(await sharpe.getAttribute("aria-sort")).toBeNull();
+    expect(await rowIds()).toEqual(DISPLAY_IDS);
+  });
+
+  it("downloads the summary table and the values as CSV and the charts as PNG", async () => {
+    const save = async (button: string) => {
+      const [dl] = await Promise.all([page.waitForEvent("download"), page.click(button)]);
+      const path = join(OUT, dl.suggestedFilename());
+      await dl.saveAs(path);
+      return { name: dl.suggestedFilename(), body: readFileSync(path) };
+    };
+    const summary = await save("#summary-download");
+    expect(summary.name).toMatch(/^folio-paths-.*-summary\.csv$/);
+    const lines = summary.body.toString("utf8").trim().split("\n");
+    expect(lines[0]).toBe("strategy,final_value,total_return,annualised_return,annualised_volatility,sharpe,max_drawdown");
+    expect(lines).toHaveLength(20);
+    expect(lines[1]).toMatch(/^l1r\.l2\*\.l3ewp,\d+(\.\d+)?,/);
+    const values = await save("#values-download");
+    const vl = values.body.toString("utf8").trim().split("\n");
+    expect(vl[0]).toBe(`date,${STRATEGY_IDS.join(",")}`);
+    expect(vl[1]).toMatch(/^\d{4}-\d{2}-\d{2},100000\.00,/);
+    const png = await save("#png-download");
+    expect(png.name).toMatch(/-chart\.png$/);
+    expect(png.body.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
+    expect(png.body.length).toBeGreaterThan(10_000);
+  });
+
+  it("puts the request in the URL, and a shared URL restores the form and re-runs it", async () => {
+    const url = new URL(page.url());
+    expect(url.searchParams.get("tickers")).toBe(tickers.join(","));
+    expect(url.searchParams.get("mode")).toBeNull();
+    const shared = `${server.url}/?tickers=${tickers.map((t) => t.toLowerCase()).join(",")}&covariance=shrink&hrp=direct`;
+    const other = await context.newPage();
+    try {
+      await other.goto(shared);
+      await other.locator("#chart[data-series-count]").waitFor();
+      expect(await other.locator("#chart").getAttribute("data-series-count")).toBe("19");
+      expect(await other.locator("#selected .chip").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.ticker))).toEqual(tickers);
+      expect(await other.locator("#covariance").inputValue()).toBe("shrink");
+      expect(await other.locator("#hrp").inputValue()).toBe("direct");
+      expect(new URL(other.url()).searchParams.get("covariance")).toBe("shrink");
+      // A sims URL: mode, runs and seed come back and the seed is used.
+      await other.goto(`${server.url}/?tickers=${tickers.join(",")}&mode=sims&runs=3&seed=7&model=correlated`);
+      await expect.poll(() => other.locator("#sims-seed").innerText(), { timeout: 30_000 }).toBe("seed 7 · correlated");
+      expect(await other.locator("#run-count").inputValue()).toBe("3");
+      expect(await other.locator('input[name="mode"][value="sims"]').isChecked()).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("runs sims: a 5-95/25-75 percentile fan, an overlay, box plots of final values, and a summary over runs", async () => {
     await page.check('input[name="mode"][value="sims"]');
-    await page.fill("#run-count", "4");
+    await page.fill("#run-count", "8");
     await page.fill("#seed", "42");
     await page.click("#run");
-    await expect.poll(() => page.locator("#chart").getAttribute("data-mode")).toBe("sims");
-    await expect.poll(() => page.locator("#sims-seed").innerText()).toContain("seed 42");
-    expect(await page.locator("#chart").getAttribute("data-series-count")).toBe("3"); // min, median, max
+    await expect.poll(() => page.locator("#chart").getAttribute("data-mode"), { timeout: 30_000 }).toBe("sims");
+    await expect.poll(() => page.locator("#sims-seed").innerText(), { timeout: 30_000 }).toContain("seed 42");
+    expect(await page.locator("#chart").getAttribute("data-view")).toBe("fan");
+    expect(await page.locator("#chart").getAttribute("data-series-count")).toBe("5"); // 5, 25, 50, 75, 95
+    expect(await page.locator("#legend-body").innerText()).toMatch(/25–75 %[\s\S]*5–95 %[\s\S]*median/);
+    expect(await page.locator("#dist-chart").getAttribute("data-rows")).toBe("19");
+    expect(await page.locator("#panels").isHidden()).toBe(true);
     await page.selectOption("#sims-view", "overlay");
-    expect(await page.locator("#chart").getAttribute("data-series-count")).toBe("4"); // one per run
-    expect(await page.locator("#summary tbody tr").count()).toBe(21);
+    expect(await page.locator("#chart").getAttribute("data-series-count")).toBe("8"); // one per run
+    expect(await page.locator("#summary tbody tr").count()).toBe(19);
     expect(await page.locator("#summary thead th").allInnerTexts()).toContain("P(loss)");
+    expect(new URL(page.url()).searchParams.get("seed")).toBe("42");
+    await page.selectOption("#sims-view", "fan");
     await page.screenshot({ path: join(OUT, "web-sims.png"), fullPage: true });
-    // A run count over the server's limit: the schema's message, with its JSON pointer.
+  });
+
+  it("marks the previous results stale when a run fails, and clears the mark when the next one succeeds", async () => {
     await page.fill("#run-count", "1000000");
     await page.click("#run");
     await page.locator("#error").waitFor({ state: "visible" });
-    await expect.poll(() => page.locator("#error").innerText()).toMatch(/Invalid request \(400 INVALID_REQUEST\)[\s\S]*\/run_count/);
-    await page.fill("#run-count", "4");
+    await expect.poll(() => page.locator("#error").innerText(), { timeout: 30_000 }).toMatch(/Invalid request \(400 INVALID_REQUEST\)[\s\S]*\/run_count/);
+    expect(await page.locator("#results").getAttribute("data-stale")).toBe("failed");
+    expect(await page.locator("#stale-note").innerText()).toMatch(/The last run failed .*results below are from the previous request: sims · /);
+    await page.screenshot({ path: join(OUT, "web-stale.png"), fullPage: true });
+    await page.fill("#run-count", "8");
+    await page.click("#run");
+    await expect.poll(() => page.locator("#results").getAttribute("data-stale"), { timeout: 30_000 }).toBeNull();
+    expect(await page.locator("#stale-note").isHidden()).toBe(true);
+    expect(await page.locator("#error").isHidden()).toBe(true);
     await page.check('input[name="mode"][value="paths"]');
   });
 
-  it("shows the API's explanation when the date range is too short", async () => {
+  it("shows the API's explanation when the date range is too short, over stale results", async () => {
     // 60 calendar days before the end of the data: far fewer than 253 common trading days.
     const start = new Date(Date.parse(`${last}T00:00:00Z`) - 60 * 86_400_000).toISOString().slice(0, 10);
     await page.fill("#start", start);
@@ -211,17 +383,67 @@ describeWithChromium("the web page in headless Chromium", () => {
     const text = await error.innerText();
     expect(text).toMatch(/Insufficient history \(422 INSUFFICIENT_HISTORY\)/);
     expect(text).toMatch(/\d+ common trading days .*at least 253 are needed/);
+    expect(await page.locator("#results").getAttribute("data-stale")).toBe("failed");
     await page.screenshot({ path: join(OUT, "web-error.png"), fullPage: true });
     await page.fill("#start", "");
   });
 
-  it("fits a phone-width screen without horizontal scrolling of the page", async () => {
+  it("fits a 390 px screen in paths mode: no sideways scrolling, legend smaller than the chart", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.click("#run");
-    await expect.poll(() => page.locator("#chart").getAttribute("data-series-count")).toBe("21");
-    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await expect.poll(() => page.locator("#results").getAttribute("data-stale"), { timeout: 30_000 }).toBeNull();
+    await expect.poll(() => page.locator("#chart").getAttribute("data-series-count")).toBe("19");
+    await expect.poll(noSideScroll).toBeLessThanOrEqual(390);
     const chartWidth = await page.locator("#chart .uplot").evaluate((e) => (e as HTMLElement).getBoundingClientRect().width);
     expect(chartWidth).toBeLessThanOrEqual(390);
-    await page.screenshot({ path: join(OUT, "web-phone.png"), fullPage: true });
+    // The legend starts collapsed on a phone after a reload; opened, it is still smaller than the chart.
+    await page.evaluate(() => {
+      (document.getElementById("legend") as HTMLDetailsElement).open = true;
+    });
+    const h = await heights();
+    expect(h.legend).toBeLessThan(h.chart);
+    expect(await noSideScroll()).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(OUT, "web-phone-paths.png"), fullPage: true });
+    await page.locator("#chart-card").screenshot({ path: join(OUT, "web-phone-paths-chart.png") });
+  });
+
+  it("fits a 390 px screen in sims mode with 100 runs: the form, the legend and the box plots stay inside", async () => {
+    await page.check('input[name="mode"][value="sims"]');
+    // The sims form alone (the Seed input used to reach 425 px).
+    const right = await page.locator("#seed").evaluate((e) => e.getBoundingClientRect().right);
+    expect(right).toBeLessThanOrEqual(390);
+    expect(await noSideScroll()).toBeLessThanOrEqual(390);
+    await page.fill("#run-count", "100");
+    await page.fill("#seed", "3");
+    await page.click("#run");
+    await expect.poll(() => page.locator("#sims-seed").innerText(), { timeout: 60_000 }).toContain("seed 3");
+    const timing = await page.evaluate(() => (window as unknown as { folio: { state: { timing: { responseMs: number; renderMs: number } } } }).folio.state.timing);
+    console.log(`[measure] sims 100 runs x ${tickers.length} tickers at 390 px: response ${timing.responseMs.toFixed(0)} ms, drawing ${timing.renderMs.toFixed(0)} ms`);
+    expect(timing.renderMs).toBeGreaterThan(0);
+    await page.selectOption("#sims-view", "overlay");
+    expect(await page.locator("#chart").getAttribute("data-series-count")).toBe("100");
+    await page.evaluate(() => {
+      (document.getElementById("legend") as HTMLDetailsElement).open = true;
+    });
+    const h = await heights();
+    expect(h.legend).toBeLessThan(h.chart);
+    await page.waitForTimeout(200);
+    expect(await noSideScroll(), (await sticking()).join("; ")).toBeLessThanOrEqual(390);
+    const dist = await page.locator("#dist-chart").evaluate((e) => e.getBoundingClientRect().right);
+    expect(dist).toBeLessThanOrEqual(390);
+    await page.selectOption("#sims-view", "fan");
+    await page.screenshot({ path: join(OUT, "web-phone-sims.png"), fullPage: true });
+    await page.locator("#chart-card").screenshot({ path: join(OUT, "web-phone-sims-chart.png") });
+  });
+
+  it("shows the desktop paths view for the README picture", async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${server.url}/?tickers=${tickers.join(",")}`);
+    await page.locator("#chart[data-series-count]").waitFor();
+    await expect.poll(noSideScroll).toBeLessThanOrEqual(1280);
+    const h = await heights();
+    expect(h.legend).toBeLessThan(h.chart);
+    await page.locator("#chart-card").screenshot({ path: join(OUT, "web-desktop-chart.png") });
+    await page.screenshot({ path: join(OUT, "web-desktop-paths.png"), fullPage: false });
   });
 });

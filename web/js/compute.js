@@ -1,0 +1,204 @@
+// Pure computations of the page (no DOM): display order and names of the strategies, colour palettes, the chart
+// panels' series (drawdown, rolling volatility/return), percentile fans and box-plot summaries of sims, sorting,
+// CSV and the request <-> URL mapping. Plain ES module: runs in the browser and in Node (test/browser/compute.test.ts).
+
+/** Frequencies in the order people read them: daily, weekly, monthly. */
+export const FREQ_ORDER = ["d", "w", "m"];
+export const FREQ_NAMES = { d: "Daily", w: "Weekly", m: "Monthly" };
+/** Line style = frequency: solid, long dashes, dots (uPlot `dash` / SVG `stroke-dasharray`, in px). */
+export const FREQ_DASH = { d: [], w: [8, 4], m: [2, 3] };
+
+export const STRATEGY_ORDER = ["ewp", "gmvp", "hrp", "ivp", "mdcp", "mdp", "rpp"];
+/** Full names (docs/method.md §4), with the short id in brackets. */
+export const STRATEGY_NAMES = {
+  ewp: "Equal weight (ewp)",
+  gmvp: "Global minimum variance (gmvp)",
+  hrp: "Hierarchical risk parity (hrp)",
+  ivp: "Inverse volatility (ivp)",
+  mdcp: "Maximum decorrelation (mdcp)",
+  mdp: "Maximum diversification (mdp)",
+  rpp: "Risk parity (rpp)",
+};
+
+/**
+ * Strategy colours: the Okabe–Ito palette (Okabe & Ito 2008, "Color Universal Design"), distinguishable with the
+ * common colour-vision deficiencies; yellow is left out (unreadable on white), black marks the equal-weight baseline.
+ */
+export const STRATEGY_COLORS = {
+  ewp: "#000000", gmvp: "#0072B2", hrp: "#D55E00", ivp: "#009E73", mdcp: "#CC79A7", mdp: "#E69F00", rpp: "#56B4E9",
+};
+
+/** Ticker colours: Paul Tol's "muted" scheme (colour-blind safe, no colour shared with the strategy palette)… */
+const TICKER_BASE = ["#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499"];
+
+/** …then, past 9 tickers, golden-angle hues at alternating lightness: distinct for every index, never repeating. */
+export function tickerColor(i) {
+  if (i < TICKER_BASE.length) return TICKER_BASE[i];
+  const k = i - TICKER_BASE.length;
+  const hue = (k * 137.508 + 20) % 360;
+  const light = [38, 52, 66][k % 3];
+  const sat = [55, 70][Math.floor(k / 3) % 2];
+  return `hsl(${hue.toFixed(1)} ${sat}% ${light}%)`;
+}
+
+/** "l1r.l2w.l3gmvp" → { f: "w", s: "gmvp" }. */
+export function parseId(id) {
+  const m = /^l1r\.l2([dmw])\.l3([a-z]+)$/.exec(id);
+  return m ? { f: m[1], s: m[2] } : { f: "d", s: id };
+}
+
+/** The label of a series: "Global minimum variance (gmvp) · Weekly"; the merged ewp row has no frequency. */
+export function seriesLabel(id, merged = false) {
+  const { f, s } = parseId(id);
+  const name = STRATEGY_NAMES[s] ?? s;
+  return merged ? name : `${name} · ${FREQ_NAMES[f] ?? f}`;
+}
+
+const sameValues = (a, b) => a.length === b.length && Array.prototype.every.call(a, (x, i) => x === b[i]);
+
+/**
+ * The rows to show, in display order (strategy, then d/w/m): `{ id, index, merged }` with `index` into `ids`.
+ * Equal weight is the same portfolio at every frequency (no estimate enters it), so its three series collapse into
+ * one row when their values are identical (`valuesOf(index)` gives the values to compare; when it is omitted the
+ * rows collapse without a check, e.g. for weights compared by the caller).
+ */
+export function displayRows(ids, valuesOf) {
+  const rank = (id) => {
+    const { f, s } = parseId(id);
+    return STRATEGY_ORDER.indexOf(s) * 10 + FREQ_ORDER.indexOf(f);
+  };
+  const order = ids.map((id, index) => ({ id, index })).sort((a, b) => rank(a.id) - rank(b.id));
+  const ewp = order.filter((r) => parseId(r.id).s === "ewp");
+  const collapse = ewp.length > 1 && (!valuesOf || ewp.every((r) => sameValues(valuesOf(r.index), valuesOf(ewp[0].index))));
+  if (!collapse) return order.map((r) => ({ ...r, merged: false }));
+  return order.filter((r) => parseId(r.id).s !== "ewp" || r === ewp[0]).map((r) => ({ ...r, merged: parseId(r.id).s === "ewp" }));
+}
+
+/** Drawdown from the running peak, as a fraction ≤ 0 (−0.25 = 25 % below the peak). */
+export function drawdownSeries(v) {
+  const out = new Array(v.length);
+  let peak = -Infinity;
+  for (let t = 0; t < v.length; t++) {
+    if (v[t] > peak) peak = v[t];
+    out[t] = v[t] / peak - 1;
+  }
+  return out;
+}
+
+/**
+ * Rolling annualised volatility over `window` daily log-returns (sample sd, ddof 1, × √252, as src/report/summary.ts
+ * does for the whole period); null until a full window exists.
+ */
+export function rollingVolatility(v, window = 63) {
+  const n = v.length;
+  const out = new Array(n).fill(null);
+  const r = new Array(n).fill(0);
+  for (let t = 1; t < n; t++) r[t] = Math.log(v[t] / v[t - 1]);
+  for (let t = window; t < n; t++) {
+    let mean = 0;
+    for (let k = t - window + 1; k <= t; k++) mean += r[k];
+    mean /= window;
+    let ss = 0;
+    for (let k = t - window + 1; k <= t; k++) ss += (r[k] - mean) ** 2;
+    out[t] = Math.sqrt(ss / (window - 1)) * Math.sqrt(252);
+  }
+  return out;
+}
+
+/** Rolling return over the last `window` trading days (V_t / V_{t−window} − 1); null until a full window exists. */
+export function rollingReturn(v, window = 252) {
+  return Array.from(v, (x, t) => (t >= window ? x / v[t - window] - 1 : null));
+}
+
+/** The q-quantile (0…1) of an ascending array, linear interpolation between order statistics (numpy's default). */
+export function quantileSorted(s, q) {
+  if (s.length === 0) return null;
+  const pos = (s.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return s[lo] + (s[hi] - s[lo]) * (pos - lo);
+}
+
+export const FAN_QUANTILES = [0.05, 0.25, 0.5, 0.75, 0.95];
+
+/**
+ * Percentile series of one strategy over runs: `{ q: [...], series: [Float64Array per q] }`, series[k][t] the
+ * q_k-quantile over runs of the value at day t. `runs[r][s][t]`. The fan chart takes this shape as its input, so a
+ * server-side summary with the same shape can replace this computation.
+ */
+export function percentileSeries(runs, s, qs = FAN_QUANTILES) {
+  const days = runs.length ? runs[0][s].length : 0;
+  const series = qs.map(() => new Float64Array(days));
+  const col = new Float64Array(runs.length);
+  for (let t = 0; t < days; t++) {
+    for (let r = 0; r < runs.length; r++) col[r] = runs[r][s][t];
+    col.sort();
+    qs.forEach((q, k) => {
+      series[k][t] = quantileSorted(col, q);
+    });
+  }
+  return { q: [...qs], series };
+}
+
+/** Box-plot figures of the final values over runs: { p5, p25, p50, p75, p95, min, max, mean }. */
+export function finalValueBox(runs, s) {
+  const finals = runs.map((run) => run[s][run[s].length - 1]).sort((a, b) => a - b);
+  const q = (p) => quantileSorted(finals, p);
+  return {
+    p5: q(0.05), p25: q(0.25), p50: q(0.5), p75: q(0.75), p95: q(0.95),
+    min: finals[0] ?? null, max: finals[finals.length - 1] ?? null,
+    mean: finals.length ? finals.reduce((a, b) => a + b, 0) / finals.length : null,
+  };
+}
+
+/**
+ * Sorts table rows by one column. `rows` are arrays of sort keys (numbers, strings or null); nulls go last in both
+ * directions; ties keep their original order (stable). Returns the new order as indices.
+ */
+export function sortOrder(keys, dir = "ascending") {
+  const sign = dir === "descending" ? -1 : 1;
+  return keys.map((k, i) => ({ k, i })).sort((a, b) => {
+    if (a.k == null && b.k == null) return a.i - b.i;
+    if (a.k == null) return 1;
+    if (b.k == null) return -1;
+    const c = typeof a.k === "number" && typeof b.k === "number" ? a.k - b.k : String(a.k).localeCompare(String(b.k));
+    return c !== 0 ? sign * c : a.i - b.i;
+  }).map((x) => x.i);
+}
+
+/** RFC 4180 CSV: fields with a comma, quote or newline are quoted; lines end with \n. */
+export function toCsv(headers, rows) {
+  const field = (v) => {
+    const s = v == null ? "" : String(v);
+    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return [headers, ...rows].map((r) => r.map(field).join(",")).join("\n") + "\n";
+}
+
+const URL_FIELDS = ["start", "end", "covariance", "hrp", "mode", "runs", "seed", "model"];
+
+/** The request as URL query parameters (only what is set; tickers comma-separated, in order). */
+export function requestToQuery(req) {
+  const p = new URLSearchParams();
+  if (req.tickers?.length) p.set("tickers", req.tickers.join(","));
+  for (const k of URL_FIELDS) {
+    if (k === "mode" && req.mode === "paths") continue;
+    if ((k === "runs" || k === "seed" || k === "model") && req.mode !== "sims") continue;
+    if (req[k] != null && req[k] !== "") p.set(k, String(req[k]));
+  }
+  return p.toString();
+}
+
+/** Parses a query string back into a request; unknown or malformed fields are dropped, not guessed. */
+export function queryToRequest(search) {
+  const p = new URLSearchParams(search);
+  const req = { tickers: (p.get("tickers") ?? "").split(",").map((t) => t.trim()).filter(Boolean), mode: "paths" };
+  for (const k of URL_FIELDS) {
+    const v = p.get(k);
+    if (v != null && v !== "") req[k] = v;
+  }
+  if (req.mode !== "sims") req.mode = "paths";
+  for (const k of ["start", "end"]) if (req[k] && !/^\d{4}-\d{2}-\d{2}$/.test(req[k])) delete req[k];
+  if (req.runs && !/^\d+$/.test(req.runs)) delete req.runs;
+  return req;
+}
