@@ -6,10 +6,8 @@
  * server), and binding to a non-loopback HOST is refused: a fresh start never leaves an open service behind.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { z } from "zod";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
@@ -178,24 +176,4 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
-/** The project root (the folder holding this package's package.json), from src/ or dist/src/ alike. */
-export function projectRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    const pkg = join(dir, "package.json");
-    if (existsSync(pkg)) {
-      try {
-        if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "folio-engine") return dir;
-      } catch {
-        /* keep walking up */
-      }
-    }
-    dir = dirname(dir);
-  }
-  throw new Error("folio-engine package.json not found above " + fileURLToPath(import.meta.url));
-}
-
-/** The package version (for /v1/info and the OpenAPI document). */
-export function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(projectRoot(), "package.json"), "utf8")) as { version: string }).version;
-}
+export { packageRoot as projectRoot, packageVersion } from "./util/package-root.js";

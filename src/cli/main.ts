@@ -7,7 +7,6 @@
  * never a stack trace); a reader that closes the pipe early (`| head -1`) ends the command quietly with status 0.
  * Exit codes: 0 ok, 1 runtime failure, 2 usage error, 3 data error (src/cli/exit-codes.ts).
  */
-import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerImport } from "./commands/import.js";
 import { registerTickers } from "./commands/tickers.js";
@@ -18,21 +17,8 @@ import { registerWeights } from "./commands/weights.js";
 import { EXIT, EXIT_CODES_HELP, errorLine, exitCodeFor } from "./exit-codes.js";
 import { exitQuietlyOnBrokenPipe } from "./output.js";
 import { isProcessEntry } from "../util/entry.js";
+import { packageVersion } from "../util/package-root.js";
 
-function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version?: string };
-    if (pkg.version) return pkg.version;
-  } catch {
-    // Running from src/ (one level less deep): try there.
-  }
-  try {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: string };
-    return pkg.version ?? "0.0.0";
-  } catch {
-    return "0.0.0";
-  }
-}
 
 /** Errors from commander itself (unknown option, missing argument) are printed as one `folio: …` line. */
 function configure(cmd: Command): void {
@@ -47,7 +33,7 @@ function configure(cmd: Command): void {
 export function buildProgram(): Command {
   const program = new Command("folio")
     .description("Folio: portfolio backtests and simulations of 7 allocation strategies x daily, weekly and monthly returns")
-    .version(version(), "-V, --version")
+    .version(packageVersion(), "-V, --version")
     .addHelpText("after", `
 Examples (the tickers of the default store, the embedded synthetic universe; folio tickers lists them):
   folio tickers

@@ -14,21 +14,17 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { packageRoot } from "../util/package-root.js";
 import { ENGINE_EXPORTS, type EngineExports, type Ptr } from "./abi.js";
 
 let cachedModule: WebAssembly.Module | undefined;
 
-/** Locate build/engine.wasm from src/engine (tsx/vitest) or dist/src/engine (compiled). */
+/** build/engine.wasm of this package. */
 function wasmPath(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    const candidate = join(dir, "build", "engine.wasm");
-    if (existsSync(candidate)) return candidate;
-    dir = dirname(dir);
-  }
-  throw new Error("build/engine.wasm not found: run `npm run build` (or `npm run asbuild`) first");
+  const path = join(packageRoot(), "build", "engine.wasm");
+  if (!existsSync(path)) throw new Error("build/engine.wasm not found: run `npm run build` (or `npm run asbuild`) first");
+  return path;
 }
 
 let cachedFingerprint: string | undefined;

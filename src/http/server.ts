@@ -65,7 +65,29 @@ export async function startServer(overrides: ServerOverrides = {}): Promise<Runn
 }
 
 
-/** Run until SIGINT/SIGTERM; a second signal exits at once. */
+/**
+ * Graceful shutdown, the one implementation: on the first SIGINT/SIGTERM stop accepting connections, let in-flight
+ * requests finish, stop the workers, exit 0 (1 if closing failed); a second signal exits at once.
+ */
+export function stopOnSignals(server: RunningServer, note: (line: string) => void): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    note(`${signal}: finishing in-flight requests`);
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        server.app.log.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+/** Run until SIGINT/SIGTERM (`node dist/src/http/server.js`). */
 export async function main(): Promise<void> {
   let server: RunningServer;
   try {
@@ -78,21 +100,7 @@ export async function main(): Promise<void> {
     throw err;
   }
   server.app.log.info({ url: server.url, docs: `${server.url}/docs` }, "Folio listening");
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    server.app.log.info({ signal }, "shutting down: finishing in-flight requests");
-    server.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        server.app.log.error({ err }, "shutdown failed");
-        process.exit(1);
-      },
-    );
-  };
-  process.on("SIGINT", () => stop("SIGINT"));
-  process.on("SIGTERM", () => stop("SIGTERM"));
+  stopOnSignals(server, (line) => server.app.log.info(line));
 }
 
 if (isProcessEntry(import.meta.url)) await main();

@@ -20,20 +20,12 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
+import { packageRoot } from "../util/package-root.js";
 import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** The project root: the nearest ancestor of this file with both package.json and web/index.html. */
-export function projectRoot(start = here): string {
-  let dir = start;
-  for (;;) {
-    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "web", "index.html"))) return dir;
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`web: no project root (package.json and web/index.html) above ${start}`);
-    dir = up;
-  }
-}
+export { packageRoot as projectRoot } from "../util/package-root.js";
 
 function uplotDist(root: string): string {
   const local = join(root, "node_modules", "uplot", "dist");
@@ -78,7 +70,7 @@ export interface WebPluginOptions {
 
 /** Serves the page at `/`, uPlot under `/vendor/`, and the shared summary module under `/lib/`. */
 export const webPlugin: FastifyPluginAsync<WebPluginOptions> = async (app: FastifyInstance, opts: WebPluginOptions) => {
-  const root = opts.root ?? projectRoot();
+  const root = opts.root ?? packageRoot();
   const webDir = join(root, "web");
 
   await app.register(fastifyStatic, { root: webDir, prefix: "/", index: ["index.html"], wildcard: false });

@@ -1,6 +1,6 @@
 /**
- * `folio serve`: runs the HTTP service (src/http/server.ts). Options are passed as the documented environment
- * variables (PORT, HOST, DATA_DIR, DATABASE_URL), so the server's one configuration reader (src/config.ts) sees them.
+ * `folio serve`: runs the HTTP service (src/http/server.ts). Its flags override the documented environment variables
+ * (PORT, HOST, DATA_DIR, DATABASE_URL) in the environment handed to the one configuration reader (src/config.ts).
  */
 import { InvalidArgumentError, type Command } from "commander";
 
@@ -27,22 +27,18 @@ Stops gracefully on SIGINT/SIGTERM (in-flight requests finish). A committed impo
 Example:
   API_KEYS=my-long-secret-key-123 folio serve --port 8080`);
   cmd.action(async (opts: { port?: string; host?: string; dataDir?: string; databaseUrl?: string }) => {
-    if (opts.port !== undefined) process.env.PORT = opts.port;
-    if (opts.host !== undefined) process.env.HOST = opts.host;
-    if (opts.dataDir !== undefined) process.env.DATA_DIR = opts.dataDir;
-    if (opts.databaseUrl !== undefined) process.env.DATABASE_URL = opts.databaseUrl;
-    const { startServer } = await import("../../http/server.js");
-    const server = await startServer();
-    process.stderr.write(`folio: serving ${server.url} (web page at ${server.url}/, API docs at ${server.url}/docs)\n`);
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      process.stderr.write(`folio: ${signal}: finishing in-flight requests…\n`);
-      server.close().then(() => process.exit(0), () => process.exit(1));
+    // The flags are the documented variables, read by the one configuration reader (src/config.ts).
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      ...(opts.port !== undefined ? { PORT: opts.port } : {}),
+      ...(opts.host !== undefined ? { HOST: opts.host } : {}),
+      ...(opts.dataDir !== undefined ? { DATA_DIR: opts.dataDir } : {}),
+      ...(opts.databaseUrl !== undefined ? { DATABASE_URL: opts.databaseUrl } : {}),
     };
-    process.once("SIGINT", () => stop("SIGINT"));
-    process.once("SIGTERM", () => stop("SIGTERM"));
+    const { startServer, stopOnSignals } = await import("../../http/server.js");
+    const server = await startServer({ env });
+    process.stderr.write(`folio: serving ${server.url} (web page at ${server.url}/, API docs at ${server.url}/docs)\n`);
+    stopOnSignals(server, (line) => process.stderr.write(`folio: ${line}\n`));
     // Keep the command pending while the server runs.
     await new Promise<never>(() => {});
   });
