@@ -74,6 +74,9 @@ export async function importPricesToPostgres(target: PgTarget, inputs: readonly 
   };
   return withPool(target, async (pool) => {
     const client = await pool.connect();
+    // A lost connection also emits 'error' on the checked-out client; the failing query reports it.
+    const onError = (): void => undefined;
+    client.on("error", onError);
     let broken = false;
     try {
       await ensureSchema(client);
@@ -164,6 +167,7 @@ export async function importPricesToPostgres(target: PgTarget, inputs: readonly 
       await client.query("ROLLBACK").catch(() => undefined);
       throw e;
     } finally {
+      client.off("error", onError);
       client.release(broken);
     }
   });

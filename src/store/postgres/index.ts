@@ -52,6 +52,9 @@ export async function openPostgresBackend(url: string): Promise<StoreBackend> {
     kind: "postgres",
     async load(options: { shared?: boolean } = {}): Promise<StoreSnapshot> {
       const client = await pool.connect();
+      // A lost connection also emits 'error' on the checked-out client; the failing query reports it.
+      const onError = (): void => undefined;
+      client.on("error", onError);
       let broken = false;
       try {
         await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
@@ -82,6 +85,7 @@ export async function openPostgresBackend(url: string): Promise<StoreBackend> {
         await client.query("ROLLBACK").catch(() => undefined);
         throw e;
       } finally {
+        client.off("error", onError);
         client.release(broken);
       }
     },
