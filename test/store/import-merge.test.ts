@@ -2,7 +2,7 @@
  * Daily updates without re-importing history (issue 10 item 2) and safe concurrent imports (item 1) on the file
  * store: docs/data.md §3.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -126,6 +126,18 @@ describe("import lock", () => {
     (await second).release();
     expect(secondHeld).toBe(true);
     expect(existsSync(path)).toBe(false);
+  });
+
+  it("is broken once when many imports find the same stale lock at once: all of them land and no lock file is left", async () => {
+    const data = join(dir, "store");
+    mkdirSync(data, { recursive: true });
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid!;
+    writeFileSync(join(data, ".import.lock"), `${dead} stale-token\n`);
+    const files = Array.from({ length: 8 }, (_, k) => write(`s${k}.csv`, `Date,S${k}\n2020-01-02,${k + 1}\n`));
+    const reports = await Promise.all(files.map((f) => importPrices(data, [f])));
+    expect(reports.every((r) => r.ok)).toBe(true);
+    expect((await openStore({ dataDir: data })).list()).toHaveLength(8);
+    expect(readdirSync(data)).toEqual(["prices.folio"]);
   });
 
   it("lets concurrent in-process imports of different tickers all land", async () => {
