@@ -51,6 +51,23 @@ export function encodeImportTuples(n: number, ids: Int32Array, days: Int32Array,
   return b;
 }
 
+/** Encode the first `n` stored tuples `(ticker_id int4, date, close float8)` (days are epoch days). */
+export function encodeCloseTuples(n: number, ids: Int32Array, days: Int32Array, closes: Float64Array): Buffer {
+  const b = Buffer.allocUnsafe(n * STORED_TUPLE);
+  let o = 0;
+  for (let i = 0; i < n; i++) {
+    b.writeInt16BE(3, o);
+    b.writeInt32BE(4, o + 2);
+    b.writeInt32BE(ids[i], o + 6);
+    b.writeInt32BE(4, o + 10);
+    b.writeInt32BE(days[i] - PG_EPOCH_DAY, o + 14);
+    b.writeInt32BE(8, o + 18);
+    b.writeDoubleBE(closes[i], o + 22);
+    o += STORED_TUPLE;
+  }
+  return b;
+}
+
 /**
  * Streaming decoder of stored tuples `(int4, int4, float8)`, none NULL. Feed chunks in order; rows land in growable
  * columns. Throws on anything else (a schema this build does not know).

@@ -6,11 +6,13 @@
  *    importing process dies);
  * 2. imported symbols are matched case-insensitively to the stored ones (the stored spelling stays); new symbols are
  *    inserted into folio_tickers;
- * 3. every imported close goes, with its file and line, into a temporary table by `COPY … FROM STDIN` (binary);
- * 4. a join against folio_closes counts added / unchanged / differing closes; differing closes without `replace`
- *    are listed as file:line problems and the transaction is ROLLED BACK: nothing changes;
- * 5. otherwise `INSERT … ON CONFLICT (ticker_id, date) DO UPDATE` (replace) or `DO NOTHING` merges them, the meta
- *    row records the import time, and `NOTIFY folio_store` is sent; COMMIT makes all of it visible at once.
+ * 3. every imported close of a ticker ALREADY stored goes, with its file and line, into a temporary table by
+ *    `COPY … FROM STDIN` (binary), and a join against folio_closes counts added / unchanged / differing closes;
+ *    differing closes without `replace` are listed as file:line problems and the transaction is ROLLED BACK:
+ *    nothing changes;
+ * 4. otherwise the closes of NEW tickers (which cannot conflict) are copied straight into folio_closes, the temporary
+ *    table is merged by `INSERT … ON CONFLICT (ticker_id, date) DO UPDATE` (replace) or `DO NOTHING`, the meta row
+ *    records the import time, and `NOTIFY folio_store` is sent; COMMIT makes all of it visible at once.
  *
  * A crash or a killed connection before COMMIT leaves the previous data (PostgreSQL rolls the transaction back).
  * A dry run does all of the above and rolls back.
@@ -23,7 +25,7 @@ import { readInputs } from "../import/read.js";
 import { conflictReason } from "../import/merge.js";
 import { zeroCounts, type ImportOptions, type ImportReport } from "../import/types.js";
 import { MAX_LISTED_PROBLEMS } from "../import/types.js";
-import { copyHeader, copyTrailer, encodeImportTuples } from "./copy.js";
+import { copyHeader, copyTrailer, encodeCloseTuples, encodeImportTuples } from "./copy.js";
 import { IMPORT_LOCK_KEY, migrate, NOTIFY_CHANNEL, schemaVersion, SCHEMA_VERSION } from "./schema.js";
 import { redactUrl } from "./url.js";
 
@@ -93,11 +95,13 @@ export async function importPricesToPostgres(target: PgTarget, inputs: readonly 
       const ids = new Int32Array(c.series.length);
       const canonical: string[] = new Array(c.series.length);
       const fresh: number[] = [];
+      const known: number[] = [];
       c.series.forEach((s, k) => {
         const r = byFolded.get(s.ticker.toUpperCase());
         if (r) {
           ids[k] = r.id;
           canonical[k] = r.ticker;
+          known.push(k);
         } else {
           fresh.push(k);
           canonical[k] = s.ticker;
@@ -112,18 +116,24 @@ export async function importPricesToPostgres(target: PgTarget, inputs: readonly 
       const nameOf = new Map<number, string>();
       c.series.forEach((_, k) => nameOf.set(ids[k], canonical[k]));
 
-      await client.query("CREATE TEMP TABLE folio_import (ticker_id int4, date date, close float8, file int4, line int4) ON COMMIT DROP");
-      await copyIn(client, c.series, ids);
-      await client.query("ANALYZE folio_import");
-
-      const cnt = await client.query<{ added: string; unchanged: string; differing: string }>(
-        `SELECT count(*) FILTER (WHERE c.close IS NULL) AS added,
-                count(*) FILTER (WHERE c.close = i.close) AS unchanged,
-                count(*) FILTER (WHERE c.close <> i.close) AS differing
-           FROM folio_import i LEFT JOIN folio_closes c ON c.ticker_id = i.ticker_id AND c.date = i.date`);
-      const added = Number(cnt.rows[0].added);
-      const unchanged = Number(cnt.rows[0].unchanged);
-      const differing = Number(cnt.rows[0].differing);
+      // Closes of tickers already stored go through a temporary table and a join (they may be unchanged, new or
+      // conflicting); closes of new tickers cannot conflict and are copied straight into folio_closes below.
+      let added = 0;
+      let unchanged = 0;
+      let differing = 0;
+      if (known.length > 0) {
+        await client.query("CREATE TEMP TABLE folio_import (ticker_id int4, date date, close float8, file int4, line int4) ON COMMIT DROP");
+        await copyIn(client, "COPY folio_import (ticker_id, date, close, file, line) FROM STDIN (FORMAT binary)", c.series, ids, known, true);
+        await client.query("ANALYZE folio_import");
+        const cnt = await client.query<{ added: string; unchanged: string; differing: string }>(
+          `SELECT count(*) FILTER (WHERE c.close IS NULL) AS added,
+                  count(*) FILTER (WHERE c.close = i.close) AS unchanged,
+                  count(*) FILTER (WHERE c.close <> i.close) AS differing
+             FROM folio_import i LEFT JOIN folio_closes c ON c.ticker_id = i.ticker_id AND c.date = i.date`);
+        added = Number(cnt.rows[0].added);
+        unchanged = Number(cnt.rows[0].unchanged);
+        differing = Number(cnt.rows[0].differing);
+      }
       const fileName = (i: number): string => c.files[i]?.file ?? "";
       report.tickers = [...canonical].sort();
 
@@ -140,15 +150,21 @@ export async function importPricesToPostgres(target: PgTarget, inputs: readonly 
         report.storeTickers = await tickerCount(client);
         return report;
       }
+      if (fresh.length > 0) {
+        await copyIn(client, "COPY folio_closes (ticker_id, date, close) FROM STDIN (FORMAT binary)", c.series, ids, fresh, false);
+        for (const k of fresh) added += c.series[k].n;
+      }
       let replacedTickers: string[] = [];
       if (differing > 0) {
         const rt = await client.query<{ ticker_id: number }>(
           `SELECT DISTINCT i.ticker_id FROM folio_import i JOIN folio_closes c ON c.ticker_id = i.ticker_id AND c.date = i.date WHERE c.close <> i.close`);
         replacedTickers = rt.rows.map((r) => nameOf.get(r.ticker_id)!).sort();
       }
-      await client.query(
-        `INSERT INTO folio_closes (ticker_id, date, close) SELECT ticker_id, date, close FROM folio_import
-         ON CONFLICT (ticker_id, date) DO ${differing > 0 ? "UPDATE SET close = EXCLUDED.close WHERE folio_closes.close <> EXCLUDED.close" : "NOTHING"}`);
+      if (known.length > 0) {
+        await client.query(
+          `INSERT INTO folio_closes (ticker_id, date, close) SELECT ticker_id, date, close FROM folio_import
+           ON CONFLICT (ticker_id, date) DO ${differing > 0 ? "UPDATE SET close = EXCLUDED.close WHERE folio_closes.close <> EXCLUDED.close" : "NOTHING"}`);
+      }
       const meta = await client.query<{ imported_at: Date }>("UPDATE folio_store_meta SET imported_at = clock_timestamp() RETURNING imported_at");
       report.storeTickers = await tickerCount(client);
       report.counts = { added, replaced: differing, unchanged, newTickers: fresh.length };
@@ -178,8 +194,13 @@ async function tickerCount(client: pg.PoolClient): Promise<number> {
   return Number(r.rows[0].n);
 }
 
-/** COPY every imported close (with its file and line) into the temp table, in binary, chunk by chunk. */
-async function copyIn(client: pg.PoolClient, series: readonly { n: number; days: Int32Array; closes: Float64Array; lines: Int32Array; fileOf(i: number): number; fileRuns: number[] }[], ids: Int32Array): Promise<void> {
+type Columns = { n: number; days: Int32Array; closes: Float64Array; lines: Int32Array; fileRuns: number[] };
+
+/**
+ * COPY the closes of `series[k]` for k in `which` (binary, chunk by chunk): `(ticker_id, date, close, file, line)`
+ * into the temporary table when `withSource`, else `(ticker_id, date, close)`.
+ */
+async function copyIn(client: pg.PoolClient, sql: string, series: readonly Columns[], ids: Int32Array, which: readonly number[], withSource: boolean): Promise<void> {
   function* chunks(): Generator<Buffer> {
     yield copyHeader();
     const cid = new Int32Array(CHUNK_ROWS);
@@ -187,8 +208,9 @@ async function copyIn(client: pg.PoolClient, series: readonly { n: number; days:
     const cclose = new Float64Array(CHUNK_ROWS);
     const cfile = new Int32Array(CHUNK_ROWS);
     const cline = new Int32Array(CHUNK_ROWS);
+    const flush = (n: number): Buffer => (withSource ? encodeImportTuples(n, cid, cday, cclose, cfile, cline) : encodeCloseTuples(n, cid, cday, cclose));
     let n = 0;
-    for (let k = 0; k < series.length; k++) {
+    for (const k of which) {
       const s = series[k];
       const runs = s.fileRuns;
       let run = 0;
@@ -200,15 +222,14 @@ async function copyIn(client: pg.PoolClient, series: readonly { n: number; days:
         cfile[n] = runs[run];
         cline[n] = s.lines[i];
         if (++n === CHUNK_ROWS) {
-          yield encodeImportTuples(n, cid, cday, cclose, cfile, cline);
+          yield flush(n);
           n = 0;
         }
       }
     }
-    if (n > 0) yield encodeImportTuples(n, cid, cday, cclose, cfile, cline);
+    if (n > 0) yield flush(n);
     yield copyTrailer();
   }
-  const stream = client.query(copyStreams.from("COPY folio_import (ticker_id, date, close, file, line) FROM STDIN (FORMAT binary)"));
+  const stream = client.query(copyStreams.from(sql));
   await pipeline(Readable.from(chunks(), { objectMode: false }), stream);
 }
-
