@@ -86,6 +86,16 @@ describe("conflicting closes", () => {
     expect(readdirSync(data)).toEqual(["prices.folio"]);
   });
 
+  it("reports each conflict at the file and line it came from when one ticker spans several files", async () => {
+    const data = join(dir, "store");
+    await importPrices(data, [write("h.csv", HISTORY)]);
+    const a = write("a.csv", "ticker,date,close\nAAA,2020-01-01,9\nAAA,2020-01-02,10\nAAA,2020-01-03,99\n");
+    const b = write("b.csv", "ticker,date,close\nBBB,2020-01-02,20\nAAA,2020-01-07,98\nAAA,2020-01-08,13\n");
+    const r = await importPrices(data, [a, b]);
+    expect(r.rejected.map((p) => `${p.file}:${p.line}`)).toEqual([`${a}:4`, `${b}:3`]);
+    expect(r.rejected[1].reason).toMatch(/^AAA on 2020-01-07: close 98 differs from the stored close 12;/);
+  });
+
   it("reports conflicts in a dry run too", async () => {
     const data = join(dir, "store");
     await importPrices(data, [write("h.csv", HISTORY)]);
