@@ -82,7 +82,7 @@ export class StoredTupleDecoder {
   private ended = false;
 
   push(chunk: Buffer): void {
-    let buf = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
+    const buf = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
     let o = 0;
     if (!this.headerDone) {
       if (buf.length < 19) {
@@ -98,26 +98,27 @@ export class StoredTupleDecoder {
       o = 19 + ext;
       this.headerDone = true;
     }
-    while (!this.ended && buf.length - o >= 2) {
-      const fields = buf.readInt16BE(o);
+    const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const len = buf.length;
+    while (!this.ended && len - o >= 2) {
+      const fields = dv.getInt16(o);
       if (fields === -1) {
         this.ended = true;
         o += 2;
         break;
       }
-      if (buf.length - o < STORED_TUPLE) break;
-      if (fields !== 3 || buf.readInt32BE(o + 2) !== 4 || buf.readInt32BE(o + 10) !== 4 || buf.readInt32BE(o + 18) !== 8) {
+      if (len - o < STORED_TUPLE) break;
+      if (fields !== 3 || dv.getInt32(o + 2) !== 4 || dv.getInt32(o + 10) !== 4 || dv.getInt32(o + 18) !== 8) {
         throw new Error("binary COPY: unexpected tuple layout");
       }
       if (this.n === this.ids.length) this.grow();
-      this.ids[this.n] = buf.readInt32BE(o + 6);
-      this.days[this.n] = buf.readInt32BE(o + 14);
-      this.closes[this.n] = buf.readDoubleBE(o + 22);
+      this.ids[this.n] = dv.getInt32(o + 6);
+      this.days[this.n] = dv.getInt32(o + 14);
+      this.closes[this.n] = dv.getFloat64(o + 22);
       this.n++;
       o += STORED_TUPLE;
     }
     this.carry = o < buf.length ? Buffer.from(buf.subarray(o)) : Buffer.alloc(0);
-    buf = Buffer.alloc(0);
   }
 
   /** Checks the stream ended with the trailer. */

@@ -7,7 +7,10 @@
  * - `folio_tickers(id, ticker)`: ticker symbols with the importer's rule (1–32 of A–Z a–z 0–9 . - _ ^ =), unique
  *   case-insensitively (unique index on upper(ticker)), in byte order (COLLATE "C", the order of prices.folio).
  * - `folio_closes(ticker_id, date, close)`: primary key (ticker_id, date) — one close per ticker and date; close
- *   double precision, CHECK finite and > 0.
+ *   double precision, CHECK finite and > 0. `ticker_id` is an id of folio_tickers but NOT a declared foreign key:
+ *   PostgreSQL checks a foreign key row by row, which made the bulk COPY of an import about 4× slower (docs/data.md
+ *   §4); the importer writes only ids it read or inserted in the same transaction under the import lock, and
+ *   `load()` refuses a close whose id has no ticker.
  * - `folio_store_meta`: one row, the time of the last committed import.
  */
 import type pg from "pg";
@@ -26,7 +29,7 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE UNIQUE INDEX folio_tickers_folded ON folio_tickers (upper(ticker));
    CREATE TABLE folio_closes (
-     ticker_id integer NOT NULL REFERENCES folio_tickers (id),
+     ticker_id integer NOT NULL,
      date date NOT NULL,
      close double precision NOT NULL CHECK (close > 0 AND close < 'Infinity'::float8 AND close <> 'NaN'::float8),
      PRIMARY KEY (ticker_id, date)

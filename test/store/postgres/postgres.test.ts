@@ -112,6 +112,18 @@ describeWithServers("PostgreSQL price store", missingServers("postgresql"), () =
     }
   });
 
+  it("refuses to load a close whose ticker id has no ticker (ticker_id is not a declared foreign key)", async () => {
+    const url = await freshDb();
+    await importPricesToPostgres(url, [write("h.csv", HISTORY)]);
+    await sql(url, "INSERT INTO folio_closes VALUES (12345, '2020-01-02', 1)");
+    const backend = await openPostgresBackend(url);
+    try {
+      await expect(backend.load()).rejects.toThrow(/closes for unknown ticker id 12345/);
+    } finally {
+      await backend.close();
+    }
+  });
+
   it("imports, then loads the same prices.folio bytes and version hash as the file store holding the same closes", async () => {
     const url = await freshDb();
     const f = write("h.csv", HISTORY);
