@@ -4,8 +4,8 @@
  * the last import. The URL comes from --database-url, else DATABASE_URL; its password is never printed.
  */
 import { Option, type Command } from "commander";
-import pg from "pg";
-import { migrate, redactUrl, schemaVersion, SCHEMA_VERSION } from "../../store/postgres/index.js";
+import type pg from "pg";
+import { redactUrl } from "../../store/postgres/url.js";
 import { UsageError } from "../exit-codes.js";
 
 interface DbCliOptions {
@@ -19,12 +19,15 @@ function urlOf(opts: DbCliOptions): string {
   return url;
 }
 
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
+/** The PostgreSQL client and schema module, loaded only when a db command runs (the CLI starts without them). */
+async function withClient<T>(url: string, fn: (c: pg.Client, schema: typeof import("../../store/postgres/schema.js")) => Promise<T>): Promise<T> {
+  const { default: pgClient } = await import("pg");
+  const schema = await import("../../store/postgres/schema.js");
+  const client = new pgClient.Client({ connectionString: url });
   client.on("error", () => undefined);
   await client.connect();
   try {
-    return await fn(client);
+    return await fn(client, schema);
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -39,7 +42,7 @@ export function registerDb(program: Command): Command {
     .addOption(urlOption())
     .action(async (opts: DbCliOptions) => {
       const url = urlOf(opts);
-      const { from, to } = await withClient(url, (c) => migrate(c));
+      const { from, to } = await withClient(url, (c, schema) => schema.migrate(c));
       process.stdout.write(from === to
         ? `Schema of ${redactUrl(url)} is at version ${to} (up to date).\n`
         : `Migrated ${redactUrl(url)} from schema version ${from} to ${to}.\n`);
@@ -49,7 +52,7 @@ export function registerDb(program: Command): Command {
     .addOption(urlOption())
     .action(async (opts: DbCliOptions) => {
       const url = urlOf(opts);
-      await withClient(url, async (c) => {
+      await withClient(url, async (c, { schemaVersion, SCHEMA_VERSION }) => {
         const v = await schemaVersion(c);
         if (v === 0) {
           process.stdout.write(`${redactUrl(url)}: no Folio schema yet (run folio db migrate; this build's version is ${SCHEMA_VERSION}).\n`);

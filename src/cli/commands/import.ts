@@ -18,7 +18,7 @@
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { importPrices, IMPORT_FORMATS, type ImportFormat, type ImportOptions, type ImportReport } from "../../store/import.js";
-import { importPricesToPostgres, redactUrl } from "../../store/postgres/index.js";
+import { redactUrl } from "../../store/postgres/url.js";
 import { EXIT, UsageError } from "../exit-codes.js";
 import { formatBytes, ProgressBar } from "../progress.js";
 
@@ -94,7 +94,13 @@ Examples:
     };
     let report: ImportReport;
     try {
-      report = usePostgres ? await importPricesToPostgres(databaseUrl, inputs, importOptions) : await importPrices(dataDir, inputs, importOptions);
+      if (usePostgres) {
+        // Loaded only when used: the file store needs no PostgreSQL client.
+        const { importPricesToPostgres } = await import("../../store/postgres/import.js");
+        report = await importPricesToPostgres(databaseUrl, inputs, importOptions);
+      } else {
+        report = await importPrices(dataDir, inputs, importOptions);
+      }
     } finally {
       bar.done();
     }
