@@ -18,7 +18,7 @@ import pg from "pg";
 import { encodeStore } from "../binary.js";
 import { makeSnapshot } from "../snapshot.js";
 import type { StoreBackend, StoreSnapshot, TickerSeries } from "../types.js";
-import { StoredTupleDecoder } from "./copy.js";
+import { StoredArraysDecoder } from "./copy.js";
 import { ensureSchema } from "./import.js";
 import { NOTIFY_CHANNEL } from "./schema.js";
 import { describeDatabase } from "./url.js";
@@ -30,6 +30,15 @@ export { redactUrl } from "./url.js";
 /** Reconnect back-off of a watcher: from this, doubling, up to WATCH_RETRY_MAX_MS. */
 const WATCH_RETRY_MS = 250;
 const WATCH_RETRY_MAX_MS = 5_000;
+
+/** The series itself when its days are strictly ascending (the normal case), else sorted by day (a copy). */
+function ascending(days: Int32Array, closes: Float64Array): { days: Int32Array; closes: Float64Array } {
+  let sorted = true;
+  for (let i = 1; i < days.length && sorted; i++) sorted = days[i - 1] < days[i];
+  if (sorted) return { days, closes };
+  const order = Array.from(days.keys()).sort((a, b) => days[a] - days[b]);
+  return { days: Int32Array.from(order, (i) => days[i]), closes: Float64Array.from(order, (i) => closes[i]) };
+}
 
 export async function openPostgresBackend(url: string): Promise<StoreBackend> {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
@@ -60,24 +69,23 @@ export async function openPostgresBackend(url: string): Promise<StoreBackend> {
         await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
         const meta = await client.query<{ imported_at: Date | null }>("SELECT imported_at FROM folio_store_meta");
         const names = await client.query<{ id: number; ticker: string }>("SELECT id, ticker FROM folio_tickers");
-        const dec = new StoredTupleDecoder();
+        // One tuple per ticker: its days and closes as arrays, aggregated from the rows read in (ticker, date) order.
+        // (SQL does not promise that array_agg keeps the subquery's order, so every series is checked below and
+        // sorted in the rare case it is not ascending.)
+        const dec = new StoredArraysDecoder();
         const stream = client.query(copyStreams.to(
-          "COPY (SELECT ticker_id, (date - DATE '1970-01-01')::int4, close FROM folio_closes ORDER BY ticker_id, date) TO STDOUT (FORMAT binary)"));
+          `COPY (SELECT ticker_id, array_agg(day), array_agg(close) FROM (
+                   SELECT ticker_id, (date - DATE '1970-01-01')::int4 AS day, close FROM folio_closes ORDER BY ticker_id, date
+                 ) ordered GROUP BY ticker_id) TO STDOUT (FORMAT binary)`));
         for await (const chunk of stream) dec.push(chunk as Buffer);
         dec.finish();
         await client.query("COMMIT");
         const nameOf = new Map(names.rows.map((r) => [r.id, r.ticker]));
-        const series: TickerSeries[] = [];
-        let a = 0;
-        while (a < dec.n) {
-          const id = dec.ids[a];
-          let b = a + 1;
-          while (b < dec.n && dec.ids[b] === id) b++;
-          const ticker = nameOf.get(id);
-          if (ticker === undefined) throw new Error(`PostgreSQL store: closes for unknown ticker id ${id}`);
-          series.push({ ticker, days: dec.days.subarray(a, b), closes: dec.closes.subarray(a, b) });
-          a = b;
-        }
+        const series: TickerSeries[] = dec.series.map((s) => {
+          const ticker = nameOf.get(s.id);
+          if (ticker === undefined) throw new Error(`PostgreSQL store: closes for unknown ticker id ${s.id}`);
+          return { ticker, ...ascending(s.days, s.closes) };
+        });
         const bytes = encodeStore(series, { synthetic: false, description: "" });
         return makeSnapshot(bytes, { importedAt: meta.rows[0]?.imported_at ?? null, description, synthetic: false, shared: options.shared });
       } catch (e) {
