@@ -22,7 +22,7 @@ import { Bench } from "tinybench";
 import { alignArrays, alignPrices } from "../../src/pipeline/align.js";
 import { encodeStore, STORE_FILE } from "../../src/store/binary.js";
 import { openStore, openSyntheticStore, syntheticStoreBytes } from "../../src/store/index.js";
-import { importPrices, type ImportReport } from "../../src/store/import.js";
+import { importPrices, type ImportReport } from "../../src/store/import/index.js";
 import { medianMs, printBench } from "../table.js";
 
 function sharedData(): string | undefined {

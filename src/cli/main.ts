@@ -1,13 +1,14 @@
 /**
  * The `folio` command line (package bin `bin/folio.js` → this file, built to dist/src/cli/main.js).
  *
- *   folio serve | import | tickers | weights | backtest | simulate   (folio <command> --help for each)
+ *   folio serve | import | tickers | weights | backtest | simulate | db   (folio <command> --help for each)
  *
  * Results go to stdout; progress (TTY only) and errors go to stderr, an error as ONE line (the FolioError detail,
  * never a stack trace); a reader that closes the pipe early (`| head -1`) ends the command quietly with status 0.
  * Exit codes: 0 ok, 1 runtime failure, 2 usage error, 3 data error (src/cli/exit-codes.ts).
  */
 import { Command, CommanderError } from "commander";
+import { registerDb } from "./commands/db.js";
 import { registerImport } from "./commands/import.js";
 import { registerTickers } from "./commands/tickers.js";
 import { registerBacktest } from "./commands/backtest.js";
@@ -48,6 +49,7 @@ ${EXIT_CODES_HELP}`);
   program.exitOverride();
   registerServe(program);
   registerImport(program);
+  registerDb(program);
   registerTickers(program);
   registerWeights(program);
   registerBacktest(program);

@@ -27,8 +27,8 @@ export { loadStoreContents, readStoreFile, storeFilePath } from "./file.js";
 export { openBackend, storeOfSnapshot } from "./backend.js";
 export type { OpenBackendOptions } from "./backend.js";
 export type { StoreBackend, StoreSnapshot, StoreVersion } from "./types.js";
-export { importPrices } from "./import.js";
-export type { ImportOptions, ImportReport, ImportProblem, ImportFormat } from "./import.js";
+export { importPrices } from "./import/index.js";
+export type { ImportOptions, ImportReport, ImportProblem, ImportFormat } from "./import/index.js";
 
 export interface OpenStoreOptions {
   /** Directory holding `prices.folio`. Absent → the embedded synthetic universe. */

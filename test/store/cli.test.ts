@@ -13,6 +13,7 @@ let dir: string;
 let out: string;
 let err: string;
 const savedEnv = process.env.DATA_DIR;
+const savedDatabaseUrl = process.env.DATABASE_URL;
 const savedCwd = process.cwd();
 
 beforeEach(() => {
@@ -22,12 +23,14 @@ beforeEach(() => {
   vi.spyOn(process.stdout, "write").mockImplementation((s: string | Uint8Array) => ((out += String(s)), true));
   vi.spyOn(process.stderr, "write").mockImplementation((s: string | Uint8Array) => ((err += String(s)), true));
   delete process.env.DATA_DIR;
+  delete process.env.DATABASE_URL;
 });
 afterEach(() => {
   vi.restoreAllMocks();
   process.chdir(savedCwd);
   if (savedEnv === undefined) delete process.env.DATA_DIR;
   else process.env.DATA_DIR = savedEnv;
+  if (savedDatabaseUrl !== undefined) process.env.DATABASE_URL = savedDatabaseUrl;
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -86,6 +89,49 @@ describe("folio import", () => {
     await expect(run("import", f, "--data-dir", join(dir, "store"), "--max-errors", "2")).rejects.toThrow(/5 problems/);
     expect(err.trim().split("\n")).toHaveLength(3);
     expect(err).toContain("… and 3 more");
+  });
+
+  it("appends a daily file, prints the counts, rejects a changed close at file:line and overwrites it with --replace", async () => {
+    const store = join(dir, "store");
+    const f = join(dir, "w.csv");
+    writeFileSync(f, WIDE);
+    await run("import", f, "--data-dir", store);
+    expect(out).toContain("Closes: 3 added, 0 replaced, 0 unchanged; 2 new tickers.");
+    const day = join(dir, "day.csv");
+    writeFileSync(day, "Date,AAA,BBB\n2020-01-03,11,\n2020-01-06,12,201\n");
+    out = "";
+    await run("import", day, "--data-dir", store);
+    expect(out).toContain("Closes: 2 added, 0 replaced, 1 unchanged; 0 new tickers.");
+    const changed = join(dir, "changed.csv");
+    writeFileSync(changed, "Date,AAA\n2020-01-06,12.5\n");
+    await expect(run("import", changed, "--data-dir", store)).rejects.toThrow(/import rejected: 1 problem in 1 file/);
+    expect(err).toContain(`${changed}:2: AAA on 2020-01-06: close 12.5 differs from the stored close 12; pass --replace`);
+    out = "";
+    await run("import", changed, "--data-dir", store, "--replace");
+    expect(out).toContain("Closes: 0 added, 1 replaced, 0 unchanged; 0 new tickers.");
+    const aaa = (await openStore({ dataDir: store })).read("AAA");
+    expect(Array.from(aaa.closes)).toEqual([10.5, 11, 12.5]);
+  });
+
+  it("refuses --data-dir together with --database-url, and a database URL that is not postgres://, as usage errors", async () => {
+    const f = join(dir, "w.csv");
+    writeFileSync(f, WIDE);
+    let caught: unknown;
+    try {
+      await run("import", f, "--data-dir", join(dir, "s"), "--database-url", "postgres://x@127.0.0.1:1/db");
+    } catch (e) {
+      caught = e;
+    }
+    expect(exitCodeFor(caught)).toBe(2);
+    expect((caught as Error).message).toMatch(/either --data-dir or --database-url/);
+    caught = undefined;
+    try {
+      await run("import", f, "--database-url", "mysql://x@host/db");
+    } catch (e) {
+      caught = e;
+    }
+    expect(exitCodeFor(caught)).toBe(2);
+    expect(existsSync(join(dir, "s"))).toBe(false);
   });
 
   it("refuses an unknown --format value as a usage error", async () => {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore, storeFilePath } from "../../src/store/index.js";
-import { detectFormat, importPrices, parseImportDate, parsePriceCell, type ImportProblem } from "../../src/store/import.js";
+import { detectFormat, importPrices, parseImportDate, parsePriceCell, type ImportProblem } from "../../src/store/import/index.js";
 import { Xoshiro128 } from "../../src/store/synthetic.js";
 import { formatIsoDay, parseIsoDay } from "../../src/domain/dates.js";
 import type { PriceStore } from "../../src/store/types.js";
@@ -94,14 +94,14 @@ describe("importPrices round trips", () => {
     expect(contents(await openStore({ dataDir: join(dir, "store") }))).toEqual(EXPECTED);
   });
 
-  it("re-importing a ticker replaces its whole history (matched case-insensitively) and keeps the others", async () => {
+  it("re-importing a ticker merges into its stored history (matched case-insensitively, stored spelling kept) and keeps the others", async () => {
     const data = join(dir, "store");
     await importPrices(data, [write("wide.csv", WIDE)]);
     const report = await importPrices(data, [write("again.csv", "Date,aaa\n2021-05-03,1\n2021-05-04,2\n")]);
-    expect(report).toMatchObject({ ok: true, tickers: ["aaa"], replaced: ["AAA"], storeTickers: 2 });
+    expect(report).toMatchObject({ ok: true, tickers: ["AAA"], replaced: [], storeTickers: 2, counts: { added: 2, replaced: 0, unchanged: 0, newTickers: 0 } });
     const store = await openStore({ dataDir: data });
-    expect(contents(store)).toEqual({ BBB: EXPECTED.BBB, aaa: [["2021-05-03", 1], ["2021-05-04", 2]] });
-    expect(store.resolve("AAA")).toBe("aaa");
+    expect(contents(store)).toEqual({ AAA: [...EXPECTED.AAA, ["2021-05-03", 1], ["2021-05-04", 2]], BBB: EXPECTED.BBB });
+    expect(store.resolve("aaa")).toBe("AAA");
   });
 
   it("joins one ticker's rows across files given in order, and reports progress up to all bytes", async () => {
@@ -296,15 +296,18 @@ describe("import validation", () => {
 });
 
 describe("import lock", () => {
-  it("refuses to write while another live process holds .import.lock, and leaves the store as it was", async () => {
+  it("waits for a live process holding .import.lock, then fails after the timeout and leaves the store and the lock as they were", async () => {
     const data = join(dir, "store");
     await importPrices(data, [write("wide.csv", WIDE)]);
     const before = sha(storeFilePath(data));
     const child = spawn("sleep", ["30"]);
     try {
       writeFileSync(join(data, ".import.lock"), String(child.pid));
-      await expect(importPrices(data, [write("more.csv", "Date,CCC\n2020-01-02,1\n")])).rejects.toThrow(/another import \(pid \d+\)/);
+      const t0 = Date.now();
+      await expect(importPrices(data, [write("more.csv", "Date,CCC\n2020-01-02,1\n")], { lockTimeoutMs: 300 })).rejects.toThrow(/another import \(pid \d+\)/);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
       expect(sha(storeFilePath(data))).toBe(before);
+      expect(readFileSync(join(data, ".import.lock"), "utf8")).toBe(String(child.pid));
     } finally {
       child.kill();
     }

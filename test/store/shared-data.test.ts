@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeWithSharedData, sharedDataPath } from "../helpers/shared-data.js";
 import { alignPrices } from "../../src/pipeline/align.js";
 import { openStore } from "../../src/store/index.js";
-import { importPrices } from "../../src/store/import.js";
+import { importPrices } from "../../src/store/import/index.js";
 import { formatIsoDay } from "../../src/domain/dates.js";
 import type { PriceStore } from "../../src/store/types.js";
 

@@ -1,18 +1,25 @@
 /**
- * `folio import <file-or-dir…> [--format wide|long|yahoo] [--data-dir DIR] [--dry-run] [--max-errors N]`
+ * `folio import <file-or-dir…> [--format wide|long|yahoo] [--data-dir DIR | --database-url URL] [--replace]
+ *  [--dry-run] [--max-errors N]`
  *
- * Imports daily closes into the price store (docs/data.md). The store directory is --data-dir, else the DATA_DIR
- * environment variable, else `./.data` (created if needed; git-ignored). The service and the other commands read
- * the same directory only when DATA_DIR (or --data-dir) points at it: without it they use the synthetic universe,
- * which the summary line reminds.
+ * Imports daily closes into the price store (docs/data.md §3, §4). The store is PostgreSQL when --database-url (or
+ * DATABASE_URL) is set and --data-dir is not given on the command line; otherwise the directory --data-dir, else
+ * DATA_DIR, else `./.data` (created if needed; git-ignored). The service and the other commands read the same
+ * directory only when DATA_DIR (or --data-dir) points at it: without it they use the synthetic universe, which the
+ * summary line reminds.
+ *
+ * An import merges into the stored history: new dates are added, equal closes are unchanged, and a close that
+ * differs from the stored one is rejected unless --replace. The summary prints the counts (added, replaced,
+ * unchanged, new tickers).
  *
  * Strict: one rejected row aborts the import and leaves the store untouched; every problem is printed to stderr as
  * `file:line: reason` (the first --max-errors of them, then a count), and the exit code is 3.
  */
 import { resolve } from "node:path";
 import { Option, type Command } from "commander";
-import { importPrices, IMPORT_FORMATS, type ImportFormat } from "../../store/import.js";
-import { EXIT } from "../exit-codes.js";
+import { importPrices, IMPORT_FORMATS, type ImportFormat, type ImportOptions, type ImportReport } from "../../store/import/index.js";
+import { redactUrl } from "../../store/postgres/url.js";
+import { EXIT, UsageError } from "../exit-codes.js";
 import { formatBytes, ProgressBar } from "../progress.js";
 
 /** The store directory used when neither --data-dir nor DATA_DIR is set. */
@@ -21,6 +28,8 @@ export const DEFAULT_IMPORT_DIR = ".data";
 interface ImportCliOptions {
   format?: ImportFormat;
   dataDir?: string;
+  databaseUrl?: string;
+  replace?: boolean;
   dryRun?: boolean;
   maxErrors: string;
 }
@@ -41,6 +50,8 @@ export function registerImport(program: Command): Command {
     .argument("<file-or-dir...>", "CSV files (.csv or .csv.gz) or directories searched recursively for them")
     .addOption(new Option("--format <format>", "input format (default: detected from each file's header)").choices([...IMPORT_FORMATS]))
     .addOption(new Option("--data-dir <dir>", `price store directory (default: ./${DEFAULT_IMPORT_DIR})`).env("DATA_DIR"))
+    .addOption(new Option("--database-url <url>", "import into this PostgreSQL store (postgres://…) instead of a directory").env("DATABASE_URL"))
+    .option("--replace", "overwrite stored closes that differ from the imported ones (default: reject the import)")
     .option("--dry-run", "validate and report, but do not write the store")
     .option("--max-errors <n>", "print at most this many rejected rows (all are counted)", "100");
   cmd.addHelpText("after", `
@@ -51,25 +62,48 @@ Formats:
          one file per ticker; Adj Close preferred over Close; the ticker is the Name column, else the file name
 
 Rules: dates YYYY-MM-DD, strictly ascending and unique per ticker; prices finite and > 0. Any rejected row aborts
-the whole import (the store is left untouched) and every problem is printed as file:line: reason. Re-importing a
-ticker replaces its history; other tickers are kept.
+the whole import (the store is left untouched) and every problem is printed as file:line: reason.
+An import merges into the stored history: new dates are added (a daily file appends its day), equal closes are
+unchanged, and a close that differs from the stored one for the same ticker and date is rejected unless --replace.
+Other tickers are kept.
 
 Examples:
   folio import prices.csv --data-dir ./data
+  folio import today.csv --data-dir ./data               (appends the new day)
+  DATABASE_URL=postgres://folio@db/folio folio import prices.csv
   DATA_DIR=./data folio import ./stock_data --format yahoo
   DATA_DIR=./data folio serve`);
   cmd.action(async (inputs: string[], opts: ImportCliOptions) => {
+    const databaseUrl = opts.databaseUrl ? opts.databaseUrl : undefined;
+    const dataDirFromCli = cmd.getOptionValueSource("dataDir") === "cli";
+    const urlFromCli = cmd.getOptionValueSource("databaseUrl") === "cli";
+    if (databaseUrl && dataDirFromCli && urlFromCli) throw new UsageError("give either --data-dir or --database-url, not both");
+    const usePostgres = databaseUrl !== undefined && !(dataDirFromCli && !urlFromCli);
+    if (usePostgres && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new UsageError("--database-url (DATABASE_URL) must be a postgres:// or postgresql:// URL");
     const dataDir = resolve(opts.dataDir ?? DEFAULT_IMPORT_DIR);
+    const where = usePostgres ? redactUrl(databaseUrl) : dataDir;
     const maxErrors = Math.max(0, Number.parseInt(opts.maxErrors, 10) || 0);
     const bar = new ProgressBar();
     const t0 = performance.now();
-    const report = await importPrices(dataDir, inputs, {
+    const importOptions: ImportOptions = {
       format: opts.format,
       dryRun: opts.dryRun,
+      replace: opts.replace,
       onProgress: (p) =>
         bar.update(p.bytesDone, p.bytesTotal, `${p.filesDone}/${p.filesTotal} files, ${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}, ${p.rows} rows`),
-    });
-    bar.done();
+    };
+    let report: ImportReport;
+    try {
+      if (usePostgres) {
+        // Loaded only when used: the file store needs no PostgreSQL client.
+        const { importPricesToPostgres } = await import("../../store/postgres/import.js");
+        report = await importPricesToPostgres(databaseUrl, inputs, importOptions);
+      } else {
+        report = await importPrices(dataDir, inputs, importOptions);
+      }
+    } finally {
+      bar.done();
+    }
     const seconds = (performance.now() - t0) / 1000;
     for (const w of report.warnings) process.stderr.write(`warning: ${w}\n`);
     if (!report.ok) {
@@ -79,16 +113,17 @@ Examples:
         process.stderr.write(`… and ${report.rejectedTotal - shown.length} more (use --max-errors to see them)\n`);
       }
       throw new ImportRejectedError(
-        `import rejected: ${report.rejectedTotal} problem${report.rejectedTotal === 1 ? "" : "s"} in ${report.files.length} file${report.files.length === 1 ? "" : "s"}; the store at ${dataDir} was not changed`);
+        `import rejected: ${report.rejectedTotal} problem${report.rejectedTotal === 1 ? "" : "s"} in ${report.files.length} file${report.files.length === 1 ? "" : "s"}; the store at ${where} was not changed`);
     }
     const verb = opts.dryRun ? "Would import" : "Imported";
     process.stdout.write(
       `${verb} ${report.tickers.length} ticker${report.tickers.length === 1 ? "" : "s"} (${report.closes} closes from ${report.rows} rows in ` +
       `${report.files.length} file${report.files.length === 1 ? "" : "s"}, ${report.missing} missing cells skipped) in ${seconds.toFixed(2)} s` +
-      (report.replaced.length > 0 ? `; replaced ${report.replaced.length} existing` : "") + `.\n` +
+      `.\n` +
+      `Closes: ${report.counts.added} added, ${report.counts.replaced} replaced, ${report.counts.unchanged} unchanged; ${report.counts.newTickers} new ticker${report.counts.newTickers === 1 ? "" : "s"}.\n` +
       `Store: ${report.storeFile} (${report.storeTickers} tickers)${opts.dryRun ? " — dry run, not written" : ""}.\n`,
     );
-    if (!opts.dryRun && (!process.env.DATA_DIR || resolve(process.env.DATA_DIR) !== dataDir)) {
+    if (!usePostgres && !opts.dryRun && (!process.env.DATA_DIR || resolve(process.env.DATA_DIR) !== dataDir)) {
       process.stdout.write(`Use it with: DATA_DIR=${dataDir} folio serve   (without DATA_DIR the synthetic universe is served)\n`);
     }
   });

@@ -1,14 +1,11 @@
 /**
- * The importer's option checks (src/store/import.ts `importPrices`), in the one validation vocabulary
+ * The importer's option checks (`importPrices`, `importPricesToPostgres`), in the one validation vocabulary
  * (src/domain/problems.ts): a bad option is an INVALID_REQUEST whose problems point at the option
  * (`/format`), never a silently ignored or misread setting. Bad input DATA is not an error here: it is listed
  * in the import report.
  */
-import { Problems } from "../domain/problems.js";
-
-/** The input formats (docs/data.md), in the order the CLI lists them. */
-export const IMPORT_FORMATS = ["wide", "long", "yahoo"] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+import { Problems } from "../../domain/problems.js";
+import { IMPORT_FORMATS } from "./types.js";
 
 /** Throws INVALID_REQUEST listing every bad option of `importPrices`; unknown keys are refused like the engine's. */
 export function checkImportOptions(options: unknown): void {
@@ -18,14 +15,17 @@ export function checkImportOptions(options: unknown): void {
     Problems.fail("", "options must be an object", "options");
   }
   const o = options as Record<string, unknown>;
-  const accepted = ["format", "onProgress", "dryRun"];
+  const accepted = ["format", "onProgress", "dryRun", "replace", "lockTimeoutMs"];
   for (const [k, v] of Object.entries(o)) {
     if (v === undefined) continue;
     if (!accepted.includes(k)) p.add([k], `unknown option for import; accepted: ${accepted.join(", ")}`);
     else if (k === "format" && !(IMPORT_FORMATS as readonly unknown[]).includes(v)) {
       p.add([k], `must be one of ${IMPORT_FORMATS.map((f) => JSON.stringify(f)).join(", ")} (got ${JSON.stringify(v)})`);
     } else if (k === "onProgress" && typeof v !== "function") p.add([k], "must be a function");
-    else if (k === "dryRun" && typeof v !== "boolean") p.add([k], `must be true or false (got ${JSON.stringify(v)})`);
+    else if ((k === "dryRun" || k === "replace") && typeof v !== "boolean") p.add([k], `must be true or false (got ${JSON.stringify(v)})`);
+    else if (k === "lockTimeoutMs" && !(typeof v === "number" && Number.isInteger(v) && v >= 0)) {
+      p.add([k], `must be a whole number of milliseconds ≥ 0 (got ${JSON.stringify(v)})`);
+    }
   }
   p.throwIfAny();
 }

@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { FolioError } from "../../src/errors.js";
-import { importPrices } from "../../src/store/import.js";
-import { checkImportOptions } from "../../src/store/import-options.js";
+import type { FolioError } from "../../../src/errors.js";
+import { importPrices } from "../../../src/store/import/index.js";
+import { checkImportOptions } from "../../../src/store/import/options.js";
 
 function thrown(f: () => unknown): FolioError {
   try {
@@ -28,11 +28,19 @@ describe("import options", () => {
     expect(e.code).toBe("INVALID_REQUEST");
     expect(e.extras.errors).toEqual([
       { pointer: "/format", message: 'must be one of "wide", "long", "yahoo" (got "csv")' },
-      { pointer: "/dryrun", message: "unknown option for import; accepted: format, onProgress, dryRun" },
+      { pointer: "/dryrun", message: "unknown option for import; accepted: format, onProgress, dryRun, replace, lockTimeoutMs" },
       { pointer: "/dryRun", message: 'must be true or false (got "yes")' },
       { pointer: "/onProgress", message: "must be a function" },
     ]);
     expect(thrown(() => checkImportOptions(null)).extras.errors).toEqual([{ pointer: "", message: "options must be an object" }]);
+  });
+
+  it("checks replace as a boolean and lockTimeoutMs as whole milliseconds", () => {
+    expect(() => checkImportOptions({ replace: true, lockTimeoutMs: 0 })).not.toThrow();
+    expect(thrown(() => checkImportOptions({ replace: 1, lockTimeoutMs: -5 })).extras.errors).toEqual([
+      { pointer: "/replace", message: "must be true or false (got 1)" },
+      { pointer: "/lockTimeoutMs", message: "must be a whole number of milliseconds ≥ 0 (got -5)" },
+    ]);
   });
 
   it("importPrices checks its options before touching the store directory", async () => {
