@@ -11,7 +11,8 @@ import { loadStoreContents, storeFilePath } from "../file.js";
 import { writeFileStore } from "./file-writer.js";
 import { checkImportOptions } from "./options.js";
 import { readInputs } from "./read.js";
-import { zeroCounts, type ImportOptions, type ImportReport } from "./types.js";
+import { startReport } from "./records.js";
+import type { ImportOptions, ImportReport } from "./types.js";
 
 export { detectFormat, isValidTicker, parseImportDate, parsePriceCell } from "./cells.js";
 export { readInputs } from "./read.js";
@@ -29,22 +30,7 @@ export type { ImportFormat, ImportOptions, ImportProblem, ImportProgress, Import
 export async function importPrices(dataDir: string, inputs: readonly string[], options: ImportOptions = {}): Promise<ImportReport> {
   checkImportOptions(options);
   const c = await readInputs(inputs, options);
-  const report: ImportReport = {
-    ok: false,
-    tickers: c.series.map((s) => s.ticker).sort(),
-    replaced: [],
-    counts: zeroCounts(),
-    files: c.files,
-    rows: c.rows,
-    closes: c.closes,
-    missing: c.missing,
-    duplicates: c.duplicates,
-    rejected: c.problems.items,
-    rejectedTotal: c.problems.total,
-    warnings: c.warnings,
-    storeFile: storeFilePath(dataDir),
-    storeTickers: 0,
-  };
+  const report = startReport(c, storeFilePath(dataDir));
   if (c.problems.length > 0) {
     report.storeTickers = loadStoreContents(dataDir)?.tickers.length ?? 0;
     return report;

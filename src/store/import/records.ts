@@ -8,7 +8,7 @@
  * Rules: docs/data.md §3.
  */
 import { formatIsoDay } from "../../domain/dates.js";
-import { ProblemList, type ImportFormat } from "./types.js";
+import { ProblemList, zeroCounts, type ImportFormat, type ImportReport } from "./types.js";
 
 /** One ticker's imported closes, strictly ascending by day, as columns. */
 export class ImportedSeries {
@@ -198,4 +198,24 @@ export class Collector implements RecordSink {
       duplicates: this.duplicates,
     };
   }
+}
+
+/** The report of an import before anything is written: what was read, every problem found, nothing counted yet. */
+export function startReport(c: Collected, storeFile: string): ImportReport {
+  return {
+    ok: false,
+    tickers: c.series.map((s) => s.ticker).sort(),
+    replaced: [],
+    counts: zeroCounts(),
+    files: c.files,
+    rows: c.rows,
+    closes: c.closes,
+    missing: c.missing,
+    duplicates: c.duplicates,
+    rejected: c.problems.items,
+    rejectedTotal: c.problems.total,
+    warnings: c.warnings,
+    storeFile,
+    storeTickers: 0,
+  };
 }

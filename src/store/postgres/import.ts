@@ -19,12 +19,14 @@
  */
 import copyStreams from "pg-copy-streams";
 import pg from "pg";
+import { withClient } from "./client.js";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import { checkImportOptions } from "../import/options.js";
 import { readInputs } from "../import/read.js";
 import { conflictReason } from "../import/merge.js";
-import { zeroCounts, type ImportOptions, type ImportReport } from "../import/types.js";
+import { startReport } from "../import/records.js";
+import type { ImportOptions, ImportReport } from "../import/types.js";
 import { MAX_LISTED_PROBLEMS } from "../import/types.js";
 import { copyHeader, copyTrailer, encodeCloseTuples, encodeImportTuples } from "./copy.js";
 import { IMPORT_LOCK_KEY, migrate, NOTIFY_CHANNEL, schemaVersion, SCHEMA_VERSION } from "./schema.js";
@@ -60,29 +62,9 @@ export async function ensureSchema(client: pg.PoolClient): Promise<void> {
 export async function importPricesToPostgres(target: PgTarget, inputs: readonly string[], options: ImportOptions = {}): Promise<ImportReport> {
   checkImportOptions(options);
   const c = await readInputs(inputs, options);
-  const report: ImportReport = {
-    ok: false,
-    tickers: c.series.map((s) => s.ticker).sort(),
-    replaced: [],
-    counts: zeroCounts(),
-    files: c.files,
-    rows: c.rows,
-    closes: c.closes,
-    missing: c.missing,
-    duplicates: c.duplicates,
-    rejected: c.problems.items,
-    rejectedTotal: c.problems.total,
-    warnings: c.warnings,
-    storeFile: typeof target === "string" ? redactUrl(target) : "PostgreSQL",
-    storeTickers: 0,
-  };
+  const report = startReport(c, typeof target === "string" ? redactUrl(target) : "PostgreSQL");
   return withPool(target, async (pool) => {
-    const client = await pool.connect();
-    // A lost connection also emits 'error' on the checked-out client; the failing query reports it.
-    const onError = (): void => undefined;
-    client.on("error", onError);
-    let broken = false;
-    try {
+    return withClient(pool, async (client) => {
       await ensureSchema(client);
       if (c.problems.length > 0) {
         report.storeTickers = await tickerCount(client);
@@ -180,14 +162,7 @@ export async function importPricesToPostgres(target: PgTarget, inputs: readonly 
       }
       report.ok = true;
       return report;
-    } catch (e) {
-      broken = true;
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw e;
-    } finally {
-      client.off("error", onError);
-      client.release(broken);
-    }
+    });
   });
 }
 

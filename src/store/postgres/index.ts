@@ -15,6 +15,7 @@
  */
 import copyStreams from "pg-copy-streams";
 import pg from "pg";
+import { withClient } from "./client.js";
 import { encodeStore } from "../binary.js";
 import { makeSnapshot } from "../snapshot.js";
 import type { StoreBackend, StoreSnapshot, TickerSeries } from "../types.js";
@@ -60,12 +61,7 @@ export async function openPostgresBackend(url: string): Promise<StoreBackend> {
   return {
     kind: "postgres",
     async load(options: { shared?: boolean } = {}): Promise<StoreSnapshot> {
-      const client = await pool.connect();
-      // A lost connection also emits 'error' on the checked-out client; the failing query reports it.
-      const onError = (): void => undefined;
-      client.on("error", onError);
-      let broken = false;
-      try {
+      return withClient(pool, async (client) => {
         await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
         const meta = await client.query<{ imported_at: Date | null }>("SELECT imported_at FROM folio_store_meta");
         const names = await client.query<{ id: number; ticker: string }>("SELECT id, ticker FROM folio_tickers");
@@ -88,14 +84,7 @@ export async function openPostgresBackend(url: string): Promise<StoreBackend> {
         });
         const bytes = encodeStore(series, { synthetic: false, description: "" });
         return makeSnapshot(bytes, { importedAt: meta.rows[0]?.imported_at ?? null, description, synthetic: false, shared: options.shared });
-      } catch (e) {
-        broken = true;
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw e;
-      } finally {
-        client.off("error", onError);
-        client.release(broken);
-      }
+      });
     },
 
     async watch(onChange: () => void): Promise<() => Promise<void>> {
