@@ -16,14 +16,15 @@ import { checkVariances } from "../checks";
 import { correlation, covariance } from "../stats/covariance";
 import { covarianceFactor } from "../stats/factor";
 import { bucketSums, logReturns } from "../stats/returns";
-import { shrinkCovariance } from "../stats/shrinkage";
+import { shrinkCovariance, shrinkCovarianceWithFactor } from "../stats/shrinkage";
+import { LowRank } from "../linalg/woodbury";
 import { ewp } from "./ewp";
 import { gmvpWithFactor } from "./gmvp";
 import { hrpWeights } from "./hrp";
 import { ivp } from "./ivp";
 import { mdcpWithFactor } from "./mdcp";
 import { mdpFromMdcp } from "./mdp";
-import { rpp, rppWithMinVariance, varianceRatio } from "./rpp";
+import { ercExists, Existence, RPP_CCD_MIN_N, rppSolve } from "./rpp";
 
 /** What a slot's strategy reads from its frequency's `Frame` (flags of a slot-table row). */
 export enum Needs {
@@ -69,7 +70,7 @@ export class Frame {
 
   /**
    * The output row of `slot` in this frequency. Rows are computed in slot order, so a row may read the rows of
-   * earlier slots (mdp reads mdcp, rpp reads gmvp); a dependency on a later slot is not allowed.
+   * earlier slots (mdp reads mdcp, rpp reads mdcp); a dependency on a later slot is not allowed.
    */
   row(slot: Slot): usize {
     return this.rows + <usize>slot * this.rowBytes;
@@ -105,18 +106,26 @@ function slotTable(): StaticArray<SlotRow> {
 }
 
 /**
- * l3rpp on Σ_f (docs/method.md §4.6) with the shrinkage fallback of §6.4: the gmvp row gives the ERC existence test
- * for free (min variance ≈ 0 ⇒ no ERC; the rpp row is its N f64 of scratch); if rpp fails on the sample covariance
- * it is recomputed on the shrunk covariance of the same observations and the frame records the fallback.
+ * l3rpp on Σ_f (docs/method.md §4.6) with the shrinkage fallback of §6.4, taken if and only if ERC does not exist
+ * on Σ_f. Existence is decided on the correlation matrix, so rescaling an asset never changes it: the mdcp row
+ * (computed before this one) holds the simplex minimiser of vᵀC_f v, and ERC exists iff its value exceeds
+ * `ercExistTol(n_f, N)` (C's rounding floor; the rpp row is the N f64 of scratch). If ERC exists, rpp is solved on
+ * Σ_f and a solver failure is reported as such (never a silent fallback). If not, rpp is solved at once on the
+ * shrunk covariance of the same observations (Newton by Woodbury on its diagonal-plus-low-rank form when
+ * n_f < N) and the frame records the fallback; with `covariance: "shrink"` there is nothing to fall back to and
+ * the failure is `NotConverged`.
  */
 function rppWithFallback(f: Frame, out: usize): Status {
-  let st = rppWithMinVariance(f.S, f.N, out, varianceRatio(f.S, f.N, f.row(Slot.gmvp), out));
-  if (st != Status.Ok && f.covMode == CovarianceCode.sample) {
-    const Ss = scratchF64(f.N * f.N);
-    st = shrinkCovariance(f.X, f.nf, f.N, Ss, 0);
-    if (st == Status.Ok) st = rpp(Ss, f.N, out);
-    if (st == Status.Ok) f.fellBack = true;
-  }
+  if (ercExists(f.C, f.N, f.nf, f.row(Slot.mdcp), out)) return rppSolve(f.S, f.N, out, Existence.Exists, null);
+  if (f.covMode != CovarianceCode.sample) return Status.NotConverged;
+  const Ss = scratchF64(f.N * f.N);
+  const k = f.nf;
+  const lowRank = k < f.N && f.N >= RPP_CCD_MIN_N;
+  const U = lowRank ? scratchF64(f.N * k) : 0;
+  const d = lowRank ? scratchF64(f.N) : 0;
+  let st = shrinkCovarianceWithFactor(f.X, f.nf, f.N, Ss, 0, U, d);
+  if (st == Status.Ok) st = rppSolve(Ss, f.N, out, Existence.Exists, lowRank ? new LowRank(f.N, k, d, U) : null);
+  if (st == Status.Ok) f.fellBack = true;
   return st;
 }
 
