@@ -12,7 +12,7 @@ import {
 } from "../shared/vocabulary";
 import { setBadIndex } from "../result";
 import { arenaMark, arenaRelease, scratchF64 } from "../memory";
-import { checkVariances } from "../checks";
+import { checkVarianceFloor, VARIANCE_FLOOR } from "../checks";
 import { correlation, covariance } from "../stats/covariance";
 import { covarianceFactor } from "../stats/factor";
 import { bucketSums, logReturns } from "../stats/returns";
@@ -24,7 +24,7 @@ import { hrpWeights } from "./hrp";
 import { ivp } from "./ivp";
 import { mdcpWithFactor } from "./mdcp";
 import { mdpFromMdcp } from "./mdp";
-import { ercExists, Existence, RPP_CCD_MIN_N, rppSolve } from "./rpp";
+import { ercExists, Existence, rppSolve } from "./rpp";
 
 /** What a slot's strategy reads from its frequency's `Frame` (flags of a slot-table row). */
 export enum Needs {
@@ -112,7 +112,7 @@ function slotTable(): StaticArray<SlotRow> {
  * `ercExistTol(n_f, N)` (C's rounding floor; the rpp row is the N f64 of scratch). If ERC exists, rpp is solved on
  * Σ_f and a solver failure is reported as such (never a silent fallback). If not, rpp is solved at once on the
  * shrunk covariance of the same observations (Newton by Woodbury on its diagonal-plus-low-rank form when
- * n_f < N) and the frame records the fallback; with `covariance: "shrink"` there is nothing to fall back to and
+ * 2n_f ≤ N) and the frame records the fallback; with `covariance: "shrink"` there is nothing to fall back to and
  * the failure is `NotConverged`.
  */
 function rppWithFallback(f: Frame, out: usize): Status {
@@ -120,7 +120,7 @@ function rppWithFallback(f: Frame, out: usize): Status {
   if (f.covMode != CovarianceCode.sample) return Status.NotConverged;
   const Ss = scratchF64(f.N * f.N);
   const k = f.nf;
-  const lowRank = k < f.N && f.N >= RPP_CCD_MIN_N;
+  const lowRank = 2 * k <= f.N; // N·k² per Newton step instead of N³/3
   const U = lowRank ? scratchF64(f.N * k) : 0;
   const d = lowRank ? scratchF64(f.N) : 0;
   let st = shrinkCovarianceWithFactor(f.X, f.nf, f.N, Ss, 0, U, d);
@@ -141,7 +141,7 @@ export function lastFailedSeries(): i32 {
  *
  * Method: r = log-returns of P; for each `Frequency` f in order (d: r as is; m: bucket sums with monthBucket; w:
  *   with weekBucket): Σ_f = sample covariance (`CovarianceCode.sample`) or shrunk covariance (`.shrink`);
- *   zero-variance check (`ZeroVariance`, lastBadIndex = asset); C_f and σ_f (when a row needs them); then the rows
+ *   variance check (`ZeroVariance`, lastBadIndex = asset: Σ_ii = 0 or below `VARIANCE_FLOOR` · max_j Σ_jj); C_f and σ_f (when a row needs them); then the rows
  *   of the slot table in slot order, each into series s = f·STRATEGY_COUNT + slot. Before a row that needs a
  *   factor, the driver writes it into `Xf` if the frequency is low-rank and `Xf` does not already hold it.
  *   Each row's scratch is released before the next (`arenaMark`/`arenaRelease`: peak memory ≈ one strategy).
@@ -203,7 +203,7 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
     mark = arenaMark();
     st = covMode == CovarianceCode.sample ? covariance(f.X, f.nf, N, f.S, 0) : shrinkCovariance(f.X, f.nf, N, f.S, 0);
     arenaRelease(mark);
-    if (st == Status.Ok) st = checkVariances(f.S, N);
+    if (st == Status.Ok) st = checkVarianceFloor(f.S, N, VARIANCE_FLOOR);
     if (st == Status.Ok && (needs & (Needs.Correlation | Needs.Volatility)) != 0) st = correlation(f.S, N, f.C, f.sd);
     if (st != Status.Ok) { failedSeries = base; return st; }
     const lowRank = covMode == CovarianceCode.sample && f.nf < N;
