@@ -189,6 +189,22 @@ describe("rpp falls back to the shrunk covariance if and only if ERC does not ex
     expect(ercResidual(Ss, woodbury, r.N)).toBeLessThanOrEqual(TOL.erc);
     expect(ercResidual(Ss, dense, r.N)).toBeLessThanOrEqual(TOL.erc);
   });
+
+  it("the fallback's coordinate descent on the low-rank form (N = 150) agrees with the dense rpp kernel on the " +
+    "same shrunk covariance to 1e-9, both certified", () => {
+    const vols = Array.from({ length: 150 }, (_, i) => 0.005 + 0.0001 * i);
+    const r = run(closesFrom(independentReturns(9, vols)));
+    expectFallbackIffNoErc(r);
+    const flagged = [Frequency.m, Frequency.w].filter((f) => r.flagged(f));
+    expect(flagged).toContain(Frequency.m);
+    for (const f of flagged) {
+      const { X, n } = r.X[f];
+      const Ss = shrinkCovariance(wasm, X, n, r.N).covariance;
+      const dense = rppWeights(wasm, Ss, r.N);
+      expect(maxRel(r.row(f, Slot.rpp), dense), `frequency ${f}`).toBeLessThanOrEqual(1e-9);
+      expect(ercResidual(Ss, dense, r.N)).toBeLessThanOrEqual(TOL.erc);
+    }
+  });
 });
 
 describe("the rpp kernel's existence test does not change when an asset is rescaled", () => {
