@@ -26,7 +26,7 @@ const CCD_STALL_FROM: i32 = 20;
 const CCD_STALL_EVERY: i32 = 10;
 /** ERC certificate: max_i |RC_i/ΣRC − 1/N| (docs/method.md §4.6). */
 const ERC_CERT_TOL: f64 = 1e-10;
-/** Newton iteration cap (docs/method.md §4.6: no convergence after 100 → the caller falls back). */
+/** Newton iteration cap: no convergence after 100 → `NotConverged`, a solver failure (docs/method.md §4.6, §9). */
 const NEWTON_MAX_IT: i32 = 100;
 /**
  * ERC existence (docs/method.md §4.6): ERC exists iff no v ≥ 0, v ≠ 0 has vᵀΣv = 0, i.e. iff min over the simplex
