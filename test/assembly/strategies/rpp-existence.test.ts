@@ -144,7 +144,14 @@ describe("rpp falls back to the shrunk covariance if and only if ERC does not ex
       const S = rescale(sampleCov(factorReturns(11, n, N), n, N), N, 0, 1e-7);
       const w = rppWeights(wasm, S, N);
       expect(ercResidual(S, w, N), `N = ${N}`).toBeLessThanOrEqual(TOL.erc);
+      // relative: every risk contribution within 1e-10 of the mean one
+      const g = matVec(S, w, N);
+      const rc = Array.from(w, (wi, i) => wi * g[i]);
+      const mean = sum(rc) / N;
+      expect(Math.max(...rc.map((x) => Math.abs(x / mean - 1))), `N = ${N} relative`).toBeLessThanOrEqual(1e-10);
       expect(Math.min(...w)).toBeGreaterThan(0);
+      // the asset's weight is ≈ 1e7 times what it would be unscaled (ERC theory: w_0 ∝ 1/c)
+      expect(w[0]).toBeGreaterThan(0.99);
     }
   });
 
@@ -204,6 +211,26 @@ describe("rpp falls back to the shrunk covariance if and only if ERC does not ex
       expect(maxRel(r.row(f, Slot.rpp), dense), `frequency ${f}`).toBeLessThanOrEqual(1e-9);
       expect(ercResidual(Ss, dense, r.N)).toBeLessThanOrEqual(TOL.erc);
     }
+  });
+
+  it("property: on random universes (2–30 assets, sometimes with a mirrored asset, one asset rescaled by " +
+    "10^−4…10^4), every flagged rpp row has a non-existence witness and every other one is ERC on the sample Σ, " +
+    "and the rescaling changes no flag", () => {
+    fc.assert(fc.property(
+      fc.integer({ min: 2, max: 30 }), fc.integer({ min: 1, max: 1e6 }), fc.boolean(), fc.integer({ min: -4, max: 4 }),
+      (N, seed, mirror, e) => {
+        const u = rng(seed);
+        const vols = Array.from({ length: N }, () => 0.004 + 0.02 * u());
+        const R = independentReturns(seed + 1, vols).map((r) => (mirror ? [...r.slice(0, N - 1), -r[0]] : r));
+        const a = run(closesFrom(R));
+        // asset N−1 rescaled by 10^e: for e > 0 as every other asset by 10^−e (the closes stay finite)
+        const scale = (i: number) => (i === N - 1 ? (e < 0 ? 10 ** e : 1) : (e > 0 ? 10 ** -e : 1));
+        const b = run(closesFrom(R.map((r) => r.map((v, i) => v * scale(i)))));
+        expect(b.ids).toEqual(a.ids);
+        if (mirror && N > 2) expect(a.ids).toEqual(["l1r.l2d.l3rpp", "l1r.l2m.l3rpp", "l1r.l2w.l3rpp"]);
+        expectFallbackIffNoErc(a);
+        expectFallbackIffNoErc(b);
+      }), { numRuns: 40, seed: 1414 });
   });
 });
 
