@@ -155,6 +155,27 @@ describe("rpp falls back to the shrunk covariance if and only if ERC does not ex
     }
   });
 
+  it("an asset that nearly mirrors another (min vᵀC_d v ≈ 3e-11, above the threshold: ERC exists) is never a " +
+    "silent fallback: the daily rpp is certified on the sample Σ or fails with SOLVER_FAILED naming it", () => {
+    const u = rng(3);
+    const R = Array.from({ length: T - 1 }, () => {
+      const a = 0.01 * normal(u);
+      return [a, 0.012 * normal(u), 0.009 * normal(u), -a + 1e-7 * normal(u)];
+    });
+    const P = closesFrom(R);
+    let r: ReturnType<typeof run> | undefined;
+    try {
+      r = run(P);
+    } catch (e) {
+      expect((e as { code?: string }).code).toBe("SOLVER_FAILED");
+      expect((e as Error).message + String((e as { detail?: string }).detail)).toContain("l1r.l2d.l3rpp");
+    }
+    if (r) {
+      expect(r.flagged(Frequency.d)).toBe(false);
+      expectFallbackIffNoErc(r);
+    }
+  });
+
   it("a ρ = −1 pair: ERC exists at no frequency, so every rpp row falls back, flagged, with a witness", () => {
     const R = independentReturns(3, [0.01, 0.012, 0.008, 0.011]).map((r) => [...r, -r[0]]);
     const r = run(closesFrom(R));
