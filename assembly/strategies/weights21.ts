@@ -101,7 +101,7 @@ function slotTable(): StaticArray<SlotRow> {
     new SlotRow(Slot.mdcp, Needs.Correlation | Needs.CorrelationFactor,
       (f, out) => mdcpWithFactor(f.C, f.N, out, f.factor, f.nf)),
     new SlotRow(Slot.mdp, Needs.Volatility, (f, out) => mdpFromMdcp(f.row(Slot.mdcp), f.sd, f.N, out)),
-    new SlotRow(Slot.rpp, Needs.Covariance, rppWithFallback),
+    new SlotRow(Slot.rpp, Needs.Covariance | Needs.Correlation, rppWithFallback), // C and the mdcp row: existence
   ];
 }
 
