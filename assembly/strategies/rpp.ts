@@ -309,7 +309,8 @@ function ercExistsOn(S: usize, N: i32): bool {
     const si = Math.sqrt(load<f64>(S + <usize>i * row + (<usize>i << 3)));
     for (let j: i32 = 0; j < N; j++) {
       const sj = Math.sqrt(load<f64>(S + <usize>j * row + (<usize>j << 3)));
-      store<f64>(C + <usize>i * row + (<usize>j << 3), i == j ? 1.0 : load<f64>(S + <usize>i * row + (<usize>j << 3)) / (si * sj));
+      const cij = i == j ? 1.0 : load<f64>(S + <usize>i * row + (<usize>j << 3)) / (si * sj);
+      store<f64>(C + <usize>i * row + (<usize>j << 3), cij);
     }
   }
   if (simplexQP(C, N, w) != Status.Ok) return true;

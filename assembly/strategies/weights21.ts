@@ -111,16 +111,16 @@ function slotTable(): StaticArray<SlotRow> {
  * (computed before this one) holds the simplex minimiser of vᵀC_f v, and ERC exists iff its value exceeds
  * `ercExistTol(n_f, N)` (C's rounding floor; the rpp row is the N f64 of scratch). If ERC exists, rpp is solved on
  * Σ_f and a solver failure is reported as such (never a silent fallback). If not, rpp is solved at once on the
- * shrunk covariance of the same observations (Newton by Woodbury on its diagonal-plus-low-rank form when
- * 2n_f ≤ N) and the frame records the fallback; with `covariance: "shrink"` there is nothing to fall back to and
- * the failure is `NotConverged`.
+ * shrunk covariance of the same observations (when 2n_f ≤ N on its diagonal-plus-low-rank form: coordinate
+ * descent at N·n_f per sweep, Newton by Woodbury; certified on the dense matrix) and the frame records the
+ * fallback; with `covariance: "shrink"` there is nothing to fall back to and the failure is `NotConverged`.
  */
 function rppWithFallback(f: Frame, out: usize): Status {
   if (ercExists(f.C, f.N, f.nf, f.row(Slot.mdcp), out)) return rppSolve(f.S, f.N, out, Existence.Exists, null);
   if (f.covMode != CovarianceCode.sample) return Status.NotConverged;
   const Ss = scratchF64(f.N * f.N);
   const k = f.nf;
-  const lowRank = 2 * k <= f.N; // N·k² per Newton step instead of N³/3
+  const lowRank = 2 * k <= f.N; // CCD N·k per sweep instead of N², Newton N·k² per step instead of N³/3
   const U = lowRank ? scratchF64(f.N * k) : 0;
   const d = lowRank ? scratchF64(f.N) : 0;
   let st = shrinkCovarianceWithFactor(f.X, f.nf, f.N, Ss, 0, U, d);
@@ -141,9 +141,10 @@ export function lastFailedSeries(): i32 {
  *
  * Method: r = log-returns of P; for each `Frequency` f in order (d: r as is; m: bucket sums with monthBucket; w:
  *   with weekBucket): Σ_f = sample covariance (`CovarianceCode.sample`) or shrunk covariance (`.shrink`);
- *   variance check (`ZeroVariance`, lastBadIndex = asset: Σ_ii = 0 or below `VARIANCE_FLOOR` · max_j Σ_jj); C_f and σ_f (when a row needs them); then the rows
- *   of the slot table in slot order, each into series s = f·STRATEGY_COUNT + slot. Before a row that needs a
- *   factor, the driver writes it into `Xf` if the frequency is low-rank and `Xf` does not already hold it.
+ *   variance check (`ZeroVariance`, lastBadIndex = asset: Σ_ii = 0 or below `VARIANCE_FLOOR` · max_j Σ_jj);
+ *   C_f and σ_f (when a row needs them); then the rows of the slot table in slot order, each into series
+ *   s = f·STRATEGY_COUNT + slot. Before a row that needs a factor, the driver writes it into `Xf` if the frequency
+ *   is low-rank and `Xf` does not already hold it.
  *   Each row's scratch is released before the next (`arenaMark`/`arenaRelease`: peak memory ≈ one strategy).
  * Layout: P T×N closes; weekBucket, monthBucket i32[T−1] (bucket of each daily return row, non-decreasing,
  *   0..nWeeks−1 / 0..nMonths−1, no empty bucket); out SERIES_COUNT×N rows in response order; fallback

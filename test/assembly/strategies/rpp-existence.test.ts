@@ -7,7 +7,9 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { TOL } from "../../helpers/tolerances.js";
-import { corrOf, engine, ercResidual, factorReturns, matVec, normal, rng, sampleCov, sum } from "../../helpers/kernels.js";
+import {
+  corrOf, engine, ercResidual, factorReturns, matVec, normal, rng, sampleCov, sum,
+} from "../../helpers/kernels.js";
 import { businessDates } from "../../helpers/prices.js";
 import {
   computeWeights21, mdcpWeights, rppWeights, shrinkCovariance, tryStrategyWeights,
