@@ -2,11 +2,17 @@ import { Status } from "../shared/status";
 import { setBadIndex } from "../result";
 import { checkPrices } from "../checks";
 
+/** The smallest normal f64, 2⁻¹⁰²². */
+const MIN_NORMAL: f64 = 2.2250738585072014e-308;
+
 /**
  * Daily log-returns of a price matrix.
  *
  * Method: r[t-1][i] = ln(P[t][i] / P[t-1][i]) for t = 1..T-1 (docs/method.md §2), `ln` from AssemblyScript's own
- * NativeMath (never the host's), so results are bit-identical on every machine.
+ * NativeMath (never the host's), so results are bit-identical on every machine. Where the ratio is not a normal
+ * finite number (it overflows to +∞, or underflows below 2⁻¹⁰²² to a subnormal or 0: closes ≈ 1e-310 or ≈ 1e308),
+ * r = ln P[t][i] − ln P[t-1][i] instead, so every return of finite positive closes is finite (docs/decisions.md:
+ * the ratio form is kept elsewhere, being the more accurate for close prices and the bits of every pinned result).
  * Layout: `P` is T×N row-major; `out` is (T-1)×N row-major.
  * Preconditions: T ≥ 2, N ≥ 1, every price finite and > 0, else `BadPrice` with `lastBadIndex()` = t·N + i.
  * Complexity: (T-1)·N logs, no allocation.
@@ -20,7 +26,10 @@ export function logReturns(P: usize, T: i32, N: i32, out: usize): Status {
     const o = out + (<usize>((t - 1) * N) << 3);
     for (let i: i32 = 0; i < N; i++) {
       const off = <usize>i << 3;
-      store<f64>(o + off, Math.log(load<f64>(cur + off) / load<f64>(prev + off)));
+      const a = load<f64>(cur + off);
+      const b = load<f64>(prev + off);
+      const q = a / b;
+      store<f64>(o + off, q >= MIN_NORMAL && q <= f64.MAX_VALUE ? Math.log(q) : Math.log(a) - Math.log(b));
     }
   }
   setBadIndex(-1);

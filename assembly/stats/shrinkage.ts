@@ -23,6 +23,17 @@ import { gram } from "../linalg/gram";
  *   Opgen-Rhein & Strimmer (2007), doi:10.2202/1544-6115.1252 (corpcor).
  */
 export function shrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: usize): Status {
+  return shrinkCovarianceWithFactor(X, n, N, out, lambda, 0, 0);
+}
+
+/**
+ * `shrinkCovariance`, and (when `U` ≠ 0) the same Σ_s in diagonal-plus-low-rank form for the Newton step of the rpp
+ * fallback (docs/method.md §4.6, §6.4): Σ_s ≈ diag(d) + UUᵀ with U_it = s_i z_ti √((1 − λ*)/(n − 1)) (N×n,
+ * asset-major) and d_i = max(s_i² − Σ_t U_it², 0) (≈ λ* s_i², the diagonal matched to the dense Σ_s,ii = s_i²).
+ * The dense `out` is bit-identical to `shrinkCovariance`'s. Extra complexity N·n; U is N·n f64, d N f64.
+ */
+export function shrinkCovarianceWithFactor(X: usize, n: i32, N: i32, out: usize, lambda: usize, U: usize,
+  d: usize): Status {
   if (n < 2 || N < 1) return Status.BadDimensions;
   if (!checkFinite(X, n * N)) return Status.NonFinite;
   const np = (n + 1) & ~1;
@@ -93,5 +104,20 @@ export function shrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: u
     }
   }
   if (lambda != 0) store<f64>(lambda, lam);
+  if (U != 0) {
+    const c = Math.sqrt(keep / (nn - 1.0));
+    for (let i: i32 = 0; i < N; i++) {
+      const si = load<f64>(sd + (<usize>i << 3));
+      const Ui = U + (<usize>(i * n) << 3);
+      let q = 0.0;
+      for (let t: i32 = 0; t < n; t++) {
+        const u = si * load<f64>(Z + (<usize>(i * np + t) << 3)) * c;
+        store<f64>(Ui + (<usize>t << 3), u);
+        q += u * u;
+      }
+      const di = load<f64>(vr + (<usize>i << 3)) - q;
+      store<f64>(d + (<usize>i << 3), di > 0.0 ? di : 0.0);
+    }
+  }
   return Status.Ok;
 }

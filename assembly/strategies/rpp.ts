@@ -4,6 +4,7 @@ import { scratchF64 } from "../memory";
 import { dot, axpy, symv } from "../linalg/blas";
 import { cholesky, cholSolve } from "../linalg/cholesky";
 import { simplexQP } from "../solvers/simplex-qp";
+import { LowRank, woodburySolve } from "../linalg/woodbury";
 
 /**
  * Below this N the damped Newton of docs/method.md §5.3 runs alone; from it on, CCD first and Newton only if CCD
@@ -25,14 +26,31 @@ const CCD_STALL_FROM: i32 = 20;
 const CCD_STALL_EVERY: i32 = 10;
 /** ERC certificate: max_i |RC_i/ΣRC − 1/N| (docs/method.md §4.6). */
 const ERC_CERT_TOL: f64 = 1e-10;
-/** Newton iteration cap (docs/method.md §4.6: no convergence after 100 → the caller falls back). */
+/** Newton iteration cap: no convergence after 100 → `NotConverged`, a solver failure (docs/method.md §4.6, §9). */
 const NEWTON_MAX_IT: i32 = 100;
 /**
- * ERC existence test: ERC does not exist iff some v ≥ 0, v ≠ 0 has Σv = 0, i.e. iff min_{simplex} vᵀΣv = 0 (the
- * GMVP variance). Measured on the cvxportfolio universe (13 monthly observations): N ≤ 200 gives
- * min variance/(trace/N) ≥ 1e-3 (ERC exists), N = 300/430 give |ratio| ≤ 2e-17 (rounding of an exact 0).
+ * ERC existence (docs/method.md §4.6): ERC exists iff no v ≥ 0, v ≠ 0 has vᵀΣv = 0, i.e. iff min over the simplex
+ * of vᵀCv > 0 on the correlation matrix C (the same condition, since Σ = DCD with D > 0 diagonal maps such
+ * directions onto such directions; C does not change when an asset is rescaled, so neither does the test).
+ * C has a unit diagonal and |C_ij| ≤ 1, so its rounding is absolute: each C_ij of n observations is off by at most
+ * ≈ (n + 3)u and the evaluated vᵀCv on the simplex by at most ≈ (N + 2)u more (u = 2⁻⁵³). A true zero therefore
+ * computes to at most ≈ (n + N + 5)u; the threshold is 8(n + N)u with a floor of 1e-12 (docs/decisions.md).
  */
-export const ERC_EXIST_TOL: f64 = 1e-12;
+export const ERC_EXIST_FLOOR: f64 = 1e-12;
+
+/** The existence threshold on min_{simplex} vᵀCv for n observations of N assets (see `ERC_EXIST_FLOOR`). */
+export function ercExistTol(n: i32, N: i32): f64 {
+  const t = 8.0 * <f64>(n + N) * 1.1102230246251565e-16;
+  return t > ERC_EXIST_FLOOR ? t : ERC_EXIST_FLOOR;
+}
+
+/** What the caller knows about the existence of ERC on Σ when it calls `rppSolve`. */
+export enum Existence {
+  /** Unknown: tested (one simplex QP on C) only if CCD is slow or before Newton (the stand-alone kernel). */
+  Unknown = 0,
+  /** Known to exist (the driver's test on C passed, or Σ is a shrunk covariance with λ* > 0): never tested. */
+  Exists = 1,
+}
 
 /**
  * l3rpp: the equal-risk-contribution portfolio (docs/method.md §4.6, §5.3).
@@ -47,31 +65,34 @@ export const ERC_EXIST_TOL: f64 = 1e-12;
  *     c_i > 0 to avoid cancellation), with (Σx) kept up to date by one axpy per coordinate (recomputed exactly to
  *     confirm the stopping test); stop when max_i |x_i(Σx)_i − 1| ≤ 1e-12, or when that residual stops halving
  *     (the rounding floor of Σx, ≈ 1.5e-12 at N = 1000) and the ERC certificate passes. If CCD has not stopped
- *     after 300 sweeps, the
- *     damped Newton above continues from its iterate (same stopping rule and cap), unless the existence test
- *     (`ERC_EXIST_TOL`: GMVP variance ≈ 0) shows that ERC does not exist, which returns `NotConverged` at once.
+ *     after 300 sweeps, the damped Newton above continues from its iterate (same stopping rule and cap).
+ *   - Existence (`Existence.Unknown`, the stand-alone kernel): if CCD has not stopped after 40 sweeps, or before
+ *     Newton, min_{simplex} vᵀCv is computed (one simplex QP on the correlation of Σ); ≤ `ercExistTol(0, N)` means
+ *     ERC does not exist: `NotConverged` at once. The driver decides existence itself (`Existence.Exists`).
+ *   - With `lr` (Σ ≈ diag(d) + UUᵀ, the shrunk covariance's structure, docs/method.md §5.3): CCD runs on that form
+ *     at N·k per sweep (`ccdLowRank`), its iterate is certified on the dense Σ, and only if that fails Newton
+ *     polishes, its linear system H = diag(d + 1/x²) + UUᵀ solved by Woodbury (assembly/linalg/woodbury.ts, N·k²
+ *     per step instead of N³/3). Newton's gradient is always Σx on the dense Σ, so the fixed point and the
+ *     certificate are those of Σ.
  * Certification: max_i |RC_i/ΣRC − 1/N| ≤ 1e-10 with RC_i = w_i(Σw)_i, and every w_i > 0 (`lastResidual()`).
  * Preconditions: Σ symmetric, finite, Σ_ii > 0 (validated by the ABI). ERC exists and is unique and interior when
  *   no non-negative non-zero v has Σv = 0; otherwise F is unbounded below (ρ = −1 pair, N ≫ observations).
  * Convergence: Newton stops at λ² < 1e-28, or when λ² < 1e-20 stops halving (rounding floor) and the certificate
  *   passes; Newton cap 100 iterations → `NotConverged`; a failed Cholesky of H → `NotPositiveDefinite`;
- *   certificate failed → `NotCertified`. No fallback here: the caller recomputes on the shrunk covariance (§6.4).
+ *   certificate failed → `NotCertified`. No fallback here: the caller decides (docs/method.md §4.6, §6.4).
  *   `lastIterations()` = CCD sweeps + Newton iterations.
- * Complexity: Newton N³/3 + 2N² per iteration (scratch N² + 5N); CCD 2N² per sweep (scratch 2N).
+ * Complexity: Newton N³/3 + 2N² per iteration (scratch N² + 5N), with Woodbury 2N² + 2N·k² (scratch k² + 3N);
+ *   CCD 2N² per sweep (scratch 2N), on the low-rank form ≈ 4N·k per sweep plus one dense 2N² certificate.
  * References: Spinu (2013), SSRN 2297383; Maillard, Roncalli & Teïletche (2010), JPM 36(4):60–70,
  *   doi:10.3905/jpm.2010.36.4.060; Griveau-Billion, Richard & Roncalli (2013), arXiv:1311.4057.
- * Departures: CCD as the workhorse at large N (same fixed point; Newton kept as the polish / fallback).
+ * Departures: CCD as the workhorse at large N (same fixed point; Newton kept as the polish).
  */
 export function rpp(S: usize, N: i32, out: usize): Status {
-  return rppWithMinVariance(S, N, out, -1.0);
+  return rppSolve(S, N, out, Existence.Unknown, null);
 }
 
-/**
- * `rpp` with the existence test of `ERC_EXIST_TOL` made cheap: `minVarRatio` = GMVP variance/(trace(Σ)/N) when the
- * caller already has it (kWeights21 does), or < 0 to have it computed by the simplex QP only if CCD stalls.
- * If the ratio is ≤ ERC_EXIST_TOL, ERC does not exist: `NotConverged` without the (N³ per step) Newton phase.
- */
-export function rppWithMinVariance(S: usize, N: i32, out: usize, minVarRatio: f64): Status {
+/** `rpp` with what the caller knows about existence (`Existence`) and, optionally, Σ's low-rank structure. */
+export function rppSolve(S: usize, N: i32, out: usize, existence: Existence, lr: LowRank | null): Status {
   const begun = beginSolve(N, out);
   if (begun != SOLVE) return <Status>begun;
   const row = <usize>N << 3;
@@ -87,8 +108,12 @@ export function rppWithMinVariance(S: usize, N: i32, out: usize, minVarRatio: f6
 
   let iters: i32 = 0;
   let converged = false;
-  if (minVarRatio >= 0.0 && minVarRatio <= ERC_EXIST_TOL) return Status.NotConverged; // known: no ERC
-  if (N >= RPP_CCD_MIN_N) {
+  let tested = existence == Existence.Exists;
+  if (N >= RPP_CCD_MIN_N && lr != null) {
+    // CCD on diag(d) + UUᵀ at N·k per sweep; the dense certificate decides, Newton polishes if it fails
+    iters = ccdLowRank(lr, x);
+    converged = certify(S, N, x, out, y) <= ERC_CERT_TOL;
+  } else if (N >= RPP_CCD_MIN_N) {
     symv(N, S, x, y);
     let lastCheck = Infinity;
     for (let sweep: i32 = 0; sweep < CCD_MAX_SWEEPS; sweep++) {
@@ -119,23 +144,18 @@ export function rppWithMinVariance(S: usize, N: i32, out: usize, minVarRatio: f6
         symv(N, S, x, y); // certify used y as scratch
         lastCheck = exact;
       }
-      if (sweep == CCD_CHECK_AT && minVarRatio < 0.0) {
+      if (sweep == CCD_CHECK_AT && !tested) {
         // slow CCD: test existence now (one QP) rather than after the cap
-        minVarRatio = minVarianceRatio(S, N);
-        if (minVarRatio <= ERC_EXIST_TOL) { setIterations(iters); return Status.NotConverged; }
+        tested = true;
+        if (!ercExistsOn(S, N)) { setIterations(iters); return Status.NotConverged; }
       }
     }
   }
-  if (!converged && N >= RPP_CCD_MIN_N) {
-    let r = minVarRatio;
-    if (r < 0.0) r = minVarianceRatio(S, N);
-    if (r <= ERC_EXIST_TOL) {
-      setIterations(iters);
-      return Status.NotConverged;
-    }
+  if (!converged && !tested) {
+    if (!ercExistsOn(S, N)) { setIterations(iters); return Status.NotConverged; }
   }
   if (!converged) {
-    const H = scratchF64(N * N);
+    const H = lr == null ? scratchF64(N * N) : 0;
     const g = scratchF64(N);
     let it: i32 = 0;
     let prevLam2 = Infinity;
@@ -146,15 +166,19 @@ export function rppWithMinVariance(S: usize, N: i32, out: usize, minVarRatio: f6
         if (!(xi > 0.0) || !isFinite(xi)) { setIterations(iters + it); return Status.NotConverged; }
         store<f64>(g + (<usize>i << 3), load<f64>(y + (<usize>i << 3)) - 1.0 / xi);
       }
-      memory.copy(H, S, <usize>N * row);
-      for (let i: i32 = 0; i < N; i++) {
-        const xi = load<f64>(x + (<usize>i << 3));
-        const a = H + <usize>i * row + (<usize>i << 3);
-        store<f64>(a, load<f64>(a) + 1.0 / (xi * xi));
-      }
-      if (!cholesky(N, H, N, H, N)) { setIterations(iters + it); return Status.NotPositiveDefinite; }
       memory.copy(y, g, row); // y ← dx = H⁻¹g
-      cholSolve(N, H, N, y);
+      if (lr != null) {
+        if (!woodburySolve(lr, x, y)) { setIterations(iters + it); return Status.NotPositiveDefinite; }
+      } else {
+        memory.copy(H, S, <usize>N * row);
+        for (let i: i32 = 0; i < N; i++) {
+          const xi = load<f64>(x + (<usize>i << 3));
+          const a = H + <usize>i * row + (<usize>i << 3);
+          store<f64>(a, load<f64>(a) + 1.0 / (xi * xi));
+        }
+        if (!cholesky(N, H, N, H, N)) { setIterations(iters + it); return Status.NotPositiveDefinite; }
+        cholSolve(N, H, N, y);
+      }
       const lam2 = dot(g, y, N);
       if (lam2 < 1e-28) { converged = true; break; }
       // Quadratic phase stalled at the rounding floor: accept if certified (checked below), else keep the cap.
@@ -185,6 +209,73 @@ function certify(S: usize, N: i32, x: usize, out: usize, y: usize): f64 {
   return ercResidual(S, N, out, y);
 }
 
+/**
+ * Cyclical coordinate descent on F with Σ = diag(d) + UUᵀ (`lr`), keeping v = Uᵀx: (Σx)_i = d_i x_i + U_i·v,
+ * Σ_ii = d_i + |U_i|², and an update of x_i by δ adds δU_i to v, so a sweep costs ≈ 4N·k flops instead of 2N².
+ * Same update and stopping test as the dense CCD (max_i |x_i(Σx)_i − 1| ≤ CCD_TOL, or that residual not halving
+ * between checks every CCD_STALL_EVERY sweeps from CCD_STALL_FROM, v then recomputed exactly); the caller
+ * certifies on the dense Σ. Scratch N + k f64. Returns the number of sweeps.
+ */
+function ccdLowRank(lr: LowRank, x: usize): i32 {
+  const N = lr.N;
+  const k = lr.k;
+  const rowU = <usize>k << 3;
+  const v = scratchF64(k);
+  const a = scratchF64(N);
+  for (let i: i32 = 0; i < N; i++) {
+    const Ui = lr.U + <usize>i * rowU;
+    store<f64>(a + (<usize>i << 3), load<f64>(lr.d + (<usize>i << 3)) + dot(Ui, Ui, k));
+  }
+  lowRankProduct(lr, x, v);
+  let lastCheck = Infinity;
+  let sweep: i32 = 0;
+  while (sweep < CCD_MAX_SWEEPS) {
+    for (let i: i32 = 0; i < N; i++) {
+      const Ui = lr.U + <usize>i * rowU;
+      const ai = load<f64>(a + (<usize>i << 3));
+      const xi = load<f64>(x + (<usize>i << 3));
+      const c = dot(Ui, v, k) - (ai - load<f64>(lr.d + (<usize>i << 3))) * xi;
+      const disc = Math.sqrt(c * c + 4.0 * ai);
+      const xn = c > 0.0 ? 2.0 / (c + disc) : (disc - c) / (2.0 * ai);
+      store<f64>(x + (<usize>i << 3), xn);
+      axpy(k, xn - xi, Ui, v);
+    }
+    sweep++;
+    const check = sweep >= CCD_STALL_FROM && sweep % CCD_STALL_EVERY == 0;
+    if (check) lowRankProduct(lr, x, v);
+    const r = lowRankResidual(lr, x, v);
+    if (!isFinite(r)) break;
+    if (r <= CCD_TOL) {
+      lowRankProduct(lr, x, v);
+      if (lowRankResidual(lr, x, v) <= CCD_TOL) break;
+    }
+    if (check) {
+      if (r > 0.5 * lastCheck) break; // rounding floor: the dense certificate decides
+      lastCheck = r;
+    }
+  }
+  return sweep;
+}
+
+/** v ← Uᵀx (k f64), summed over i in ascending order. O(N·k). */
+function lowRankProduct(lr: LowRank, x: usize, v: usize): void {
+  const k = lr.k;
+  memory.fill(v, 0, <usize>k << 3);
+  for (let i: i32 = 0; i < lr.N; i++) axpy(k, load<f64>(x + (<usize>i << 3)), lr.U + <usize>i * (<usize>k << 3), v);
+}
+
+/** max_i |x_i(d_i x_i + U_i·v) − 1| with v = Uᵀx. O(N·k). */
+function lowRankResidual(lr: LowRank, x: usize, v: usize): f64 {
+  let r = 0.0;
+  for (let i: i32 = 0; i < lr.N; i++) {
+    const xi = load<f64>(x + (<usize>i << 3));
+    const yi = load<f64>(lr.d + (<usize>i << 3)) * xi + dot(lr.U + <usize>i * (<usize>lr.k << 3), v, lr.k);
+    const e = Math.abs(xi * yi - 1.0);
+    if (e > r) r = e;
+  }
+  return r;
+}
+
 /** max_i |x_i y_i − 1|. O(N). */
 function ccdResidual(x: usize, y: usize, N: i32): f64 {
   let r = 0.0;
@@ -196,23 +287,36 @@ function ccdResidual(x: usize, y: usize, N: i32): f64 {
 }
 
 /**
- * min_{simplex} wᵀΣw / (trace(Σ)/N) by the simplex QP (+∞ if the QP fails, so the caller does not conclude
- * non-existence from a failed solve). Complexity: that of `simplexQP` plus N².
+ * The ERC existence test of docs/method.md §4.6 given a simplex point w that minimises vᵀCv (the mdcp weights):
+ * true iff wᵀCw > `ercExistTol(n, N)`. `y` is N f64 of scratch. O(N²).
  */
-export function minVarianceRatio(S: usize, N: i32): f64 {
-  const w = scratchF64(N);
-  const y = scratchF64(N);
-  if (simplexQP(S, N, w) != Status.Ok) return Infinity;
-  return varianceRatio(S, N, w, y);
+export function ercExists(C: usize, N: i32, n: i32, w: usize, y: usize): bool {
+  symv(N, C, w, y);
+  return dot(w, y, N) > ercExistTol(n, N);
 }
 
-/** wᵀΣw / (trace(Σ)/N); `y` is N f64 of scratch. O(N²). */
-export function varianceRatio(S: usize, N: i32, w: usize, y: usize): f64 {
-  symv(N, S, w, y);
-  let tr = 0.0;
-  for (let i: i32 = 0; i < N; i++) tr += load<f64>(S + (<usize>(i * N + i) << 3));
-  return dot(w, y, N) / (tr / <f64>N);
+/**
+ * The existence test for a bare Σ (the stand-alone kernel): the correlation of Σ, its simplex QP minimiser, then
+ * `ercExists` with n = 0 (the number of observations is unknown). True (exists) if the QP fails, so that a failed
+ * solve never concludes non-existence. Scratch N² + 2N f64; complexity that of `simplexQP` plus N².
+ */
+function ercExistsOn(S: usize, N: i32): bool {
+  const C = scratchF64(N * N);
+  const w = scratchF64(N);
+  const y = scratchF64(N);
+  const row = <usize>N << 3;
+  for (let i: i32 = 0; i < N; i++) {
+    const si = Math.sqrt(load<f64>(S + <usize>i * row + (<usize>i << 3)));
+    for (let j: i32 = 0; j < N; j++) {
+      const sj = Math.sqrt(load<f64>(S + <usize>j * row + (<usize>j << 3)));
+      const cij = i == j ? 1.0 : load<f64>(S + <usize>i * row + (<usize>j << 3)) / (si * sj);
+      store<f64>(C + <usize>i * row + (<usize>j << 3), cij);
+    }
+  }
+  if (simplexQP(C, N, w) != Status.Ok) return true;
+  return ercExists(C, N, 0, w, y);
 }
+
 
 /**
  * ERC certificate (docs/method.md §4.6): max_i |RC_i/ΣRC − 1/N| with RC_i = w_i(Σw)_i; +∞ if some w_i ≤ 0 or ΣRC ≤ 0.

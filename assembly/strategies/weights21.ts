@@ -12,18 +12,19 @@ import {
 } from "../shared/vocabulary";
 import { setBadIndex } from "../result";
 import { arenaMark, arenaRelease, scratchF64 } from "../memory";
-import { checkVariances } from "../checks";
+import { checkVarianceFloor, VARIANCE_FLOOR } from "../checks";
 import { correlation, covariance } from "../stats/covariance";
 import { covarianceFactor } from "../stats/factor";
 import { bucketSums, logReturns } from "../stats/returns";
-import { shrinkCovariance } from "../stats/shrinkage";
+import { shrinkCovariance, shrinkCovarianceWithFactor } from "../stats/shrinkage";
+import { LowRank } from "../linalg/woodbury";
 import { ewp } from "./ewp";
 import { gmvpWithFactor } from "./gmvp";
 import { hrpWeights } from "./hrp";
 import { ivp } from "./ivp";
 import { mdcpWithFactor } from "./mdcp";
 import { mdpFromMdcp } from "./mdp";
-import { rpp, rppWithMinVariance, varianceRatio } from "./rpp";
+import { ercExists, Existence, rppSolve } from "./rpp";
 
 /** What a slot's strategy reads from its frequency's `Frame` (flags of a slot-table row). */
 export enum Needs {
@@ -69,7 +70,7 @@ export class Frame {
 
   /**
    * The output row of `slot` in this frequency. Rows are computed in slot order, so a row may read the rows of
-   * earlier slots (mdp reads mdcp, rpp reads gmvp); a dependency on a later slot is not allowed.
+   * earlier slots (mdp reads mdcp, rpp reads mdcp); a dependency on a later slot is not allowed.
    */
   row(slot: Slot): usize {
     return this.rows + <usize>slot * this.rowBytes;
@@ -100,23 +101,31 @@ function slotTable(): StaticArray<SlotRow> {
     new SlotRow(Slot.mdcp, Needs.Correlation | Needs.CorrelationFactor,
       (f, out) => mdcpWithFactor(f.C, f.N, out, f.factor, f.nf)),
     new SlotRow(Slot.mdp, Needs.Volatility, (f, out) => mdpFromMdcp(f.row(Slot.mdcp), f.sd, f.N, out)),
-    new SlotRow(Slot.rpp, Needs.Covariance, rppWithFallback),
+    new SlotRow(Slot.rpp, Needs.Covariance | Needs.Correlation, rppWithFallback), // C and the mdcp row: existence
   ];
 }
 
 /**
- * l3rpp on Σ_f (docs/method.md §4.6) with the shrinkage fallback of §6.4: the gmvp row gives the ERC existence test
- * for free (min variance ≈ 0 ⇒ no ERC; the rpp row is its N f64 of scratch); if rpp fails on the sample covariance
- * it is recomputed on the shrunk covariance of the same observations and the frame records the fallback.
+ * l3rpp on Σ_f (docs/method.md §4.6) with the shrinkage fallback of §6.4, taken if and only if ERC does not exist
+ * on Σ_f. Existence is decided on the correlation matrix, so rescaling an asset never changes it: the mdcp row
+ * (computed before this one) holds the simplex minimiser of vᵀC_f v, and ERC exists iff its value exceeds
+ * `ercExistTol(n_f, N)` (C's rounding floor; the rpp row is the N f64 of scratch). If ERC exists, rpp is solved on
+ * Σ_f and a solver failure is reported as such (never a silent fallback). If not, rpp is solved at once on the
+ * shrunk covariance of the same observations (when 2n_f ≤ N on its diagonal-plus-low-rank form: coordinate
+ * descent at N·n_f per sweep, Newton by Woodbury; certified on the dense matrix) and the frame records the
+ * fallback; with `covariance: "shrink"` there is nothing to fall back to and the failure is `NotConverged`.
  */
 function rppWithFallback(f: Frame, out: usize): Status {
-  let st = rppWithMinVariance(f.S, f.N, out, varianceRatio(f.S, f.N, f.row(Slot.gmvp), out));
-  if (st != Status.Ok && f.covMode == CovarianceCode.sample) {
-    const Ss = scratchF64(f.N * f.N);
-    st = shrinkCovariance(f.X, f.nf, f.N, Ss, 0);
-    if (st == Status.Ok) st = rpp(Ss, f.N, out);
-    if (st == Status.Ok) f.fellBack = true;
-  }
+  if (ercExists(f.C, f.N, f.nf, f.row(Slot.mdcp), out)) return rppSolve(f.S, f.N, out, Existence.Exists, null);
+  if (f.covMode != CovarianceCode.sample) return Status.NotConverged;
+  const Ss = scratchF64(f.N * f.N);
+  const k = f.nf;
+  const lowRank = 2 * k <= f.N; // CCD N·k per sweep instead of N², Newton N·k² per step instead of N³/3
+  const U = lowRank ? scratchF64(f.N * k) : 0;
+  const d = lowRank ? scratchF64(f.N) : 0;
+  let st = shrinkCovarianceWithFactor(f.X, f.nf, f.N, Ss, 0, U, d);
+  if (st == Status.Ok) st = rppSolve(Ss, f.N, out, Existence.Exists, lowRank ? new LowRank(f.N, k, d, U) : null);
+  if (st == Status.Ok) f.fellBack = true;
   return st;
 }
 
@@ -132,9 +141,10 @@ export function lastFailedSeries(): i32 {
  *
  * Method: r = log-returns of P; for each `Frequency` f in order (d: r as is; m: bucket sums with monthBucket; w:
  *   with weekBucket): Σ_f = sample covariance (`CovarianceCode.sample`) or shrunk covariance (`.shrink`);
- *   zero-variance check (`ZeroVariance`, lastBadIndex = asset); C_f and σ_f (when a row needs them); then the rows
- *   of the slot table in slot order, each into series s = f·STRATEGY_COUNT + slot. Before a row that needs a
- *   factor, the driver writes it into `Xf` if the frequency is low-rank and `Xf` does not already hold it.
+ *   variance check (`ZeroVariance`, lastBadIndex = asset: Σ_ii = 0 or below `VARIANCE_FLOOR` · max_j Σ_jj);
+ *   C_f and σ_f (when a row needs them); then the rows of the slot table in slot order, each into series
+ *   s = f·STRATEGY_COUNT + slot. Before a row that needs a factor, the driver writes it into `Xf` if the frequency
+ *   is low-rank and `Xf` does not already hold it.
  *   Each row's scratch is released before the next (`arenaMark`/`arenaRelease`: peak memory ≈ one strategy).
  * Layout: P T×N closes; weekBucket, monthBucket i32[T−1] (bucket of each daily return row, non-decreasing,
  *   0..nWeeks−1 / 0..nMonths−1, no empty bucket); out SERIES_COUNT×N rows in response order; fallback
@@ -194,7 +204,7 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
     mark = arenaMark();
     st = covMode == CovarianceCode.sample ? covariance(f.X, f.nf, N, f.S, 0) : shrinkCovariance(f.X, f.nf, N, f.S, 0);
     arenaRelease(mark);
-    if (st == Status.Ok) st = checkVariances(f.S, N);
+    if (st == Status.Ok) st = checkVarianceFloor(f.S, N, VARIANCE_FLOOR);
     if (st == Status.Ok && (needs & (Needs.Correlation | Needs.Volatility)) != 0) st = correlation(f.S, N, f.C, f.sd);
     if (st != Status.Ok) { failedSeries = base; return st; }
     const lowRank = covMode == CovarianceCode.sample && f.nf < N;

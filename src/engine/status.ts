@@ -31,8 +31,11 @@ function statusError(status: number, ctx: StatusContext): FolioError | undefined
     case Status.Ok:
       return undefined;
     case Status.ZeroVariance:
-      return folioError("DEGENERATE_INPUT", { ticker: assetName(ctx), reason: "has zero variance in the training window" },
-        { ticker: assetName(ctx) });
+      // zero, or below 1e-12 × the largest variance of the frequency (assembly/checks.ts, docs/method.md §9)
+      return folioError("DEGENERATE_INPUT", {
+        ticker: assetName(ctx),
+        reason: "has zero variance in the training window (or one below 1e-12 × the largest: rounding noise)",
+      }, { ticker: assetName(ctx) });
     case Status.BadPrice:
       return folioError("DEGENERATE_INPUT", { ticker: assetName(ctx), reason: "has a price that is not finite and > 0" },
         { ticker: assetName(ctx) });
