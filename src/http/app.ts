@@ -25,6 +25,7 @@ import { installRateLimit, installSecurityHeaders } from "./plugins/security.js"
 import type { AppContext } from "./routes/context.js";
 import { infoRoute, probeRoutes } from "./routes/meta.js";
 import { optimiserRoutes } from "./routes/optimiser.js";
+import { simsSummaryRoute } from "./routes/summary.js";
 import { timeseriesRoutes } from "./routes/timeseries.js";
 import { validationError } from "./schemas.js";
 import { webPlugin } from "./web.js";
@@ -195,6 +196,7 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     infoRoute(v1, ctx);
     timeseriesRoutes(v1, ctx);
     optimiserRoutes(v1, ctx, { report: options.report ?? true });
+    simsSummaryRoute(v1, ctx);
   }, { prefix: "/v1" });
 
   if (options.web ?? true) await app.register(webPlugin);
