@@ -46,11 +46,11 @@ volatility); maximum drawdown (largest fall from a running peak). "-" (null in J
 Examples:
   folio backtest AAPL MSFT XOM
   folio backtest AAPL,MSFT --start 2019-01-01 --json`);
-  cmd.action(async (args: string[], opts: BacktestOptions) => {
+  cmd.action(async (args: string[], opts: BacktestOptions, self: Command) => {
     if (opts.values && !opts.json && !opts.csv) throw new UsageError("--values needs --json or --csv");
     const progress = new Progress(4);
     progress.next("loading prices");
-    const prices = await loadPrices(splitTickers(args), opts);
+    const prices = await loadPrices(splitTickers(args), opts, self);
     progress.next("loading the engine");
     const engine = await createEngine();
     progress.next("computing 21 paths");

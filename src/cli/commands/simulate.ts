@@ -38,10 +38,10 @@ mean over runs of the annualised return and maximum drawdown. The seed used is p
 Examples:
   folio simulate AAPL MSFT XOM --runs 50 --seed 42
   folio simulate AAPL MSFT --model correlated --csv`);
-  cmd.action(async (args: string[], opts: SimulateOptions) => {
+  cmd.action(async (args: string[], opts: SimulateOptions, self: Command) => {
     const progress = new Progress(4);
     progress.next("loading prices");
-    const prices = await loadPrices(splitTickers(args), opts);
+    const prices = await loadPrices(splitTickers(args), opts, self);
     progress.next("loading the engine");
     const engine = await createEngine();
     progress.next(`simulating ${opts.runs} run${opts.runs === 1 ? "" : "s"}`);

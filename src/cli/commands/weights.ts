@@ -19,10 +19,10 @@ Output: one row per strategy (l1r.l2{d,m,w}.l3{ewp,gmvp,hrp,ivp,mdcp,mdp,rpp}), 
 
 Example:
   folio weights AAPL MSFT XOM --covariance shrink`);
-  cmd.action(async (args: string[], opts: CommonOptions) => {
+  cmd.action(async (args: string[], opts: CommonOptions, self: Command) => {
     const progress = new Progress(3);
     progress.next("loading prices");
-    const prices = await loadPrices(splitTickers(args), opts);
+    const prices = await loadPrices(splitTickers(args), opts, self);
     progress.next("loading the engine");
     const engine = await createEngine();
     progress.next("computing weights");
