@@ -45,7 +45,7 @@ export function registerImport(program: Command): Command {
   const cmd = program
     .command("import")
     .description("import daily closes (wide, long or Yahoo-style CSV files, or directories of them) into the price store")
-    .argument("<file-or-dir...>", "CSV files (.csv or .csv.gz) or directories searched recursively for them")
+    .argument("<file-or-dir...>", "CSV files (.csv or .csv.gz), tar archives of them (.tar, .tar.gz, .tgz), or directories searched recursively for both")
     .addOption(new Option("--format <format>", "input format (default: detected from each file's header)").choices([...IMPORT_FORMATS]))
     .addOption(new Option("--data-dir <dir>", `price store directory (default: ./${DEFAULT_IMPORT_DIR})`).env("DATA_DIR"))
     .addOption(new Option("--database-url <url>", "import into this PostgreSQL store (postgres://…) instead of a directory").env("DATABASE_URL"))
