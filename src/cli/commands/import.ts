@@ -65,12 +65,15 @@ An import merges into the stored history: new dates are added (a daily file appe
 unchanged, and a close that differs from the stored one for the same ticker and date is rejected unless --replace.
 Other tickers are kept.
 
+The store: --database-url (or DATABASE_URL), else --data-dir (or DATA_DIR), else ./.data (created), which every
+other folio command run from the same directory then reads (docs/data.md §1).
+
 Examples:
-  folio import prices.csv --data-dir ./data
-  folio import today.csv --data-dir ./data               (appends the new day)
-  DATABASE_URL=postgres://folio@db/folio folio import prices.csv
-  DATA_DIR=./data folio import ./stock_data --format yahoo
-  DATA_DIR=./data folio serve`);
+  folio import prices.csv                                 (into ./.data; then folio tickers, folio serve read it)
+  folio import today.csv                                  (appends the new day)
+  folio import stock_data.tar.gz --format yahoo           (the CSV files of a tar archive, read in place)
+  folio import ./stock_data --data-dir ./data && folio serve --data-dir ./data
+  DATABASE_URL=postgres://folio@db/folio folio import prices.csv`);
   cmd.action(async (inputs: string[], opts: ImportCliOptions) => {
     const store = chooseStore(storeArgsOf(cmd), "import");
     const where = store.label;

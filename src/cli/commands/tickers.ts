@@ -11,6 +11,14 @@ export function registerTickers(program: Command): Command {
     .addOption(new Option("--data-dir <dir>", DATA_DIR_HELP).env("DATA_DIR"))
     .addOption(new Option("--database-url <url>", DATABASE_URL_HELP).env("DATABASE_URL"))
     .option("--json", "print a JSON array of {ticker, first, last, count}");
+  cmd.addHelpText("after", `
+The store is chosen as by every command: --database-url, else --data-dir (or DATA_DIR), else ./.data when it holds
+a store, else the embedded synthetic universe (docs/data.md §1).
+
+Examples:
+  folio tickers
+  folio tickers --json
+  folio tickers | head -3`);
   cmd.action(async (opts: { json?: boolean }) => {
     const store = await openCliStore(storeArgsOf(cmd));
     const list = store.list();
