@@ -3,11 +3,11 @@
 // CLI and POST /v1/optimiser/report use; the page's own computations (panels, fans, palettes, URL) are in
 // /js/compute.js, which has no DOM and is unit-tested in Node.
 import uPlot from "/vendor/uPlot.esm.js";
-import { summarize, summarizeSims } from "/lib/report/summary.js";
+import { summarize } from "/lib/report/summary.js";
 import { STRATEGY_IDS } from "/lib/domain/strategies.js";
 import {
   FREQ_DASH, FREQ_NAMES, FREQ_ORDER, STRATEGY_COLORS, STRATEGY_NAMES, STRATEGY_ORDER, displayRows, drawdownSeries,
-  finalValueBox, parseId, percentileSeries, queryToRequest, requestToQuery, rollingReturn, rollingVolatility,
+  fanOfSummary, finalBoxOfSummary, parseId, queryToRequest, summaryBandsFlat, requestToQuery, rollingReturn, rollingVolatility,
   seriesLabel, sortOrder, tickerColor, toCsv,
 } from "/js/compute.js";
 
@@ -23,7 +23,9 @@ const state = {
   selected: [],
   charts: [], // the synchronised uPlot instances on screen (main first)
   hidden: new Set(), // ids of series hidden through the legend
-  last: null, // { mode, ids, dates, values | runs, weights, tickers, seed, model, request }
+  // { mode, ids, dates, values (paths) | summary, runCount, runs (sims: runs only once fetched), weights, tickers,
+  //   seed, model, request, simsBody }
+  last: null,
   pending: null, // a request restored from the URL, run once the key and tickers are there
   focused: null,
 };
@@ -411,14 +413,16 @@ async function run(e) {
       if (req.model) simsBody.model = req.model;
       if (req.runs) simsBody.run_count = Number(req.runs); // the server validates (1 … its configured maximum)
       if (req.seed) simsBody.seed = /^\d{1,15}$/.test(req.seed) ? Number(req.seed) : req.seed;
-      const [sims, weights] = await Promise.all([api("/v1/optimiser/sims", simsBody), api("/v1/optimiser/weights", body)]);
-      const runKeys = Object.keys(sims.data).sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
-      const parsed = runKeys.map((k) => parseSeries(sims.data[k]));
+      // The percentile bands and distributions, computed by the server (POST /v1/optimiser/sims/summary): the page
+      // never downloads every run to draw the fan; /sims is fetched only for the overlay view or the values CSV.
+      const [sims, weights] = await Promise.all([api("/v1/optimiser/sims/summary", simsBody), api("/v1/optimiser/weights", body)]);
       state.last = {
-        mode: req.mode, request: req,
-        ids: parsed[0]?.ids ?? [],
-        dates: parsed[0]?.dates ?? [],
-        runs: parsed.map((p) => p.values),
+        mode: req.mode, request: req, simsBody,
+        ids: sims.data.strategies.map((st) => st.PATH),
+        dates: sims.data.dates,
+        summary: sims.data,
+        runCount: sims.data.runs,
+        runs: null,
         weights: weights.data,
         tickers: canonicalTickers(weights, body),
         fallback: weights.headers.get("x-covariance-fallback"),
@@ -451,14 +455,13 @@ function render() {
   $("sims-controls").hidden = r.mode !== "sims";
   $("panels").hidden = r.mode !== "paths";
   $("dist").hidden = r.mode !== "sims";
-  const seriesOf = r.mode === "paths" ? (i) => r.values[i] : (i) => r.runs[0]?.[i] ?? [];
-  r.rows = displayRows(r.ids, (i) => (r.mode === "paths" ? seriesOf(i) : r.runs.flatMap((run) => Array.from(run[i]))));
+  r.rows = displayRows(r.ids, (i) => (r.mode === "paths" ? r.values[i] : summaryBandsFlat(r.summary.strategies[i])));
   if (r.mode === "paths") {
     $("chart-title").textContent = `Equity curves: ${r.dates[0]} to ${r.dates[r.dates.length - 1]}`;
     drawPaths(r);
     renderSummary(r);
   } else {
-    $("chart-title").textContent = `Simulated runs: ${r.runs.length} runs, ${r.dates[0]} to ${r.dates[r.dates.length - 1]}`;
+    $("chart-title").textContent = `Simulated runs: ${r.runCount} runs, ${r.dates[0]} to ${r.dates[r.dates.length - 1]}`;
     $("sims-seed").textContent = r.seed ? `seed ${r.seed} · ${r.model}` : "";
     fillSimsStrategy(r);
     drawSims(r);
@@ -741,7 +744,33 @@ function drawFan(x, pct, color, log) {
   }), [x, ...pct.q.map((q) => Array.from(at(q)))]);
 }
 
+/**
+ * Every run's values (for the overlay view and the values CSV): POST /v1/optimiser/sims with the body of the summary
+ * and the seed it reported, so they are the very runs the summary describes. Fetched once per result, on demand.
+ */
+function ensureRuns(r) {
+  r.runsLoading ??= api("/v1/optimiser/sims", { ...r.simsBody, seed: r.seed ?? r.simsBody.seed }).then((sims) => {
+    const runKeys = Object.keys(sims.data).sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
+    r.runs = runKeys.map((k) => parseSeries(sims.data[k]).values);
+    return r.runs;
+  }, (err) => {
+    r.runsLoading = null;
+    throw err;
+  });
+  return r.runsLoading;
+}
+
 function drawSims(r) {
+  if ($("sims-view").value === "overlay" && !r.runs) {
+    $("readout").textContent = `Loading all ${r.runCount} runs for the overlay…`;
+    $("chart").dataset.view = "loading";
+    ensureRuns(r).then(() => {
+      if (state.last === r && $("sims-view").value === "overlay") drawSims(r);
+    }, (err) => {
+      if (state.last === r) showError(err);
+    });
+    return;
+  }
   destroyCharts();
   const id = $("sims-strategy").value || r.rows[0]?.id;
   const row = r.rows.find((x) => x.id === id) ?? r.rows[0];
@@ -752,7 +781,7 @@ function drawSims(r) {
   const el = $("chart");
   const legend = document.createElement("div");
   legend.className = "sims-legend";
-  if ($("sims-view").value === "overlay" || r.runs.length < 2) {
+  if ($("sims-view").value === "overlay") {
     const series = [{ label: "Date" }, ...r.runs.map((_, k) => ({ label: `run ${k + 1}`, stroke: `${color}${r.runs.length > 20 ? "44" : "aa"}`, width: 1 }))];
     mount("chart", chartOpts(el, series, {
       height: chartHeight(), yValues: (v) => money0.format(v), yLog: log, onCursor: (u) => {
@@ -766,8 +795,7 @@ function drawSims(r) {
     el.dataset.seriesCount = String(r.runs.length);
     el.dataset.view = "overlay";
   } else {
-    const pct = percentileSeries(r.runs, s);
-    drawFan(x, pct, color, log);
+    drawFan(x, fanOfSummary(r.summary.strategies[s]), color, log);
     const band = (alpha, text) => {
       const sw = document.createElement("span");
       sw.className = "swatch";
@@ -781,7 +809,7 @@ function drawSims(r) {
     el.dataset.view = "fan";
   }
   $("legend-body").replaceChildren(legend);
-  $("legend-hint").textContent = `over ${r.runs.length} runs`;
+  $("legend-hint").textContent = `over ${r.runCount} runs`;
   el.dataset.mode = "sims";
   el.dataset.scale = log ? "log" : "linear";
   state.focused = null;
@@ -791,7 +819,7 @@ function drawSims(r) {
 /** Box plots of the final value over runs, one row per strategy, on a canvas (so it can be saved as PNG too). */
 function drawDistribution(r) {
   const canvas = $("dist-chart");
-  const boxes = r.rows.map((row) => ({ row, box: finalValueBox(r.runs, row.index) }));
+  const boxes = r.rows.map((row) => ({ row, box: finalBoxOfSummary(r.summary.strategies[row.index]) }));
   const width = Math.max(canvas.parentElement.clientWidth, 200);
   const rowH = 22;
   const labelW = isPhone() ? 92 : 270;
@@ -988,10 +1016,12 @@ function renderSummary(r) {
 }
 
 function renderSimsSummary(r) {
-  const byId = new Map(summarizeSims({ dates: r.dates, values: r.runs }, r.ids).map((x) => [x.PATH, x]));
-  const items = r.rows.map((row, i) => ({ row, i, x: byId.get(row.id), box: finalValueBox(r.runs, row.index) }));
+  const items = r.rows.map((row, i) => {
+    const st = r.summary.strategies[row.index];
+    return { row, i, x: st.summary, box: finalBoxOfSummary(st) };
+  });
   $("summary-note").textContent =
-    `Over ${r.runs.length} simulated runs: percentiles of the final value, the share of runs that lose money, and ` +
+    `Over ${r.runCount} simulated runs: percentiles of the final value, the share of runs that lose money, and ` +
     "the mean of each run's annualised return and maximum drawdown. Click a column header to sort.";
   const num = (label, csvLabel, get, fmt, signed) =>
     ({ label, csvLabel, key: get, text: (it) => fmt(get(it)), cls: signed ? (it) => signClass(get(it)) : undefined });
@@ -1077,13 +1107,14 @@ const fileStem = () => {
   return `folio-${r.mode}-${r.tickers.join("-").toLowerCase().slice(0, 60)}`;
 };
 
-function valuesCsv() {
+async function valuesCsv() {
   const r = state.last;
   if (r.mode === "paths") {
     return toCsv(["date", ...r.ids], r.dates.map((d, t) => [d, ...r.values.map((v) => v[t].toFixed(2))]));
   }
+  const runs = await ensureRuns(r);
   const rows = [];
-  r.runs.forEach((run, k) => r.dates.forEach((d, t) => rows.push([k + 1, d, ...run.map((v) => v[t].toFixed(2))])));
+  runs.forEach((run, k) => r.dates.forEach((d, t) => rows.push([k + 1, d, ...run.map((v) => v[t].toFixed(2))])));
   return toCsv(["run", "date", ...r.ids], rows);
 }
 
@@ -1149,7 +1180,14 @@ function chartsPng() {
 }
 
 function initDownloads() {
-  $("values-download").addEventListener("click", () => state.last && download(`${fileStem()}-values.csv`, new Blob([valuesCsv()], { type: "text/csv" })));
+  $("values-download").addEventListener("click", async () => {
+    if (!state.last) return;
+    try {
+      download(`${fileStem()}-values.csv`, new Blob([await valuesCsv()], { type: "text/csv" }));
+    } catch (err) {
+      showError(err);
+    }
+  });
   $("summary-download").addEventListener("click", () => state.last && download(`${fileStem()}-summary.csv`, new Blob([tableCsv($("summary"))], { type: "text/csv" })));
   $("weights-download").addEventListener("click", () => state.last && download(`${fileStem()}-weights.csv`, new Blob([tableCsv($("weights"))], { type: "text/csv" })));
   $("png-download").addEventListener("click", async () => state.last && download(`${fileStem()}-chart.png`, await chartsPng()));

@@ -8,6 +8,11 @@ import { seedProblem } from "../pipeline/seed.js";
 import { alignPrices } from "../pipeline/align.js";
 import { openBackend, storeOfSnapshot } from "../store/backend.js";
 import { UsageError } from "./exit-codes.js";
+import { announceStore, backendOptions, chooseStore, storeArgsOf, type StoreArgs } from "./store-choice.js";
+
+/** The help text of --data-dir for the commands that read (the rule: src/cli/store-choice.ts). */
+export const DATA_DIR_HELP = "price store directory; it must exist (default: ./.data when it holds a store, else the embedded synthetic universe)";
+export const DATABASE_URL_HELP = "PostgreSQL price store (a --data-dir on the command line wins over DATABASE_URL)";
 
 export interface CommonOptions {
   start?: string;
@@ -47,8 +52,8 @@ export function withDataOptions(cmd: Command): Command {
     .option("--end <date>", "last date to use (YYYY-MM-DD, inclusive)", parseDateArg)
     .addOption(new Option("--covariance <mode>", "covariance estimator").choices(COVARIANCE_MODES).default(DEFAULTS.covariance))
     .addOption(new Option("--hrp <mode>", "HRP clustering input").choices(HRP_MODES).default(DEFAULTS.hrp))
-    .addOption(new Option("--data-dir <dir>", "price store directory (default: the embedded synthetic universe)").env("DATA_DIR"))
-    .addOption(new Option("--database-url <url>", "PostgreSQL price store (takes precedence over --data-dir)").env("DATABASE_URL"));
+    .addOption(new Option("--data-dir <dir>", DATA_DIR_HELP).env("DATA_DIR"))
+    .addOption(new Option("--database-url <url>", DATABASE_URL_HELP).env("DATABASE_URL"));
 }
 
 /** Adds the sims options --runs --seed --model, with the defaults of src/domain/vocabulary.ts. */
@@ -66,18 +71,23 @@ export function withMachineOutput(cmd: Command): Command {
     .addOption(new Option("--csv", "print CSV instead of a table").conflicts("json"));
 }
 
-/** Opens the store and aligns the tickers' closes on their common dates, cut to --start/--end. */
-export async function loadPrices(tickers: string[], opts: CommonOptions): Promise<PriceMatrix> {
+/** Opens the command's store and aligns the tickers' closes on their common dates, cut to --start/--end. */
+export async function loadPrices(tickers: string[], opts: CommonOptions, cmd: Command): Promise<PriceMatrix> {
   if (opts.start && opts.end && opts.start > opts.end) {
     throw new UsageError(`--start ${opts.start} is after --end ${opts.end}`);
   }
-  const store = await openCliStore(opts);
+  const store = await openCliStore(storeArgsOf(cmd));
   return alignPrices(store, tickers, { start: opts.start, end: opts.end });
 }
 
-/** The store the options name: PostgreSQL (--database-url), a data directory (--data-dir) or the synthetic universe. */
-export async function openCliStore(opts: { dataDir?: string; databaseUrl?: string }): Promise<PriceStore> {
-  const backend = await openBackend({ dataDir: opts.dataDir || undefined, databaseUrl: opts.databaseUrl || undefined });
+/**
+ * The store a reading command uses, by the one rule of src/cli/store-choice.ts (PostgreSQL, a data directory that
+ * must exist, ./.data when it holds a store, else the synthetic universe), named on stderr when it is a terminal.
+ */
+export async function openCliStore(args: StoreArgs): Promise<PriceStore> {
+  const choice = chooseStore(args, "read");
+  announceStore(choice);
+  const backend = await openBackend(backendOptions(choice));
   try {
     return storeOfSnapshot(await backend.load());
   } finally {

@@ -42,7 +42,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
   folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3 --json
   folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3 --values --csv | head -3
   folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --runs 20 --seed 42
-  folio import ./prices.csv            (into DATA_DIR or --data-dir)
+  folio import ./prices.csv            (into ./.data, which the other commands then read; or --data-dir DIR)
   folio serve --port 8080
 
 ${EXIT_CODES_HELP}`);

@@ -18,6 +18,7 @@ import { memoryBackend, openBackend } from "../store/backend.js";
 import { LiveStore } from "../store/live.js";
 import type { PriceStore, StoreBackend } from "../store/types.js";
 import { engineVersion, SeenTags } from "./etag.js";
+import { defaultLogStream, RequestLogController } from "./logging.js";
 import { ComputePool } from "../workers/pool.js";
 import { installAuth } from "./plugins/auth.js";
 import { installErrorHandling } from "./plugins/errors.js";
@@ -25,6 +26,7 @@ import { installRateLimit, installSecurityHeaders } from "./plugins/security.js"
 import type { AppContext } from "./routes/context.js";
 import { infoRoute, probeRoutes } from "./routes/meta.js";
 import { optimiserRoutes } from "./routes/optimiser.js";
+import { simsSummaryRoute } from "./routes/summary.js";
 import { timeseriesRoutes } from "./routes/timeseries.js";
 import { validationError } from "./schemas.js";
 import { webPlugin } from "./web.js";
@@ -59,7 +61,8 @@ declare module "fastify" {
   }
 }
 
-export function loggerOptions(level: string, stream?: { write(line: string): void }): FastifyServerOptions["logger"] {
+/** Logger options: to `stream`, else readable lines on a terminal and JSON otherwise (src/http/logging.ts). */
+export function loggerOptions(level: string, stream: { write(line: string): void } | undefined = defaultLogStream()): FastifyServerOptions["logger"] {
   return {
     level,
     ...(stream !== undefined ? { stream } : {}),
@@ -99,6 +102,8 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     // senders cannot hold connections open; the computation afterwards has its own deadline.
     requestTimeout: 60_000,
     routerOptions: { ignoreTrailingSlash: true },
+    // One line per request (src/http/logging.ts), not Fastify's two.
+    logController: new RequestLogController(),
   });
 
   const backend = options.backend ?? (options.store !== undefined
@@ -182,7 +187,8 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     },
     transform: jsonSchemaTransform,
   });
-  await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list" } });
+  // Static files log no line per request (only warnings and errors): the page, /vendor, /lib, the /docs assets.
+  await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list" }, logLevel: "warn" });
 
   probeRoutes(app, ctx);
 
@@ -195,9 +201,10 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     infoRoute(v1, ctx);
     timeseriesRoutes(v1, ctx);
     optimiserRoutes(v1, ctx, { report: options.report ?? true });
+    simsSummaryRoute(v1, ctx);
   }, { prefix: "/v1" });
 
-  if (options.web ?? true) await app.register(webPlugin);
+  if (options.web ?? true) await app.register(webPlugin, { logLevel: "warn" });
 
   return app;
 }

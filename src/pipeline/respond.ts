@@ -13,7 +13,7 @@
 import { INITIAL_CAPITAL, STRATEGY_IDS, TRAINING_DAYS, MIN_ALIGNED_DAYS, type StrategyId } from "../domain/strategies.js";
 import type { SimModel, SimsOptions } from "../domain/types.js";
 import { folioError } from "../errors.js";
-import { summarize } from "../report/summary.js";
+import { summarize, summarizeSimsDistribution } from "../report/summary.js";
 import { formatIsoDay } from "../domain/dates.js";
 import { buckets } from "./calendar.js";
 import { seriesJsonBytes, simsJsonBytes } from "./format.js";
@@ -23,9 +23,18 @@ import { checkOptions, type CheckedOptions } from "./validate.js";
 
 const S = STRATEGY_IDS.length;
 
-/** What a request asks for: the routes POST /v1/optimiser/{weights,paths,sims,report}. */
-export type RespondKind = "weights" | "paths" | "sims" | "report";
-export const RESPOND_KINDS: readonly RespondKind[] = ["weights", "paths", "sims", "report"];
+/**
+ * What a request asks for: the routes POST /v1/optimiser/{weights,paths,sims,report} and
+ * POST /v1/optimiser/sims/summary ("sims-summary": the sims computation, answered with percentile bands and
+ * distribution summaries instead of every run's values).
+ */
+export type RespondKind = "weights" | "paths" | "sims" | "report" | "sims-summary";
+export const RESPOND_KINDS: readonly RespondKind[] = ["weights", "paths", "sims", "report", "sims-summary"];
+
+/** The computation behind a kind: a report is a paths computation, a sims summary a sims one. */
+function computedKind(kind: RespondKind): "weights" | "paths" | "sims" {
+  return kind === "report" ? "paths" : kind === "sims-summary" ? "sims" : kind;
+}
 
 /** The random-number generator behind every simulated run (reported with every sims response). */
 export const SIM_GENERATOR = "xoshiro256starstar+splitmix64+polar";
@@ -129,9 +138,9 @@ function insufficient(p: TypedPrices): never {
   throw folioError("INSUFFICIENT_HISTORY", args, { ...args });
 }
 
-/** Options checked for a kind (a report is a paths computation). */
+/** Options checked for a kind (a report is a paths computation, a sims summary a sims one). */
 export function optionsFor(kind: RespondKind, options: SimsOptions | undefined): CheckedOptions {
-  return checkOptions(options, kind === "report" ? "paths" : kind);
+  return checkOptions(options, computedKind(kind));
 }
 
 /** Run the kernels for one request: split → calendar buckets → 21 weights → paths or sims. */
@@ -143,14 +152,15 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const { weights, fallback } = trainingWeights(
     kernels, tickers, prices.days.subarray(0, TRAINING_DAYS), prices.closes.subarray(0, TRAINING_DAYS * N), options);
   const covarianceFallback = STRATEGY_IDS.filter((_, s) => fallback[s]);
-  if (kind === "weights") return { tickers, weights, covarianceFallback, dates: [] };
+  const computed = computedKind(kind);
+  if (computed === "weights") return { tickers, weights, covarianceFallback, dates: [] };
 
   const nTest = T - TRAINING_DAYS;
   const dateAt = (t: number): string => prices.dates?.[t] ?? formatIsoDay(prices.days[t]);
   const dates: string[] = new Array(nTest);
   for (let t = 0; t < nTest; t++) dates[t] = dateAt(TRAINING_DAYS + t);
 
-  if (kind === "paths" || kind === "report") {
+  if (computed === "paths") {
     const flat = kernels.valuePaths({
       testCloses: prices.closes.subarray(TRAINING_DAYS * N, T * N),
       nTest, N, weights, S, capital: INITIAL_CAPITAL,
@@ -199,8 +209,9 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   limits: RespondLimits = {}): Responded {
   if (!RESPOND_KINDS.includes(kind)) throw new Error(`unknown request kind ${JSON.stringify(kind)}`);
   const opts = optionsFor(kind, options);
-  if (kind === "sims") {
-    // Bound the response before computing it: run_count × 21 series × test days dollar values.
+  if (computedKind(kind) === "sims") {
+    // Bound the computation before running it: run_count × 21 series × test days dollar values (held in memory for
+    // a summary too, even though its body is small).
     const values = opts.runCount * S * Math.max(0, prices.days.length - TRAINING_DAYS);
     const limit = limits.maxResponseValues ?? 10_000_000;
     if (values > limit) throw folioError("RESPONSE_TOO_LARGE", { values, limit }, { values, limit });
@@ -217,5 +228,9 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     case "sims":
       meta.sims = { seed: c.seed!.toString(), model: c.model!, generator: SIM_GENERATOR, choleskyJitter: c.choleskyJitter ?? 0 };
       return { body: simsJsonBytes(STRATEGY_IDS, c.dates, c.runs!), meta };
+    case "sims-summary":
+      meta.sims = { seed: c.seed!.toString(), model: c.model!, generator: SIM_GENERATOR, choleskyJitter: c.choleskyJitter ?? 0 };
+      // From the runs' doubles, not from their formatted JSON.
+      return { body: encoder.encode(JSON.stringify(summarizeSimsDistribution({ dates: c.dates, values: c.runs! }))), meta };
   }
 }

@@ -106,3 +106,34 @@ describe("tables, CSV and the URL", () => {
       .toBe("tickers=A&covariance=sample");
   });
 });
+
+describe("the sims view drawn from a server-side summary", () => {
+  // 9 runs × 21 series × 30 days of positive values, deterministic.
+  const dates = Array.from({ length: 30 }, (_, t) => `2020-01-${String(t + 1).padStart(2, "0")}`);
+  const runs = Array.from({ length: 9 }, (_, k) => STRATEGY_IDS.map((_, s) =>
+    Float64Array.from(dates, (_, t) => 100000 * (1 + 0.001 * t * Math.sin(k * 7 + s * 3 + 1)))));
+
+  it("gives the fan the page used to compute from every run, to the cent", async () => {
+    const { summarizeSimsDistribution } = await import("../../src/report/summary.js");
+    const summary = summarizeSimsDistribution({ dates, values: runs });
+    for (const s of [0, 5, 20]) {
+      const fromRuns = C.percentileSeries(runs, s) as { q: number[]; series: Float64Array[] };
+      const fromSummary = C.fanOfSummary(summary.strategies[s]) as { q: number[]; series: number[][] };
+      expect(fromSummary.q).toEqual(fromRuns.q);
+      fromRuns.series.forEach((band, j) => band.forEach((v, t) => expect(Math.abs(fromSummary.series[j][t] - v)).toBeLessThanOrEqual(0.005 + 1e-9)));
+      const box = C.finalValueBox(runs, s) as Record<string, number>;
+      const fromServer = C.finalBoxOfSummary(summary.strategies[s]) as Record<string, number>;
+      for (const k of ["p5", "p25", "p50", "p75", "p95", "mean"]) expect(Math.abs(fromServer[k] - box[k])).toBeLessThanOrEqual(0.005 + 1e-9);
+      expect(fromServer.min).toBe(box.min);
+      expect(fromServer.max).toBe(box.max);
+    }
+  });
+
+  it("flattens every band of a strategy, so identical ewp series still collapse into one row", async () => {
+    const { summarizeSimsDistribution } = await import("../../src/report/summary.js");
+    const summary = summarizeSimsDistribution({ dates, values: runs });
+    expect(C.summaryBandsFlat(summary.strategies[0])).toHaveLength(5 * dates.length);
+    const rows: Row[] = C.displayRows([...STRATEGY_IDS], (i: number) => C.summaryBandsFlat(summary.strategies[i]));
+    expect(rows).toHaveLength(21); // the synthetic runs differ per series
+  });
+});

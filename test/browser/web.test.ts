@@ -348,8 +348,9 @@ describeWithChromium("the web page in headless Chromium", () => {
     expect(await page.locator("#legend-body").innerText()).toMatch(/25–75 %[\s\S]*5–95 %[\s\S]*median/);
     expect(await page.locator("#dist-chart").getAttribute("data-rows")).toBe("19");
     expect(await page.locator("#panels").isHidden()).toBe(true);
+    // The overlay fetches every run (/sims) on demand: the fan came from the server's summary.
     await page.selectOption("#sims-view", "overlay");
-    expect(await page.locator("#chart").getAttribute("data-series-count")).toBe("8"); // one per run
+    await expect.poll(() => page.locator("#chart").getAttribute("data-series-count"), { timeout: 30_000 }).toBe("8"); // one per run
     expect(await page.locator("#summary tbody tr").count()).toBe(19);
     expect(await page.locator("#summary thead th").allInnerTexts()).toContain("P(loss)");
     expect(new URL(page.url()).searchParams.get("seed")).toBe("42");
@@ -421,7 +422,7 @@ describeWithChromium("the web page in headless Chromium", () => {
     console.log(`[measure] sims 100 runs x ${tickers.length} tickers at 390 px: response ${timing.responseMs.toFixed(0)} ms, drawing ${timing.renderMs.toFixed(0)} ms`);
     expect(timing.renderMs).toBeGreaterThan(0);
     await page.selectOption("#sims-view", "overlay");
-    expect(await page.locator("#chart").getAttribute("data-series-count")).toBe("100");
+    await expect.poll(() => page.locator("#chart").getAttribute("data-series-count"), { timeout: 60_000 }).toBe("100");
     await page.evaluate(() => {
       (document.getElementById("legend") as HTMLDetailsElement).open = true;
     });
@@ -434,6 +435,42 @@ describeWithChromium("the web page in headless Chromium", () => {
     await page.selectOption("#sims-view", "fan");
     await page.screenshot({ path: join(OUT, "web-phone-sims.png"), fullPage: true });
     await page.locator("#chart-card").screenshot({ path: join(OUT, "web-phone-sims-chart.png") });
+  });
+
+  it("draws 100 runs x 20 tickers of sims from the server's summary: under 2 MB transferred, no run downloaded", async () => {
+    const many = (await openStore()).list().slice(0, 20).map((t) => t.ticker);
+    expect(many).toHaveLength(20);
+    const other = await context.newPage();
+    try {
+      await other.setViewportSize({ width: 1280, height: 900 });
+      await other.goto(`${server.url}/?tickers=${many.join(",")}&mode=sims&runs=100&seed=11`);
+      await expect.poll(() => other.locator("#sims-seed").innerText(), { timeout: 120_000 }).toContain("seed 11");
+      await expect.poll(() => other.locator("#chart").getAttribute("data-view")).toBe("fan");
+      const m = await other.evaluate(() => {
+        const api = (performance.getEntriesByType("resource") as PerformanceResourceTiming[])
+          .filter((e) => new URL(e.name).pathname.startsWith("/v1/optimiser/"));
+        const timing = (window as unknown as { folio: { state: { timing: { responseMs: number; renderMs: number } } } }).folio.state.timing;
+        return {
+          timing,
+          requests: api.map((e) => ({ path: new URL(e.name).pathname, transfer: e.transferSize, body: e.encodedBodySize })),
+        };
+      });
+      const summary = m.requests.find((r) => r.path === "/v1/optimiser/sims/summary");
+      expect(summary, JSON.stringify(m.requests)).toBeDefined();
+      expect(m.requests.map((r) => r.path)).not.toContain("/v1/optimiser/sims");
+      const transferred = m.requests.reduce((a, r) => a + r.transfer, 0);
+      console.log(`[measure] sims 100 runs x 20 tickers (desktop): response ${m.timing.responseMs.toFixed(0)} ms, ` +
+        `drawing ${m.timing.renderMs.toFixed(0)} ms after the response, transferred ${transferred} bytes ` +
+        `(${m.requests.map((r) => `${r.path} ${r.transfer} B, body ${r.body} B`).join("; ")})`);
+      expect(summary!.body).toBeGreaterThan(0);
+      expect(transferred).toBeGreaterThan(summary!.body);
+      expect(transferred).toBeLessThan(2 * 1024 * 1024);
+      expect(m.timing.renderMs).toBeGreaterThan(0);
+      expect(await other.locator("#dist-chart").getAttribute("data-rows")).toBe("19");
+      expect(await other.locator("#summary tbody tr").count()).toBe(19);
+    } finally {
+      await other.close();
+    }
   });
 
   it("shows the desktop paths view for the README picture", async () => {

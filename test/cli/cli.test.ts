@@ -241,6 +241,17 @@ describe("folio CLI (built)", () => {
     expect(r.stderr).toMatch(/\d+ common trading days/);
   });
 
+  it("exits 2 with one line when --data-dir does not exist, for every command that reads the store (serve too)", async () => {
+    const [t1] = await someTickers(1);
+    for (const args of [["tickers"], ["weights", t1], ["backtest", t1], ["simulate", t1], ["serve", "--port", "0"]]) {
+      const r = await run([...args, "--data-dir", "/nonexistent/folio-store"]);
+      expect(r.code, `${args[0]}: ${r.stderr}`).toBe(2);
+      expectOneLineError(r);
+      expect(r.stderr).toMatch(/--data-dir \/nonexistent\/folio-store: no such directory \(folio import creates it/);
+      expect(r.stdout).toBe("");
+    }
+  });
+
   it("serves the API and the page with `serve --port 0`, and stops cleanly with exit 0 on SIGTERM", async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, API_KEYS: "cli-serve-test-key-0123456789", WORKERS: "1", LOG_LEVEL: "silent" };
     delete env.DATA_DIR;
@@ -265,6 +276,8 @@ describe("folio CLI (built)", () => {
       const info = await fetch(url + "/v1/timeseries/info", { headers: { "x-api-key": "cli-serve-test-key-0123456789" } });
       expect(info.status).toBe(200);
       expect(await info.json()).toContain((await someTickers(1))[0]);
+      // serve names the store it chose by the one rule (src/cli/store-choice.ts).
+      expect(stderr).toMatch(/^folio: store: the embedded synthetic universe \(no --data-dir, DATA_DIR or \.\/\.data store\)\n/);
     } finally {
       child.kill("SIGTERM");
     }

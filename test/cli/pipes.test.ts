@@ -75,6 +75,28 @@ describe("the built CLI in a shell pipeline", () => {
   });
 });
 
+describe("each command's --help examples", () => {
+  it("run as written on the default store for tickers, weights, backtest and simulate (exit 0, stdout, no stderr)", async () => {
+    let count = 0;
+    for (const command of ["tickers", "weights", "backtest", "simulate"]) {
+      const help = await piped([command, "--help"], "cat");
+      expect(help.cliCode).toBe(0);
+      const examples = help.stdout.split("\n").map((l) => new RegExp(`^\\s+folio (${command}\\b.*)$`).exec(l)?.[1])
+        .filter((x): x is string => Boolean(x));
+      expect(examples.length, `${command} --help has examples`).toBeGreaterThanOrEqual(2);
+      for (const example of examples) {
+        const [cmd, reader] = example.split(" | ");
+        const r = await piped(cmd.trim().split(/\s+/), reader ?? "cat");
+        expect(r.stderr, example).toBe("");
+        expect(r.cliCode, example).toBe(0);
+        expect(r.stdout.length, example).toBeGreaterThan(0);
+        count++;
+      }
+    }
+    expect(count).toBeGreaterThanOrEqual(11);
+  });
+});
+
 describe("the top-level --help examples", () => {
   it("run as written on the default store (exit 0, output on stdout, nothing on stderr)", async () => {
     const help = await piped(["--help"], "cat");

@@ -65,7 +65,14 @@ describe("folio import", () => {
     process.chdir(dir);
     await run("import", f);
     expect(existsSync(storeFilePath(join(dir, ".data")))).toBe(true);
-    expect(out).toContain("DATA_DIR=");
+    expect(out).toContain("folio commands run from this directory now read it (./.data)");
+  });
+
+  it("names the directory to pass to the other commands when it is not the default one", async () => {
+    const f = join(dir, "w.csv");
+    writeFileSync(f, WIDE);
+    await run("import", f, "--data-dir", join(dir, "store"));
+    expect(out).toContain(`Use it with: --data-dir ${join(dir, "store")}`);
   });
 
   it("on a rejected import prints every problem as file:line: reason, leaves the store alone and fails with exit code 3", async () => {
@@ -149,6 +156,29 @@ describe("folio tickers", () => {
     const list = JSON.parse(out) as { ticker: string }[];
     expect(list).toHaveLength(30);
     expect(list[0]).toEqual({ ticker: "SYN-FIN1", first: "2019-01-02", last: "2024-12-31", count: 1554 });
+  });
+
+  it("lists the store imported into ./.data when run from the same directory, with no flag or DATA_DIR", async () => {
+    const f = join(dir, "w.csv");
+    writeFileSync(f, WIDE);
+    process.chdir(dir);
+    await run("tickers", "--json");
+    expect(JSON.parse(out)).toHaveLength(30); // nothing imported yet: the synthetic universe
+    await run("import", f);
+    out = "";
+    await run("tickers", "--json");
+    expect((JSON.parse(out) as { ticker: string }[]).map((t) => t.ticker)).toEqual(["AAA", "BBB"]);
+  });
+
+  it("refuses a --data-dir or DATA_DIR that does not exist as a usage error instead of reading an empty store", async () => {
+    const missing = join(dir, "nonexistent");
+    await expect(run("tickers", "--data-dir", missing)).rejects.toThrow(/--data-dir .*nonexistent: no such directory \(folio import creates it/);
+    const caught = await run("tickers", "--data-dir", missing).catch((e: unknown) => e);
+    expect(exitCodeFor(caught)).toBe(2);
+    process.env.DATA_DIR = missing;
+    await expect(run("tickers")).rejects.toThrow(/^DATA_DIR .*nonexistent: no such directory/);
+    expect(existsSync(missing)).toBe(false);
+    expect(out).toBe("");
   });
 
   it("lists an imported store from --data-dir", async () => {

@@ -151,6 +151,31 @@ export function finalValueBox(runs, s) {
   };
 }
 
+/** The percentile keys of a sims summary's bands (POST /v1/optimiser/sims/summary), in FAN_QUANTILES order. */
+const BAND_KEYS = ["p5", "p25", "p50", "p75", "p95"];
+
+/**
+ * The fan chart's input (`{ q, series }`, as `percentileSeries` gives) from one strategy of a server-side sims
+ * summary: its bands, computed by the server from every run's values, so the page does no per-run work.
+ */
+export function fanOfSummary(strategy) {
+  return { q: [...FAN_QUANTILES], series: BAND_KEYS.map((k) => strategy.bands[k]) };
+}
+
+/** Box-plot figures (as `finalValueBox` gives) from one strategy of a server-side sims summary. */
+export function finalBoxOfSummary(strategy) {
+  const f = strategy.final_value;
+  return {
+    p5: f.p5, p25: f.p25, p50: f.p50, p75: f.p75, p95: f.p95,
+    min: strategy.summary.final_value_min, max: strategy.summary.final_value_max, mean: f.mean,
+  };
+}
+
+/** Every band value of one strategy of a sims summary in one array (to compare strategies' series, `displayRows`). */
+export function summaryBandsFlat(strategy) {
+  return BAND_KEYS.flatMap((k) => strategy.bands[k]);
+}
+
 /**
  * Sorts table rows by one column. `rows` are arrays of sort keys (numbers, strings or null); nulls go last in both
  * directions; ties keep their original order (stable). Returns the new order as indices.

@@ -43,14 +43,16 @@ volatility); maximum drawdown (largest fall from a running peak). "-" (null in J
 --csv prints one row per strategy with the fields above (fractions, not percent);
 --values --json prints the 21 series exactly as POST /v1/optimiser/paths; --values --csv: date + 21 columns.
 
-Examples:
-  folio backtest AAPL MSFT XOM
-  folio backtest AAPL,MSFT --start 2019-01-01 --json`);
-  cmd.action(async (args: string[], opts: BacktestOptions) => {
+Examples (the tickers of the default store, the embedded synthetic universe; folio tickers lists them):
+  folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3
+  folio backtest SYN-TEC1,SYN-FIN2 --start 2020-01-01 --json
+  folio backtest SYN-TEC1 SYN-NRG4 --covariance shrink --csv
+  folio backtest SYN-TEC1 SYN-FIN2 --values --csv | head -3`);
+  cmd.action(async (args: string[], opts: BacktestOptions, self: Command) => {
     if (opts.values && !opts.json && !opts.csv) throw new UsageError("--values needs --json or --csv");
     const progress = new Progress(4);
     progress.next("loading prices");
-    const prices = await loadPrices(splitTickers(args), opts);
+    const prices = await loadPrices(splitTickers(args), opts, self);
     progress.next("loading the engine");
     const engine = await createEngine();
     progress.next("computing 21 paths");

@@ -2,11 +2,10 @@
  * `folio import <file-or-dir…> [--format wide|long|yahoo] [--data-dir DIR | --database-url URL] [--replace]
  *  [--dry-run] [--max-errors N]`
  *
- * Imports daily closes into the price store (docs/data.md §3, §4). The store is PostgreSQL when --database-url (or
- * DATABASE_URL) is set and --data-dir is not given on the command line; otherwise the directory --data-dir, else
- * DATA_DIR, else `./.data` (created if needed; git-ignored). The service and the other commands read the same
- * directory only when DATA_DIR (or --data-dir) points at it: without it they use the synthetic universe, which the
- * summary line reminds.
+ * Imports daily closes into the price store (docs/data.md §3, §4), chosen by the one rule of every command
+ * (src/cli/store-choice.ts): PostgreSQL when --database-url (or DATABASE_URL) is set and --data-dir is not given on
+ * the command line; otherwise the directory --data-dir, else DATA_DIR, else `./.data` (created if needed;
+ * git-ignored), which the other commands and `folio serve` then read from the same working directory.
  *
  * An import merges into the stored history: new dates are added, equal closes are unchanged, and a close that
  * differs from the stored one is rejected unless --replace. The summary prints the counts (added, replaced,
@@ -15,15 +14,14 @@
  * Strict: one rejected row aborts the import and leaves the store untouched; every problem is printed to stderr as
  * `file:line: reason` (the first --max-errors of them, then a count), and the exit code is 3.
  */
-import { resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { importPrices, IMPORT_FORMATS, type ImportFormat, type ImportOptions, type ImportReport } from "../../store/import/index.js";
-import { redactUrl } from "../../store/postgres/url.js";
-import { EXIT, UsageError } from "../exit-codes.js";
+import { EXIT } from "../exit-codes.js";
+import { chooseStore, DEFAULT_DATA_DIR, storeArgsOf } from "../store-choice.js";
 import { formatBytes, ProgressBar } from "../progress.js";
 
-/** The store directory used when neither --data-dir nor DATA_DIR is set. */
-export const DEFAULT_IMPORT_DIR = ".data";
+/** The store directory used when neither --data-dir nor DATA_DIR is set (src/cli/store-choice.ts). */
+export const DEFAULT_IMPORT_DIR = DEFAULT_DATA_DIR;
 
 interface ImportCliOptions {
   format?: ImportFormat;
@@ -47,7 +45,7 @@ export function registerImport(program: Command): Command {
   const cmd = program
     .command("import")
     .description("import daily closes (wide, long or Yahoo-style CSV files, or directories of them) into the price store")
-    .argument("<file-or-dir...>", "CSV files (.csv or .csv.gz) or directories searched recursively for them")
+    .argument("<file-or-dir...>", "CSV files (.csv or .csv.gz), tar archives of them (.tar, .tar.gz, .tgz), or directories searched recursively for both")
     .addOption(new Option("--format <format>", "input format (default: detected from each file's header)").choices([...IMPORT_FORMATS]))
     .addOption(new Option("--data-dir <dir>", `price store directory (default: ./${DEFAULT_IMPORT_DIR})`).env("DATA_DIR"))
     .addOption(new Option("--database-url <url>", "import into this PostgreSQL store (postgres://…) instead of a directory").env("DATABASE_URL"))
@@ -67,21 +65,18 @@ An import merges into the stored history: new dates are added (a daily file appe
 unchanged, and a close that differs from the stored one for the same ticker and date is rejected unless --replace.
 Other tickers are kept.
 
+The store: --database-url (or DATABASE_URL), else --data-dir (or DATA_DIR), else ./.data (created), which every
+other folio command run from the same directory then reads (docs/data.md §1).
+
 Examples:
-  folio import prices.csv --data-dir ./data
-  folio import today.csv --data-dir ./data               (appends the new day)
-  DATABASE_URL=postgres://folio@db/folio folio import prices.csv
-  DATA_DIR=./data folio import ./stock_data --format yahoo
-  DATA_DIR=./data folio serve`);
+  folio import prices.csv                                 (into ./.data; then folio tickers, folio serve read it)
+  folio import today.csv                                  (appends the new day)
+  folio import stock_data.tar.gz --format yahoo           (the CSV files of a tar archive, read in place)
+  folio import ./stock_data --data-dir ./data && folio serve --data-dir ./data
+  DATABASE_URL=postgres://folio@db/folio folio import prices.csv`);
   cmd.action(async (inputs: string[], opts: ImportCliOptions) => {
-    const databaseUrl = opts.databaseUrl ? opts.databaseUrl : undefined;
-    const dataDirFromCli = cmd.getOptionValueSource("dataDir") === "cli";
-    const urlFromCli = cmd.getOptionValueSource("databaseUrl") === "cli";
-    if (databaseUrl && dataDirFromCli && urlFromCli) throw new UsageError("give either --data-dir or --database-url, not both");
-    const usePostgres = databaseUrl !== undefined && !(dataDirFromCli && !urlFromCli);
-    if (usePostgres && !/^postgres(ql)?:\/\//.test(databaseUrl)) throw new UsageError("--database-url (DATABASE_URL) must be a postgres:// or postgresql:// URL");
-    const dataDir = resolve(opts.dataDir ?? DEFAULT_IMPORT_DIR);
-    const where = usePostgres ? redactUrl(databaseUrl) : dataDir;
+    const store = chooseStore(storeArgsOf(cmd), "import");
+    const where = store.label;
     const maxErrors = Math.max(0, Number.parseInt(opts.maxErrors, 10) || 0);
     const bar = new ProgressBar();
     const t0 = performance.now();
@@ -94,12 +89,14 @@ Examples:
     };
     let report: ImportReport;
     try {
-      if (usePostgres) {
+      if (store.kind === "postgres") {
         // Loaded only when used: the file store needs no PostgreSQL client.
         const { importPricesToPostgres } = await import("../../store/postgres/import.js");
-        report = await importPricesToPostgres(databaseUrl, inputs, importOptions);
+        report = await importPricesToPostgres(store.databaseUrl, inputs, importOptions);
+      } else if (store.kind === "directory") {
+        report = await importPrices(store.dataDir, inputs, importOptions);
       } else {
-        report = await importPrices(dataDir, inputs, importOptions);
+        throw new Error("import: no store directory chosen"); // chooseStore(…, "import") always names one
       }
     } finally {
       bar.done();
@@ -123,8 +120,10 @@ Examples:
       `Closes: ${report.counts.added} added, ${report.counts.replaced} replaced, ${report.counts.unchanged} unchanged; ${report.counts.newTickers} new ticker${report.counts.newTickers === 1 ? "" : "s"}.\n` +
       `Store: ${report.storeFile} (${report.storeTickers} tickers)${opts.dryRun ? " — dry run, not written" : ""}.\n`,
     );
-    if (!usePostgres && !opts.dryRun && (!process.env.DATA_DIR || resolve(process.env.DATA_DIR) !== dataDir)) {
-      process.stdout.write(`Use it with: DATA_DIR=${dataDir} folio serve   (without DATA_DIR the synthetic universe is served)\n`);
+    if (store.kind === "directory" && !opts.dryRun && cmd.getOptionValueSource("dataDir") === undefined) {
+      process.stdout.write(`folio commands run from this directory now read it (./${DEFAULT_DATA_DIR}), e.g. folio tickers, folio serve.\n`);
+    } else if (store.kind === "directory" && !opts.dryRun) {
+      process.stdout.write(`Use it with: --data-dir ${store.dataDir} (or DATA_DIR=${store.dataDir}), e.g. folio serve --data-dir ${store.dataDir}\n`);
     }
   });
   return cmd;

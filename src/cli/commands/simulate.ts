@@ -35,13 +35,14 @@ Each run draws daily log-returns ~ Normal(training mean, training sd) per asset 
 per strategy, the final value's min / median / mean / max over runs, the share of runs that lose money, and the
 mean over runs of the annualised return and maximum drawdown. The seed used is printed (JSON: "seed").
 
-Examples:
-  folio simulate AAPL MSFT XOM --runs 50 --seed 42
-  folio simulate AAPL MSFT --model correlated --csv`);
-  cmd.action(async (args: string[], opts: SimulateOptions) => {
+Examples (the tickers of the default store, the embedded synthetic universe; folio tickers lists them):
+  folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --runs 50 --seed 42
+  folio simulate SYN-TEC1 SYN-FIN2 --model correlated --csv
+  folio simulate SYN-HLT1,SYN-NRG2 --runs 10 --json`);
+  cmd.action(async (args: string[], opts: SimulateOptions, self: Command) => {
     const progress = new Progress(4);
     progress.next("loading prices");
-    const prices = await loadPrices(splitTickers(args), opts);
+    const prices = await loadPrices(splitTickers(args), opts, self);
     progress.next("loading the engine");
     const engine = await createEngine();
     progress.next(`simulating ${opts.runs} run${opts.runs === 1 ? "" : "s"}`);

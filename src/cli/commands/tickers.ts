@@ -1,17 +1,26 @@
 /** `folio tickers [--json] [--data-dir DIR]`: the store's tickers with their first and last date and close count. */
 import { Option, type Command } from "commander";
-import { openCliStore } from "../common.js";
+import { DATA_DIR_HELP, DATABASE_URL_HELP, openCliStore } from "../common.js";
+import { storeArgsOf } from "../store-choice.js";
 import { formatTable } from "../output.js";
 
 export function registerTickers(program: Command): Command {
   const cmd = program
     .command("tickers")
     .description("list the price store's tickers with their first and last date and number of closes")
-    .addOption(new Option("--data-dir <dir>", "price store directory (default: the embedded synthetic universe)").env("DATA_DIR"))
-    .addOption(new Option("--database-url <url>", "PostgreSQL price store (takes precedence over --data-dir)").env("DATABASE_URL"))
+    .addOption(new Option("--data-dir <dir>", DATA_DIR_HELP).env("DATA_DIR"))
+    .addOption(new Option("--database-url <url>", DATABASE_URL_HELP).env("DATABASE_URL"))
     .option("--json", "print a JSON array of {ticker, first, last, count}");
-  cmd.action(async (opts: { dataDir?: string; databaseUrl?: string; json?: boolean }) => {
-    const store = await openCliStore(opts);
+  cmd.addHelpText("after", `
+The store is chosen as by every command: --database-url, else --data-dir (or DATA_DIR), else ./.data when it holds
+a store, else the embedded synthetic universe (docs/data.md §1).
+
+Examples:
+  folio tickers
+  folio tickers --json
+  folio tickers | head -3`);
+  cmd.action(async (opts: { json?: boolean }) => {
+    const store = await openCliStore(storeArgsOf(cmd));
     const list = store.list();
     if (opts.json) {
       process.stdout.write(JSON.stringify(list) + "\n");

@@ -17,12 +17,14 @@ export function registerWeights(program: Command): Command {
 Output: one row per strategy (l1r.l2{d,m,w}.l3{ewp,gmvp,hrp,ivp,mdcp,mdp,rpp}), one column per ticker, in percent.
 --json prints the HTTP /v1/optimiser/weights object (strategy id → weights in ticker order); --csv prints fractions.
 
-Example:
-  folio weights AAPL MSFT XOM --covariance shrink`);
-  cmd.action(async (args: string[], opts: CommonOptions) => {
+Examples (the tickers of the default store, the embedded synthetic universe; folio tickers lists them):
+  folio weights SYN-TEC1 SYN-FIN2 SYN-UTL3
+  folio weights SYN-TEC1,SYN-FIN2,SYN-UTL3 --covariance shrink --json
+  folio weights SYN-TEC1 SYN-HLT2 --start 2020-01-01 --csv`);
+  cmd.action(async (args: string[], opts: CommonOptions, self: Command) => {
     const progress = new Progress(3);
     progress.next("loading prices");
-    const prices = await loadPrices(splitTickers(args), opts);
+    const prices = await loadPrices(splitTickers(args), opts, self);
     progress.next("loading the engine");
     const engine = await createEngine();
     progress.next("computing weights");

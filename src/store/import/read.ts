@@ -1,32 +1,90 @@
 /**
- * Reading the inputs of an import: expand files and directories, decompress, parse each file's CSV, pick the reader
+ * Reading the inputs of an import: expand files, directories and tar archives (`.tar`, `.tar.gz`, `.tgz`: their CSV
+ * members, read in place by ./tar.ts), decompress, parse each file's CSV, pick the reader
  * for its format, check what every format shares (field count, date cell, progress), and collect the records.
  * Nothing here touches a store. Complexity: O(input bytes); memory ≈ the largest input file as a string plus
  * 16 bytes per imported close.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { CsvSyntaxError, parseCsv, type CsvProjection } from "../csv.js";
 import { detectFormat, parseImportDate } from "./cells.js";
 import { longReader } from "./long.js";
 import { Collector, type Collected, type FormatReader, type ReaderFactory } from "./records.js";
+import { looksLikeTar, TarFormatError, tarMembers } from "./tar.js";
 import type { ImportFormat, ImportOptions } from "./types.js";
 import { wideReader } from "./wide.js";
 import { yahooReader } from "./yahoo.js";
 
 const READERS: Record<ImportFormat, ReaderFactory> = { wide: wideReader, long: longReader, yahoo: yahooReader };
 
-/** Expand inputs into CSV file paths (directories recursively, sorted by path; hidden entries skipped). */
-function expandInputs(inputs: readonly string[], sink: Collector): string[] {
-  const files: string[] = [];
+const CSV_NAME = /\.csv(\.gz)?$/i;
+const TAR_NAME = /\.(tar|tar\.gz|tgz)$/i;
+
+/** One CSV to read: a file, or a member of a tar archive (named `archive.tar.gz/path/in/archive.csv`). */
+interface Source {
+  file: string;
+  /** Bytes on disk (a file) or in the archive (a member), for progress. */
+  size: number;
+  /** The file's bytes as stored (still gzip-compressed for a `.gz` name). */
+  bytes(): Uint8Array;
+}
+
+const fileSource = (file: string): Source => ({
+  file,
+  size: (() => {
+    try {
+      return statSync(file).size;
+    } catch {
+      return 0;
+    }
+  })(),
+  bytes: () => readFileSync(file),
+});
+
+/**
+ * The CSV members of a tar archive (decompressed when its name ends in .gz/.tgz), in archive order; hidden members
+ * (e.g. `._x.csv` resource forks) and other files (e.g. a README) are skipped, as in a directory.
+ */
+function archiveSources(archive: string, sink: Collector): Source[] {
+  let bytes: Uint8Array;
+  try {
+    const raw = readFileSync(archive);
+    bytes = /\.(gz|tgz)$/i.test(archive) ? gunzipSync(raw) : raw;
+  } catch (e) {
+    sink.problems.push({ file: archive, line: 0, reason: `cannot read the archive: ${(e as Error).message}` });
+    return [];
+  }
+  let members;
+  try {
+    members = tarMembers(bytes);
+  } catch (e) {
+    if (!(e instanceof TarFormatError)) throw e;
+    sink.problems.push({ file: archive, line: 0, reason: e.message });
+    return [];
+  }
+  const out = members
+    .filter((m) => !basename(m.path).startsWith(".") && CSV_NAME.test(m.path))
+    .map((m): Source => ({ file: `${archive}/${m.path.replace(/^\.\//, "")}`, size: m.data.length, bytes: () => m.data }));
+  if (out.length === 0) sink.problems.push({ file: archive, line: 0, reason: "archive holds no .csv or .csv.gz file" });
+  return out;
+}
+
+/**
+ * Expand inputs into the CSVs to read: files as given, directories recursively (sorted by path; hidden entries
+ * skipped; .csv, .csv.gz and tar archives), tar archives into their CSV members.
+ */
+function expandInputs(inputs: readonly string[], sink: Collector): Source[] {
+  const files: Source[] = [];
   const walk = (dir: string): void => {
     const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const e of entries) {
       if (e.name.startsWith(".")) continue;
       const p = join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (/\.csv(\.gz)?$/i.test(e.name)) files.push(p);
+      else if (TAR_NAME.test(e.name)) files.push(...archiveSources(p, sink));
+      else if (CSV_NAME.test(e.name)) files.push(fileSource(p));
     }
   };
   for (const input of inputs) {
@@ -40,17 +98,22 @@ function expandInputs(inputs: readonly string[], sink: Collector): string[] {
     if (st.isDirectory()) {
       const before = files.length;
       walk(input);
-      if (files.length === before) sink.problems.push({ file: input, line: 0, reason: "directory holds no .csv or .csv.gz file" });
+      if (files.length === before) sink.problems.push({ file: input, line: 0, reason: "directory holds no .csv, .csv.gz or tar archive" });
+    } else if (TAR_NAME.test(input)) {
+      files.push(...archiveSources(input, sink));
     } else {
-      files.push(input);
+      files.push(fileSource(input));
     }
   }
   return files;
 }
 
-function readText(file: string): string {
-  const buf = readFileSync(file);
-  return (/\.gz$/i.test(file) ? gunzipSync(buf) : buf).toString("utf8");
+/** A CSV's text (gunzipped for a .gz name). A tar archive under another name is refused, not read as text. */
+function readText(source: Source): string {
+  const stored = source.bytes();
+  const buf = /\.gz$/i.test(source.file) ? gunzipSync(stored) : stored;
+  if (looksLikeTar(buf)) throw new Error("this is a tar archive: name it .tar, .tar.gz or .tgz to import its CSV files");
+  return Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength).toString("utf8");
 }
 
 /** Parse and validate every input; the result holds the records and every problem found (none of them thrown). */
@@ -58,13 +121,7 @@ export async function readInputs(inputs: readonly string[], options: Pick<Import
   const sink = new Collector();
   const files = expandInputs(inputs, sink);
   if (inputs.length === 0) sink.problems.push({ file: "", line: 0, reason: "no input files given" });
-  const sizes = files.map((f) => {
-    try {
-      return statSync(f).size;
-    } catch {
-      return 0;
-    }
-  });
+  const sizes = files.map((f) => f.size);
   const bytesTotal = sizes.reduce((a, b) => a + b, 0);
   let bytesBefore = 0;
   const progress = (file: string, filesDone: number, bytesDone: number): void => {
@@ -72,14 +129,15 @@ export async function readInputs(inputs: readonly string[], options: Pick<Import
   };
 
   for (let fi = 0; fi < files.length; fi++) {
-    const file = files[fi];
+    const source = files[fi];
+    const file = source.file;
     // Let timers and I/O run between files (the parse of one file is synchronous).
     if (fi > 0) await new Promise<void>((r) => setImmediate(r));
     progress(file, fi, bytesBefore);
     sink.beginFile(file);
     let text: string;
     try {
-      text = readText(file);
+      text = readText(source);
     } catch (e) {
       sink.problem(0, `cannot read: ${(e as Error).message}`);
       sink.fileDone("unknown");
