@@ -6,10 +6,13 @@ import uPlot from "/vendor/uPlot.esm.js";
 import { summarize } from "/lib/report/summary.js";
 import { STRATEGY_IDS } from "/lib/domain/strategies.js";
 import {
-  FREQ_DASH, FREQ_NAMES, FREQ_ORDER, STRATEGY_COLORS, STRATEGY_NAMES, STRATEGY_ORDER, displayRows, drawdownSeries,
+  FREQ_DASH, FREQ_NAMES, FREQ_ORDER, displayRows, strategiesOf, strategyColor, strategyName, drawdownSeries,
   fanOfSummary, finalBoxOfSummary, parseId, queryToRequest, summaryBandsFlat, requestToQuery, rollingReturn, rollingVolatility,
   seriesLabel, sortOrder, tickerColor, toCsv,
 } from "/js/compute.js";
+
+/** The strategies in response order, from the engine's vocabulary (STRATEGY_IDS is derived from its enum). */
+const STRATEGY_ORDER = strategiesOf(STRATEGY_IDS);
 
 const KEY_STORAGE = "folio.apiKey";
 const MAX_LISTED = 80;
@@ -535,7 +538,7 @@ function rowSeries(r) {
     const { f, s } = parseId(row.id);
     return {
       label: seriesLabel(row.id, row.merged),
-      stroke: STRATEGY_COLORS[s] ?? "#333",
+      stroke: strategyColor(s),
       dash: row.merged ? [] : FREQ_DASH[f] ?? [],
       width: s === "ewp" ? 2 : 1.5,
       show: !state.hidden.has(row.id),
@@ -680,13 +683,13 @@ function renderLegend(r) {
   for (const s of STRATEGY_ORDER) {
     const rows = r.rows.filter((row) => parseId(row.id).s === s);
     if (rows.length === 0) continue;
-    const color = STRATEGY_COLORS[s];
+    const color = strategyColor(s);
     const sw = document.createElement("span");
     sw.className = "swatch";
     sw.style.background = color;
-    const name = button(rows.map((row) => row.id), "lg-name", sw, twoNames(STRATEGY_NAMES[s], s));
+    const name = button(rows.map((row) => row.id), "lg-name", sw, twoNames(strategyName(s), s));
     name.dataset.strategy = s;
-    name.title = STRATEGY_NAMES[s];
+    name.title = strategyName(s);
     grid.append(name);
     if (rows.length === 1 && rows[0].merged) {
       const b = button([rows[0].id], "lg-item lg-merged", dashSvg([], color), "all frequencies");
@@ -775,7 +778,7 @@ function drawSims(r) {
   const id = $("sims-strategy").value || r.rows[0]?.id;
   const row = r.rows.find((x) => x.id === id) ?? r.rows[0];
   const s = row.index;
-  const color = STRATEGY_COLORS[parseId(row.id).s] ?? "#333333";
+  const color = strategyColor(parseId(row.id).s);
   const x = toX(r.dates);
   const log = $("sims-log-scale").checked;
   const el = $("chart");
@@ -856,7 +859,7 @@ function drawDistribution(r) {
   boxes.forEach(({ row, box }, i) => {
     const { f, s } = parseId(row.id);
     const y = top + rowH * i + rowH / 2;
-    const color = STRATEGY_COLORS[s] ?? "#333";
+    const color = strategyColor(s);
     ctx.fillStyle = "#1d2430";
     const label = isPhone() ? `${s}${row.merged ? "" : ` · ${f}`}` : seriesLabel(row.id, row.merged);
     ctx.fillText(label, 4, y, labelW);
@@ -912,7 +915,7 @@ function strategyCell(row) {
   const { s } = parseId(row.id);
   const sw = document.createElement("span");
   sw.className = "swatch";
-  sw.style.background = STRATEGY_COLORS[s] ?? "#333";
+  sw.style.background = strategyColor(s);
   const { f } = parseId(row.id);
   td.append(sw, twoNames(seriesLabel(row.id, row.merged), row.merged ? s : `${s} · ${f}`));
   td.title = row.merged ? `${row.id} (the same at every frequency)` : row.id;
@@ -1171,7 +1174,7 @@ function chartsPng() {
     };
     STRATEGY_ORDER.forEach((st, k) => {
       if (k === 4) x = px(8);
-      item(STRATEGY_COLORS[st], [], STRATEGY_NAMES[st], k < 4 ? 0 : 1);
+      item(strategyColor(st), [], strategyName(st), k < 4 ? 0 : 1);
     });
     x = px(8);
     for (const f of FREQ_ORDER) item("#1d2430", FREQ_DASH[f], FREQ_NAMES[f], 2);

@@ -137,3 +137,15 @@ describe("the sims view drawn from a server-side summary", () => {
     expect(rows).toHaveLength(21); // the synthetic runs differ per series
   });
 });
+
+describe("strategies on the page come from the engine's ids", () => {
+  it("orders the strategies as the server's ids do, and shows one it has no name or colour for by its id", () => {
+    expect(C.strategiesOf(STRATEGY_IDS)).toEqual(["ewp", "gmvp", "hrp", "ivp", "mdcp", "mdp", "rpp"]);
+    const withNew = [...STRATEGY_IDS.slice(0, 3), "l1r.l2d.l3abc", ...STRATEGY_IDS.slice(3)];
+    expect(C.strategiesOf(withNew)).toContain("abc");
+    expect(C.strategyName("abc")).toBe("abc");
+    expect(C.strategyColor("abc")).toMatch(/^#[0-9a-f]{6}$/i);
+    const rows = C.displayRows(withNew);
+    expect(rows.map((r: { id: string }) => r.id)).toContain("l1r.l2d.l3abc");
+  });
+});

@@ -8,8 +8,15 @@ export const FREQ_NAMES = { d: "Daily", w: "Weekly", m: "Monthly" };
 /** Line style = frequency: solid, long dashes, dots (uPlot `dash` / SVG `stroke-dasharray`, in px). */
 export const FREQ_DASH = { d: [], w: [8, 4], m: [2, 3] };
 
-export const STRATEGY_ORDER = ["ewp", "gmvp", "hrp", "ivp", "mdcp", "mdp", "rpp"];
-/** Full names (docs/method.md §4), with the short id in brackets. */
+/**
+ * The strategies of `ids` in response order (the server's order: alphabetical, from the engine's one vocabulary), so
+ * a strategy added to the engine appears here without a change to the page.
+ */
+export function strategiesOf(ids) {
+  return [...new Set(ids.map((id) => parseId(id).s))];
+}
+
+/** Full names (docs/method.md §4), with the short id in brackets; a strategy without one is shown by its id. */
 export const STRATEGY_NAMES = {
   ewp: "Equal weight (ewp)",
   gmvp: "Global minimum variance (gmvp)",
@@ -47,10 +54,15 @@ export function parseId(id) {
   return m ? { f: m[1], s: m[2] } : { f: "d", s: id };
 }
 
+/** A strategy's full name, or its id when the page does not know it yet. */
+export const strategyName = (s) => STRATEGY_NAMES[s] ?? s;
+/** A strategy's colour (a neutral grey for one the palette does not name yet). */
+export const strategyColor = (s) => STRATEGY_COLORS[s] ?? "#555555";
+
 /** The label of a series: "Global minimum variance (gmvp) · Weekly"; the merged ewp row has no frequency. */
 export function seriesLabel(id, merged = false) {
   const { f, s } = parseId(id);
-  const name = STRATEGY_NAMES[s] ?? s;
+  const name = strategyName(s);
   return merged ? name : `${name} · ${FREQ_NAMES[f] ?? f}`;
 }
 
@@ -63,9 +75,10 @@ const sameValues = (a, b) => a.length === b.length && Array.prototype.every.call
  * rows collapse without a check, e.g. for weights compared by the caller).
  */
 export function displayRows(ids, valuesOf) {
+  const strategies = strategiesOf(ids);
   const rank = (id) => {
     const { f, s } = parseId(id);
-    return STRATEGY_ORDER.indexOf(s) * 10 + FREQ_ORDER.indexOf(f);
+    return strategies.indexOf(s) * FREQ_ORDER.length + FREQ_ORDER.indexOf(f);
   };
   const order = ids.map((id, index) => ({ id, index })).sort((a, b) => rank(a.id) - rank(b.id));
   const ewp = order.filter((r) => parseId(r.id).s === "ewp");
