@@ -20,10 +20,10 @@ import type { PriceStore, StoreBackend } from "../store/types.js";
 import { engineVersion, SeenTags } from "./etag.js";
 import { ComputePool } from "../workers/pool.js";
 import { installAuth } from "./plugins/auth.js";
-import { installErrorHandling } from "./plugins/errors.js";
+import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH, pathOf } from "./plugins/errors.js";
 import { installRateLimit, installSecurityHeaders } from "./plugins/security.js";
 import type { AppContext } from "./routes/context.js";
-import { infoRoute, probeRoutes } from "./routes/meta.js";
+import { healthRoute, infoRoute, readyRoute } from "./routes/meta.js";
 import { optimiserRoutes } from "./routes/optimiser.js";
 import { timeseriesRoutes } from "./routes/timeseries.js";
 import { validationError } from "./schemas.js";
@@ -31,7 +31,7 @@ import { webPlugin } from "./web.js";
 
 export interface AppOptions {
   /** Limits and key hashes (see config.ts); `databaseUrl`/`dataDir` choose the store when no backend is given. */
-  config: Pick<Config, "limits" | "keyHashes"> & Partial<Pick<Config, "dataDir" | "databaseUrl" | "logLevel" | "redisUrl">>;
+  config: Pick<Config, "limits" | "keyHashes"> & Partial<Pick<Config, "dataDir" | "databaseUrl" | "logLevel" | "redisUrl" | "tls">>;
   /** Where the prices live (default: openBackend({ databaseUrl, dataDir })); followed live, closed with the app. */
   backend?: StoreBackend;
   /** A fixed, already open store instead of a backend (tests, embedding; never reloads). */
@@ -59,11 +59,23 @@ declare module "fastify" {
   }
 }
 
+/**
+ * JSON logs at `level`. Keys are never logged: the key header is redacted, and a request is logged by its method and
+ * path only — never its query string, where a client may have put a key (`?api_key=…`).
+ */
 export function loggerOptions(level: string, stream?: { write(line: string): void }): FastifyServerOptions["logger"] {
   return {
     level,
     ...(stream !== undefined ? { stream } : {}),
     redact: { paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', "apiKey"], censor: "[redacted]" },
+    serializers: {
+      req: (req: { method?: string; url?: string; host?: string; ip?: string }) => ({
+        method: req.method,
+        url: pathOf(req.url ?? ""),
+        host: req.host,
+        remoteAddress: req.ip,
+      }),
+    },
   };
 }
 
@@ -86,7 +98,11 @@ interface Built {
 
 async function build(options: AppOptions, built: Built): Promise<FastifyInstance> {
   const limits: Limits = options.config.limits;
+  const tls = options.config.tls;
   const app = Fastify({
+    // HTTPS when a certificate is configured, speaking HTTP/2 to clients that offer it (ALPN) and HTTP/1.1 to the
+    // others, on the same port (README, "TLS").
+    ...(tls !== undefined ? { http2: true, https: { allowHTTP1: true, cert: tls.cert, key: tls.key } } : {}),
     logger: options.logger ?? loggerOptions(options.config.logLevel ?? "info"),
     bodyLimit: limits.bodyLimitBytes,
     genReqId: (req) => {
@@ -98,8 +114,13 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     // A client has one minute to send its whole request (headers and a body of at most BODY_LIMIT_BYTES), so slow
     // senders cannot hold connections open; the computation afterwards has its own deadline.
     requestTimeout: 60_000,
-    routerOptions: { ignoreTrailingSlash: true },
-  });
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Router and HTTP-parser errors answer from the error catalogue too (plugins/errors.ts).
+    frameworkErrors,
+    clientErrorHandler,
+  } as FastifyServerOptions) as unknown as FastifyInstance;
+  // Liveness first, before every plugin: no key, no rate limit, no store, no pool (routes/meta.ts).
+  healthRoute(app);
 
   const backend = options.backend ?? (options.store !== undefined
     ? memoryBackend(options.store)
@@ -184,7 +205,7 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
   });
   await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list" } });
 
-  probeRoutes(app, ctx);
+  readyRoute(app, ctx);
 
   await app.register(async (v1) => {
     installAuth(v1, options.config.keyHashes);
