@@ -119,7 +119,23 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     frameworkErrors,
     clientErrorHandler,
   } as FastifyServerOptions) as unknown as FastifyInstance;
-  // Liveness first, before every plugin: no key, no rate limit, no store, no pool (routes/meta.ts).
+  // The OpenAPI collector first (it only records routes), then liveness before every other plugin: no key, no
+  // rate limit, no store, no pool (routes/meta.ts).
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.0.3",
+      info: {
+        title: "Folio",
+        version: packageVersion(),
+        description:
+          "A portfolio backtest and simulation engine compatible with the PathLit engine API. Every /v1 route needs " +
+          "the x-api-key header. Errors are problem documents (RFC 9457) with a stable `code`, sent as " +
+          "application/problem+json, or as application/json when Accept names only that (see docs/errors.md).",
+      },
+      components: { securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } } },
+    },
+    transform: jsonSchemaTransform,
+  });
   healthRoute(app);
 
   const backend = options.backend ?? (options.store !== undefined
@@ -189,20 +205,6 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
   // Follow committed imports (file rename / PostgreSQL NOTIFY) without a restart.
   await live.watch();
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.0.3",
-      info: {
-        title: "Folio",
-        version: ctx.version,
-        description:
-          "A portfolio backtest and simulation engine compatible with the PathLit engine API. Every /v1 route needs " +
-          "the x-api-key header. Errors are application/problem+json with a stable `code` (see docs/errors.md).",
-      },
-      components: { securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } } },
-    },
-    transform: jsonSchemaTransform,
-  });
   await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list" } });
 
   readyRoute(app, ctx);
