@@ -119,8 +119,10 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     frameworkErrors,
     clientErrorHandler,
   } as FastifyServerOptions) as unknown as FastifyInstance;
-  // The OpenAPI collector first (it only records routes), then liveness before every other plugin: no key, no
-  // rate limit, no store, no pool (routes/meta.ts).
+  // Error handling (no request hooks: the error and 404/405 handlers, the body parser) and the OpenAPI collector
+  // (it only records routes) first, then liveness before every other plugin: no key, no rate limit, no store, no
+  // pool (routes/meta.ts).
+  installErrorHandling(app, { bodyLimit: limits.bodyLimitBytes });
   await app.register(swagger, {
     openapi: {
       openapi: "3.0.3",
@@ -179,7 +181,6 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
   // Response schemas document; they do not re-validate (computed bodies arrive as bytes from the workers).
   app.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
 
-  installErrorHandling(app, { bodyLimit: limits.bodyLimitBytes });
   await installSecurityHeaders(app);
 
   app.addHook("onRequest", async (_req, reply) => {
