@@ -11,10 +11,11 @@ import { hashKey } from "../../src/config.js";
 import { buildApp } from "../../src/http/app.js";
 import { startServer } from "../../src/http/server.js";
 import { fileBackend } from "../../src/store/backend.js";
+import { LiveStore } from "../../src/store/live.js";
 import { decodeStore, encodeStore, STORE_FORMAT_VERSION, StoreFormatError } from "../../src/store/binary.js";
 import type { TickerSeries } from "../../src/store/types.js";
 import { TEST_LIMITS } from "../helpers/app.js";
-import { commitBytes, seededSeries } from "../helpers/stores.js";
+import { commitBytes, commitStore, seededSeries } from "../helpers/stores.js";
 
 const dirs: string[] = [];
 const tempDir = (): string => {
@@ -163,6 +164,30 @@ describe("a corrupt store refuses to start", () => {
     }).then(async (s) => { await s.close(); return undefined; }, (e: Error) => e);
     expect(err).toBeInstanceOf(StoreFormatError);
     expect(err?.message).toContain("prices.folio");
+  });
+});
+
+describe("a corrupt store committed while serving", () => {
+  it("a live reload of a file with a flipped byte or a NaN close keeps serving the previous version and logs why", async () => {
+    const dir = tempDir();
+    commitStore(dir, series());
+    const warnings: string[] = [];
+    const live = await LiveStore.open(fileBackend(dir), { log: { info: () => undefined, warn: (o) => warnings.push(JSON.stringify(o)) } });
+    try {
+      const hash = live.current.snapshot.version.hash;
+      const flipped = encode(seededSeries(50, 3));
+      flipped[flipped.length - 9] ^= 0x04;
+      commitBytes(dir, flipped);
+      expect(await live.reload()).toBe(false);
+      commitBytes(dir, encode(withNaN()));
+      expect(await live.reload()).toBe(false);
+      expect(live.current.snapshot.version.hash).toBe(hash);
+      expect(live.current.store.read(live.current.store.list()[0].ticker).days.length).toBe(40);
+      expect(warnings.join()).toMatch(/checksum/);
+      expect(warnings.join()).toMatch(/finite and > 0/);
+    } finally {
+      await live.close();
+    }
   });
 });
 
