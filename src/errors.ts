@@ -18,7 +18,15 @@ function entry<A = Record<string, never>>(status: number, title: string, detail:
   return { status, title, detail };
 }
 
-const list = (xs: readonly string[]): string => xs.map((x) => JSON.stringify(x)).join(", ");
+/** Longest text an error repeats from the input (a pointer, a member name): longer ones are cut with "…". */
+export const MAX_ECHO = 120;
+
+/** `s` cut to MAX_ECHO characters (an ellipsis marks the cut), so that an error never repeats a huge input. */
+export function clip(s: string, max = MAX_ECHO): string {
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+const list = (xs: readonly string[]): string => xs.map((x) => JSON.stringify(clip(x))).join(", ");
 
 /** Most items (problems, tickers) an error lists, so that an error body stays about as small as the request. */
 export const MAX_LISTED = 20;
@@ -36,7 +44,7 @@ export interface PointerProblem {
 
 /** `/tickers/2: must be a string`; the input as a whole (pointer "") is named `(root)`. */
 function renderProblems(a: { problems: readonly PointerProblem[]; root?: string; total?: number }): string {
-  const shown = a.problems.map((p) => `${p.pointer === "" ? `(${a.root ?? "request"})` : p.pointer}: ${p.message}`).join("; ");
+  const shown = a.problems.map((p) => `${p.pointer === "" ? `(${a.root ?? "request"})` : clip(p.pointer)}: ${clip(p.message, 2 * MAX_ECHO)}`).join("; ");
   const more = a.total !== undefined && a.total > a.problems.length ? `; and ${a.total - a.problems.length} more` : "";
   return shown + more;
 }
@@ -54,19 +62,19 @@ export const CATALOGUE = {
     `The request could not be read as HTTP (${a.reason}). Check the request line, the headers and the URL's ` +
     "percent-encoding."),
   NOT_FOUND: entry<{ method: string; url: string }>(404, "Not found", (a) =>
-    `No route ${a.method} ${a.url}. See GET /docs for the list of endpoints.`),
+    `No route ${a.method} ${clip(a.url)}. See GET /docs for the list of endpoints.`),
   METHOD_NOT_ALLOWED: entry<{ method: string; url: string; allow: readonly string[] }>(405, "Method not allowed", (a) =>
-    `${a.url} does not answer ${a.method}; it answers ${a.allow.join(", ")} (see the allow header and GET /docs).`),
+    `${clip(a.url)} does not answer ${a.method}; it answers ${a.allow.join(", ")} (see the allow header and GET /docs).`),
   REQUEST_TIMEOUT: entry(408, "Request timeout", () =>
     "The request was not received in time. Send the headers and the body without pauses."),
   UNKNOWN_TICKER: entry<{ ticker: string }>(404, "Unknown ticker", (a) =>
-    `Ticker ${JSON.stringify(a.ticker)} is not in the price store. GET /v1/timeseries/info lists the supported tickers.`),
+    `Ticker ${JSON.stringify(clip(a.ticker))} is not in the price store. GET /v1/timeseries/info lists the supported tickers.`),
   URI_TOO_LONG: entry<{ limit: number }>(414, "URI too long", (a) =>
     `A path segment of the URL is longer than ${a.limit} characters. Ticker symbols are short: check the URL.`),
   PAYLOAD_TOO_LARGE: entry<{ limit: number }>(413, "Payload too large", (a) =>
     `The request body exceeds the limit of ${a.limit} bytes. Send fewer tickers per request.`),
   UNSUPPORTED_MEDIA_TYPE: entry<{ contentType: string }>(415, "Unsupported media type", (a) =>
-    `POST bodies must be JSON: set the header content-type: application/json (got ${JSON.stringify(a.contentType)}).`),
+    `POST bodies must be JSON: set the header content-type: application/json (got ${JSON.stringify(clip(a.contentType))}).`),
   UNKNOWN_TICKERS: entry<{ tickers: readonly string[] }>(422, "Unknown tickers", (a) => {
     const { shown, total } = capped(a.tickers);
     const more = total > shown.length ? ` and ${total - shown.length} more` : "";
@@ -168,13 +176,26 @@ export function toProblem(e: FolioError, instance?: string): Problem {
 function cappedExtras(extras: Record<string, unknown>): Record<string, unknown> {
   let out: Record<string, unknown> | undefined;
   for (const [k, v] of Object.entries(extras)) {
-    if (Array.isArray(v) && v.length > MAX_LISTED) {
+    if (typeof v === "string" && v.length > MAX_ECHO) {
       out ??= { ...extras };
-      out[k] = v.slice(0, MAX_LISTED);
-      if (out[`${k}_total`] === undefined) out[`${k}_total`] = v.length;
+      out[k] = clip(v);
+    }
+    if (Array.isArray(v)) {
+      out ??= { ...extras };
+      out[k] = v.slice(0, MAX_LISTED).map(clipItem);
+      if (v.length > MAX_LISTED && out[`${k}_total`] === undefined) out[`${k}_total`] = v.length;
     }
   }
   return out ?? extras;
+}
+
+/** A listed item with its strings clipped (a `{pointer, message}` problem, a ticker). */
+function clipItem(item: unknown): unknown {
+  if (typeof item === "string") return clip(item);
+  if (item !== null && typeof item === "object" && !Array.isArray(item)) {
+    return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, typeof v === "string" ? clip(v, 2 * MAX_ECHO) : v]));
+  }
+  return item;
 }
 
 /** A FolioError as plain data, for crossing a worker-thread boundary (structured clone drops the prototype). */

@@ -127,6 +127,32 @@ describe("the error media type follows Accept", () => {
     expect(info.limits.max_tickers).toBe(t().store.size);
   });
 
+  it("on every error path the error body is at most the request's size plus a fixed 1.5 kB", async () => {
+    const big = "X".repeat(5_000);
+    const cases: { method: "GET" | "POST" | "PUT"; url: string; body?: string; headers?: Record<string, string> }[] = [
+      { method: "POST", url: "/v1/optimiser/weights", body: JSON.stringify({ tickers: Array.from({ length: 3_000 }, (_, i) => `N${i}`) }) },
+      { method: "POST", url: "/v1/optimiser/weights", body: JSON.stringify({ tickers: Array.from({ length: 3_000 }, () => big.slice(0, 30)) }) },
+      { method: "POST", url: "/v1/optimiser/paths", body: JSON.stringify({ tickers: ["A"], [big]: 1 }) },
+      { method: "POST", url: "/v1/optimiser/sims", body: JSON.stringify({ tickers: Array.from({ length: 200 }, () => ({ big })) }) },
+      { method: "POST", url: "/v1/optimiser/paths", body: `{"tickers": [${"1,".repeat(5_000)}1]}` },
+      { method: "POST", url: "/v1/optimiser/paths", body: "{" + big },
+      { method: "POST", url: "/v1/optimiser/paths", body: "{}", headers: { "content-type": `text/${big}` } },
+      { method: "GET", url: `/v1/${big}` },
+      { method: "PUT", url: `/v1/timeseries/${big.slice(0, 90)}` },
+      { method: "GET", url: `/v1/timeseries/${big}` },
+      { method: "GET", url: `/v1/timeseries/${big.slice(0, 99)}` },
+      { method: "GET", url: `/v1/info?${big}` },
+    ];
+    for (const c of cases) {
+      const headers = { "x-api-key": TEST_KEY, "content-type": "application/json", ...c.headers };
+      const res = await t().inject({ method: c.method, url: c.url, headers, ...(c.body !== undefined ? { payload: c.body } : {}) });
+      const requestSize = c.url.length + (c.body?.length ?? 0) + Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length, 0);
+      if (res.statusCode < 400) continue;
+      expect(JSON.parse(res.body).code, `${c.method} ${c.url.slice(0, 40)}`).toBeTruthy();
+      expect(res.body.length, `${c.method} ${c.url.slice(0, 40)} → ${res.statusCode}`).toBeLessThanOrEqual(requestSize + 1_500);
+    }
+  });
+
   it("many schema problems are capped at 20 listed, with errors_total", async () => {
     const res = await t().post("/v1/optimiser/weights", { tickers: Array.from({ length: 500 }, () => 7) });
     const p = JSON.parse(res.body) as { code: string; errors: unknown[]; errors_total: number };
