@@ -3,7 +3,7 @@
  * the compute pool saturated, so that a liveness probe never mistakes a busy server for a dead one.
  *
  * The server runs in its own process (`node dist/src/http/server.js`, loopback, its own key, the default worker and
- * queue sizes, no rate limit in the way, LOG_LEVEL=info so that its log volume is part of the cost; the lines are
+ * queue sizes, no rate limit in the way, LOG_LEVEL=info (HEALTH_LOG_LEVEL) so that its log volume is part of the cost; the lines are
  * counted, not printed). In this process: autocannon with HEALTH_CLIENTS (default 128) connections, half on
  * POST /v1/optimiser/paths (20 tickers) and half on POST /v1/optimiser/sims (20 tickers, the default run count), for
  * HEALTH_SECONDS (default 10); and beside them one prober sending GET /healthz one at a time, every PROBE_MS (default
@@ -98,7 +98,7 @@ export default async function health(): Promise<void> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [serverFile], {
-    env: { ...process.env, API_KEYS: key, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "info", RATE_LIMIT_PER_MINUTE: "1000000" },
+    env: { ...process.env, API_KEYS: key, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: process.env.HEALTH_LOG_LEVEL ?? "info", RATE_LIMIT_PER_MINUTE: "1000000" },
     stdio: ["ignore", "pipe", "inherit"],
   });
   let logBytes = 0;
