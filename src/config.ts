@@ -27,8 +27,11 @@ export const EnvSchema = z.object({
   DATA_DIR: z.string().optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL").optional(),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
+  TLS_CERT_FILE: z.string().optional(),
+  TLS_KEY_FILE: z.string().optional(),
   BODY_LIMIT_BYTES: int(1024, 16 * 1024 * 1024, 64 * 1024),
-  MAX_TICKERS: int(1, 5000, 500),
+  /** 0 (the default): no limit beyond the store's size (the specification's "unlimited instruments"). */
+  MAX_TICKERS: int(0, 1_000_000, 0),
   MAX_RUN_COUNT: int(1, 10_000, 100),
   MAX_RESPONSE_VALUES: int(1000, 1_000_000_000, 10_000_000),
   COMPUTE_TIMEOUT_MS: int(100, 3_600_000, 30_000),
@@ -41,7 +44,11 @@ export const EnvSchema = z.object({
 export interface Limits {
   /** Largest accepted request body, bytes. */
   bodyLimitBytes: number;
-  /** Most tickers in one POST body. */
+  /**
+   * Most tickers in one POST body; 0 = no limit beyond the store's size (a request naming more tickers than the
+   * store holds must repeat or miss some). Large requests stay bounded by the deadline, the body limit and the
+   * response-size cap.
+   */
   maxTickers: number;
   /** Largest `run_count` accepted by /v1/optimiser/sims. */
   maxRunCount: number;
@@ -66,6 +73,8 @@ export interface Config {
   databaseUrl?: string;
   /** Redis for per-key limits shared across replicas; without it limits are per process. */
   redisUrl?: string;
+  /** HTTPS (and HTTP/2 by ALPN) with this certificate and key, read at start from TLS_CERT_FILE / TLS_KEY_FILE. */
+  tls?: TlsFiles;
   logLevel: LogLevel;
   limits: Limits;
   /** SHA-256 of every accepted key (never the keys themselves). */
@@ -74,6 +83,14 @@ export interface Config {
   keySource: "API_KEYS" | "API_KEYS_FILE" | "generated";
   /** Only when keySource is "generated": the key to print once at start. */
   generatedKey?: string;
+}
+
+export interface TlsFiles {
+  /** PEM certificate (chain) and private key, as read from the files. */
+  cert: Buffer;
+  key: Buffer;
+  certFile: string;
+  keyFile: string;
 }
 
 export class ConfigError extends Error {
@@ -143,6 +160,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keySource = "API_KEYS_FILE";
   }
 
+  const tls = readTls(e.TLS_CERT_FILE, e.TLS_KEY_FILE);
+
   let generatedKey: string | undefined;
   if (keys.length === 0) {
     if (!isLoopback(e.HOST)) {
@@ -159,6 +178,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...(e.DATA_DIR !== undefined ? { dataDir: e.DATA_DIR } : {}),
     ...(e.DATABASE_URL !== undefined ? { databaseUrl: e.DATABASE_URL } : {}),
     ...(e.REDIS_URL !== undefined ? { redisUrl: e.REDIS_URL } : {}),
+    ...(tls !== undefined ? { tls } : {}),
     logLevel: e.LOG_LEVEL,
     limits: {
       bodyLimitBytes: e.BODY_LIMIT_BYTES,
@@ -174,6 +194,27 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keySource,
     ...(generatedKey !== undefined ? { generatedKey } : {}),
   };
+}
+
+/** TLS_CERT_FILE and TLS_KEY_FILE: both or neither; each file read now, an unreadable or empty one named. */
+function readTls(certFile: string | undefined, keyFile: string | undefined): TlsFiles | undefined {
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined) {
+    throw new ConfigError(`Set both TLS_CERT_FILE and TLS_KEY_FILE to serve HTTPS, or neither (only ${certFile !== undefined ? "TLS_CERT_FILE" : "TLS_KEY_FILE"} is set).`);
+  }
+  const read = (variable: string, file: string): Buffer => {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(file);
+    } catch (err) {
+      throw new ConfigError(`${variable} ${JSON.stringify(file)} cannot be read: ${(err as Error).message}`);
+    }
+    if (!bytes.toString("latin1").includes("-----BEGIN ")) {
+      throw new ConfigError(`${variable} ${JSON.stringify(file)} is not a PEM file (no "-----BEGIN" line).`);
+    }
+    return bytes;
+  };
+  return { cert: read("TLS_CERT_FILE", certFile), key: read("TLS_KEY_FILE", keyFile), certFile, keyFile };
 }
 
 export { packageRoot as projectRoot, packageVersion } from "./util/package-root.js";

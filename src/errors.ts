@@ -1,7 +1,8 @@
 /**
  * The error catalogue: the one place where error codes, HTTP statuses, titles and detail templates live.
  * Throw sites name a code and its arguments (`throw folioError("UNKNOWN_TICKERS", { tickers })`); the HTTP layer
- * turns any FolioError into application/problem+json (RFC 9457); the library surfaces the same typed error.
+ * turns any FolioError into a problem document (RFC 9457; media type negotiated, docs/spec.md §4); the library
+ * surfaces the same typed error.
  * `test/http/errors-doc.test.ts` keeps this table and the documented table in docs/errors.md in sync both ways.
  */
 
@@ -17,7 +18,23 @@ function entry<A = Record<string, never>>(status: number, title: string, detail:
   return { status, title, detail };
 }
 
-const list = (xs: readonly string[]): string => xs.map((x) => JSON.stringify(x)).join(", ");
+/** Longest text an error repeats from the input (a pointer, a member name): longer ones are cut with "…". */
+export const MAX_ECHO = 120;
+
+/** `s` cut to MAX_ECHO characters (an ellipsis marks the cut), so that an error never repeats a huge input. */
+export function clip(s: string, max = MAX_ECHO): string {
+  return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
+}
+
+const list = (xs: readonly string[]): string => xs.map((x) => JSON.stringify(clip(x))).join(", ");
+
+/** Most items (problems, tickers) an error lists, so that an error body stays about as small as the request. */
+export const MAX_LISTED = 20;
+
+/** The first MAX_LISTED of `xs` and, when some were left off, how many there were in all. */
+export function capped<T>(xs: readonly T[]): { shown: T[]; total: number } {
+  return { shown: xs.slice(0, MAX_LISTED), total: xs.length };
+}
 
 /** One validation problem: a JSON pointer (RFC 6901) into the input and a message that reads after it. */
 export interface PointerProblem {
@@ -27,7 +44,7 @@ export interface PointerProblem {
 
 /** `/tickers/2: must be a string`; the input as a whole (pointer "") is named `(root)`. */
 function renderProblems(a: { problems: readonly PointerProblem[]; root?: string; total?: number }): string {
-  const shown = a.problems.map((p) => `${p.pointer === "" ? `(${a.root ?? "request"})` : p.pointer}: ${p.message}`).join("; ");
+  const shown = a.problems.map((p) => `${p.pointer === "" ? `(${a.root ?? "request"})` : clip(p.pointer)}: ${clip(p.message, 2 * MAX_ECHO)}`).join("; ");
   const more = a.total !== undefined && a.total > a.problems.length ? `; and ${a.total - a.problems.length} more` : "";
   return shown + more;
 }
@@ -41,17 +58,29 @@ export const CATALOGUE = {
     "Send your API key in the x-api-key header."),
   INVALID_API_KEY: entry(401, "Invalid API key", () =>
     "The x-api-key header does not match any configured key. Check the key, or ask the operator for one."),
+  MALFORMED_REQUEST: entry<{ reason: string }>(400, "Malformed request", (a) =>
+    `The request could not be read as HTTP (${a.reason}). Check the request line, the headers and the URL's ` +
+    "percent-encoding."),
   NOT_FOUND: entry<{ method: string; url: string }>(404, "Not found", (a) =>
-    `No route ${a.method} ${a.url}. See GET /docs for the list of endpoints.`),
+    `No route ${a.method} ${clip(a.url)}. See GET /docs for the list of endpoints.`),
+  METHOD_NOT_ALLOWED: entry<{ method: string; url: string; allow: readonly string[] }>(405, "Method not allowed", (a) =>
+    `${clip(a.url)} does not answer ${a.method}; it answers ${a.allow.join(", ")} (see the allow header and GET /docs).`),
+  REQUEST_TIMEOUT: entry(408, "Request timeout", () =>
+    "The request was not received in time. Send the headers and the body without pauses."),
   UNKNOWN_TICKER: entry<{ ticker: string }>(404, "Unknown ticker", (a) =>
-    `Ticker ${JSON.stringify(a.ticker)} is not in the price store. GET /v1/timeseries/info lists the supported tickers.`),
+    `Ticker ${JSON.stringify(clip(a.ticker))} is not in the price store. GET /v1/timeseries/info lists the supported tickers.`),
+  URI_TOO_LONG: entry<{ limit: number }>(414, "URI too long", (a) =>
+    `A path segment of the URL is longer than ${a.limit} characters. Ticker symbols are short: check the URL.`),
   PAYLOAD_TOO_LARGE: entry<{ limit: number }>(413, "Payload too large", (a) =>
     `The request body exceeds the limit of ${a.limit} bytes. Send fewer tickers per request.`),
   UNSUPPORTED_MEDIA_TYPE: entry<{ contentType: string }>(415, "Unsupported media type", (a) =>
-    `POST bodies must be JSON: set the header content-type: application/json (got ${JSON.stringify(a.contentType)}).`),
-  UNKNOWN_TICKERS: entry<{ tickers: readonly string[] }>(422, "Unknown tickers", (a) =>
-    `${a.tickers.length === 1 ? "This ticker is" : "These tickers are"} not in the price store: ${list(a.tickers)}. ` +
-    "GET /v1/timeseries/info lists the supported tickers."),
+    `POST bodies must be JSON: set the header content-type: application/json (got ${JSON.stringify(clip(a.contentType))}).`),
+  UNKNOWN_TICKERS: entry<{ tickers: readonly string[] }>(422, "Unknown tickers", (a) => {
+    const { shown, total } = capped(a.tickers);
+    const more = total > shown.length ? ` and ${total - shown.length} more` : "";
+    return `${total === 1 ? "This ticker is" : `These ${total} tickers are`} not in the price store: ${list(shown)}${more}. ` +
+      "GET /v1/timeseries/info lists the supported tickers.";
+  }),
   INSUFFICIENT_HISTORY: entry<{ found: number; required: number; first?: string; last?: string }>(422,
     "Insufficient history", (a) =>
       `The requested tickers have ${a.found} common trading days` +
@@ -65,6 +94,8 @@ export const CATALOGUE = {
   RESPONSE_TOO_LARGE: entry<{ values: number; limit: number }>(422, "Response too large", (a) =>
     `The response would hold ${a.values} values (run_count × 21 series × test days), over the limit of ${a.limit}. ` +
     "Lower run_count or narrow start/end."),
+  HEADERS_TOO_LARGE: entry(431, "Request headers too large", () =>
+    "The request's headers are larger than the server accepts. Send fewer or shorter headers."),
   RATE_LIMITED: entry<{ retryAfter: number }>(429, "Rate limited", (a) =>
     `Too many requests for this API key. Retry after ${a.retryAfter} s.`),
   SOLVER_FAILED: entry<{ strategy: string; reason: string }>(500, "Solver failed", (a) =>
@@ -111,28 +142,60 @@ export function isFolioError(e: unknown): e is FolioError {
   return e instanceof FolioError;
 }
 
-/** RFC 9457 problem document for an error (the HTTP layer sends it as application/problem+json). */
+/**
+ * RFC 9457 problem document for an error. `message` comes first: PathLit answered `{"message": …}` and clients
+ * written for it print that member (docs/spec.md §4).
+ */
 export interface Problem {
+  message: string;
   type: string;
   title: string;
   status: number;
   detail: string;
   code: ErrorCode;
-  message: string;
   [extra: string]: unknown;
 }
 
 export function toProblem(e: FolioError, instance?: string): Problem {
   return {
+    message: e.detail,
     type: `https://folio.invalid/problems/${e.code.toLowerCase().replace(/_/g, "-")}`,
     title: e.title,
     status: e.status,
     detail: e.detail,
     code: e.code,
-    message: e.detail,
     ...(instance ? { instance } : {}),
-    ...e.extras,
+    ...cappedExtras(e.extras),
   };
+}
+
+/**
+ * Extras with every list cut to MAX_LISTED items, its full length in `<name>_total` (as `errors_total` already is
+ * for INVALID_REQUEST): e.g. 10,000 unknown tickers list 20 and say 10,000 (docs/errors.md).
+ */
+function cappedExtras(extras: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(extras)) {
+    if (typeof v === "string" && v.length > MAX_ECHO) {
+      out ??= { ...extras };
+      out[k] = clip(v);
+    }
+    if (Array.isArray(v)) {
+      out ??= { ...extras };
+      out[k] = v.slice(0, MAX_LISTED).map(clipItem);
+      if (v.length > MAX_LISTED && out[`${k}_total`] === undefined) out[`${k}_total`] = v.length;
+    }
+  }
+  return out ?? extras;
+}
+
+/** A listed item with its strings clipped (a `{pointer, message}` problem, a ticker). */
+function clipItem(item: unknown): unknown {
+  if (typeof item === "string") return clip(item);
+  if (item !== null && typeof item === "object" && !Array.isArray(item)) {
+    return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, typeof v === "string" ? clip(v, 2 * MAX_ECHO) : v]));
+  }
+  return item;
 }
 
 /** A FolioError as plain data, for crossing a worker-thread boundary (structured clone drops the prototype). */

@@ -21,10 +21,10 @@ import { engineVersion, SeenTags } from "./etag.js";
 import { defaultLogStream, RequestLogController } from "./logging.js";
 import { ComputePool } from "../workers/pool.js";
 import { installAuth } from "./plugins/auth.js";
-import { installErrorHandling } from "./plugins/errors.js";
+import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH, pathOf } from "./plugins/errors.js";
 import { installRateLimit, installSecurityHeaders } from "./plugins/security.js";
 import type { AppContext } from "./routes/context.js";
-import { infoRoute, probeRoutes } from "./routes/meta.js";
+import { healthRoute, infoRoute, readyRoute } from "./routes/meta.js";
 import { optimiserRoutes } from "./routes/optimiser.js";
 import { simsSummaryRoute } from "./routes/summary.js";
 import { timeseriesRoutes } from "./routes/timeseries.js";
@@ -33,7 +33,7 @@ import { webPlugin } from "./web.js";
 
 export interface AppOptions {
   /** Limits and key hashes (see config.ts); `databaseUrl`/`dataDir` choose the store when no backend is given. */
-  config: Pick<Config, "limits" | "keyHashes"> & Partial<Pick<Config, "dataDir" | "databaseUrl" | "logLevel" | "redisUrl">>;
+  config: Pick<Config, "limits" | "keyHashes"> & Partial<Pick<Config, "dataDir" | "databaseUrl" | "logLevel" | "redisUrl" | "tls">>;
   /** Where the prices live (default: openBackend({ databaseUrl, dataDir })); followed live, closed with the app. */
   backend?: StoreBackend;
   /** A fixed, already open store instead of a backend (tests, embedding; never reloads). */
@@ -61,12 +61,24 @@ declare module "fastify" {
   }
 }
 
-/** Logger options: to `stream`, else readable lines on a terminal and JSON otherwise (src/http/logging.ts). */
+/**
+ * Logger options: to `stream`, else readable lines on a terminal and JSON otherwise (src/http/logging.ts). Keys are
+ * never logged: the key header is redacted, and a request is logged by its method and path only — never its query
+ * string, where a client may have put a key (`?api_key=…`).
+ */
 export function loggerOptions(level: string, stream: { write(line: string): void } | undefined = defaultLogStream()): FastifyServerOptions["logger"] {
   return {
     level,
     ...(stream !== undefined ? { stream } : {}),
     redact: { paths: ['req.headers["x-api-key"]', 'headers["x-api-key"]', "apiKey"], censor: "[redacted]" },
+    serializers: {
+      req: (req: { method?: string; url?: string; host?: string; ip?: string }) => ({
+        method: req.method,
+        url: pathOf(req.url ?? ""),
+        host: req.host,
+        remoteAddress: req.ip,
+      }),
+    },
   };
 }
 
@@ -89,7 +101,11 @@ interface Built {
 
 async function build(options: AppOptions, built: Built): Promise<FastifyInstance> {
   const limits: Limits = options.config.limits;
+  const tls = options.config.tls;
   const app = Fastify({
+    // HTTPS when a certificate is configured, speaking HTTP/2 to clients that offer it (ALPN) and HTTP/1.1 to the
+    // others, on the same port (README, "TLS").
+    ...(tls !== undefined ? { http2: true, https: { allowHTTP1: true, cert: tls.cert, key: tls.key } } : {}),
     logger: options.logger ?? loggerOptions(options.config.logLevel ?? "info"),
     bodyLimit: limits.bodyLimitBytes,
     genReqId: (req) => {
@@ -101,10 +117,33 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     // A client has one minute to send its whole request (headers and a body of at most BODY_LIMIT_BYTES), so slow
     // senders cannot hold connections open; the computation afterwards has its own deadline.
     requestTimeout: 60_000,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // One line per request (src/http/logging.ts), not Fastify's two.
     logController: new RequestLogController(),
+    // Router and HTTP-parser errors answer from the error catalogue too (plugins/errors.ts).
+    frameworkErrors,
+    clientErrorHandler,
+  } as FastifyServerOptions) as unknown as FastifyInstance;
+  // Error handling (no request hooks: the error and 404/405 handlers, the body parser) and the OpenAPI collector
+  // (it only records routes) first, then liveness before every other plugin: no key, no rate limit, no store, no
+  // pool (routes/meta.ts).
+  installErrorHandling(app, { bodyLimit: limits.bodyLimitBytes });
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.0.3",
+      info: {
+        title: "Folio",
+        version: packageVersion(),
+        description:
+          "A portfolio backtest and simulation engine compatible with the PathLit engine API. Every /v1 route needs " +
+          "the x-api-key header. Errors are problem documents (RFC 9457) with a stable `code`, sent as " +
+          "application/problem+json, or as application/json when Accept names only that (see docs/errors.md).",
+      },
+      components: { securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } } },
+    },
+    transform: jsonSchemaTransform,
   });
+  healthRoute(app);
 
   const backend = options.backend ?? (options.store !== undefined
     ? memoryBackend(options.store)
@@ -147,7 +186,6 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
   // Response schemas document; they do not re-validate (computed bodies arrive as bytes from the workers).
   app.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
 
-  installErrorHandling(app, { bodyLimit: limits.bodyLimitBytes });
   await installSecurityHeaders(app);
 
   app.addHook("onRequest", async (_req, reply) => {
@@ -173,24 +211,10 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
   // Follow committed imports (file rename / PostgreSQL NOTIFY) without a restart.
   await live.watch();
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.0.3",
-      info: {
-        title: "Folio",
-        version: ctx.version,
-        description:
-          "A portfolio backtest and simulation engine compatible with the PathLit engine API. Every /v1 route needs " +
-          "the x-api-key header. Errors are application/problem+json with a stable `code` (see docs/errors.md).",
-      },
-      components: { securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "x-api-key" } } },
-    },
-    transform: jsonSchemaTransform,
-  });
   // Static files log no line per request (only warnings and errors): the page, /vendor, /lib, the /docs assets.
   await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list" }, logLevel: "warn" });
 
-  probeRoutes(app, ctx);
+  readyRoute(app, ctx);
 
   await app.register(async (v1) => {
     installAuth(v1, options.config.keyHashes);

@@ -52,6 +52,7 @@ export const Seed = z.union(
 );
 
 export interface SchemaLimits {
+  /** 0 = no limit beyond the store's size. */
   maxTickers: number;
   maxRunCount: number;
 }
@@ -61,9 +62,10 @@ function tickersSchema(maxTickers: number) {
     .union(
       [
         TickerString.transform((t) => [t]),
+        // maxTickers 0: no limit beyond the store's size (src/config.ts; duplicates and unknown tickers are refused).
         z.array(TickerString, { error: "must be an array of ticker strings" })
           .min(1, { error: "must hold at least one ticker" })
-          .max(maxTickers, { error: `must hold at most ${maxTickers} tickers` }),
+          .max(maxTickers > 0 ? maxTickers : Number.MAX_SAFE_INTEGER, { error: `must hold at most ${maxTickers} tickers` }),
       ],
       { error: "must be a ticker string or a non-empty array of ticker strings" },
     )

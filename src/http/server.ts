@@ -1,6 +1,7 @@
 /**
  * The only `listen` of the project. `startServer(overrides?)` loads the configuration, builds the app, listens and
- * returns `{ app, url, close }`. Executed directly (`node dist/src/http/server.js`), it also installs graceful
+ * returns `{ app, url, close }` (an https:// URL when TLS_CERT_FILE/TLS_KEY_FILE are set: HTTPS, and HTTP/2 for
+ * clients that offer it, on the same port). Executed directly (`node dist/src/http/server.js`), it also installs graceful
  * shutdown: on SIGINT/SIGTERM it stops accepting connections, lets in-flight requests finish, then stops the workers.
  *
  * With no API key configured, config.ts generates one (and refuses a non-loopback HOST); it is printed here, once,
@@ -10,6 +11,7 @@ import type { FastifyInstance, FastifyServerOptions } from "fastify";
 import { ConfigError, loadConfig, type Config } from "../config.js";
 import { buildApp, loggerOptions } from "./app.js";
 import { isProcessEntry } from "../util/entry.js";
+import { StoreFormatError } from "../store/binary.js";
 
 export interface ServerOverrides {
   /** Environment to read instead of process.env. */
@@ -54,7 +56,7 @@ export async function startServer(overrides: ServerOverrides = {}): Promise<Runn
   const addr = app.server.address();
   const port = typeof addr === "object" && addr ? addr.port : config.port;
   const host = config.host.includes(":") && !config.host.startsWith("[") ? `[${config.host}]` : config.host;
-  const url = `http://${host}:${port}`;
+  const url = `${config.tls !== undefined ? "https" : "http"}://${host}:${port}`;
   if (config.generatedKey !== undefined) {
     const print = overrides.print ?? ((line: string) => process.stdout.write(line + "\n"));
     print(`No API key configured: generated one for this run (valid until exit, loopback only). ` +
@@ -95,6 +97,11 @@ export async function main(): Promise<void> {
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`folio: ${err.message}\n`);
+      process.exit(2);
+    }
+    if (err instanceof StoreFormatError) {
+      // A corrupt store never starts (docs/data.md): the message names the file; stderr only, never a client.
+      process.stderr.write(`folio: the price store cannot be opened: ${err.message}\n`);
       process.exit(2);
     }
     throw err;

@@ -1,34 +1,49 @@
 /**
- * The on-disk price store format (`<DATA_DIR>/prices.folio`), little-endian, version 1.
+ * The on-disk price store format (`<DATA_DIR>/prices.folio`), little-endian, version 2 (docs/data.md §2).
  *
  * ```
  * offset  size            field
  * 0       8               magic "FOLIOPX1"
- * 8       4   u32         format version (1)
+ * 8       4   u32         format version (2; version 1 is still read, see below)
  * 12      4   u32         flags (bit 0: synthetic universe)
  * 16      4   u32         K, number of tickers
  * 20      4   u32         R, total number of (day, close) rows
  * 24      4   u32         byte length of the names blob
  * 28      4   u32         byte length of the description (UTF-8)
- * 32      16·K            index, sorted by symbol: u32 first row, u32 row count, u32 name offset, u32 name length
+ * 32      32              SHA-256 of bytes [0, 32) followed by bytes [64, end)   (version 2 only)
+ * H       16·K            index, sorted by symbol: u32 first row, u32 row count, u32 name offset, u32 name length
  * …                       names blob (UTF-8), then the description (UTF-8), zero-padded to a multiple of 8
  * A       8·R f64         closes, ticker after ticker (A is a multiple of 8)
  * A+8R    4·R i32         epoch days (days since 1970-01-01), same order; strictly ascending within a ticker
  * ```
+ * H is 64 in version 2 and 32 in version 1 (which has no checksum). Every writer writes version 2.
  *
- * Opening is one read into a fresh ArrayBuffer plus typed-array views over it (no per-row parsing), so a
- * store of thousands of tickers × decades of days opens in milliseconds. The file size must match the header
- * exactly; anything else is reported as a corrupt store. Big-endian hosts are refused (none run Node 20 in
- * practice).
+ * Opening is one read into a fresh ArrayBuffer plus typed-array views over it (no per-row parsing, one checksum
+ * pass and one validation pass). The file size must match the header exactly, the checksum must match, and every
+ * close must be finite and > 0 with days strictly ascending within a ticker; anything else is reported as a corrupt
+ * store (StoreFormatError), so a bad stored value can never reach a client. Big-endian hosts are refused (none run
+ * Node 20 in practice).
  */
+import { createHash } from "node:crypto";
 import { endianness } from "node:os";
 import type { TickerSeries } from "./types.js";
 
 export const STORE_FILE = "prices.folio";
 const MAGIC = "FOLIOPX1";
-const VERSION = 1;
-const HEADER = 32;
+/** The version every writer writes. */
+export const STORE_FORMAT_VERSION = 2;
+/** Fixed header fields (both versions). */
+const FIELDS = 32;
+/** Header size by version: version 2 adds the 32-byte SHA-256. */
+const HEADER_V1 = 32;
+const HEADER_V2 = 64;
 const ENTRY = 16;
+const DIGEST = 32;
+
+/** SHA-256 of the header fields and everything after the header (the digest slot itself excluded). */
+function bodyDigest(bytes: Uint8Array): Buffer {
+  return createHash("sha256").update(bytes.subarray(0, FIELDS)).update(bytes.subarray(HEADER_V2)).digest();
+}
 
 export interface StoreContents {
   synthetic: boolean;
@@ -63,6 +78,7 @@ export function encodeStore(series: readonly TickerSeries[], meta: { synthetic: 
   const desc = enc.encode(meta.description);
   const rows = sorted.reduce((n, s) => n + s.days.length, 0);
   const K = sorted.length;
+  const HEADER = HEADER_V2;
   const metaEnd = HEADER + ENTRY * K + namesBytes + desc.length;
   const A = Math.ceil(metaEnd / 8) * 8;
   const total = A + 12 * rows;
@@ -70,7 +86,7 @@ export function encodeStore(series: readonly TickerSeries[], meta: { synthetic: 
   const u8 = new Uint8Array(buf);
   const dv = new DataView(buf);
   for (let i = 0; i < 8; i++) u8[i] = MAGIC.charCodeAt(i);
-  dv.setUint32(8, VERSION, true);
+  dv.setUint32(8, STORE_FORMAT_VERSION, true);
   dv.setUint32(12, meta.synthetic ? 1 : 0, true);
   dv.setUint32(16, K, true);
   dv.setUint32(20, rows, true);
@@ -96,6 +112,7 @@ export function encodeStore(series: readonly TickerSeries[], meta: { synthetic: 
     row += s.days.length;
   }
   u8.set(desc, namesAt + namesBytes);
+  u8.set(bodyDigest(u8), FIELDS);
   return u8;
 }
 
@@ -104,13 +121,17 @@ export function decodeStore(input: Uint8Array): StoreContents {
   if (endianness() !== "LE") throw new StoreFormatError("the price store format is little-endian; this host is big-endian");
   const bytes = input.byteOffset === 0 ? input : input.slice();
   const buf = bytes.buffer as ArrayBuffer;
-  if (bytes.length < HEADER) throw new StoreFormatError("file too short for a price store header");
+  if (bytes.length < FIELDS) throw new StoreFormatError("file too short for a price store header");
   for (let i = 0; i < 8; i++) {
     if (bytes[i] !== MAGIC.charCodeAt(i)) throw new StoreFormatError("not a Folio price store (bad magic)");
   }
   const dv = new DataView(buf, 0, bytes.length);
   const version = dv.getUint32(8, true);
-  if (version !== VERSION) throw new StoreFormatError(`unsupported price store version ${version} (this build reads ${VERSION})`);
+  if (version !== 1 && version !== 2) {
+    throw new StoreFormatError(`unsupported price store version ${version} (this build reads 1 and ${STORE_FORMAT_VERSION})`);
+  }
+  const HEADER = version === 2 ? HEADER_V2 : HEADER_V1;
+  if (bytes.length < HEADER) throw new StoreFormatError("file too short for a price store header");
   const flags = dv.getUint32(12, true);
   const K = dv.getUint32(16, true);
   const R = dv.getUint32(20, true);
@@ -121,6 +142,9 @@ export function decodeStore(input: Uint8Array): StoreContents {
   const A = Math.ceil(metaEnd / 8) * 8;
   if (bytes.length !== A + 12 * R) {
     throw new StoreFormatError(`corrupt price store: ${bytes.length} bytes, header implies ${A + 12 * R}`);
+  }
+  if (version === 2 && !bodyDigest(bytes).equals(bytes.subarray(FIELDS, FIELDS + DIGEST))) {
+    throw new StoreFormatError("corrupt price store: the SHA-256 checksum does not match the contents");
   }
   const dec = new TextDecoder("utf-8", { fatal: true });
   const tickers: string[] = new Array(K);
@@ -138,13 +162,35 @@ export function decodeStore(input: Uint8Array): StoreContents {
     tickers[k] = dec.decode(bytes.subarray(namesAt + off, namesAt + off + len));
   }
   if (expect !== R) throw new StoreFormatError("corrupt price store index: row counts do not add up");
+  const closes = new Float64Array(buf, A, R);
+  const days = new Int32Array(buf, A + 8 * R, R);
+  validateSeries(tickers, starts, counts, days, closes);
   return {
     synthetic: (flags & 1) === 1,
     description: dec.decode(bytes.subarray(namesAt + namesBytes, metaEnd)),
     tickers,
     starts,
     counts,
-    closes: new Float64Array(buf, A, R),
-    days: new Int32Array(buf, A + 8 * R, R),
+    closes,
+    days,
   };
+}
+
+/**
+ * Every close finite and > 0, days strictly ascending within each ticker: a store breaking this is corrupt and
+ * refused at open, so no bad stored value can surface later as a client error or a `null` in a response.
+ */
+function validateSeries(tickers: readonly string[], starts: Uint32Array, counts: Uint32Array, days: Int32Array, closes: Float64Array): void {
+  for (let k = 0; k < tickers.length; k++) {
+    const end = starts[k] + counts[k];
+    for (let i = starts[k]; i < end; i++) {
+      const c = closes[i];
+      if (!(c > 0 && c < Infinity)) {
+        throw new StoreFormatError(`corrupt price store: ${JSON.stringify(tickers[k])} has close ${c} at row ${i - starts[k]} (closes must be finite and > 0)`);
+      }
+      if (i > starts[k] && days[i] <= days[i - 1]) {
+        throw new StoreFormatError(`corrupt price store: ${JSON.stringify(tickers[k])} has days out of order at row ${i - starts[k]} (days must be strictly ascending)`);
+      }
+    }
+  }
 }

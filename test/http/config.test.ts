@@ -16,6 +16,8 @@ describe("loadConfig", () => {
     expect(c.dataDir).toBeUndefined();
     expect(c.limits.workers).toBe(availableParallelism());
     expect(c.limits.maxRunCount).toBe(100);
+    // "Unlimited instruments" (docs/spec.md): no count limit beyond the store's size unless MAX_TICKERS is set.
+    expect(c.limits.maxTickers).toBe(0);
     expect(c.keySource).toBe("generated");
     expect(c.generatedKey).toMatch(/^[\w-]{32}$/);
     expect(c.keyHashes).toEqual([hashKey(c.generatedKey!)]);

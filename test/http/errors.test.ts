@@ -163,7 +163,7 @@ describe("errors through the HTTP API", () => {
   it("if a route does not exist, it fails with NOT_FOUND as problem+json (not HTML)", async () => {
     const res = await t().inject({ method: "GET", url: "/v2/info" });
     expectProblem(res, 404, "NOT_FOUND");
-    const del = await t().inject({ method: "DELETE", url: "/v1/info", headers: { "x-api-key": TEST_KEY } });
+    const del = await t().inject({ method: "DELETE", url: "/v1/nothing", headers: { "x-api-key": TEST_KEY } });
     expectProblem(del, 404, "NOT_FOUND");
   });
 
@@ -183,9 +183,9 @@ describe("errors through the HTTP API", () => {
     expect(problemOf(res)).toMatchInlineSnapshot(`
       {
         "code": "UNKNOWN_TICKERS",
-        "detail": "These tickers are not in the price store: "NOPE", "ZZZ". GET /v1/timeseries/info lists the supported tickers.",
+        "detail": "These 2 tickers are not in the price store: "NOPE", "ZZZ". GET /v1/timeseries/info lists the supported tickers.",
         "instance": "/v1/optimiser/weights",
-        "message": "These tickers are not in the price store: "NOPE", "ZZZ". GET /v1/timeseries/info lists the supported tickers.",
+        "message": "These 2 tickers are not in the price store: "NOPE", "ZZZ". GET /v1/timeseries/info lists the supported tickers.",
         "status": 422,
         "tickers": [
           "NOPE",

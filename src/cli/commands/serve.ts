@@ -21,7 +21,8 @@ export function registerServe(program: Command): Command {
     .option("--database-url <url>", "PostgreSQL price store, shared by replicas (env DATABASE_URL; a --data-dir flag wins over it)");
   cmd.addHelpText("after", `
 Other settings come from the environment: API_KEYS (comma-separated) or API_KEYS_FILE, BODY_LIMIT_BYTES,
-MAX_TICKERS, MAX_RUN_COUNT, COMPUTE_TIMEOUT_MS, WORKERS, QUEUE_SIZE, RATE_LIMIT_PER_MINUTE, LOG_LEVEL.
+MAX_TICKERS, MAX_RUN_COUNT, COMPUTE_TIMEOUT_MS, WORKERS, QUEUE_SIZE, RATE_LIMIT_PER_MINUTE, LOG_LEVEL, and
+TLS_CERT_FILE + TLS_KEY_FILE (HTTPS, and HTTP/2 where the client offers it, on the same port).
 With no key configured, a key is generated and printed once, and the server binds to loopback only.
 Stops gracefully on SIGINT/SIGTERM (in-flight requests finish). A committed import is served without a restart
 (the file store is watched; PostgreSQL notifies).

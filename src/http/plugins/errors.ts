@@ -1,13 +1,53 @@
 /**
- * Every error is application/problem+json (RFC 9457, SPEC.md §4), including Fastify's own: unparsable JSON →
- * INVALID_JSON, body over the limit → PAYLOAD_TOO_LARGE, a POST without a JSON content type → UNSUPPORTED_MEDIA_TYPE,
- * an unknown route → NOT_FOUND. Never a stack trace, never an HTML page; a 5xx is logged with its cause.
+ * Every error is a problem document (RFC 9457, docs/spec.md §4) whose media type follows the request's Accept
+ * header (`problemMediaType`), including Fastify's own: unparsable JSON → INVALID_JSON, body over the limit →
+ * PAYLOAD_TOO_LARGE, a POST without a JSON content type → UNSUPPORTED_MEDIA_TYPE, an unknown route → NOT_FOUND, a
+ * known path with another method → METHOD_NOT_ALLOWED (with `allow`), bad URL encoding → MALFORMED_REQUEST, a too
+ * long path parameter → URI_TOO_LONG (`frameworkErrors`), and the HTTP parser's own refusals (431, 408, malformed
+ * requests) answered over the raw socket (`clientErrorHandler`). Never a stack trace, never an HTML page.
+ *
+ * Logging (docs/errors.md): expected refusals — every 4xx, 503 and 504 — at info without a stack; only unexpected
+ * failures (any other 5xx) at error, with the cause.
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
 import { invalidRequest } from "../../domain/problems.js";
 import { folioError, isFolioError, toProblem, type FolioError } from "../../errors.js";
 
 export const PROBLEM_JSON = "application/problem+json; charset=utf-8";
+export const PLAIN_JSON = "application/json; charset=utf-8";
+
+/** The media types an Accept header names with a non-zero quality, lower-cased, parameters dropped. */
+function acceptedTypes(accept: string | string[] | undefined): Set<string> {
+  const out = new Set<string>();
+  const text = Array.isArray(accept) ? accept.join(",") : accept ?? "";
+  for (const part of text.split(",")) {
+    const [type, ...params] = part.split(";").map((x) => x.trim().toLowerCase());
+    if (type === undefined || type === "") continue;
+    const q = params.find((p) => p.startsWith("q="));
+    if (q !== undefined && !(Number(q.slice(2)) > 0)) continue;
+    out.add(type);
+  }
+  return out;
+}
+
+/**
+ * The error media type for an Accept header (docs/spec.md §4): application/problem+json when Accept names it,
+ * otherwise application/json when Accept names that (httr sends "application/json, text/xml, application/xml,
+ * *\/*"), otherwise application/problem+json. The body is the same problem document either way.
+ */
+export function problemMediaType(accept: string | string[] | undefined): string {
+  const types = acceptedTypes(accept);
+  if (types.has("application/problem+json")) return PROBLEM_JSON;
+  if (types.has("application/json")) return PLAIN_JSON;
+  return PROBLEM_JSON;
+}
+
+/** Expected refusals (every 4xx, 503, 504) are logged at info without a stack; anything else is a bug. */
+export function isExpectedStatus(status: number): boolean {
+  return status < 500 || status === 503 || status === 504;
+}
 
 /** JSON media types accepted for POST bodies: application/json and any application/*+json. */
 export const JSON_MEDIA = /^application\/(?:[\w.-]+\+)?json$/i;
@@ -44,16 +84,102 @@ export function toFolioError(err: unknown, bodyLimit: number, contentType = "uns
     // Other client errors raised by Fastify itself (bad URL encoding, …): a schema-less INVALID_REQUEST.
     return invalidRequest([{ pointer: "", message: String(e?.message ?? "bad request") }]);
   }
-  const internal = folioError("INTERNAL_ERROR", {});
-  Object.defineProperty(internal, "cause", { value: err, enumerable: false });
-  return internal;
+  return internalError(err);
 }
 
 export function sendProblem(reply: FastifyReply, req: FastifyRequest, fe: FolioError): FastifyReply {
   const retryAfter = fe.extras.retryAfter;
   if (typeof retryAfter === "number") reply.header("retry-after", String(retryAfter));
-  const problem = { ...toProblem(fe, req.url.split("?")[0]), request_id: req.id };
-  return reply.code(fe.status).type(PROBLEM_JSON).send(JSON.stringify(problem));
+  const allow = fe.extras.allow;
+  if (Array.isArray(allow)) reply.header("allow", allow.join(", "));
+  const problem = { ...toProblem(fe, pathOf(req.url)), request_id: req.id };
+  return reply.code(fe.status).type(problemMediaType(req.headers.accept)).send(JSON.stringify(problem));
+}
+
+/** The URL without its query string: query strings may carry keys (`?api_key=`), never logged or echoed. */
+export function pathOf(url: string): string {
+  const q = url.indexOf("?");
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/** Log a refusal or a failure at the level its status calls for (expected → info, no stack; else error + cause). */
+function logError(req: FastifyRequest, fe: FolioError, err: unknown): void {
+  if (isExpectedStatus(fe.status)) {
+    req.log.info({ code: fe.code, status: fe.status }, "request rejected");
+  } else {
+    req.log.error({ err: (fe as { cause?: unknown }).cause ?? err, code: fe.code }, "request failed");
+  }
+}
+
+/**
+ * Fastify's `frameworkErrors` option: errors raised by the router before any route runs (bad percent-encoding, a
+ * path parameter over the maximum length) answered from the catalogue. The URL is not echoed (it may hold a key).
+ */
+export const frameworkErrors: NonNullable<FastifyServerOptions["frameworkErrors"]> = (error, req, reply) => {
+  const code = (error as FastifyError).code;
+  const fe = code === "FST_ERR_BAD_URL"
+    ? folioError("MALFORMED_REQUEST", { reason: "the URL is not valid percent-encoding" })
+    : code === "FST_ERR_MAX_PARAM_LENGTH"
+      ? folioError("URI_TOO_LONG", { limit: MAX_PARAM_LENGTH }, { limit: MAX_PARAM_LENGTH })
+      : internalError(error);
+  logError(req, fe, error);
+  reply.header("x-request-id", req.id);
+  void sendProblem(reply, req, fe);
+};
+
+/** Longest path parameter the router accepts (Fastify's default, made explicit in app.ts). */
+export const MAX_PARAM_LENGTH = 100;
+
+function internalError(cause: unknown): FolioError {
+  const internal = folioError("INTERNAL_ERROR", {});
+  Object.defineProperty(internal, "cause", { value: cause, enumerable: false });
+  return internal;
+}
+
+/** The catalogue error for an HTTP parser error of node's server (the request never reached Fastify). */
+export function clientErrorProblem(err: NodeJS.ErrnoException): FolioError {
+  switch (err.code) {
+    case "HPE_HEADER_OVERFLOW":
+      return folioError("HEADERS_TOO_LARGE", {});
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+    case "ERR_HTTP_HEADERS_TIMEOUT":
+      return folioError("REQUEST_TIMEOUT", {});
+    default:
+      return folioError("MALFORMED_REQUEST", { reason: parserReason(err.code) });
+  }
+}
+
+function parserReason(code: string | undefined): string {
+  switch (code) {
+    case "HPE_INVALID_METHOD": return "unknown method";
+    case "HPE_INVALID_URL": return "invalid request target";
+    case "HPE_INVALID_VERSION": return "invalid HTTP version";
+    case "HPE_INVALID_HEADER_TOKEN": return "invalid header";
+    case "HPE_INVALID_CONTENT_LENGTH":
+    case "HPE_UNEXPECTED_CONTENT_LENGTH": return "invalid content-length";
+    case "HPE_INVALID_TRANSFER_ENCODING":
+    case "HPE_INVALID_CHUNK_SIZE": return "invalid transfer encoding";
+    default: return "the HTTP parser refused it";
+  }
+}
+
+/**
+ * The server's `clientErrorHandler`: the parser refused the request (431, 408, malformed), so there is no request
+ * object and no Accept header to negotiate: answer a problem+json document over the raw socket, then close it.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  const fe = clientErrorProblem(err);
+  this.log.info({ code: fe.code, status: fe.status, reason: err.code }, "client error: request refused by the HTTP parser");
+  if (socket.writable) socket.write(rawProblemResponse(fe));
+  socket.destroy();
+}
+
+/** A complete HTTP/1.1 response carrying the problem document of `fe`, closing the connection. */
+export function rawProblemResponse(fe: FolioError): string {
+  const body = JSON.stringify(toProblem(fe));
+  return `HTTP/1.1 ${fe.status} ${STATUS_CODES[fe.status] ?? "Error"}\r\n` +
+    `content-type: ${PROBLEM_JSON}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
 export interface ErrorsOptions {
@@ -97,17 +223,56 @@ export function installErrorHandling(app: FastifyInstance, opts: ErrorsOptions):
       return reply.code(499).send();
     }
     const fe = toFolioError(err, opts.bodyLimit, req.headers["content-type"] ?? "(none)");
-    if (fe.status >= 500) {
-      req.log.error({ err: (fe as { cause?: unknown }).cause ?? err, code: fe.code }, "request failed");
-    } else {
-      req.log.info({ code: fe.code, status: fe.status }, "request rejected");
-    }
+    logError(req, fe, err);
     return sendProblem(reply, req, fe);
   });
 
-  app.setNotFoundHandler((req, reply) => {
-    return sendProblem(reply, req, folioError("NOT_FOUND", { method: req.method, url: req.url.split("?")[0] }));
+  // Every route's path and methods, so that a known path asked with another method answers 405 with `allow`.
+  const routes = new RouteTable();
+  app.addHook("onRoute", (route) => {
+    routes.add(route.url ?? route.path, Array.isArray(route.method) ? route.method : [route.method]);
   });
+
+  app.setNotFoundHandler((req, reply) => {
+    const url = pathOf(req.url);
+    const allow = routes.allowed(url);
+    const fe = allow.length > 0 && !allow.includes(req.method)
+      ? folioError("METHOD_NOT_ALLOWED", { method: req.method, url, allow }, { allow })
+      : folioError("NOT_FOUND", { method: req.method, url });
+    req.log.info({ code: fe.code, status: fe.status }, "request rejected");
+    return sendProblem(reply, req, fe);
+  });
+}
+
+/** Route paths (with `:param` and `*`) → methods; matched against a request path for 405's `allow`. */
+export class RouteTable {
+  private readonly entries: { pattern: RegExp; methods: Set<string> }[] = [];
+  private readonly byPath = new Map<string, Set<string>>();
+
+  add(path: string, methods: readonly string[]): void {
+    const key = trimSlash(path);
+    let set = this.byPath.get(key);
+    if (set === undefined) {
+      set = new Set();
+      this.byPath.set(key, set);
+      const source = key.split("/").map((seg) =>
+        seg.startsWith(":") ? "[^/]+" : seg === "*" ? ".*" : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("/");
+      this.entries.push({ pattern: new RegExp(`^${source}$`), methods: set });
+    }
+    for (const m of methods) set.add(m.toUpperCase());
+  }
+
+  /** Every method some route answers at `path` (sorted), or [] when no route has that path. */
+  allowed(path: string): string[] {
+    const p = trimSlash(path);
+    const out = new Set<string>();
+    for (const e of this.entries) if (e.pattern.test(p)) for (const m of e.methods) out.add(m);
+    return [...out].sort();
+  }
+}
+
+function trimSlash(p: string): string {
+  return p.length > 1 && p.endsWith("/") ? p.slice(0, -1) : p;
 }
 
 function isJsonOrAbsent(type: string | undefined): boolean {

@@ -1,0 +1,183 @@
+/**
+ * Liveness under load (issue 11 item 5, docs/errors.md "Logging"): how long GET /healthz takes while 128 clients keep
+ * the compute pool saturated, so that a liveness probe never mistakes a busy server for a dead one.
+ *
+ * The server runs in its own process (`node dist/src/http/server.js`, loopback, its own key, the default worker and
+ * queue sizes, no rate limit in the way, LOG_LEVEL=info (HEALTH_LOG_LEVEL) so that its log volume is part of the cost; the lines are
+ * counted, not printed). In this process: autocannon with HEALTH_CLIENTS (default 128) connections, half on
+ * POST /v1/optimiser/paths (20 tickers) and half on POST /v1/optimiser/sims (20 tickers, the default run count), for
+ * HEALTH_SECONDS (default 10); and beside them one prober sending GET /healthz one at a time, every PROBE_MS (default
+ * 20) ms, on its own connection.
+ *
+ * Prints the prober's p50/p99/max and count, the compute requests' req/s, 503 count and other non-2xx, the server's
+ * log bytes and error-level lines during the run, and its peak RSS (VmHWM). The 503s are expected at that
+ * concurrency (the queue is full); the point is that /healthz stays prompt and the log stays small meanwhile.
+ *
+ *   npm run build && node dist/bench/run.js health
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodeStats: Record<string, { count: number }>;
+}
+
+type Autocannon = (opts: {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+  connections: number;
+  duration: number;
+  timeout?: number;
+}) => Promise<AutocannonResult>;
+
+const require = createRequire(import.meta.url);
+const autocannon = require("autocannon") as Autocannon;
+
+const CLIENTS = Number(process.env.HEALTH_CLIENTS ?? 128);
+const SECONDS = Number(process.env.HEALTH_SECONDS ?? 10);
+const PROBE_MS = Number(process.env.PROBE_MS ?? 20);
+
+const serverFile = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "http", "server.js");
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function quantile(sorted: number[], q: number): number {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+/** One GET on a dedicated keep-alive agent; resolves with the status and the wall time in ms. */
+function probe(url: string, agent: Agent): Promise<{ status: number; ms: number }> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0 }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Peak resident set of a process, MiB (Linux /proc; NaN elsewhere). */
+function peakRssMiB(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+export default async function health(): Promise<void> {
+  const key = randomBytes(24).toString("base64url");
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [serverFile], {
+    env: { ...process.env, API_KEYS: key, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: process.env.HEALTH_LOG_LEVEL ?? "info", RATE_LIMIT_PER_MINUTE: "1000000" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let logBytes = 0;
+  let errorLines = 0;
+  let counting = false;
+  let carry = "";
+  child.stdout!.setEncoding("utf8");
+  child.stdout!.on("data", (d: string) => {
+    if (!counting) return;
+    logBytes += Buffer.byteLength(d);
+    const lines = (carry + d).split("\n");
+    carry = lines.pop() ?? "";
+    for (const l of lines) if (/"level":(50|60)/.test(l)) errorLines++;
+  });
+  try {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    for (let i = 0; ; i++) {
+      const ready = await probe(`${base}/readyz`, agent).catch(() => ({ status: 0, ms: 0 }));
+      if (ready.status === 200) break;
+      if (i > 600 || child.exitCode !== null) throw new Error("the server did not become ready");
+      await sleep(100);
+    }
+    const headers = { "content-type": "application/json", "x-api-key": key };
+    const tickersRes = await fetch(`${base}/v1/timeseries/info`, { headers });
+    const tickers = ((await tickersRes.json()) as string[]).slice(0, 20);
+    const body = JSON.stringify({ tickers });
+
+    // Idle baseline of the probe.
+    const idle: number[] = [];
+    for (let i = 0; i < 100; i++) idle.push((await probe(`${base}/healthz`, agent)).ms);
+    idle.sort((a, b) => a - b);
+
+    counting = true;
+    let stop = false;
+    const probes: number[] = [];
+    let probeFailures = 0;
+    const prober = (async () => {
+      while (!stop) {
+        const r = await probe(`${base}/healthz`, agent).catch(() => ({ status: 0, ms: NaN }));
+        if (r.status === 200) probes.push(r.ms);
+        else probeFailures++;
+        await sleep(PROBE_MS);
+      }
+    })();
+    const half = Math.max(1, Math.floor(CLIENTS / 2));
+    const [paths, sims] = await Promise.all([
+      autocannon({ url: `${base}/v1/optimiser/paths`, method: "POST", headers, body, connections: half, duration: SECONDS, timeout: 60 }),
+      autocannon({ url: `${base}/v1/optimiser/sims`, method: "POST", headers, body, connections: CLIENTS - half, duration: SECONDS, timeout: 60 }),
+    ]);
+    stop = true;
+    await prober;
+    counting = false;
+    agent.destroy();
+    probes.sort((a, b) => a - b);
+
+    const row = (name: string, r: AutocannonResult) => ({
+      load: name,
+      connections: name === "paths" ? half : CLIENTS - half,
+      "req/s": r.requests.average.toFixed(1),
+      "p50 ms": r.latency.p50,
+      "p99 ms": r.latency.p99,
+      "503": r.statusCodeStats["503"]?.count ?? 0,
+      "other non-2xx": r.non2xx - (r.statusCodeStats["503"]?.count ?? 0),
+      errors: r.errors + r.timeouts,
+    });
+    console.log(`\n## compute load: ${CLIENTS} clients for ${SECONDS} s (20 tickers each)`);
+    console.table([row("paths", paths), row("sims", sims)]);
+    console.log(`\n## GET /healthz, one prober every ${PROBE_MS} ms`);
+    console.table([
+      { phase: "idle", probes: idle.length, "p50 ms": quantile(idle, 0.5).toFixed(2), "p99 ms": quantile(idle, 0.99).toFixed(2), "max ms": idle[idle.length - 1].toFixed(2), failures: 0 },
+      { phase: `under load (${CLIENTS} clients)`, probes: probes.length, "p50 ms": quantile(probes, 0.5).toFixed(2), "p99 ms": quantile(probes, 0.99).toFixed(2), "max ms": (probes[probes.length - 1] ?? NaN).toFixed(2), failures: probeFailures },
+    ]);
+    console.log(`server log during the run: ${(logBytes / 1024).toFixed(0)} KiB, ${errorLines} error-level lines; peak RSS ${peakRssMiB(child.pid!).toFixed(0)} MiB`);
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise<void>((resolve) => {
+      if (child.exitCode !== null) resolve();
+      else child.once("exit", () => resolve());
+      setTimeout(() => { child.kill("SIGKILL"); resolve(); }, 10_000).unref();
+    });
+  }
+}
