@@ -9,6 +9,7 @@
  * Logging (docs/errors.md): expected refusals — every 4xx, 503 and 504 — at info without a stack; only unexpected
  * failures (any other 5xx) at error, with the cause.
  */
+import { pathOf } from "../logging.js";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
@@ -94,12 +95,6 @@ export function sendProblem(reply: FastifyReply, req: FastifyRequest, fe: FolioE
   if (Array.isArray(allow)) reply.header("allow", allow.join(", "));
   const problem = { ...toProblem(fe, pathOf(req.url)), request_id: req.id };
   return reply.code(fe.status).type(problemMediaType(req.headers.accept)).send(JSON.stringify(problem));
-}
-
-/** The URL without its query string: query strings may carry keys (`?api_key=`), never logged or echoed. */
-export function pathOf(url: string): string {
-  const q = url.indexOf("?");
-  return q < 0 ? url : url.slice(0, q);
 }
 
 /** Log a refusal or a failure at the level its status calls for (expected → info, no stack; else error + cause). */
