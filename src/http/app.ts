@@ -12,7 +12,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import type { z } from "zod";
-import { packageVersion, type Config, type Limits } from "../config.js";
+import { fullLimits, packageVersion, type Config, type Limits } from "../config.js";
 import { folioError } from "../errors.js";
 import { memoryBackend, openBackend } from "../store/backend.js";
 import { LiveStore } from "../store/live.js";
@@ -24,7 +24,9 @@ import { installErrorHandling } from "./plugins/errors.js";
 import { installRateLimit, installSecurityHeaders } from "./plugins/security.js";
 import type { AppContext } from "./routes/context.js";
 import { infoRoute, probeRoutes } from "./routes/meta.js";
-import { optimiserRoutes } from "./routes/optimiser.js";
+import { estimateCost, optimiserRoutes } from "./routes/optimiser.js";
+import { ResponseBudget } from "./response-budget.js";
+import type { RequestBody } from "../workers/tasks.js";
 import { timeseriesRoutes } from "./routes/timeseries.js";
 import { validationError } from "./schemas.js";
 import { webPlugin } from "./web.js";
@@ -86,6 +88,7 @@ interface Built {
 
 async function build(options: AppOptions, built: Built): Promise<FastifyInstance> {
   const limits: Limits = options.config.limits;
+  const full = fullLimits(limits);
   const app = Fastify({
     logger: options.logger ?? loggerOptions(options.config.logLevel ?? "info"),
     bodyLimit: limits.bodyLimitBytes,
@@ -113,8 +116,14 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     timeoutMs: limits.computeTimeoutMs,
     allowTestTasks: options.allowTestTasks ?? false,
     maxResponseValues: limits.maxResponseValues,
+    maxInflightPerKey: full.maxInflightPerKey,
   });
   built.pool = pool;
+  const responses = new ResponseBudget({
+    maxPendingBytes: full.maxPendingResponseBytes,
+    minReadBytesPerSecond: full.minReadBytesPerSecond,
+    windowMs: full.minReadWindowMs,
+  });
 
   let ready = false;
   let closing = false;
@@ -122,7 +131,7 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     get store() {
       return live.current.store;
     },
-    live, pool, limits, version: packageVersion(), engineVersion: engineVersion(), seenTags: new SeenTags(),
+    live, pool, responses, limits, version: packageVersion(), engineVersion: engineVersion(), seenTags: new SeenTags(),
     rateLimitScope: "process",
     isReady: () => ready,
     isClosing: () => closing,
@@ -190,6 +199,13 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     installAuth(v1, options.config.keyHashes);
     ctx.rateLimitScope = await installRateLimit(v1, {
       perMinute: limits.ratePerMinute,
+      readPerMinute: full.readRatePerMinute,
+      costPerMinute: full.computeCostPerMinute,
+      costOf: (req) => {
+        const url = req.routeOptions.url ?? "";
+        if (!url.startsWith("/v1/optimiser/")) return undefined;
+        return estimateCost(live.current.store, url.slice("/v1/optimiser/".length), req.body as RequestBody);
+      },
       ...(options.config.redisUrl !== undefined ? { redisUrl: options.config.redisUrl } : {}),
     });
     infoRoute(v1, ctx);
