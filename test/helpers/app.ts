@@ -69,6 +69,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     timeoutMs: limits.computeTimeoutMs,
     allowTestTasks: true,
     maxResponseValues: limits.maxResponseValues,
+    // Only when a test sets it: other tests send concurrent requests with one key.
+    ...(limits.maxInflightPerKey !== undefined ? { maxInflightPerKey: limits.maxInflightPerKey } : {}),
   });
   const app = await buildApp({
     config: { limits, keyHashes: (options.keys ?? [TEST_KEY]).map(hashKey) },
