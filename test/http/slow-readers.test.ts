@@ -17,6 +17,7 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../src/config.js";
+import { STREAM_THRESHOLD } from "../../src/http/response-budget.js";
 import { assertWorkerBuilt } from "../helpers/app.js";
 
 const KEY = "slow-readers-key-0123456789abcdef";
@@ -167,5 +168,28 @@ describe("ten slow readers of 100-run sims", () => {
     expect(growthMiB).toBeLessThan(3 * bodyMiB);
     // The service still answers afterwards.
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+});
+
+describe("a streamed large body", () => {
+  it("is byte for byte the body the worker computed, with its content-length and the usual headers", async () => {
+    const { closeTestApp, createTestApp } = await import("../helpers/app.js");
+    const t = await createTestApp();
+    try {
+      const request = { tickers: ["SYN-FIN1", "SYN-TEC1"], run_count: 20, seed: "42" };
+      const res = await t.post("/v1/optimiser/sims", request);
+      expect(res.statusCode).toBe(200);
+      const direct = await t.pool.run({ kind: "sims", request, snapshot: t.app.folio.live.current.snapshot });
+      // Large enough to be streamed (src/http/response-budget.ts STREAM_THRESHOLD).
+      expect(direct.body.byteLength).toBeGreaterThan(STREAM_THRESHOLD);
+      expect(res.rawPayload.equals(direct.body)).toBe(true);
+      expect(Number(res.headers["content-length"])).toBe(direct.body.byteLength);
+      expect(res.headers["transfer-encoding"]).toBeUndefined();
+      expect(res.headers["x-simulation-seed"]).toBe("42");
+      expect(res.headers.etag).toMatch(/^"/);
+      expect(t.app.folio.responses?.stats).toMatchObject({ pendingBytes: 0, streamed: 1, droppedSlow: 0 });
+    } finally {
+      await closeTestApp(t);
+    }
   });
 });
