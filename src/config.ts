@@ -42,6 +42,9 @@ export const EnvSchema = z.object({
   MAX_PENDING_RESPONSE_BYTES: int(1024 * 1024, Number.MAX_SAFE_INTEGER, 512 * 1024 * 1024),
   MIN_READ_BYTES_PER_SECOND: int(0, 1_000_000_000, 16 * 1024),
   MIN_READ_WINDOW_SECONDS: int(1, 3600, 10),
+  LIGHT_TASK_COST: int(1, Number.MAX_SAFE_INTEGER, 1_000_000),
+  // Unset: 1 when WORKERS ≥ 2, else 0.
+  RESERVED_LIGHT_WORKERS: z.coerce.number().int().min(0).max(255).optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
 });
 
@@ -66,7 +69,7 @@ export interface Limits {
   readRatePerMinute?: number;
   /**
    * Compute cost per API key per minute (default 100,000,000): a POST /v1/optimiser/* costs tickers × test days ×
-   * runs (runs = 1 except sims), estimated before computing (docs/decisions.md "fair sharing"); → 429 RATE_LIMITED.
+   * runs (runs = 1 except sims), estimated before computing (docs/decisions.md "Fair sharing and bounded memory"); → 429 RATE_LIMITED.
    */
   computeCostPerMinute?: number;
   /** Computations one key may have running or waiting (default 2 × workers); beyond that → 429 TOO_MANY_IN_FLIGHT. */
@@ -77,6 +80,10 @@ export interface Limits {
   minReadBytesPerSecond?: number;
   /** The window over which the read rate is checked, ms (default 10,000). */
   minReadWindowMs?: number;
+  /** A computation costing more than this (tickers × test days × runs) is heavy (default 1,000,000). */
+  lightTaskCost?: number;
+  /** Workers that heavy computations leave to light ones (default 1 with 2 or more workers, else 0). */
+  reservedLightWorkers?: number;
 }
 
 /** The optional limits with their defaults filled in (for a Limits built by hand, e.g. in tests and benches). */
@@ -89,6 +96,8 @@ export function fullLimits(l: Limits): Required<Limits> {
     maxPendingResponseBytes: l.maxPendingResponseBytes ?? 512 * 1024 * 1024,
     minReadBytesPerSecond: l.minReadBytesPerSecond ?? 16 * 1024,
     minReadWindowMs: l.minReadWindowMs ?? 10_000,
+    lightTaskCost: l.lightTaskCost ?? 1_000_000,
+    reservedLightWorkers: l.reservedLightWorkers ?? (l.workers >= 2 ? 1 : 0),
   };
 }
 
@@ -210,6 +219,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxPendingResponseBytes: e.MAX_PENDING_RESPONSE_BYTES,
       minReadBytesPerSecond: e.MIN_READ_BYTES_PER_SECOND,
       minReadWindowMs: e.MIN_READ_WINDOW_SECONDS * 1000,
+      lightTaskCost: e.LIGHT_TASK_COST,
+      reservedLightWorkers: e.RESERVED_LIGHT_WORKERS ?? (e.WORKERS >= 2 ? 1 : 0),
     },
     keyHashes: keys.map(hashKey),
     keySource,

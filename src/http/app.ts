@@ -117,6 +117,8 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     allowTestTasks: options.allowTestTasks ?? false,
     maxResponseValues: limits.maxResponseValues,
     maxInflightPerKey: full.maxInflightPerKey,
+    reservedLightWorkers: full.reservedLightWorkers,
+    lightTaskCost: full.lightTaskCost,
   });
   built.pool = pool;
   const responses = new ResponseBudget({

@@ -1,5 +1,5 @@
 /**
- * Bounded memory per response (docs/decisions.md "bounded memory per response").
+ * Bounded memory per response (docs/decisions.md "Fair sharing and bounded memory").
  *
  * A computed body arrives from the worker as one buffer (a 100-run sims response is a hundred megabytes or more). A
  * client that reads it slowly keeps that buffer alive, so ten slow clients could hold ten of them. Two rules bound

@@ -5,8 +5,12 @@
  *   503 OVERLOADED (retry-after) instead of queueing without bound.
  * - Fair between keys: waiting tasks are held here, not in piscina, one FIFO per key; when a worker frees up, the
  *   next task is taken from the key with the fewest running tasks (ties: the key served longest ago). So a key that
- *   floods the queue delays another key by at most one job per worker (docs/decisions.md "fair sharing").
+ *   floods the queue delays another key by at most one job per worker (docs/decisions.md "Fair sharing and bounded memory").
  * - Per-key cap: a key with `maxInflightPerKey` tasks running or waiting gets 429 TOO_MANY_IN_FLIGHT.
+ * - A light lane: a task whose cost (tickers × test days × runs) is above `lightTaskCost` is heavy, and heavy tasks
+ *   may occupy at most `workers − reservedLightWorkers` workers. Workers do not preempt, so without this a key
+ *   keeping every worker busy with multi-second sims would make another key's small request wait for one of them;
+ *   with it, a light task finds a worker that runs light tasks only.
  * - Deadline: each task gets an AbortSignal that fires after `timeoutMs` (queue wait included). A running task is
  *   stopped by terminating its worker (piscina starts a replacement, which loads the engine again) → 504
  *   COMPUTE_TIMEOUT.
@@ -44,6 +48,10 @@ export interface PoolOptions {
   retryAfterSeconds?: number;
   /** Most tasks one key may have running or waiting (default: unlimited). */
   maxInflightPerKey?: number;
+  /** Workers kept for light tasks (default 0; at most workers − 1). */
+  reservedLightWorkers?: number;
+  /** Tasks costing more than this are heavy (default: none is). */
+  lightTaskCost?: number;
 }
 
 /** Who a task is for (the API key's id); tasks of one key run in order, keys take turns. */
@@ -53,12 +61,15 @@ export interface RunOptions {
   cancel?: AbortSignal;
   /** Fairness key (default "": the service's own tasks, e.g. the readiness ping). */
   key?: string;
+  /** The task's cost (tickers × test days × runs); above `lightTaskCost` it is heavy. Default: light. */
+  cost?: number;
 }
 
 /** A task waiting for a worker. */
 interface Waiting {
   task: ComputeTask;
   key: string;
+  heavy: boolean;
   signal: AbortSignal;
   start: () => void;
 }
@@ -109,6 +120,8 @@ export class ComputePool {
   private running = 0;
   /** Tasks handed to piscina (at most `workers`, so piscina's own queue stays empty). */
   private active = 0;
+  /** Of those, heavy tasks. */
+  private heavyActive = 0;
   private waitingCount = 0;
   private serveSeq = 0;
   private readonly keys = new Map<string, KeyState>();
@@ -127,7 +140,10 @@ export class ComputePool {
       retryAfterSeconds: options.retryAfterSeconds ?? 1,
       maxResponseValues: options.maxResponseValues ?? 10_000_000,
       maxInflightPerKey: Math.max(1, Math.floor(options.maxInflightPerKey ?? Number.MAX_SAFE_INTEGER)),
+      reservedLightWorkers: 0,
+      lightTaskCost: options.lightTaskCost ?? Infinity,
     };
+    this.opts.reservedLightWorkers = Math.min(this.opts.workers - 1, Math.max(0, Math.floor(options.reservedLightWorkers ?? 0)));
     const workerData: WorkerConfig = {
       allowTestTasks: this.opts.allowTestTasks,
       maxResponseValues: this.opts.maxResponseValues,
@@ -192,6 +208,7 @@ export class ComputePool {
     const o: RunOptions = cancel instanceof AbortSignal || cancel === undefined ? { cancel } : cancel;
     const limitMs = timeoutMs ?? o.timeoutMs ?? this.opts.timeoutMs;
     const key = o.key ?? "";
+    const heavy = (o.cost ?? 0) > this.opts.lightTaskCost;
     if (this.closed) throw folioError("NOT_READY", {});
     if (o.cancel?.aborted) throw new ClientClosedError();
     if (this.running >= this.opts.workers + this.opts.queueSize) {
@@ -217,11 +234,12 @@ export class ComputePool {
     state.inflight++;
     let result: TaskResult;
     try {
-      await this.admit(task, key, state, stop.signal);
+      await this.admit(task, key, heavy, state, stop.signal);
       try {
         result = await this.piscina.run(task, { signal: stop.signal });
       } finally {
         this.active--;
+        if (heavy) this.heavyActive--;
         state.running--;
         this.dispatch();
       }
@@ -254,14 +272,10 @@ export class ComputePool {
   }
 
   /**
-   * Resolve when the task may go to a worker: at once when one is free and nobody waits, otherwise when dispatch()
-   * picks it. Rejects with the signal's reason if it fires while the task waits (deadline or client gone).
+   * Resolve when dispatch() gives the task a worker (at once when one is free for it). Rejects with the signal's
+   * reason if it fires while the task waits (deadline or client gone).
    */
-  private admit(task: ComputeTask, key: string, state: KeyState, signal: AbortSignal): Promise<void> {
-    if (this.active < this.opts.workers && this.waitingCount === 0) {
-      this.startOn(state);
-      return Promise.resolve();
-    }
+  private admit(task: ComputeTask, key: string, heavy: boolean, state: KeyState, signal: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => {
         const i = state.waiting.indexOf(w);
@@ -272,7 +286,7 @@ export class ComputePool {
         reject(signal.reason);
       };
       const w: Waiting = {
-        task, key, signal,
+        task, key, heavy, signal,
         start: () => {
           signal.removeEventListener("abort", onAbort);
           resolve();
@@ -281,21 +295,24 @@ export class ComputePool {
       signal.addEventListener("abort", onAbort, { once: true });
       state.waiting.push(w);
       this.waitingCount++;
+      this.dispatch();
     });
   }
 
-  private startOn(state: KeyState): void {
-    this.active++;
-    state.running++;
-    state.lastServed = this.serveSeq++;
+  /** Whether a free worker may take this task now (heavy tasks leave the reserved workers to light ones). */
+  private canStart(w: Waiting): boolean {
+    return !w.heavy || this.heavyActive < this.opts.workers - this.opts.reservedLightWorkers;
   }
 
-  /** Give free workers to waiting tasks: the key with the fewest running tasks first, then the longest unserved. */
+  /**
+   * Give free workers to waiting tasks: among the keys whose next task may start, the one with the fewest running
+   * tasks first, then the one served longest ago; within a key, FIFO.
+   */
   private dispatch(): void {
     while (this.active < this.opts.workers && this.waitingCount > 0) {
       let best: KeyState | undefined;
       for (const st of this.keys.values()) {
-        if (st.waiting.length === 0) continue;
+        if (st.waiting.length === 0 || !this.canStart(st.waiting[0])) continue;
         if (best === undefined || st.running < best.running || (st.running === best.running && st.lastServed < best.lastServed)) {
           best = st;
         }
@@ -303,7 +320,10 @@ export class ComputePool {
       if (best === undefined) return;
       const w = best.waiting.shift()!;
       this.waitingCount--;
-      this.startOn(best);
+      this.active++;
+      if (w.heavy) this.heavyActive++;
+      best.running++;
+      best.lastServed = this.serveSeq++;
       w.start();
     }
   }

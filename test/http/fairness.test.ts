@@ -1,5 +1,5 @@
 /**
- * Fair sharing between API keys over HTTP (issue 11 item 3; docs/decisions.md "fair sharing"):
+ * Fair sharing between API keys over HTTP (issue 11 item 3; docs/decisions.md "Fair sharing and bounded memory"):
  * - cheap reads have their own, much larger per-key budget, so a client fetching every series one request at a time
  *   is not limited;
  * - compute requests are charged by their size (tickers × test days × runs) against a per-key budget;

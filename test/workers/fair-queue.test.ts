@@ -101,3 +101,38 @@ describe("ComputePool per-key cap on tasks in flight", () => {
     expect(pool.inflightOf("A")).toBe(0);
   });
 });
+
+describe("ComputePool light lane", () => {
+  let pool: ComputePool;
+  beforeAll(async () => {
+    assertWorkerBuilt();
+    pool = new ComputePool({
+      workers: 2, queueSize: 16, timeoutMs: 30_000, allowTestTasks: true, reservedLightWorkers: 1, lightTaskCost: 10,
+    });
+    await pool.ready();
+  });
+  afterAll(async () => {
+    await pool.destroy();
+  });
+
+  it("heavy tasks occupy at most workers − 1 workers, so a light task of another key starts at once", async () => {
+    const order: string[] = [];
+    const submit = (key: string, label: string, cost: number, ms: number) =>
+      pool.run({ kind: "sleep", ms }, 30_000, { key, cost }).then(() => { order.push(label); });
+    const heavy = [1, 2, 3].map((i) => submit("A", `A${i}`, 100, 300));
+    // One heavy task runs; the other two wait although a worker is free: it is kept for light tasks.
+    expect(pool.stats.queued).toBe(2);
+    const light = submit("B", "B1", 1, 1);
+    await Promise.all([...heavy, light]);
+    expect(order).toEqual(["B1", "A1", "A2", "A3"]);
+  });
+
+  it("a light task of the flooding key itself may also use the reserved worker", async () => {
+    const order: string[] = [];
+    const submit = (label: string, cost: number, ms: number) =>
+      pool.run({ kind: "sleep", ms }, 30_000, { key: "A", cost }).then(() => { order.push(label); });
+    const jobs = [submit("H1", 100, 300), submit("L1", 1, 1), submit("H2", 100, 1)];
+    await Promise.all(jobs);
+    expect(order).toEqual(["L1", "H1", "H2"]);
+  });
+});

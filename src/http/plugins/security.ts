@@ -3,7 +3,7 @@
  * own scripts and styles from this origin only (no CDN, no inline scripts, no framing); and the per-key limits,
  * per process or shared across replicas through Redis (docs/deploy.md).
  *
- * Limits by cost, not count (docs/decisions.md "fair sharing"): each key has three fixed one-minute budgets,
+ * Limits by cost, not count (docs/decisions.md "Fair sharing and bounded memory"): each key has three fixed one-minute budgets,
  * - reads (`/v1/info`, `/v1/timeseries/*`): `READ_RATE_LIMIT_PER_MINUTE` requests (a client fetching one series per
  *   request for a whole store stays under it);
  * - every other /v1 request: `RATE_LIMIT_PER_MINUTE` requests;

@@ -104,20 +104,21 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
     }, async (req, reply) => {
       const request = req.body as RequestBody;
       // The version this request runs on, start to finish (a reload meanwhile does not affect it).
-      const { snapshot } = ctx.live.current;
+      const { snapshot, store } = ctx.live.current;
       const etag = etagOf({ route: `POST /v1/optimiser/${kind}`, request, store: snapshot.version.hash, engine: ctx.engineVersion });
       const pre = precondition(req.headers[HEADER.ifNoneMatch], etag);
       // A listed tag was sent with a 200 for these very inputs: the client's copy is current.
       if (pre === "match" || (pre === "any" && ctx.seenTags.has(etag))) return reply.code(304).header(HEADER.etag, etag).send();
+      // While slow clients hold too many unsent bytes, start nothing new (503 RESPONSE_BACKLOG).
+      ctx.responses?.admit();
       // If the client goes away first, stop its computation (queued: dropped; running: its worker is replaced).
       const gone = new AbortController();
       const onClose = () => {
         if (!reply.raw.writableEnded) gone.abort();
       };
       reply.raw.once("close", onClose);
-      // While slow clients hold too many unsent bytes, start nothing new (503 RESPONSE_BACKLOG).
-      ctx.responses?.admit();
-      const result = await ctx.pool.run({ kind, request, snapshot }, undefined, { cancel: gone.signal, key: req.apiKeyId ?? "" })
+      const cost = estimateCost(store, kind, request);
+      const result = await ctx.pool.run({ kind, request, snapshot }, undefined, { cancel: gone.signal, key: req.apiKeyId ?? "", cost })
         .finally(() => reply.raw.off("close", onClose));
       ctx.seenTags.add(etag);
       // `*` on a response not seen before: it exists now (computed without error), so the answer is still 304.
