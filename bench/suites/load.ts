@@ -22,7 +22,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseIsoDay } from "../../src/domain/dates.js";
@@ -205,8 +205,7 @@ export default async function load(): Promise<void> {
       if (res.status !== 200) throw new Error(`warm-up of ${w.name} failed: ${res.status}`);
       sizes.push(`${w.name}: ${(bytes / 1024).toFixed(0)} KiB`);
     }
-    const info = (await (await fetch(`${server.url}/v1/info`, { headers })).json()) as { limits?: { workers?: number } };
-    console.log(`\n## load: ${N_STORE}-ticker store, ${T_STORE - 252} test days, ${info.limits?.workers ?? "?"} workers, ` +
+    console.log(`\n## load: ${N_STORE}-ticker store, ${T_STORE - 252} test days, ${availableParallelism()} workers (= cores), ` +
       `${SECONDS} s per run; responses ${sizes.join(", ")}`);
     const rows = [];
     for (const w of workloads) {
@@ -231,7 +230,7 @@ export default async function load(): Promise<void> {
     server.resetPeak();
     const big = JSON.stringify({ tickers: m.tickers.slice(0, 20), run_count: 100, seed: "2" });
     const t0 = performance.now();
-    const readers = Array.from({ length: 10 }, () => slowReader(server.port, key, big, 20_000));
+    const readers = Array.from({ length: 10 }, () => slowReader(server.port, key, big, 12_000));
     await sleep(200);
     const other = await sequential(8, () => post("paths", t20, { ...headers, "x-api-key": keyB }));
     const ended = await Promise.all(readers);
