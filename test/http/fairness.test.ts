@@ -7,7 +7,12 @@
  * - keys take turns for the workers: with one worker, a key saturating it with heavy sims delays another key's small
  *   /paths by one job at most (the one running). Asserted on completion ORDER, not on timing thresholds.
  */
+import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { installAuth } from "../../src/http/plugins/auth.js";
+import { installErrorHandling } from "../../src/http/plugins/errors.js";
+import { installRateLimit } from "../../src/http/plugins/security.js";
+import { describeWithServers, missingServers, redisCommand, startRedis, type RunningRedis } from "../helpers/servers.js";
 import { hashKey } from "../../src/config.js";
 import { estimateCost } from "../../src/http/routes/optimiser.js";
 import { closeTestApp, createTestApp, OTHER_KEY, TEST_KEY, type TestApp } from "../helpers/app.js";
@@ -125,3 +130,48 @@ async function until(cond: () => boolean, what: string, ms = 10_000): Promise<vo
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+describeWithServers("the per-key budgets on a real Redis", missingServers("redis-server"), () => {
+  let redis: RunningRedis;
+  let app: FastifyInstance;
+  const KEY = "fair-redis-key-0123456789abcdef";
+  beforeAll(async () => {
+    redis = await startRedis();
+    app = Fastify({ logger: false });
+    installErrorHandling(app, { bodyLimit: 1024 });
+    await app.register(async (v1) => {
+      installAuth(v1, [hashKey(KEY)]);
+      await installRateLimit(v1, {
+        perMinute: 100, readPerMinute: 3, costPerMinute: 1000, redisUrl: redis.url, windowMs: 60_000,
+        costOf: (req) => (req.routeOptions.url === "/v1/optimiser/work" ? Number((req.body as { cost: number }).cost) : undefined),
+      });
+      v1.get("/timeseries/:t", async () => ({ ok: true }));
+      v1.post("/optimiser/work", async () => ({ ok: true }));
+    }, { prefix: "/v1" });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await redis?.stop();
+  });
+
+  it("counts reads and compute cost in their own Redis counters, keyed by the key's hash, never the key", async () => {
+    const read = () => app.inject({ url: "/v1/timeseries/X", headers: { "x-api-key": KEY } });
+    const work = (cost: number) => app.inject({
+      method: "POST", url: "/v1/optimiser/work", headers: { "x-api-key": KEY, "content-type": "application/json" }, payload: { cost },
+    });
+    expect([(await read()).statusCode, (await read()).statusCode, (await read()).statusCode, (await read()).statusCode])
+      .toEqual([200, 200, 200, 429]);
+    expect((await work(600)).statusCode).toBe(200);
+    expect((await work(600)).statusCode).toBe(200);
+    const spent = await work(1);
+    expect(spent.statusCode).toBe(429);
+    expect(spent.json().detail).toContain("COMPUTE_COST_PER_MINUTE");
+    const id = keyIdOf(KEY);
+    expect(await redisCommand(redis.port, `GET folio:rate:cost:key:${id}`)).toMatch(/^\$4\r\n1201\r\n/);
+    expect(await redisCommand(redis.port, `GET folio:rate:read:key:${id}`)).toMatch(/^\$1\r\n4\r\n/);
+    const keys = await redisCommand(redis.port, "KEYS *");
+    expect(keys).not.toContain(KEY);
+    expect(keys).toContain(`folio:rate:key:${id}`);
+  });
+});
