@@ -55,8 +55,6 @@ const REDIS_COMMAND_TIMEOUT_MS = 250;
 /** How long start-up waits for the first Redis connection before serving with the per-process fallback. */
 const REDIS_CONNECT_WAIT_MS = 3_000;
 
-type IncrCallback = (err: Error | null, res?: { current: number; ttl: number }) => void;
-
 /**
  * A fixed window per key in this process's memory: the fallback store, and the only one without REDIS_URL.
  * Entries whose window has passed are dropped on a sweep, so the map is bounded by the keys active in one window.
