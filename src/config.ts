@@ -38,6 +38,16 @@ export const EnvSchema = z.object({
   WORKERS: int(1, 256, Math.max(1, availableParallelism())),
   QUEUE_SIZE: int(0, 100_000, 64),
   RATE_LIMIT_PER_MINUTE: int(1, 1_000_000, 300),
+  READ_RATE_LIMIT_PER_MINUTE: int(1, 10_000_000, 6_000),
+  COMPUTE_COST_PER_MINUTE: int(1, Number.MAX_SAFE_INTEGER, 100_000_000),
+  // 0: twice the worker count.
+  MAX_INFLIGHT_PER_KEY: int(0, 100_000, 0),
+  MAX_PENDING_RESPONSE_BYTES: int(1024 * 1024, Number.MAX_SAFE_INTEGER, 512 * 1024 * 1024),
+  MIN_READ_BYTES_PER_SECOND: int(0, 1_000_000_000, 16 * 1024),
+  MIN_READ_WINDOW_SECONDS: int(1, 3600, 10),
+  LIGHT_TASK_COST: int(1, Number.MAX_SAFE_INTEGER, 1_000_000),
+  // Unset: 1 when WORKERS ≥ 2, else 0.
+  RESERVED_LIGHT_WORKERS: z.coerce.number().int().min(0).max(255).optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
 });
 
@@ -60,8 +70,42 @@ export interface Limits {
   workers: number;
   /** Computations allowed to wait for a worker; beyond that → 503 OVERLOADED. */
   queueSize: number;
-  /** Requests per API key per minute; beyond that → 429 RATE_LIMITED. */
+  /** Requests per API key per minute other than cheap reads; beyond that → 429 RATE_LIMITED. */
   ratePerMinute: number;
+  /** Cheap reads (/v1/info, /v1/timeseries/*) per API key per minute (default 6,000); beyond that → 429. */
+  readRatePerMinute?: number;
+  /**
+   * Compute cost per API key per minute (default 100,000,000): a POST /v1/optimiser/* costs tickers × test days ×
+   * runs (runs = 1 except sims), estimated before computing (docs/decisions.md "Fair sharing and bounded memory"); → 429 RATE_LIMITED.
+   */
+  computeCostPerMinute?: number;
+  /** Computations one key may have running or waiting (default 2 × workers); beyond that → 429 TOO_MANY_IN_FLIGHT. */
+  maxInflightPerKey?: number;
+  /** Response bytes allowed to wait for slow clients (default 512 MiB); beyond that → 503 RESPONSE_BACKLOG. */
+  maxPendingResponseBytes?: number;
+  /** A client reading a large response slower than this (bytes/s, over `minReadWindowMs`) is dropped; 0: never. */
+  minReadBytesPerSecond?: number;
+  /** The window over which the read rate is checked, ms (default 10,000). */
+  minReadWindowMs?: number;
+  /** A computation costing more than this (tickers × test days × runs) is heavy (default 1,000,000). */
+  lightTaskCost?: number;
+  /** Workers that heavy computations leave to light ones (default 1 with 2 or more workers, else 0). */
+  reservedLightWorkers?: number;
+}
+
+/** The optional limits with their defaults filled in (for a Limits built by hand, e.g. in tests and benches). */
+export function fullLimits(l: Limits): Required<Limits> {
+  return {
+    ...l,
+    readRatePerMinute: l.readRatePerMinute ?? 6_000,
+    computeCostPerMinute: l.computeCostPerMinute ?? 100_000_000,
+    maxInflightPerKey: l.maxInflightPerKey ?? 2 * l.workers,
+    maxPendingResponseBytes: l.maxPendingResponseBytes ?? 512 * 1024 * 1024,
+    minReadBytesPerSecond: l.minReadBytesPerSecond ?? 16 * 1024,
+    minReadWindowMs: l.minReadWindowMs ?? 10_000,
+    lightTaskCost: l.lightTaskCost ?? 1_000_000,
+    reservedLightWorkers: l.reservedLightWorkers ?? (l.workers >= 2 ? 1 : 0),
+  };
 }
 
 export interface Config {
@@ -189,6 +233,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       workers: e.WORKERS,
       queueSize: e.QUEUE_SIZE,
       ratePerMinute: e.RATE_LIMIT_PER_MINUTE,
+      readRatePerMinute: e.READ_RATE_LIMIT_PER_MINUTE,
+      computeCostPerMinute: e.COMPUTE_COST_PER_MINUTE,
+      maxInflightPerKey: e.MAX_INFLIGHT_PER_KEY === 0 ? 2 * e.WORKERS : e.MAX_INFLIGHT_PER_KEY,
+      maxPendingResponseBytes: e.MAX_PENDING_RESPONSE_BYTES,
+      minReadBytesPerSecond: e.MIN_READ_BYTES_PER_SECOND,
+      minReadWindowMs: e.MIN_READ_WINDOW_SECONDS * 1000,
+      lightTaskCost: e.LIGHT_TASK_COST,
+      reservedLightWorkers: e.RESERVED_LIGHT_WORKERS ?? (e.WORKERS >= 2 ? 1 : 0),
     },
     keyHashes: keys.map(hashKey),
     keySource,

@@ -96,14 +96,22 @@ export const CATALOGUE = {
     "Lower run_count or narrow start/end."),
   HEADERS_TOO_LARGE: entry(431, "Request headers too large", () =>
     "The request's headers are larger than the server accepts. Send fewer or shorter headers."),
-  RATE_LIMITED: entry<{ retryAfter: number }>(429, "Rate limited", (a) =>
-    `Too many requests for this API key. Retry after ${a.retryAfter} s.`),
+  RATE_LIMITED: entry<{ retryAfter: number; budget?: string }>(429, "Rate limited", (a) =>
+    a.budget === undefined
+      ? `Too many requests for this API key. Retry after ${a.retryAfter} s.`
+      : `This API key has used its ${a.budget} for this minute. Retry after ${a.retryAfter} s.`),
+  TOO_MANY_IN_FLIGHT: entry<{ limit: number; retryAfter: number }>(429, "Too many in flight", (a) =>
+    `This API key already has ${a.limit} computations running or waiting (MAX_INFLIGHT_PER_KEY). Wait for one to ` +
+    `finish, then retry (after ${a.retryAfter} s).`),
   SOLVER_FAILED: entry<{ strategy: string; reason: string }>(500, "Solver failed", (a) =>
     `The ${a.strategy} optimiser could not certify a solution (${a.reason}). This is a bug: please report the request.`),
   INTERNAL_ERROR: entry(500, "Internal error", () =>
     "An unexpected error occurred. It has been logged with the request id; please report it."),
   OVERLOADED: entry<{ retryAfter: number }>(503, "Overloaded", (a) =>
     `The compute queue is full. Retry after ${a.retryAfter} s.`),
+  RESPONSE_BACKLOG: entry<{ retryAfter: number }>(503, "Response backlog", (a) =>
+    `Too many response bytes are waiting for slow clients (MAX_PENDING_RESPONSE_BYTES); no new computation is ` +
+    `started until they drain. Retry after ${a.retryAfter} s.`),
   NOT_READY: entry(503, "Not ready", () => "The engine or the price store is not loaded yet. Retry shortly."),
   COMPUTE_TIMEOUT: entry<{ limitMs: number }>(504, "Compute timeout", (a) =>
     `The computation exceeded the limit of ${a.limitMs} ms and was stopped. Send fewer tickers or a shorter date range.`),

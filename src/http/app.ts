@@ -12,7 +12,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import type { z } from "zod";
-import { packageVersion, type Config, type Limits } from "../config.js";
+import { fullLimits, packageVersion, type Config, type Limits } from "../config.js";
 import { folioError } from "../errors.js";
 import { memoryBackend, openBackend } from "../store/backend.js";
 import { LiveStore } from "../store/live.js";
@@ -25,8 +25,10 @@ import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LE
 import { installRateLimit, installSecurityHeaders } from "./plugins/security.js";
 import type { AppContext } from "./routes/context.js";
 import { healthRoute, infoRoute, readyRoute } from "./routes/meta.js";
-import { optimiserRoutes } from "./routes/optimiser.js";
+import { estimateCost, optimiserRoutes } from "./routes/optimiser.js";
 import { simsSummaryRoute } from "./routes/summary.js";
+import { ResponseBudget } from "./response-budget.js";
+import type { RequestBody } from "../workers/tasks.js";
 import { timeseriesRoutes } from "./routes/timeseries.js";
 import { validationError } from "./schemas.js";
 import { webPlugin } from "./web.js";
@@ -102,6 +104,7 @@ interface Built {
 async function build(options: AppOptions, built: Built): Promise<FastifyInstance> {
   const limits: Limits = options.config.limits;
   const tls = options.config.tls;
+  const full = fullLimits(limits);
   const app = Fastify({
     // HTTPS when a certificate is configured, speaking HTTP/2 to clients that offer it (ALPN) and HTTP/1.1 to the
     // others, on the same port (README, "TLS").
@@ -157,8 +160,16 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     timeoutMs: limits.computeTimeoutMs,
     allowTestTasks: options.allowTestTasks ?? false,
     maxResponseValues: limits.maxResponseValues,
+    maxInflightPerKey: full.maxInflightPerKey,
+    reservedLightWorkers: full.reservedLightWorkers,
+    lightTaskCost: full.lightTaskCost,
   });
   built.pool = pool;
+  const responses = new ResponseBudget({
+    maxPendingBytes: full.maxPendingResponseBytes,
+    minReadBytesPerSecond: full.minReadBytesPerSecond,
+    windowMs: full.minReadWindowMs,
+  });
 
   let ready = false;
   let closing = false;
@@ -166,7 +177,7 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     get store() {
       return live.current.store;
     },
-    live, pool, limits, version: packageVersion(), engineVersion: engineVersion(), seenTags: new SeenTags(),
+    live, pool, responses, limits, version: packageVersion(), engineVersion: engineVersion(), seenTags: new SeenTags(),
     rateLimitScope: "process",
     isReady: () => ready,
     isClosing: () => closing,
@@ -220,6 +231,13 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     installAuth(v1, options.config.keyHashes);
     ctx.rateLimitScope = await installRateLimit(v1, {
       perMinute: limits.ratePerMinute,
+      readPerMinute: full.readRatePerMinute,
+      costPerMinute: full.computeCostPerMinute,
+      costOf: (req) => {
+        const url = req.routeOptions.url ?? "";
+        if (!url.startsWith("/v1/optimiser/")) return undefined;
+        return estimateCost(live.current.store, url.slice("/v1/optimiser/".length), req.body as RequestBody);
+      },
       ...(options.config.redisUrl !== undefined ? { redisUrl: options.config.redisUrl } : {}),
     });
     infoRoute(v1, ctx);

@@ -57,15 +57,18 @@ export interface SchemaLimits {
   maxRunCount: number;
 }
 
+const nonEmptyTickers = () =>
+  z.array(TickerString, { error: "must be an array of ticker strings" }).min(1, { error: "must hold at least one ticker" });
+
 function tickersSchema(maxTickers: number) {
   return z
     .union(
       [
         TickerString.transform((t) => [t]),
         // maxTickers 0: no limit beyond the store's size (src/config.ts; duplicates and unknown tickers are refused).
-        z.array(TickerString, { error: "must be an array of ticker strings" })
-          .min(1, { error: "must hold at least one ticker" })
-          .max(maxTickers > 0 ? maxTickers : Number.MAX_SAFE_INTEGER, { error: `must hold at most ${maxTickers} tickers` }),
+        maxTickers > 0
+          ? nonEmptyTickers().max(maxTickers, { error: `must hold at most ${maxTickers} tickers` })
+          : nonEmptyTickers(),
       ],
       { error: "must be a ticker string or a non-empty array of ticker strings" },
     )

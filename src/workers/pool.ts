@@ -3,6 +3,14 @@
  *
  * - Bounded queue: when every worker is busy and `queueSize` tasks already wait, `run` fails at once with
  *   503 OVERLOADED (retry-after) instead of queueing without bound.
+ * - Fair between keys: waiting tasks are held here, not in piscina, one FIFO per key; when a worker frees up, the
+ *   next task is taken from the key with the fewest running tasks (ties: the key served longest ago). So a key that
+ *   floods the queue delays another key by at most one job per worker (docs/decisions.md "Fair sharing and bounded memory").
+ * - Per-key cap: a key with `maxInflightPerKey` tasks running or waiting gets 429 TOO_MANY_IN_FLIGHT.
+ * - A light lane: a task whose cost (tickers × test days × runs) is above `lightTaskCost` is heavy, and heavy tasks
+ *   may occupy at most `workers − reservedLightWorkers` workers. Workers do not preempt, so without this a key
+ *   keeping every worker busy with multi-second sims would make another key's small request wait for one of them;
+ *   with it, a light task finds a worker that runs light tasks only.
  * - Deadline: each task gets an AbortSignal that fires after `timeoutMs` (queue wait included). A running task is
  *   stopped by terminating its worker (piscina starts a replacement, which loads the engine again) → 504
  *   COMPUTE_TIMEOUT.
@@ -38,6 +46,40 @@ export interface PoolOptions {
   filename?: string;
   /** Seconds suggested in retry-after when the queue is full. */
   retryAfterSeconds?: number;
+  /** Most tasks one key may have running or waiting (default: unlimited). */
+  maxInflightPerKey?: number;
+  /** Workers kept for light tasks (default 0; at most workers − 1). */
+  reservedLightWorkers?: number;
+  /** Tasks costing more than this are heavy (default: none is). */
+  lightTaskCost?: number;
+}
+
+/** Who a task is for (the API key's id); tasks of one key run in order, keys take turns. */
+export interface RunOptions {
+  timeoutMs?: number;
+  /** The client went away: drop the task (queued) or stop its worker (running). */
+  cancel?: AbortSignal;
+  /** Fairness key (default "": the service's own tasks, e.g. the readiness ping). */
+  key?: string;
+  /** The task's cost (tickers × test days × runs); above `lightTaskCost` it is heavy. Default: light. */
+  cost?: number;
+}
+
+/** A task waiting for a worker. */
+interface Waiting {
+  task: ComputeTask;
+  key: string;
+  heavy: boolean;
+  signal: AbortSignal;
+  start: () => void;
+}
+
+/** Per-key bookkeeping: tasks waiting (FIFO), tasks running, tasks in flight, when last served. */
+interface KeyState {
+  waiting: Waiting[];
+  running: number;
+  inflight: number;
+  lastServed: number;
 }
 
 export interface ComputeResult {
@@ -57,6 +99,8 @@ export interface PoolStats {
   timedOut: number;
   /** Tasks refused because the queue was full. */
   rejected: number;
+  /** Tasks refused because their key had MAX_INFLIGHT_PER_KEY in flight. */
+  rejectedPerKey: number;
   /** Tasks abandoned because their client went away. */
   cancelled: number;
 }
@@ -71,7 +115,16 @@ export class ComputePool {
   private timedOut = 0;
   private cancelled = 0;
   private rejected = 0;
+  private rejectedPerKey = 0;
+  /** Tasks in flight (running or waiting). */
   private running = 0;
+  /** Tasks handed to piscina (at most `workers`, so piscina's own queue stays empty). */
+  private active = 0;
+  /** Of those, heavy tasks. */
+  private heavyActive = 0;
+  private waitingCount = 0;
+  private serveSeq = 0;
+  private readonly keys = new Map<string, KeyState>();
   private closed = false;
 
   constructor(options: PoolOptions) {
@@ -86,7 +139,11 @@ export class ComputePool {
       allowTestTasks: options.allowTestTasks ?? false,
       retryAfterSeconds: options.retryAfterSeconds ?? 1,
       maxResponseValues: options.maxResponseValues ?? 10_000_000,
+      maxInflightPerKey: Math.max(1, Math.floor(options.maxInflightPerKey ?? Number.MAX_SAFE_INTEGER)),
+      reservedLightWorkers: 0,
+      lightTaskCost: options.lightTaskCost ?? Infinity,
     };
+    this.opts.reservedLightWorkers = Math.min(this.opts.workers - 1, Math.max(0, Math.floor(options.reservedLightWorkers ?? 0)));
     const workerData: WorkerConfig = {
       allowTestTasks: this.opts.allowTestTasks,
       maxResponseValues: this.opts.maxResponseValues,
@@ -119,12 +176,18 @@ export class ComputePool {
     return {
       workers: this.piscina.threads.length,
       busy: this.running,
-      queued: this.piscina.queueSize,
+      queued: this.waitingCount,
       completed: this.piscina.completed,
       timedOut: this.timedOut,
       rejected: this.rejected,
+      rejectedPerKey: this.rejectedPerKey,
       cancelled: this.cancelled,
     };
+  }
+
+  /** Tasks the key has running or waiting. */
+  inflightOf(key: string): number {
+    return this.keys.get(key)?.inflight ?? 0;
   }
 
   /**
@@ -136,45 +199,133 @@ export class ComputePool {
   }
 
   /**
-   * Run one task under the deadline; throws FolioError (OVERLOADED, COMPUTE_TIMEOUT, or the worker's own).
-   * `cancel` (e.g. the client closed its connection) stops the task the same way as the deadline: a queued task is
-   * dropped, a running one's worker is terminated and replaced; the promise then rejects with ClientClosedError.
+   * Run one task under the deadline; throws FolioError (OVERLOADED, TOO_MANY_IN_FLIGHT, COMPUTE_TIMEOUT, or the
+   * worker's own). `cancel` (e.g. the client closed its connection) stops the task the same way as the deadline: a
+   * queued task is dropped, a running one's worker is terminated and replaced; the promise then rejects with
+   * ClientClosedError. The third argument may be a RunOptions (with the fairness key) instead of the signal.
    */
-  async run(task: ComputeTask, timeoutMs = this.opts.timeoutMs, cancel?: AbortSignal): Promise<ComputeResult> {
+  async run(task: ComputeTask, timeoutMs?: number, cancel?: AbortSignal | RunOptions): Promise<ComputeResult> {
+    const o: RunOptions = cancel instanceof AbortSignal || cancel === undefined ? { cancel } : cancel;
+    const limitMs = timeoutMs ?? o.timeoutMs ?? this.opts.timeoutMs;
+    const key = o.key ?? "";
+    const heavy = (o.cost ?? 0) > this.opts.lightTaskCost;
     if (this.closed) throw folioError("NOT_READY", {});
-    if (cancel?.aborted) throw new ClientClosedError();
+    if (o.cancel?.aborted) throw new ClientClosedError();
     if (this.running >= this.opts.workers + this.opts.queueSize) {
       this.rejected++;
       const retryAfter = this.opts.retryAfterSeconds;
       throw folioError("OVERLOADED", { retryAfter }, { retryAfter });
+    }
+    const state = this.stateOf(key);
+    if (key !== "" && state.inflight >= this.opts.maxInflightPerKey) {
+      this.rejectedPerKey++;
+      const retryAfter = this.opts.retryAfterSeconds;
+      throw folioError("TOO_MANY_IN_FLIGHT", { limit: this.opts.maxInflightPerKey, retryAfter }, { retryAfter, limit: this.opts.maxInflightPerKey });
     }
     const stop = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
       stop.abort(new Error("deadline"));
-    }, timeoutMs);
+    }, limitMs);
     const onCancel = () => stop.abort(new Error("client closed"));
-    cancel?.addEventListener("abort", onCancel, { once: true });
+    o.cancel?.addEventListener("abort", onCancel, { once: true });
     this.running++;
+    state.inflight++;
     let result: TaskResult;
     try {
-      result = await this.piscina.run(task, { signal: stop.signal });
+      await this.admit(task, key, heavy, state, stop.signal);
+      try {
+        result = await this.piscina.run(task, { signal: stop.signal });
+      } finally {
+        this.active--;
+        if (heavy) this.heavyActive--;
+        state.running--;
+        this.dispatch();
+      }
     } catch (e) {
-      if (!timedOut && cancel?.aborted) {
+      if (!timedOut && o.cancel?.aborted) {
         this.cancelled++;
         throw new ClientClosedError();
       }
-      throw this.mapFailure(e, timedOut, timeoutMs);
+      throw this.mapFailure(e, timedOut, limitMs);
     } finally {
       clearTimeout(timer);
-      cancel?.removeEventListener("abort", onCancel);
+      o.cancel?.removeEventListener("abort", onCancel);
       this.running--;
+      state.inflight--;
+      if (state.inflight === 0 && state.waiting.length === 0) this.keys.delete(key);
     }
     if (!result.ok) throw fromWire(result.error);
     const bytes = result.body;
     const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     return result.meta === undefined ? { body } : { body, meta: result.meta };
+  }
+
+  private stateOf(key: string): KeyState {
+    let st = this.keys.get(key);
+    if (st === undefined) {
+      st = { waiting: [], running: 0, inflight: 0, lastServed: -1 };
+      this.keys.set(key, st);
+    }
+    return st;
+  }
+
+  /**
+   * Resolve when dispatch() gives the task a worker (at once when one is free for it). Rejects with the signal's
+   * reason if it fires while the task waits (deadline or client gone).
+   */
+  private admit(task: ComputeTask, key: string, heavy: boolean, state: KeyState, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        const i = state.waiting.indexOf(w);
+        if (i >= 0) {
+          state.waiting.splice(i, 1);
+          this.waitingCount--;
+        }
+        reject(signal.reason);
+      };
+      const w: Waiting = {
+        task, key, heavy, signal,
+        start: () => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        },
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      state.waiting.push(w);
+      this.waitingCount++;
+      this.dispatch();
+    });
+  }
+
+  /** Whether a free worker may take this task now (heavy tasks leave the reserved workers to light ones). */
+  private canStart(w: Waiting): boolean {
+    return !w.heavy || this.heavyActive < this.opts.workers - this.opts.reservedLightWorkers;
+  }
+
+  /**
+   * Give free workers to waiting tasks: among the keys whose next task may start, the one with the fewest running
+   * tasks first, then the one served longest ago; within a key, FIFO.
+   */
+  private dispatch(): void {
+    while (this.active < this.opts.workers && this.waitingCount > 0) {
+      let best: KeyState | undefined;
+      for (const st of this.keys.values()) {
+        if (st.waiting.length === 0 || !this.canStart(st.waiting[0])) continue;
+        if (best === undefined || st.running < best.running || (st.running === best.running && st.lastServed < best.lastServed)) {
+          best = st;
+        }
+      }
+      if (best === undefined) return;
+      const w = best.waiting.shift()!;
+      this.waitingCount--;
+      this.active++;
+      if (w.heavy) this.heavyActive++;
+      best.running++;
+      best.lastServed = this.serveSeq++;
+      w.start();
+    }
   }
 
   private mapFailure(e: unknown, timedOut: boolean, timeoutMs: number): FolioError {

@@ -69,6 +69,10 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     timeoutMs: limits.computeTimeoutMs,
     allowTestTasks: true,
     maxResponseValues: limits.maxResponseValues,
+    // Only when a test sets it: other tests send concurrent requests with one key.
+    ...(limits.maxInflightPerKey !== undefined ? { maxInflightPerKey: limits.maxInflightPerKey } : {}),
+    ...(limits.reservedLightWorkers !== undefined ? { reservedLightWorkers: limits.reservedLightWorkers } : {}),
+    ...(limits.lightTaskCost !== undefined ? { lightTaskCost: limits.lightTaskCost } : {}),
   });
   const app = await buildApp({
     config: { limits, keyHashes: (options.keys ?? [TEST_KEY]).map(hashKey) },

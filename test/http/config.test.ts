@@ -28,11 +28,14 @@ describe("loadConfig", () => {
     const c = loadConfig({
       PORT: "9000", HOST: "::1", API_KEYS: KEY_A, DATA_DIR: "/tmp/x", BODY_LIMIT_BYTES: "2048", MAX_TICKERS: "10",
       MAX_RUN_COUNT: "7", MAX_RESPONSE_VALUES: "5000", COMPUTE_TIMEOUT_MS: "1500", WORKERS: "3", QUEUE_SIZE: "0", RATE_LIMIT_PER_MINUTE: "9",
-      LOG_LEVEL: "warn", API_KEYS_FILE: "",
+      READ_RATE_LIMIT_PER_MINUTE: "90", COMPUTE_COST_PER_MINUTE: "12345", MAX_INFLIGHT_PER_KEY: "", MAX_PENDING_RESPONSE_BYTES: "2097152",
+      MIN_READ_BYTES_PER_SECOND: "100", MIN_READ_WINDOW_SECONDS: "3", LOG_LEVEL: "warn", API_KEYS_FILE: "",
     });
     expect(c).toMatchObject({ port: 9000, host: "::1", dataDir: "/tmp/x", logLevel: "warn", keySource: "API_KEYS" });
     expect(c.limits).toEqual({
       bodyLimitBytes: 2048, maxTickers: 10, maxRunCount: 7, maxResponseValues: 5000, computeTimeoutMs: 1500, workers: 3, queueSize: 0, ratePerMinute: 9,
+      readRatePerMinute: 90, computeCostPerMinute: 12345, maxInflightPerKey: 6, maxPendingResponseBytes: 2097152,
+      minReadBytesPerSecond: 100, minReadWindowMs: 3000, lightTaskCost: 1_000_000, reservedLightWorkers: 1,
     });
   });
 

@@ -261,7 +261,7 @@ describe("errors that depend on limits and data", () => {
       dataDir: join(dir, "store"),
       keys: [TEST_KEY, OTHER_KEY, THIRD_KEY],
       // 48 test days (300 closes − 252): a 3-run sims response holds 3 × 21 × 48 = 3024 values.
-      limits: { bodyLimitBytes: 1024, ratePerMinute: 4, maxResponseValues: 3024 },
+      limits: { bodyLimitBytes: 1024, ratePerMinute: 4, readRatePerMinute: 4, maxResponseValues: 3024 },
     });
   });
   afterAll(async () => {
@@ -295,7 +295,7 @@ describe("errors that depend on limits and data", () => {
     expect(p.limit).toBe(1024);
   });
 
-  it("past RATE_LIMIT_PER_MINUTE requests of one key, it answers 429 RATE_LIMITED with retry-after; other keys are unaffected", async () => {
+  it("past READ_RATE_LIMIT_PER_MINUTE reads of one key, it answers 429 RATE_LIMITED with retry-after; other keys are unaffected", async () => {
     const get = (key: string) => t.inject({ method: "GET", url: "/v1/timeseries/info", headers: { "x-api-key": key } });
     for (let i = 0; i < 4; i++) expect((await get(OTHER_KEY)).statusCode).toBe(200);
     const limited = await get(OTHER_KEY);

@@ -4,6 +4,7 @@ import type { SeenTags } from "../etag.js";
 import type { LiveStore } from "../../store/live.js";
 import type { PriceStore } from "../../store/types.js";
 import type { ComputePool } from "../../workers/pool.js";
+import type { ResponseBudget } from "../response-budget.js";
 
 export interface AppContext {
   /** The current store version (read on the event loop: listings and single series only). */
@@ -11,6 +12,8 @@ export interface AppContext {
   /** The store with its snapshots; a request reads `live.current` once and runs on that version throughout. */
   live: LiveStore;
   pool: ComputePool;
+  /** Unsent bytes of large response bodies and the slow-reader check (src/http/response-budget.ts). */
+  responses?: ResponseBudget;
   limits: Limits;
   version: string;
   /** Package version + WebAssembly module hash: part of every ETag. */

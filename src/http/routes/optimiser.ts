@@ -4,9 +4,12 @@
  * response metadata into headers (src/http/headers.ts). Every 200 carries a strong ETag derived from the request,
  * the store version and the engine version before computing; a matching If-None-Match gets 304 without computing.
  */
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { DEFAULTS } from "../../domain/vocabulary.js";
+import { parseIsoDay } from "../../domain/dates.js";
+import type { PriceStore } from "../../store/types.js";
 import type { ComputeKind, RequestBody } from "../../workers/tasks.js";
 import { etagOf, precondition } from "../etag.js";
 import { HEADER, metaHeaders } from "../headers.js";
@@ -35,6 +38,87 @@ const COMMON_NOTE =
   "(strong, from the request, the store version and the engine version: send it back in if-none-match to get 304 " +
   "without a recomputation while neither changed).";
 
+/** Aligned days a request starts its test period after (SPEC.md §2: 252 training days). */
+const TRAIN_DAYS = 252;
+
+/**
+ * The compute cost of a validated request, before computing: tickers × test days × runs (runs = run_count for sims,
+ * 1 otherwise). Test days are estimated from the store: the fewest closes any requested ticker has within
+ * start/end (an upper bound of the common days) minus the 252 training days, at least 1. Unknown tickers count
+ * nothing beyond their share of the ticker count (the request then fails with UNKNOWN_TICKERS).
+ */
+export function estimateCost(store: PriceStore, kind: string, request: RequestBody): number {
+  const lo = request.start === undefined ? -Infinity : parseIsoDay(request.start) ?? -Infinity;
+  const hi = request.end === undefined ? Infinity : parseIsoDay(request.end) ?? Infinity;
+  let days = Infinity;
+  for (const t of request.tickers) {
+    const canonical = store.resolve(t);
+    if (canonical === undefined) continue;
+    const d = store.read(canonical).days;
+    days = Math.min(days, upperBound(d, hi) - lowerBound(d, lo));
+  }
+  const testDays = Number.isFinite(days) ? Math.max(1, days - TRAIN_DAYS) : 1;
+  const runs = kind === "sims" || kind === "sims-summary" ? request.run_count ?? DEFAULTS.run_count : 1;
+  return request.tickers.length * testDays * runs;
+}
+
+/** First index with d[i] >= x. */
+function lowerBound(d: Int32Array, x: number): number {
+  let a = 0;
+  let b = d.length;
+  while (a < b) {
+    const m = (a + b) >>> 1;
+    if (d[m] < x) a = m + 1;
+    else b = m;
+  }
+  return a;
+}
+
+/** First index with d[i] > x. */
+function upperBound(d: Int32Array, x: number): number {
+  let a = 0;
+  let b = d.length;
+  while (a < b) {
+    const m = (a + b) >>> 1;
+    if (d[m] <= x) a = m + 1;
+    else b = m;
+  }
+  return a;
+}
+
+/**
+ * The handler of every compute route (`kind` is the worker's respond kind): ETag first (304 without computing), then
+ * the response backlog, then the pool with the key's turn and the request's estimated cost, cancelled when the client
+ * goes away; the worker's metadata becomes headers here.
+ */
+export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const request = req.body as RequestBody;
+    // The version this request runs on, start to finish (a reload meanwhile does not affect it).
+    const { snapshot, store } = ctx.live.current;
+    const etag = etagOf({ route, request, store: snapshot.version.hash, engine: ctx.engineVersion });
+    const pre = precondition(req.headers[HEADER.ifNoneMatch], etag);
+    // A listed tag was sent with a 200 for these very inputs: the client's copy is current.
+    if (pre === "match" || (pre === "any" && ctx.seenTags.has(etag))) return reply.code(304).header(HEADER.etag, etag).send();
+    // While slow clients hold too many unsent bytes, start nothing new (503 RESPONSE_BACKLOG).
+    ctx.responses?.admit();
+    // If the client goes away first, stop its computation (queued: dropped; running: its worker is replaced).
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!reply.raw.writableEnded) gone.abort();
+    };
+    reply.raw.once("close", onClose);
+    const cost = estimateCost(store, kind, request);
+    const result = await ctx.pool.run({ kind, request, snapshot }, undefined, { cancel: gone.signal, key: req.apiKeyId ?? "", cost })
+      .finally(() => reply.raw.off("close", onClose));
+    ctx.seenTags.add(etag);
+    // `*` on a response not seen before: it exists now (computed without error), so the answer is still 304.
+    if (pre === "any") return reply.code(304).header(HEADER.etag, etag).send();
+    const payload = ctx.responses === undefined ? result.body : ctx.responses.payload(reply, result.body);
+    return reply.headers(metaHeaders(result.meta)).header(HEADER.etag, etag).type(JSON_UTF8).send(payload);
+  };
+}
+
 export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { report: boolean }): void {
   const { OptimiserBody, SimsBody: SimsSchema } = makeSchemas(ctx.limits);
   const r = v1.withTypeProvider<ZodTypeProvider>();
@@ -50,27 +134,7 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
         body,
         response: { 200: response, 304: z.null().describe("Not modified: the etag sent in if-none-match is current."), ...errorResponses },
       },
-    }, async (req, reply) => {
-      const request = req.body as RequestBody;
-      // The version this request runs on, start to finish (a reload meanwhile does not affect it).
-      const { snapshot } = ctx.live.current;
-      const etag = etagOf({ route: `POST /v1/optimiser/${kind}`, request, store: snapshot.version.hash, engine: ctx.engineVersion });
-      const pre = precondition(req.headers[HEADER.ifNoneMatch], etag);
-      // A listed tag was sent with a 200 for these very inputs: the client's copy is current.
-      if (pre === "match" || (pre === "any" && ctx.seenTags.has(etag))) return reply.code(304).header(HEADER.etag, etag).send();
-      // If the client goes away first, stop its computation (queued: dropped; running: its worker is replaced).
-      const gone = new AbortController();
-      const onClose = () => {
-        if (!reply.raw.writableEnded) gone.abort();
-      };
-      reply.raw.once("close", onClose);
-      const result = await ctx.pool.run({ kind, request, snapshot }, undefined, gone.signal)
-        .finally(() => reply.raw.off("close", onClose));
-      ctx.seenTags.add(etag);
-      // `*` on a response not seen before: it exists now (computed without error), so the answer is still 304.
-      if (pre === "any") return reply.code(304).header(HEADER.etag, etag).send();
-      return reply.headers(metaHeaders(result.meta)).header(HEADER.etag, etag).type(JSON_UTF8).send(result.body);
-    });
+    }, computeHandler(ctx, kind, `POST /v1/optimiser/${kind}`));
   };
 
   route("weights", "The 21 long-only weight vectors: strategy id → N weights in request ticker order.", WeightsResponse);

@@ -7,19 +7,16 @@
  * ETag from the request, the store version and the engine version (src/http/etag.ts); If-None-Match gets 304
  * without computing. The full runs stay available from /sims.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { STRATEGY_IDS } from "../../domain/strategies.js";
 import { SIMS_PERCENTILES } from "../../report/summary.js";
-import type { RequestBody } from "../../workers/tasks.js";
-import { etagOf, precondition } from "../etag.js";
-import { HEADER, metaHeaders } from "../headers.js";
 import { requireJson } from "../plugins/errors.js";
 import { makeSchemas, ProblemResponse } from "../schemas.js";
 import type { AppContext } from "./context.js";
+import { computeHandler } from "./optimiser.js";
 
-const JSON_UTF8 = "application/json; charset=utf-8";
 export const SIMS_SUMMARY_PATH = "/optimiser/sims/summary";
 
 const money = z.number().nullable();
@@ -81,21 +78,5 @@ export function simsSummaryRoute(v1: FastifyInstance, ctx: AppContext): void {
         ...errorResponses,
       },
     },
-  }, async (req: FastifyRequest, reply: FastifyReply) => {
-    const request = req.body as RequestBody;
-    const { snapshot } = ctx.live.current;
-    const etag = etagOf({ route: `POST /v1${SIMS_SUMMARY_PATH}`, request, store: snapshot.version.hash, engine: ctx.engineVersion });
-    const pre = precondition(req.headers[HEADER.ifNoneMatch], etag);
-    if (pre === "match" || (pre === "any" && ctx.seenTags.has(etag))) return reply.code(304).header(HEADER.etag, etag).send();
-    const gone = new AbortController();
-    const onClose = () => {
-      if (!reply.raw.writableEnded) gone.abort();
-    };
-    reply.raw.once("close", onClose);
-    const result = await ctx.pool.run({ kind: "sims-summary", request, snapshot }, undefined, gone.signal)
-      .finally(() => reply.raw.off("close", onClose));
-    ctx.seenTags.add(etag);
-    if (pre === "any") return reply.code(304).header(HEADER.etag, etag).send();
-    return reply.headers(metaHeaders(result.meta)).header(HEADER.etag, etag).type(JSON_UTF8).send(result.body);
-  });
+  }, computeHandler(ctx, "sims-summary", `POST /v1${SIMS_SUMMARY_PATH}`));
 }
