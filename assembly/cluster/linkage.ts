@@ -4,18 +4,20 @@ import { syrkUpper } from "../linalg/gemm";
 /**
  * HRP distances (docs/method.md §4.7 step 1): d_ij = √(clip((1 − ρ_ij)/2, 0, 1)), d_ii = 0.
  * Only the upper triangle of C is read and D is written exactly symmetric.
- * Layout: C, D row-major N×N (may not alias). Complexity: N²/2 square roots, no allocation.
+ * Layout: C row-major N×N; D row-major with row stride `ld` ≥ N (default N; only the N×N block is written).
+ *   C and D may not alias. Complexity: N²/2 square roots, no allocation.
  */
-export function correlationDistance(C: usize, N: i32, D: usize): void {
+export function correlationDistance(C: usize, N: i32, D: usize, ld: i32 = 0): void {
+  if (ld < N) ld = N;
   for (let i: i32 = 0; i < N; i++) {
-    store<f64>(D + (<usize>(i * N + i) << 3), 0.0);
+    store<f64>(D + (<usize>(i * ld + i) << 3), 0.0);
     for (let j: i32 = i + 1; j < N; j++) {
       let v = (1.0 - load<f64>(C + (<usize>(i * N + j) << 3))) * 0.5;
       if (v < 0.0) v = 0.0;
       if (v > 1.0) v = 1.0;
       const d = Math.sqrt(v);
-      store<f64>(D + (<usize>(i * N + j) << 3), d);
-      store<f64>(D + (<usize>(j * N + i) << 3), d);
+      store<f64>(D + (<usize>(i * ld + j) << 3), d);
+      store<f64>(D + (<usize>(j * ld + i) << 3), d);
     }
   }
 }
@@ -25,25 +27,23 @@ export function correlationDistance(C: usize, N: i32, D: usize): void {
  * distance between rows (= columns, D symmetric) of D, as scipy `pdist(D)` computes it for the paper's code.
  *
  * Method: Gram form d̃²_ij = G_ii + G_jj − 2G_ij with G = DDᵀ, clamped at 0. G (upper triangle and diagonal) is
- *   computed by `syrkUpper` (linalg/gemm.ts, the shared A·Bᵀ micro-kernel in 4×2 blocks) on a zero-padded copy
- *   (N' × N', N' a multiple of 4): about N³ flops instead of 1.5N³ for explicit differences. Every G entry
+ *   computed by `syrkUpper` (linalg/gemm.ts, the shared A·Bᵀ micro-kernel, cache-blocked) on the zero-padded
+ *   N' × N' block (N' a multiple of 4): about N³ flops instead of 1.5N³ for explicit differences. Every G entry
  *   (diagonal included) uses the same lane split and order, so identical rows give exactly G_ii = G_jj = G_ij and
  *   d̃ = 0, and inputs whose entries are exact binary fractions (the all-ties cases of docs/method.md §11-C/E) give
  *   exact distances. Otherwise the rounding error of d̃² is ≈ ε·(G_ii + G_jj), i.e. relative ≈ 1e-15 for typical
  *   pairs; distances that close are ties up to summation order in scipy as well.
- * Layout: D, Dt row-major N×N (may not alias); Dt holds G while it is built (row i reads G_jj for j > i, which
- *   row i does not overwrite).
- * Preconditions: D finite and symmetric. Convergence: not iterative.
- * Complexity: ≈ N³ flops; scratch N'² f64.
+ * Layout: Dp row-major N'×N' (N' = `paddedOrder(N)`) holding D in its leading N×N block and zeros elsewhere (as
+ *   `correlationDistance(C, N, Dp, N')` leaves a zero-filled block); Dt row-major N×N (may not alias Dp); Dt holds
+ *   G while it is built (row i reads G_jj for j > i, which row i does not overwrite).
+ * Preconditions: D finite and symmetric, the padding zero. Convergence: not iterative.
+ * Complexity: ≈ N³ flops; no allocation (the caller's padded block replaces the copy it once needed: one N² block
+ *   fewer live).
  * Edge cases: N = 1 → Dt = [0].
  */
-export function distanceOfDistances(D: usize, N: i32, Dt: usize): void {
-  const Np = (N + 3) & ~3;
-  const P = scratchF64(Np * Np);
-  memory.fill(P, 0, <usize>(Np * Np) << 3);
-  const rb = <usize>Np << 3;
-  for (let i: i32 = 0; i < N; i++) memory.copy(P + <usize>i * rb, D + (<usize>(i * N) << 3), <usize>N << 3);
-  syrkUpper(P, Np, Np, N, Dt, false);
+export function distanceOfDistances(Dp: usize, N: i32, Dt: usize): void {
+  const Np = paddedOrder(N);
+  syrkUpper(Dp, Np, Np, N, Dt, false);
   for (let i: i32 = 0; i < N; i++) {
     const gi = load<f64>(Dt + (<usize>(i * N + i) << 3));
     store<f64>(Dt + (<usize>(i * N + i) << 3), 0.0);
@@ -55,6 +55,11 @@ export function distanceOfDistances(D: usize, N: i32, Dt: usize): void {
       store<f64>(Dt + (<usize>(j * N + i) << 3), d);
     }
   }
+}
+
+/** The padded order N' of `distanceOfDistances`' input block: N rounded up to a multiple of 4. */
+export function paddedOrder(N: i32): i32 {
+  return (N + 3) & ~3;
 }
 
 /**
