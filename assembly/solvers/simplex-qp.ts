@@ -6,6 +6,9 @@ import { dot, axpy } from "../linalg/blas";
 /** Recompute the free-set factor from scratch after this many up/down-dates (bounds rounding drift). */
 const REFACTOR_EVERY: i32 = 256;
 
+/** Initial row capacity of the free-set factor (doubled as F grows, capped at N). */
+const FACTOR_START: i32 = 64;
+
 /**
  * Long-only, fully-invested quadratic programme on the simplex: min ½ wᵀQw  s.t. 1ᵀw = 1, w ≥ 0
  * (docs/method.md §5.2; GMVP with Q = Σ, MDCP and MDP with Q = C).
@@ -32,7 +35,8 @@ const REFACTOR_EVERY: i32 = 256;
  *   a failed Cholesky refactorisation → `NotPositiveDefinite`; failed certificate → `NotCertified`.
  *   `lastIterations()` reports the iterations used.
  * Complexity: O(k²) per new face plus O(N·k) per multiplier check (k = |F|), O(N·nnz) certificate;
- *   scratch N² + 6N f64 + 2N i32.
+ *   scratch c² + 4N f64 + 3N i32, c = the factor's capacity (64, doubled whenever F outgrows it, at most N:
+ *   c < 2·max|F| + 64), not N².
  * Edge cases: N = 1 → [1]. Q = 11ᵀ (all ρ = 1) → 1/N through the ridge tie-break.
  * References: Nocedal & Wright, Numerical Optimization, 2nd ed. (2006), §16.5, doi:10.1007/978-0-387-40065-5.
  * Departures from docs/method.md §5.2 (none changes the optimum):
@@ -66,7 +70,6 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
   const scale = trace / <f64>N;
   const delta = 1e-12 * scale;
 
-  const L = scratchF64(N * N); // factor of Q̃_FF, row-major with stride N, rows in F-list order
   const w = scratchF64(N);
   const z = scratchF64(N); // per F-position
   const rhs = scratchF64(N); // L⁻¹1 per F-position (updated with every change of the factor)
@@ -74,6 +77,10 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
   const F = scratchI32(N); // F list (asset indices, insertion order)
   const inF = scratchI32(N); // 1 if the asset is free
   const tabu = scratchI32(N); // 1: entered on a multiplier that the next solve contradicted (rounding noise)
+  // The factor of Q̃_FF, row-major with row stride `ld` (its capacity), rows in F-list order. Sized k × k, not
+  // N × N: allocated last, so that `growFactor` extends it in place (heap.realloc of the arena's last block).
+  let ld: i32 = N < FACTOR_START ? N : FACTOR_START;
+  let L = scratchF64(ld * ld);
   memory.fill(w, 0, <usize>N << 3);
   memory.fill(inF, 0, <usize>N << 2);
   memory.fill(tabu, 0, <usize>N << 2);
@@ -90,7 +97,7 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
   let k: i32 = 1;
   store<i32>(F, k0);
   store<i32>(inF + (<usize>k0 << 2), 1);
-  if (!refactor(Q, N, delta, F, k, L, rhs)) return Status.NotPositiveDefinite;
+  if (!refactor(Q, N, delta, F, k, L, ld, rhs)) return Status.NotPositiveDefinite;
   let updates: i32 = 0;
 
   const maxIter = 20 * N + 100;
@@ -101,7 +108,7 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
     if (!zValid) {
       // z = Q̃_FF⁻¹ 1, then w* = z / Σz
       memory.copy(z, rhs, <usize>k << 3); // rhs = L⁻¹1, kept up to date with the factor
-      backL(L, N, k, z);
+      backL(L, ld, k, z);
       let sz = 0.0;
       for (let a: i32 = 0; a < k; a++) sz += load<f64>(z + (<usize>a << 3));
       for (let a: i32 = 0; a < k; a++) store<f64>(z + (<usize>a << 3), load<f64>(z + (<usize>a << 3)) / sz);
@@ -166,15 +173,20 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
       }
       if (jmin < 0 || mumin >= -1e-13 * Math.abs(lam)) { done = true; break; }
       // append jmin to F
+      if (k == ld) {
+        const cap = ld <= (N >> 1) ? ld << 1 : N;
+        L = growFactor(L, ld, cap, k);
+        ld = cap;
+      }
       lastAdded = jmin;
       zValid = false;
       store<i32>(F + (<usize>k << 2), jmin);
       store<i32>(inF + (<usize>jmin << 2), 1);
       k++;
       updates++;
-      if (updates > REFACTOR_EVERY || !appendRow(Q, N, delta, F, k, L, rhs)) {
+      if (updates > REFACTOR_EVERY || !appendRow(Q, N, delta, F, k, L, ld, rhs)) {
         updates = 0;
-        if (!refactor(Q, N, delta, F, k, L, rhs)) return Status.NotPositiveDefinite;
+        if (!refactor(Q, N, delta, F, k, L, ld, rhs)) return Status.NotPositiveDefinite;
       }
     } else {
       // ratio test over F with p < 0; ties → lowest asset index
@@ -213,13 +225,13 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
       if (blockPos >= 0) {
         zValid = false;
         store<i32>(inF + (<usize>blockAsset << 2), 0);
-        removeRow(L, N, k, blockPos, rhs);
+        removeRow(L, ld, k, blockPos, rhs);
         for (let a: i32 = blockPos; a < k - 1; a++) store<i32>(F + (<usize>a << 2), load<i32>(F + (<usize>(a + 1) << 2)));
         k--;
         updates++;
         if (updates > REFACTOR_EVERY) {
           updates = 0;
-          if (!refactor(Q, N, delta, F, k, L, rhs)) return Status.NotPositiveDefinite;
+          if (!refactor(Q, N, delta, F, k, L, ld, rhs)) return Status.NotPositiveDefinite;
         }
       }
     }
@@ -289,10 +301,24 @@ export function kktResidual(Q: usize, N: i32, w: usize, g: usize): f64 {
   return b > r ? b : r;
 }
 
+/**
+ * Widen the factor's row stride from `ld` to `cap` (> ld), keeping its k rows: the block is the arena's last
+ * allocation, so `heap.realloc` extends it in place (stub runtime; another runtime copies it), then the rows move
+ * to their new offsets from the last to the first (each moves up, so no row is overwritten before it moves).
+ * Returns the (possibly moved) block. O(k²) per doubling.
+ */
+function growFactor(L: usize, ld: i32, cap: i32, k: i32): usize {
+  const M = heap.realloc(L, <usize>cap * <usize>cap << 3);
+  for (let a: i32 = k - 1; a > 0; a--) {
+    memory.copy(M + <usize>a * (<usize>cap << 3), M + <usize>a * (<usize>ld << 3), <usize>k << 3);
+  }
+  return M;
+}
+
 /** Factor Q̃_FF = L Lᵀ from scratch (rows/cols in F-list order) and y = L⁻¹1; false on a pivot ≤ 1e-300. O(k³/3). */
-function refactor(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, y: usize): bool {
+function refactor(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, ld: i32, y: usize): bool {
   const rowQ = <usize>N << 3;
-  const rowL = <usize>N << 3;
+  const rowL = <usize>ld << 3;
   for (let a: i32 = 0; a < k; a++) {
     const ia = load<i32>(F + (<usize>a << 2));
     const La = L + <usize>a * rowL;
@@ -318,9 +344,9 @@ function refactor(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, y: u
 }
 
 /** Append the last F entry (position k−1) as a new row of L (forward solve + pivot) and extend y = L⁻¹1. O(k²). */
-function appendRow(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, y: usize): bool {
+function appendRow(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, ld: i32, y: usize): bool {
   const rowQ = <usize>N << 3;
-  const rowL = <usize>N << 3;
+  const rowL = <usize>ld << 3;
   const m = k - 1;
   const q = load<i32>(F + (<usize>m << 2));
   const Qq = Q + <usize>q * rowQ;
@@ -344,8 +370,8 @@ function appendRow(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, y: 
  * y = L⁻¹1 follows: with M = L minus row p, M y = 1, and M G = [L' 0] gives L'(Gᵀy)[0..k−1) = 1, so the same
  * rotations applied to y give the new y (O(k)).
  */
-function removeRow(L: usize, N: i32, k: i32, p: i32, yv: usize): void {
-  const rowL = <usize>N << 3;
+function removeRow(L: usize, ld: i32, k: i32, p: i32, yv: usize): void {
+  const rowL = <usize>ld << 3;
   for (let a: i32 = p; a < k - 1; a++) {
     memory.copy(L + <usize>a * rowL, L + <usize>(a + 1) * rowL, <usize>k << 3);
   }
@@ -373,9 +399,9 @@ function removeRow(L: usize, N: i32, k: i32, p: i32, yv: usize): void {
   }
 }
 
-/** Solve Lᵀ x = y in place for the leading k×k block of L (stride N), by rows of L (contiguous). O(k²). */
-function backL(L: usize, N: i32, k: i32, x: usize): void {
-  const rowL = <usize>N << 3;
+/** Solve Lᵀ x = y in place for the leading k×k block of L (row stride ld), by rows of L (contiguous). O(k²). */
+function backL(L: usize, ld: i32, k: i32, x: usize): void {
+  const rowL = <usize>ld << 3;
   // x_i = y_i/L_ii, then y[0..i) −= x_i·L_i,[0..i)
   for (let i: i32 = k - 1; i >= 0; i--) {
     const Li = L + <usize>i * rowL;
