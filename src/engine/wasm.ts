@@ -14,10 +14,11 @@
  *
  * Memory: WebAssembly memory never shrinks, so one large request would leave a worker holding its peak for good.
  * Past `recycleAboveBytes` (default `RECYCLE_ABOVE_BYTES`) the instance is replaced by a fresh one from the same
- * compiled module (its compiled code is kept; only the instance and its memory are new): by
- * `Wasm.releaseMemory()`, which the engine's kernels call after every call (src/engine/index.ts), and at the next
- * `begin()` in any case. Kernels keep no state between calls (the arena is reset by `begin()`), so results are
- * unchanged; the diagnostics of the last call (`iterations`, `residual`) read 0 after a replacement.
+ * compiled module (its compiled code is kept; only the instance and its memory are new) by
+ * `Wasm.releaseMemory()`, which the engine's kernels call after every call (src/engine/index.ts). Never inside a
+ * computation: a wrapper may hold the instance's functions from before `begin()`. Kernels keep no state between
+ * calls (the arena is reset by `begin()`), so results are unchanged; the diagnostics of the last call
+ * (`iterations`, `residual`) read 0 after a replacement.
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -198,7 +199,6 @@ export class Arena {
 
   /** Start a computation: every pointer from before is invalid afterwards. */
   begin(): void {
-    this.recycleIfLarge();
     this.k.reset();
     this.inputs.length = 0;
   }
