@@ -218,10 +218,47 @@ const ACC: usize = memory.data(SYRK_TJ * SYRK_TK * 16, 16);
  * Edge cases: N = 0 stores nothing.
  */
 export function syrkUpper(A: usize, Np: i32, K: i32, N: i32, G: usize, mirror: bool): void {
+  for (let j0: i32 = 0; j0 < Np; j0 += SYRK_TJ) syrkTileRow(A, Np, K, N, j0, G, N, 0, mirror);
+}
+
+/**
+ * `syrkUpper` of a square A (K = Np) that overwrites A with G: G_jk (j ≤ k < N) lands at A[j][k] (row stride Np);
+ * the strict lower triangle and the padding of A are left as they were.
+ *
+ * Method: the tile rows of `syrkUpper` in order; tile row j0 reads only the rows ≥ j0 of A, so once it is done its
+ *   SYRK_TJ rows of A are dead and its outputs, kept meanwhile in `buf`, are copied over them. Same outputs, bit for
+ *   bit, as `syrkUpper` (the same tiles, panels and order); one N'² block instead of two for the distance of
+ *   distances.
+ * Layout: A Np×Np row-major, Np even, N ≤ Np; buf SYRK_TJ × Np f64 of scratch (`syrkRowBuffer(Np)` f64).
+ * Preconditions: those of `syrkUpper`. Complexity: ≈ Np³ flops, plus N²/2 copies.
+ */
+export function syrkUpperInPlace(A: usize, Np: i32, N: i32, buf: usize): void {
+  const ra = <usize>Np << 3;
+  for (let j0: i32 = 0; j0 < Np; j0 += SYRK_TJ) {
+    syrkTileRow(A, Np, Np, N, j0, buf, Np, j0, false);
+    const j1 = min(j0 + SYRK_TJ, N);
+    for (let j: i32 = j0; j < j1; j++) {
+      const off = <usize>j << 3; // columns j … N−1 of row j
+      memory.copy(A + <usize>j * ra + off, buf + <usize>(j - j0) * ra + off, <usize>(N - j) << 3);
+    }
+  }
+}
+
+/** The f64 count of `syrkUpperInPlace`'s `buf` for an Np-row A. */
+export function syrkRowBuffer(Np: i32): i32 {
+  return SYRK_TJ * Np;
+}
+
+/**
+ * One tile row of `syrkUpper`: the outputs G_jk with j0 ≤ j < j0 + SYRK_TJ, j ≤ k < N (see there), stored at
+ * out + ((j − rowBase)·ldo + k)·8 and, with `mirror`, G_kj at out + ((k − rowBase)·ldo + j)·8 (rowBase 0 then).
+ * Reads the rows ≥ j0 of A only.
+ */
+function syrkTileRow(A: usize, Np: i32, K: i32, N: i32, j0: i32, out: usize, ldo: i32, rowBase: i32, mirror: bool): void {
   const ra = <usize>K << 3;
   const Ke = K & ~1; // the lane pairs; an odd K leaves the tail k = K − 1
   const slotsPerRow = SYRK_TK >> 1; // column pairs per tile row block
-  for (let j0: i32 = 0; j0 < Np; j0 += SYRK_TJ) {
+  {
     const j1 = min(j0 + SYRK_TJ, Np);
     for (let c0: i32 = j0 & ~(SYRK_TK - 1); c0 < Np; c0 += SYRK_TK) {
       const c1 = min(c0 + SYRK_TK, Np);
@@ -258,8 +295,8 @@ export function syrkUpper(A: usize, Np: i32, K: i32, N: i32, G: usize, mirror: b
                   const off = <usize>Ke << 3;
                   v += load<f64>(A + <usize>jj * ra + off) * load<f64>(A + <usize>kk * ra + off);
                 }
-                store<f64>(G + (<usize>(jj * N + kk) << 3), v);
-                if (mirror) store<f64>(G + (<usize>(kk * N + jj) << 3), v);
+                store<f64>(out + (<usize>((jj - rowBase) * ldo + kk) << 3), v);
+                if (mirror) store<f64>(out + (<usize>((kk - rowBase) * ldo + jj) << 3), v);
               }
             }
           }

@@ -12,8 +12,8 @@ import { correlationDistance, distanceOfDistances, leafOrder, paddedOrder, singl
  * Layout: C N×N correlation; order i32[N]; Z (N−1)×4 f64 rows [a, b, height, size] (unused for N = 1).
  * Preconditions: C finite with unit diagonal; variant `HrpCode.paper` (distance of distances, the default) or
  *   `HrpCode.direct` (single linkage on d), else `BadDimensions`.
- * Convergence: not iterative. Complexity: paper ≈ N³ flops (distance of distances), direct O(N²); scratch 2N'² f64 (paper; N' = N rounded up
- *   to a multiple of 4), N² (direct).
+ * Convergence: not iterative. Complexity: paper ≈ N³ flops (distance of distances), direct O(N²); scratch N'² + 64N' f64 (paper; N' = N
+ *   rounded up to a multiple of 4), N² (direct).
  * References: López de Prado (2016), doi:10.3905/jpm.2016.42.4.059; scipy.cluster.hierarchy (linkage, leaves_list).
  */
 export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize): Status {
@@ -23,20 +23,19 @@ export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize):
     store<i32>(order, 0);
     return Status.Ok;
   }
-  let Dl: usize;
   if (variant == HrpCode.paper) {
-    // d in a zero-padded N'×N' block, read in place by the distance of distances (no padded copy)
+    // d in a zero-padded N'×N' block, turned into d̃ in place by the distance of distances (one N'² block)
     const Np = paddedOrder(N);
     const Dp = scratchF64(Np * Np);
     memory.fill(Dp, 0, <usize>(Np * Np) << 3);
     correlationDistance(C, N, Dp, Np);
-    Dl = scratchF64(N * N);
-    distanceOfDistances(Dp, N, Dl);
+    distanceOfDistances(Dp, N);
+    singleLinkage(Dp, N, Z, Np);
   } else {
-    Dl = scratchF64(N * N);
-    correlationDistance(C, N, Dl);
+    const D = scratchF64(N * N);
+    correlationDistance(C, N, D);
+    singleLinkage(D, N, Z);
   }
-  singleLinkage(Dl, N, Z);
   leafOrder(Z, N, order);
   return Status.Ok;
 }
