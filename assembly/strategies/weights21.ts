@@ -110,7 +110,10 @@ function slotTable(): StaticArray<SlotRow> {
  * it is recomputed on the shrunk covariance of the same observations and the frame records the fallback.
  */
 function rppWithFallback(f: Frame, out: usize): Status {
-  let st = rppWithMinVariance(f.S, f.N, out, varianceRatio(f.S, f.N, f.row(Slot.gmvp), out));
+  // a variance is ≥ 0: a negative ratio is the rounding of a zero-variance gmvp (singular Σ_f), not the "unknown"
+  // sentinel (< 0) of rppWithMinVariance, which would run futile CCD sweeps and a factor-less QP to find it again
+  const vr = varianceRatio(f.S, f.N, f.row(Slot.gmvp), out);
+  let st = rppWithMinVariance(f.S, f.N, out, vr > 0.0 ? vr : 0.0);
   if (st != Status.Ok && f.covMode == CovarianceCode.sample) {
     const Ss = scratchF64(f.N * f.N);
     st = shrinkCovariance(f.X, f.nf, f.N, Ss, 0);
