@@ -30,7 +30,7 @@ function heapEnd(): usize {
  * The arena's high-water mark since the last `reset()`: the largest byte offset the heap reached, whether its
  * blocks were later released (`arenaRelease` records the end before releasing) or are still live. The offset
  * only falls at a release or a reset, so this is the true peak of the computation (inputs and outputs
- * included). For the benchmarks and the memory tests (docs/architecture.md: the arena); O(1).
+ * included). For the benchmarks and the memory tests (the host's protocol: src/engine/wasm.ts); O(1).
  */
 export function arenaHighWater(): usize {
   if (ASC_RUNTIME != 0) return 0; // the block layout read by heapEnd is the stub runtime's
