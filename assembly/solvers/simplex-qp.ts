@@ -37,7 +37,7 @@ const FACTOR_START: i32 = 64;
  *   `lastIterations()` reports the iterations used.
  * Complexity: O(k²) per new face plus O(N·k) per multiplier check (k = |F|), O(N·nnz) certificate;
  *   scratch c² + 4N f64 + 3N i32, c = the factor's capacity (64, doubled whenever F outgrows it, at most N:
- *   c < 2·max|F| + 64), not N².
+ *   c < 2·max|F| + 64), not N²; with a factor (see `simplexQPWithFactor`) also nf·(N + nf + 1) f64.
  * Edge cases: N = 1 → [1]. Q = 11ᵀ (all ρ = 1) → 1/N through the ridge tie-break.
  * References: Nocedal & Wright, Numerical Optimization, 2nd ed. (2006), §16.5, doi:10.1007/978-0-387-40065-5.
  * Departures from docs/method.md §5.2 (none changes the optimum):
