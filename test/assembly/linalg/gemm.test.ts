@@ -67,8 +67,8 @@ describe("the Gram matrix (syrkUpper) in kCovariance", () => {
 
   it("equals the lane-order reference bit for bit across output-tile and K-panel edges (cache blocking)", () => {
     let seed = 50;
-    // tiles of 64×64 outputs and panels of 256 columns (SYRK_TJ, SYRK_TK, SYRK_KC): cross each edge, with tails
-    for (const [N, n] of [[65, 257], [130, 600], [131, 513]]) {
+    // tiles of 64×64 outputs and panels of 512 columns (SYRK_TJ, SYRK_TK, SYRK_KC): cross each edge, with tails
+    for (const [N, n] of [[65, 257], [130, 600], [131, 1025]]) {
       const X = randomMatrix(seed++, n, N);
       const want = Array.from(covarianceReference(X, n, N));
       expect(Array.from(kernelCovariance(X, n, N)), `n=${n} N=${N}`).toEqual(want);
