@@ -12,6 +12,30 @@ export function alloc(bytes: usize): usize {
 /** Release everything allocated since the module started (stub runtime bump allocator). */
 export function reset(): void {
   heap.reset();
+  highWater = 0;
+}
+
+/** The largest heap end seen at an `arenaRelease` since the last `reset` (byte offset). */
+let highWater: usize = 0;
+
+/** The current end of the heap (byte offset; allocates nothing: the probe block is freed again). */
+function heapEnd(): usize {
+  const p = heap.alloc(0);
+  const end = p + load<usize>(p - sizeof<usize>());
+  heap.free(p);
+  return end;
+}
+
+/**
+ * The arena's high-water mark since the last `reset()`: the largest byte offset the heap reached, whether its
+ * blocks were later released (`arenaRelease` records the end before releasing) or are still live. The offset
+ * only falls at a release or a reset, so this is the true peak of the computation (inputs and outputs
+ * included). For the benchmarks and the memory tests (the host's protocol: src/engine/wasm.ts); O(1).
+ */
+export function arenaHighWater(): usize {
+  if (ASC_RUNTIME != 0) return 0; // the block layout read by heapEnd is the stub runtime's
+  const end = heapEnd();
+  return end > highWater ? end : highWater;
 }
 
 /** Scratch allocation for kernels: `n` f64 values, 16-byte aligned. */
@@ -45,6 +69,7 @@ export function arenaRelease(mark: usize): void {
   if (ASC_RUNTIME != 0) return; // only the stub runtime (0) has this block layout: elsewhere, release nothing
   const end = heap.alloc(0); // now the last block
   const endOffset = end + load<usize>(end - sizeof<usize>());
+  if (endOffset > highWater) highWater = endOffset;
   store<usize>(mark - sizeof<usize>(), endOffset - mark);
   heap.free(mark);
 }

@@ -1,21 +1,23 @@
 import { scratchF64, scratchI32 } from "../memory";
-import { syrkUpper } from "../linalg/gemm";
+import { syrkRowBuffer, syrkUpperInPlace } from "../linalg/gemm";
 
 /**
  * HRP distances (docs/method.md §4.7 step 1): d_ij = √(clip((1 − ρ_ij)/2, 0, 1)), d_ii = 0.
  * Only the upper triangle of C is read and D is written exactly symmetric.
- * Layout: C, D row-major N×N (may not alias). Complexity: N²/2 square roots, no allocation.
+ * Layout: C row-major N×N; D row-major with row stride `ld` ≥ N (default N; only the N×N block is written).
+ *   C and D may not alias. Complexity: N²/2 square roots, no allocation.
  */
-export function correlationDistance(C: usize, N: i32, D: usize): void {
+export function correlationDistance(C: usize, N: i32, D: usize, ld: i32 = 0): void {
+  if (ld < N) ld = N;
   for (let i: i32 = 0; i < N; i++) {
-    store<f64>(D + (<usize>(i * N + i) << 3), 0.0);
+    store<f64>(D + (<usize>(i * ld + i) << 3), 0.0);
     for (let j: i32 = i + 1; j < N; j++) {
       let v = (1.0 - load<f64>(C + (<usize>(i * N + j) << 3))) * 0.5;
       if (v < 0.0) v = 0.0;
       if (v > 1.0) v = 1.0;
       const d = Math.sqrt(v);
-      store<f64>(D + (<usize>(i * N + j) << 3), d);
-      store<f64>(D + (<usize>(j * N + i) << 3), d);
+      store<f64>(D + (<usize>(i * ld + j) << 3), d);
+      store<f64>(D + (<usize>(j * ld + i) << 3), d);
     }
   }
 }
@@ -25,36 +27,39 @@ export function correlationDistance(C: usize, N: i32, D: usize): void {
  * distance between rows (= columns, D symmetric) of D, as scipy `pdist(D)` computes it for the paper's code.
  *
  * Method: Gram form d̃²_ij = G_ii + G_jj − 2G_ij with G = DDᵀ, clamped at 0. G (upper triangle and diagonal) is
- *   computed by `syrkUpper` (linalg/gemm.ts, the shared A·Bᵀ micro-kernel in 4×2 blocks) on a zero-padded copy
- *   (N' × N', N' a multiple of 4): about N³ flops instead of 1.5N³ for explicit differences. Every G entry
+ *   computed by `syrkUpper` (linalg/gemm.ts, the shared A·Bᵀ micro-kernel, cache-blocked) on the zero-padded
+ *   N' × N' block (N' a multiple of 4): about N³ flops instead of 1.5N³ for explicit differences. Every G entry
  *   (diagonal included) uses the same lane split and order, so identical rows give exactly G_ii = G_jj = G_ij and
  *   d̃ = 0, and inputs whose entries are exact binary fractions (the all-ties cases of docs/method.md §11-C/E) give
  *   exact distances. Otherwise the rounding error of d̃² is ≈ ε·(G_ii + G_jj), i.e. relative ≈ 1e-15 for typical
  *   pairs; distances that close are ties up to summation order in scipy as well.
- * Layout: D, Dt row-major N×N (may not alias); Dt holds G while it is built (row i reads G_jj for j > i, which
- *   row i does not overwrite).
- * Preconditions: D finite and symmetric. Convergence: not iterative.
- * Complexity: ≈ N³ flops; scratch N'² f64.
- * Edge cases: N = 1 → Dt = [0].
+ * Layout: Dp row-major N'×N' (N' = `paddedOrder(N)`) holding D in its leading N×N block and zeros elsewhere (as
+ *   `correlationDistance(C, N, Dp, N')` leaves a zero-filled block); overwritten in place with d̃ in its leading
+ *   N×N block (row stride N'): G is built over D's rows as they die (`syrkUpperInPlace`), then row i reads G_jj
+ *   for j > i, which row i does not overwrite.
+ * Preconditions: D finite and symmetric, the padding zero. Convergence: not iterative.
+ * Complexity: ≈ N³ flops; scratch 64·N' f64 (one N'² block in all: neither a padded copy nor a second N² block).
+ * Edge cases: N = 1 → d̃ = [0].
  */
-export function distanceOfDistances(D: usize, N: i32, Dt: usize): void {
-  const Np = (N + 3) & ~3;
-  const P = scratchF64(Np * Np);
-  memory.fill(P, 0, <usize>(Np * Np) << 3);
-  const rb = <usize>Np << 3;
-  for (let i: i32 = 0; i < N; i++) memory.copy(P + <usize>i * rb, D + (<usize>(i * N) << 3), <usize>N << 3);
-  syrkUpper(P, Np, Np, N, Dt, false);
+export function distanceOfDistances(Dp: usize, N: i32): void {
+  const Np = paddedOrder(N);
+  syrkUpperInPlace(Dp, Np, N, scratchF64(syrkRowBuffer(Np)));
   for (let i: i32 = 0; i < N; i++) {
-    const gi = load<f64>(Dt + (<usize>(i * N + i) << 3));
-    store<f64>(Dt + (<usize>(i * N + i) << 3), 0.0);
+    const gi = load<f64>(Dp + (<usize>(i * Np + i) << 3));
+    store<f64>(Dp + (<usize>(i * Np + i) << 3), 0.0);
     for (let j: i32 = i + 1; j < N; j++) {
-      let v = gi + load<f64>(Dt + (<usize>(j * N + j) << 3)) - 2.0 * load<f64>(Dt + (<usize>(i * N + j) << 3));
+      let v = gi + load<f64>(Dp + (<usize>(j * Np + j) << 3)) - 2.0 * load<f64>(Dp + (<usize>(i * Np + j) << 3));
       if (!(v > 0.0)) v = 0.0;
       const d = Math.sqrt(v);
-      store<f64>(Dt + (<usize>(i * N + j) << 3), d);
-      store<f64>(Dt + (<usize>(j * N + i) << 3), d);
+      store<f64>(Dp + (<usize>(i * Np + j) << 3), d);
+      store<f64>(Dp + (<usize>(j * Np + i) << 3), d);
     }
   }
+}
+
+/** The padded order N' of `distanceOfDistances`' input block: N rounded up to a multiple of 4. */
+export function paddedOrder(N: i32): i32 {
+  return (N + 3) & ~3;
 }
 
 /**
@@ -66,12 +71,14 @@ export function distanceOfDistances(D: usize, N: i32, Dt: usize): void {
  *   (2) Stable sort of the N−1 rows by height (insertion sort: stable, like numpy's mergesort).
  *   (3) Relabel with union–find (scipy `label`): the k-th merge creates id N + k; the row becomes
  *   [min(root_a, root_b), max(root_a, root_b), height, size].
- * Layout: D row-major N×N distances (symmetric, finite); Z (N−1)×4 f64 rows [a, b, height, size].
+ * Layout: D row-major N×N distances (symmetric, finite; row stride `ld` ≥ N, default N); Z (N−1)×4 f64 rows
+ *   [a, b, height, size].
  * Preconditions: N ≥ 2. Complexity: O(N²) time (Prim, worst-case insertion sort); scratch 3N f64 + 3N i32.
  * References: scipy.cluster.hierarchy (`_hierarchy.pyx`: `mst_single_linkage`, `label`); Gower & Ross (1969),
  *   Applied Statistics 18(1):54–64, doi:10.2307/2346439.
  */
-export function singleLinkage(D: usize, N: i32, Z: usize): void {
+export function singleLinkage(D: usize, N: i32, Z: usize, ld: i32 = 0): void {
+  if (ld < N) ld = N;
   const dmin = scratchF64(N);
   const merged = scratchI32(N);
   const ex = scratchI32(N);
@@ -86,7 +93,7 @@ export function singleLinkage(D: usize, N: i32, Z: usize): void {
     store<i32>(merged + (<usize>x << 2), 1);
     let y: i32 = -1;
     let cur = Infinity;
-    const Dx = D + (<usize>(x * N) << 3);
+    const Dx = D + (<usize>x * (<usize>ld << 3));
     for (let i: i32 = 0; i < N; i++) {
       if (load<i32>(merged + (<usize>i << 2)) != 0) continue;
       const d = load<f64>(Dx + (<usize>i << 3));

@@ -16,9 +16,6 @@
 /** Default rows of A per cache tile in `gemmNT` (8 rows × N = 500 ≈ 32 KiB, one L1d). Even. */
 export const TILE_A: i32 = 8;
 
-/** Eight f64 of static scratch: the output tile of `syrkUpper` blocks (static data survives the arena's reset). */
-const TILE: usize = memory.data(64, 16);
-
 /**
  * The micro-kernel: an mr×nr block of A·Bᵀ (mr ∈ {1, 2, 4} rows of A, nr ∈ {1, 2} rows of B) over k < K.
  *
@@ -146,52 +143,166 @@ export function gemmNT(A: usize, lda: i32, nA: i32, B: usize, ldb: i32, nB: i32,
 }
 
 /**
+ * Cache blocking of `syrkUpper`: output tiles of SYRK_TJ rows × SYRK_TK columns, K in panels of SYRK_KC columns.
+ * A panel of the tile's rows (SYRK_TJ + SYRK_TK rows × SYRK_KC f64 = 512 KiB) stays in L2 while the micro-kernel
+ * sweeps it; a pair of B rows of the panel (8 KiB) stays in L1 across the tile's row blocks. Multiples of 4 and 2.
+ * Measured for the distance of distances on this shared 2-core machine (≈ N³ flops): 64/64/512 gave ≈ 14–15
+ * GFLOP/s at N = 1000 and 2000 (panels of 256: 12–15; the unblocked kernel: 13–17 at N = 1000, 8–10 at 2000).
+ */
+export const SYRK_TJ: i32 = 64;
+export const SYRK_TK: i32 = 64;
+export const SYRK_KC: i32 = 512;
+
+/**
+ * The lane accumulators of one output tile, kept between K panels: one f64x2 per output, in slots of eight
+ * (a 4×2 block: slot (r, c) at (r·2 + c)·16 bytes), one slot per (4-row block, column pair) of the tile.
+ * Static data (survives the arena's reset): SYRK_TJ·SYRK_TK·16 bytes.
+ */
+const ACC: usize = memory.data(SYRK_TJ * SYRK_TK * 16, 16);
+
+/**
+ * The accumulating form of `microNT` for `syrkUpper`'s panels: adds Σ over the pairs (k, k+1), k0 ≤ k < k1 (k0, k1
+ *   even), of an mr×2 block (mr ∈ {2, 4}) to the f64x2 lane accumulators at `acc` (slot (r, c) at (r·2 + c)·16).
+ *   The per-lane sequence of additions is the one `microNT` performs over the whole K (even k in lane 0, odd k in
+ *   lane 1, increasing k), so splitting K into panels changes no bit.
+ * Complexity: 4·mr·(k1 − k0) flops, no allocation.
+ */
+// @ts-ignore: decorator
+@inline function microAcc(x0: usize, ra: usize, mr: i32, y0: usize, y1: usize, k0: i32, k1: i32, acc: usize): void {
+  const x1 = x0 + ra, x2 = x1 + ra, x3 = x2 + ra;
+  let s00 = v128.load(acc), s01 = v128.load(acc, 16), s10 = v128.load(acc, 32), s11 = v128.load(acc, 48);
+  let s20 = f64x2.splat(0.0), s21 = f64x2.splat(0.0), s30 = f64x2.splat(0.0), s31 = f64x2.splat(0.0);
+  if (mr > 2) {
+    s20 = v128.load(acc, 64); s21 = v128.load(acc, 80); s30 = v128.load(acc, 96); s31 = v128.load(acc, 112);
+  }
+  for (let k = k0; k + 1 < k1; k += 2) {
+    const off = <usize>k << 3;
+    const v0 = v128.load(y0 + off);
+    const v1 = v128.load(y1 + off);
+    const u0 = v128.load(x0 + off);
+    const u1 = v128.load(x1 + off);
+    s00 = f64x2.add(s00, f64x2.mul(u0, v0));
+    s01 = f64x2.add(s01, f64x2.mul(u0, v1));
+    s10 = f64x2.add(s10, f64x2.mul(u1, v0));
+    s11 = f64x2.add(s11, f64x2.mul(u1, v1));
+    if (mr > 2) {
+      const u2 = v128.load(x2 + off), u3 = v128.load(x3 + off);
+      s20 = f64x2.add(s20, f64x2.mul(u2, v0));
+      s21 = f64x2.add(s21, f64x2.mul(u2, v1));
+      s30 = f64x2.add(s30, f64x2.mul(u3, v0));
+      s31 = f64x2.add(s31, f64x2.mul(u3, v1));
+    }
+  }
+  v128.store(acc, s00); v128.store(acc, s01, 16); v128.store(acc, s10, 32); v128.store(acc, s11, 48);
+  if (mr > 2) {
+    v128.store(acc, s20, 64); v128.store(acc, s21, 80); v128.store(acc, s30, 96); v128.store(acc, s31, 112);
+  }
+}
+
+/**
  * The upper triangle of the symmetric product G = A·Aᵀ: G_jk = Σ_{k'<K} A[j][k']·A[k][k'] for j ≤ k < N, and, with
  * `mirror`, G_kj = G_jk. The strict lower triangle is left untouched without `mirror`.
  *
- * Method: rows of A in steps of four (then one pair), against pairs of rows k ≥ j: 4×2 (2×2) blocks of `microNT`
- *   into a static 8-f64 tile, of which the entries with j ≤ k < N are kept. Only blocks touching the upper
- *   triangle are computed (≈ half the flops of `gemmNT`). Every entry, the diagonal included, has the module's
- *   summation order, so identical rows of A give exactly G_jj = G_kk = G_jk.
+ * Method: cache-blocked (Goto & van de Geijn, see the module doc): the upper triangle is cut into output tiles of
+ *   SYRK_TJ × SYRK_TK entries; for each tile, K is swept in panels of SYRK_KC columns, and within a panel, for each
+ *   pair of columns (rows k, k+1 of A, k ≥ j) and each block of four rows j (then one pair), `microAcc` adds the
+ *   panel's products to the tile's f64x2 lane accumulators (ACC). After the last panel each output is lane 0 +
+ *   lane 1 (+ the odd tail when K is odd), exactly `microNT`'s order: the blocking changes no bit (pinned by
+ *   test/assembly/linalg/gemm.test.ts), and every entry, the diagonal included, has the module's summation order,
+ *   so identical rows of A give exactly G_jj = G_kk = G_jk. Only blocks touching the upper triangle are computed
+ *   (≈ half the flops of `gemmNT`). Without the blocking, every 4-row block streamed all later rows over the whole
+ *   K from memory (N = 2000 for the distance of distances: a 32 MB operand per block).
  * Layout: A Np×K row-major (row stride K), with Np even and Np ≥ N; rows N … Np−1 are read but not stored (zero
  *   padding rows); G N×N row-major.
  * Preconditions: Np even, N ≤ Np; K even for the callers' orders (the Gram and the distance of distances pad K
  *   with zero columns; an odd K is allowed and takes the odd tail). G does not alias A.
- * Convergence: not iterative. Complexity: ≈ Np²·K flops; no allocation.
+ * Convergence: not iterative. Complexity: ≈ Np²·K flops; no allocation (static ACC).
  * Edge cases: N = 0 stores nothing.
  */
 export function syrkUpper(A: usize, Np: i32, K: i32, N: i32, G: usize, mirror: bool): void {
-  const ra = <usize>K << 3;
-  let j: i32 = 0;
-  for (; j + 3 < Np; j += 4) {
-    const x0 = A + <usize>j * ra;
-    for (let k: i32 = j; k < Np; k += 2) {
-      const y0 = A + <usize>k * ra;
-      microNT(x0, ra, 4, y0, y0 + ra, 2, K, TILE, 16, 8);
-      keepUpper(G, N, j, 4, k, mirror);
-    }
-  }
-  if (j < Np) {
-    const x0 = A + <usize>j * ra;
-    for (let k: i32 = j; k < Np; k += 2) {
-      const y0 = A + <usize>k * ra;
-      microNT(x0, ra, 2, y0, y0 + ra, 2, K, TILE, 16, 8);
-      keepUpper(G, N, j, 2, k, mirror);
+  for (let j0: i32 = 0; j0 < Np; j0 += SYRK_TJ) syrkTileRow(A, Np, K, N, j0, G, N, 0, mirror);
+}
+
+/**
+ * `syrkUpper` of a square A (K = Np) that overwrites A with G: G_jk (j ≤ k < N) lands at A[j][k] (row stride Np);
+ * the strict lower triangle and the padding of A are left as they were.
+ *
+ * Method: the tile rows of `syrkUpper` in order; tile row j0 reads only the rows ≥ j0 of A, so once it is done its
+ *   SYRK_TJ rows of A are dead and its outputs, kept meanwhile in `buf`, are copied over them. Same outputs, bit for
+ *   bit, as `syrkUpper` (the same tiles, panels and order); one N'² block instead of two for the distance of
+ *   distances.
+ * Layout: A Np×Np row-major, Np even, N ≤ Np; buf SYRK_TJ × Np f64 of scratch (`syrkRowBuffer(Np)` f64).
+ * Preconditions: those of `syrkUpper`. Complexity: ≈ Np³ flops, plus N²/2 copies.
+ */
+export function syrkUpperInPlace(A: usize, Np: i32, N: i32, buf: usize): void {
+  const ra = <usize>Np << 3;
+  for (let j0: i32 = 0; j0 < Np; j0 += SYRK_TJ) {
+    syrkTileRow(A, Np, Np, N, j0, buf, Np, j0, false);
+    const j1 = min(j0 + SYRK_TJ, N);
+    for (let j: i32 = j0; j < j1; j++) {
+      const off = <usize>j << 3; // columns j … N−1 of row j
+      memory.copy(A + <usize>j * ra + off, buf + <usize>(j - j0) * ra + off, <usize>(N - j) << 3);
     }
   }
 }
 
-/** Store the entries (j + r, k + c), r < mr, c < 2, of TILE that lie in the upper triangle of G (N×N). */
-// @ts-ignore: decorator
-@inline function keepUpper(G: usize, N: i32, j: i32, mr: i32, k: i32, mirror: bool): void {
-  for (let r: i32 = 0; r < mr; r++) {
-    const jj = j + r;
-    for (let c: i32 = 0; c < 2; c++) {
-      const kk = k + c;
-      if (jj <= kk && kk < N) {
-        const v = load<f64>(TILE + (<usize>(r * 2 + c) << 3));
-        store<f64>(G + (<usize>(jj * N + kk) << 3), v);
-        if (mirror) store<f64>(G + (<usize>(kk * N + jj) << 3), v);
+/** The f64 count of `syrkUpperInPlace`'s `buf` for an Np-row A. */
+export function syrkRowBuffer(Np: i32): i32 {
+  return SYRK_TJ * Np;
+}
+
+/**
+ * One tile row of `syrkUpper`: the outputs G_jk with j0 ≤ j < j0 + SYRK_TJ, j ≤ k < N (see there), stored at
+ * out + ((j − rowBase)·ldo + k)·8 and, with `mirror`, G_kj at out + ((k − rowBase)·ldo + j)·8 (rowBase 0 then).
+ * Reads the rows ≥ j0 of A only.
+ */
+function syrkTileRow(A: usize, Np: i32, K: i32, N: i32, j0: i32, out: usize, ldo: i32, rowBase: i32, mirror: bool): void {
+  const ra = <usize>K << 3;
+  const Ke = K & ~1; // the lane pairs; an odd K leaves the tail k = K − 1
+  const slotsPerRow = SYRK_TK >> 1; // column pairs per tile row block
+  {
+    const j1 = min(j0 + SYRK_TJ, Np);
+    for (let c0: i32 = j0 & ~(SYRK_TK - 1); c0 < Np; c0 += SYRK_TK) {
+      const c1 = min(c0 + SYRK_TK, Np);
+      if (c1 <= j0) continue; // entirely below the diagonal
+      memory.fill(ACC, 0, <usize>(SYRK_TJ * SYRK_TK) << 4);
+      for (let p0: i32 = 0; p0 < Ke; p0 += SYRK_KC) {
+        const p1 = min(p0 + SYRK_KC, Ke);
+        for (let j: i32 = j0; j < j1; j += 4) {
+          const mr = j + 3 < j1 ? 4 : 2;
+          const x0 = A + <usize>j * ra;
+          const kStart = max(c0, j); // j and c0 are even: pairs stay aligned with the unblocked order
+          const slotRow = ACC + <usize>(((j - j0) >> 2) * slotsPerRow) * 128;
+          for (let k: i32 = kStart; k < c1; k += 2) {
+            const y0 = A + <usize>k * ra;
+            const acc = slotRow + <usize>((k - c0) >> 1) * 128;
+            if (mr == 4) microAcc(x0, ra, 4, y0, y0 + ra, p0, p1, acc);
+            else microAcc(x0, ra, 2, y0, y0 + ra, p0, p1, acc);
+          }
+        }
+      }
+      for (let j: i32 = j0; j < j1; j += 4) {
+        const mr = j + 3 < j1 ? 4 : 2;
+        const slotRow = ACC + <usize>(((j - j0) >> 2) * slotsPerRow) * 128;
+        for (let k: i32 = max(c0, j); k < c1; k += 2) {
+          const acc = slotRow + <usize>((k - c0) >> 1) * 128;
+          for (let r: i32 = 0; r < mr; r++) {
+            const jj = j + r;
+            for (let c: i32 = 0; c < 2; c++) {
+              const kk = k + c;
+              if (jj <= kk && kk < N) {
+                const s = acc + (<usize>(r * 2 + c) << 4);
+                let v = load<f64>(s) + load<f64>(s, 8);
+                if (Ke < K) {
+                  const off = <usize>Ke << 3;
+                  v += load<f64>(A + <usize>jj * ra + off) * load<f64>(A + <usize>kk * ra + off);
+                }
+                store<f64>(out + (<usize>((jj - rowBase) * ldo + kk) << 3), v);
+                if (mirror) store<f64>(out + (<usize>((kk - rowBase) * ldo + jj) << 3), v);
+              }
+            }
+          }
+        }
       }
     }
   }

@@ -1,7 +1,7 @@
 import { Status } from "../shared/status";
 import { HrpCode } from "../shared/vocabulary";
 import { scratchF64, scratchI32 } from "../memory";
-import { correlationDistance, distanceOfDistances, singleLinkage, leafOrder } from "../cluster/linkage";
+import { correlationDistance, distanceOfDistances, leafOrder, paddedOrder, singleLinkage } from "../cluster/linkage";
 
 
 /**
@@ -12,7 +12,8 @@ import { correlationDistance, distanceOfDistances, singleLinkage, leafOrder } fr
  * Layout: C N×N correlation; order i32[N]; Z (N−1)×4 f64 rows [a, b, height, size] (unused for N = 1).
  * Preconditions: C finite with unit diagonal; variant `HrpCode.paper` (distance of distances, the default) or
  *   `HrpCode.direct` (single linkage on d), else `BadDimensions`.
- * Convergence: not iterative. Complexity: paper ≈ N³ flops (distance of distances), direct O(N²); scratch 3N² f64.
+ * Convergence: not iterative. Complexity: paper ≈ N³ flops (distance of distances), direct O(N²); scratch N'² + 64N' f64 (paper; N' = N
+ *   rounded up to a multiple of 4), N² (direct).
  * References: López de Prado (2016), doi:10.3905/jpm.2016.42.4.059; scipy.cluster.hierarchy (linkage, leaves_list).
  */
 export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize): Status {
@@ -22,14 +23,19 @@ export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize):
     store<i32>(order, 0);
     return Status.Ok;
   }
-  const D = scratchF64(N * N);
-  correlationDistance(C, N, D);
-  let Dl = D;
   if (variant == HrpCode.paper) {
-    Dl = scratchF64(N * N);
-    distanceOfDistances(D, N, Dl);
+    // d in a zero-padded N'×N' block, turned into d̃ in place by the distance of distances (one N'² block)
+    const Np = paddedOrder(N);
+    const Dp = scratchF64(Np * Np);
+    memory.fill(Dp, 0, <usize>(Np * Np) << 3);
+    correlationDistance(C, N, Dp, Np);
+    distanceOfDistances(Dp, N);
+    singleLinkage(Dp, N, Z, Np);
+  } else {
+    const D = scratchF64(N * N);
+    correlationDistance(C, N, D);
+    singleLinkage(D, N, Z);
   }
-  singleLinkage(Dl, N, Z);
   leafOrder(Z, N, order);
   return Status.Ok;
 }
@@ -45,7 +51,7 @@ export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize):
  *   singular Σ (no inversion). Not permutation-equivariant: the request order is the asset index.
  * Convergence: not iterative. Edge cases: N = 1 → [1]; N = 2 and diagonal Σ → inverse variance; if both cluster
  *   variances are 0 (a long-only zero-variance split) α = ½.
- * Complexity: tree as above, bisection O(N² log N) worst case; scratch 2N² f64 + O(N).
+ * Complexity: tree as above, bisection O(N² log N) worst case; scratch that of the tree + O(N).
  * References: López de Prado (2016), JPM 42(4):59–69, doi:10.3905/jpm.2016.42.4.059, SSRN 2708678.
  * Departures: none from the paper variant; `direct` = PyPortfolioOpt's linkage input. No optimal leaf ordering.
  */

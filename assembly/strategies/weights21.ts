@@ -145,7 +145,8 @@ export function lastFailedSeries(): i32 {
  *   C_f and σ_f (when a row needs them); then the rows of the slot table in slot order, each into series
  *   s = f·STRATEGY_COUNT + slot. Before a row that needs a factor, the driver writes it into `Xf` if the frequency
  *   is low-rank and `Xf` does not already hold it.
- *   Each row's scratch is released before the next (`arenaMark`/`arenaRelease`: peak memory ≈ one strategy).
+ *   Each row's scratch is released before the next (`arenaMark`/`arenaRelease`: peak memory ≈ one strategy), and
+ *   C_f after the last row that reads it.
  * Layout: P T×N closes; weekBucket, monthBucket i32[T−1] (bucket of each daily return row, non-decreasing,
  *   0..nWeeks−1 / 0..nMonths−1, no empty bucket); out SERIES_COUNT×N rows in response order; fallback
  *   i32[SERIES_COUNT] (1 where rpp fell back to the shrunk covariance).
@@ -156,8 +157,8 @@ export function lastFailedSeries(): i32 {
  *   price returns `BadPrice` with lastFailedSeries = −1 and lastBadIndex = t·N + i.
  * Convergence: that of each strategy (the QPs and rpp are iterative and certified; see their modules).
  * Complexity: three covariances (≈ N²(T + n_w + n_m)), three HRP trees (paper ≈ N³ each), six simplex QPs (gmvp,
- *   mdcp per frequency; mdp reuses mdcp), three rpp solves; scratch ≈ 2T·N + 3N² f64 persistent plus the largest
- *   single strategy (HRP paper ≈ 3N²).
+ *   mdcp per frequency; mdp reuses mdcp), three rpp solves; scratch ≈ 2T·N + N² f64 persistent (Σ_f), C_f (N²) up
+ *   to its last reader, plus the largest single strategy (HRP paper ≈ 2N², the QPs ≈ c² for a factor capacity c).
  * Edge cases: N = 1 → [1] in every row (after the zero-variance check).
  * References: docs/method.md §2 (layers), §6 (covariance, shrinkage, the rpp fallback).
  */
@@ -172,7 +173,11 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
   for (let s: i32 = 0; s < SERIES_COUNT; s++) store<i32>(fallback + (<usize>s << 2), 0);
   const table = slotTable();
   let needs: i32 = 0;
-  for (let k: i32 = 0; k < table.length; k++) needs |= table[k].needs;
+  let lastCorrelationRow: i32 = -1; // C_f is released after its last reader (one N² block fewer for the rows after)
+  for (let k: i32 = 0; k < table.length; k++) {
+    needs |= table[k].needs;
+    if ((table[k].needs & Needs.Correlation) != 0) lastCorrelationRow = k;
+  }
   const n = T - 1;
   const R = scratchF64(n * N);
   let st = logReturns(P, T, N, R);
@@ -184,7 +189,6 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
   f.covMode = covMode;
   f.hrpMode = hrpMode;
   f.S = scratchF64(N * N);
-  f.C = scratchF64(N * N);
   f.sd = scratchF64(N);
   f.Xf = scratchF64(n * N); // low-rank factor of Σ or C when n_f < N (sample covariance only)
   f.rowBytes = <usize>N << 3;
@@ -205,6 +209,8 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
     st = covMode == CovarianceCode.sample ? covariance(f.X, f.nf, N, f.S, 0) : shrinkCovariance(f.X, f.nf, N, f.S, 0);
     arenaRelease(mark);
     if (st == Status.Ok) st = checkVarianceFloor(f.S, N, VARIANCE_FLOOR);
+    const markC = arenaMark(); // C_f lives from here to its last reader
+    f.C = scratchF64(N * N);
     if (st == Status.Ok && (needs & (Needs.Correlation | Needs.Volatility)) != 0) st = correlation(f.S, N, f.C, f.sd);
     if (st != Status.Ok) { failedSeries = base; return st; }
     const lowRank = covMode == CovarianceCode.sample && f.nf < N;
@@ -224,6 +230,14 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
       arenaRelease(mark);
       if (st != Status.Ok) { failedSeries = base + row.slot; return st; }
       if (f.fellBack) store<i32>(fallback + (<usize>(base + row.slot) << 2), 1);
+      if (k == lastCorrelationRow) {
+        arenaRelease(markC);
+        f.C = 0;
+      }
+    }
+    if (f.C != 0) {
+      arenaRelease(markC);
+      f.C = 0;
     }
   }
   setBadIndex(-1);

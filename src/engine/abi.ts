@@ -20,6 +20,8 @@ export interface EngineExports {
   // arena (assembly/memory.ts)
   alloc(bytes: number): Ptr;
   reset(): void;
+  /** The arena's peak byte offset since the last reset (assembly/memory.ts). */
+  arenaHighWater(): number;
 
   // diagnostics of the last call (assembly/result.ts, assembly/abi/weights.ts)
   lastBadIndex(): number;
@@ -77,6 +79,7 @@ export const ENGINE_EXPORTS = {
   __rtti_base: "global",
   alloc: 1,
   reset: 0,
+  arenaHighWater: 0,
   lastBadIndex: 0,
   lastIterations: 0,
   lastResidual: 0,

@@ -9,10 +9,18 @@ import { simulateRuns, valuePaths } from "./sims.js";
 
 
 export function kernelsOver(wasm: Wasm): Kernels {
+  // after each call (results copied out), a large instance gives its memory back (src/engine/wasm.ts)
+  const released = <T>(f: () => T): T => {
+    try {
+      return f();
+    } finally {
+      wasm.releaseMemory();
+    }
+  };
   return {
-    weights21: (input) => computeWeights21(wasm, input),
-    valuePaths: (input) => valuePaths(wasm, input),
-    simulateRuns: (input) => simulateRuns(wasm, input),
+    weights21: (input) => released(() => computeWeights21(wasm, input)),
+    valuePaths: (input) => released(() => valuePaths(wasm, input)),
+    simulateRuns: (input) => released(() => simulateRuns(wasm, input)),
   };
 }
 

@@ -11,6 +11,14 @@
  *   3. call the kernel (`k.kName(...)`), then `verify()` (a no-op unless the module was loaded with
  *      `verifyInputs`);
  *   4. copy results out with `takeF64`/`takeI32` (one copy out) before the next `begin()`.
+ *
+ * Memory: WebAssembly memory never shrinks, so one large request would leave a worker holding its peak for good.
+ * Past `recycleAboveBytes` (default `RECYCLE_ABOVE_BYTES`) the instance is replaced by a fresh one from the same
+ * compiled module (its compiled code is kept; only the instance and its memory are new) by
+ * `Wasm.releaseMemory()`, which the engine's kernels call after every call (src/engine/index.ts). Never inside a
+ * computation: a wrapper may hold the instance's functions from before `begin()`. Kernels keep no state between
+ * calls (the arena is reset by `begin()`), so results are unchanged; the diagnostics of the last call
+ * (`iterations`, `residual`) read 0 after a replacement.
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -82,7 +90,19 @@ async function instantiateEngineAsync(): Promise<EngineExports> {
   return exports;
 }
 
+/**
+ * Default memory size (bytes) past which an instance is replaced by a fresh one (see the header): 256 MiB. The
+ * 21-vector call's arena high-water per N is reported by bench/suites/weights-scale.ts; the memory itself grows
+ * by doubling (stub runtime), so it can reach twice the high-water.
+ */
+export const RECYCLE_ABOVE_BYTES = 256 * 2 ** 20;
+
 export interface LoadOptions {
+  /**
+   * Replace the instance by a fresh one once its memory exceeds this many bytes (default RECYCLE_ABOVE_BYTES;
+   * Infinity: never).
+   */
+  recycleAboveBytes?: number;
   /**
    * After every kernel call, check that no input block changed (kernels read their inputs and write only their
    * output blocks and scratch) and throw an Error naming the kernel if one did. For tests: it costs one comparison
@@ -103,11 +123,31 @@ export class Wasm {
   }
 
   static async load(options: LoadOptions = {}): Promise<Wasm> {
-    return new Wasm(new Arena(await instantiateEngineAsync(), options.verifyInputs === true));
+    return new Wasm(new Arena(await instantiateEngineAsync(), options.verifyInputs === true,
+      options.recycleAboveBytes ?? RECYCLE_ABOVE_BYTES));
   }
 
   static loadSync(options: LoadOptions = {}): Wasm {
-    return new Wasm(new Arena(instantiateEngine(), options.verifyInputs === true));
+    return new Wasm(new Arena(instantiateEngine(), options.verifyInputs === true,
+      options.recycleAboveBytes ?? RECYCLE_ABOVE_BYTES));
+  }
+
+  /**
+   * Give memory back: if the instance's memory exceeds the load option `recycleAboveBytes`, replace the instance
+   * by a fresh one (see the header). Returns whether it did. Call between computations, after copying results out.
+   */
+  releaseMemory(): boolean {
+    return arenaOf(this).recycleIfLarge();
+  }
+
+  /** The instance's current linear-memory size in bytes (it only grows, until `releaseMemory`). */
+  get memoryBytes(): number {
+    return arenaOf(this).k.memory.buffer.byteLength;
+  }
+
+  /** The arena's peak byte offset during the last computation (inputs, outputs and every kernel's scratch). */
+  get arenaHighWater(): number {
+    return arenaOf(this).k.arenaHighWater();
   }
 
   /** Active-set iterations of the last simplex QP (gmvp, mdcp, mdp). */
@@ -138,7 +178,21 @@ interface InputBlock {
 export class Arena {
   private readonly inputs: InputBlock[] = [];
 
-  constructor(readonly k: EngineExports, private readonly verifyInputs: boolean) {}
+  constructor(private instance: EngineExports, private readonly verifyInputs: boolean,
+    private readonly recycleAboveBytes: number = RECYCLE_ABOVE_BYTES) {}
+
+  /** The current instance's exports (replaced by `recycleIfLarge`: never keep them across computations). */
+  get k(): EngineExports {
+    return this.instance;
+  }
+
+  /** Replace the instance by a fresh one if its memory exceeds the threshold; true if it did. */
+  recycleIfLarge(): boolean {
+    if (!(this.instance.memory.buffer.byteLength > this.recycleAboveBytes)) return false;
+    this.instance = instantiateEngine();
+    this.inputs.length = 0;
+    return true;
+  }
 
   /** Start a computation: every pointer from before is invalid afterwards. */
   begin(): void {

@@ -6,8 +6,10 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { arenaOf, Wasm } from "../../src/engine/wasm.js";
-import { ewpWeights, gmvpWeights } from "../../src/engine/weights.js";
+import { arenaOf, RECYCLE_ABOVE_BYTES, Wasm } from "../../src/engine/wasm.js";
+import { kernelsOver } from "../../src/engine/index.js";
+import { computeWeights21, ewpWeights, gmvpWeights, type Weights21Input } from "../../src/engine/weights.js";
+import { factorPrices } from "../helpers/prices.js";
 import { Status } from "../../src/engine/status.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
 
@@ -42,6 +44,78 @@ describe("the engine module (src/engine/wasm.ts)", () => {
 
   it("refuses an object that is not a loaded engine", () => {
     expect(() => arenaOf({} as Wasm)).toThrow(TypeError);
+  });
+});
+
+/** The 21-vector input of T = 253 seeded factor-model closes for N assets (fixed 5- and 21-day buckets). */
+function weightsInput(N: number, hrp: "paper" | "direct" = "direct"): Weights21Input {
+  const T = 253;
+  const { closes, tickers } = factorPrices(T, N, 7000 + N);
+  const weekBucket = Int32Array.from({ length: T - 1 }, (_, t) => Math.floor(t / 5));
+  const monthBucket = Int32Array.from({ length: T - 1 }, (_, t) => Math.floor(t / 21));
+  return {
+    closes: Float64Array.from(closes.flat()), N, tickers, weekBucket, nWeeks: weekBucket[T - 2] + 1, monthBucket,
+    nMonths: monthBucket[T - 2] + 1, covariance: "sample", hrp,
+  };
+}
+
+describe("a large request gives its memory back (instance recycling)", () => {
+  const MiB = 2 ** 20;
+
+  it("after an N = 2,000 call through the engine's kernels, memory is back to a fresh instance's size and a repeat gives the same bits", () => {
+    const wasm = Wasm.loadSync({ recycleAboveBytes: 64 * MiB });
+    const initial = wasm.memoryBytes;
+    const input = weightsInput(2000);
+    const first = computeWeights21(wasm, input); // the bare wrapper keeps the grown instance until released
+    expect(wasm.memoryBytes).toBeGreaterThan(64 * MiB);
+    expect(wasm.releaseMemory()).toBe(true);
+    expect(wasm.memoryBytes).toBe(initial);
+    const second = kernelsOver(wasm).weights21(input); // the engine's kernels release after every call
+    expect(wasm.memoryBytes).toBe(initial);
+    expect(wasm.memoryBytes).toBe(initial);
+    expect(Buffer.from(second.weights.buffer).equals(Buffer.from(first.weights.buffer))).toBe(true);
+    expect(second.fallback).toEqual(first.fallback);
+  }, 120_000);
+
+  it("keeps the instance (and its memory) while it stays below the threshold", () => {
+    const wasm = Wasm.loadSync({ recycleAboveBytes: 64 * MiB });
+    const w = computeWeights21(wasm, weightsInput(60));
+    const grown = wasm.memoryBytes;
+    expect(wasm.releaseMemory()).toBe(false);
+    expect(wasm.memoryBytes).toBe(grown);
+    expect(Array.from(computeWeights21(wasm, weightsInput(60)).weights)).toEqual(Array.from(w.weights));
+  });
+
+  it("a wrapper called after a release computes on the fresh instance (the same bits as before)", () => {
+    const wasm = Wasm.loadSync({ recycleAboveBytes: 2 * MiB });
+    const fresh = wasm.memoryBytes;
+    const input = weightsInput(400);
+    const w = computeWeights21(wasm, input).weights;
+    const S = new Float64Array(400 * 400).map((_, k) => (k % 401 === 0 ? 1 + (k % 7) : 0));
+    const g = gmvpWeights(wasm, S, 400);
+    expect(wasm.memoryBytes).toBeGreaterThan(2 * MiB);
+    expect(wasm.releaseMemory()).toBe(true);
+    expect(wasm.memoryBytes).toBe(fresh);
+    expect(Array.from(gmvpWeights(wasm, S, 400))).toEqual(Array.from(g));
+    expect(Array.from(computeWeights21(wasm, input).weights)).toEqual(Array.from(w));
+  });
+
+  it("defaults to a 256 MiB threshold", () => {
+    expect(RECYCLE_ABOVE_BYTES).toBe(256 * MiB);
+    const wasm = Wasm.loadSync();
+    computeWeights21(wasm, weightsInput(400));
+    expect(wasm.releaseMemory()).toBe(false);
+  });
+
+  it("reports the arena's high-water mark of the last computation, at least its input and output blocks", () => {
+    const wasm = Wasm.loadSync();
+    const input = weightsInput(300);
+    computeWeights21(wasm, input);
+    const hw = wasm.arenaHighWater;
+    expect(hw).toBeGreaterThan(8 * (input.closes.length + 21 * 300) + 8 * 2 * 300 * 300); // + Σ and C
+    expect(hw).toBeLessThanOrEqual(wasm.memoryBytes);
+    ewpWeights(wasm, 3);
+    expect(wasm.arenaHighWater).toBeLessThan(hw);
   });
 });
 

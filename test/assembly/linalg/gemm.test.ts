@@ -64,6 +64,16 @@ describe("the Gram matrix (syrkUpper) in kCovariance", () => {
       }
     }
   });
+
+  it("equals the lane-order reference bit for bit across output-tile and K-panel edges (cache blocking)", () => {
+    let seed = 50;
+    // tiles of 64×64 outputs and panels of 512 columns (SYRK_TJ, SYRK_TK, SYRK_KC): cross each edge, with tails
+    for (const [N, n] of [[65, 257], [130, 600], [131, 1025]]) {
+      const X = randomMatrix(seed++, n, N);
+      const want = Array.from(covarianceReference(X, n, N));
+      expect(Array.from(kernelCovariance(X, n, N)), `n=${n} N=${N}`).toEqual(want);
+    }
+  });
 });
 
 describe("the valuation product (gemmNT) in kValuePaths", () => {
@@ -109,7 +119,8 @@ describe("the distance of distances (syrkUpper) in the paper HRP tree", () => {
 
   it("gives merge heights equal bit for bit to the lane-order distances of distances", () => {
     let seed = 500;
-    for (const N of [2, 3, 4, 5, 7, 9, 12]) {
+    // 2 … 12: every block shape; 70 and 263: output tiles and K panels of the cache blocking (Np = 72, 264)
+    for (const N of [2, 3, 4, 5, 7, 9, 12, 70, 263]) {
       const S = kernelCovariance(randomMatrix(seed++, 40, N), 40, N);
       const { Z } = hrpTree(wasm, S, N, "paper");
       const heights = Array.from(Z).filter((_, k) => k % 4 === 2).sort((a, b) => a - b);
