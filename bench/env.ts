@@ -1,4 +1,4 @@
-/** The environment block every benchmark prints (CONVENTIONS.md §13). */
+/** The environment block every benchmark prints (docs/conventions.md §13). */
 import { execSync } from "node:child_process";
 import { cpus, totalmem } from "node:os";
 

@@ -1,5 +1,5 @@
 /**
- * Server configuration: the only reader of `process.env` (CONVENTIONS.md layout), parsed with zod.
+ * Server configuration: the only reader of `process.env` (docs/conventions.md "Layout"), parsed with zod.
  *
  * Keys are hashed (SHA-256) as soon as they are read; the plain keys are never kept in the returned config, never
  * logged. With no key configured a random key is generated for a local trial (`generatedKey`, printed once by the

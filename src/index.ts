@@ -1,5 +1,5 @@
 /**
- * Folio as a library (SPEC.md §8):
+ * Folio as a library (docs/spec.md §8):
  *
  *   const engine = await createEngine();
  *   engine.weights(prices, options?)   // { "l1r.l2d.l3ewp": number[], … } 21 keys, request ticker order
@@ -25,7 +25,7 @@ export type { ErrorCode, Problem } from "./errors.js";
 export { seriesJson, simsJson } from "./pipeline/format.js";
 export { defaultSeed } from "./pipeline/seed.js";
 
-// The price store, alignment and import (SPEC.md §5).
+// The price store, alignment and import (docs/spec.md §5).
 export { openStore, openSyntheticStore, storeFromSeries, importPrices } from "./store/index.js";
 export type { PriceStore, TickerInfo, TickerSeries, OpenStoreOptions, ImportOptions, ImportReport, ImportProblem, ImportFormat } from "./store/index.js";
 export { openBackend, storeOfSnapshot } from "./store/backend.js";

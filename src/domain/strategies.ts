@@ -1,5 +1,5 @@
 /**
- * Frequencies, strategies and the 21 strategy ids in response order (MATH.md §1.2, SPEC.md §3), derived from the
+ * Frequencies, strategies and the 21 strategy ids in response order (docs/method.md §1.2, docs/spec.md §3), derived from the
  * enums of assembly/shared/vocabulary.ts through src/domain/vocabulary.ts: no list is written here.
  */
 import { FREQUENCY_NAMES, STRATEGY_NAMES, type Frequency, type Strategy } from "./vocabulary.js";
@@ -21,7 +21,7 @@ export function strategyId(f: Frequency, s: Strategy): StrategyId {
 /** The 21 ids in the fixed response order: l2d.*, l2m.*, l2w.*, strategies alphabetical within each. */
 export const STRATEGY_IDS: readonly StrategyId[] = FREQUENCIES.flatMap((f) => STRATEGIES.map((s) => strategyId(f, s)));
 
-/** Number of training closes (MATH.md §2). */
+/** Number of training closes (docs/method.md §2). */
 export const TRAINING_DAYS = 252;
 /** Minimum aligned closes: the training set plus one test day. */
 export const MIN_ALIGNED_DAYS = TRAINING_DAYS + 1;

@@ -1,4 +1,4 @@
-/** Types of the public library API (SPEC.md §8). The HTTP layer and the CLI are clients of these. */
+/** Types of the public library API (docs/spec.md §8). The HTTP layer and the CLI are clients of these. */
 import type { StrategyId } from "./strategies.js";
 import type { CovarianceMode, HrpMode, SimModel } from "./vocabulary.js";
 
@@ -13,7 +13,7 @@ export interface PriceMatrix {
 
 /** Options shared by weights, paths and sims (they mirror the HTTP body's optional fields). */
 export interface WeightsOptions {
-  /** Sample covariance (default) or Schäfer–Strimmer target-D shrinkage (MATH.md §6.4). */
+  /** Sample covariance (default) or Schäfer–Strimmer target-D shrinkage (docs/method.md §6.4). */
   covariance?: CovarianceMode;
   /** HRP clustering input: the paper's distance of distances (default) or single linkage on d directly. */
   hrp?: HrpMode;
@@ -26,10 +26,10 @@ export interface SimsOptions extends WeightsOptions {
   run_count?: number;
   /**
    * u64 seed (integer ≤ 2^53−1, decimal string, or bigint). Default: derived from the request and masked to 53 bits
-   * (MATH.md §8.5), so the reported seed can be sent back as a number.
+   * (docs/method.md §8.5), so the reported seed can be sent back as a number.
    */
   seed?: number | string | bigint;
-  /** Default "independent" (SPEC.md §2.5). */
+  /** Default "independent" (docs/spec.md §2.5). */
   model?: SimModel;
 }
 
@@ -44,7 +44,7 @@ export type SimsResponse = { [run: `run_${number}`]: StrategySeries[] };
 
 export interface WeightsReport {
   weights: Weights;
-  /** Series whose RPP was recomputed on the shrunk covariance because ERC did not exist (MATH.md §4.6). */
+  /** Series whose RPP was recomputed on the shrunk covariance because ERC did not exist (docs/method.md §4.6). */
   covarianceFallback: StrategyId[];
 }
 
@@ -64,11 +64,11 @@ export interface SimsReport extends WeightsReport {
   /** The u64 seed used, decimal. */
   seed: string;
   model: SimModel;
-  /** ε of the Cholesky jitter retry (MATH.md §8.3), 0 when none was needed or the model is independent. */
+  /** ε of the Cholesky jitter retry (docs/method.md §8.3), 0 when none was needed or the model is independent. */
   choleskyJitter: number;
 }
 
-/** The in-process engine (SPEC.md §8). One instance owns one WebAssembly instance; it is not re-entrant. */
+/** The in-process engine (docs/spec.md §8). One instance owns one WebAssembly instance; it is not re-entrant. */
 export interface Engine {
   weights(prices: PriceMatrix, options?: WeightsOptions): Weights;
   paths(prices: PriceMatrix, options?: PathsOptions): StrategySeries[];

@@ -1,6 +1,6 @@
 /**
  * Typed wrappers over the shared numerics of assembly/abi/core.ts: log-returns, bucket sums, sample covariance,
- * correlation and Cholesky (MATH.md §3.3, §6, §8.3). Each call resets the arena, copies its inputs in once, runs one
+ * correlation and Cholesky (docs/method.md §3.3, §6, §8.3). Each call resets the arena, copies its inputs in once, runs one
  * kernel and copies the result out once; inputs are never modified. Matrices are row-major.
  *
  * `try*` returns the kernel's `Outcome` (status, named index, output) without throwing, for callers that branch on

@@ -1,5 +1,5 @@
 /**
- * Typed wrappers over the valuation, simulation and random-number kernels (assembly/abi/sims.ts; MATH.md §7–§8).
+ * Typed wrappers over the valuation, simulation and random-number kernels (assembly/abi/sims.ts; docs/method.md §7–§8).
  * Each call resets the arena, allocates every block, copies inputs in once and results out once (wasm.ts protocol).
  * Nothing here keeps a pointer across calls: the RNG stream keeps its state block in JS.
  */
@@ -9,7 +9,7 @@ import { checkStatus, Status, type Outcome, valueOf } from "./status.js";
 import { arenaOf, type Wasm } from "./wasm.js";
 import type { EngineExports, Ptr } from "./abi.js";
 
-/** The jitter ladder of MATH.md §8.3: Σ + ε·(trace/N)·I, first ε that factorises wins. */
+/** The jitter ladder of docs/method.md §8.3: Σ + ε·(trace/N)·I, first ε that factorises wins. */
 export const CHOLESKY_JITTER: readonly number[] = [0, 1e-12, 1e-10, 1e-8, 1e-6];
 
 export interface ValuePathsInput {
@@ -26,7 +26,7 @@ export interface ValuePathsInput {
 }
 
 /**
- * Buy-and-hold values of S weight vectors (MATH.md §7). Returns S×nTest, series-major (values[s·nTest + t]);
+ * Buy-and-hold values of S weight vectors (docs/method.md §7). Returns S×nTest, series-major (values[s·nTest + t]);
  * values[s·nTest] is exactly `capital`.
  * Throws DEGENERATE_INPUT (FolioError) for a price that is not finite and > 0, a non-finite weight or an empty
  * dimension; RangeError when the array lengths disagree with the dimensions (a caller bug).
@@ -70,12 +70,12 @@ export interface SimulateRunsInput {
 export interface SimulateRunsResult {
   /** runCount×S×nTest: values[(r·S + s)·nTest + t]; values[(r·S + s)·nTest] = capital exactly. */
   values: Float64Array;
-  /** ε of the Cholesky jitter ladder that succeeded (MATH.md §8.3); always 0 for "independent". */
+  /** ε of the Cholesky jitter ladder that succeeded (docs/method.md §8.3); always 0 for "independent". */
   jitter: number;
 }
 
 /**
- * Seeded simulation (MATH.md §8): the model parameters come from the DAILY training log-returns (`logReturns`, then
+ * Seeded simulation (docs/method.md §8): the model parameters come from the DAILY training log-returns (`logReturns`, then
  * `covariance` with its means, ddof 1; σ = √diag via `correlation`, which also rejects a zero-variance asset), and
  * for "correlated" L = chol(Σ + ε·(trace/N)·I) with ε the first of CHOLESKY_JITTER that factorises.
  * Throws DEGENERATE_INPUT naming the ticker for a zero-variance asset or a bad training price, SOLVER_FAILED when
@@ -109,7 +109,7 @@ export function simulateRuns(wasm: Wasm, input: SimulateRunsInput): SimulateRuns
 }
 
 /**
- * The jitter ladder of MATH.md §8.3: factorise Σ + ε·(trace/N)·I for ε in CHOLESKY_JITTER until one succeeds and
+ * The jitter ladder of docs/method.md §8.3: factorise Σ + ε·(trace/N)·I for ε in CHOLESKY_JITTER until one succeeds and
  * return that factor and ε. `factorise` is the Cholesky kernel (`tryCholesky`). Throws SOLVER_FAILED when every ε
  * fails: the simulation never draws from an unfactorised matrix.
  */
@@ -188,7 +188,7 @@ export interface RngStream {
 }
 
 /**
- * Open a stream seeded by SplitMix64 from `seed` (MATH.md §8.4). Each method resets the arena, copies the block in,
+ * Open a stream seeded by SplitMix64 from `seed` (docs/method.md §8.4). Each method resets the arena, copies the block in,
  * runs one kernel and copies the block back out, so streams are independent of each other and of other calls.
  */
 export function rngStream(wasm: Wasm, seed: bigint): RngStream {

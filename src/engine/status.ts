@@ -1,5 +1,5 @@
 /**
- * Kernel status → error catalogue, in one table (CONVENTIONS.md §5). The kernel status enum is compiled by both
+ * Kernel status → error catalogue, in one table (docs/conventions.md §5). The kernel status enum is compiled by both
  * asc and tsc from assembly/shared/status.ts.
  */
 import { Status } from "../../assembly/shared/status.js";

@@ -3,7 +3,7 @@
  * holds a pointer; everything else calls the typed wrappers of core.ts, weights.ts and sims.ts with typed arrays.
  * The exports are declared once, in abi.ts.
  *
- * Protocol for one computation (CONVENTIONS.md §3), through the engine-internal `Arena`:
+ * Protocol for one computation (docs/conventions.md §3), through the engine-internal `Arena`:
  *   1. `begin()` resets the arena: every pointer from before is invalid afterwards;
  *   2. `f64In`/`i32In` allocate an input block and copy the data in (one copy in); `f64Out`/`i32Out` allocate an
  *      output block. Allocation can grow memory, which detaches older views, so views are never kept: every read
@@ -155,7 +155,7 @@ export class Wasm {
     return arenaOf(this).k.lastIterations();
   }
 
-  /** Trace-scaled KKT residual of the last simplex QP (MATH.md §4.3). */
+  /** Trace-scaled KKT residual of the last simplex QP (docs/method.md §4.3). */
   get residual(): number {
     return arenaOf(this).k.lastResidual();
   }

@@ -1,5 +1,5 @@
 /**
- * `buildApp(options)`: the HTTP service as a Fastify instance (SPEC.md §3, §4, §7). It registers every plugin and
+ * `buildApp(options)`: the HTTP service as a Fastify instance (docs/spec.md §3, §4, §7). It registers every plugin and
  * route explicitly and never listens (server.ts is the only `listen`; tests use `inject()`).
  *
  * Layout: security headers and problem+json error handling on the root; /healthz and /readyz (no key); /docs (the

@@ -1,5 +1,5 @@
 /**
- * Request and response schemas of the HTTP API (SPEC.md §3). The same zod schemas validate requests and generate the
+ * Request and response schemas of the HTTP API (docs/spec.md §3). The same zod schemas validate requests and generate the
  * OpenAPI document served at /docs. Every object is strict: an unknown field is an error (a typo must not silently
  * change a backtest). Validation failures become one INVALID_REQUEST problem listing every issue with its JSON
  * pointer (RFC 6901), e.g. `/tickers/2`.

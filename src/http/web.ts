@@ -1,5 +1,5 @@
 /**
- * The web page (SPEC.md §6) as a Fastify plugin: static files, no CDN, everything works offline.
+ * The web page (docs/spec.md §6) as a Fastify plugin: static files, no CDN, everything works offline.
  *
  * Routes (no API key: the page asks for one and sends it on every /v1 call it makes):
  * - `GET /`, `/app.js`, `/styles.css`, …   the files of `web/` (plain ES modules, no build step)

@@ -1,5 +1,5 @@
 /**
- * Alignment and split (SPEC.md §2 steps 1–2, MATH.md §2): the requested tickers' closes on the dates where ALL of
+ * Alignment and split (docs/spec.md §2 steps 1–2, docs/method.md §2): the requested tickers' closes on the dates where ALL of
  * them have a close (inner join, never forward-filled), optionally cut to [start, end] (inclusive), then the first
  * 252 aligned days train and the rest test.
  */
@@ -10,7 +10,7 @@ import { DATE_RULE, formatIsoDay, parseIsoDay } from "../domain/dates.js";
 import { Problems } from "../domain/problems.js";
 import type { PriceStore } from "../store/types.js";
 
-/** Training closes (MATH.md §2): an alias of the domain constant TRAINING_DAYS. */
+/** Training closes (docs/method.md §2): an alias of the domain constant TRAINING_DAYS. */
 export const TRAIN_DAYS = TRAINING_DAYS;
 /** Fewer aligned days than this is INSUFFICIENT_HISTORY (252 training + 1 test). */
 export { MIN_ALIGNED_DAYS };

@@ -1,5 +1,5 @@
 /**
- * Calendar buckets for weekly and monthly log-returns (MATH.md §6.2).
+ * Calendar buckets for weekly and monthly log-returns (docs/method.md §6.2).
  *
  * A daily return is dated at the later of its two closes. Weekly bucket key = the Monday of the ISO week
  * containing that date; monthly key = (year, month). Buckets are numbered 0, 1, … in date order; partial first and

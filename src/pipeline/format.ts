@@ -1,5 +1,5 @@
 /**
- * Response formatting (SPEC.md §3): strategy series with "PATH" first, then one key per test date ascending,
+ * Response formatting (docs/spec.md §3): strategy series with "PATH" first, then one key per test date ascending,
  * values as strings with exactly 2 decimals. `toFixed` is exact decimal rounding of the double (ECMAScript
  * Number::toFixed), so the same doubles give the same bytes on every machine.
  */

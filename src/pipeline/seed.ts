@@ -1,5 +1,5 @@
 /**
- * Simulation seeds (MATH.md §8.5; the rule is in docs/decisions.md, "Seeds that round-trip"): the one seed parser
+ * Simulation seeds (docs/method.md §8.5; the rule is in docs/decisions.md, "Seeds that round-trip"): the one seed parser
  * of the library, the HTTP schema and the CLI. A seed is a u64, carried as a bigint and reported as a decimal
  * string. It is accepted as a JSON number 0 … 2^53−1 (every such number is exact in a double) or as a decimal string
  * "0" … "18446744073709551615". The default (derived) seed is masked to 53 bits, so the value a client reads from
@@ -33,7 +33,7 @@ export function fnv1a64(text: string): bigint {
 
 /**
  * The default seed: FNV-1a-64 of "<tickers joined by ','>|<first date>|<last date>" of the aligned series, masked to
- * its low 53 bits (MATH.md §8.5), so it round-trips as a JSON number.
+ * its low 53 bits (docs/method.md §8.5), so it round-trips as a JSON number.
  */
 export function defaultSeed(tickers: readonly string[], firstDate: string, lastDate: string): bigint {
   return fnv1a64(`${tickers.join(",")}|${firstDate}|${lastDate}`) & MASK_53;

@@ -1,5 +1,5 @@
 /**
- * Validation of library input (SPEC.md §8): an aligned price matrix and the options. Problems are reported as
+ * Validation of library input (docs/spec.md §8): an aligned price matrix and the options. Problems are reported as
  * JSON pointers, like the HTTP layer's, so a library user and an HTTP user read the same messages.
  */
 import { DATE_RULE, parseIsoDay } from "../domain/dates.js";

@@ -9,7 +9,7 @@
  *
  * - `final_value`           = V_{n−1}.
  * - `total_return`          = V_{n−1} / V_0 − 1.
- * - `annualised_return`     = (V_{n−1} / V_0)^(252 / m) − 1  (geometric; 252 trading days a year, MATH.md §6.3).
+ * - `annualised_return`     = (V_{n−1} / V_0)^(252 / m) − 1  (geometric; 252 trading days a year, docs/method.md §6.3).
  * - `annualised_volatility` = sd(r) · √252, with r_t = ln(V_t / V_{t−1}) the daily **log**-returns and sd the
  *                             sample standard deviation (ddof = 1).
  * - `sharpe`                = mean(r) · 252 / annualised_volatility, risk-free rate zero. Note mean(r) · 252 is the
@@ -30,7 +30,7 @@
  */
 import { STRATEGY_IDS, type StrategyId } from "../domain/strategies.js";
 
-/** Trading days per year used for annualisation (MATH.md §6.3). */
+/** Trading days per year used for annualisation (docs/method.md §6.3). */
 export const TRADING_DAYS_PER_YEAR = 252;
 
 export interface StrategySummary {

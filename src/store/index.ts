@@ -1,5 +1,5 @@
 /**
- * The price store (SPEC.md §5): `openStore()` gives the embedded synthetic universe, `openStore({ dataDir })` the
+ * The price store (docs/spec.md §5): `openStore()` gives the embedded synthetic universe, `openStore({ dataDir })` the
  * on-disk store imported into that directory.
  *
  * DATA_DIR behaviour (documented in docs/data.md):

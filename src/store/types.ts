@@ -1,4 +1,4 @@
-/** The price store interface (SPEC.md §5). Implementations live beside this file. */
+/** The price store interface (docs/spec.md §5). Implementations live beside this file. */
 
 export interface TickerInfo {
   /** Canonical (stored) symbol. */

@@ -118,7 +118,7 @@ describe("folio CLI (built)", () => {
       expect(Math.abs((s.total_return as number) - ((s.final_value as number) / 100000 - 1))).toBeLessThan(1e-12);
       expect(s.max_drawdown as number).toBeGreaterThanOrEqual(0);
     }
-    // The three ewp series are identical (MATH.md §7), so their summaries are too.
+    // The three ewp series are identical (docs/method.md §7), so their summaries are too.
     const ewp = out.summary.filter((s) => String(s.PATH).endsWith("l3ewp"));
     expect(ewp[1]).toEqual({ ...ewp[0], PATH: ewp[1].PATH });
     expect(ewp[2]).toEqual({ ...ewp[0], PATH: ewp[2].PATH });

@@ -1,5 +1,5 @@
 /**
- * src/engine/sims.ts host-side logic: the Cholesky jitter ladder of MATH.md §8.3 (`choleskyWithJitter`), driven by
+ * src/engine/sims.ts host-side logic: the Cholesky jitter ladder of docs/method.md §8.3 (`choleskyWithJitter`), driven by
  * a factorisation that fails on purpose a given number of times and otherwise is the real kernel (`tryCholesky`).
  * The end-to-end case (a singular training Σ through simulateRuns) is in test/assembly/valuation/simulate.test.ts.
  */
@@ -34,7 +34,7 @@ function failingCholesky(failures: number) {
   return { factorise, diagonals };
 }
 
-describe("choleskyWithJitter (MATH.md §8.3)", () => {
+describe("choleskyWithJitter (docs/method.md §8.3)", () => {
   it("factorises Σ itself and reports ε = 0 when Σ is positive definite", () => {
     const { factorise, diagonals } = failingCholesky(0);
     const { L, jitter } = choleskyWithJitter(SIGMA, N, factorise);

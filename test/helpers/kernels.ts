@@ -1,6 +1,6 @@
 /**
  * Shared helpers for the weight-kernel tests: the engine instance, covariance builders, a seeded generator,
- * and solver-independent certificates (KKT of MATH.md §4.3, ERC of §4.6, DR of §2), computed in plain JS.
+ * and solver-independent certificates (KKT of docs/method.md §4.3, ERC of §4.6, DR of §2), computed in plain JS.
  */
 import { Wasm } from "../../src/engine/wasm.js";
 import { rng } from "./prices.js";
@@ -84,7 +84,7 @@ export function matVec(S: ArrayLike<number>, w: ArrayLike<number>, N: number): F
   return g;
 }
 
-/** Trace-scaled KKT residual of min ½wᵀQw on the simplex (MATH.md §4.3). */
+/** Trace-scaled KKT residual of min ½wᵀQw on the simplex (docs/method.md §4.3). */
 export function kktResidual(Q: ArrayLike<number>, w: ArrayLike<number>, N: number): number {
   const g = matVec(Q, w, N);
   let lam = 0;
@@ -102,7 +102,7 @@ export function kktResidual(Q: ArrayLike<number>, w: ArrayLike<number>, N: numbe
   return r / (tr / N);
 }
 
-/** max_i |RC_i/ΣRC − 1/N| (MATH.md §4.6). */
+/** max_i |RC_i/ΣRC − 1/N| (docs/method.md §4.6). */
 export function ercResidual(S: ArrayLike<number>, w: ArrayLike<number>, N: number): number {
   const g = matVec(S, w, N);
   let tot = 0;

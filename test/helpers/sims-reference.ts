@@ -1,7 +1,7 @@
 /**
  * Plain-JS reference implementations for the random, valuation and simulation kernels (test oracles).
  *
- * Provenance: written for these tests directly from the formulas of MATH.md §7 and §8.4 (SplitMix64 from Steele,
+ * Provenance: written for these tests directly from the formulas of docs/method.md §7 and §8.4 (SplitMix64 from Steele,
  * Lea & Flood 2014; xoshiro256** and its jump polynomial from Blackman & Vigna 2021; Marsaglia–Bray polar method),
  * in BigInt and plain f64 loops, sharing no code with assembly/. They use the host's Math.log/Math.exp, so they agree
  * with the module (NativeMath) to within an ulp per call, not bit for bit; tests compare them with tolerances.
@@ -132,7 +132,7 @@ export function refCholesky(A: number[][]): number[][] {
 }
 
 /**
- * The simulation of MATH.md §8 in plain JS: run k from the seeded state after k jumps, draws t-major then i,
+ * The simulation of docs/method.md §8 in plain JS: run k from the seeded state after k jumps, draws t-major then i,
  * r = μ + σz or μ + Lz, P_t = P_{t−1}·exp(r_t), valued by refValuePaths. Returns runCount×S×nTest.
  */
 export function refSimulate(args: {

@@ -1,12 +1,12 @@
 /**
- * Tolerances, declared once per routine (CONVENTIONS.md §10, MATH.md §3.5). Never compare rounded values.
+ * Tolerances, declared once per routine (docs/conventions.md §10, docs/method.md §3.5). Never compare rounded values.
  */
 import { expect } from "vitest";
 
 export const TOL = {
   /** Closed forms: EWP, IVP, MDP-from-MDCP, 2-asset cases. */
   closedForm: 1e-12,
-  /** QP and ERC outputs against MATH.md §11 vectors (given to 10 decimals). */
+  /** QP and ERC outputs against docs/test-vectors.md vectors (given to 10 decimals). */
   vector10: 1e-9,
   /** Trace-scaled KKT residual for the simplex QP. */
   kkt: 1e-9,
@@ -25,7 +25,7 @@ export const TOL = {
   reference: 1e-12,
   /** The same double reached by two routes that differ only in last-place rounding (values of order 1). */
   ulps: 1e-15,
-  /** Against a table printed to 10 decimals (MATH.md §11-D): half a unit in the last place, plus rounding. */
+  /** Against a table printed to 10 decimals (docs/test-vectors.md §11-D): half a unit in the last place, plus rounding. */
   table10: 6e-11,
   /** Against values printed to 7 significant digits: relative. */
   printed7Rel: 2e-6,

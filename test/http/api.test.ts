@@ -1,9 +1,9 @@
 /**
- * The HTTP API end to end through inject(): every endpoint, the exact response shapes of SPEC.md §3, and the way the
+ * The HTTP API end to end through inject(): every endpoint, the exact response shapes of docs/spec.md §3, and the way the
  * public PathLit clients parse them (Python: PATH plus every other key as a date with float(value); R: rbind of the
  * weights into a 21 × N table, /v1/timeseries/info as a vector of strings). Computed bodies are checked against the
  * in-process library on the same aligned prices (the HTTP layer must transport them unchanged) and against the
- * invariants of SPEC.md (weights on the simplex, every path starting at 100000.00).
+ * invariants of docs/spec.md (weights on the simplex, every path starting at 100000.00).
  */
 import { createHash } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -168,7 +168,7 @@ describe("HTTP API", () => {
         expect(py.path).toBe(s.PATH);
         expect(py.points.every(([d, v]) => DATE.test(d) && Number.isFinite(v) && v > 0)).toBe(true);
       }
-      // The three equal-weight series are identical (MATH.md §7).
+      // The three equal-weight series are identical (docs/method.md §7).
       const ewp = body.filter((s) => s.PATH.endsWith("l3ewp")).map((s) => JSON.stringify(Object.values(s).slice(1)));
       expect(new Set(ewp).size).toBe(1);
     });

@@ -31,7 +31,7 @@ describe("docs/errors.md", () => {
     expect([...documented.keys()].filter((c) => !known.has(c))).toEqual([]);
   });
 
-  it("covers every row of the SPEC.md §4 table", () => {
+  it("covers every row of the docs/spec.md §4 table", () => {
     const spec: [string, number][] = [
       ["INVALID_JSON", 400], ["INVALID_REQUEST", 400], ["MISSING_API_KEY", 401], ["INVALID_API_KEY", 401],
       ["UNKNOWN_TICKER", 404], ["PAYLOAD_TOO_LARGE", 413], ["UNSUPPORTED_MEDIA_TYPE", 415], ["UNKNOWN_TICKERS", 422],

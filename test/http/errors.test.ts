@@ -1,5 +1,5 @@
 /**
- * Every error code of SPEC.md §4 through the HTTP API, each as application/problem+json with code, detail and
+ * Every error code of docs/spec.md §4 through the HTTP API, each as application/problem+json with code, detail and
  * message (RFC 9457); schema problems listed with JSON pointers. Bodies are asserted with inline snapshots so that
  * wording changes show in review.
  */

@@ -1,6 +1,6 @@
 /**
  * docs/openapi.json is the OpenAPI document generated from the zod schemas with the default limits. This test
- * regenerates it and fails on drift (CONVENTIONS.md §4); refresh it with:
+ * regenerates it and fails on drift (docs/conventions.md §4); refresh it with:
  *
  *   UPDATE_OPENAPI=1 npx vitest run test/http/openapi.test.ts
  */

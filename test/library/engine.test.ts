@@ -10,7 +10,7 @@ import { factorPrices } from "../helpers/prices.js";
 import { expectClose, TOL } from "../helpers/tolerances.js";
 import { failure } from "../helpers/errors.js";
 
-describe("the 21 weight vectors end to end (MATH.md §11-D)", () => {
+describe("the 21 weight vectors end to end (docs/test-vectors.md §11-D)", () => {
   let kernels: Kernels;
   const days = Int32Array.from(ROWS.map(([d]) => parseIsoDay(d)!));
   const closes = Float64Array.from(ROWS.flatMap((r) => r.slice(1) as number[]));
@@ -41,7 +41,7 @@ describe("the 21 weight vectors end to end (MATH.md §11-D)", () => {
   });
 });
 
-describe("the library API (SPEC.md §8)", () => {
+describe("the library API (docs/spec.md §8)", () => {
   let engine: Engine;
   const prices = factorPrices(400, 6, 7);
   const nTest = 400 - 252;
@@ -131,7 +131,7 @@ describe("the library API (SPEC.md §8)", () => {
   it("sims: a seeded whole response stays byte-identical (golden SHA-256)", () => {
     const body = JSON.stringify(engine.sims(factorPrices(300, 4, 11), { seed: 20261123, run_count: 3, model: "correlated" }));
     const sha = createHash("sha256").update(body).digest("hex");
-    // Pinned from the first run of this test (draw order of MATH.md §8.4; inputs built with exact arithmetic only).
+    // Pinned from the first run of this test (draw order of docs/method.md §8.4; inputs built with exact arithmetic only).
     // A change here means the bytes of seeded simulations changed: that breaks every user's reproducibility.
     expect(sha).toBe(GOLDEN_SIMS_SHA256);
   });

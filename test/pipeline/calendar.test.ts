@@ -10,7 +10,7 @@ const sizes = (b: Int32Array, count: number) => {
   return out;
 };
 
-describe("calendar buckets (MATH.md §6.2)", () => {
+describe("calendar buckets (docs/method.md §6.2)", () => {
   const returnDays = ROWS.slice(1).map(([d]) => parseIsoDay(d)!);
 
   it("groups the §11-D returns into 6 ISO weeks keyed by their Monday, keeping the partial first and last weeks", () => {

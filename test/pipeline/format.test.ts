@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { dollars, seriesJson, seriesJsonBytes, simsJson, simsJsonBytes, toSeries } from "../../src/pipeline/format.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 
-describe("response formatting (SPEC.md §3)", () => {
+describe("response formatting (docs/spec.md §3)", () => {
   it("writes dollars with exactly two decimals", () => {
     expect(dollars(100000)).toBe("100000.00");
     expect(dollars(100400.005)).toBe((100400.005).toFixed(2));

@@ -4,7 +4,7 @@ import { FolioError } from "../../src/errors.js";
 
 /**
  * FNV-1a-64 written out independently of src/pipeline/seed.ts: bytes of an ASCII string, XOR then multiply by the
- * prime, modulo 2^64 with BigInt.asUintN (MATH.md §8.5).
+ * prime, modulo 2^64 with BigInt.asUintN (docs/method.md §8.5).
  */
 function referenceFnv1a64(ascii: string): bigint {
   let h = 14695981039346656037n; // 0xcbf29ce484222325 in decimal
@@ -12,7 +12,7 @@ function referenceFnv1a64(ascii: string): bigint {
   return h;
 }
 
-describe("simulation seeds (MATH.md §8.5)", () => {
+describe("simulation seeds (docs/method.md §8.5)", () => {
   it("computes FNV-1a-64 as published (empty string, 'a', 'foobar')", () => {
     expect(fnv1a64("")).toBe(0xcbf29ce484222325n);
     expect(fnv1a64("a")).toBe(0xaf63dc4c8601ec8cn);

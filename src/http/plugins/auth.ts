@@ -1,5 +1,5 @@
 /**
- * API keys (SPEC.md §7): the `x-api-key` header is hashed with SHA-256 and compared with every configured hash with
+ * API keys (docs/spec.md §7): the `x-api-key` header is hashed with SHA-256 and compared with every configured hash with
  * crypto.timingSafeEqual, without an early exit, so a missing, unknown or valid key costs the same work. The key is
  * never logged (the logger redacts the header); requests carry only a short id derived from the hash.
  */

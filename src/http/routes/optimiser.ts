@@ -38,7 +38,7 @@ const COMMON_NOTE =
   "(strong, from the request, the store version and the engine version: send it back in if-none-match to get 304 " +
   "without a recomputation while neither changed).";
 
-/** Aligned days a request starts its test period after (SPEC.md §2: 252 training days). */
+/** Aligned days a request starts its test period after (docs/spec.md §2: 252 training days). */
 const TRAIN_DAYS = 252;
 
 /**

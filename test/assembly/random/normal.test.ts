@@ -1,6 +1,6 @@
 /**
  * assembly/random/normal.ts: Marsaglia polar normals over xoshiro256**, and the build settings the seeded streams
- * depend on. Expected values: MATH.md §11-G (computed independently with numpy) and the plain-JS reference in
+ * depend on. Expected values: docs/test-vectors.md §11-G (computed independently with numpy) and the plain-JS reference in
  * test/helpers/sims-reference.ts.
  */
 import { readFileSync } from "node:fs";
@@ -14,7 +14,7 @@ import { RefXoshiro } from "../../helpers/sims-reference.js";
 const wasm = engine();
 
 describe("Marsaglia polar normals", () => {
-  it("seed 42 gives the six normals of MATH.md §11-G bit for bit (ln is compiled into the module)", () => {
+  it("seed 42 gives the six normals of docs/test-vectors.md §11-G bit for bit (ln is compiled into the module)", () => {
     const z = rngStream(wasm, 42n).normals(6);
     expect(Array.from(z)).toEqual([
       -0.7262191382447857, -0.21119691823195985, 0.2216227015035933, 0.5227716877560146, 0.46417731016247366,

@@ -1,6 +1,6 @@
 /**
  * assembly/random/xoshiro256.ts: SplitMix64 seeding, xoshiro256** steps and jump, uniforms.
- * Expected values: MATH.md §11-G (computed independently with numpy), §8.4 (the published check vectors) and the
+ * Expected values: docs/test-vectors.md §11-G (computed independently with numpy), §8.4 (the published check vectors) and the
  * plain-JS reference in test/helpers/sims-reference.ts.
  */
 import { describe, expect, it } from "vitest";
@@ -15,7 +15,7 @@ describe("SplitMix64 seeding", () => {
     expect(rngStream(wasm, 0n).state()[0]).toBe(0xe220a8397b1dcdafn);
   });
 
-  it("seed 42 fills the xoshiro state with the four words of MATH.md §11-G", () => {
+  it("seed 42 fills the xoshiro state with the four words of docs/test-vectors.md §11-G", () => {
     expect(rngStream(wasm, 42n).state()).toEqual([
       0xbdd732262feb6e95n, 0x28efe333b266f103n, 0x47526757130f9f52n, 0x581ce1ff0e4ae394n,
     ]);
@@ -34,14 +34,14 @@ describe("xoshiro256** steps and jump", () => {
     expect([g.next(), g.next(), g.next(), g.next()]).toEqual([11520n, 0n, 1509978240n, 1215971899390074240n]);
   });
 
-  it("seed 42 gives the u64 outputs of MATH.md §11-G", () => {
+  it("seed 42 gives the u64 outputs of docs/test-vectors.md §11-G", () => {
     const g = rngStream(wasm, 42n);
     expect([g.next(), g.next(), g.next(), g.next()]).toEqual([
       0x15780b2e0c2ec716n, 0x6104d9866d113a7en, 0xae17533239e499a1n, 0xecb8ad4703b360a1n,
     ]);
   });
 
-  it("one jump() from seed 42 gives the state and next two outputs of MATH.md §11-G", () => {
+  it("one jump() from seed 42 gives the state and next two outputs of docs/test-vectors.md §11-G", () => {
     const g = rngStream(wasm, 42n);
     g.jump();
     expect(g.state()).toEqual([0x81746704fde896b5n, 0x645e944932dae0aen, 0xf4776829231c282cn, 0x2393f9798732dba1n]);
@@ -62,7 +62,7 @@ describe("xoshiro256** steps and jump", () => {
 });
 
 describe("uniforms", () => {
-  it("seed 42 gives the uniforms of MATH.md §11-G bit for bit", () => {
+  it("seed 42 gives the uniforms of docs/test-vectors.md §11-G bit for bit", () => {
     const g = rngStream(wasm, 42n);
     const u = [g.uniform(), g.uniform(), g.uniform(), g.uniform()];
     expect(u).toEqual([0.08386297105988216, 0.3789802506626686, 0.6800434110281394, 0.9246929453253876]);

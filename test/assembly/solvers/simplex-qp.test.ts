@@ -1,5 +1,5 @@
 /**
- * The simplex QP (MATH.md §5.2) through gmvp/mdcp: optimality against a slow, obviously-correct reference
+ * The simplex QP (docs/method.md §5.2) through gmvp/mdcp: optimality against a slow, obviously-correct reference
  * (enumerate every support, solve the equality-constrained QP on it, keep the best feasible point) on small
  * random matrices, and KKT certificates (§4.3) on larger, singular ones.
  */

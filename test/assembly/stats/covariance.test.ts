@@ -16,7 +16,7 @@ function referenceCov(X: number[][]): number[][] {
     Array.from({ length: N }, (_, k) => X.reduce((s, r) => s + (r[j] - mu[j]) * (r[k] - mu[k]), 0) / (n - 1)));
 }
 
-describe("sample covariance and correlation kernels (MATH.md §3.3)", () => {
+describe("sample covariance and correlation kernels (docs/method.md §3.3)", () => {
   const wasm: Wasm = engine();
 
   function cov(X: number[][]): { S: Float64Array; means: Float64Array; status: number; badIndex: number } {
@@ -24,7 +24,7 @@ describe("sample covariance and correlation kernels (MATH.md §3.3)", () => {
     return { S: o.value.covariance, means: o.value.means, status: o.status, badIndex: o.badIndex };
   }
 
-  it("reproduces Σ_w and Σ_m of MATH.md §11-D (printed to 7 significant digits)", () => {
+  it("reproduces Σ_w and Σ_m of docs/test-vectors.md §11-D (printed to 7 significant digits)", () => {
     const Sw = [[3.121811e-4, 3.37845e-5, -1.076534e-4], [3.37845e-5, 2.69704e-5, -7.86343e-5], [-1.076534e-4, -7.86343e-5, 1.1561551e-3]];
     const Sm = [[6.034726e-4, 5.63573e-5, 1.604181e-4], [5.63573e-5, 1.172981e-4, -3.062742e-4], [1.604181e-4, -3.062742e-4, 9.638288e-4]];
     for (const [X, E] of [[WEEKLY_X, Sw], [MONTHLY_X, Sm]] as const) {

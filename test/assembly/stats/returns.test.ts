@@ -7,8 +7,8 @@ import { MONTHLY_X, ROWS, TELESCOPE, WEEKLY_X } from "../../fixtures/math-11d.js
 import { TOL, expectClose, expectRelClose } from "../../helpers/tolerances.js";
 import { engine } from "../../helpers/kernels.js";
 
-/** Log-returns and bucket sums through the kernels, against MATH.md §11-D (10-decimal table: TOL.table10). */
-describe("return aggregation in the kernels (MATH.md §6, §11-D)", () => {
+/** Log-returns and bucket sums through the kernels, against docs/test-vectors.md §11-D (10-decimal table: TOL.table10). */
+describe("return aggregation in the kernels (docs/method.md §6, §11-D)", () => {
   const wasm = engine();
 
   function aggregate(freq: "w" | "m"): number[][] {

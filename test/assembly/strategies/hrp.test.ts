@@ -1,6 +1,6 @@
 /**
- * HRP (MATH.md §4.7) against §11-C (scipy `linkage`/`leaves_list` on the paper and direct distances, computed
- * with numpy/scipy in MATH.md), the tie case, and structural properties. The linkage itself is tested in
+ * HRP (docs/method.md §4.7) against §11-C (scipy `linkage`/`leaves_list` on the paper and direct distances, computed
+ * with numpy/scipy in docs/method.md), the tie case, and structural properties. The linkage itself is tested in
  * test/assembly/cluster/linkage.test.ts.
  */
 import { describe, expect, it } from "vitest";
@@ -25,7 +25,7 @@ function expectZ(Z: Float64Array, rows: number[][]): void {
   });
 }
 
-describe("MATH.md §11-C: five assets where the HRP conventions disagree", () => {
+describe("docs/test-vectors.md §11-C: five assets where the HRP conventions disagree", () => {
   it("direct variant: linkage Z, leaf order [2,4,0,1,3] and the PyPortfolioOpt weights", () => {
     const t = hrpTree(wasm, S5, 5, "direct");
     expectZ(t.Z, [[1, 3, 0.5, 2], [0, 5, 0.5916079783, 3], [4, 6, 0.632455532, 4], [2, 7, 0.6708203932, 5]]);
@@ -70,7 +70,7 @@ describe("HRP structure", () => {
       const S = randomCov(seed, N);
       const Sh = S.map((x, k) => (k % (N + 1) === 0 ? x : 0.4 * x));
       // Only the direct tree: d̃ (paper) is not a monotone function of d. Seed 3 here gives a different paper
-      // leaf order after shrinking, so MATH.md §4.7-6 / §6.4 "tree unchanged" holds for the direct variant only.
+      // leaf order after shrinking, so docs/method.md §4.7-6 / §6.4 "tree unchanged" holds for the direct variant only.
       for (const v of ["direct"] as const) {
         expect(Array.from(hrpTree(wasm, Sh, N, v).order), `${v} seed ${seed}`).toEqual(Array.from(hrpTree(wasm, S, N, v).order));
       }

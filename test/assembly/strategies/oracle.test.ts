@@ -1,6 +1,6 @@
 /**
  * Oracle: npm `portfolio-allocation` 0.0.11 (MIT, lequant40/portfolio_allocation_js; devDependency), run under
- * Node on random factor-model covariance matrices, N up to 50. Following CONVENTIONS.md "Measured facts", the
+ * Node on random factor-model covariance matrices, N up to 50. Following docs/conventions.md "Measured facts", the
  * covariance is scaled to unit mean variance before calling it (its solvers use absolute tolerances; every
  * strategy is scale-invariant), ERC uses eps 1e-14, `inverseVolatilityWeights` takes variances, and MDCP is its
  * min-variance on the correlation matrix. HRP has no JS oracle (see hrp.test.ts for §11-C).

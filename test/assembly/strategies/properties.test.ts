@@ -1,5 +1,5 @@
 /**
- * fast-check properties of the seven strategies (CONVENTIONS.md §11, MATH.md §3.4): weights sum to 1 and are
+ * fast-check properties of the seven strategies (docs/conventions.md §11, docs/method.md §3.4): weights sum to 1 and are
  * ≥ 0; permuting tickers permutes weights (all but HRP, §3.1); scaling Σ changes nothing; inputs are untouched;
  * the certificates (KKT, ERC, MDP core property) hold on random, partly singular, covariance matrices.
  */
@@ -131,7 +131,7 @@ describe("strategy properties on random covariance matrices", () => {
     }), { numRuns: 40, seed: 16 });
   });
 
-  it("on a random diagonal Σ: mdcp = 1/N, ivp = mdp = rpp ∝ 1/σ, gmvp = hrp ∝ 1/σ² (MATH.md §3.4)", () => {
+  it("on a random diagonal Σ: mdcp = 1/N, ivp = mdp = rpp ∝ 1/σ, gmvp = hrp ∝ 1/σ² (docs/method.md §3.4)", () => {
     fc.assert(fc.property(fc.array(fc.double({ min: 0.01, max: 2, noNaN: true }), { minLength: 2, maxLength: 15 }), (sig) => {
       const N = sig.length;
       const S = new Float64Array(N * N);
@@ -145,7 +145,7 @@ describe("strategy properties on random covariance matrices", () => {
       close(STRATS.mdcp(S, N), new Array<number>(N).fill(1 / N), TOL.closedForm, "mdcp");
       for (const k of ["ivp", "mdp", "rpp"]) close(STRATS[k](S, N), iv.map((x) => x / ivs), TOL.closedForm, k);
       for (const k of ["hrp", "hrpDirect"]) close(STRATS[k](S, N), iv2.map((x) => x / iv2s), TOL.closedForm, k);
-      // gmvp solves the ridged problem (δ = 1e-12·trace/N, MATH.md §5.2): exactly ∝ 1/(σ² + δ), within 1e-9 of 1/σ²
+      // gmvp solves the ridged problem (δ = 1e-12·trace/N, docs/method.md §5.2): exactly ∝ 1/(σ² + δ), within 1e-9 of 1/σ²
       const delta = (1e-12 * sum(sig.map((x) => x * x))) / N;
       const ir = sig.map((x) => 1 / (x * x + delta));
       const irs = sum(ir);

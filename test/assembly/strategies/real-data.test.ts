@@ -106,11 +106,11 @@ describeWithSharedData("real data: cvxportfolio S&P 500 prices, first 252 closes
     const { fallback } = check(20, data);
     expect(fallback.some(Boolean)).toBe(false);
   });
-  it("N = 200: every QP solution is KKT-certified and rpp is ERC without fallback (MATH.md §4.6)", () => {
+  it("N = 200: every QP solution is KKT-certified and rpp is ERC without fallback (docs/method.md §4.6)", () => {
     const { fallback } = check(200, data);
     expect(fallback[13]).toBe(false);
   });
-  it("N = 430: every QP solution is KKT-certified; monthly rpp (13 observations, ERC does not exist: MATH.md §4.6) " +
+  it("N = 430: every QP solution is KKT-certified; monthly rpp (13 observations, ERC does not exist: docs/method.md §4.6) " +
     "falls back to the shrunk covariance, flagged, and is ERC there; the other rpp rows need no fallback", () => {
     const { fallback } = check(430, data);
     expect(fallback.flatMap((x, s) => (x ? [STRATEGY_IDS[s]] : []))).toEqual(["l1r.l2m.l3rpp"]);

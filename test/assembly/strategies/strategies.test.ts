@@ -1,5 +1,5 @@
 /**
- * The seven strategy kernels against MATH.md §11-A, §11-B and §11-E (numpy/scipy reference vectors, cross-checked
+ * The seven strategy kernels against docs/test-vectors.md §11-A, §11-B and §11-E (numpy/scipy reference vectors, cross-checked
  * there with SLSQP and portfolio-allocation), the closed forms of §3.4, and the certificates of §4.3–§4.6.
  */
 import { describe, expect, it } from "vitest";
@@ -14,7 +14,7 @@ import { FolioError } from "../../../src/errors.js";
 
 const wasm = engine();
 
-describe("MATH.md §11-A: four assets, long-only binds for GMVP", () => {
+describe("docs/test-vectors.md §11-A: four assets, long-only binds for GMVP", () => {
   const sigma = [0.1, 0.15, 0.2, 0.25];
   const C = [[1, 0.7, 0.2, -0.1], [0.7, 1, 0.4, 0.1], [0.2, 0.4, 1, 0.5], [-0.1, 0.1, 0.5, 1]];
   const S = covFrom(sigma, C);
@@ -73,7 +73,7 @@ describe("MATH.md §11-A: four assets, long-only binds for GMVP", () => {
   });
 });
 
-describe("MATH.md §11-B and §3.4: two assets", () => {
+describe("docs/test-vectors.md §11-B and §3.4: two assets", () => {
   const S = covFrom([0.1, 0.2], [[1, 0.3], [0.3, 1]]);
   it("ρ = 0.3 gives the two-asset closed forms", () => {
     expectClose(ewpWeights(wasm, 2), [0.5, 0.5], 0);
@@ -90,7 +90,7 @@ describe("MATH.md §11-B and §3.4: two assets", () => {
   });
 });
 
-describe("MATH.md §11-E: degenerate cases", () => {
+describe("docs/test-vectors.md §11-E: degenerate cases", () => {
   const sig = [0.1, 0.2, 0.4];
   const S1 = covFrom(sig, constCorr(3, 1));
   it("C = 11ᵀ: gmvp on the lowest σ, mdcp 1/N by the ridge tie-break, mdp = rpp = ivp", () => {
@@ -155,7 +155,7 @@ describe("MATH.md §11-E: degenerate cases", () => {
   });
 });
 
-describe("MATH.md §3.4: diagonal Σ relations", () => {
+describe("docs/method.md §3.4: diagonal Σ relations", () => {
   const sig = [0.1, 0.3, 0.2, 0.05, 0.4];
   const S = covFrom(sig, constCorr(5, 0));
   const inv = sig.map((s) => 1 / s);

@@ -1,5 +1,5 @@
 /**
- * kWeights21 / computeWeights21 on the MATH.md §11-D three-ticker fixture (25 closes; the bucket structure is
+ * kWeights21 / computeWeights21 on the docs/test-vectors.md §11-D three-ticker fixture (25 closes; the bucket structure is
  * given there: weekly 2,5,5,4,5,3 returns, monthly 2,19,3), and the Schäfer–Strimmer numbers of §6.4/§11-D.
  * The integrator's end-to-end test builds the buckets from dates; here they are typed from §11-D.
  */
@@ -40,7 +40,7 @@ const row = (W: Float64Array, N: number, s: number) => Array.from(W.subarray(s *
 /** The series of strategy `slot` at frequency `f` (the response order). */
 const series = (f: Frequency, slot: Slot) => f * STRATEGY_COUNT + slot;
 
-describe("MATH.md §11-D: all 21 weight vectors from 25 closes", () => {
+describe("docs/test-vectors.md §11-D: all 21 weight vectors from 25 closes", () => {
   it("every series matches the reference table (ewp 1/3 everywhere) with no fallback", () => {
     const { weights, fallback } = run("sample");
     STRATEGY_IDS.forEach((id, s) => {
@@ -90,7 +90,7 @@ describe("MATH.md §11-D: all 21 weight vectors from 25 closes", () => {
   });
 });
 
-describe("Schäfer–Strimmer shrinkage (MATH.md §6.4)", () => {
+describe("Schäfer–Strimmer shrinkage (docs/method.md §6.4)", () => {
   const MX = [0.0214679066, -0.0044097085, 0.0198026273, -0.0026461524, 0.0117824628, -0.0394952606, -0.0276607029,
     -0.0087737352, 0.0061006798];
   const WX = [0.0214679066, -0.0044097085, 0.0198026273, -0.0112205902, 0.0026080865, -0.0198026273, 0.007789046,

@@ -1,5 +1,5 @@
 /**
- * assembly/valuation/paths.ts: buy-and-hold valuation (MATH.md §7). Expected values: the hand vector of §11-F,
+ * assembly/valuation/paths.ts: buy-and-hold valuation (docs/method.md §7). Expected values: the hand vector of §11-F,
  * properties of §7, and the plain-JS reference valuation in test/helpers/sims-reference.ts.
  */
 import { describe, expect, it } from "vitest";
@@ -14,7 +14,7 @@ const wasm = engine();
 const CAPITAL = 100_000;
 
 describe("valuePaths", () => {
-  it("values the hand-checkable portfolio of MATH.md §11-F at 100000, 100400, 101100", () => {
+  it("values the hand-checkable portfolio of docs/test-vectors.md §11-F at 100000, 100400, 101100", () => {
     const testCloses = Float64Array.from([100, 50, 20, 101, 49, 20.5, 99, 51, 21]);
     const v = valuePaths(wasm, { testCloses, nTest: 3, N: 3, weights: Float64Array.from([0.5, 0.3, 0.2]), S: 1,
       capital: CAPITAL });

@@ -1,5 +1,5 @@
 /**
- * assembly/valuation/simulate.ts through src/engine/sims.ts: seeded simulation (MATH.md §8). Expected values come
+ * assembly/valuation/simulate.ts through src/engine/sims.ts: seeded simulation (docs/method.md §8). Expected values come
  * from properties of §8 (stream per run, common start, draw order), sampling theory (5 standard errors, fixed seeds,
  * no retries) and the plain-JS reference simulation in test/helpers/sims-reference.ts.
  */
@@ -132,7 +132,7 @@ describe("simulateRuns: streams and structure", () => {
       }
     });
 
-  it("asset 0 gets the same simulated path in both models (L₀₀ = σ₀, MATH.md §8.1)", () => {
+  it("asset 0 gets the same simulated path in both models (L₀₀ = σ₀, docs/method.md §8.1)", () => {
     const N = 4;
     const c = makeCase(50n, N, N, 40, "independent", { weights: unitWeights(N) });
     const ind = simulateRuns(wasm, c).values;
