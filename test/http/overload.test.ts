@@ -2,9 +2,13 @@
  * Overload refused cheaply (issue 11 item 5): while the pool cannot take another computation, a compute request gets
  * 503 OVERLOADED in an onRequest hook, before its body is read, its key checked or its fields validated. So a huge or
  * invalid body gets the 503, not 413/400, and the refusal costs the event loop almost nothing. The pool is filled with
- * its test-only `sleep` task (one worker, no queue).
+ * its test-only `sleep` task (one worker, no queue); the response budget with one body held by a reader that never
+ * reads (the budget's own payload(), on a stand-in reply whose socket never drains).
  */
+import { EventEmitter } from "node:events";
+import type { FastifyReply } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { STREAM_THRESHOLD } from "../../src/http/response-budget.js";
 import { closeTestApp, createTestApp, problemOf, TEST_KEY, type TestApp } from "../helpers/app.js";
 
 async function waitFor(cond: () => boolean, what: string, ms = 20_000): Promise<void> {
@@ -69,5 +73,33 @@ describe("a full pool refuses compute requests before their body is read", () =>
       headers: { "x-api-key": TEST_KEY, "content-type": "application/json" }, payload: "{not json",
     });
     expect(res.statusCode).toBe(400);
+  });
+});
+
+describe("a response backlog over budget refuses compute requests before their body is read", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ limits: { maxPendingResponseBytes: 2 * STREAM_THRESHOLD } });
+  });
+  afterAll(async () => {
+    if (t) await closeTestApp(t);
+  });
+
+  it("answers an invalid body with 503 RESPONSE_BACKLOG while the budget is used up, and 400 once it drains", async () => {
+    const raw = Object.assign(new EventEmitter(), { destroy: () => undefined });
+    const reply = { raw, header: () => reply } as unknown as FastifyReply;
+    // One body as large as the whole budget, waiting for a reader (the lone-body rule admits it).
+    t.app.folio.responses!.payload(reply, Buffer.alloc(2 * STREAM_THRESHOLD));
+    expect(t.app.folio.responses!.stats.pendingBytes).toBe(2 * STREAM_THRESHOLD);
+
+    const refused = await t.post("/v1/optimiser/paths", "{not json");
+    expect(refused.statusCode).toBe(503);
+    expect(problemOf(refused).code).toBe("RESPONSE_BACKLOG");
+    expect(refused.headers["retry-after"]).toBe("1");
+
+    // The reader goes away: its bytes leave the budget and requests are parsed and validated again.
+    raw.emit("close");
+    expect(t.app.folio.responses!.stats.pendingBytes).toBe(0);
+    expect((await t.post("/v1/optimiser/paths", "{not json")).statusCode).toBe(400);
   });
 });
