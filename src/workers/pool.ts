@@ -192,7 +192,7 @@ export class ComputePool {
 
   /**
    * Throw OVERLOADED (counted as a rejection) when a new computation would be refused right now: every worker busy
-   * and the queue full. The HTTP service calls this before it reads a compute request's body (docs/architecture.md);
+   * and the queue full. The HTTP service calls this before it reads a compute request's body (README, "HTTP service");
    * run() checks again, since the pool may fill up meanwhile.
    */
   refuseIfFull(): void {
