@@ -34,9 +34,10 @@ RUN mkdir /data && chown node:node /data
 # The `node` user (uid 1000) comes with the base image.
 USER node
 EXPOSE 8080
-# Liveness only (/healthz answers as soon as the process listens); readiness is /readyz, for the proxy.
+# Liveness only (/healthz answers as soon as the process listens); readiness is /readyz, for the proxy. With
+# HEALTH_PORT set, the probe asks the health thread there (docs/deploy.md), which compute traffic cannot delay.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.HEALTH_PORT||process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM lets in-flight requests finish (src/http/server.ts); node runs as PID 1 and handles it itself.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "dist/src/cli/main.js"]

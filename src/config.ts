@@ -21,6 +21,9 @@ const int = (min: number, max: number, dflt: number) => z.coerce.number().int().
 /** Environment variables, their defaults and bounds (the README's configuration table mirrors this). */
 export const EnvSchema = z.object({
   PORT: int(0, 65535, 8080),
+  /** Unset: no separate health server (GET /healthz is on PORT only). */
+  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  HEALTH_STALE_MS: int(100, 3_600_000, 10_000),
   HOST: z.string().min(1).default("127.0.0.1"),
   API_KEYS: z.string().optional(),
   API_KEYS_FILE: z.string().optional(),
@@ -111,6 +114,10 @@ export function fullLimits(l: Limits): Required<Limits> {
 export interface Config {
   port: number;
   host: string;
+  /** A health server in its own thread on this port (HEALTH_PORT; src/http/health.ts); undefined → none. */
+  healthPort?: number;
+  /** Main-thread heartbeat age past which that server answers 503 (HEALTH_STALE_MS, default 10 000 ms). */
+  healthStaleMs?: number;
   /** Price store directory; undefined → the embedded synthetic universe (unless databaseUrl is set). */
   dataDir?: string;
   /** PostgreSQL price store shared by replicas; takes precedence over dataDir. Never logged (may hold a password). */
@@ -219,6 +226,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     port: e.PORT,
     host: e.HOST,
+    ...(e.HEALTH_PORT !== undefined ? { healthPort: e.HEALTH_PORT } : {}),
+    healthStaleMs: e.HEALTH_STALE_MS,
     ...(e.DATA_DIR !== undefined ? { dataDir: e.DATA_DIR } : {}),
     ...(e.DATABASE_URL !== undefined ? { databaseUrl: e.DATABASE_URL } : {}),
     ...(e.REDIS_URL !== undefined ? { redisUrl: e.REDIS_URL } : {}),

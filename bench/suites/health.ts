@@ -3,13 +3,14 @@
  * the compute pool saturated, so that a liveness probe never mistakes a busy server for a dead one.
  *
  * The server runs in its own process (`node dist/src/http/server.js`, loopback, its own key, the default worker and
- * queue sizes, no rate limit in the way, LOG_LEVEL=info (HEALTH_LOG_LEVEL) so that its log volume is part of the cost; the lines are
+ * queue sizes, no rate limit or per-key cap in the way, LOG_LEVEL=info (HEALTH_LOG_LEVEL) so that its log volume is part of the cost; the lines are
  * counted, not printed). In this process: autocannon with HEALTH_CLIENTS (default 128) connections, half on
  * POST /v1/optimiser/paths (20 tickers) and half on POST /v1/optimiser/sims (20 tickers, the default run count), for
  * HEALTH_SECONDS (default 10); and beside them one prober sending GET /healthz one at a time, every PROBE_MS (default
- * 20) ms, on its own connection.
+ * 20) ms, on its own connection. The server also runs with HEALTH_PORT (src/http/health.ts: /healthz answered by its
+ * own thread from the main thread's heartbeat), probed the same way by a second prober, so the two paths compare.
  *
- * Prints the prober's p50/p99/max and count, the compute requests' req/s, 503 count and other non-2xx, the server's
+ * Prints each prober's p50/p99/max and count, the compute requests' req/s, 503 count and other non-2xx, the server's
  * log bytes and error-level lines during the run, and its peak RSS (VmHWM). The 503s are expected at that
  * concurrency (the queue is full); the point is that /healthz stays prompt and the log stays small meanwhile.
  *
@@ -96,9 +97,14 @@ function peakRssMiB(pid: number): number {
 export default async function health(): Promise<void> {
   const key = randomBytes(24).toString("base64url");
   const port = await freePort();
+  const healthPort = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  const healthBase = `http://127.0.0.1:${healthPort}`;
   const child = spawn(process.execPath, [serverFile], {
-    env: { ...process.env, API_KEYS: key, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: process.env.HEALTH_LOG_LEVEL ?? "info", RATE_LIMIT_PER_MINUTE: "1000000" },
+    env: { ...process.env, API_KEYS: key, HOST: "127.0.0.1", PORT: String(port), HEALTH_PORT: String(healthPort), LOG_LEVEL: process.env.HEALTH_LOG_LEVEL ?? "info", RATE_LIMIT_PER_MINUTE: "1000000",
+      // One key stands for 128 clients here: lift the per-key in-flight cap so that they fill the pool's queue
+      // (503 OVERLOADED) instead of being refused per key (429) before it.
+      MAX_INFLIGHT_PER_KEY: "100000", COMPUTE_COST_PER_MINUTE: String(Number.MAX_SAFE_INTEGER) },
     stdio: ["ignore", "pipe", "inherit"],
   });
   let logBytes = 0;
@@ -115,6 +121,7 @@ export default async function health(): Promise<void> {
   });
   try {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const healthAgent = new Agent({ keepAlive: true, maxSockets: 1 });
     for (let i = 0; ; i++) {
       const ready = await probe(`${base}/readyz`, agent).catch(() => ({ status: 0, ms: 0 }));
       if (ready.status === 200) break;
@@ -130,29 +137,38 @@ export default async function health(): Promise<void> {
     const idle: number[] = [];
     for (let i = 0; i < 100; i++) idle.push((await probe(`${base}/healthz`, agent)).ms);
     idle.sort((a, b) => a - b);
+    const idleHealth: number[] = [];
+    for (let i = 0; i < 100; i++) idleHealth.push((await probe(`${healthBase}/healthz`, healthAgent)).ms);
+    idleHealth.sort((a, b) => a - b);
 
     counting = true;
     let stop = false;
-    const probes: number[] = [];
-    let probeFailures = 0;
-    const prober = (async () => {
-      while (!stop) {
-        const r = await probe(`${base}/healthz`, agent).catch(() => ({ status: 0, ms: NaN }));
-        if (r.status === 200) probes.push(r.ms);
-        else probeFailures++;
-        await sleep(PROBE_MS);
-      }
-    })();
+    const runProber = (url: string, a: Agent) => {
+      const out = { probes: [] as number[], failures: 0 };
+      const done = (async () => {
+        while (!stop) {
+          const r = await probe(url, a).catch(() => ({ status: 0, ms: NaN }));
+          if (r.status === 200) out.probes.push(r.ms);
+          else out.failures++;
+          await sleep(PROBE_MS);
+        }
+      })();
+      return { out, done };
+    };
+    const main = runProber(`${base}/healthz`, agent);
+    const side = runProber(`${healthBase}/healthz`, healthAgent);
     const half = Math.max(1, Math.floor(CLIENTS / 2));
     const [paths, sims] = await Promise.all([
       autocannon({ url: `${base}/v1/optimiser/paths`, method: "POST", headers, body, connections: half, duration: SECONDS, timeout: 60 }),
       autocannon({ url: `${base}/v1/optimiser/sims`, method: "POST", headers, body, connections: CLIENTS - half, duration: SECONDS, timeout: 60 }),
     ]);
     stop = true;
-    await prober;
+    await Promise.all([main.done, side.done]);
     counting = false;
     agent.destroy();
-    probes.sort((a, b) => a - b);
+    healthAgent.destroy();
+    const probes = main.out.probes.sort((a, b) => a - b);
+    const healthProbes = side.out.probes.sort((a, b) => a - b);
 
     const row = (name: string, r: AutocannonResult) => ({
       load: name,
@@ -161,15 +177,22 @@ export default async function health(): Promise<void> {
       "p50 ms": r.latency.p50,
       "p99 ms": r.latency.p99,
       "503": r.statusCodeStats["503"]?.count ?? 0,
-      "other non-2xx": r.non2xx - (r.statusCodeStats["503"]?.count ?? 0),
+      "other non-2xx": Object.entries(r.statusCodeStats).filter(([c]) => c !== "503" && !c.startsWith("2"))
+        .map(([c, v]) => `${c}×${v.count}`).join(" ") || "0",
       errors: r.errors + r.timeouts,
     });
     console.log(`\n## compute load: ${CLIENTS} clients for ${SECONDS} s (20 tickers each)`);
     console.table([row("paths", paths), row("sims", sims)]);
-    console.log(`\n## GET /healthz, one prober every ${PROBE_MS} ms`);
+    console.log(`\n## GET /healthz, one prober per port every ${PROBE_MS} ms`);
+    const stat = (where: string, phase: string, xs: number[], failures: number) => ({
+      where, phase, probes: xs.length, "p50 ms": quantile(xs, 0.5).toFixed(2), "p99 ms": quantile(xs, 0.99).toFixed(2),
+      "max ms": (xs[xs.length - 1] ?? NaN).toFixed(2), failures,
+    });
     console.table([
-      { phase: "idle", probes: idle.length, "p50 ms": quantile(idle, 0.5).toFixed(2), "p99 ms": quantile(idle, 0.99).toFixed(2), "max ms": idle[idle.length - 1].toFixed(2), failures: 0 },
-      { phase: `under load (${CLIENTS} clients)`, probes: probes.length, "p50 ms": quantile(probes, 0.5).toFixed(2), "p99 ms": quantile(probes, 0.99).toFixed(2), "max ms": (probes[probes.length - 1] ?? NaN).toFixed(2), failures: probeFailures },
+      stat("main port", "idle", idle, 0),
+      stat("main port", `under load (${CLIENTS} clients)`, probes, main.out.failures),
+      stat("HEALTH_PORT", "idle", idleHealth, 0),
+      stat("HEALTH_PORT", `under load (${CLIENTS} clients)`, healthProbes, side.out.failures),
     ]);
     console.log(`server log during the run: ${(logBytes / 1024).toFixed(0)} KiB, ${errorLines} error-level lines; peak RSS ${peakRssMiB(child.pid!).toFixed(0)} MiB`);
   } finally {

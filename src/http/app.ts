@@ -205,6 +205,14 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
       throw folioError("NOT_READY", {});
     }
   });
+  // Refuse overload cheaply: a compute request that the pool or the response budget would refuse anyway gets its 503
+  // here, before its body is read, its key hashed or its fields validated, so a flood of refusals costs the event
+  // loop almost nothing (README, "HTTP service"). The handler checks again (the state may change meanwhile).
+  app.addHook("onRequest", async (req) => {
+    if (req.method !== "POST" || !(req.routeOptions.url ?? "").startsWith("/v1/optimiser/")) return;
+    pool.refuseIfFull();
+    responses.admit();
+  });
   app.addHook("onSend", async (req, reply) => {
     reply.header("x-request-id", req.id);
     // During shutdown, in-flight responses close their connection, so that keep-alive sockets do not hold the

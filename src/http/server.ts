@@ -12,6 +12,7 @@ import { ConfigError, loadConfig, type Config } from "../config.js";
 import { buildApp, loggerOptions } from "./app.js";
 import { isProcessEntry } from "../util/entry.js";
 import { StoreFormatError } from "../store/binary.js";
+import { startHealthServer, type HealthServer } from "./health.js";
 
 export interface ServerOverrides {
   /** Environment to read instead of process.env. */
@@ -35,6 +36,8 @@ export interface RunningServer {
   config: Config;
   /** Graceful stop: no new connections, in-flight requests finish, workers stop. */
   close: () => Promise<void>;
+  /** e.g. http://127.0.0.1:8081/healthz when HEALTH_PORT is set (plain HTTP, its own thread; src/http/health.ts). */
+  healthUrl?: string;
 }
 
 export async function startServer(overrides: ServerOverrides = {}): Promise<RunningServer> {
@@ -47,15 +50,26 @@ export async function startServer(overrides: ServerOverrides = {}): Promise<Runn
       ? { logger: loggerOptions(config.logLevel, overrides.logStream) } : {}),
     ...(overrides.allowTestTasks !== undefined ? { allowTestTasks: overrides.allowTestTasks } : {}),
   });
+  let health: HealthServer | undefined;
   try {
+    if (config.healthPort !== undefined) {
+      health = await startHealthServer({ port: config.healthPort, host: config.host, staleMs: config.healthStaleMs ?? 10_000 });
+      const h = health;
+      // Closed with the app, after in-flight requests: a probe keeps seeing "ok" while the server drains.
+      app.addHook("onClose", async () => {
+        await h.close();
+      });
+    }
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     await app.close();
+    await health?.close();
     throw err;
   }
   const addr = app.server.address();
   const port = typeof addr === "object" && addr ? addr.port : config.port;
   const host = config.host.includes(":") && !config.host.startsWith("[") ? `[${config.host}]` : config.host;
+  const healthUrl = health !== undefined ? `http://${host}:${health.port}/healthz` : undefined;
   const url = `${config.tls !== undefined ? "https" : "http"}://${host}:${port}`;
   if (config.generatedKey !== undefined) {
     const print = overrides.print ?? ((line: string) => process.stdout.write(line + "\n"));
@@ -63,7 +77,10 @@ export async function startServer(overrides: ServerOverrides = {}): Promise<Runn
       `Send it as x-api-key: ${config.generatedKey}`);
   }
   let closed: Promise<void> | undefined;
-  return { app, url, config, close: () => (closed ??= app.close().then(() => undefined)) };
+  return {
+    app, url, config, close: () => (closed ??= app.close().then(() => undefined)),
+    ...(healthUrl !== undefined ? { healthUrl } : {}),
+  };
 }
 
 
@@ -106,7 +123,7 @@ export async function main(): Promise<void> {
     }
     throw err;
   }
-  server.app.log.info({ url: server.url, docs: `${server.url}/docs` }, "Folio listening");
+  server.app.log.info({ url: server.url, docs: `${server.url}/docs`, ...(server.healthUrl !== undefined ? { health: server.healthUrl } : {}) }, "Folio listening");
   stopOnSignals(server, (line) => server.app.log.info(line));
 }
 

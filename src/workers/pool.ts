@@ -191,6 +191,20 @@ export class ComputePool {
   }
 
   /**
+   * Throw OVERLOADED (counted as a rejection) when a new computation would be refused right now: every worker busy
+   * and the queue full. The HTTP service calls this before it reads a compute request's body (README, "HTTP service");
+   * run() checks again, since the pool may fill up meanwhile.
+   */
+  refuseIfFull(): void {
+    if (this.closed) return;
+    if (this.running >= this.opts.workers + this.opts.queueSize) {
+      this.rejected++;
+      const retryAfter = this.opts.retryAfterSeconds;
+      throw folioError("OVERLOADED", { retryAfter }, { retryAfter });
+    }
+  }
+
+  /**
    * Load the engine in a worker; resolves when one worker has answered. Loading is not a request's
    * computation, so it gets its own generous deadline rather than COMPUTE_TIMEOUT_MS.
    */

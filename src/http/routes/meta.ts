@@ -15,7 +15,9 @@ const HEALTHY = JSON.stringify({ status: "ok" });
 /**
  * Liveness: registered before every other plugin (app.ts), no key and no rate limit, and it touches neither the
  * pool nor the store nor awaits anything, so compute traffic cannot delay it beyond the event loop's own turn: a
- * busy server is not mistaken for a dead one. Its latency under load is measured by bench/suites/health.ts.
+ * busy server is not mistaken for a dead one. Its latency under load is measured by bench/suites/health.ts. For a
+ * probe that does not wait for the event loop's turn either, HEALTH_PORT serves /healthz from its own thread
+ * (src/http/health.ts).
  */
 export function healthRoute(app: FastifyInstance): void {
   app.withTypeProvider<ZodTypeProvider>().get("/healthz", {
