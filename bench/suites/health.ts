@@ -20,32 +20,11 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { createRequire } from "node:module";
+import { autocannon, type AutocannonResult } from "../autocannon.js";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  statusCodeStats: Record<string, { count: number }>;
-}
-
-type Autocannon = (opts: {
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  body: string;
-  connections: number;
-  duration: number;
-  timeout?: number;
-}) => Promise<AutocannonResult>;
-
-const require = createRequire(import.meta.url);
-const autocannon = require("autocannon") as Autocannon;
 
 const CLIENTS = Number(process.env.HEALTH_CLIENTS ?? 128);
 const SECONDS = Number(process.env.HEALTH_SECONDS ?? 10);

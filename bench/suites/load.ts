@@ -20,7 +20,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { autocannon, type AutocannonResult } from "../autocannon.js";
 import { connect } from "node:net";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -29,27 +29,6 @@ import { parseIsoDay } from "../../src/domain/dates.js";
 import { encodeStore, STORE_FILE } from "../../src/store/binary.js";
 import { factorPrices } from "../prices.js";
 
-interface AutocannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  statusCodeStats: Record<string, { count: number }>;
-}
-
-type Autocannon = (opts: {
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  body: string;
-  connections: number;
-  duration: number;
-  timeout?: number;
-}) => Promise<AutocannonResult>;
-
-const require = createRequire(import.meta.url);
-const autocannon = require("autocannon") as Autocannon;
 
 const CONCURRENCY = [1, 8, 32, 128];
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 3);
