@@ -7,6 +7,7 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { etagFor, matchedTag, MIN_COMPRESS_BYTES, negotiate } from "../../src/http/encoding.js";
+import { STREAM_THRESHOLD } from "../../src/http/response-budget.js";
 import { codingFor, compressBody } from "../../src/workers/compress.js";
 import { useTestApp } from "../helpers/app.js";
 
@@ -128,6 +129,18 @@ describe("compressed compute responses", () => {
     const gz = await t().post("/v1/optimiser/paths", body, { "accept-encoding": "gzip", "if-none-match": brTag });
     expect(gz.statusCode).toBe(200);
     expect(gz.headers.etag).toBe(identTag.replace(/"$/, '-gzip"'));
+  });
+
+  it("a compressed body over the streaming threshold is streamed with its compressed content-length", async () => {
+    const body = { tickers: TICKERS, run_count: 8, seed: 7 };
+    const plain = await t().post("/v1/optimiser/sims", body);
+    const br = await t().post("/v1/optimiser/sims", body, { "accept-encoding": "br" });
+    expect(br.statusCode).toBe(200);
+    expect(br.headers["content-encoding"]).toBe("br");
+    // Over 1 MiB compressed: ResponseBudget.payload streams it (src/http/response-budget.ts STREAM_THRESHOLD).
+    expect(br.rawPayload.byteLength).toBeGreaterThan(STREAM_THRESHOLD);
+    expect(Number(br.headers["content-length"])).toBe(br.rawPayload.byteLength);
+    expect(Buffer.compare(brotliDecompressSync(br.rawPayload), plain.rawPayload)).toBe(0);
   });
 
   it("a body under 1 KiB stays uncompressed unless identity is refused", async () => {
