@@ -52,6 +52,8 @@ export const EnvSchema = z.object({
   // Unset: 1 when WORKERS ≥ 2, else 0.
   RESERVED_LIGHT_WORKERS: z.coerce.number().int().min(0).max(255).optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+  /** on: compute responses are compressed (br/gzip) in the workers when the client accepts it (src/http/encoding.ts). */
+  COMPRESSION: z.enum(["on", "off"]).default("on"),
 });
 
 export interface Limits {
@@ -94,6 +96,11 @@ export interface Limits {
   lightTaskCost?: number;
   /** Workers that heavy computations leave to light ones (default 1 with 2 or more workers, else 0). */
   reservedLightWorkers?: number;
+  /**
+   * Compress compute responses in the workers when Accept-Encoding allows it (default true; src/http/encoding.ts).
+   * False: identity only and no Vary header, as before.
+   */
+  compression?: boolean;
 }
 
 /** The optional limits with their defaults filled in (for a Limits built by hand, e.g. in tests and benches). */
@@ -108,6 +115,7 @@ export function fullLimits(l: Limits): Required<Limits> {
     minReadWindowMs: l.minReadWindowMs ?? 10_000,
     lightTaskCost: l.lightTaskCost ?? 1_000_000,
     reservedLightWorkers: l.reservedLightWorkers ?? (l.workers >= 2 ? 1 : 0),
+    compression: l.compression ?? true,
   };
 }
 
@@ -250,6 +258,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       minReadWindowMs: e.MIN_READ_WINDOW_SECONDS * 1000,
       lightTaskCost: e.LIGHT_TASK_COST,
       reservedLightWorkers: e.RESERVED_LIGHT_WORKERS ?? (e.WORKERS >= 2 ? 1 : 0),
+      compression: e.COMPRESSION === "on",
     },
     keyHashes: keys.map(hashKey),
     keySource,

@@ -14,6 +14,9 @@ export const HEADER = {
   ticker: "x-ticker",
   etag: "etag",
   ifNoneMatch: "if-none-match",
+  acceptEncoding: "accept-encoding",
+  contentEncoding: "content-encoding",
+  vary: "vary",
 } as const;
 
 /** Header values must be visible ASCII; stored symbols normally are (the echo is skipped otherwise rather than fail). */

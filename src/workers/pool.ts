@@ -86,6 +86,8 @@ export interface ComputeResult {
   body: Buffer;
   /** What the response says besides its body (src/http/headers.ts turns it into headers); absent for test tasks. */
   meta?: ResponseMeta;
+  /** The content coding of `body` when the worker compressed it (absent: identity). */
+  coding?: "br" | "gzip";
 }
 
 export interface PoolStats {
@@ -273,7 +275,9 @@ export class ComputePool {
     if (!result.ok) throw fromWire(result.error);
     const bytes = result.body;
     const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return result.meta === undefined ? { body } : { body, meta: result.meta };
+    const out: ComputeResult = result.meta === undefined ? { body } : { body, meta: result.meta };
+    if (result.coding !== undefined && result.coding !== "identity") out.coding = result.coding;
+    return out;
   }
 
   private stateOf(key: string): KeyState {

@@ -13,9 +13,22 @@ export interface RequestBody extends SimsOptions {
   end?: string;
 }
 
+/** A response content coding (src/http/encoding.ts negotiates it, src/workers/compress.ts applies it). */
+export type Coding = "br" | "gzip" | "identity";
+
+/** What the worker is asked to do with the body it computed. */
+export interface EncodingChoice {
+  /** The coding to use when the body is large enough (or always when `force`). */
+  coding: "br" | "gzip";
+  /** The client refused identity: compress even a small body. */
+  force: boolean;
+}
+
 export interface BacktestTask {
   kind: ComputeKind;
   request: RequestBody;
+  /** Compress the body in the worker (absent: identity). */
+  encoding?: EncodingChoice;
   /**
    * The store version this request runs on (taken when the request arrived). Its bytes are in shared memory in the
    * service: structured clone shares them with the worker, it does not copy them.
@@ -42,7 +55,7 @@ export interface ProbeTask {
 export type ComputeTask = BacktestTask | PingTask | SleepTask | ProbeTask;
 
 export type TaskResult =
-  | { ok: true; body: Uint8Array; meta?: ResponseMeta }
+  | { ok: true; body: Uint8Array; meta?: ResponseMeta; coding?: Coding }
   | { ok: false; error: WireError };
 
 /** `workerData` of every worker. */

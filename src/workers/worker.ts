@@ -20,7 +20,8 @@ import { warmUp } from "../pipeline/warmup.js";
 import { storeOfSnapshot } from "../store/backend.js";
 import type { BinaryPriceStore } from "../store/index.js";
 import type { StoreSnapshot } from "../store/types.js";
-import type { ComputeTask, TaskResult, WorkerConfig } from "./tasks.js";
+import { codingFor, compressBody } from "./compress.js";
+import type { ComputeTask, EncodingChoice, TaskResult, WorkerConfig } from "./tasks.js";
 
 const config = (workerData ?? {}) as WorkerConfig;
 
@@ -47,9 +48,12 @@ const encoder = new TextEncoder();
  * A successful result whose body bytes are transferred to the main thread, not copied: piscina moves the
  * `transferableSymbol` buffer and delivers the `valueSymbol` value.
  */
-function ok(body: string | Uint8Array, meta?: ResponseMeta): TaskResult {
-  const bytes = typeof body === "string" ? encoder.encode(body) : body;
+function ok(body: string | Uint8Array, meta?: ResponseMeta, encoding?: EncodingChoice): TaskResult {
+  let bytes = typeof body === "string" ? encoder.encode(body) : body;
+  const coding = codingFor(encoding, bytes.byteLength);
+  if (coding !== "identity") bytes = compressBody(bytes, coding);
   const value: TaskResult = meta === undefined ? { ok: true, body: bytes } : { ok: true, body: bytes, meta };
+  if (coding !== "identity" && value.ok) value.coding = coding;
   return move({ [transferableSymbol]: bytes.buffer, [valueSymbol]: value } as never) as unknown as TaskResult;
 }
 
@@ -76,7 +80,7 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
   const { tickers, start, end, ...options } = task.request;
   const prices = alignTyped(storeFor(task.snapshot), tickers, { start, end });
   const r = respond(k, task.kind, prices, options, { maxResponseValues: config.maxResponseValues });
-  return ok(r.body, r.meta);
+  return ok(r.body, r.meta, task.encoding);
 }
 
 /** The piscina task handler: never throws for a FolioError (it is returned as data). */

@@ -115,9 +115,10 @@ describe("ten slow readers of 100-run sims", () => {
     });
     port = Number(new URL(url).port);
     while ((await fetch(`${url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 100));
-    // Warm-up: one complete 100-run sims read at full speed; its peak RSS is the reference.
+    // Warm-up: one complete 100-run sims read at full speed; its peak RSS is the reference. Identity, as the raw
+    // sockets below ask (fetch would otherwise accept br and measure the decompressed size).
     const res = await fetch(`${url}/v1/optimiser/sims`, {
-      method: "POST", headers: { "x-api-key": KEY, "content-type": "application/json" }, body: BODY,
+      method: "POST", headers: { "x-api-key": KEY, "content-type": "application/json", "accept-encoding": "identity" }, body: BODY,
     });
     bodyBytes = (await res.arrayBuffer()).byteLength;
     expect(res.status).toBe(200);

@@ -11,7 +11,8 @@ import { DEFAULTS } from "../../domain/vocabulary.js";
 import { parseIsoDay } from "../../domain/dates.js";
 import type { PriceStore } from "../../store/types.js";
 import type { ComputeKind, RequestBody } from "../../workers/tasks.js";
-import { etagOf, precondition } from "../etag.js";
+import { etagOf } from "../etag.js";
+import { etagFor, matchedTag, negotiate } from "../encoding.js";
 import { HEADER, metaHeaders } from "../headers.js";
 import { requireJson } from "../plugins/errors.js";
 import {
@@ -97,9 +98,15 @@ export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string
     // The version this request runs on, start to finish (a reload meanwhile does not affect it).
     const { snapshot, store } = ctx.live.current;
     const etag = etagOf({ route, request, store: snapshot.version.hash, engine: ctx.engineVersion });
-    const pre = precondition(req.headers[HEADER.ifNoneMatch], etag);
-    // A listed tag was sent with a 200 for these very inputs: the client's copy is current.
-    if (pre === "match" || (pre === "any" && ctx.seenTags.has(etag))) return reply.code(304).header(HEADER.etag, etag).send();
+    // The coding the worker will use for a large enough body (src/http/encoding.ts); undefined: identity.
+    const encoding = ctx.limits.compression === false ? undefined : negotiate(req.headers[HEADER.acceptEncoding]);
+    // With compression on, the same URL answers in several codings: caches must key on Accept-Encoding.
+    if (ctx.limits.compression !== false) reply.header(HEADER.vary, "accept-encoding");
+    const pre = matchedTag(req.headers[HEADER.ifNoneMatch], etag, encoding);
+    // A listed tag (identity or this request's coding) was sent with a 200 for these very inputs: the client's copy
+    // is current.
+    if (pre !== undefined && pre !== "any") return reply.code(304).header(HEADER.etag, pre).send();
+    if (pre === "any" && ctx.seenTags.has(etag)) return reply.code(304).header(HEADER.etag, etag).send();
     // While slow clients hold too many unsent bytes, start nothing new (503 RESPONSE_BACKLOG).
     ctx.responses?.admit();
     // If the client goes away first, stop its computation (queued: dropped; running: its worker is replaced).
@@ -109,13 +116,17 @@ export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string
     };
     reply.raw.once("close", onClose);
     const cost = estimateCost(store, kind, request);
-    const result = await ctx.pool.run({ kind, request, snapshot }, undefined, { cancel: gone.signal, key: req.apiKeyId ?? "", cost })
+    const task = encoding === undefined ? { kind, request, snapshot } : { kind, request, snapshot, encoding };
+    const result = await ctx.pool.run(task, undefined, { cancel: gone.signal, key: req.apiKeyId ?? "", cost })
       .finally(() => reply.raw.off("close", onClose));
     ctx.seenTags.add(etag);
     // `*` on a response not seen before: it exists now (computed without error), so the answer is still 304.
-    if (pre === "any") return reply.code(304).header(HEADER.etag, etag).send();
+    const tag = etagFor(etag, result.coding ?? "identity");
+    if (pre === "any") return reply.code(304).header(HEADER.etag, tag).send();
+    // The body is already in its coding (compressed by the worker); content-length counts the bytes sent.
+    if (result.coding !== undefined) reply.header(HEADER.contentEncoding, result.coding);
     const payload = ctx.responses === undefined ? result.body : ctx.responses.payload(reply, result.body);
-    return reply.headers(metaHeaders(result.meta)).header(HEADER.etag, etag).type(JSON_UTF8).send(payload);
+    return reply.headers(metaHeaders(result.meta)).header(HEADER.etag, tag).type(JSON_UTF8).send(payload);
   };
 }
 
