@@ -16,12 +16,12 @@
  *
  *   npm run build && node dist/bench/run.js health
  */
+import { freePort } from "../net.js";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { autocannon, type AutocannonResult } from "../autocannon.js";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -32,17 +32,6 @@ const PROBE_MS = Number(process.env.PROBE_MS ?? 20);
 
 const serverFile = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "http", "server.js");
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

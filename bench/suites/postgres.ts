@@ -11,9 +11,9 @@
  *   file:import:gen / file:append / file:load   the same on the file store, for comparison
  * Medians of the runs given in each row (each import run into a fresh database/directory).
  */
+import { freePort } from "../net.js";
 import { spawnSync, type SpawnSyncOptions } from "node:child_process";
 import { chownSync, createWriteStream, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,17 +36,6 @@ function sharedCvx(): string | undefined {
   return d ? join(d, "cvxportfolio-sp500", "prices.csv") : undefined;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once("error", rej);
-    srv.listen(0, "127.0.0.1", () => {
-      const a = srv.address();
-      const port = typeof a === "object" && a ? a.port : 0;
-      srv.close(() => res(port));
-    });
-  });
-}
 
 /** A local throwaway cluster (as test/helpers/servers.ts starts for the tests), or undefined when not installed. */
 async function localCluster(): Promise<{ url: string; stop: () => void } | undefined> {

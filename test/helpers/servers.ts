@@ -5,25 +5,16 @@
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
+import { freePort } from "../../bench/net.js";
+
+export { freePort };
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "vitest";
 import { EnvSchema } from "../../src/config.js";
 
-/** A free TCP port on 127.0.0.1 (bound and released; good enough for a test on one machine). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Newest PostgreSQL server binaries directory (Debian keeps them in /usr/lib/postgresql/<major>/bin), or undefined. */
 export function postgresBinDir(): string | undefined {

@@ -2,32 +2,20 @@
  * Daily updates without re-importing history (issue 10 item 2) and safe concurrent imports (item 1) on the file
  * store: docs/data.md §3.
  */
+import { useTempDir } from "../helpers/tmp.js";
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openStore, storeFilePath } from "../../src/store/index.js";
 import { importPrices } from "../../src/store/import/index.js";
 import { acquireLock } from "../../src/store/lock.js";
 import { formatIsoDay } from "../../src/domain/dates.js";
 import type { PriceStore } from "../../src/store/types.js";
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "folio-merge-"));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const write = (name: string, text: string): string => {
-  const p = join(dir, name);
-  mkdirSync(join(p, ".."), { recursive: true });
-  writeFileSync(p, text);
-  return p;
-};
+const tmp = useTempDir("folio-merge-");
+const write = tmp.write;
 const sha = (p: string): string => createHash("sha256").update(readFileSync(p)).digest("hex");
 function contents(store: PriceStore): Record<string, [string, number][]> {
   const out: Record<string, [string, number][]> = {};
@@ -42,7 +30,7 @@ const HISTORY = "Date,AAA,BBB\n2020-01-02,10,20\n2020-01-03,11,21\n2020-01-07,12
 
 describe("appending new days", () => {
   it("adds a file of only new days to the stored history and counts them as added", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     await importPrices(data, [write("h.csv", HISTORY)]);
     const r = await importPrices(data, [write("d.csv", "Date,AAA,BBB\n2020-01-08,13,23\n")]);
     expect(r).toMatchObject({ ok: true, counts: { added: 2, replaced: 0, unchanged: 0, newTickers: 0 }, storeTickers: 2 });
@@ -52,7 +40,7 @@ describe("appending new days", () => {
   });
 
   it("inserts a new day between stored days, keeps dates strictly ascending, and counts equal closes as unchanged", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     await importPrices(data, [write("h.csv", HISTORY)]);
     const r = await importPrices(data, [write("d.csv", "ticker,date,close\nAAA,2020-01-03,11\nAAA,2020-01-06,11.5\nCCC,2020-01-06,5\n")]);
     expect(r).toMatchObject({ ok: true, tickers: ["AAA", "CCC"], counts: { added: 2, replaced: 0, unchanged: 1, newTickers: 1 }, storeTickers: 3 });
@@ -62,7 +50,7 @@ describe("appending new days", () => {
   });
 
   it("re-importing the same file changes no close and writes the same store bytes", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     const f = write("h.csv", HISTORY);
     await importPrices(data, [f]);
     const before = sha(storeFilePath(data));
@@ -74,7 +62,7 @@ describe("appending new days", () => {
 
 describe("conflicting closes", () => {
   it("rejects a close that differs from the stored one at its file:line and writes nothing", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     await importPrices(data, [write("h.csv", HISTORY)]);
     const before = sha(storeFilePath(data));
     const f = write("d.csv", "Date,AAA,BBB\n2020-01-07,12,22.5\n2020-01-08,13,23\n");
@@ -87,7 +75,7 @@ describe("conflicting closes", () => {
   });
 
   it("reports each conflict at the file and line it came from when one ticker spans several files", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     await importPrices(data, [write("h.csv", HISTORY)]);
     const a = write("a.csv", "ticker,date,close\nAAA,2020-01-01,9\nAAA,2020-01-02,10\nAAA,2020-01-03,99\n");
     const b = write("b.csv", "ticker,date,close\nBBB,2020-01-02,20\nAAA,2020-01-07,98\nAAA,2020-01-08,13\n");
@@ -97,7 +85,7 @@ describe("conflicting closes", () => {
   });
 
   it("reports conflicts in a dry run too", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     await importPrices(data, [write("h.csv", HISTORY)]);
     const r = await importPrices(data, [write("d.csv", "Date,AAA\n2020-01-02,9\n")], { dryRun: true });
     expect(r.ok).toBe(false);
@@ -105,7 +93,7 @@ describe("conflicting closes", () => {
   });
 
   it("with replace overwrites differing closes, adds new ones and reports the counts and the replaced tickers", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     await importPrices(data, [write("h.csv", HISTORY)]);
     const r = await importPrices(data, [write("d.csv", "Date,AAA,BBB\n2020-01-07,12,22.5\n2020-01-08,13,23\n")], { replace: true });
     expect(r).toMatchObject({ ok: true, replaced: ["BBB"], counts: { added: 2, replaced: 1, unchanged: 1, newTickers: 0 } });
@@ -117,7 +105,7 @@ describe("conflicting closes", () => {
 
 describe("import lock", () => {
   it("is released only by its owner: a lock file replaced by someone else survives the release", async () => {
-    const path = join(dir, ".import.lock");
+    const path = join(tmp.path, ".import.lock");
     const held = await acquireLock(path);
     expect(readFileSync(path, "utf8")).toMatch(new RegExp(`^${process.pid} [0-9a-f-]{36}\\n$`));
     writeFileSync(path, "999999 someone-else\n");
@@ -126,7 +114,7 @@ describe("import lock", () => {
   });
 
   it("serialises acquirers in one process: the second waits until the first releases", async () => {
-    const path = join(dir, ".import.lock");
+    const path = join(tmp.path, ".import.lock");
     const first = await acquireLock(path);
     let secondHeld = false;
     const second = acquireLock(path, { pollMs: 5 }).then((l) => ((secondHeld = true), l));
@@ -139,7 +127,7 @@ describe("import lock", () => {
   });
 
   it("is broken once when many imports find the same stale lock at once: all of them land and no lock file is left", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     mkdirSync(data, { recursive: true });
     const dead = spawnSync(process.execPath, ["-e", ""]).pid!;
     writeFileSync(join(data, ".import.lock"), `${dead} stale-token\n`);
@@ -151,7 +139,7 @@ describe("import lock", () => {
   });
 
   it("lets concurrent in-process imports of different tickers all land", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     const files = Array.from({ length: 6 }, (_, k) => write(`t${k}.csv`, `Date,T${k}\n2020-01-02,${k + 1}\n2020-01-03,${k + 2}\n`));
     const reports = await Promise.all(files.map((f) => importPrices(data, [f])));
     expect(reports.every((r) => r.ok)).toBe(true);
@@ -164,7 +152,7 @@ const CLI = resolve("dist/src/cli/main.js");
 describe("concurrent imports in separate processes", () => {
   it("all land: N processes of the built CLI importing different tickers at once lose none", async () => {
     expect(existsSync(CLI), "run npm run build first (the test drives the built CLI)").toBe(true);
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     await importPrices(data, [write("h.csv", HISTORY)]);
     const n = 6;
     const runs = Array.from({ length: n }, (_, k) => {

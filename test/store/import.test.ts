@@ -1,30 +1,18 @@
 import { spawn, spawnSync } from "node:child_process";
+import { useTempDir } from "../helpers/tmp.js";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openStore, storeFilePath } from "../../src/store/index.js";
 import { detectFormat, importPrices, parseImportDate, parsePriceCell, type ImportProblem } from "../../src/store/import/index.js";
 import { Xoshiro128 } from "../../src/store/synthetic.js";
 import { formatIsoDay, parseIsoDay } from "../../src/domain/dates.js";
 import type { PriceStore } from "../../src/store/types.js";
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "folio-import-"));
-});
-afterEach(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const write = (name: string, text: string): string => {
-  const p = join(dir, name);
-  mkdirSync(join(p, ".."), { recursive: true });
-  writeFileSync(p, text);
-  return p;
-};
+const tmp = useTempDir("folio-import-");
+const write = tmp.write;
 const sha = (p: string): string => createHash("sha256").update(readFileSync(p)).digest("hex");
 
 /** The fixture every format encodes: AAA on 3 days, BBB on 2 of them (2020-01-03 missing). */
@@ -49,10 +37,10 @@ const YAHOO_BBB = "Date,Open,High,Low,Close,Adj Close,Volume,Name\n2020-01-02,1,
 
 describe("importPrices round trips", () => {
   it("imports a wide CSV: one column per ticker, empty cells are missing values (not zeros)", async () => {
-    const report = await importPrices(join(dir, "store"), [write("wide.csv", WIDE)]);
+    const report = await importPrices(join(tmp.path, "store"), [write("wide.csv", WIDE)]);
     expect(report.rejected).toEqual([]);
     expect(report).toMatchObject({ ok: true, tickers: ["AAA", "BBB"], rows: 3, closes: 5, missing: 1, files: [{ format: "wide" }] });
-    const store = await openStore({ dataDir: join(dir, "store") });
+    const store = await openStore({ dataDir: join(tmp.path, "store") });
     expect(store.synthetic).toBe(false);
     expect(contents(store)).toEqual(EXPECTED);
     expect(store.list()).toEqual([
@@ -67,7 +55,7 @@ describe("importPrices round trips", () => {
       return `${d},${c},${t}`;
     }).join("\n");
     for (const [name, text] of [["long.csv", LONG], ["swapped.csv", swapped]] as const) {
-      const data = join(dir, `store-${name}`);
+      const data = join(tmp.path, `store-${name}`);
       const report = await importPrices(data, [write(name, text)]);
       expect(report.rejected).toEqual([]);
       expect(report.files[0].format).toBe("long");
@@ -79,23 +67,23 @@ describe("importPrices round trips", () => {
     write("yahoo/AAA.csv", YAHOO_AAA);
     write("yahoo/sub/BBB_data.csv", YAHOO_BBB);
     write("yahoo/notes.txt", "not a csv");
-    const report = await importPrices(join(dir, "store"), [join(dir, "yahoo")]);
+    const report = await importPrices(join(tmp.path, "store"), [join(tmp.path, "yahoo")]);
     expect(report.rejected).toEqual([]);
     expect(report.files.map((f) => f.format)).toEqual(["yahoo", "yahoo"]);
     expect(report.missing).toBe(1);
-    expect(contents(await openStore({ dataDir: join(dir, "store") }))).toEqual(EXPECTED);
+    expect(contents(await openStore({ dataDir: join(tmp.path, "store") }))).toEqual(EXPECTED);
   });
 
   it("reads gzip-compressed CSV files (.csv.gz)", async () => {
-    const p = join(dir, "wide.csv.gz");
+    const p = join(tmp.path, "wide.csv.gz");
     writeFileSync(p, gzipSync(WIDE));
-    const report = await importPrices(join(dir, "store"), [p]);
+    const report = await importPrices(join(tmp.path, "store"), [p]);
     expect(report.ok).toBe(true);
-    expect(contents(await openStore({ dataDir: join(dir, "store") }))).toEqual(EXPECTED);
+    expect(contents(await openStore({ dataDir: join(tmp.path, "store") }))).toEqual(EXPECTED);
   });
 
   it("re-importing a ticker merges into its stored history (matched case-insensitively, stored spelling kept) and keeps the others", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     await importPrices(data, [write("wide.csv", WIDE)]);
     const report = await importPrices(data, [write("again.csv", "Date,aaa\n2021-05-03,1\n2021-05-04,2\n")]);
     expect(report).toMatchObject({ ok: true, tickers: ["AAA"], replaced: [], storeTickers: 2, counts: { added: 2, replaced: 0, unchanged: 0, newTickers: 0 } });
@@ -109,18 +97,18 @@ describe("importPrices round trips", () => {
     const b = write("part2.csv", "ticker,date,close\nAAA,2020-01-06,10.25\nBBB,2020-01-02,200\nBBB,2020-01-06,201.125\n");
     const seen: number[] = [];
     let total = 0;
-    const report = await importPrices(join(dir, "store"), [a, b], { onProgress: (p) => { seen.push(p.bytesDone); total = p.bytesTotal; } });
+    const report = await importPrices(join(tmp.path, "store"), [a, b], { onProgress: (p) => { seen.push(p.bytesDone); total = p.bytesTotal; } });
     expect(report.ok).toBe(true);
-    expect(contents(await openStore({ dataDir: join(dir, "store") }))).toEqual(EXPECTED);
+    expect(contents(await openStore({ dataDir: join(tmp.path, "store") }))).toEqual(EXPECTED);
     expect(total).toBe(readFileSync(a).length + readFileSync(b).length);
     expect(seen[seen.length - 1]).toBe(total);
     for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]);
   });
 
   it("with dryRun validates and reports but writes nothing", async () => {
-    const report = await importPrices(join(dir, "store"), [write("wide.csv", WIDE)], { dryRun: true });
+    const report = await importPrices(join(tmp.path, "store"), [write("wide.csv", WIDE)], { dryRun: true });
     expect(report.ok).toBe(true);
-    expect(existsSync(storeFilePath(join(dir, "store")))).toBe(false);
+    expect(existsSync(storeFilePath(join(tmp.path, "store")))).toBe(false);
   });
 });
 
@@ -179,7 +167,7 @@ describe("import format detection", () => {
 
 describe("import validation", () => {
   const rejectedOf = async (files: string[], format?: "wide" | "long" | "yahoo"): Promise<ImportProblem[]> => {
-    const r = await importPrices(join(dir, "store"), files, { format });
+    const r = await importPrices(join(tmp.path, "store"), files, { format });
     expect(r.ok).toBe(false);
     return r.rejected;
   };
@@ -229,7 +217,7 @@ describe("import validation", () => {
   it("skips an exact repeat of a row (same date and close) with a warning, but rejects a repeated date with another close", async () => {
     const ok = write("rep.csv", "ticker,date,close\nAAA,2020-01-02,1\nAAA,2020-01-02,1\nAAA,2020-01-03,2\n");
     const wide = write("repw.csv", "Date,BBB,CCC\n2020-01-02,1,2\n2020-01-02,1,2\n2020-01-03,1,\n");
-    const r = await importPrices(join(dir, "store"), [ok, wide]);
+    const r = await importPrices(join(tmp.path, "store"), [ok, wide]);
     expect(r.rejected).toEqual([]);
     expect(r).toMatchObject({ ok: true, duplicates: 2, closes: 5 });
     expect(r.warnings).toEqual([
@@ -237,7 +225,7 @@ describe("import validation", () => {
       expect.stringMatching(/repw\.csv:3: exact repeat of line 2; skipped/),
     ]);
     const bad = write("rep2.csv", "ticker,date,close\nAAA,2020-01-02,1\nAAA,2020-01-02,1.01\n");
-    expect((await importPrices(join(dir, "store2"), [bad])).rejected).toEqual([
+    expect((await importPrices(join(tmp.path, "store2"), [bad])).rejected).toEqual([
       { file: bad, line: 3, reason: expect.stringMatching(/^duplicate date 2020-01-02 for AAA/) },
     ]);
   });
@@ -248,8 +236,8 @@ describe("import validation", () => {
     const c = write("c.csv", "Date,CCC,ccc,\n2020-01-02,1,2,3\n");
     const d = write("d.csv", "when,AAA\n2020-01-02,1\n");
     const e = write("e.csv", "");
-    const problems = await rejectedOf([a, b, c, d, e, join(dir, "missing.csv")]);
-    const where = problems.map((p) => `${p.file.slice(dir.length + 1)}:${p.line}`);
+    const problems = await rejectedOf([a, b, c, d, e, join(tmp.path, "missing.csv")]);
+    const where = problems.map((p) => `${p.file.slice(tmp.path.length + 1)}:${p.line}`);
     expect(where).toEqual(["missing.csv:0", "b.csv:2", "c.csv:1", "c.csv:1", "d.csv:1", "e.csv:0"]);
     expect(problems[1].reason).toMatch(/not after 2020-01-03 \(previous at .*a\.csv:2\)/);
     expect(problems[2].reason).toMatch(/ticker ccc repeats column 2/);
@@ -265,7 +253,7 @@ describe("import validation", () => {
   });
 
   it("leaves the store byte-identical (and no temporary file behind) when an import is rejected", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     expect((await importPrices(data, [write("wide.csv", WIDE)])).ok).toBe(true);
     const before = sha(storeFilePath(data));
     const listing = readdirSync(data).sort();
@@ -281,14 +269,14 @@ describe("import validation", () => {
     const row = "2020-01-02" + ",x".repeat(1000);
     const lines = ["Date," + Array.from({ length: 1000 }, (_, i) => `T${i}`).join(",")];
     for (let d = 0; d < 101; d++) lines.push(row.replace("2020-01-02", formatIsoDay(18263 + d)));
-    const r = await importPrices(join(dir, "store"), [write("junk.csv", lines.join("\n"))]);
+    const r = await importPrices(join(tmp.path, "store"), [write("junk.csv", lines.join("\n"))]);
     expect(r.ok).toBe(false);
     expect(r.rejectedTotal).toBe(101_000);
     expect(r.rejected).toHaveLength(100_000);
   });
 
   it("does not create the store when the first import is rejected", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     const r = await importPrices(data, [write("bad.csv", "Date,AAA\n2020-01-02,0\n")]);
     expect(r.ok).toBe(false);
     expect(existsSync(storeFilePath(data))).toBe(false);
@@ -297,7 +285,7 @@ describe("import validation", () => {
 
 describe("import lock", () => {
   it("waits for a live process holding .import.lock, then fails after the timeout and leaves the store and the lock as they were", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     await importPrices(data, [write("wide.csv", WIDE)]);
     const before = sha(storeFilePath(data));
     const child = spawn("sleep", ["30"]);
@@ -314,7 +302,7 @@ describe("import lock", () => {
   });
 
   it("takes over a lock left by a dead process and removes it afterwards", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     mkdirSync(data, { recursive: true });
     const dead = spawnSync("true").pid!;
     writeFileSync(join(data, ".import.lock"), String(dead));
@@ -326,7 +314,7 @@ describe("import lock", () => {
 
 describe("openStore on a data directory", () => {
   it("gives an empty, non-synthetic store that says how to import when nothing was imported yet", async () => {
-    const store = await openStore({ dataDir: join(dir, "nothing-here") });
+    const store = await openStore({ dataDir: join(tmp.path, "nothing-here") });
     expect(store.synthetic).toBe(false);
     expect(store.list()).toEqual([]);
     expect(store.description).toMatch(/folio import/);
@@ -334,7 +322,7 @@ describe("openStore on a data directory", () => {
   });
 
   it("rejects a corrupt store file instead of looking empty", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     await importPrices(data, [write("wide.csv", WIDE)]);
     const p = storeFilePath(data);
     writeFileSync(p, readFileSync(p).subarray(0, 100));
@@ -344,7 +332,7 @@ describe("openStore on a data directory", () => {
   });
 
   it("resolves tickers case-insensitively to their canonical spelling", async () => {
-    const data = join(dir, "store");
+    const data = join(tmp.path, "store");
     await importPrices(data, [write("wide.csv", "Date,BRK.B,Abc\n2020-01-02,1,2\n")]);
     const store = await openStore({ dataDir: data });
     expect(store.resolve("brk.b")).toBe("BRK.B");

@@ -30,40 +30,30 @@ export function copyTrailer(): Buffer {
   return b;
 }
 
-/** Encode the first `n` import tuples of the given columns (days are epoch days; converted to PostgreSQL dates here). */
-export function encodeImportTuples(n: number, ids: Int32Array, days: Int32Array, closes: Float64Array, files: Int32Array, lines: Int32Array): Buffer {
-  const b = Buffer.allocUnsafe(n * IMPORT_TUPLE);
+/**
+ * Encode the first `n` tuples `(ticker_id int4, date, close float8)` (days are epoch days, converted to PostgreSQL
+ * dates here), followed by `(file int4, line int4)` when `source` is given (the import's staging rows).
+ */
+export function encodeTuples(n: number, ids: Int32Array, days: Int32Array, closes: Float64Array,
+  source?: { files: Int32Array; lines: Int32Array }): Buffer {
+  const size = source ? IMPORT_TUPLE : STORED_TUPLE;
+  const b = Buffer.allocUnsafe(n * size);
   let o = 0;
   for (let i = 0; i < n; i++) {
-    b.writeInt16BE(5, o);
+    b.writeInt16BE(source ? 5 : 3, o);
     b.writeInt32BE(4, o + 2);
     b.writeInt32BE(ids[i], o + 6);
     b.writeInt32BE(4, o + 10);
     b.writeInt32BE(days[i] - PG_EPOCH_DAY, o + 14);
     b.writeInt32BE(8, o + 18);
     b.writeDoubleBE(closes[i], o + 22);
-    b.writeInt32BE(4, o + 30);
-    b.writeInt32BE(files[i], o + 34);
-    b.writeInt32BE(4, o + 38);
-    b.writeInt32BE(lines[i], o + 42);
-    o += IMPORT_TUPLE;
-  }
-  return b;
-}
-
-/** Encode the first `n` stored tuples `(ticker_id int4, date, close float8)` (days are epoch days). */
-export function encodeCloseTuples(n: number, ids: Int32Array, days: Int32Array, closes: Float64Array): Buffer {
-  const b = Buffer.allocUnsafe(n * STORED_TUPLE);
-  let o = 0;
-  for (let i = 0; i < n; i++) {
-    b.writeInt16BE(3, o);
-    b.writeInt32BE(4, o + 2);
-    b.writeInt32BE(ids[i], o + 6);
-    b.writeInt32BE(4, o + 10);
-    b.writeInt32BE(days[i] - PG_EPOCH_DAY, o + 14);
-    b.writeInt32BE(8, o + 18);
-    b.writeDoubleBE(closes[i], o + 22);
-    o += STORED_TUPLE;
+    if (source) {
+      b.writeInt32BE(4, o + 30);
+      b.writeInt32BE(source.files[i], o + 34);
+      b.writeInt32BE(4, o + 38);
+      b.writeInt32BE(source.lines[i], o + 42);
+    }
+    o += size;
   }
   return b;
 }

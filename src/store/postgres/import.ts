@@ -28,7 +28,7 @@ import { conflictReason } from "../import/merge.js";
 import { startReport } from "../import/records.js";
 import type { ImportOptions, ImportReport } from "../import/types.js";
 import { MAX_LISTED_PROBLEMS } from "../import/types.js";
-import { copyHeader, copyTrailer, encodeCloseTuples, encodeImportTuples } from "./copy.js";
+import { copyHeader, copyTrailer, encodeTuples } from "./copy.js";
 import { IMPORT_LOCK_KEY, migrate, NOTIFY_CHANNEL, schemaVersion, SCHEMA_VERSION } from "./schema.js";
 import { redactUrl } from "./url.js";
 
@@ -185,7 +185,7 @@ async function copyIn(client: pg.PoolClient, sql: string, series: readonly Colum
     const cclose = new Float64Array(CHUNK_ROWS);
     const cfile = new Int32Array(CHUNK_ROWS);
     const cline = new Int32Array(CHUNK_ROWS);
-    const flush = (n: number): Buffer => (withSource ? encodeImportTuples(n, cid, cday, cclose, cfile, cline) : encodeCloseTuples(n, cid, cday, cclose));
+    const flush = (n: number): Buffer => encodeTuples(n, cid, cday, cclose, withSource ? { files: cfile, lines: cline } : undefined);
     let n = 0;
     for (const k of which) {
       const s = series[k];

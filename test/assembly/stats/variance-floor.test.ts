@@ -3,11 +3,11 @@
  * frequency is rounding noise and is rejected as DEGENERATE_INPUT naming the ticker; a close of 1e-310 gives finite
  * returns, so it never fails in the name of a series that does not use returns.
  */
+import { failure } from "../../helpers/errors.js";
 import { describe, expect, it } from "vitest";
 import { engine, normal, rng } from "../../helpers/kernels.js";
 import { businessDates } from "../../helpers/prices.js";
 import { computeWeights21 } from "../../../src/engine/weights.js";
-import { FolioError } from "../../../src/errors.js";
 import { buckets } from "../../../src/pipeline/calendar.js";
 import { parseIsoDay } from "../../../src/domain/dates.js";
 import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
@@ -35,15 +35,6 @@ function closes(vol3: number, seed = 2): number[][] {
   return P;
 }
 
-function failure(f: () => unknown): FolioError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof FolioError) return e;
-    throw e;
-  }
-  throw new Error("expected a FolioError");
-}
 
 describe("the variance floor of the 21-vector driver", () => {
   it("if an asset's volatility is 1e-7 of the others' (variance 1e-14 of the largest), weights fails with " +
