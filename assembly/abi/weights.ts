@@ -95,6 +95,8 @@ export function kShrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: 
  * (layout, failure reporting through `lastFailedSeries()`, complexity).
  */
 export function kWeights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i32, monthBucket: usize, nMonths: i32,
-  covMode: i32, hrpMode: i32, out: usize, fallback: usize): i32 {
-  return weights21(P, T, N, weekBucket, nWeeks, monthBucket, nMonths, covMode, hrpMode, out, fallback);
+  covMode: i32, hrpMode: i32, out: usize, fallback: usize, freqMask: i32, minWeight: f64, maxWeight: f64,
+  warm: usize): i32 {
+  return weights21(P, T, N, weekBucket, nWeeks, monthBucket, nMonths, covMode, hrpMode, out, fallback,
+    freqMask, minWeight, maxWeight, warm);
 }

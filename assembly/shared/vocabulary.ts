@@ -16,6 +16,8 @@ export enum Frequency {
 }
 /** Number of members of `Frequency`. */
 export const FREQUENCY_COUNT = 3;
+/** The frequency mask selecting every frequency (bit f = `Frequency` f). */
+export const ALL_FREQUENCIES = (1 << FREQUENCY_COUNT) - 1;
 
 /** The l3 layer: one slot per strategy, alphabetical = the response order within a frequency. */
 export enum Slot {

@@ -8,7 +8,7 @@
  */
 import { Status } from "../shared/status";
 import {
-  CovarianceCode, Frequency, FREQUENCY_COUNT, HrpCode, SERIES_COUNT, Slot, STRATEGY_COUNT,
+  ALL_FREQUENCIES, CovarianceCode, Frequency, FREQUENCY_COUNT, HrpCode, SERIES_COUNT, Slot, STRATEGY_COUNT,
 } from "../shared/vocabulary";
 import { setBadIndex } from "../result";
 import { arenaMark, arenaRelease, scratchF64 } from "../memory";
@@ -65,6 +65,17 @@ export class Frame {
   /** The frequency's first output row (slot 0) and the row length in bytes. */
   rows: usize = 0;
   rowBytes: usize = 0;
+  /**
+   * Bounds on every weight of the bounded strategies (docs/method.md §5): lo ≤ w_i ≤ hi. The defaults 0 and 1 are
+   * the long-only simplex (no bound binds), i.e. today's problems, bit for bit.
+   */
+  lo: f64 = 0.0;
+  hi: f64 = 1.0;
+  /**
+   * The frequency's previous weight rows (e.g. the last rebalance's solution), slot-ordered like `rows`, or 0: a
+   * starting hint for the iterative solvers. It never changes the optimum the certificates accept.
+   */
+  warm: usize = 0;
   /** Set by a row that fell back to the shrunk covariance (docs/method.md §6.4); the driver flags the series. */
   fellBack: bool = false;
 
@@ -74,6 +85,16 @@ export class Frame {
    */
   row(slot: Slot): usize {
     return this.rows + <usize>slot * this.rowBytes;
+  }
+
+  /** The warm-start row of `slot` (its previous solution), or 0 when the call has none. */
+  warmRow(slot: Slot): usize {
+    return this.warm == 0 ? 0 : this.warm + <usize>slot * this.rowBytes;
+  }
+
+  /** Whether a bound other than the simplex's own (0 ≤ w ≤ 1) is asked for. */
+  bounded(): bool {
+    return this.lo != 0.0 || this.hi != 1.0;
   }
 }
 
@@ -147,6 +168,11 @@ export function lastFailedSeries(): i32 {
  *   is low-rank and `Xf` does not already hold it.
  *   Each row's scratch is released before the next (`arenaMark`/`arenaRelease`: peak memory ≈ one strategy), and
  *   C_f after the last row that reads it.
+ * Options: `freqMask` selects the frequencies computed (bit `Frequency.f`; ALL_FREQUENCIES = every one): the rows
+ *   of an unselected frequency are set to 0 and its fallback flags too, and a selected frequency's rows are
+ *   bit-identical to the full call's (the frequencies share no state), so a request can be split across workers.
+ *   `minWeight`/`maxWeight`: bounds on every weight (0 and 1 = none: the long-only simplex). `warm`: 0 or
+ *   SERIES_COUNT×N previous weights (response order) used as a starting hint by the iterative solvers.
  * Layout: P T×N closes; weekBucket, monthBucket i32[T−1] (bucket of each daily return row, non-decreasing,
  *   0..nWeeks−1 / 0..nMonths−1, no empty bucket); out SERIES_COUNT×N rows in response order; fallback
  *   i32[SERIES_COUNT] (1 where rpp fell back to the shrunk covariance).
@@ -163,13 +189,18 @@ export function lastFailedSeries(): i32 {
  * References: docs/method.md §2 (layers), §6 (covariance, shrinkage, the rpp fallback).
  */
 export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i32, monthBucket: usize, nMonths: i32,
-  covMode: i32, hrpMode: i32, out: usize, fallback: usize): Status {
+  covMode: i32, hrpMode: i32, out: usize, fallback: usize,
+  freqMask: i32 = ALL_FREQUENCIES, minWeight: f64 = 0.0, maxWeight: f64 = 1.0, warm: usize = 0): Status {
   failedSeries = -1;
   if (T < 3 || N < 1 || nWeeks < 2 || nMonths < 2 || nWeeks > T - 1 || nMonths > T - 1 ||
     (covMode != CovarianceCode.sample && covMode != CovarianceCode.shrink) ||
-    (hrpMode != HrpCode.paper && hrpMode != HrpCode.direct)) {
+    (hrpMode != HrpCode.paper && hrpMode != HrpCode.direct) ||
+    freqMask < 1 || freqMask > ALL_FREQUENCIES ||
+    !(minWeight >= 0.0) || !(maxWeight <= 1.0) || !(minWeight <= maxWeight)) {
     return Status.BadDimensions;
   }
+  // Bounded problems are not implemented yet: only the simplex's own bounds are accepted.
+  if (minWeight != 0.0 || maxWeight != 1.0) return Status.BadDimensions;
   for (let s: i32 = 0; s < SERIES_COUNT; s++) store<i32>(fallback + (<usize>s << 2), 0);
   const table = slotTable();
   let needs: i32 = 0;
@@ -192,9 +223,16 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
   f.sd = scratchF64(N);
   f.Xf = scratchF64(n * N); // low-rank factor of Σ or C when n_f < N (sample covariance only)
   f.rowBytes = <usize>N << 3;
+  f.lo = minWeight;
+  f.hi = maxWeight;
   let mark: usize = 0;
   for (let q: i32 = 0; q < FREQUENCY_COUNT; q++) {
     const base = q * STRATEGY_COUNT;
+    if ((freqMask & (1 << q)) == 0) {
+      memory.fill(out + <usize>base * f.rowBytes, 0, <usize>STRATEGY_COUNT * f.rowBytes);
+      continue;
+    }
+    f.warm = warm == 0 ? 0 : warm + <usize>base * f.rowBytes;
     f.X = R;
     f.nf = n;
     if (q == Frequency.m) {

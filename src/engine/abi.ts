@@ -47,7 +47,8 @@ export interface EngineExports {
   kHrpOrder(S: Ptr, N: number, variant: number, order: Ptr, Z: Ptr): Status;
   kShrinkCovariance(X: Ptr, n: number, N: number, out: Ptr, lambda: Ptr): Status;
   kWeights21(P: Ptr, T: number, N: number, weekBucket: Ptr, nWeeks: number, monthBucket: Ptr, nMonths: number,
-    covMode: number, hrpMode: number, out: Ptr, fallback: Ptr): Status;
+    covMode: number, hrpMode: number, out: Ptr, fallback: Ptr, freqMask: number, minWeight: number, maxWeight: number,
+    warm: Ptr): Status;
 
   // random numbers, valuation, simulation (assembly/abi/sims.ts)
   kRngSeed(state: Ptr, seed: bigint): void;
@@ -98,7 +99,7 @@ export const ENGINE_EXPORTS = {
   kHrp: 4,
   kHrpOrder: 5,
   kShrinkCovariance: 5,
-  kWeights21: 11,
+  kWeights21: 15,
   kRngSeed: 2,
   kRngJump: 1,
   kRngNext: 1,

@@ -10,8 +10,9 @@ import { type Naming, type Outcome, valueOf } from "./status.js";
 import { need } from "./core.js";
 import { STRATEGY_IDS } from "../domain/strategies.js";
 import {
-  covarianceCode, hrpCode, SERIES_COUNT, type CovarianceMode, type HrpMode,
+  covarianceCode, hrpCode, SERIES_COUNT, type CovarianceMode, type Frequency, type HrpMode,
 } from "../domain/vocabulary.js";
+import { ALL_FREQUENCIES, Frequency as FrequencyCode } from "../../assembly/shared/vocabulary.js";
 
 function checkSquare(cov: ArrayLike<number>, N: number): void {
   need(Number.isInteger(N) && N >= 1 && cov.length === N * N,
@@ -147,6 +148,24 @@ export interface Weights21Input {
   nMonths: number;
   covariance: CovarianceMode;
   hrp: HrpMode;
+  /**
+   * The frequencies to compute (default: all). The rows of the others are zero and their fallback flags false; the
+   * computed rows are bit-identical to a call with every frequency (so one request can be split across workers).
+   */
+  frequencies?: readonly Frequency[];
+  /** Bounds on every weight of the bounded strategies (defaults 0 and 1: the long-only simplex). */
+  minWeight?: number;
+  maxWeight?: number;
+  /** Previous SERIES_COUNT×N weights (response order): a starting hint for the iterative solvers (never the answer). */
+  warm?: Float64Array;
+}
+
+/** The kernel's frequency mask of a list of frequencies (every one when absent). */
+export function frequencyMask(frequencies: readonly Frequency[] | undefined): number {
+  if (frequencies === undefined) return ALL_FREQUENCIES;
+  let mask = 0;
+  for (const f of frequencies) mask |= 1 << FrequencyCode[f];
+  return mask;
 }
 
 export interface Weights21 {
@@ -170,6 +189,10 @@ export function tryWeights21(wasm: Wasm, input: Weights21Input): Weights21Outcom
   need(weekBucket.length === T - 1 && monthBucket.length === T - 1,
     `weekBucket and monthBucket must hold T−1 = ${T - 1} entries`);
   need(tickers.length === N, `tickers must hold N = ${N} names`);
+  need(input.warm === undefined || input.warm.length === SERIES_COUNT * N,
+    `warm must hold SERIES_COUNT×N = ${SERIES_COUNT * N} weights`);
+  const mask = frequencyMask(input.frequencies);
+  need(mask >= 1, "frequencies must name at least one frequency");
   const a = arenaOf(wasm);
   a.begin();
   const out = a.f64Out(SERIES_COUNT * N);
@@ -177,8 +200,9 @@ export function tryWeights21(wasm: Wasm, input: Weights21Input): Weights21Outcom
   const P = a.f64In(closes);
   const wb = a.i32In(weekBucket);
   const mb = a.i32In(monthBucket);
+  const warm = input.warm === undefined ? 0 : a.f64In(input.warm);
   const status = a.k.kWeights21(P, T, N, wb, nWeeks, mb, nMonths, covarianceCode(input.covariance),
-    hrpCode(input.hrp), out, fb);
+    hrpCode(input.hrp), out, fb, mask, input.minWeight ?? 0, input.maxWeight ?? 1, warm);
   a.verify("kWeights21");
   return {
     status,

@@ -18,6 +18,9 @@ import { covariance } from "../../../src/engine/core.js";
 import { MONTH_SIZES, ROWS, WEEK_SIZES, WEIGHTS } from "../../fixtures/math-11d.js";
 import { Frequency, SERIES_COUNT, Slot, STRATEGY_COUNT } from "../../../assembly/shared/vocabulary.js";
 import { FREQUENCY_NAMES, STRATEGY_NAMES, type Strategy } from "../../../src/domain/vocabulary.js";
+import { factorPrices } from "../../helpers/prices.js";
+import { parseIsoDay } from "../../../src/domain/dates.js";
+import { buckets as buckets2 } from "../../../src/pipeline/calendar.js";
 
 const wasm = engine();
 
@@ -212,6 +215,60 @@ describe("the slot table of assembly/strategies/weights21.ts", () => {
       for (const id of STRATEGY_NAMES) {
         expectClose(row(weights, 3, series(Frequency[f], Slot[id])), single(id, S, 3, "paper"), 1e-12, `${f}.${id}`);
       }
+    }
+  });
+});
+
+describe("kWeights21 options: a frequency subset, bounds, a warm start", () => {
+  // 40 synthetic factor-model assets over 253 closes: monthly and weekly are low-rank (12 and 52 observations)
+  const p = factorPrices(253, 40, 7);
+  const N = p.tickers.length;
+  const days = Int32Array.from(p.dates, (d) => parseIsoDay(d)!);
+  const week = buckets2(days.subarray(1), "w");
+  const month = buckets2(days.subarray(1), "m");
+  const input = {
+    closes: Float64Array.from(p.closes.flat()), N, tickers: p.tickers, weekBucket: week.bucket, nWeeks: week.count,
+    monthBucket: month.bucket, nMonths: month.count, covariance: "sample" as const, hrp: "paper" as const,
+  };
+  const full = computeWeights21(wasm, input);
+
+  it("each frequency computed alone gives the full call's rows bit for bit, zeros elsewhere", () => {
+    for (const f of FREQUENCY_NAMES) {
+      const one = computeWeights21(wasm, { ...input, frequencies: [f] });
+      for (let s = 0; s < SERIES_COUNT; s++) {
+        const inF = Math.floor(s / STRATEGY_COUNT) === Frequency[f];
+        expect(row(one.weights, N, s), `${f} ${STRATEGY_IDS[s]}`).toEqual(inF ? row(full.weights, N, s) : new Array(N).fill(0));
+        expect(one.fallback[s]).toBe(inF ? full.fallback[s] : false);
+      }
+    }
+  });
+  it("the union of the three single-frequency calls is the full call", () => {
+    const union = new Float64Array(SERIES_COUNT * N);
+    for (const f of FREQUENCY_NAMES) {
+      const one = computeWeights21(wasm, { ...input, frequencies: [f] }).weights;
+      for (let j = 0; j < union.length; j++) union[j] += one[j];
+    }
+    expect(Buffer.from(union.buffer).equals(Buffer.from(full.weights.buffer))).toBe(true);
+  });
+  it("an empty frequency list is refused before the kernel runs", () => {
+    expect(() => tryWeights21(wasm, { ...input, frequencies: [] })).toThrow(/at least one frequency/);
+  });
+  it("bounds outside 0 ≤ min ≤ max ≤ 1 are BadDimensions", () => {
+    expect(tryWeights21(wasm, { ...input, minWeight: 0.5, maxWeight: 0.4 }).status).toBe(Status.BadDimensions);
+    expect(tryWeights21(wasm, { ...input, maxWeight: 1.5 }).status).toBe(Status.BadDimensions);
+    expect(tryWeights21(wasm, { ...input, minWeight: -0.1 }).status).toBe(Status.BadDimensions);
+    expect(tryWeights21(wasm, { ...input, maxWeight: Number.NaN }).status).toBe(Status.BadDimensions);
+  });
+  it("the explicit defaults (0, 1, no warm start) give the default call's bits", () => {
+    const explicit = computeWeights21(wasm, { ...input, minWeight: 0, maxWeight: 1, frequencies: [...FREQUENCY_NAMES] });
+    expect(Buffer.from(explicit.weights.buffer).equals(Buffer.from(full.weights.buffer))).toBe(true);
+  });
+  it("a warm start from the previous solution gives certified weights on the simplex", () => {
+    const warmed = computeWeights21(wasm, { ...input, warm: full.weights });
+    for (let s = 0; s < SERIES_COUNT; s++) {
+      const w = row(warmed.weights, N, s);
+      expect(Math.abs(w.reduce((a, b) => a + b, 0) - 1)).toBeLessThanOrEqual(1e-12);
+      expectClose(w, row(full.weights, N, s), 1e-6, STRATEGY_IDS[s]);
     }
   });
 });
