@@ -7,10 +7,10 @@
  * RNG_WORDS_OFFSET, the cached normal f64 at RNG_CACHE_OFFSET, the i32 has-cache flag at RNG_HAS_CACHE_OFFSET
  * (assembly/shared/vocabulary.ts; see assembly/random/xoshiro256.ts).
  */
-import { rngSeed, rngJump, rngNext, rngUniform } from "../random/xoshiro256";
+import { rngSeed, rngJump, rngNext, rngUniform, rngBelow } from "../random/xoshiro256";
 import { fillNormals } from "../random/normal";
 import { valuePaths } from "../valuation/paths";
-import { simulateRuns } from "../valuation/simulate";
+import { simulateCloses, simulateRuns } from "../valuation/simulate";
 
 /** Seed the RNG_STATE_BYTES block at `state` (SplitMix64 expansion of `seed`, empty normal cache). */
 export function kRngSeed(state: usize, seed: u64): void {
@@ -28,6 +28,11 @@ export function kRngNext(state: usize): u64 {
 export function kRngUniform(state: usize): f64 {
   return rngUniform(state);
 }
+/** Next uniform integer in [0, n) without modulo bias (n ≥ 1; n < 1 returns −1 and draws nothing). */
+export function kRngBelow(state: usize, n: i32): i32 {
+  if (n < 1) return -1;
+  return <i32>rngBelow(state, <u64>n);
+}
 /** Write `n` polar normals to `out` (f64[n]), using and updating the block's normal cache. */
 export function kRngNormals(state: usize, out: usize, n: i32): void {
   fillNormals(state, out, n);
@@ -38,9 +43,20 @@ export function kValuePaths(P: usize, nTest: i32, N: i32, W: usize, S: i32, capi
 }
 /**
  * Simulated runs runFrom … runFrom+runCount−1: out runCount×S×nTest. `model` a ModelCode: independent (scale = σ,
- * N) or correlated (scale = lower Cholesky L, N×N). See valuation/simulate.ts.
+ * N), correlated (scale = lower Cholesky L, N×N) or bootstrap (scale = nRows×N training log-returns, mean block
+ * length blockLength; the last two parameters are read by the bootstrap only). See valuation/simulate.ts.
  */
 export function kSimulateRuns(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, W: usize, S: i32,
-                              seed: u64, runFrom: i32, runCount: i32, capital: f64, out: usize): i32 {
-  return simulateRuns(mu, scale, model, p0, nTest, N, W, S, seed, runFrom, runCount, capital, out);
+                              seed: u64, runFrom: i32, runCount: i32, capital: f64, out: usize,
+                              nRows: i32, blockLength: f64): i32 {
+  return simulateRuns(mu, scale, model, p0, nTest, N, W, S, seed, runFrom, runCount, capital, out, nRows,
+    blockLength);
+}
+/**
+ * The simulated closes of runs runFrom … runFrom+runCount−1: out runCount×nTest×N (row 0 of each run = p0), the
+ * same runs as kSimulateRuns (valued buy-and-hold they give its values bit for bit). See valuation/simulate.ts.
+ */
+export function kSimulateCloses(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, seed: u64,
+                                runFrom: i32, runCount: i32, out: usize, nRows: i32, blockLength: f64): i32 {
+  return simulateCloses(mu, scale, model, p0, nTest, N, seed, runFrom, runCount, out, nRows, blockLength);
 }

@@ -64,6 +64,21 @@ export function rngUniform(st: usize): f64 {
   return <f64>(rngNext(st) >> 11) * 1.1102230246251565e-16; // 2⁻⁵³, exact
 }
 
+/**
+ * A uniform integer in [0, n) without modulo bias (docs/method.md §8.7): with lim = 2⁶⁴ mod n (computed as
+ * (0 − n) mod n in u64), draw x = next() until x ≥ lim, then return x mod n. The accepted range [lim, 2⁶⁴) holds
+ * exactly ⌊2⁶⁴/n⌋ copies of every residue, so each value has probability 1/n; a draw is rejected with probability
+ * lim/2⁶⁴ < n/2⁶⁴ (< 2⁻³³ for n < 2³¹).
+ * Preconditions: n ≥ 1 (n = 1 draws once and returns 0).
+ * Complexity: expected 1 + lim/(2⁶⁴ − lim) steps; one u64 remainder per draw.
+ */
+export function rngBelow(st: usize, n: u64): u64 {
+  const lim = (0 - n) % n;
+  let x = rngNext(st);
+  while (x < lim) x = rngNext(st);
+  return x % n;
+}
+
 const JUMP0: u64 = 0x180EC6D33CFD0ABA;
 const JUMP1: u64 = 0xD5A61266F0C9392C;
 const JUMP2: u64 = 0xA9582618E03FC9AA;

@@ -51,6 +51,13 @@ export enum HrpCode {
 export enum ModelCode {
   independent = 0,
   correlated = 1,
+  bootstrap = 2,
+}
+
+/** Option `drift` of sims (index into the host's SIM_DRIFTS): the training mean (default) or zero (docs/method.md §8.7). */
+export enum DriftCode {
+  historical = 0,
+  zero = 1,
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Status } from "../shared/status";
 import { setBadIndex } from "../result";
-import { rngSeed, rngJump } from "../random/xoshiro256";
+import { rngSeed, rngJump, rngBelow, rngUniform } from "../random/xoshiro256";
 import {
   ModelCode, RNG_CACHE_OFFSET, RNG_HAS_CACHE_OFFSET, RNG_STATE_BYTES, RNG_WORDS_BYTES, RNG_WORDS_OFFSET,
 } from "../shared/vocabulary";
@@ -10,14 +10,172 @@ import { gemmNT } from "../linalg/gemm";
 import { checkPrices, checkFinite } from "../checks";
 
 /**
- * Seeded Monte Carlo runs of daily log-normal prices, each valued for S buy-and-hold series (docs/method.md §8.1–§8.5).
+ * Check the model parameters of `simulateRuns` / `simulateCloses` (docs/method.md §8): σ finite and > 0
+ * (independent, N values) or the lower triangle of L finite with L_ii > 0 (correlated, N×N row-major, checked in
+ * row-major order so the first bad entry is reported). Sets lastBadIndex; returns `NonFinite` / `ZeroVariance` / Ok.
+ */
+function checkScale(scale: usize, model: i32, N: i32): Status {
+  if (model == ModelCode.independent) {
+    if (!checkFinite(scale, N)) return Status.NonFinite;
+    for (let i: i32 = 0; i < N; i++) {
+      if (!(load<f64>(scale + (<usize>i << 3)) > 0.0)) {
+        setBadIndex(i);
+        return Status.ZeroVariance;
+      }
+    }
+    return Status.Ok;
+  }
+  for (let i: i32 = 0; i < N; i++) {
+    for (let j: i32 = 0; j <= i; j++) {
+      const idx = i * N + j;
+      const v = load<f64>(scale + (<usize>idx << 3));
+      if (!isFinite(v)) {
+        setBadIndex(idx);
+        return Status.NonFinite;
+      }
+      if (j == i && !(v > 0.0)) {
+        setBadIndex(i);
+        return Status.ZeroVariance;
+      }
+    }
+  }
+  return Status.Ok;
+}
+
+/** The scale the generator reads: σ itself (independent), or a scratch copy of L with exact zeros above the diagonal. */
+function scaleForModel(scale: usize, model: i32, N: i32): usize {
+  if (model == ModelCode.independent) return scale;
+  const L = heap.alloc(<usize>(N * N) << 3);
+  for (let i: i32 = 0; i < N; i++) {
+    for (let j: i32 = 0; j < N; j++) {
+      const idx = i * N + j;
+      store<f64>(L + (<usize>idx << 3), j <= i ? load<f64>(scale + (<usize>idx << 3)) : 0.0);
+    }
+  }
+  return L;
+}
+
+/** Rows per chunk: draws, transform and compounding run chunk by chunk so the block stays in L2 (≈ 128 KiB). */
+function chunkRows(N: i32): i32 {
+  return max(2, (16384 / N) & ~1);
+}
+
+/**
+ * One run's simulated closes (docs/method.md §8.2–§8.5 steps 2–4): fills rows 1 … nTest−1 of `P` (nTest×N
+ * row-major; row 0 must already hold p0) from the run's generator `cur` (seeded, normal cache as the caller set it).
+ * `scale` is σ (independent) or the zero-padded lower L (correlated, from `scaleForModel`); `Z` is chunk×N scratch
+ * (correlated only). With `generateBootstrap` (through `generateRun`) this is the single definition of a run's
+ * prices: `simulateRuns` values them, `simulateCloses` returns them, so both give the same run k bit for bit.
+ */
+function generateCloses(cur: usize, mu: usize, scale: usize, model: i32, P: usize, nTest: i32, N: i32,
+                        chunk: i32, Z: usize): void {
+  const rowBytes = <usize>N << 3;
+  // Rows t0 … t0+m−1 (1-based test rows) per chunk. The normal stream continues across chunks exactly as one
+  // call would (the pair cache in `cur` carries an odd variate over), so chunking does not change the draws.
+  for (let t0: i32 = 1; t0 < nTest; t0 += chunk) {
+    const m = min(chunk, nTest - t0);
+    const rows = P + <usize>t0 * rowBytes;
+    if (model == ModelCode.independent) {
+      fillNormals(cur, rows, m * N);
+      for (let t: i32 = 0; t < m; t++) {
+        const x = rows + <usize>t * rowBytes;
+        const prev = x - rowBytes;
+        for (let i: i32 = 0; i < N; i++) {
+          const off = <usize>i << 3;
+          const ret = load<f64>(mu + off) + load<f64>(scale + off) * load<f64>(x + off);
+          store<f64>(x + off, load<f64>(prev + off) * Math.exp(ret));
+        }
+      }
+    } else {
+      fillNormals(cur, Z, m * N);
+      gemmNT(Z, N, m, scale, N, N, N, true, rows, N, 1, chunk);
+      for (let t: i32 = 0; t < m; t++) {
+        const x = rows + <usize>t * rowBytes;
+        const prev = x - rowBytes;
+        for (let i: i32 = 0; i < N; i++) {
+          const off = <usize>i << 3;
+          store<f64>(x + off, load<f64>(prev + off) * Math.exp(load<f64>(mu + off) + load<f64>(x + off)));
+        }
+      }
+    }
+  }
+}
+
+/**
+ * One run's closes by the stationary block bootstrap (docs/method.md §8.7): fills rows 1 … nTest−1 of `P` (row 0 =
+ * p0) from whole rows of `R` (nR×N training log-return vectors). Draw order, from the run's generator `cur`:
+ *   t = 1: j = below(nR) (a new block);
+ *   t ≥ 2: u = uniform(); if u < pNew: j = below(nR) (a new block), else j = j + 1, and j = 0 when j reaches nR;
+ *   then P̃[t][i] = P̃[t−1][i]·exp(R[j][i]) (NativeMath.exp), i = 0 … N−1.
+ * `pNew` = 1/L (f64 division) for the mean block length L; `below` is `rngBelow` (unbiased), `uniform` is
+ * `rngUniform`. No normals are drawn, so the normal cache is not used.
+ */
+function generateBootstrap(cur: usize, R: usize, nR: i32, pNew: f64, P: usize, nTest: i32, N: i32): void {
+  const rowBytes = <usize>N << 3;
+  let j: i32 = 0;
+  for (let t: i32 = 1; t < nTest; t++) {
+    if (t == 1 || rngUniform(cur) < pNew) {
+      j = <i32>rngBelow(cur, <u64>nR);
+    } else {
+      j++;
+      if (j == nR) j = 0;
+    }
+    const x = P + <usize>t * rowBytes;
+    const prev = x - rowBytes;
+    const r = R + <usize>j * rowBytes;
+    for (let i: i32 = 0; i < N; i++) {
+      const off = <usize>i << 3;
+      store<f64>(x + off, load<f64>(prev + off) * Math.exp(load<f64>(r + off)));
+    }
+  }
+}
+
+/**
+ * Check the bootstrap inputs: nRows ≥ 1 with nRows·N < 2³¹ and blockLength finite ≥ 1, else `BadDimensions`; the
+ * nRows×N return rows finite, else `NonFinite` (lastBadIndex = flat index).
+ */
+function checkBootstrap(R: usize, N: i32, nRows: i32, blockLength: f64): Status {
+  if (nRows < 1 || nRows > i32.MAX_VALUE / N || !isFinite(blockLength) || !(blockLength >= 1.0)) {
+    return Status.BadDimensions;
+  }
+  if (!checkFinite(R, nRows * N)) return Status.NonFinite;
+  return Status.Ok;
+}
+
+/** Fill rows 1 … nTest−1 of P for one run of any model (`generateCloses` or `generateBootstrap`). */
+function generateRun(cur: usize, mu: usize, scale: usize, model: i32, P: usize, nTest: i32, N: i32, chunk: i32,
+                     Z: usize, nRows: i32, pNew: f64): void {
+  if (model == ModelCode.bootstrap) generateBootstrap(cur, scale, nRows, pNew, P, nTest, N);
+  else generateCloses(cur, mu, scale, model, P, nTest, N, chunk, Z);
+}
+
+/** Start run r's generator: copy the four words of `base` into `cur` and empty the normal cache (§8.4). */
+function startRun(base: usize, cur: usize): void {
+  memory.copy(cur + RNG_WORDS_OFFSET, base + RNG_WORDS_OFFSET, RNG_WORDS_BYTES);
+  store<f64>(cur, 0.0, RNG_CACHE_OFFSET);
+  store<i32>(cur, 0, RNG_HAS_CACHE_OFFSET);
+}
+
+/** The generator of run `runFrom` in a fresh block: `seed` by SplitMix64, then runFrom jumps. */
+function firstRunState(seed: u64, runFrom: i32): usize {
+  const base = heap.alloc(<usize>RNG_STATE_BYTES);
+  rngSeed(base, seed);
+  for (let k: i32 = 0; k < runFrom; k++) rngJump(base);
+  return base;
+}
+
+/**
+ * Seeded Monte Carlo runs of daily prices, each valued for S buy-and-hold series (docs/method.md §8.1–§8.5; the
+ * block bootstrap §8.7).
  *
  * Method, per run k = runFrom … runFrom + runCount − 1 (absolute, 0-based):
  *   1. Generator: the xoshiro256** state seeded from `seed` by SplitMix64, then k `jump()`s; empty normal cache.
  *      (The state of run runFrom is reached by runFrom jumps, and each later run's by one more jump from the
  *      previous run's starting state, so run k never depends on runFrom or runCount.)
  *   2. Draws, in the frozen order: for t = 1 … nTest−1, for i = 0 … N−1: z[t][i] = polar normal (§8.4). A run
- *      that draws an odd count leaves its last cached variate unused.
+ *      that draws an odd count leaves its last cached variate unused. (Model `ModelCode.bootstrap` instead draws
+ *      row indices, `generateBootstrap`, and its r[t] is training row j: steps 3 and 4 of the normal models
+ *      become P̃[t][i] = P̃[t−1][i]·exp(R[j][i]).)
  *   3. Log-returns: model `ModelCode.independent`: r[t][i] = μ_i + σ_i·z[t][i] (σ_i·z first, then + μ_i);
  *      model `ModelCode.correlated`: r[t] = μ + L·z[t], (L·z[t])_i = Σ_{j≤i} L_ij z[t][j] summed by `gemmNT`
  *      (linalg/gemm.ts: lane-split order of blas.dot; for even i < N−1 the sum runs to j = i + 1 over an exact
@@ -27,13 +185,16 @@ import { checkPrices, checkFinite } from "../checks";
  *      bought at p0 (the same shares in every run).
  * Layout: `mu` N; `scale` independent: σ (N), correlated: L (N×N row-major; only the lower triangle incl. the
  *   diagonal is read, it is copied to scratch with zeros above); `p0` N; `W` S×N row-major; `out` runCount×S×nTest
- *   (run-major, then series-major: out[(r·S + s)·nTest + t]).
+ *   (run-major, then series-major: out[(r·S + s)·nTest + t]). Bootstrap: `scale` = R, nRows×N row-major
+ *   training log-return vectors (the host demeans them for drift "zero"), `mu` is not read; `nRows` and
+ *   `blockLength` (the mean block length L ≥ 1) are read by the bootstrap only (appended parameters).
  * Preconditions / status: nTest, N, S, runCount ≥ 1, runFrom ≥ 0, runFrom + runCount ≤ 2³¹−1, model a `ModelCode`,
- *   capital finite > 0, else `BadDimensions`; p0 finite > 0, else `BadPrice` (lastBadIndex = i); μ, σ / lower L,
+ *   capital finite > 0, for the bootstrap nRows ≥ 1 (nRows·N < 2³¹) and blockLength finite ≥ 1, else
+ *   `BadDimensions`; bootstrap rows R finite, else `NonFinite`; p0 finite > 0, else `BadPrice` (lastBadIndex = i); μ, σ / lower L,
  *   W finite, else `NonFinite` (lastBadIndex = flat index in that array); σ_i ≤ 0 (independent) or L_ii ≤ 0
  *   (correlated), else `ZeroVariance` (lastBadIndex = i). Simulated prices may overflow to +∞ only for absurd μ, σ (not checked).
  * Convergence: not iterative (the polar rejection loop terminates with probability 1).
- * Complexity per run: (nTest−1)·N normals and exps; the correlated model adds (nTest−1)·N² flops; valuation
+ * Complexity per run: (nTest−1)·N normals and exps (bootstrap: (nTest−1)·N exps and ≈ (nTest−1)(1 + 1/L) steps); the correlated model adds (nTest−1)·N² flops; valuation
  *   2·S·N·(nTest−1) flops. Scratch: nTest·N (prices) + chunk·N (draws, correlated only) + S·N + N² (correlated) f64, allocated once.
  *   Draws, transform and compounding run in chunks of ≈ 16384/N rows (≈ 128 KiB) so each chunk is produced and
  *   consumed while it is in cache; the chunking does not change any value (the draw stream is continuous).
@@ -41,97 +202,93 @@ import { checkPrices, checkFinite } from "../checks";
  *   doi:10.1137/1006063. Departure: none (no −σ²/2 drift correction: μ is already the mean log-return).
  */
 export function simulateRuns(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, W: usize, S: i32,
-                             seed: u64, runFrom: i32, runCount: i32, capital: f64, out: usize): Status {
+                             seed: u64, runFrom: i32, runCount: i32, capital: f64, out: usize,
+                             nRows: i32, blockLength: f64): Status {
   setBadIndex(-1);
   if (nTest < 1 || N < 1 || S < 1 || runCount < 1 || runFrom < 0 || runFrom > i32.MAX_VALUE - runCount) {
     return Status.BadDimensions;
   }
-  if (model != ModelCode.independent && model != ModelCode.correlated) return Status.BadDimensions;
+  if (model != ModelCode.independent && model != ModelCode.correlated && model != ModelCode.bootstrap) {
+    return Status.BadDimensions;
+  }
   if (!(capital > 0.0) || !isFinite(capital)) return Status.BadDimensions;
   if (!checkPrices(p0, N)) return Status.BadPrice;
-  if (!checkFinite(mu, N)) return Status.NonFinite;
-  if (!checkFinite(W, S * N)) return Status.NonFinite;
-
-  let L: usize = 0;
-  if (model == ModelCode.independent) {
-    if (!checkFinite(scale, N)) return Status.NonFinite;
-    for (let i: i32 = 0; i < N; i++) {
-      if (!(load<f64>(scale + (<usize>i << 3)) > 0.0)) {
-        setBadIndex(i);
-        return Status.ZeroVariance;
-      }
-    }
+  if (model == ModelCode.bootstrap) {
+    if (!checkFinite(W, S * N)) return Status.NonFinite;
+    const st = checkBootstrap(scale, N, nRows, blockLength);
+    if (st != Status.Ok) return st;
   } else {
-    L = heap.alloc(<usize>(N * N) << 3);
-    for (let i: i32 = 0; i < N; i++) {
-      for (let j: i32 = 0; j < N; j++) {
-        const idx = i * N + j;
-        let v = 0.0;
-        if (j <= i) {
-          v = load<f64>(scale + (<usize>idx << 3));
-          if (!isFinite(v)) {
-            setBadIndex(idx);
-            return Status.NonFinite;
-          }
-          if (j == i && !(v > 0.0)) {
-            setBadIndex(i);
-            return Status.ZeroVariance;
-          }
-        }
-        store<f64>(L + (<usize>idx << 3), v);
-      }
-    }
+    if (!checkFinite(mu, N)) return Status.NonFinite;
+    if (!checkFinite(W, S * N)) return Status.NonFinite;
+    const st = checkScale(scale, model, N);
+    if (st != Status.Ok) return st;
   }
 
+  const L = model == ModelCode.bootstrap ? scale : scaleForModel(scale, model, N);
+  const pNew = model == ModelCode.bootstrap ? 1.0 / blockLength : 0.0;
   const steps = nTest - 1;
-  // Rows per chunk: draws, transform and compounding run chunk by chunk so the block stays in L2 (≈ 128 KiB).
-  const chunk = max(2, (16384 / N) & ~1);
+  const chunk = chunkRows(N);
   const sh = heap.alloc(<usize>(S * N) << 3);
   sharesFrom(W, S, N, p0, capital, sh);
   const P = heap.alloc(<usize>(nTest * N) << 3);
   memory.copy(P, p0, <usize>N << 3);
   const Z: usize = model == ModelCode.correlated && steps > 0 ? heap.alloc(<usize>(min(chunk, steps) * N) << 3) : 0;
-  const base = heap.alloc(<usize>RNG_STATE_BYTES);
+  const base = firstRunState(seed, runFrom);
   const cur = heap.alloc(<usize>RNG_STATE_BYTES);
-  rngSeed(base, seed);
-  for (let k: i32 = 0; k < runFrom; k++) rngJump(base);
-  const rowBytes = <usize>N << 3;
   const runBytes = <usize>(S * nTest) << 3;
 
   for (let r: i32 = 0; r < runCount; r++) {
-    memory.copy(cur + RNG_WORDS_OFFSET, base + RNG_WORDS_OFFSET, RNG_WORDS_BYTES);
-    store<f64>(cur, 0.0, RNG_CACHE_OFFSET);
-    store<i32>(cur, 0, RNG_HAS_CACHE_OFFSET);
-    // Rows t0 … t0+m−1 (1-based test rows) per chunk. The normal stream continues across chunks exactly as one
-    // call would (the pair cache in `cur` carries an odd variate over), so chunking does not change the draws.
-    for (let t0: i32 = 1; t0 < nTest; t0 += chunk) {
-      const m = min(chunk, nTest - t0);
-      const rows = P + <usize>t0 * rowBytes;
-      if (model == ModelCode.independent) {
-        fillNormals(cur, rows, m * N);
-        for (let t: i32 = 0; t < m; t++) {
-          const x = rows + <usize>t * rowBytes;
-          const prev = x - rowBytes;
-          for (let i: i32 = 0; i < N; i++) {
-            const off = <usize>i << 3;
-            const ret = load<f64>(mu + off) + load<f64>(scale + off) * load<f64>(x + off);
-            store<f64>(x + off, load<f64>(prev + off) * Math.exp(ret));
-          }
-        }
-      } else {
-        fillNormals(cur, Z, m * N);
-        gemmNT(Z, N, m, L, N, N, N, true, rows, N, 1, chunk);
-        for (let t: i32 = 0; t < m; t++) {
-          const x = rows + <usize>t * rowBytes;
-          const prev = x - rowBytes;
-          for (let i: i32 = 0; i < N; i++) {
-            const off = <usize>i << 3;
-            store<f64>(x + off, load<f64>(prev + off) * Math.exp(load<f64>(mu + off) + load<f64>(x + off)));
-          }
-        }
-      }
-    }
+    startRun(base, cur);
+    generateRun(cur, mu, L, model, P, nTest, N, chunk, Z, nRows, pNew);
     valueWithShares(P, nTest, N, sh, S, capital, out + <usize>r * runBytes);
+    rngJump(base);
+  }
+  return Status.Ok;
+}
+
+/**
+ * The simulated closes of runs runFrom … runFrom + runCount − 1 (docs/method.md §8, steps 1–4 of `simulateRuns`),
+ * for callers that value them otherwise than buy-and-hold (e.g. rebalancing on simulated prices).
+ *
+ * Method: exactly `simulateRuns` without step 5: the same generator per absolute run k and the same
+ *   `generateRun`, so valuing run k's closes with `valuePaths` gives simulateRuns' run k bit for bit.
+ * Layout: `mu`, `scale`, `p0` as in `simulateRuns`; `out` runCount×nTest×N (run-major, then row-major closes:
+ *   out[(r·nTest + t)·N + i]); row 0 of every run is p0.
+ * Preconditions / status: as `simulateRuns` without W, S, capital: nTest, N, runCount ≥ 1, runFrom ≥ 0,
+ *   runFrom + runCount ≤ 2³¹−1, model a `ModelCode`, else `BadDimensions`; p0 finite > 0, else `BadPrice`; μ, σ /
+ *   lower L finite, else `NonFinite`; σ_i ≤ 0 or L_ii ≤ 0, else `ZeroVariance` (lastBadIndex as there); the
+ *   bootstrap's nRows, blockLength, R as in `simulateRuns`.
+ * Complexity per run: as `simulateRuns` without the valuation. Scratch: chunk·N (correlated draws) + N² (correlated).
+ */
+export function simulateCloses(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, seed: u64,
+                               runFrom: i32, runCount: i32, out: usize, nRows: i32, blockLength: f64): Status {
+  setBadIndex(-1);
+  if (nTest < 1 || N < 1 || runCount < 1 || runFrom < 0 || runFrom > i32.MAX_VALUE - runCount) {
+    return Status.BadDimensions;
+  }
+  if (model != ModelCode.independent && model != ModelCode.correlated && model != ModelCode.bootstrap) {
+    return Status.BadDimensions;
+  }
+  if (!checkPrices(p0, N)) return Status.BadPrice;
+  const st = model == ModelCode.bootstrap
+    ? checkBootstrap(scale, N, nRows, blockLength)
+    : checkFinite(mu, N) ? checkScale(scale, model, N) : Status.NonFinite;
+  if (st != Status.Ok) return st;
+
+  const L = model == ModelCode.bootstrap ? scale : scaleForModel(scale, model, N);
+  const pNew = model == ModelCode.bootstrap ? 1.0 / blockLength : 0.0;
+  const steps = nTest - 1;
+  const chunk = chunkRows(N);
+  const Z: usize = model == ModelCode.correlated && steps > 0 ? heap.alloc(<usize>(min(chunk, steps) * N) << 3) : 0;
+  const base = firstRunState(seed, runFrom);
+  const cur = heap.alloc(<usize>RNG_STATE_BYTES);
+  const runBytes = <usize>(nTest * N) << 3;
+
+  for (let r: i32 = 0; r < runCount; r++) {
+    const P = out + <usize>r * runBytes;
+    memory.copy(P, p0, <usize>N << 3);
+    startRun(base, cur);
+    generateRun(cur, mu, L, model, P, nTest, N, chunk, Z, nRows, pNew);
     rngJump(base);
   }
   return Status.Ok;

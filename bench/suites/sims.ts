@@ -2,7 +2,9 @@
  * Kernel-level benchmarks for valuation, simulation and random numbers (issue #3): the typed wrappers of
  * src/engine/sims.ts on seeded inputs, so each task includes its one copy in and one copy out.
  * Tasks: `boundary:*` (a call that only crosses JS↔WASM), `valuation:n=…:t=1260` (S = 21) beside the same valuation
- * in plain JS, `sims:runs=5|100:n=…:t=1260:<model>`, `normals:1e6`. Every result is checked finite and consumed.
+ * in plain JS, `sims:runs=5|100:n=…:t=1260:<model>`, `sims:runs=1000:n=20:t=1260:<model>` (issue #12: the block
+ * bootstrap beside the normal model, 1,000 runs in calls of 100 runs as a streaming caller makes them), `normals:1e6`.
+ * Every result is checked finite and consumed.
  */
 import { Bench } from "tinybench";
 import { Wasm } from "../../src/engine/wasm.js";
@@ -54,6 +56,32 @@ function valuePathsJs(P: Float64Array, nTest: number, N: number, W: Float64Array
       out[s * nTest + t] = v;
     }
   }
+}
+
+/**
+ * 1,000 runs at N = 20, T = 1260, S = 21, bootstrap (default mean block length) beside independent normals: ten
+ * calls of 100 runs (runFrom 0, 100, …; the runs are the same as one call of 1,000, docs/method.md §8.4), so the
+ * output of one call stays ≈ 21 MB. Exported so that the figure can be measured alone.
+ */
+export async function bootstrap1000(wasm: Wasm, consume: (x: number) => void): Promise<Bench> {
+  const N = 20, RUNS = 1000, BATCH = 100;
+  const train = closes(253, N, 5020);
+  const input = {
+    trainCloses: train.subarray(0, 252 * N), firstTestClose: train.subarray(252 * N), nTest: T_TEST, N,
+    tickers: Array.from({ length: N }, (_, i) => `T${i}`), weights: weights(N, 6020), S, seed: 42n, capital: CAPITAL,
+  };
+  const b = new Bench({ time: 0, warmupTime: 0, iterations: 5, warmup: false });
+  for (const model of ["bootstrap", "independent"] as const) {
+    b.add(`sims:runs=${RUNS}:n=${N}:t=${T_TEST}:${model}`, () => {
+      for (let from = 0; from < RUNS; from += BATCH) {
+        const r = simulateRuns(wasm, { ...input, model, runFrom: from, runCount: BATCH });
+        consume(r.values[r.values.length - 1]);
+      }
+    });
+  }
+  await b.run();
+  printBench(`Simulation, ${RUNS} runs (10 calls of ${BATCH}), N = ${N}, S = ${S}, T = ${T_TEST}`, b);
+  return b;
 }
 
 export default async function sims(): Promise<void> {
@@ -133,6 +161,7 @@ export default async function sims(): Promise<void> {
   }
   await runs100.run();
   printBench(`Simulation, 100 runs, S = ${S}, T = ${T_TEST}`, runs100);
+  await bootstrap1000(wasm, consume);
 
   // --- normals ---------------------------------------------------------------------------------------------------
   const nb = new Bench({ time: 400, warmupTime: 100, iterations: 16 });

@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { DATE_RULE, isIsoDate } from "../domain/dates.js";
 import type { CovarianceMode, HrpMode, PriceMatrix } from "../domain/types.js";
 import type { PriceStore } from "../store/types.js";
-import { COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_MODELS } from "../domain/vocabulary.js";
+import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../domain/vocabulary.js";
 import { seedProblem } from "../pipeline/seed.js";
 import { alignPrices } from "../pipeline/align.js";
 import { openBackend, storeOfSnapshot } from "../store/backend.js";
@@ -38,6 +38,16 @@ export function parsePositiveInt(value: string): number {
   return Number(value);
 }
 
+/** A mean block length (docs/method.md §8.7): a decimal number in BLOCK_LENGTH_RANGE. */
+export function parseBlockLengthArg(value: string): number {
+  const v = Number(value);
+  const { min, max } = BLOCK_LENGTH_RANGE;
+  if (!/^\d+(\.\d+)?$/.test(value) || !(v >= min && v <= max)) {
+    throw new InvalidArgumentError(`expected a number from ${min} to ${max} (trading days), got ${JSON.stringify(value)}`);
+  }
+  return v;
+}
+
 /** A u64 seed by the one seed rule (src/pipeline/seed.ts), kept as the decimal string the library accepts. */
 export function parseSeedArg(value: string): string {
   const why = seedProblem(value);
@@ -56,12 +66,20 @@ export function withDataOptions(cmd: Command): Command {
     .addOption(new Option("--database-url <url>", DATABASE_URL_HELP).env("DATABASE_URL"));
 }
 
-/** Adds the sims options --runs --seed --model, with the defaults of src/domain/vocabulary.ts. */
+/**
+ * Adds the sims options --runs --seed --model --drift --block-length, with the defaults of
+ * src/domain/vocabulary.ts (--block-length has none on the command line: it is accepted with --model bootstrap only).
+ */
 export function withSimsOptions(cmd: Command): Command {
   return cmd
     .option("--runs <n>", "number of simulated runs", parsePositiveInt, DEFAULTS.run_count)
     .option("--seed <s>", "u64 seed (default: derived from the request, so the same request gives the same runs)", parseSeedArg)
-    .addOption(new Option("--model <m>", "return model").choices(SIM_MODELS).default(DEFAULTS.model));
+    .addOption(new Option("--model <m>", "return model").choices(SIM_MODELS).default(DEFAULTS.model))
+    .addOption(new Option("--drift <d>", "drift of the simulated returns (zero: mean zero)").choices(SIM_DRIFTS)
+      .default(DEFAULTS.drift))
+    .option("--block-length <days>",
+      `mean block length of --model bootstrap, ${BLOCK_LENGTH_RANGE.min}..${BLOCK_LENGTH_RANGE.max} trading days ` +
+      `(default ${DEFAULTS.block_length})`, parseBlockLengthArg);
 }
 
 /** Adds --json and --csv (mutually exclusive). */

@@ -1,8 +1,8 @@
 /** Types of the public library API (docs/spec.md §8). The HTTP layer and the CLI are clients of these. */
 import type { StrategyId } from "./strategies.js";
-import type { CovarianceMode, HrpMode, SimModel } from "./vocabulary.js";
+import type { CovarianceMode, HrpMode, SimDrift, SimModel } from "./vocabulary.js";
 
-export type { CovarianceMode, HrpMode, SimModel } from "./vocabulary.js";
+export type { CovarianceMode, HrpMode, SimDrift, SimModel } from "./vocabulary.js";
 
 /** Aligned daily closes: T rows × N tickers, dates ascending `YYYY-MM-DD`, no missing values. */
 export interface PriceMatrix {
@@ -29,8 +29,12 @@ export interface SimsOptions extends WeightsOptions {
    * (docs/method.md §8.5), so the reported seed can be sent back as a number.
    */
   seed?: number | string | bigint;
-  /** Default "independent" (docs/spec.md §2.5). */
+  /** Default "independent" (docs/spec.md §2.5); "bootstrap" resamples training days (docs/method.md §8.7). */
   model?: SimModel;
+  /** "historical" (default): the training mean; "zero": no drift (docs/method.md §8.7). */
+  drift?: SimDrift;
+  /** Mean block length in trading days of model "bootstrap", 1…252, default 5 (docs/method.md §8.7). */
+  block_length?: number;
 }
 
 /** Strategy id → N weights in request ticker order. */
@@ -66,6 +70,10 @@ export interface SimsReport extends WeightsReport {
   model: SimModel;
   /** ε of the Cholesky jitter retry (docs/method.md §8.3), 0 when none was needed or the model is independent. */
   choleskyJitter: number;
+  /** Present only when the drift was "zero" (docs/method.md §8.7). */
+  drift?: SimDrift;
+  /** Mean block length, present only for model "bootstrap". */
+  blockLength?: number;
 }
 
 /** The in-process engine (docs/spec.md §8). One instance owns one WebAssembly instance; it is not re-entrant. */

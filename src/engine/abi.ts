@@ -56,9 +56,13 @@ export interface EngineExports {
   kRngNext(state: Ptr): bigint;
   kRngUniform(state: Ptr): number;
   kRngNormals(state: Ptr, out: Ptr, n: number): void;
+  kRngBelow(state: Ptr, n: number): number;
   kValuePaths(P: Ptr, nTest: number, N: number, W: Ptr, S: number, capital: number, out: Ptr): Status;
   kSimulateRuns(mu: Ptr, scale: Ptr, model: number, p0: Ptr, nTest: number, N: number, W: Ptr, S: number,
-    seed: bigint, runFrom: number, runCount: number, capital: number, out: Ptr): Status;
+    seed: bigint, runFrom: number, runCount: number, capital: number, out: Ptr, nRows: number,
+    blockLength: number): Status;
+  kSimulateCloses(mu: Ptr, scale: Ptr, model: number, p0: Ptr, nTest: number, N: number, seed: bigint,
+    runFrom: number, runCount: number, out: Ptr, nRows: number, blockLength: number): Status;
 
   // the stub runtime's exports (asconfig.json `exportRuntime`); unused by the host
   __new(size: number, id: number): Ptr;
@@ -105,8 +109,10 @@ export const ENGINE_EXPORTS = {
   kRngNext: 1,
   kRngUniform: 1,
   kRngNormals: 3,
+  kRngBelow: 2,
   kValuePaths: 7,
-  kSimulateRuns: 13,
+  kSimulateRuns: 15,
+  kSimulateCloses: 12,
   __new: 2,
   __pin: 1,
   __unpin: 1,

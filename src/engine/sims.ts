@@ -3,7 +3,9 @@
  * Each call resets the arena, allocates every block, copies inputs in once and results out once (wasm.ts protocol).
  * Nothing here keeps a pointer across calls: the RNG stream keeps its state block in JS.
  */
-import { modelCode, RNG_STATE_BYTES, SIM_MODELS, type SimModel } from "../domain/vocabulary.js";
+import {
+  BLOCK_LENGTH_RANGE, DEFAULTS, modelCode, RNG_STATE_BYTES, SIM_DRIFTS, SIM_MODELS, type SimDrift, type SimModel,
+} from "../domain/vocabulary.js";
 import { covariance, correlation, isCount, logReturns, need, tryCholesky } from "./core.js";
 import { checkStatus, Status, type Outcome, valueOf } from "./status.js";
 import { arenaOf, type Wasm } from "./wasm.js";
@@ -47,23 +49,30 @@ export function valuePaths(wasm: Wasm, input: ValuePathsInput): Float64Array {
     { what: "valuation", tickers: status === Status.BadPrice ? input.tickers : undefined }, N);
 }
 
-export interface SimulateRunsInput {
+export interface SimulateClosesInput {
   /** nTrain×N row-major training closes (252 rows in the pipeline; any nTrain ≥ 3 is accepted). */
   trainCloses: Float64Array;
-  /** N real closes of the first test day: the simulated paths start there and the shares are bought there. */
+  /** N real closes of the first test day: the simulated paths start there (row 0 of every run). */
   firstTestClose: Float64Array;
   nTest: number;
   N: number;
   tickers: readonly string[];
-  /** S×N row-major weight vectors. */
-  weights: Float64Array;
-  S: number;
   model: SimModel;
   /** u64 seed, 0 ≤ seed < 2⁶⁴. */
   seed: bigint;
   /** First absolute run index (0-based), default 0. Run k is the same whatever runFrom/runCount. */
   runFrom?: number;
   runCount: number;
+  /** "historical" (default): the training mean; "zero": μ = 0, or demeaned rows for the bootstrap (docs/method.md §8.7). */
+  drift?: SimDrift;
+  /** Mean block length L of model "bootstrap" in trading days (BLOCK_LENGTH_RANGE, default DEFAULTS.block_length). */
+  blockLength?: number;
+}
+
+export interface SimulateRunsInput extends SimulateClosesInput {
+  /** S×N row-major weight vectors (the shares are bought at firstTestClose). */
+  weights: Float64Array;
+  S: number;
   capital: number;
 }
 
@@ -74,38 +83,101 @@ export interface SimulateRunsResult {
   jitter: number;
 }
 
-/**
- * Seeded simulation (docs/method.md §8): the model parameters come from the DAILY training log-returns (`logReturns`, then
- * `covariance` with its means, ddof 1; σ = √diag via `correlation`, which also rejects a zero-variance asset), and
- * for "correlated" L = chol(Σ + ε·(trace/N)·I) with ε the first of CHOLESKY_JITTER that factorises.
- * Throws DEGENERATE_INPUT naming the ticker for a zero-variance asset or a bad training price, SOLVER_FAILED when
- * the jitter ladder is exhausted, RangeError for inconsistent lengths or arguments (a caller bug).
- */
-export function simulateRuns(wasm: Wasm, input: SimulateRunsInput): SimulateRunsResult {
-  const { trainCloses, firstTestClose, nTest, N, tickers, weights, S, model, seed, runCount, capital } = input;
-  const runFrom = input.runFrom ?? 0;
-  need(isCount(nTest, 1) && isCount(N, 1) && isCount(S, 1), `simulateRuns: bad dimensions nTest=${nTest} N=${N} S=${S}`);
-  need(trainCloses.length % N === 0 && trainCloses.length / N >= 3,
-    `simulateRuns: trainCloses has ${trainCloses.length} values, expected nTrain×${N} with nTrain ≥ 3`);
-  need(firstTestClose.length === N, `simulateRuns: firstTestClose has ${firstTestClose.length} values, expected ${N}`);
-  need(weights.length === S * N, `simulateRuns: weights has ${weights.length} values, expected ${S * N}`);
-  need(tickers.length === N, `simulateRuns: ${tickers.length} tickers for N=${N}`);
-  need(isCount(runCount, 1) && isCount(runFrom, 0) && runFrom + runCount <= 0x7fffffff,
-    `simulateRuns: bad run range runFrom=${runFrom} runCount=${runCount}`);
-  need(typeof seed === "bigint" && seed >= 0n && seed < 1n << 64n, `simulateRuns: seed must be a u64 bigint`);
-  need((SIM_MODELS as readonly string[]).includes(model), `simulateRuns: unknown model ${String(model)}`);
-  const nTrain = trainCloses.length / N;
+/** The kernel's model inputs from the training closes (docs/method.md §8.1–§8.3, §8.7). */
+interface ModelParameters {
+  mu: Float64Array;
+  /** σ (independent), L (correlated) or the nRows×N return rows (bootstrap). */
+  scale: Float64Array;
+  jitter: number;
+  /** Bootstrap only: rows of `scale` and the mean block length; 0 and 1 (not read) for the normal models. */
+  nRows: number;
+  blockLength: number;
+}
 
+/** Check the shared inputs of simulateRuns / simulateCloses; RangeError names `what` (a caller bug). */
+function checkSimInput(what: string, input: SimulateClosesInput): { runFrom: number; nTrain: number } {
+  const { trainCloses, firstTestClose, nTest, N, tickers, model, seed, runCount } = input;
+  const runFrom = input.runFrom ?? 0;
+  need(isCount(nTest, 1) && isCount(N, 1), `${what}: bad dimensions nTest=${nTest} N=${N}`);
+  need(trainCloses.length % N === 0 && trainCloses.length / N >= 3,
+    `${what}: trainCloses has ${trainCloses.length} values, expected nTrain×${N} with nTrain ≥ 3`);
+  need(firstTestClose.length === N, `${what}: firstTestClose has ${firstTestClose.length} values, expected ${N}`);
+  need(tickers.length === N, `${what}: ${tickers.length} tickers for N=${N}`);
+  need(isCount(runCount, 1) && isCount(runFrom, 0) && runFrom + runCount <= 0x7fffffff,
+    `${what}: bad run range runFrom=${runFrom} runCount=${runCount}`);
+  need(typeof seed === "bigint" && seed >= 0n && seed < 1n << 64n, `${what}: seed must be a u64 bigint`);
+  need((SIM_MODELS as readonly string[]).includes(model), `${what}: unknown model ${String(model)}`);
+  need(input.drift === undefined || (SIM_DRIFTS as readonly string[]).includes(input.drift),
+    `${what}: unknown drift ${String(input.drift)}`);
+  const L = input.blockLength;
+  need(L === undefined || (typeof L === "number" && L >= BLOCK_LENGTH_RANGE.min && L <= BLOCK_LENGTH_RANGE.max),
+    `${what}: blockLength must be a number in ${BLOCK_LENGTH_RANGE.min}…${BLOCK_LENGTH_RANGE.max}`);
+  return { runFrom, nTrain: trainCloses.length / N };
+}
+
+/**
+ * The model parameters (docs/method.md §8): from the DAILY training log-returns (`logReturns`, then `covariance`
+ * with its means, ddof 1; σ = √diag via `correlation`, which also rejects a zero-variance asset), and for
+ * "correlated" L = chol(Σ + ε·(trace/N)·I) with ε the first of CHOLESKY_JITTER that factorises. Drift "zero" sets
+ * μ = 0. The bootstrap (§8.7) resamples the return rows themselves (no σ, no factorisation): as they are for
+ * drift "historical", each minus its asset's mean (the same `means`) for drift "zero".
+ */
+function modelParameters(wasm: Wasm, input: SimulateClosesInput, nTrain: number): ModelParameters {
+  const { trainCloses, N, tickers, model } = input;
+  const zeroDrift = (input.drift ?? DEFAULTS.drift) === "zero";
+  const nRows = nTrain - 1;
   const R = logReturns(wasm, trainCloses, nTrain, N, { what: "training log-returns", tickers });
-  const { covariance: sigma, means } = covariance(wasm, R, nTrain - 1, N, { what: "training covariance", tickers });
+  if (model === "bootstrap") {
+    if (zeroDrift) {
+      const { means } = covariance(wasm, R, nRows, N, { what: "training covariance", tickers });
+      for (let t = 0; t < nRows; t++) for (let i = 0; i < N; i++) R[t * N + i] -= means[i];
+    }
+    return { mu: new Float64Array(N), scale: R, jitter: 0, nRows,
+      blockLength: input.blockLength ?? DEFAULTS.block_length };
+  }
+  const { covariance: sigma, means } = covariance(wasm, R, nRows, N, { what: "training covariance", tickers });
   const { sd } = correlation(wasm, sigma, N, { what: "training volatilities", tickers });
   const { L, jitter } = model === "correlated"
     ? choleskyWithJitter(sigma, N, (A) => tryCholesky(wasm, A, N))
     : { L: sd, jitter: 0 };
-  const o = trySimulate(wasm, { mu: means, scale: L, model: modelCode(model), firstTestClose, nTest, N, weights, S,
-    seed, runFrom, runCount, capital });
-  const named = o.status === Status.BadPrice || o.status === Status.ZeroVariance;
-  return { values: valueOf(o, { what: "simulation", tickers: named ? tickers : undefined }, N), jitter };
+  return { mu: zeroDrift ? new Float64Array(N) : means, scale: L, jitter, nRows: 0, blockLength: 1 };
+}
+
+/** The error context of a failed simulation kernel status (tickers named for a price or a zero variance). */
+function simContext(status: number, tickers: readonly string[]): { what: string; tickers?: readonly string[] } {
+  const named = status === Status.BadPrice || status === Status.ZeroVariance;
+  return { what: "simulation", tickers: named ? tickers : undefined };
+}
+
+/**
+ * Seeded simulation (docs/method.md §8), valued buy-and-hold: runCount×S×nTest values (`modelParameters`, then
+ * kSimulateRuns).
+ * Throws DEGENERATE_INPUT naming the ticker for a zero-variance asset or a bad training price, SOLVER_FAILED when
+ * the jitter ladder is exhausted, RangeError for inconsistent lengths or arguments (a caller bug).
+ */
+export function simulateRuns(wasm: Wasm, input: SimulateRunsInput): SimulateRunsResult {
+  const { firstTestClose, nTest, N, tickers, weights, S, model, seed, runCount, capital } = input;
+  need(isCount(S, 1), `simulateRuns: bad dimension S=${S}`);
+  const { runFrom, nTrain } = checkSimInput("simulateRuns", input);
+  need(weights.length === S * N, `simulateRuns: weights has ${weights.length} values, expected ${S * N}`);
+  const { mu, scale, jitter, nRows, blockLength } = modelParameters(wasm, input, nTrain);
+  const o = trySimulate(wasm, { mu, scale, model: modelCode(model), firstTestClose, nTest, N, weights, S,
+    seed, runFrom, runCount, capital, nRows, blockLength });
+  return { values: valueOf(o, simContext(o.status, tickers), N), jitter };
+}
+
+/**
+ * The simulated closes of the same runs as `simulateRuns` (docs/method.md §8): runCount×nTest×N, run-major then
+ * row-major (closes[(r·nTest + t)·N + i]); row 0 of every run is firstTestClose. Valuing run r's closes with
+ * `valuePaths` gives simulateRuns' run r bit for bit. Throws as `simulateRuns`.
+ */
+export function simulateCloses(wasm: Wasm, input: SimulateClosesInput): Float64Array {
+  const { firstTestClose, nTest, N, tickers, model, seed, runCount } = input;
+  const { runFrom, nTrain } = checkSimInput("simulateCloses", input);
+  const { mu, scale, nRows, blockLength } = modelParameters(wasm, input, nTrain);
+  const o = trySimulateCloses(wasm, { mu, scale, model: modelCode(model), firstTestClose, nTest, N, seed, runFrom,
+    runCount, nRows, blockLength });
+  return valueOf(o, simContext(o.status, tickers), N);
 }
 
 /**
@@ -137,7 +209,10 @@ export function choleskyWithJitter(sigma: Float64Array, N: number,
 export interface SimulateKernelInput {
   /** N daily mean log-returns. */
   mu: ArrayLike<number>;
-  /** σ (N) for the independent model, the lower Cholesky factor L (N×N, upper triangle ignored) for correlated. */
+  /**
+   * σ (N) for the independent model, the lower Cholesky factor L (N×N, upper triangle ignored) for correlated, the
+   * nRows×N training log-return rows for bootstrap.
+   */
   scale: ArrayLike<number>;
   /** The kernel's model code (`modelCode(model)`; any other value is BadDimensions). */
   model: number;
@@ -152,13 +227,23 @@ export interface SimulateKernelInput {
   runFrom: number;
   runCount: number;
   capital: number;
+  /** Bootstrap: rows of `scale` (default 0, not read by the normal models). */
+  nRows?: number;
+  /** Bootstrap: mean block length L ≥ 1 (default 1, not read by the normal models). */
+  blockLength?: number;
+}
+
+/** The length `scale` must have for the kernel's model code. */
+function scaleFits(input: { scale: ArrayLike<number>; model: number; N: number; nRows?: number }): boolean {
+  const { scale, N } = input;
+  return scale.length === N || scale.length === N * N || scale.length === (input.nRows ?? 0) * N;
 }
 
 /** One kSimulateRuns call without throwing: runCount×S×nTest values, laid out as `SimulateRunsResult.values`. */
 export function trySimulate(wasm: Wasm, input: SimulateKernelInput): Outcome<Float64Array> {
   const { N, S, nTest, runCount } = input;
   need(input.mu.length === N && input.firstTestClose.length === N && input.weights.length === S * N &&
-    (input.scale.length === N || input.scale.length === N * N), "simulate: lengths disagree with N and S");
+    scaleFits(input), "simulate: lengths disagree with N and S");
   const nOut = Math.max(0, runCount) * S * nTest;
   const a = arenaOf(wasm);
   a.begin();
@@ -168,8 +253,29 @@ export function trySimulate(wasm: Wasm, input: SimulateKernelInput): Outcome<Flo
   const pP0 = a.f64In(input.firstTestClose);
   const pW = a.f64In(input.weights);
   const status = a.k.kSimulateRuns(pMu, pScale, input.model, pP0, nTest, N, pW, S, input.seed, input.runFrom,
-    runCount, input.capital, pOut);
+    runCount, input.capital, pOut, input.nRows ?? 0, input.blockLength ?? 1);
   a.verify("kSimulateRuns");
+  return { status, badIndex: a.badIndex, value: a.takeF64(pOut, nOut) };
+}
+
+/** The inputs of kSimulateCloses as the kernel takes them (assembly/abi/sims.ts). */
+export type SimulateClosesKernelInput = Omit<SimulateKernelInput, "weights" | "S" | "capital">;
+
+/** One kSimulateCloses call without throwing: runCount×nTest×N closes, laid out as `simulateCloses`' result. */
+export function trySimulateCloses(wasm: Wasm, input: SimulateClosesKernelInput): Outcome<Float64Array> {
+  const { N, nTest, runCount } = input;
+  need(input.mu.length === N && input.firstTestClose.length === N && scaleFits(input),
+    "simulateCloses: lengths disagree with N");
+  const nOut = Math.max(0, runCount) * nTest * N;
+  const a = arenaOf(wasm);
+  a.begin();
+  const pOut = a.f64Out(nOut);
+  const pMu = a.f64In(input.mu);
+  const pScale = a.f64In(input.scale);
+  const pP0 = a.f64In(input.firstTestClose);
+  const status = a.k.kSimulateCloses(pMu, pScale, input.model, pP0, nTest, N, input.seed, input.runFrom, runCount,
+    pOut, input.nRows ?? 0, input.blockLength ?? 1);
+  a.verify("kSimulateCloses");
   return { status, badIndex: a.badIndex, value: a.takeF64(pOut, nOut) };
 }
 
@@ -179,6 +285,8 @@ export interface RngStream {
   next(): bigint;
   /** Next uniform in [0, 1). */
   uniform(): number;
+  /** Next uniform integer in [0, n) without modulo bias (docs/method.md §8.7), 1 ≤ n < 2³¹. */
+  below(n: number): number;
   /** The next `n` polar normals (the pair cache carries over between calls, as in the kernel). */
   normals(n: number): Float64Array;
   /** Advance by 2¹²⁸ steps (the normal cache is kept). */
@@ -223,6 +331,10 @@ function streamOver(wasm: Wasm, block: Uint8Array): RngStream {
   return {
     next: () => BigInt.asUintN(64, withBlock(wasm, block, 0, (k, st) => k.kRngNext(st))),
     uniform: () => withBlock(wasm, block, 0, (k, st) => k.kRngUniform(st)),
+    below: (n: number) => {
+      need(isCount(n, 1) && n <= 0x7fffffff, `rngStream.below: bad bound ${n}`);
+      return withBlock(wasm, block, 0, (k, st) => k.kRngBelow(st, n));
+    },
     normals: (n: number) => {
       need(isCount(n, 0) && n <= 0x7fffffff, `rngStream.normals: bad count ${n}`);
       const out = new Float64Array(n);

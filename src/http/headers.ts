@@ -11,6 +11,8 @@ export const HEADER = {
   model: "x-simulation-model",
   generator: "x-simulation-generator",
   choleskyJitter: "x-simulation-cholesky-jitter",
+  drift: "x-simulation-drift",
+  blockLength: "x-simulation-block-length",
   ticker: "x-ticker",
   etag: "etag",
   ifNoneMatch: "if-none-match",
@@ -33,6 +35,9 @@ export function metaHeaders(meta: ResponseMeta | undefined): Record<string, stri
     h[HEADER.model] = meta.sims.model;
     h[HEADER.generator] = meta.sims.generator;
     if (meta.sims.choleskyJitter > 0) h[HEADER.choleskyJitter] = String(meta.sims.choleskyJitter);
+    // Only for the non-default options (docs/method.md §8.7): a default response's headers are unchanged.
+    if (meta.sims.drift !== undefined) h[HEADER.drift] = meta.sims.drift;
+    if (meta.sims.blockLength !== undefined) h[HEADER.blockLength] = String(meta.sims.blockLength);
   }
   return h;
 }

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { DATE_RULE, isIsoDate } from "../domain/dates.js";
 import { invalidRequest, toPointer, type PointerProblem } from "../domain/problems.js";
 import { STRATEGY_IDS } from "../domain/strategies.js";
-import { COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_MODELS } from "../domain/vocabulary.js";
+import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../domain/vocabulary.js";
 import type { FolioError } from "../errors.js";
 import { SEED_FORMS, SEED_NUMBER_MAX, SEED_STRING, seedProblem } from "../pipeline/seed.js";
 
@@ -35,6 +35,11 @@ const oneOf = (xs: readonly string[]): string =>
 export const Covariance = z.enum(COVARIANCE_MODES, { error: oneOf(COVARIANCE_MODES) });
 export const Hrp = z.enum(HRP_MODES, { error: oneOf(HRP_MODES) });
 export const Model = z.enum(SIM_MODELS, { error: oneOf(SIM_MODELS) });
+export const Drift = z.enum(SIM_DRIFTS, { error: oneOf(SIM_DRIFTS) });
+const blockLengthRule = `must be a number from ${BLOCK_LENGTH_RANGE.min} to ${BLOCK_LENGTH_RANGE.max}`;
+export const BlockLength = z.number({ error: blockLengthRule })
+  .min(BLOCK_LENGTH_RANGE.min, { error: blockLengthRule })
+  .max(BLOCK_LENGTH_RANGE.max, { error: blockLengthRule });
 
 /**
  * A seed by the one seed rule of src/pipeline/seed.ts: every check's message is `seedProblem`'s, so a number over
@@ -130,13 +135,25 @@ export function makeSchemas(limits: SchemaLimits) {
       model: Model.optional().describe(
         `Simulation model: ${SIM_MODELS.join(" or ")}; default "${DEFAULTS.model}". independent: each asset draws ` +
           "i.i.d. normal daily log-returns with its training mean and standard deviation; correlated: multivariate " +
-          "normal with the training mean vector and covariance."),
+          "normal with the training mean vector and covariance; bootstrap: stationary block bootstrap of the " +
+          "training days' daily log-return vectors (whole days, so the dependence between assets and the fat tails " +
+          "are kept)."),
+      drift: Drift.optional().describe(
+        `Drift of the simulated log-returns: ${SIM_DRIFTS.join(" or ")}; default "${DEFAULTS.drift}". historical: ` +
+          "the training mean; zero: mean zero (the normal models use μ = 0, the bootstrap resamples the training " +
+          "returns minus each asset's training mean). Reported in the x-simulation-drift header when zero."),
+      block_length: BlockLength.optional().describe(
+        `Mean block length of model "bootstrap" in trading days, ${BLOCK_LENGTH_RANGE.min}..${BLOCK_LENGTH_RANGE.max} ` +
+          `(any number; 1 = independent days), default ${DEFAULTS.block_length}. Each simulated day continues the ` +
+          "current block with probability 1 − 1/block_length. Only with model \"bootstrap\"; reported in the " +
+          "x-simulation-block-length header."),
     })
     .superRefine(startBeforeEnd)
     .describe(
       "A simulation request. Each run draws i.i.d. normal daily log-returns with each asset's training mean and standard " +
-        'deviation (or, with model "correlated", multivariate normal with the training mean vector and covariance), ' +
-        "compounds them from the first test-day close, and values the 21 portfolios on them.");
+        'deviation (or, with model "correlated", multivariate normal with the training mean vector and covariance; ' +
+        'with model "bootstrap", whole training days resampled in blocks), compounds them from the first test-day ' +
+        "close, and values the 21 portfolios on them.");
   return { OptimiserBody, SimsBody };
 }
 
@@ -179,11 +196,16 @@ export const InfoResponse = z
       covariance: z.array(z.enum(COVARIANCE_MODES)),
       hrp: z.array(z.enum(HRP_MODES)),
       model: z.array(z.enum(SIM_MODELS)),
+      drift: z.array(z.enum(SIM_DRIFTS)).optional(),
+      block_length: z.object({ min: z.number(), max: z.number() }).optional()
+        .describe('The accepted mean block lengths of model "bootstrap" (trading days).'),
       defaults: z.object({
         covariance: z.enum(COVARIANCE_MODES),
         hrp: z.enum(HRP_MODES),
         model: z.enum(SIM_MODELS),
         run_count: z.number().int(),
+        drift: z.enum(SIM_DRIFTS).optional(),
+        block_length: z.number().optional(),
       }),
     }).describe("The accepted values of each request option, and the default of every option."),
   })

@@ -10,7 +10,7 @@ import type {
 } from "../domain/types.js";
 import { toSeries } from "./format.js";
 import type { Kernels } from "./kernels.js";
-import { compute, optionsFor, type Computation, type RespondKind } from "./respond.js";
+import { compute, optionsFor, simsMeta, type Computation, type RespondKind } from "./respond.js";
 import { checkPrices } from "./validate.js";
 
 export { trainingWeights } from "./respond.js";
@@ -58,7 +58,9 @@ export function makeEngine(kernels: Kernels): Engine {
       const c = run(kernels, "sims", prices, options);
       const { dates } = c;
       const values = c.runs!;
-      const report = { ...weightsReport(c), dates, values, seed: c.seed!.toString(), model: c.model!, choleskyJitter: c.choleskyJitter ?? 0 };
+      const { drift, blockLength } = simsMeta(c);
+      const report = { ...weightsReport(c), dates, values, seed: c.seed!.toString(), model: c.model!, choleskyJitter: c.choleskyJitter ?? 0,
+        ...(drift !== undefined ? { drift } : {}), ...(blockLength !== undefined ? { blockLength } : {}) };
       return lazy(report, "runs", () => {
         const runs = {} as SimsResponse;
         values.forEach((r, k) => {

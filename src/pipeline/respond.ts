@@ -11,7 +11,8 @@
  * re-parsed from ISO dates on the service's path. Only the test dates are formatted, once, for the response keys.
  */
 import { INITIAL_CAPITAL, STRATEGY_IDS, TRAINING_DAYS, MIN_ALIGNED_DAYS, type StrategyId } from "../domain/strategies.js";
-import type { SimModel, SimsOptions } from "../domain/types.js";
+import type { SimDrift, SimModel, SimsOptions } from "../domain/types.js";
+import { DEFAULTS } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
 import { summarize, summarizeSimsDistribution } from "../report/summary.js";
 import { formatIsoDay } from "../domain/dates.js";
@@ -66,6 +67,10 @@ export interface ResponseMeta {
     generator: string;
     /** ε of the Cholesky jitter retry, 0 when none was needed. */
     choleskyJitter: number;
+    /** Present only when not the default "historical" (so a default response's metadata is unchanged). */
+    drift?: SimDrift;
+    /** Mean block length, present only for model "bootstrap". */
+    blockLength?: number;
   };
 }
 
@@ -90,6 +95,9 @@ export interface Computation {
   seed?: bigint;
   model?: SimModel;
   choleskyJitter?: number;
+  /** Sims: the drift and the bootstrap's mean block length used (docs/method.md §8.7). */
+  drift?: SimDrift;
+  blockLength?: number;
 }
 
 /**
@@ -180,13 +188,29 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     runFrom: 0,
     runCount: options.runCount,
     capital: INITIAL_CAPITAL,
+    drift: options.drift,
+    blockLength: options.blockLength,
   });
   const runs: Float64Array[][] = [];
   for (let k = 0; k < options.runCount; k++) runs.push(split(flat, S, nTest, k * S * nTest));
-  return { tickers, weights, covarianceFallback, dates, runs, seed, model: options.model, choleskyJitter: jitter };
+  return { tickers, weights, covarianceFallback, dates, runs, seed, model: options.model, choleskyJitter: jitter,
+    drift: options.drift, blockLength: options.model === "bootstrap" ? options.blockLength : undefined };
 }
 
 const encoder = new TextEncoder();
+
+/**
+ * The sims metadata of a computation. Drift and block length are added only when they are not the defaults'
+ * absence (drift "zero"; model "bootstrap"), so a request without the new options reports exactly what it did.
+ */
+export function simsMeta(c: Computation): NonNullable<ResponseMeta["sims"]> {
+  const m: NonNullable<ResponseMeta["sims"]> = {
+    seed: c.seed!.toString(), model: c.model!, generator: SIM_GENERATOR, choleskyJitter: c.choleskyJitter ?? 0,
+  };
+  if (c.drift !== undefined && c.drift !== DEFAULTS.drift) m.drift = c.drift;
+  if (c.blockLength !== undefined) m.blockLength = c.blockLength;
+  return m;
+}
 
 /** Weights as the HTTP object: fixed key order, shortest round-trip doubles (JSON.stringify). */
 function weightsJson(c: Computation): string {
@@ -226,10 +250,10 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     case "report":
       return { body: encoder.encode(JSON.stringify(summarize({ dates: c.dates, values: c.values! }))), meta };
     case "sims":
-      meta.sims = { seed: c.seed!.toString(), model: c.model!, generator: SIM_GENERATOR, choleskyJitter: c.choleskyJitter ?? 0 };
+      meta.sims = simsMeta(c);
       return { body: simsJsonBytes(STRATEGY_IDS, c.dates, c.runs!), meta };
     case "sims-summary":
-      meta.sims = { seed: c.seed!.toString(), model: c.model!, generator: SIM_GENERATOR, choleskyJitter: c.choleskyJitter ?? 0 };
+      meta.sims = simsMeta(c);
       // From the runs' doubles, not from their formatted JSON.
       return { body: encoder.encode(JSON.stringify(summarizeSimsDistribution({ dates: c.dates, values: c.runs! }))), meta };
   }

@@ -5,8 +5,8 @@
 import { DATE_RULE, parseIsoDay } from "../domain/dates.js";
 import { Problems } from "../domain/problems.js";
 import { MIN_ALIGNED_DAYS } from "../domain/strategies.js";
-import type { CovarianceMode, HrpMode, PriceMatrix, SimModel, SimsOptions } from "../domain/types.js";
-import { COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_MODELS } from "../domain/vocabulary.js";
+import type { CovarianceMode, HrpMode, PriceMatrix, SimDrift, SimModel, SimsOptions } from "../domain/types.js";
+import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
 import { seedProblem } from "./seed.js";
 
@@ -96,18 +96,24 @@ export interface CheckedOptions {
   model: SimModel;
   runCount: number;
   seed: number | string | bigint | undefined;
+  /** Sims drift (docs/method.md §8.7), default DEFAULTS.drift. */
+  drift: SimDrift;
+  /** Mean block length of model "bootstrap" (docs/method.md §8.7), default DEFAULTS.block_length. */
+  blockLength: number;
 }
 
-const ALLOWED: Record<string, readonly string[] | "runs" | "seed"> = {
+const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "blockLength"> = {
   covariance: COVARIANCE_MODES,
   hrp: HRP_MODES,
   model: SIM_MODELS,
   run_count: "runs",
   seed: "seed",
+  drift: SIM_DRIFTS,
+  block_length: "blockLength",
 };
 
 /** Options that only sims accept. */
-const SIMS_ONLY = new Set(["run_count", "seed", "model"]);
+const SIMS_ONLY = new Set(["run_count", "seed", "model", "drift", "block_length"]);
 
 /** Largest run_count the library accepts (the HTTP service has its own, smaller, configured limit). */
 export const LIBRARY_MAX_RUNS = 10_000;
@@ -138,6 +144,14 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     } else if (rule === "seed") {
       const why = seedProblem(v);
       if (why !== undefined) p.add([k], why);
+    } else if (rule === "blockLength") {
+      const { min, max } = BLOCK_LENGTH_RANGE;
+      if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max) {
+        p.add([k], `must be a number from ${min} to ${max}, the mean block length in trading days (got ${show(v)})`);
+      } else if ((o.model ?? DEFAULTS.model) !== "bootstrap") {
+        p.add([k], `applies only to model "bootstrap" (got model ${show(o.model ?? DEFAULTS.model)}); ` +
+          'remove block_length or set model to "bootstrap"');
+      }
     }
   }
   p.throwIfAny();
@@ -147,5 +161,7 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     model: (o.model as SimModel) ?? DEFAULTS.model,
     runCount: (o.run_count as number) ?? DEFAULTS.run_count,
     seed: o.seed as number | string | bigint | undefined,
+    drift: (o.drift as SimDrift) ?? DEFAULTS.drift,
+    blockLength: (o.block_length as number) ?? DEFAULTS.block_length,
   };
 }

@@ -60,7 +60,7 @@ describe("folio CLI (built)", () => {
     const expected: Record<string, string[]> = {
       serve: ["--port", "--host", "--data-dir"],
       backtest: ["--start", "--end", "--covariance", "--hrp", "--data-dir", "--json", "--csv"],
-      simulate: ["--runs", "--seed", "--model", "--json", "--csv"],
+      simulate: ["--runs", "--seed", "--model", "--drift", "--block-length", "--json", "--csv"],
       weights: ["--covariance", "--hrp", "--json", "--csv"],
       tickers: [],
       import: [],
@@ -169,7 +169,26 @@ describe("folio CLI (built)", () => {
     }
   });
 
-  it("prints weights as 21 vectors over the tickers, each summing to 1, with --json", async () => {
+  it("simulates the block bootstrap with --model bootstrap --block-length --drift and reports them", async () => {
+    const tickers = await someTickers(2);
+    const r = await run(["simulate", ...tickers, "--runs", "2", "--seed", "7", "--model", "bootstrap",
+      "--block-length", "10", "--drift", "zero", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { model: string; block_length: number; drift: string; runs: number };
+    expect(out).toMatchObject({ model: "bootstrap", block_length: 10, drift: "zero", runs: 2 });
+    const plain = await run(["simulate", ...tickers, "--runs", "2", "--seed", "7", "--json"]);
+    expect(JSON.parse(plain.stdout)).not.toHaveProperty("block_length");
+    expect(JSON.parse(plain.stdout)).not.toHaveProperty("drift");
+    const bad = await run(["simulate", ...tickers, "--model", "bootstrap", "--block-length", "0"]);
+    expect(bad.code).toBe(2);
+    expectOneLineError(bad);
+    expect(bad.stderr).toContain("from 1 to 252");
+    const without = await run(["simulate", ...tickers, "--block-length", "5"]);
+    expect(without.code).not.toBe(0);
+    expect(without.stderr).toContain('applies only to model "bootstrap"');
+  });
+
+    it("prints weights as 21 vectors over the tickers, each summing to 1, with --json", async () => {
     const tickers = await someTickers(3);
     const r = await run(["weights", ...tickers, "--json"]);
     expect(r.code, r.stderr).toBe(0);

@@ -2,9 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { FREQUENCIES, STRATEGIES, STRATEGY_IDS } from "../../src/domain/strategies.js";
 import {
-  COVARIANCE_MODES, covarianceCode, DEFAULTS, FREQUENCY_NAMES, HRP_MODES, hrpCode, modelCode, SERIES_COUNT, SIM_MODELS,
-  STRATEGY_NAMES,
+  COVARIANCE_MODES, covarianceCode, DEFAULTS, FREQUENCY_NAMES, HRP_MODES, hrpCode, modelCode, SERIES_COUNT, SIM_DRIFTS,
+  SIM_MODELS, STRATEGY_NAMES,
 } from "../../src/domain/vocabulary.js";
+import { DriftCode } from "../../assembly/shared/vocabulary.js";
 import { checkOptions } from "../../src/pipeline/validate.js";
 
 describe("the one vocabulary", () => {
@@ -26,14 +27,18 @@ describe("the one vocabulary", () => {
     COVARIANCE_MODES.forEach((m, i) => expect(covarianceCode(m)).toBe(i));
     HRP_MODES.forEach((m, i) => expect(hrpCode(m)).toBe(i));
     SIM_MODELS.forEach((m, i) => expect(modelCode(m)).toBe(i));
-    expect(DEFAULTS).toEqual({ covariance: COVARIANCE_MODES[0], hrp: HRP_MODES[0], model: SIM_MODELS[0], run_count: 5 });
+    SIM_DRIFTS.forEach((d, i) => expect(DriftCode[d]).toBe(i));
+    expect(DEFAULTS).toEqual({ covariance: COVARIANCE_MODES[0], hrp: HRP_MODES[0], model: SIM_MODELS[0], run_count: 5,
+      drift: SIM_DRIFTS[0], block_length: 5 });
   });
 
   it("gives library validation the same lists and defaults", () => {
     const o = checkOptions(undefined, "sims");
-    expect(o).toEqual({ covariance: DEFAULTS.covariance, hrp: DEFAULTS.hrp, model: DEFAULTS.model, runCount: DEFAULTS.run_count, seed: undefined });
+    expect(o).toEqual({ covariance: DEFAULTS.covariance, hrp: DEFAULTS.hrp, model: DEFAULTS.model, runCount: DEFAULTS.run_count, seed: undefined,
+      drift: DEFAULTS.drift, blockLength: DEFAULTS.block_length });
     for (const m of COVARIANCE_MODES) expect(checkOptions({ covariance: m }, "weights").covariance).toBe(m);
     for (const m of HRP_MODES) expect(checkOptions({ hrp: m }, "weights").hrp).toBe(m);
     for (const m of SIM_MODELS) expect(checkOptions({ model: m }, "sims").model).toBe(m);
+    for (const d of SIM_DRIFTS) expect(checkOptions({ drift: d }, "sims").drift).toBe(d);
   });
 });

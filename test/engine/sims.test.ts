@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { tryCholesky } from "../../src/engine/core.js";
-import { CHOLESKY_JITTER, choleskyWithJitter } from "../../src/engine/sims.js";
+import { CHOLESKY_JITTER, choleskyWithJitter, simulateCloses, simulateRuns } from "../../src/engine/sims.js";
 import { Status, type Outcome } from "../../src/engine/status.js";
 import { FolioError } from "../../src/errors.js";
 import { engine } from "../helpers/kernels.js";
@@ -76,5 +76,24 @@ describe("choleskyWithJitter (docs/method.md §8.3)", () => {
 
   it("rejects a Σ whose length is not N×N with RangeError", () => {
     expect(() => choleskyWithJitter(SIGMA.subarray(0, 8), N, failingCholesky(0).factorise)).toThrow(RangeError);
+  });
+});
+
+describe("simulateRuns / simulateCloses argument checks for the options of docs/method.md §8.7", () => {
+  const closes = syntheticCloses(96n, 30, 2);
+  const base = {
+    trainCloses: closes.slice(0, 29 * 2), firstTestClose: closes.slice(29 * 2), nTest: 5, N: 2, tickers: ["A", "B"],
+    seed: 1n, runCount: 1, weights: Float64Array.from([0.5, 0.5]), S: 1, capital: 100_000,
+  };
+
+  it("an unknown drift or a block length outside 1…252 (or not a number) is a caller bug: RangeError", () => {
+    for (const f of [simulateRuns, simulateCloses] as const) {
+      expect(() => f(wasm, { ...base, model: "bootstrap", drift: "up" as never })).toThrow(RangeError);
+      for (const blockLength of [0.5, 253, Number.NaN, "5" as never]) {
+        expect(() => f(wasm, { ...base, model: "bootstrap", blockLength })).toThrow(RangeError);
+      }
+      expect(() => f(wasm, { ...base, model: "bootstrap", blockLength: 1 })).not.toThrow();
+      expect(() => f(wasm, { ...base, model: "bootstrap", blockLength: 252 })).not.toThrow();
+    }
   });
 });

@@ -51,7 +51,7 @@ describe("errors through the HTTP API", () => {
     expect(problemOf(res)).toMatchInlineSnapshot(`
       {
         "code": "INVALID_REQUEST",
-        "detail": "The request does not match the schema: /tickers/1: must be a string; /tickers/2: must be a ticker symbol: 1 to 32 printable ASCII characters without spaces; /start: must be a calendar date written YYYY-MM-DD (years 1000 to 9999); /end: must be a calendar date written YYYY-MM-DD (years 1000 to 9999); /run_count: must be at least 1; /seed: must not be negative (got -1); /model: must be "independent" or "correlated"; /typo: is not a known field.",
+        "detail": "The request does not match the schema: /tickers/1: must be a string; /tickers/2: must be a ticker symbol: 1 to 32 printable ASCII characters without spaces; /start: must be a calendar date written YYYY-MM-DD (years 1000 to 9999); /end: must be a calendar date written YYYY-MM-DD (years 1000 to 9999); /run_count: must be at least 1; /seed: must not be negative (got -1); /model: must be "independent", "correlated", "bootstrap"; /typo: is not a known field.",
         "errors": [
           {
             "message": "must be a string",
@@ -78,7 +78,7 @@ describe("errors through the HTTP API", () => {
             "pointer": "/seed",
           },
           {
-            "message": "must be "independent" or "correlated"",
+            "message": "must be "independent", "correlated", "bootstrap"",
             "pointer": "/model",
           },
           {
@@ -87,7 +87,7 @@ describe("errors through the HTTP API", () => {
           },
         ],
         "instance": "/v1/optimiser/sims",
-        "message": "The request does not match the schema: /tickers/1: must be a string; /tickers/2: must be a ticker symbol: 1 to 32 printable ASCII characters without spaces; /start: must be a calendar date written YYYY-MM-DD (years 1000 to 9999); /end: must be a calendar date written YYYY-MM-DD (years 1000 to 9999); /run_count: must be at least 1; /seed: must not be negative (got -1); /model: must be "independent" or "correlated"; /typo: is not a known field.",
+        "message": "The request does not match the schema: /tickers/1: must be a string; /tickers/2: must be a ticker symbol: 1 to 32 printable ASCII characters without spaces; /start: must be a calendar date written YYYY-MM-DD (years 1000 to 9999); /end: must be a calendar date written YYYY-MM-DD (years 1000 to 9999); /run_count: must be at least 1; /seed: must not be negative (got -1); /model: must be "independent", "correlated", "bootstrap"; /typo: is not a known field.",
         "status": 400,
         "title": "Invalid request",
         "type": "https://folio.invalid/problems/invalid-request",

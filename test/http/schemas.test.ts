@@ -1,8 +1,8 @@
 /** Request schemas: calendar dates, seeds up to 2^64−1, tickers as string or array, and RFC 6901 pointers. */
 import { describe, expect, it } from "vitest";
 import { DATE_RULE } from "../../src/domain/dates.js";
-import { COVARIANCE_MODES, HRP_MODES, SIM_MODELS } from "../../src/domain/vocabulary.js";
-import { Covariance, Hrp, issuesToPointers, makeSchemas, Model, toPointer, validationError } from "../../src/http/schemas.js";
+import { COVARIANCE_MODES, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../../src/domain/vocabulary.js";
+import { Covariance, Drift, Hrp, issuesToPointers, makeSchemas, Model, toPointer, validationError } from "../../src/http/schemas.js";
 
 const { OptimiserBody, SimsBody } = makeSchemas({ maxTickers: 3, maxRunCount: 100 });
 
@@ -25,7 +25,9 @@ describe("request schemas", () => {
     expect(Model.options).toEqual([...SIM_MODELS]);
     expect(COVARIANCE_MODES).toEqual(["sample", "shrink"]);
     expect(HRP_MODES).toEqual(["paper", "direct"]);
-    expect(SIM_MODELS).toEqual(["independent", "correlated"]);
+    expect(SIM_MODELS).toEqual(["independent", "correlated", "bootstrap"]);
+    expect(Drift.options).toEqual([...SIM_DRIFTS]);
+    expect(SIM_DRIFTS).toEqual(["historical", "zero"]);
   });
 
   it("tells a client whose seed number is above 2^53-1 to send it as a decimal string", () => {

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectRoot } from "../../src/config.js";
-import { COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_MODELS } from "../../src/domain/vocabulary.js";
+import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../../src/domain/vocabulary.js";
 import { useTestApp } from "../helpers/app.js";
 
 describe("the vocabulary over HTTP", () => {
@@ -22,7 +22,11 @@ describe("the vocabulary over HTTP", () => {
       covariance: [...COVARIANCE_MODES],
       hrp: [...HRP_MODES],
       model: [...SIM_MODELS],
-      defaults: { covariance: "sample", hrp: "paper", model: "independent", run_count: 5 },
+      drift: [...SIM_DRIFTS],
+      block_length: { ...BLOCK_LENGTH_RANGE },
+      defaults: {
+        covariance: "sample", hrp: "paper", model: "independent", run_count: 5, drift: "historical", block_length: 5,
+      },
     });
     expect(body.options).toMatchObject({ defaults: DEFAULTS });
     expect(body.simulation.default_model).toBe(DEFAULTS.model);

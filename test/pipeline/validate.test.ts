@@ -70,7 +70,8 @@ describe("library input validation", () => {
   });
 
   it("defaults options to sample covariance, paper HRP, independent model and 5 runs", () => {
-    expect(checkOptions(undefined, "sims")).toEqual({ covariance: "sample", hrp: "paper", model: "independent", runCount: 5, seed: undefined });
+    expect(checkOptions(undefined, "sims")).toEqual({ covariance: "sample", hrp: "paper", model: "independent", runCount: 5,
+      seed: undefined, drift: "historical", blockLength: 5 });
   });
 
   it("if an option is unknown, misspelt or out of range, it fails with INVALID_REQUEST naming it", () => {

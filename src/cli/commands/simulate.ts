@@ -3,7 +3,7 @@
  * over the runs (src/report/summary.ts summarizeSims), or --json / --csv.
  */
 import type { Command } from "commander";
-import type { SimModel } from "../../domain/types.js";
+import type { SimDrift, SimModel } from "../../domain/types.js";
 import { createEngine } from "../../index.js";
 import { summarizeSims, type SimsStrategySummary } from "../../report/summary.js";
 import { loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
@@ -19,6 +19,8 @@ interface SimulateOptions extends CommonOptions {
   runs: number;
   seed?: string;
   model: SimModel;
+  drift: SimDrift;
+  blockLength?: number;
 }
 
 export function registerSimulate(program: Command): Command {
@@ -31,13 +33,16 @@ export function registerSimulate(program: Command): Command {
   withMachineOutput(cmd);
   cmd.addHelpText("after", `
 Each run draws daily log-returns ~ Normal(training mean, training sd) per asset (or multivariate normal with
---model correlated), compounds them from the first test-day close and values the 21 portfolios. The table shows,
+--model correlated, or whole training days resampled in blocks of mean length --block-length with --model
+bootstrap), compounds them from the first test-day close and values the 21 portfolios. --drift zero removes the
+training mean. The table shows,
 per strategy, the final value's min / median / mean / max over runs, the share of runs that lose money, and the
 mean over runs of the annualised return and maximum drawdown. The seed used is printed (JSON: "seed").
 
 Examples (the tickers of the default store, the embedded synthetic universe; folio tickers lists them):
   folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --runs 50 --seed 42
   folio simulate SYN-TEC1 SYN-FIN2 --model correlated --csv
+  folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --model bootstrap --block-length 10 --drift zero
   folio simulate SYN-HLT1,SYN-NRG2 --runs 10 --json`);
   cmd.action(async (args: string[], opts: SimulateOptions, self: Command) => {
     const progress = new Progress(4);
@@ -47,8 +52,9 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     const engine = await createEngine();
     progress.next(`simulating ${opts.runs} run${opts.runs === 1 ? "" : "s"}`);
     const report = engine.simsReport(prices, {
-      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model,
+      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, drift: opts.drift,
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+      ...(opts.blockLength !== undefined ? { block_length: opts.blockLength } : {}),
     });
     progress.next("summarising");
     const ids = report.runs.run_1.map((s) => s.PATH);
@@ -58,7 +64,10 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     const last = report.dates[report.dates.length - 1];
     if (opts.json) {
       process.stdout.write(JSON.stringify({
-        tickers: prices.tickers, seed: report.seed, model: report.model, runs: report.values.length,
+        tickers: prices.tickers, seed: report.seed, model: report.model,
+        ...(report.drift !== undefined ? { drift: report.drift } : {}),
+        ...(report.blockLength !== undefined ? { block_length: report.blockLength } : {}),
+        runs: report.values.length,
         first_date: first, last_date: last, days: report.dates.length, summary,
       }, null, 2) + "\n");
     } else if (opts.csv) {
@@ -66,7 +75,9 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     } else {
       process.stdout.write(
         `${prices.tickers.join(", ")}: ${report.values.length} simulated runs from ${first} to ${last} ` +
-        `(${report.dates.length} days), model ${report.model}, seed ${report.seed}.\n\n` +
+        `(${report.dates.length} days), model ${report.model}` +
+        (report.blockLength !== undefined ? ` (mean block ${report.blockLength} days)` : "") +
+        (report.drift !== undefined ? `, drift ${report.drift}` : "") + `, seed ${report.seed}.\n\n` +
         formatTable(
           ["strategy", "final min", "final median", "final mean", "final max", "P(loss)", "mean ann. return", "mean max dd"],
           summary.map((r) => [r.PATH, fmtMoney(r.final_value_min), fmtMoney(r.final_value_median), fmtMoney(r.final_value_mean),

@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { STRATEGY_IDS } from "../../domain/strategies.js";
-import { COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_MODELS } from "../../domain/vocabulary.js";
+import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../../domain/vocabulary.js";
 import { folioError } from "../../errors.js";
 import { SIM_GENERATOR } from "../../pipeline/respond.js";
 import type { LiveState } from "../../store/live.js";
@@ -87,6 +87,8 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
         covariance: [...COVARIANCE_MODES],
         hrp: [...HRP_MODES],
         model: [...SIM_MODELS],
+        drift: [...SIM_DRIFTS],
+        block_length: { ...BLOCK_LENGTH_RANGE },
         defaults: { ...DEFAULTS },
       },
       simulation: {

@@ -29,9 +29,11 @@ const errorResponses = {
 
 const SIMS_NOTE =
   " Headers: x-simulation-seed (the u64 seed used, decimal; send it as `seed` to replay the response byte for byte), " +
-  "x-simulation-model (independent|correlated), x-simulation-generator (xoshiro256starstar+splitmix64+polar). " +
+  "x-simulation-model (independent|correlated|bootstrap), x-simulation-generator (xoshiro256starstar+splitmix64+polar); " +
+  "x-simulation-drift (only with drift \"zero\") and x-simulation-block-length (only with model \"bootstrap\"). " +
   "Each run draws i.i.d. normal daily log-returns with each asset's training mean and standard deviation (or, with " +
-  'model "correlated", multivariate normal with the training mean vector and covariance), compounds them from the ' +
+  'model "correlated", multivariate normal with the training mean vector and covariance; with model "bootstrap", ' +
+  "whole training days resampled in blocks), compounds them from the " +
   "first test-day close, and values the 21 portfolios on them.";
 const COMMON_NOTE =
   " Headers: x-tickers (the tickers in their canonical form, request order); x-covariance-fallback (the series whose " +
