@@ -17,6 +17,7 @@ import { correlation, covariance } from "../stats/covariance";
 import { covarianceFactor } from "../stats/factor";
 import { bucketSums, logReturns } from "../stats/returns";
 import { shrinkCovariance, shrinkCovarianceWithFactor } from "../stats/shrinkage";
+import { ledoitWolfCovariance } from "../stats/ledoit-wolf";
 import { LowRank } from "../linalg/woodbury";
 import { ewp } from "./ewp";
 import { gmvpWithFactor } from "./gmvp";
@@ -166,7 +167,7 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
   covMode: i32, hrpMode: i32, out: usize, fallback: usize): Status {
   failedSeries = -1;
   if (T < 3 || N < 1 || nWeeks < 2 || nMonths < 2 || nWeeks > T - 1 || nMonths > T - 1 ||
-    (covMode != CovarianceCode.sample && covMode != CovarianceCode.shrink) ||
+    covMode < CovarianceCode.sample || covMode > CovarianceCode.ledoitWolf ||
     (hrpMode != HrpCode.paper && hrpMode != HrpCode.direct)) {
     return Status.BadDimensions;
   }
@@ -206,7 +207,8 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
     }
     if (st != Status.Ok) { failedSeries = base; return st; }
     mark = arenaMark();
-    st = covMode == CovarianceCode.sample ? covariance(f.X, f.nf, N, f.S, 0) : shrinkCovariance(f.X, f.nf, N, f.S, 0);
+    st = covMode == CovarianceCode.sample ? covariance(f.X, f.nf, N, f.S, 0) : covMode == CovarianceCode.shrink
+      ? shrinkCovariance(f.X, f.nf, N, f.S, 0) : ledoitWolfCovariance(f.X, f.nf, N, f.S, 0);
     arenaRelease(mark);
     if (st == Status.Ok) st = checkVarianceFloor(f.S, N, VARIANCE_FLOOR);
     const markC = arenaMark(); // C_f lives from here to its last reader

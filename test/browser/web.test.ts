@@ -159,7 +159,7 @@ describeWithChromium("the web page in headless Chromium", () => {
   });
 
   it("takes the option lists and defaults from /v1/info (a server with other lists gets other selects)", async () => {
-    expect(await page.locator("#covariance option").evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(["sample", "shrink"]);
+    expect(await page.locator("#covariance option").evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(["sample", "shrink", "ledoit-wolf"]);
     const other = await context.newPage();
     try {
       await other.route("**/v1/info", async (route) => {

@@ -6,6 +6,7 @@ import {
   STRATEGY_NAMES,
 } from "../../src/domain/vocabulary.js";
 import { checkOptions } from "../../src/pipeline/validate.js";
+import { CovarianceCode } from "../../assembly/shared/vocabulary.js";
 
 describe("the one vocabulary", () => {
   it("derives the 21 strategy ids of the PathLit order from the enums: l2d.*, l2m.*, l2w.*, strategies alphabetical", () => {
@@ -27,6 +28,15 @@ describe("the one vocabulary", () => {
     HRP_MODES.forEach((m, i) => expect(hrpCode(m)).toBe(i));
     SIM_MODELS.forEach((m, i) => expect(modelCode(m)).toBe(i));
     expect(DEFAULTS).toEqual({ covariance: COVARIANCE_MODES[0], hrp: HRP_MODES[0], model: SIM_MODELS[0], run_count: 5 });
+  });
+
+  it("maps the covariance enum keys to host names: ledoitWolf is \"ledoit-wolf\", every other key is its own name", () => {
+    expect(COVARIANCE_MODES).toEqual(["sample", "shrink", "ledoit-wolf"]);
+    expect(covarianceCode("ledoit-wolf")).toBe(CovarianceCode.ledoitWolf);
+    expect(covarianceCode("sample")).toBe(CovarianceCode.sample);
+    expect(covarianceCode("shrink")).toBe(CovarianceCode.shrink);
+    expect(covarianceCode("ledoitWolf" as never)).toBe(-1);
+    expect(new Set(COVARIANCE_MODES).size).toBe(COVARIANCE_MODES.length);
   });
 
   it("gives library validation the same lists and defaults", () => {
