@@ -114,7 +114,8 @@ function slotTable(): StaticArray<SlotRow> {
  * Σ_f and a solver failure is reported as such (never a silent fallback). If not, rpp is solved at once on the
  * shrunk covariance of the same observations (when 2n_f ≤ N on its diagonal-plus-low-rank form: coordinate
  * descent at N·n_f per sweep, Newton by Woodbury; certified on the dense matrix) and the frame records the
- * fallback; with `covariance: "shrink"` there is nothing to fall back to and the failure is `NotConverged`.
+ * fallback; with `covariance: "shrink"` or `"ledoit-wolf"` there is nothing to fall back to and the failure is
+ * `NotConverged` (docs/method.md §6.5).
  */
 function rppWithFallback(f: Frame, out: usize): Status {
   if (ercExists(f.C, f.N, f.nf, f.row(Slot.mdcp), out)) return rppSolve(f.S, f.N, out, Existence.Exists, null);
@@ -141,7 +142,8 @@ export function lastFailedSeries(): i32 {
  * All SERIES_COUNT weight vectors from the training closes (docs/method.md §2, §6).
  *
  * Method: r = log-returns of P; for each `Frequency` f in order (d: r as is; m: bucket sums with monthBucket; w:
- *   with weekBucket): Σ_f = sample covariance (`CovarianceCode.sample`) or shrunk covariance (`.shrink`);
+ *   with weekBucket): Σ_f = sample covariance (`CovarianceCode.sample`), shrunk covariance (`.shrink`) or
+ *   Ledoit–Wolf (`.ledoitWolf`);
  *   variance check (`ZeroVariance`, lastBadIndex = asset: Σ_ii = 0 or below `VARIANCE_FLOOR` · max_j Σ_jj);
  *   C_f and σ_f (when a row needs them); then the rows of the slot table in slot order, each into series
  *   s = f·STRATEGY_COUNT + slot. Before a row that needs a factor, the driver writes it into `Xf` if the frequency
