@@ -41,7 +41,9 @@
  * - No losing day: `sortino` = `null`; never below the running peak: `calmar` = `null` (x/0).
  * - Any other non-finite result (overflow of the power on absurd inputs, a non-positive value) is `null`.
  *
- * Complexity: O(n) time and O(1) extra memory per series; one pass for the running peak, two for mean and sd.
+ * Complexity: O(n) time and O(1) extra memory per series for the figures before the risk figures (one pass for the
+ * running peak, two for mean and sd); the risk figures add one pass and a sort of the m returns, O(m log m) time and
+ * O(m) memory.
  */
 import { STRATEGY_IDS, type StrategyId } from "../domain/strategies.js";
 
@@ -80,14 +82,17 @@ const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : nul
  * Summary statistics of one value series.
  *
  * Method: the closed forms of the module doc (geometric annualisation over 252 trading days; sample sd, ddof 1,
- * of daily log-returns, two-pass for accuracy; Sharpe at a zero rate; running-peak drawdown).
+ * of daily log-returns, two-pass for accuracy; Sharpe at a zero rate; running-peak drawdown; Sortino over the
+ * downside deviation of all days; Calmar; historical VaR/CVaR of the simple returns, docs/method.md §7.1).
  * Preconditions: values are portfolio values on consecutive trading days, finite and > 0 (a non-positive value
  * gives null for the log-return-based fields rather than NaN). Unique, no iteration, no convergence question.
- * Complexity: O(n) time (three passes), O(1) extra memory.
+ * Complexity: O(n) time (three passes) and O(1) extra memory, plus O(m log m) time and O(m) memory for the risk
+ * figures (one sort of the daily returns).
  * Edge cases: n = 0, 1, 2 and zero volatility, as in the module doc (null, never NaN or Infinity).
  * References: W. F. Sharpe (1994), "The Sharpe Ratio", J. Portfolio Management 21(1):49–58,
  * doi:10.3905/jpm.1994.409501 (ex-post ratio; here with log-returns and a zero rate);
- * M. Magdon-Ismail, A. F. Atiya (2004), "Maximum drawdown", Risk 17(10):99–102 (definition as a fraction of the peak).
+ * M. Magdon-Ismail, A. F. Atiya (2004), "Maximum drawdown", Risk 17(10):99–102 (definition as a fraction of the peak);
+ * the risk figures' references are in docs/method.md §7.1.
  * Departures: the Sharpe ratio uses log-returns (so mean·252 is the continuously compounded return), not the
  * arithmetic mean of simple returns; both are common, and the choice is stated wherever the figure is shown.
  */
