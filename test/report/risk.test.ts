@@ -89,7 +89,8 @@ describe("risk figure properties", () => {
       expect(s.cvar_95 as number).toBeGreaterThanOrEqual(s.var_95 as number);
       let worst = -Infinity;
       for (let t = 1; t < v.length; t++) worst = Math.max(worst, 1 - v[t] / v[t - 1]);
-      expect(s.cvar_95 as number).toBeLessThanOrEqual(worst + 1e-15);
+      // q + mean(R − q) and 1 − V_t/V_{t−1} round differently: a few ulps of the largest magnitude involved
+      expect(s.cvar_95 as number).toBeLessThanOrEqual(worst + 1e-12 * Math.max(1, Math.abs(worst)));
     }));
   });
 
