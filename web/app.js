@@ -1004,7 +1004,9 @@ function renderSummary(r) {
   const items = r.rows.map((row, i) => ({ row, i, x: byId.get(row.id) }));
   $("summary-note").textContent =
     "Annualised over 252 trading days; volatility from daily log-returns (sample sd); Sharpe at a zero rate; " +
-    "maximum drawdown as the largest fall from a running peak. Click a column header to sort.";
+    "maximum drawdown as the largest fall from a running peak; Sortino over the downside deviation of all days " +
+    "(target 0); Calmar = annualised return / maximum drawdown; VaR and CVaR: historical 95 % of the daily " +
+    "returns, as losses. Click a column header to sort.";
   const num = (label, k, fmt, signed, csvLabel) =>
     ({ label, csvLabel: csvLabel ?? k, key: (it) => it.x[k], text: (it) => fmt(it.x[k]), cls: signed ? (it) => signClass(it.x[k]) : undefined });
   sortableTable($("summary"), [
@@ -1015,6 +1017,10 @@ function renderSummary(r) {
     num("Ann. volatility", "annualised_volatility", fmtPct),
     num("Sharpe", "sharpe", fmtNum, true),
     num("Max drawdown", "max_drawdown", fmtPct),
+    num("Sortino", "sortino", fmtNum, true),
+    num("Calmar", "calmar", fmtNum, true),
+    num("VaR 95%", "var_95", fmtPct),
+    num("CVaR 95%", "cvar_95", fmtPct),
   ], items, { rowAttrs: (tr, it) => Object.assign(tr.dataset, { strategy: it.row.id, item: String(it.i) }) });
 }
 
@@ -1024,7 +1030,7 @@ function renderSimsSummary(r) {
     return { row, i, x: st.summary, box: finalBoxOfSummary(st) };
   });
   $("summary-note").textContent =
-    `Over ${r.runCount} simulated runs: percentiles of the final value, the share of runs that lose money, and ` +
+    `Over ${r.runCount} simulated runs: the 5/25/50/75/95th percentiles and the mean of the final value, the share of runs that lose money, and ` +
     "the mean of each run's annualised return and maximum drawdown. Click a column header to sort.";
   const num = (label, csvLabel, get, fmt, signed) =>
     ({ label, csvLabel, key: get, text: (it) => fmt(get(it)), cls: signed ? (it) => signClass(get(it)) : undefined });
@@ -1032,7 +1038,9 @@ function renderSimsSummary(r) {
     strategyColumn,
     num("Runs", "runs", (it) => it.x.runs, String),
     num("Final 5%", "final_value_p5", (it) => it.box.p5, fmtMoney),
+    num("Final 25%", "final_value_p25", (it) => it.box.p25, fmtMoney),
     num("Final median", "final_value_median", (it) => it.x.final_value_median, fmtMoney),
+    num("Final 75%", "final_value_p75", (it) => it.box.p75, fmtMoney),
     num("Final mean", "final_value_mean", (it) => it.x.final_value_mean, fmtMoney),
     num("Final 95%", "final_value_p95", (it) => it.box.p95, fmtMoney),
     num("P(loss)", "loss_probability", (it) => it.x.loss_probability, fmtPct),

@@ -11,6 +11,7 @@ import { scratchF64 } from "../memory";
 import { checkCovariance } from "../checks";
 import { correlation } from "../stats/covariance";
 import { shrinkCovariance } from "../stats/shrinkage";
+import { ledoitWolfCovariance } from "../stats/ledoit-wolf";
 import { ewp } from "../strategies/ewp";
 import { ivp } from "../strategies/ivp";
 import { gmvp } from "../strategies/gmvp";
@@ -88,6 +89,11 @@ export function kHrpOrder(S: usize, N: i32, variant: i32, order: usize, Z: usize
 /** Schäfer–Strimmer target-D shrunk covariance of X (n×N observations) into out (N×N); λ* → lambda (1 f64). */
 export function kShrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: usize): i32 {
   return shrinkCovariance(X, n, N, out, lambda);
+}
+
+/** Ledoit–Wolf shrunk covariance of X (n×N observations) towards m·I into out (N×N); δ → delta (1 f64). */
+export function kLedoitWolfCovariance(X: usize, n: i32, N: i32, out: usize, delta: usize): i32 {
+  return ledoitWolfCovariance(X, n, N, out, delta);
 }
 
 /**

@@ -35,10 +35,15 @@ export const STRATEGY_COUNT = 7;
 /** Weight vectors per request: series s = frequency · STRATEGY_COUNT + slot. */
 export const SERIES_COUNT = FREQUENCY_COUNT * STRATEGY_COUNT;
 
-/** Option `covariance`: the code passed to the kernels (index into the host's COVARIANCE_MODES). */
+/**
+ * Option `covariance`: the code passed to the kernels (index into the host's COVARIANCE_MODES). A member whose
+ * host name is not a valid identifier (`ledoitWolf` = "ledoit-wolf") is renamed by the host's name map
+ * (src/domain/vocabulary.ts).
+ */
 export enum CovarianceCode {
   sample = 0,
   shrink = 1,
+  ledoitWolf = 2,
 }
 
 /** Option `hrp`: the clustering input (index into the host's HRP_MODES). */

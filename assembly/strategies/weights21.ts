@@ -17,6 +17,7 @@ import { correlation, covariance } from "../stats/covariance";
 import { covarianceFactor } from "../stats/factor";
 import { bucketSums, logReturns } from "../stats/returns";
 import { shrinkCovariance, shrinkCovarianceWithFactor } from "../stats/shrinkage";
+import { ledoitWolfCovariance } from "../stats/ledoit-wolf";
 import { LowRank } from "../linalg/woodbury";
 import { ewp } from "./ewp";
 import { gmvpWithFactor } from "./gmvp";
@@ -134,7 +135,8 @@ function slotTable(): StaticArray<SlotRow> {
  * Σ_f and a solver failure is reported as such (never a silent fallback). If not, rpp is solved at once on the
  * shrunk covariance of the same observations (when 2n_f ≤ N on its diagonal-plus-low-rank form: coordinate
  * descent at N·n_f per sweep, Newton by Woodbury; certified on the dense matrix) and the frame records the
- * fallback; with `covariance: "shrink"` there is nothing to fall back to and the failure is `NotConverged`.
+ * fallback; with `covariance: "shrink"` or `"ledoit-wolf"` there is nothing to fall back to and the failure is
+ * `NotConverged` (docs/method.md §6.5).
  */
 function rppWithFallback(f: Frame, out: usize): Status {
   if (ercExists(f.C, f.N, f.nf, f.row(Slot.mdcp), out)) return rppSolve(f.S, f.N, out, Existence.Exists, null);
@@ -161,7 +163,8 @@ export function lastFailedSeries(): i32 {
  * All SERIES_COUNT weight vectors from the training closes (docs/method.md §2, §6).
  *
  * Method: r = log-returns of P; for each `Frequency` f in order (d: r as is; m: bucket sums with monthBucket; w:
- *   with weekBucket): Σ_f = sample covariance (`CovarianceCode.sample`) or shrunk covariance (`.shrink`);
+ *   with weekBucket): Σ_f = sample covariance (`CovarianceCode.sample`), shrunk covariance (`.shrink`) or
+ *   Ledoit–Wolf (`.ledoitWolf`);
  *   variance check (`ZeroVariance`, lastBadIndex = asset: Σ_ii = 0 or below `VARIANCE_FLOOR` · max_j Σ_jj);
  *   C_f and σ_f (when a row needs them); then the rows of the slot table in slot order, each into series
  *   s = f·STRATEGY_COUNT + slot. Before a row that needs a factor, the driver writes it into `Xf` if the frequency
@@ -193,7 +196,7 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
   freqMask: i32 = ALL_FREQUENCIES, minWeight: f64 = 0.0, maxWeight: f64 = 1.0, warm: usize = 0): Status {
   failedSeries = -1;
   if (T < 3 || N < 1 || nWeeks < 2 || nMonths < 2 || nWeeks > T - 1 || nMonths > T - 1 ||
-    (covMode != CovarianceCode.sample && covMode != CovarianceCode.shrink) ||
+    covMode < CovarianceCode.sample || covMode > CovarianceCode.ledoitWolf ||
     (hrpMode != HrpCode.paper && hrpMode != HrpCode.direct) ||
     freqMask < 1 || freqMask > ALL_FREQUENCIES ||
     !(minWeight >= 0.0) || !(maxWeight <= 1.0) || !(minWeight <= maxWeight)) {
@@ -244,7 +247,8 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
     }
     if (st != Status.Ok) { failedSeries = base; return st; }
     mark = arenaMark();
-    st = covMode == CovarianceCode.sample ? covariance(f.X, f.nf, N, f.S, 0) : shrinkCovariance(f.X, f.nf, N, f.S, 0);
+    st = covMode == CovarianceCode.sample ? covariance(f.X, f.nf, N, f.S, 0) : covMode == CovarianceCode.shrink
+      ? shrinkCovariance(f.X, f.nf, N, f.S, 0) : ledoitWolfCovariance(f.X, f.nf, N, f.S, 0);
     arenaRelease(mark);
     if (st == Status.Ok) st = checkVarianceFloor(f.S, N, VARIANCE_FLOOR);
     const markC = arenaMark(); // C_f lives from here to its last reader

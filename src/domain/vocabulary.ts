@@ -14,15 +14,29 @@ function enumNames<E extends Record<string, string | number>>(e: E): Array<Extra
     .sort((a, b) => (e[a] as number) - (e[b] as number)) as Array<Extract<keyof E, string>>;
 }
 
-export type CovarianceMode = keyof typeof CovarianceCode;
+/**
+ * Host names of the `CovarianceCode` members that differ from the enum key (an enum key cannot hold "-"); every
+ * other member's host name is its key. Checked both ways by test/domain/vocabulary.test.ts.
+ */
+const COVARIANCE_HOST_NAMES = { ledoitWolf: "ledoit-wolf" } as const satisfies Partial<Record<keyof typeof CovarianceCode, string>>;
+type CovarianceKey = keyof typeof CovarianceCode;
+type HostName<K extends CovarianceKey> = K extends keyof typeof COVARIANCE_HOST_NAMES ? (typeof COVARIANCE_HOST_NAMES)[K] : K;
+export type CovarianceMode = HostName<CovarianceKey>;
 export type HrpMode = keyof typeof HrpCode;
 export type SimModel = keyof typeof ModelCode;
 export type SimDrift = keyof typeof DriftCode;
 export type Frequency = keyof typeof FrequencyCode;
 export type Strategy = keyof typeof Slot;
 
-/** `covariance`: sample (default) or Schäfer–Strimmer shrinkage; index = kernel code. */
-export const COVARIANCE_MODES = enumNames(CovarianceCode) as readonly CovarianceMode[] as readonly ["sample", "shrink"];
+const covarianceHostName = (k: CovarianceKey): CovarianceMode =>
+  (k in COVARIANCE_HOST_NAMES ? COVARIANCE_HOST_NAMES[k as keyof typeof COVARIANCE_HOST_NAMES] : k) as CovarianceMode;
+/**
+ * `covariance`: sample (default), Schäfer–Strimmer shrinkage ("shrink") or Ledoit–Wolf ("ledoit-wolf"); index =
+ * kernel code.
+ */
+const COVARIANCE_KEYS = enumNames(CovarianceCode);
+export const COVARIANCE_MODES = COVARIANCE_KEYS.map(covarianceHostName) as readonly CovarianceMode[] as
+  readonly ["sample", "shrink", "ledoit-wolf"];
 /** `hrp`: the paper's distance of distances (default) or single linkage on the distances directly. */
 export const HRP_MODES = enumNames(HrpCode) as readonly HrpMode[] as readonly ["paper", "direct"];
 /**
@@ -39,7 +53,11 @@ export const FREQUENCY_NAMES = enumNames(FrequencyCode) as readonly Frequency[];
 /** The l3 layer in response order. */
 export const STRATEGY_NAMES = enumNames(Slot) as readonly Strategy[];
 
-export const covarianceCode = (m: CovarianceMode): number => CovarianceCode[m];
+/** The kernel code of a host covariance name (through the name map back to its enum key); −1 for an unknown name. */
+export const covarianceCode = (m: CovarianceMode): number => {
+  const k = COVARIANCE_KEYS.find((key) => covarianceHostName(key) === m);
+  return k === undefined ? -1 : CovarianceCode[k];
+};
 export const hrpCode = (m: HrpMode): number => HrpCode[m];
 export const modelCode = (m: SimModel): number => ModelCode[m];
 

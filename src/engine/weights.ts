@@ -135,6 +135,25 @@ export function shrinkCovariance(wasm: Wasm, X: ArrayLike<number>, n: number, N:
   return valueOf(tryShrinkCovariance(wasm, X, n, N), naming, N);
 }
 
+/** Ledoit–Wolf shrunk covariance (towards m·I, divisor n) of the n×N observations X, and the intensity δ. */
+export function tryLedoitWolfCovariance(wasm: Wasm, X: ArrayLike<number>, n: number, N: number):
+  Outcome<{ covariance: Float64Array; delta: number }> {
+  need(X.length === n * N, `X must hold n×N = ${n}×${N} values, got ${X.length}`);
+  const a = arenaOf(wasm);
+  a.begin();
+  const out = a.f64Out(N * N);
+  const del = a.f64Out(1);
+  const px = a.f64In(X);
+  const status = a.k.kLedoitWolfCovariance(px, n, N, out, del);
+  a.verify("kLedoitWolfCovariance");
+  return { status, badIndex: a.badIndex, value: { covariance: a.takeF64(out, N * N), delta: a.takeF64(del, 1)[0] } };
+}
+
+export function ledoitWolfCovariance(wasm: Wasm, X: ArrayLike<number>, n: number, N: number,
+  naming: Naming = { what: "Ledoit–Wolf covariance" }): { covariance: Float64Array; delta: number } {
+  return valueOf(tryLedoitWolfCovariance(wasm, X, n, N), naming, N);
+}
+
 export interface Weights21Input {
   /** T×N training closes, row-major (T = 252 in the service). */
   closes: Float64Array;

@@ -99,7 +99,7 @@ const startEnd = {
 
 const weightsFields = {
   covariance: Covariance.optional().describe(
-    `Covariance estimator: ${COVARIANCE_MODES.join(" or ")}; default "${DEFAULTS.covariance}" (shrink = Schäfer–Strimmer).`),
+    `Covariance estimator: ${COVARIANCE_MODES.join(" or ")}; default "${DEFAULTS.covariance}" (shrink = Schäfer–Strimmer, ledoit-wolf = Ledoit–Wolf towards the scaled identity).`),
   hrp: Hrp.optional().describe(
     `HRP clustering: ${HRP_MODES.join(" or ")}; default "${DEFAULTS.hrp}" (paper = distance of distances).`),
 };
@@ -181,7 +181,21 @@ export const SimsResponse = z
   .record(z.string(), PathsResponse)
   .describe("run_1 … run_n, each the 21 series valued on that run's simulated prices.");
 
-export const SummaryRow = z.record(z.string(), z.union([z.string(), z.number(), z.null()]));
+const stat = (d: string) => z.number().nullable().describe(d);
+/** One row of POST /v1/optimiser/report (src/report/summary.ts `StrategySummary`; definitions in docs/method.md §7.1). */
+export const SummaryRow = z.object({
+  PATH: z.string().describe("The strategy series id."),
+  final_value: stat("The last value (USD)."),
+  total_return: stat("V_last / V_first − 1."),
+  annualised_return: stat("(V_last / V_first)^(252 / (n − 1)) − 1."),
+  annualised_volatility: stat("Sample sd (ddof 1) of the daily log-returns × √252."),
+  sharpe: stat("Mean daily log-return × 252 / annualised volatility (zero rate)."),
+  max_drawdown: stat("Largest fall from a running peak, a fraction."),
+  sortino: stat("Mean daily log-return × 252 / (downside deviation × √252); target 0, downside deviation over all days."),
+  calmar: stat("annualised_return / max_drawdown."),
+  var_95: stat("Historical 95 % value at risk of the daily simple returns, a positive loss fraction (type-7 5th percentile, negated)."),
+  cvar_95: stat("Historical 95 % conditional value at risk: minus the mean of the daily simple returns at or below the VaR quantile."),
+}).describe("Summary statistics of one strategy series; null where a figure is undefined (docs/method.md §7.1).");
 export const ReportResponse = z.array(SummaryRow).describe("One summary row per strategy series (21 rows).");
 
 export const InfoResponse = z

@@ -17,21 +17,40 @@
  * - `max_drawdown`          = max_t (1 − V_t / max_{s ≤ t} V_s), a fraction in [0, 1] (0.25 = a 25 % fall from the
  *                             running peak). 0 for a series that never falls.
  *
+ * Risk figures (appended after the fields above; docs/method.md §7.1):
+ *
+ * - `sortino`               = mean(r) · 252 / (DD · √252), with the same daily log-returns r as `sharpe`, target 0,
+ *                             and the downside deviation over **all** m days: DD = √((1/m) Σ_t min(r_t, 0)²) (a day
+ *                             without a loss counts as 0, divisor m, not the number of losing days). null when DD = 0.
+ * - `calmar`                = annualised_return / max_drawdown over the whole series (not the classical trailing
+ *                             36 months). null when max_drawdown = 0.
+ * - `var_95`                = −q, q the 5th percentile of the m daily **simple** returns R_t = V_t / V_{t−1} − 1 by
+ *                             `percentileOfSorted` (linear interpolation between closest ranks, Hyndman & Fan type 7):
+ *                             the historical 95 % value at risk as a positive loss fraction (0.02 = a 2 % daily loss).
+ *                             Negative when even the 5 % worst days are gains.
+ * - `cvar_95`               = −mean{R_t : R_t ≤ q}: the mean loss on the days at or beyond the VaR quantile (the
+ *                             smallest return always qualifies, so the set is never empty). cvar_95 ≥ var_95.
+ *
  * ## Degenerate series (no NaN or Infinity ever reaches JSON)
  *
  * - n = 0: every field except `PATH` is `null`.
  * - n = 1 (one test day): `final_value` = V_0, `total_return` = 0, `max_drawdown` = 0; `annualised_return`,
- *   `annualised_volatility` and `sharpe` are `null` (no return exists to annualise).
+ *   `annualised_volatility`, `sharpe`, `sortino`, `calmar`, `var_95` and `cvar_95` are `null` (no return exists).
  * - n = 2 (one return): the sample sd (ddof 1) is undefined, so `annualised_volatility` and `sharpe` are `null`.
  * - Zero volatility (a constant series): `annualised_volatility` = 0 and `sharpe` = `null` (0/0 or x/0).
+ * - No losing day: `sortino` = `null`; never below the running peak: `calmar` = `null` (x/0).
  * - Any other non-finite result (overflow of the power on absurd inputs, a non-positive value) is `null`.
  *
- * Complexity: O(n) time and O(1) extra memory per series; one pass for the running peak, two for mean and sd.
+ * Complexity: O(n) time and O(1) extra memory per series for the figures before the risk figures (one pass for the
+ * running peak, two for mean and sd); the risk figures add one pass and a sort of the m returns, O(m log m) time and
+ * O(m) memory.
  */
 import { STRATEGY_IDS, type StrategyId } from "../domain/strategies.js";
 
 /** Trading days per year used for annualisation (docs/method.md §6.3). */
 export const TRADING_DAYS_PER_YEAR = 252;
+/** The percentile of the daily simple returns whose negative is `var_95` (a 95 % confidence level). */
+export const VAR_LEVEL_PERCENTILE = 5;
 
 export interface StrategySummary {
   PATH: StrategyId;
@@ -41,6 +60,14 @@ export interface StrategySummary {
   annualised_volatility: number | null;
   sharpe: number | null;
   max_drawdown: number | null;
+  /** Annualised mean log-return over the downside deviation (target 0, over all days). */
+  sortino: number | null;
+  /** annualised_return / max_drawdown. */
+  calmar: number | null;
+  /** Historical 95 % value at risk of the daily simple returns, as a positive loss fraction. */
+  var_95: number | null;
+  /** Historical 95 % conditional value at risk (expected shortfall) of the daily simple returns, as a loss fraction. */
+  cvar_95: number | null;
 }
 
 /** The values of one or more series on common dates (values[s][t]). */
@@ -55,23 +82,35 @@ const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : nul
  * Summary statistics of one value series.
  *
  * Method: the closed forms of the module doc (geometric annualisation over 252 trading days; sample sd, ddof 1,
- * of daily log-returns, two-pass for accuracy; Sharpe at a zero rate; running-peak drawdown).
+ * of daily log-returns, two-pass for accuracy; Sharpe at a zero rate; running-peak drawdown; Sortino over the
+ * downside deviation of all days; Calmar; historical VaR/CVaR of the simple returns, docs/method.md §7.1).
  * Preconditions: values are portfolio values on consecutive trading days, finite and > 0 (a non-positive value
  * gives null for the log-return-based fields rather than NaN). Unique, no iteration, no convergence question.
- * Complexity: O(n) time (three passes), O(1) extra memory.
+ * Complexity: O(n) time (three passes) and O(1) extra memory, plus O(m log m) time and O(m) memory for the risk
+ * figures (one sort of the daily returns).
  * Edge cases: n = 0, 1, 2 and zero volatility, as in the module doc (null, never NaN or Infinity).
  * References: W. F. Sharpe (1994), "The Sharpe Ratio", J. Portfolio Management 21(1):49–58,
  * doi:10.3905/jpm.1994.409501 (ex-post ratio; here with log-returns and a zero rate);
- * M. Magdon-Ismail, A. F. Atiya (2004), "Maximum drawdown", Risk 17(10):99–102 (definition as a fraction of the peak).
+ * M. Magdon-Ismail, A. F. Atiya (2004), "Maximum drawdown", Risk 17(10):99–102 (definition as a fraction of the peak);
+ * the risk figures' references are in docs/method.md §7.1.
  * Departures: the Sharpe ratio uses log-returns (so mean·252 is the continuously compounded return), not the
  * arithmetic mean of simple returns; both are common, and the choice is stated wherever the figure is shown.
  */
 export function summarizeSeries(id: StrategyId, v: ArrayLike<number>): StrategySummary {
+  return seriesStatistics(id, v, true);
+}
+
+/**
+ * `summarizeSeries`, with the risk figures (sortino, calmar, var_95, cvar_95: one O(m log m) sort) only when `risk`;
+ * otherwise they are null. `summarizeSims` reads none of them, and skips their cost for every run.
+ */
+function seriesStatistics(id: StrategyId, v: ArrayLike<number>, risk: boolean): StrategySummary {
   const n = v.length;
   if (n === 0) {
     return {
       PATH: id, final_value: null, total_return: null, annualised_return: null,
-      annualised_volatility: null, sharpe: null, max_drawdown: null,
+      annualised_volatility: null, sharpe: null, max_drawdown: null, sortino: null, calmar: null, var_95: null,
+      cvar_95: null,
     };
   }
   const v0 = v[0];
@@ -92,11 +131,36 @@ export function summarizeSeries(id: StrategyId, v: ArrayLike<number>): StrategyS
   let annualisedReturn: number | null = null;
   let vol: number | null = null;
   let sharpe: number | null = null;
+  let sortino: number | null = null;
+  let calmar: number | null = null;
+  let var95: number | null = null;
+  let cvar95: number | null = null;
   if (m >= 1) {
     annualisedReturn = finiteOrNull(Math.pow(growth, TRADING_DAYS_PER_YEAR / m) - 1);
     let sum = 0;
     for (let t = 1; t < n; t++) sum += Math.log(v[t] / v[t - 1]);
     const mean = sum / m;
+    if (risk) {
+      let down = 0;
+      const simple = new Float64Array(m);
+      for (let t = 1; t < n; t++) {
+        const r = Math.log(v[t] / v[t - 1]);
+        if (r < 0) down += r * r;
+        simple[t - 1] = v[t] / v[t - 1] - 1;
+      }
+      const dd = Math.sqrt(down / m);
+      if (dd > 0) sortino = finiteOrNull((mean * TRADING_DAYS_PER_YEAR) / (dd * Math.sqrt(TRADING_DAYS_PER_YEAR)));
+      if (annualisedReturn !== null && mdd > 0) calmar = finiteOrNull(annualisedReturn / mdd);
+      simple.sort();
+      const q = percentileOfSorted(simple, VAR_LEVEL_PERCENTILE);
+      // The tail mean as q + mean(R − q): every R − q ≤ 0 exactly (rounding is monotone), so cvar_95 ≥ var_95 holds
+      // in floating point too, not only on paper.
+      let excess = 0;
+      let k = 0;
+      while (k < m && simple[k] <= q) excess += simple[k++] - q;
+      var95 = finiteOrNull(0 - q); // 0 − x, not −x: a zero quantile is reported as 0, never −0
+      cvar95 = k > 0 ? finiteOrNull(0 - (q + excess / k)) : null;
+    }
     if (m >= 2) {
       let ss = 0;
       for (let t = 1; t < n; t++) {
@@ -117,14 +181,20 @@ export function summarizeSeries(id: StrategyId, v: ArrayLike<number>): StrategyS
     annualised_volatility: vol,
     sharpe,
     max_drawdown: finiteOrNull(mdd),
+    sortino,
+    calmar,
+    var_95: var95,
+    cvar_95: cvar95,
   };
 }
 
 /**
- * Summary statistics per strategy of a paths report (`values[s]` is series `ids[s]`, response order by default).
+ * Summary statistics per strategy of a paths report (`values[s]` is series `ids[s]`, response order by default);
+ * `risk` = false leaves the risk figures null (and skips their sort).
  * Throws a plain Error when the shapes disagree (a programming error, not user input).
  */
-export function summarize({ dates, values }: ValueSeries, ids: readonly StrategyId[] = STRATEGY_IDS): StrategySummary[] {
+export function summarize({ dates, values }: ValueSeries, ids: readonly StrategyId[] = STRATEGY_IDS,
+  risk = true): StrategySummary[] {
   if (values.length !== ids.length) {
     throw new Error(`summarize: ${values.length} series but ${ids.length} strategy ids`);
   }
@@ -132,7 +202,7 @@ export function summarize({ dates, values }: ValueSeries, ids: readonly Strategy
     if (v.length !== dates.length) {
       throw new Error(`summarize: series ${ids[s]} has ${v.length} values but there are ${dates.length} dates`);
     }
-    return summarizeSeries(ids[s], v);
+    return seriesStatistics(ids[s], v, risk);
   });
 }
 
@@ -150,6 +220,12 @@ export interface SimsStrategySummary {
   mean_annualised_return: number | null;
   /** Mean over runs of each run's maximum drawdown. */
   mean_max_drawdown: number | null;
+  /** Percentiles of the final value over the runs (`percentileOfSorted`, type 7; unrounded). */
+  final_value_p5: number | null;
+  final_value_p25: number | null;
+  final_value_p50: number | null;
+  final_value_p75: number | null;
+  final_value_p95: number | null;
 }
 
 const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
@@ -165,19 +241,23 @@ export function median(xs: readonly number[]): number | null {
 /**
  * Per strategy, the distribution of outcomes over simulated runs: `values[run][s][t]` as in a sims report.
  * Each run is summarised with `summarizeSeries`; this aggregates final values (min, median, mean, max), the
- * fraction of losing runs, and the mean annualised return and maximum drawdown. Complexity O(runs · 21 · n).
+ * fraction of losing runs, the mean annualised return and maximum drawdown, and the 5/25/50/75/95th percentiles
+ * of the final value (`percentileOfSorted`, unrounded; `summarizeSimsDistribution` gives the same in cents).
+ * Complexity O(runs · 21 · n).
  */
 export function summarizeSims(
   { dates, values }: { dates: string[]; values: ArrayLike<number>[][] },
   ids: readonly StrategyId[] = STRATEGY_IDS,
 ): SimsStrategySummary[] {
-  const perRun = values.map((run) => summarize({ dates, values: run }, ids));
+  const perRun = values.map((run) => summarize({ dates, values: run }, ids, false));
   return ids.map((id, s) => {
     const rows = perRun.map((r) => r[s]);
     const finals = rows.map((r) => r.final_value).filter((x): x is number => x !== null);
     const losses = values.filter((run) => run[s].length > 0 && run[s][run[s].length - 1] < run[s][0]).length;
     const annual = rows.map((r) => r.annualised_return).filter((x): x is number => x !== null);
     const mdd = rows.map((r) => r.max_drawdown).filter((x): x is number => x !== null);
+    const sorted = Float64Array.from(finals).sort();
+    const pct = (p: number) => (sorted.length ? finiteOrNull(percentileOfSorted(sorted, p)) : null);
     return {
       PATH: id,
       runs: values.length,
@@ -188,6 +268,11 @@ export function summarizeSims(
       loss_probability: values.length ? losses / values.length : null,
       mean_annualised_return: mean(annual),
       mean_max_drawdown: mean(mdd),
+      final_value_p5: pct(5),
+      final_value_p25: pct(25),
+      final_value_p50: pct(50),
+      final_value_p75: pct(75),
+      final_value_p95: pct(95),
     };
   });
 }

@@ -159,7 +159,7 @@ describeWithChromium("the web page in headless Chromium", () => {
   });
 
   it("takes the option lists and defaults from /v1/info (a server with other lists gets other selects)", async () => {
-    expect(await page.locator("#covariance option").evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(["sample", "shrink"]);
+    expect(await page.locator("#covariance option").evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value))).toEqual(["sample", "shrink", "ledoit-wolf"]);
     const other = await context.newPage();
     try {
       await other.route("**/v1/info", async (route) => {
@@ -228,7 +228,8 @@ describeWithChromium("the web page in headless Chromium", () => {
         method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body),
       });
       return r.json();
-    }, [KEY, { tickers }] as const)) as { PATH: string; final_value: number; sharpe: number | null; max_drawdown: number }[];
+    }, [KEY, { tickers }] as const)) as { PATH: string; final_value: number; sharpe: number | null; max_drawdown: number;
+      sortino: number | null; calmar: number | null; var_95: number; cvar_95: number }[];
     expect(report.map((r) => r.PATH)).toEqual([...STRATEGY_IDS]);
     const shown = await page.locator("#summary tbody tr").evaluateAll((rows) =>
       rows.map((r) => [(r as HTMLElement).dataset.strategy, ...Array.from(r.querySelectorAll("td"), (td) => td.textContent ?? "")]));
@@ -237,7 +238,13 @@ describeWithChromium("the web page in headless Chromium", () => {
       expect(Number(row[2].replace(/[$,]/g, ""))).toBeCloseTo(r.final_value, 2);
       expect(row[6]).toBe(r.sharpe === null ? "—" : r.sharpe.toFixed(2));
       expect(row[7]).toBe(`${(r.max_drawdown * 100).toFixed(2)}%`);
+      expect(row[8]).toBe(r.sortino === null ? "—" : r.sortino.toFixed(2));
+      expect(row[9]).toBe(r.calmar === null ? "—" : r.calmar.toFixed(2));
+      expect(row[10]).toBe(`${(r.var_95 * 100).toFixed(2)}%`);
+      expect(row[11]).toBe(`${(r.cvar_95 * 100).toFixed(2)}%`);
     }
+    expect(await page.locator("#summary thead th").allInnerTexts()).toEqual(["Strategy", "Final value", "Total return",
+      "Ann. return", "Ann. volatility", "Sharpe", "Max drawdown", "Sortino", "Calmar", "VaR 95%", "CVaR 95%"]);
     // ewp really is the same at every frequency in the report.
     const ewp = report.filter((r) => r.PATH.endsWith("ewp")).map((r) => r.final_value);
     expect(new Set(ewp).size).toBe(1);
@@ -299,7 +306,7 @@ describeWithChromium("the web page in headless Chromium", () => {
     const summary = await save("#summary-download");
     expect(summary.name).toMatch(/^folio-paths-.*-summary\.csv$/);
     const lines = summary.body.toString("utf8").trim().split("\n");
-    expect(lines[0]).toBe("strategy,final_value,total_return,annualised_return,annualised_volatility,sharpe,max_drawdown");
+    expect(lines[0]).toBe("strategy,final_value,total_return,annualised_return,annualised_volatility,sharpe,max_drawdown,sortino,calmar,var_95,cvar_95");
     expect(lines).toHaveLength(20);
     expect(lines[1]).toMatch(/^l1r\.l2\*\.l3ewp,\d+(\.\d+)?,/);
     const values = await save("#values-download");
@@ -353,6 +360,8 @@ describeWithChromium("the web page in headless Chromium", () => {
     await expect.poll(() => page.locator("#chart").getAttribute("data-series-count"), { timeout: 30_000 }).toBe("8"); // one per run
     expect(await page.locator("#summary tbody tr").count()).toBe(19);
     expect(await page.locator("#summary thead th").allInnerTexts()).toContain("P(loss)");
+    expect((await page.locator("#summary thead th").allInnerTexts()).filter((h) => h.startsWith("Final ")))
+      .toEqual(["Final 5%", "Final 25%", "Final median", "Final 75%", "Final mean", "Final 95%"]);
     expect(new URL(page.url()).searchParams.get("seed")).toBe("42");
     await page.selectOption("#sims-view", "fan");
     await page.screenshot({ path: join(OUT, "web-sims.png"), fullPage: true });

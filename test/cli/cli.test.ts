@@ -113,7 +113,8 @@ describe("folio CLI (built)", () => {
     expect(out.tickers).toEqual(tickers);
     expect(out.summary.map((s) => s.PATH)).toEqual([...STRATEGY_IDS]);
     for (const s of out.summary) {
-      expect(Object.keys(s)).toEqual(["PATH", "final_value", "total_return", "annualised_return", "annualised_volatility", "sharpe", "max_drawdown"]);
+      expect(Object.keys(s)).toEqual(["PATH", "final_value", "total_return", "annualised_return", "annualised_volatility", "sharpe", "max_drawdown",
+        "sortino", "calmar", "var_95", "cvar_95"]);
       // Every series starts at 100000, so total return = final/100000 − 1 (within float rounding).
       expect(Math.abs((s.total_return as number) - ((s.final_value as number) / 100000 - 1))).toBeLessThan(1e-12);
       expect(s.max_drawdown as number).toBeGreaterThanOrEqual(0);
@@ -141,7 +142,7 @@ describe("folio CLI (built)", () => {
     const r = await run(["backtest", ...tickers, "--csv"]);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split("\n");
-    expect(lines[0]).toBe("PATH,final_value,total_return,annualised_return,annualised_volatility,sharpe,max_drawdown");
+    expect(lines[0]).toBe("PATH,final_value,total_return,annualised_return,annualised_volatility,sharpe,max_drawdown,sortino,calmar,var_95,cvar_95");
     expect(lines).toHaveLength(22);
     lines.slice(1).forEach((l, i) => {
       const f = l.split(",");

@@ -7,6 +7,7 @@ import {
 } from "../../src/domain/vocabulary.js";
 import { DriftCode } from "../../assembly/shared/vocabulary.js";
 import { checkOptions } from "../../src/pipeline/validate.js";
+import { CovarianceCode } from "../../assembly/shared/vocabulary.js";
 
 describe("the one vocabulary", () => {
   it("derives the 21 strategy ids of the PathLit order from the enums: l2d.*, l2m.*, l2w.*, strategies alphabetical", () => {
@@ -30,6 +31,15 @@ describe("the one vocabulary", () => {
     SIM_DRIFTS.forEach((d, i) => expect(DriftCode[d]).toBe(i));
     expect(DEFAULTS).toEqual({ covariance: COVARIANCE_MODES[0], hrp: HRP_MODES[0], model: SIM_MODELS[0], run_count: 5,
       drift: SIM_DRIFTS[0], block_length: 5 });
+  });
+
+  it("maps the covariance enum keys to host names: ledoitWolf is \"ledoit-wolf\", every other key is its own name", () => {
+    expect(COVARIANCE_MODES).toEqual(["sample", "shrink", "ledoit-wolf"]);
+    expect(covarianceCode("ledoit-wolf")).toBe(CovarianceCode.ledoitWolf);
+    expect(covarianceCode("sample")).toBe(CovarianceCode.sample);
+    expect(covarianceCode("shrink")).toBe(CovarianceCode.shrink);
+    expect(covarianceCode("ledoitWolf" as never)).toBe(-1);
+    expect(new Set(COVARIANCE_MODES).size).toBe(COVARIANCE_MODES.length);
   });
 
   it("gives library validation the same lists and defaults", () => {

@@ -19,7 +19,7 @@ describe("random JSON bodies at every POST", () => {
     tickers: fc.oneof(fc.subarray(tickers, { minLength: 1, maxLength: 4 }), fc.constantFrom(...tickers.map((x) => x.toLowerCase()))),
     start: fc.constantFrom("2019-01-01", "2019-06-03", "2020-02-29"),
     end: fc.constantFrom("2024-12-31", "2023-06-30", "2020-12-31"),
-    covariance: fc.constantFrom("sample", "shrink"),
+    covariance: fc.constantFrom("sample", "shrink", "ledoit-wolf"),
     hrp: fc.constantFrom("paper", "direct"),
     ...(route.endsWith("/sims") ? {
       run_count: fc.integer({ min: 1, max: 3 }),

@@ -23,7 +23,7 @@ describe("request schemas", () => {
     expect(Covariance.options).toEqual([...COVARIANCE_MODES]);
     expect(Hrp.options).toEqual([...HRP_MODES]);
     expect(Model.options).toEqual([...SIM_MODELS]);
-    expect(COVARIANCE_MODES).toEqual(["sample", "shrink"]);
+    expect(COVARIANCE_MODES).toEqual(["sample", "shrink", "ledoit-wolf"]);
     expect(HRP_MODES).toEqual(["paper", "direct"]);
     expect(SIM_MODELS).toEqual(["independent", "correlated", "bootstrap"]);
     expect(Drift.options).toEqual([...SIM_DRIFTS]);

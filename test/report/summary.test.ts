@@ -69,7 +69,7 @@ describe("summarizeSeries on degenerate series", () => {
   it("reports a one-day series as final value V0, zero total return and drawdown, and null for the annualised figures", () => {
     expect(summarizeSeries(ID, [100000])).toEqual({
       PATH: ID, final_value: 100000, total_return: 0, annualised_return: null,
-      annualised_volatility: null, sharpe: null, max_drawdown: 0,
+      annualised_volatility: null, sharpe: null, max_drawdown: 0, sortino: null, calmar: null, var_95: null, cvar_95: null,
     });
   });
 
@@ -85,11 +85,11 @@ describe("summarizeSeries on degenerate series", () => {
     expect(Object.entries(s).filter(([k, v]) => k !== "PATH" && v !== null)).toEqual([]);
   });
 
-  it("reports a constant series as zero return, zero volatility, zero drawdown and a null Sharpe", () => {
+  it("reports a constant series as zero return, volatility, drawdown, VaR and CVaR, and null Sharpe, Sortino, Calmar", () => {
     const s = summarizeSeries(ID, [5, 5, 5, 5, 5]);
     expect(s).toEqual({
       PATH: ID, final_value: 5, total_return: 0, annualised_return: 0,
-      annualised_volatility: 0, sharpe: null, max_drawdown: 0,
+      annualised_volatility: 0, sharpe: null, max_drawdown: 0, sortino: null, calmar: null, var_95: 0, cvar_95: 0,
     });
   });
 

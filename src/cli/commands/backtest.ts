@@ -12,6 +12,7 @@ import { splitTickers } from "./shared-args.js";
 
 export const SUMMARY_FIELDS = [
   "PATH", "final_value", "total_return", "annualised_return", "annualised_volatility", "sharpe", "max_drawdown",
+  "sortino", "calmar", "var_95", "cvar_95",
 ] as const satisfies readonly (keyof StrategySummary)[];
 
 export function summaryTable(rows: StrategySummary[]): string {
@@ -19,6 +20,14 @@ export function summaryTable(rows: StrategySummary[]): string {
     ["strategy", "final value", "total", "ann. return", "ann. vol", "sharpe", "max drawdown"],
     rows.map((r) => [r.PATH, fmtMoney(r.final_value), fmtPct(r.total_return), fmtPct(r.annualised_return),
       fmtPct(r.annualised_volatility), fmtNum(r.sharpe), fmtPct(r.max_drawdown)]),
+  );
+}
+
+/** The risk figures (docs/method.md §7.1) as a second table, so that neither table is too wide for a terminal. */
+export function riskTable(rows: StrategySummary[]): string {
+  return formatTable(
+    ["strategy", "sortino", "calmar", "VaR 95%", "CVaR 95%"],
+    rows.map((r) => [r.PATH, fmtNum(r.sortino), fmtNum(r.calmar), fmtPct(r.var_95), fmtPct(r.cvar_95)]),
   );
 }
 
@@ -37,7 +46,11 @@ export function registerBacktest(program: Command): Command {
   cmd.addHelpText("after", `
 Statistics per strategy: final value; total return; annualised return (V_T/V_0)^(252/(n-1)) - 1; annualised
 volatility (sample sd of daily log-returns x sqrt 252); Sharpe ratio at a zero rate (mean daily log-return x 252 /
-volatility); maximum drawdown (largest fall from a running peak). "-" (null in JSON/CSV) where undefined.
+volatility); maximum drawdown (largest fall from a running peak). A second table gives the risk figures: Sortino
+(mean daily log-return x 252 / (downside deviation x sqrt 252), target 0, downside deviation over all days); Calmar
+(annualised return / maximum drawdown); historical 95% VaR and CVaR of the daily simple returns, as losses (VaR =
+minus the 5th percentile, linear interpolation; CVaR = minus the mean of the returns at or below it).
+"-" (null in JSON/CSV) where undefined.
 
 --json prints {tickers, first_date, last_date, days, covariance_fallback, summary: [...]};
 --csv prints one row per strategy with the fields above (fractions, not percent);
@@ -81,7 +94,8 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
         ? `\nRisk parity fell back to the shrunk covariance for: ${report.covarianceFallback.join(", ")}\n` : "";
       process.stdout.write(
         `${prices.tickers.join(", ")}: 100,000 USD bought at the close of ${first}, held to ${last} ` +
-        `(${report.dates.length} test days).\n\n` + summaryTable(summary) + fallback,
+        `(${report.dates.length} test days).\n\n` + summaryTable(summary) +
+        "\nRisk of the daily returns (VaR and CVaR: historical 95%, as losses):\n\n" + riskTable(summary) + fallback,
       );
     }
   });

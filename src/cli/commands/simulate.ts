@@ -12,7 +12,8 @@ import { splitTickers } from "./shared-args.js";
 
 const FIELDS = [
   "PATH", "runs", "final_value_min", "final_value_median", "final_value_mean", "final_value_max", "loss_probability",
-  "mean_annualised_return", "mean_max_drawdown",
+  "mean_annualised_return", "mean_max_drawdown", "final_value_p5", "final_value_p25", "final_value_p50",
+  "final_value_p75", "final_value_p95",
 ] as const satisfies readonly (keyof SimsStrategySummary)[];
 
 interface SimulateOptions extends CommonOptions {
@@ -37,7 +38,8 @@ Each run draws daily log-returns ~ Normal(training mean, training sd) per asset 
 bootstrap), compounds them from the first test-day close and values the 21 portfolios. --drift zero removes the
 training mean. The table shows,
 per strategy, the final value's min / median / mean / max over runs, the share of runs that lose money, and the
-mean over runs of the annualised return and maximum drawdown. The seed used is printed (JSON: "seed").
+mean over runs of the annualised return and maximum drawdown; a second table, the 5th, 25th, 50th, 75th and 95th
+percentiles of the final value over the runs (linear interpolation). The seed used is printed (JSON: "seed").
 
 Examples (the tickers of the default store, the embedded synthetic universe; folio tickers lists them):
   folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --runs 50 --seed 42
@@ -82,6 +84,12 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
           ["strategy", "final min", "final median", "final mean", "final max", "P(loss)", "mean ann. return", "mean max dd"],
           summary.map((r) => [r.PATH, fmtMoney(r.final_value_min), fmtMoney(r.final_value_median), fmtMoney(r.final_value_mean),
             fmtMoney(r.final_value_max), fmtPct(r.loss_probability, 0), fmtPct(r.mean_annualised_return), fmtPct(r.mean_max_drawdown)]),
+        ) +
+        "\nPercentiles of the final value over the runs:\n\n" +
+        formatTable(
+          ["strategy", "p5", "p25", "p50", "p75", "p95"],
+          summary.map((r) => [r.PATH, fmtMoney(r.final_value_p5), fmtMoney(r.final_value_p25), fmtMoney(r.final_value_p50),
+            fmtMoney(r.final_value_p75), fmtMoney(r.final_value_p95)]),
         ),
       );
     }

@@ -154,7 +154,8 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
   route("paths", "The 21 buy-and-hold value series of 100,000 USD over the test period.", PathsResponse);
   route("sims", "The 21 series valued on simulated test-period prices, run_1 … run_n.", SimsResponse, SimsSchema);
   if (opts.report) {
-    route("report", "Summary statistics per strategy of the paths (final value, returns, volatility, Sharpe, drawdown).",
+    route("report", "Summary statistics per strategy of the paths (final value, returns, volatility, Sharpe, drawdown, " +
+      "Sortino, Calmar, historical 95 % VaR and CVaR of the daily returns).",
       ReportResponse);
   }
 }

@@ -45,6 +45,11 @@ export const SimsSummaryResponse = z.object({
       loss_probability: z.number().nullable(),
       mean_annualised_return: z.number().nullable(),
       mean_max_drawdown: z.number().nullable(),
+      final_value_p5: money,
+      final_value_p25: money,
+      final_value_p50: money,
+      final_value_p75: money,
+      final_value_p95: money,
     }).describe("Each run's statistics (as POST /v1/optimiser/report computes them) aggregated over the runs."),
   })).describe("The 21 strategy series in response order."),
 });

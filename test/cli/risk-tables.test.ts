@@ -1,0 +1,60 @@
+/**
+ * The risk figures in the built CLI's text tables (src/cli/commands/backtest.ts, simulate.ts): `folio backtest`
+ * prints a second table (sortino, calmar, VaR 95 %, CVaR 95 %) and `folio simulate` a second table of final-value
+ * percentiles, with exactly the library's numbers, formatted. Run `npm run build` before running this file alone.
+ */
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { STRATEGY_IDS } from "../../src/domain/strategies.js";
+import { alignPrices, createEngine, openStore, summarize } from "../../src/index.js";
+import { summarizeSims } from "../../src/report/summary.js";
+import { PROJECT_ROOT } from "../helpers/shared-data.js";
+
+const MAIN = join(PROJECT_ROOT, "dist", "src", "cli", "main.js");
+const TICKERS = ["SYN-TEC1", "SYN-FIN2", "SYN-UTL3"];
+
+function run(args: string[]): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.DATA_DIR;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [MAIN, ...args], { env, cwd: PROJECT_ROOT, timeout: 60_000 },
+      (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(String(stdout))));
+  });
+}
+
+/** The 21 rows of the table whose header starts with `first` (cells split on runs of spaces). */
+function table(out: string, header: RegExp): string[][] {
+  const lines = out.split("\n");
+  const h = lines.findIndex((l) => header.test(l));
+  expect(h, out).toBeGreaterThanOrEqual(0);
+  expect(lines[h + 1]).toMatch(/^-+( +-+)+$/);
+  return lines.slice(h + 2, h + 23).map((l) => l.trim().split(/\s+/));
+}
+
+const pct = (x: number | null) => (x === null ? "-" : `${(x * 100).toFixed(2)}%`);
+const num = (x: number | null) => (x === null ? "-" : x.toFixed(2));
+const money = (x: number | null) => (x === null ? "-" : x.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
+
+describe("risk tables of the CLI (built)", () => {
+  it("folio backtest prints a risk table with the library's Sortino, Calmar, VaR 95 % and CVaR 95 % per strategy", async () => {
+    const out = await run(["backtest", ...TICKERS]);
+    const rows = table(out, /^strategy\s+sortino\s+calmar\s+VaR 95%\s+CVaR 95%$/);
+    const lib = summarize((await createEngine()).pathsReport(alignPrices(await openStore(), TICKERS)));
+    expect(rows.map((r) => r[0])).toEqual([...STRATEGY_IDS]);
+    rows.forEach((r, i) => expect(r.slice(1)).toEqual([num(lib[i].sortino), num(lib[i].calmar), pct(lib[i].var_95), pct(lib[i].cvar_95)]));
+  });
+
+  it("folio simulate prints the library's 5/25/50/75/95th percentiles of the final value per strategy", async () => {
+    const out = await run(["simulate", ...TICKERS, "--runs", "6", "--seed", "11"]);
+    const rows = table(out, /^strategy\s+p5\s+p25\s+p50\s+p75\s+p95$/);
+    const sims = (await createEngine()).simsReport(alignPrices(await openStore(), TICKERS), { run_count: 6, seed: "11" });
+    const lib = summarizeSims({ dates: sims.dates, values: sims.values });
+    expect(rows.map((r) => r[0])).toEqual([...STRATEGY_IDS]);
+    rows.forEach((r, i) => {
+      expect(r.slice(1)).toEqual([lib[i].final_value_p5, lib[i].final_value_p25, lib[i].final_value_p50, lib[i].final_value_p75,
+        lib[i].final_value_p95].map(money));
+      expect(lib[i].final_value_p5 as number).toBeLessThanOrEqual(lib[i].final_value_p95 as number);
+    });
+  });
+});
