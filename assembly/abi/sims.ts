@@ -10,7 +10,7 @@
 import { rngSeed, rngJump, rngNext, rngUniform } from "../random/xoshiro256";
 import { fillNormals } from "../random/normal";
 import { valuePaths } from "../valuation/paths";
-import { simulateRuns } from "../valuation/simulate";
+import { simulateCloses, simulateRuns } from "../valuation/simulate";
 
 /** Seed the RNG_STATE_BYTES block at `state` (SplitMix64 expansion of `seed`, empty normal cache). */
 export function kRngSeed(state: usize, seed: u64): void {
@@ -43,4 +43,12 @@ export function kValuePaths(P: usize, nTest: i32, N: i32, W: usize, S: i32, capi
 export function kSimulateRuns(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, W: usize, S: i32,
                               seed: u64, runFrom: i32, runCount: i32, capital: f64, out: usize): i32 {
   return simulateRuns(mu, scale, model, p0, nTest, N, W, S, seed, runFrom, runCount, capital, out);
+}
+/**
+ * The simulated closes of runs runFrom … runFrom+runCount−1: out runCount×nTest×N (row 0 of each run = p0), the
+ * same runs as kSimulateRuns (valued buy-and-hold they give its values bit for bit). See valuation/simulate.ts.
+ */
+export function kSimulateCloses(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, seed: u64,
+                                runFrom: i32, runCount: i32, out: usize): i32 {
+  return simulateCloses(mu, scale, model, p0, nTest, N, seed, runFrom, runCount, out);
 }

@@ -10,6 +10,113 @@ import { gemmNT } from "../linalg/gemm";
 import { checkPrices, checkFinite } from "../checks";
 
 /**
+ * Check the model parameters of `simulateRuns` / `simulateCloses` (docs/method.md §8): σ finite and > 0
+ * (independent, N values) or the lower triangle of L finite with L_ii > 0 (correlated, N×N row-major, checked in
+ * row-major order so the first bad entry is reported). Sets lastBadIndex; returns `NonFinite` / `ZeroVariance` / Ok.
+ */
+function checkScale(scale: usize, model: i32, N: i32): Status {
+  if (model == ModelCode.independent) {
+    if (!checkFinite(scale, N)) return Status.NonFinite;
+    for (let i: i32 = 0; i < N; i++) {
+      if (!(load<f64>(scale + (<usize>i << 3)) > 0.0)) {
+        setBadIndex(i);
+        return Status.ZeroVariance;
+      }
+    }
+    return Status.Ok;
+  }
+  for (let i: i32 = 0; i < N; i++) {
+    for (let j: i32 = 0; j <= i; j++) {
+      const idx = i * N + j;
+      const v = load<f64>(scale + (<usize>idx << 3));
+      if (!isFinite(v)) {
+        setBadIndex(idx);
+        return Status.NonFinite;
+      }
+      if (j == i && !(v > 0.0)) {
+        setBadIndex(i);
+        return Status.ZeroVariance;
+      }
+    }
+  }
+  return Status.Ok;
+}
+
+/** The scale the generator reads: σ itself (independent), or a scratch copy of L with exact zeros above the diagonal. */
+function scaleForModel(scale: usize, model: i32, N: i32): usize {
+  if (model == ModelCode.independent) return scale;
+  const L = heap.alloc(<usize>(N * N) << 3);
+  for (let i: i32 = 0; i < N; i++) {
+    for (let j: i32 = 0; j < N; j++) {
+      const idx = i * N + j;
+      store<f64>(L + (<usize>idx << 3), j <= i ? load<f64>(scale + (<usize>idx << 3)) : 0.0);
+    }
+  }
+  return L;
+}
+
+/** Rows per chunk: draws, transform and compounding run chunk by chunk so the block stays in L2 (≈ 128 KiB). */
+function chunkRows(N: i32): i32 {
+  return max(2, (16384 / N) & ~1);
+}
+
+/**
+ * One run's simulated closes (docs/method.md §8.2–§8.5 steps 2–4): fills rows 1 … nTest−1 of `P` (nTest×N
+ * row-major; row 0 must already hold p0) from the run's generator `cur` (seeded, normal cache as the caller set it).
+ * `scale` is σ (independent) or the zero-padded lower L (correlated, from `scaleForModel`); `Z` is chunk×N scratch
+ * (correlated only). This is the single definition of a run's prices: `simulateRuns` values them, `simulateCloses`
+ * returns them, so both give the same run k bit for bit.
+ */
+function generateCloses(cur: usize, mu: usize, scale: usize, model: i32, P: usize, nTest: i32, N: i32,
+                        chunk: i32, Z: usize): void {
+  const rowBytes = <usize>N << 3;
+  // Rows t0 … t0+m−1 (1-based test rows) per chunk. The normal stream continues across chunks exactly as one
+  // call would (the pair cache in `cur` carries an odd variate over), so chunking does not change the draws.
+  for (let t0: i32 = 1; t0 < nTest; t0 += chunk) {
+    const m = min(chunk, nTest - t0);
+    const rows = P + <usize>t0 * rowBytes;
+    if (model == ModelCode.independent) {
+      fillNormals(cur, rows, m * N);
+      for (let t: i32 = 0; t < m; t++) {
+        const x = rows + <usize>t * rowBytes;
+        const prev = x - rowBytes;
+        for (let i: i32 = 0; i < N; i++) {
+          const off = <usize>i << 3;
+          const ret = load<f64>(mu + off) + load<f64>(scale + off) * load<f64>(x + off);
+          store<f64>(x + off, load<f64>(prev + off) * Math.exp(ret));
+        }
+      }
+    } else {
+      fillNormals(cur, Z, m * N);
+      gemmNT(Z, N, m, scale, N, N, N, true, rows, N, 1, chunk);
+      for (let t: i32 = 0; t < m; t++) {
+        const x = rows + <usize>t * rowBytes;
+        const prev = x - rowBytes;
+        for (let i: i32 = 0; i < N; i++) {
+          const off = <usize>i << 3;
+          store<f64>(x + off, load<f64>(prev + off) * Math.exp(load<f64>(mu + off) + load<f64>(x + off)));
+        }
+      }
+    }
+  }
+}
+
+/** Start run r's generator: copy the four words of `base` into `cur` and empty the normal cache (§8.4). */
+function startRun(base: usize, cur: usize): void {
+  memory.copy(cur + RNG_WORDS_OFFSET, base + RNG_WORDS_OFFSET, RNG_WORDS_BYTES);
+  store<f64>(cur, 0.0, RNG_CACHE_OFFSET);
+  store<i32>(cur, 0, RNG_HAS_CACHE_OFFSET);
+}
+
+/** The generator of run `runFrom` in a fresh block: `seed` by SplitMix64, then runFrom jumps. */
+function firstRunState(seed: u64, runFrom: i32): usize {
+  const base = heap.alloc(<usize>RNG_STATE_BYTES);
+  rngSeed(base, seed);
+  for (let k: i32 = 0; k < runFrom; k++) rngJump(base);
+  return base;
+}
+
+/**
  * Seeded Monte Carlo runs of daily log-normal prices, each valued for S buy-and-hold series (docs/method.md §8.1–§8.5).
  *
  * Method, per run k = runFrom … runFrom + runCount − 1 (absolute, 0-based):
@@ -51,87 +158,68 @@ export function simulateRuns(mu: usize, scale: usize, model: i32, p0: usize, nTe
   if (!checkPrices(p0, N)) return Status.BadPrice;
   if (!checkFinite(mu, N)) return Status.NonFinite;
   if (!checkFinite(W, S * N)) return Status.NonFinite;
+  const st = checkScale(scale, model, N);
+  if (st != Status.Ok) return st;
 
-  let L: usize = 0;
-  if (model == ModelCode.independent) {
-    if (!checkFinite(scale, N)) return Status.NonFinite;
-    for (let i: i32 = 0; i < N; i++) {
-      if (!(load<f64>(scale + (<usize>i << 3)) > 0.0)) {
-        setBadIndex(i);
-        return Status.ZeroVariance;
-      }
-    }
-  } else {
-    L = heap.alloc(<usize>(N * N) << 3);
-    for (let i: i32 = 0; i < N; i++) {
-      for (let j: i32 = 0; j < N; j++) {
-        const idx = i * N + j;
-        let v = 0.0;
-        if (j <= i) {
-          v = load<f64>(scale + (<usize>idx << 3));
-          if (!isFinite(v)) {
-            setBadIndex(idx);
-            return Status.NonFinite;
-          }
-          if (j == i && !(v > 0.0)) {
-            setBadIndex(i);
-            return Status.ZeroVariance;
-          }
-        }
-        store<f64>(L + (<usize>idx << 3), v);
-      }
-    }
-  }
-
+  const L = scaleForModel(scale, model, N);
   const steps = nTest - 1;
-  // Rows per chunk: draws, transform and compounding run chunk by chunk so the block stays in L2 (≈ 128 KiB).
-  const chunk = max(2, (16384 / N) & ~1);
+  const chunk = chunkRows(N);
   const sh = heap.alloc(<usize>(S * N) << 3);
   sharesFrom(W, S, N, p0, capital, sh);
   const P = heap.alloc(<usize>(nTest * N) << 3);
   memory.copy(P, p0, <usize>N << 3);
   const Z: usize = model == ModelCode.correlated && steps > 0 ? heap.alloc(<usize>(min(chunk, steps) * N) << 3) : 0;
-  const base = heap.alloc(<usize>RNG_STATE_BYTES);
+  const base = firstRunState(seed, runFrom);
   const cur = heap.alloc(<usize>RNG_STATE_BYTES);
-  rngSeed(base, seed);
-  for (let k: i32 = 0; k < runFrom; k++) rngJump(base);
-  const rowBytes = <usize>N << 3;
   const runBytes = <usize>(S * nTest) << 3;
 
   for (let r: i32 = 0; r < runCount; r++) {
-    memory.copy(cur + RNG_WORDS_OFFSET, base + RNG_WORDS_OFFSET, RNG_WORDS_BYTES);
-    store<f64>(cur, 0.0, RNG_CACHE_OFFSET);
-    store<i32>(cur, 0, RNG_HAS_CACHE_OFFSET);
-    // Rows t0 … t0+m−1 (1-based test rows) per chunk. The normal stream continues across chunks exactly as one
-    // call would (the pair cache in `cur` carries an odd variate over), so chunking does not change the draws.
-    for (let t0: i32 = 1; t0 < nTest; t0 += chunk) {
-      const m = min(chunk, nTest - t0);
-      const rows = P + <usize>t0 * rowBytes;
-      if (model == ModelCode.independent) {
-        fillNormals(cur, rows, m * N);
-        for (let t: i32 = 0; t < m; t++) {
-          const x = rows + <usize>t * rowBytes;
-          const prev = x - rowBytes;
-          for (let i: i32 = 0; i < N; i++) {
-            const off = <usize>i << 3;
-            const ret = load<f64>(mu + off) + load<f64>(scale + off) * load<f64>(x + off);
-            store<f64>(x + off, load<f64>(prev + off) * Math.exp(ret));
-          }
-        }
-      } else {
-        fillNormals(cur, Z, m * N);
-        gemmNT(Z, N, m, L, N, N, N, true, rows, N, 1, chunk);
-        for (let t: i32 = 0; t < m; t++) {
-          const x = rows + <usize>t * rowBytes;
-          const prev = x - rowBytes;
-          for (let i: i32 = 0; i < N; i++) {
-            const off = <usize>i << 3;
-            store<f64>(x + off, load<f64>(prev + off) * Math.exp(load<f64>(mu + off) + load<f64>(x + off)));
-          }
-        }
-      }
-    }
+    startRun(base, cur);
+    generateCloses(cur, mu, L, model, P, nTest, N, chunk, Z);
     valueWithShares(P, nTest, N, sh, S, capital, out + <usize>r * runBytes);
+    rngJump(base);
+  }
+  return Status.Ok;
+}
+
+/**
+ * The simulated closes of runs runFrom … runFrom + runCount − 1 (docs/method.md §8, steps 1–4 of `simulateRuns`),
+ * for callers that value them otherwise than buy-and-hold (e.g. rebalancing on simulated prices).
+ *
+ * Method: exactly `simulateRuns` without step 5: the same generator per absolute run k and the same
+ *   `generateCloses`, so valuing run k's closes with `valuePaths` gives simulateRuns' run k bit for bit.
+ * Layout: `mu`, `scale`, `p0` as in `simulateRuns`; `out` runCount×nTest×N (run-major, then row-major closes:
+ *   out[(r·nTest + t)·N + i]); row 0 of every run is p0.
+ * Preconditions / status: as `simulateRuns` without W, S, capital: nTest, N, runCount ≥ 1, runFrom ≥ 0,
+ *   runFrom + runCount ≤ 2³¹−1, model a `ModelCode`, else `BadDimensions`; p0 finite > 0, else `BadPrice`; μ, σ /
+ *   lower L finite, else `NonFinite`; σ_i ≤ 0 or L_ii ≤ 0, else `ZeroVariance` (lastBadIndex as there).
+ * Complexity per run: as `simulateRuns` without the valuation. Scratch: chunk·N (correlated draws) + N² (correlated).
+ */
+export function simulateCloses(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, seed: u64,
+                               runFrom: i32, runCount: i32, out: usize): Status {
+  setBadIndex(-1);
+  if (nTest < 1 || N < 1 || runCount < 1 || runFrom < 0 || runFrom > i32.MAX_VALUE - runCount) {
+    return Status.BadDimensions;
+  }
+  if (model != ModelCode.independent && model != ModelCode.correlated) return Status.BadDimensions;
+  if (!checkPrices(p0, N)) return Status.BadPrice;
+  if (!checkFinite(mu, N)) return Status.NonFinite;
+  const st = checkScale(scale, model, N);
+  if (st != Status.Ok) return st;
+
+  const L = scaleForModel(scale, model, N);
+  const steps = nTest - 1;
+  const chunk = chunkRows(N);
+  const Z: usize = model == ModelCode.correlated && steps > 0 ? heap.alloc(<usize>(min(chunk, steps) * N) << 3) : 0;
+  const base = firstRunState(seed, runFrom);
+  const cur = heap.alloc(<usize>RNG_STATE_BYTES);
+  const runBytes = <usize>(nTest * N) << 3;
+
+  for (let r: i32 = 0; r < runCount; r++) {
+    const P = out + <usize>r * runBytes;
+    memory.copy(P, p0, <usize>N << 3);
+    startRun(base, cur);
+    generateCloses(cur, mu, L, model, P, nTest, N, chunk, Z);
     rngJump(base);
   }
   return Status.Ok;

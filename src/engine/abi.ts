@@ -59,6 +59,8 @@ export interface EngineExports {
   kValuePaths(P: Ptr, nTest: number, N: number, W: Ptr, S: number, capital: number, out: Ptr): Status;
   kSimulateRuns(mu: Ptr, scale: Ptr, model: number, p0: Ptr, nTest: number, N: number, W: Ptr, S: number,
     seed: bigint, runFrom: number, runCount: number, capital: number, out: Ptr): Status;
+  kSimulateCloses(mu: Ptr, scale: Ptr, model: number, p0: Ptr, nTest: number, N: number, seed: bigint,
+    runFrom: number, runCount: number, out: Ptr): Status;
 
   // the stub runtime's exports (asconfig.json `exportRuntime`); unused by the host
   __new(size: number, id: number): Ptr;
@@ -107,6 +109,7 @@ export const ENGINE_EXPORTS = {
   kRngNormals: 3,
   kValuePaths: 7,
   kSimulateRuns: 13,
+  kSimulateCloses: 10,
   __new: 2,
   __pin: 1,
   __unpin: 1,

@@ -5,7 +5,7 @@
 import type { Kernels } from "../pipeline/kernels.js";
 import { Wasm } from "./wasm.js";
 import { computeWeights21 } from "./weights.js";
-import { simulateRuns, valuePaths } from "./sims.js";
+import { simulateCloses, simulateRuns, valuePaths } from "./sims.js";
 
 
 export function kernelsOver(wasm: Wasm): Kernels {
@@ -21,6 +21,7 @@ export function kernelsOver(wasm: Wasm): Kernels {
     weights21: (input) => released(() => computeWeights21(wasm, input)),
     valuePaths: (input) => released(() => valuePaths(wasm, input)),
     simulateRuns: (input) => released(() => simulateRuns(wasm, input)),
+    simulateCloses: (input) => released(() => simulateCloses(wasm, input)),
   };
 }
 

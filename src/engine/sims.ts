@@ -47,23 +47,26 @@ export function valuePaths(wasm: Wasm, input: ValuePathsInput): Float64Array {
     { what: "valuation", tickers: status === Status.BadPrice ? input.tickers : undefined }, N);
 }
 
-export interface SimulateRunsInput {
+export interface SimulateClosesInput {
   /** nTrain×N row-major training closes (252 rows in the pipeline; any nTrain ≥ 3 is accepted). */
   trainCloses: Float64Array;
-  /** N real closes of the first test day: the simulated paths start there and the shares are bought there. */
+  /** N real closes of the first test day: the simulated paths start there (row 0 of every run). */
   firstTestClose: Float64Array;
   nTest: number;
   N: number;
   tickers: readonly string[];
-  /** S×N row-major weight vectors. */
-  weights: Float64Array;
-  S: number;
   model: SimModel;
   /** u64 seed, 0 ≤ seed < 2⁶⁴. */
   seed: bigint;
   /** First absolute run index (0-based), default 0. Run k is the same whatever runFrom/runCount. */
   runFrom?: number;
   runCount: number;
+}
+
+export interface SimulateRunsInput extends SimulateClosesInput {
+  /** S×N row-major weight vectors (the shares are bought at firstTestClose). */
+  weights: Float64Array;
+  S: number;
   capital: number;
 }
 
@@ -74,38 +77,80 @@ export interface SimulateRunsResult {
   jitter: number;
 }
 
-/**
- * Seeded simulation (docs/method.md §8): the model parameters come from the DAILY training log-returns (`logReturns`, then
- * `covariance` with its means, ddof 1; σ = √diag via `correlation`, which also rejects a zero-variance asset), and
- * for "correlated" L = chol(Σ + ε·(trace/N)·I) with ε the first of CHOLESKY_JITTER that factorises.
- * Throws DEGENERATE_INPUT naming the ticker for a zero-variance asset or a bad training price, SOLVER_FAILED when
- * the jitter ladder is exhausted, RangeError for inconsistent lengths or arguments (a caller bug).
- */
-export function simulateRuns(wasm: Wasm, input: SimulateRunsInput): SimulateRunsResult {
-  const { trainCloses, firstTestClose, nTest, N, tickers, weights, S, model, seed, runCount, capital } = input;
-  const runFrom = input.runFrom ?? 0;
-  need(isCount(nTest, 1) && isCount(N, 1) && isCount(S, 1), `simulateRuns: bad dimensions nTest=${nTest} N=${N} S=${S}`);
-  need(trainCloses.length % N === 0 && trainCloses.length / N >= 3,
-    `simulateRuns: trainCloses has ${trainCloses.length} values, expected nTrain×${N} with nTrain ≥ 3`);
-  need(firstTestClose.length === N, `simulateRuns: firstTestClose has ${firstTestClose.length} values, expected ${N}`);
-  need(weights.length === S * N, `simulateRuns: weights has ${weights.length} values, expected ${S * N}`);
-  need(tickers.length === N, `simulateRuns: ${tickers.length} tickers for N=${N}`);
-  need(isCount(runCount, 1) && isCount(runFrom, 0) && runFrom + runCount <= 0x7fffffff,
-    `simulateRuns: bad run range runFrom=${runFrom} runCount=${runCount}`);
-  need(typeof seed === "bigint" && seed >= 0n && seed < 1n << 64n, `simulateRuns: seed must be a u64 bigint`);
-  need((SIM_MODELS as readonly string[]).includes(model), `simulateRuns: unknown model ${String(model)}`);
-  const nTrain = trainCloses.length / N;
+/** The kernel's model inputs from the training closes (docs/method.md §8.1–§8.3). */
+interface ModelParameters {
+  mu: Float64Array;
+  scale: Float64Array;
+  jitter: number;
+}
 
+/** Check the shared inputs of simulateRuns / simulateCloses; RangeError names `what` (a caller bug). */
+function checkSimInput(what: string, input: SimulateClosesInput): { runFrom: number; nTrain: number } {
+  const { trainCloses, firstTestClose, nTest, N, tickers, model, seed, runCount } = input;
+  const runFrom = input.runFrom ?? 0;
+  need(isCount(nTest, 1) && isCount(N, 1), `${what}: bad dimensions nTest=${nTest} N=${N}`);
+  need(trainCloses.length % N === 0 && trainCloses.length / N >= 3,
+    `${what}: trainCloses has ${trainCloses.length} values, expected nTrain×${N} with nTrain ≥ 3`);
+  need(firstTestClose.length === N, `${what}: firstTestClose has ${firstTestClose.length} values, expected ${N}`);
+  need(tickers.length === N, `${what}: ${tickers.length} tickers for N=${N}`);
+  need(isCount(runCount, 1) && isCount(runFrom, 0) && runFrom + runCount <= 0x7fffffff,
+    `${what}: bad run range runFrom=${runFrom} runCount=${runCount}`);
+  need(typeof seed === "bigint" && seed >= 0n && seed < 1n << 64n, `${what}: seed must be a u64 bigint`);
+  need((SIM_MODELS as readonly string[]).includes(model), `${what}: unknown model ${String(model)}`);
+  return { runFrom, nTrain: trainCloses.length / N };
+}
+
+/**
+ * The model parameters (docs/method.md §8): from the DAILY training log-returns (`logReturns`, then `covariance`
+ * with its means, ddof 1; σ = √diag via `correlation`, which also rejects a zero-variance asset), and for
+ * "correlated" L = chol(Σ + ε·(trace/N)·I) with ε the first of CHOLESKY_JITTER that factorises.
+ */
+function modelParameters(wasm: Wasm, input: SimulateClosesInput, nTrain: number): ModelParameters {
+  const { trainCloses, N, tickers, model } = input;
   const R = logReturns(wasm, trainCloses, nTrain, N, { what: "training log-returns", tickers });
   const { covariance: sigma, means } = covariance(wasm, R, nTrain - 1, N, { what: "training covariance", tickers });
   const { sd } = correlation(wasm, sigma, N, { what: "training volatilities", tickers });
   const { L, jitter } = model === "correlated"
     ? choleskyWithJitter(sigma, N, (A) => tryCholesky(wasm, A, N))
     : { L: sd, jitter: 0 };
-  const o = trySimulate(wasm, { mu: means, scale: L, model: modelCode(model), firstTestClose, nTest, N, weights, S,
+  return { mu: means, scale: L, jitter };
+}
+
+/** The error context of a failed simulation kernel status (tickers named for a price or a zero variance). */
+function simContext(status: number, tickers: readonly string[]): { what: string; tickers?: readonly string[] } {
+  const named = status === Status.BadPrice || status === Status.ZeroVariance;
+  return { what: "simulation", tickers: named ? tickers : undefined };
+}
+
+/**
+ * Seeded simulation (docs/method.md §8), valued buy-and-hold: runCount×S×nTest values (`modelParameters`, then
+ * kSimulateRuns).
+ * Throws DEGENERATE_INPUT naming the ticker for a zero-variance asset or a bad training price, SOLVER_FAILED when
+ * the jitter ladder is exhausted, RangeError for inconsistent lengths or arguments (a caller bug).
+ */
+export function simulateRuns(wasm: Wasm, input: SimulateRunsInput): SimulateRunsResult {
+  const { firstTestClose, nTest, N, tickers, weights, S, model, seed, runCount, capital } = input;
+  need(isCount(S, 1), `simulateRuns: bad dimension S=${S}`);
+  const { runFrom, nTrain } = checkSimInput("simulateRuns", input);
+  need(weights.length === S * N, `simulateRuns: weights has ${weights.length} values, expected ${S * N}`);
+  const { mu, scale, jitter } = modelParameters(wasm, input, nTrain);
+  const o = trySimulate(wasm, { mu, scale, model: modelCode(model), firstTestClose, nTest, N, weights, S,
     seed, runFrom, runCount, capital });
-  const named = o.status === Status.BadPrice || o.status === Status.ZeroVariance;
-  return { values: valueOf(o, { what: "simulation", tickers: named ? tickers : undefined }, N), jitter };
+  return { values: valueOf(o, simContext(o.status, tickers), N), jitter };
+}
+
+/**
+ * The simulated closes of the same runs as `simulateRuns` (docs/method.md §8): runCount×nTest×N, run-major then
+ * row-major (closes[(r·nTest + t)·N + i]); row 0 of every run is firstTestClose. Valuing run r's closes with
+ * `valuePaths` gives simulateRuns' run r bit for bit. Throws as `simulateRuns`.
+ */
+export function simulateCloses(wasm: Wasm, input: SimulateClosesInput): Float64Array {
+  const { firstTestClose, nTest, N, tickers, model, seed, runCount } = input;
+  const { runFrom, nTrain } = checkSimInput("simulateCloses", input);
+  const { mu, scale } = modelParameters(wasm, input, nTrain);
+  const o = trySimulateCloses(wasm, { mu, scale, model: modelCode(model), firstTestClose, nTest, N, seed, runFrom,
+    runCount });
+  return valueOf(o, simContext(o.status, tickers), N);
 }
 
 /**
@@ -170,6 +215,27 @@ export function trySimulate(wasm: Wasm, input: SimulateKernelInput): Outcome<Flo
   const status = a.k.kSimulateRuns(pMu, pScale, input.model, pP0, nTest, N, pW, S, input.seed, input.runFrom,
     runCount, input.capital, pOut);
   a.verify("kSimulateRuns");
+  return { status, badIndex: a.badIndex, value: a.takeF64(pOut, nOut) };
+}
+
+/** The inputs of kSimulateCloses as the kernel takes them (assembly/abi/sims.ts). */
+export type SimulateClosesKernelInput = Omit<SimulateKernelInput, "weights" | "S" | "capital">;
+
+/** One kSimulateCloses call without throwing: runCount×nTest×N closes, laid out as `simulateCloses`' result. */
+export function trySimulateCloses(wasm: Wasm, input: SimulateClosesKernelInput): Outcome<Float64Array> {
+  const { N, nTest, runCount } = input;
+  need(input.mu.length === N && input.firstTestClose.length === N &&
+    (input.scale.length === N || input.scale.length === N * N), "simulateCloses: lengths disagree with N");
+  const nOut = Math.max(0, runCount) * nTest * N;
+  const a = arenaOf(wasm);
+  a.begin();
+  const pOut = a.f64Out(nOut);
+  const pMu = a.f64In(input.mu);
+  const pScale = a.f64In(input.scale);
+  const pP0 = a.f64In(input.firstTestClose);
+  const status = a.k.kSimulateCloses(pMu, pScale, input.model, pP0, nTest, N, input.seed, input.runFrom, runCount,
+    pOut);
+  a.verify("kSimulateCloses");
   return { status, badIndex: a.badIndex, value: a.takeF64(pOut, nOut) };
 }
 

@@ -3,9 +3,9 @@
  * output types are the typed wrappers' own); the pipeline never sees a pointer.
  */
 import type { Weights21, Weights21Input } from "../engine/weights.js";
-import type { SimulateRunsInput, SimulateRunsResult, ValuePathsInput } from "../engine/sims.js";
+import type { SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, ValuePathsInput } from "../engine/sims.js";
 
-export type { Weights21, Weights21Input, SimulateRunsInput, SimulateRunsResult, ValuePathsInput };
+export type { Weights21, Weights21Input, SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, ValuePathsInput };
 
 export interface Kernels {
   /** The 21 weight vectors (21×N, response order) from training closes and calendar buckets. */
@@ -14,4 +14,6 @@ export interface Kernels {
   valuePaths(input: ValuePathsInput): Float64Array;
   /** Seeded simulated runs (runCount×S×nTest) and the Cholesky jitter used. */
   simulateRuns(input: SimulateRunsInput): SimulateRunsResult;
+  /** The simulated closes (runCount×nTest×N, row 0 of each run = firstTestClose) of the same runs. */
+  simulateCloses(input: SimulateClosesInput): Float64Array;
 }
