@@ -62,6 +62,10 @@ export interface EngineExports {
   kSimulateCloses(mu: Ptr, scale: Ptr, model: number, p0: Ptr, nTest: number, N: number, seed: bigint,
     runFrom: number, runCount: number, out: Ptr): Status;
 
+  // walk-forward valuation with rebalancing and costs (assembly/abi/rebalance.ts)
+  kRebalancePaths(P: Ptr, nTest: number, N: number, W: Ptr, R: number, S: number, rows: Ptr, costRate: number,
+    capital: number, out: Ptr, turnover: Ptr, costs: Ptr): Status;
+
   // the stub runtime's exports (asconfig.json `exportRuntime`); unused by the host
   __new(size: number, id: number): Ptr;
   __pin(ptr: Ptr): Ptr;
@@ -110,6 +114,7 @@ export const ENGINE_EXPORTS = {
   kValuePaths: 7,
   kSimulateRuns: 13,
   kSimulateCloses: 10,
+  kRebalancePaths: 12,
   __new: 2,
   __pin: 1,
   __unpin: 1,
