@@ -11,6 +11,7 @@ export const HEADER = {
   model: "x-simulation-model",
   generator: "x-simulation-generator",
   choleskyJitter: "x-simulation-cholesky-jitter",
+  rebalanceCount: "x-rebalance-count",
   ticker: "x-ticker",
   etag: "etag",
   ifNoneMatch: "if-none-match",
@@ -34,5 +35,7 @@ export function metaHeaders(meta: ResponseMeta | undefined): Record<string, stri
     h[HEADER.generator] = meta.sims.generator;
     if (meta.sims.choleskyJitter > 0) h[HEADER.choleskyJitter] = String(meta.sims.choleskyJitter);
   }
+  // Rebalanced paths or sims only (docs/method.md §7.1): the number of rebalance dates.
+  if (meta.rebalance) h[HEADER.rebalanceCount] = String(meta.rebalance.count);
   return h;
 }

@@ -9,6 +9,10 @@ import type { CovarianceMode, HrpMode, PriceMatrix, SimModel, SimsOptions } from
 import { COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_MODELS } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
 import { seedProblem } from "./seed.js";
+import {
+  MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
+  type RebalancePlan, type RebalanceRule, type WindowMode,
+} from "./rebalance.js";
 
 /** The matrix, checked and flattened: closes row-major T×N in one contiguous buffer. */
 export interface CheckedPrices {
@@ -96,18 +100,39 @@ export interface CheckedOptions {
   model: SimModel;
   runCount: number;
   seed: number | string | bigint | undefined;
+  /** Walk-forward rebalancing (docs/method.md §7.1); rule "none" (the default) is today's buy and hold. */
+  rebalance: RebalancePlan;
 }
 
-const ALLOWED: Record<string, readonly string[] | "runs" | "seed"> = {
+const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "rebalance" | "costs"> = {
   covariance: COVARIANCE_MODES,
   hrp: HRP_MODES,
   model: SIM_MODELS,
   run_count: "runs",
   seed: "seed",
+  rebalance: "rebalance",
+  window: WINDOW_MODES,
+  costs_bps: "costs",
 };
 
 /** Options that only sims accept. */
 const SIMS_ONLY = new Set(["run_count", "seed", "model"]);
+/** Options that weights do not accept (they change the valuation, not the initial weights). */
+const VALUATION_ONLY = new Set(["rebalance", "window", "costs_bps"]);
+
+/** Why a `rebalance` value is refused, or undefined when it is one of the rules (docs/method.md §7.1). */
+export function rebalanceProblem(v: unknown): string | undefined {
+  if (typeof v === "string" && (REBALANCE_CALENDAR as readonly string[]).includes(v)) return undefined;
+  if (typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= MAX_REBALANCE_DAYS) return undefined;
+  return `must be one of ${REBALANCE_CALENDAR.map((x) => JSON.stringify(x)).join(", ")} or an integer number of ` +
+    `trading days from 1 to ${MAX_REBALANCE_DAYS} (got ${show(v)})`;
+}
+
+/** Why a `costs_bps` value is refused, or undefined. */
+export function costsProblem(v: unknown): string | undefined {
+  if (typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_COSTS_BPS) return undefined;
+  return `must be a number of basis points from 0 to ${MAX_COSTS_BPS} (got ${show(v)})`;
+}
 
 /** Largest run_count the library accepts (the HTTP service has its own, smaller, configured limit). */
 export const LIBRARY_MAX_RUNS = 10_000;
@@ -125,7 +150,9 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     p.add("", "options must be an object");
     p.throwIfAny();
   }
-  const accepted = Object.keys(ALLOWED).filter((x) => kind === "sims" || !SIMS_ONLY.has(x));
+  const accepted = Object.keys(ALLOWED)
+    .filter((x) => kind === "sims" || !SIMS_ONLY.has(x))
+    .filter((x) => kind !== "weights" || !VALUATION_ONLY.has(x));
   for (const [k, v] of Object.entries(o)) {
     if (v === undefined) continue;
     const rule = ALLOWED[k];
@@ -138,6 +165,12 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     } else if (rule === "seed") {
       const why = seedProblem(v);
       if (why !== undefined) p.add([k], why);
+    } else if (rule === "rebalance") {
+      const why = rebalanceProblem(v);
+      if (why !== undefined) p.add([k], why);
+    } else if (rule === "costs") {
+      const why = costsProblem(v);
+      if (why !== undefined) p.add([k], why);
     }
   }
   p.throwIfAny();
@@ -147,5 +180,10 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     model: (o.model as SimModel) ?? DEFAULTS.model,
     runCount: (o.run_count as number) ?? DEFAULTS.run_count,
     seed: o.seed as number | string | bigint | undefined,
+    rebalance: {
+      rule: (o.rebalance as RebalanceRule) ?? REBALANCE_DEFAULTS.rebalance,
+      window: (o.window as WindowMode) ?? REBALANCE_DEFAULTS.window,
+      costsBps: (o.costs_bps as number) ?? REBALANCE_DEFAULTS.costs_bps,
+    },
   };
 }
