@@ -49,6 +49,7 @@ export interface EngineExports {
   kWeights21(P: Ptr, T: number, N: number, weekBucket: Ptr, nWeeks: number, monthBucket: Ptr, nMonths: number,
     covMode: number, hrpMode: number, out: Ptr, fallback: Ptr, freqMask: number, minWeight: number, maxWeight: number,
     warm: Ptr): Status;
+  kQP(Q: Ptr, N: number, lo: number, hi: number, warm: Ptr, out: Ptr): Status;
 
   // random numbers, valuation, simulation (assembly/abi/sims.ts)
   kRngSeed(state: Ptr, seed: bigint): void;
@@ -106,6 +107,7 @@ export const ENGINE_EXPORTS = {
   kHrpOrder: 5,
   kShrinkCovariance: 5,
   kWeights21: 15,
+  kQP: 6,
   kRngSeed: 2,
   kRngJump: 1,
   kRngNext: 1,
