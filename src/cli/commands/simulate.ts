@@ -8,14 +8,14 @@ import { createEngine } from "../../index.js";
 import { summarizeSims, type SimsStrategySummary } from "../../report/summary.js";
 import { loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
 import { formatTable, fmtMoney, fmtPct, Progress, toCsv } from "../output.js";
-import { splitTickers } from "./shared-args.js";
+import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
 
 const FIELDS = [
   "PATH", "runs", "final_value_min", "final_value_median", "final_value_mean", "final_value_max", "loss_probability",
   "mean_annualised_return", "mean_max_drawdown",
 ] as const satisfies readonly (keyof SimsStrategySummary)[];
 
-interface SimulateOptions extends CommonOptions {
+interface SimulateOptions extends CommonOptions, RebalanceFlags {
   runs: number;
   seed?: string;
   model: SimModel;
@@ -28,12 +28,15 @@ export function registerSimulate(program: Command): Command {
     .argument("<tickers...>", "ticker symbols (space- or comma-separated)");
   withDataOptions(cmd);
   withSimsOptions(cmd);
+  withRebalanceOptions(cmd);
   withMachineOutput(cmd);
   cmd.addHelpText("after", `
 Each run draws daily log-returns ~ Normal(training mean, training sd) per asset (or multivariate normal with
 --model correlated), compounds them from the first test-day close and values the 21 portfolios. The table shows,
 per strategy, the final value's min / median / mean / max over runs, the share of runs that lose money, and the
 mean over runs of the annualised return and maximum drawdown. The seed used is printed (JSON: "seed").
+--rebalance / --window / --costs-bps rebalance each run on its own simulated prices (as folio backtest does on the
+real ones); JSON then adds rebalance: {rule, window, costs_bps, dates, series} with per-run means of turnover and costs.
 
 Examples (the tickers of the default store, the embedded synthetic universe; folio tickers lists them):
   folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --runs 50 --seed 42
@@ -47,7 +50,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     const engine = await createEngine();
     progress.next(`simulating ${opts.runs} run${opts.runs === 1 ? "" : "s"}`);
     const report = engine.simsReport(prices, {
-      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model,
+      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, ...rebalanceOptionsOf(opts),
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
     });
     progress.next("summarising");
@@ -60,6 +63,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
       process.stdout.write(JSON.stringify({
         tickers: prices.tickers, seed: report.seed, model: report.model, runs: report.values.length,
         first_date: first, last_date: last, days: report.dates.length, summary,
+        ...(report.rebalance ? { rebalance: report.rebalance } : {}),
       }, null, 2) + "\n");
     } else if (opts.csv) {
       process.stdout.write(toCsv([...FIELDS], summary.map((r) => FIELDS.map((k) => r[k]))));
