@@ -4,6 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
+import { estimateCost } from "../../src/http/routes/optimiser.js";
 import { problemOf, useTestApp } from "../helpers/app.js";
 
 describe("rebalancing over HTTP", () => {
@@ -63,5 +64,18 @@ describe("rebalancing over HTTP", () => {
       expect(p.code).toBe("INVALID_REQUEST");
       expect(JSON.stringify(p)).toContain(pointer);
     }
+  });
+});
+
+describe("the compute cost of a rebalancing request", () => {
+  const t = useTestApp();
+  it("counts 252 more days per ticker and run for each estimated rebalance date, and nothing for buy and hold", () => {
+    const tickers = t().store.list().map((x) => x.ticker).slice(0, 3);
+    const base = estimateCost(t().store, "sims", { tickers, run_count: 4 });
+    const testDays = base / (3 * 4);
+    expect(estimateCost(t().store, "sims", { tickers, run_count: 4, rebalance: "none" })).toBe(base);
+    const dates = Math.floor((testDays - 1) / 21);
+    expect(estimateCost(t().store, "sims", { tickers, run_count: 4, rebalance: "monthly" })).toBe(3 * (testDays + 252 * dates) * 4);
+    expect(estimateCost(t().store, "paths", { tickers, rebalance: 100_000 })).toBe(3 * testDays);
   });
 });

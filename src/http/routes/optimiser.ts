@@ -44,7 +44,7 @@ const TRAIN_DAYS = 252;
 
 /**
  * The compute cost of a validated request, before computing: tickers × test days × runs (runs = run_count for sims,
- * 1 otherwise). Test days are estimated from the store: the fewest closes any requested ticker has within
+ * 1 otherwise), plus tickers × 252 × runs per estimated rebalance date when the request rebalances. Test days are estimated from the store: the fewest closes any requested ticker has within
  * start/end (an upper bound of the common days) minus the 252 training days, at least 1. Unknown tickers count
  * nothing beyond their share of the ticker count (the request then fails with UNKNOWN_TICKERS).
  */
@@ -60,7 +60,17 @@ export function estimateCost(store: PriceStore, kind: string, request: RequestBo
   }
   const testDays = Number.isFinite(days) ? Math.max(1, days - TRAIN_DAYS) : 1;
   const runs = kind === "sims" || kind === "sims-summary" ? request.run_count ?? DEFAULTS.run_count : 1;
-  return request.tickers.length * testDays * runs;
+  return request.tickers.length * (testDays + TRAIN_DAYS * rebalanceDates(request.rebalance, testDays)) * runs;
+}
+
+/**
+ * An estimate of the number of rebalance dates (docs/method.md §7.1): each re-optimises on a window of at least 252
+ * closes, so it is counted as 252 more days per ticker and run. 0 for buy and hold (the cost is then unchanged).
+ */
+function rebalanceDates(rule: RequestBody["rebalance"], testDays: number): number {
+  if (rule === undefined || rule === "none") return 0;
+  const every = typeof rule === "number" ? rule : rule === "monthly" ? 21 : rule === "quarterly" ? 63 : 252;
+  return Math.floor((testDays - 1) / every);
 }
 
 /** First index with d[i] >= x. */
