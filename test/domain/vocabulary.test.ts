@@ -6,6 +6,7 @@ import {
   STRATEGY_NAMES,
 } from "../../src/domain/vocabulary.js";
 import { checkOptions } from "../../src/pipeline/validate.js";
+import { REBALANCE_DEFAULTS } from "../../src/pipeline/rebalance.js";
 
 describe("the one vocabulary", () => {
   it("derives the 21 strategy ids of the PathLit order from the enums: l2d.*, l2m.*, l2w.*, strategies alphabetical", () => {
@@ -31,7 +32,8 @@ describe("the one vocabulary", () => {
 
   it("gives library validation the same lists and defaults", () => {
     const o = checkOptions(undefined, "sims");
-    expect(o).toEqual({ covariance: DEFAULTS.covariance, hrp: DEFAULTS.hrp, model: DEFAULTS.model, runCount: DEFAULTS.run_count, seed: undefined });
+    expect(o).toEqual({ covariance: DEFAULTS.covariance, hrp: DEFAULTS.hrp, model: DEFAULTS.model, runCount: DEFAULTS.run_count, seed: undefined,
+      rebalance: { rule: REBALANCE_DEFAULTS.rebalance, window: REBALANCE_DEFAULTS.window, costsBps: REBALANCE_DEFAULTS.costs_bps } });
     for (const m of COVARIANCE_MODES) expect(checkOptions({ covariance: m }, "weights").covariance).toBe(m);
     for (const m of HRP_MODES) expect(checkOptions({ hrp: m }, "weights").hrp).toBe(m);
     for (const m of SIM_MODELS) expect(checkOptions({ model: m }, "sims").model).toBe(m);
