@@ -79,3 +79,22 @@ describe("the compute cost of a rebalancing request", () => {
     expect(estimateCost(t().store, "paths", { tickers, rebalance: 100_000 })).toBe(3 * testDays);
   });
 });
+
+describe("rebalanced sims summary", () => {
+  const t = useTestApp();
+  it("summarises the rebalanced runs /sims returns for the same body, with the rebalance header", async () => {
+    const tickers = t().store.list().map((x) => x.ticker).slice(0, 3);
+    const body = { tickers, rebalance: "quarterly", costs_bps: 20, run_count: 3, seed: 5 };
+    const [sum, sims] = await Promise.all([t().post("/v1/optimiser/sims/summary", body), t().post("/v1/optimiser/sims", body)]);
+    expect(sum.statusCode).toBe(200);
+    expect(sum.headers["x-rebalance-count"]).toBe(sims.headers["x-rebalance-count"]);
+    const runs = sims.json() as Record<string, Array<Record<string, string>>>;
+    const finals = Object.values(runs).map((series) => {
+      const keys = Object.keys(series[0]);
+      return Number(series[0][keys[keys.length - 1]]);
+    }).sort((a, b) => a - b);
+    const s = sum.json() as { runs: number; strategies: Array<{ final_value: { p50: number } }> };
+    expect(s.runs).toBe(3);
+    expect(s.strategies[0].final_value.p50).toBeCloseTo(finals[1], 2);
+  });
+});

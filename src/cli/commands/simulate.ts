@@ -70,7 +70,11 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     } else {
       process.stdout.write(
         `${prices.tickers.join(", ")}: ${report.values.length} simulated runs from ${first} to ${last} ` +
-        `(${report.dates.length} days), model ${report.model}, seed ${report.seed}.\n\n` +
+        `(${report.dates.length} days), model ${report.model}, seed ${report.seed}` +
+        (report.rebalance
+          ? `, rebalanced ${typeof report.rebalance.rule === "number" ? `every ${report.rebalance.rule} test days` : report.rebalance.rule} ` +
+            `(${report.rebalance.dates.length} dates, ${report.rebalance.window} window, ${report.rebalance.costs_bps} bps costs)`
+          : "") + ".\n\n" +
         formatTable(
           ["strategy", "final min", "final median", "final mean", "final max", "P(loss)", "mean ann. return", "mean max dd"],
           summary.map((r) => [r.PATH, fmtMoney(r.final_value_min), fmtMoney(r.final_value_median), fmtMoney(r.final_value_mean),

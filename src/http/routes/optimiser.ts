@@ -39,6 +39,10 @@ const COMMON_NOTE =
   "(strong, from the request, the store version and the engine version: send it back in if-none-match to get 304 " +
   "without a recomputation while neither changed).";
 
+const REBALANCE_NOTE =
+  " With rebalance (a calendar rule or every k test days) the header x-rebalance-count gives the number of rebalance " +
+  "dates; the body keeps its shape, its values rebalanced (docs/method.md §7.1).";
+
 /** Aligned days a request starts its test period after (docs/spec.md §2: 252 training days). */
 const TRAIN_DAYS = 252;
 
@@ -149,7 +153,7 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
       preParsing: requireJson,
       schema: {
         summary,
-        description: summary + COMMON_NOTE + (kind === "sims" ? SIMS_NOTE : ""),
+        description: summary + COMMON_NOTE + (kind === "sims" ? SIMS_NOTE : "") + (kind === "weights" ? "" : REBALANCE_NOTE),
         tags: ["optimiser"],
         security: [{ apiKey: [] }],
         body,
