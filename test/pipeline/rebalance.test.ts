@@ -20,6 +20,7 @@ import { metaHeaders } from "../../src/http/headers.js";
 import { toProblem } from "../../src/errors.js";
 import { openSyntheticStore } from "../../src/store/index.js";
 import { failure } from "../helpers/errors.js";
+import { factorPrices } from "../helpers/prices.js";
 import { expectClose, expectRelClose } from "../helpers/tolerances.js";
 import { refRebalance } from "./rebalance-reference.js";
 
@@ -232,5 +233,40 @@ describe("rebalancing through respond and the library", () => {
     const mean = three.rebalance!.series;
     expect(mean).toHaveLength(SERIES_COUNT);
     mean.forEach((row) => expect(row.costs_paid).toBeGreaterThan(0));
+  });
+});
+
+describe("rebalancing properties on random price matrices", () => {
+  let kernels: Kernels;
+  beforeAll(async () => {
+    kernels = await loadKernels();
+  });
+
+  it("\"none\" is today's paths bit for bit; turnover stays in [0, 1] per trade; costs never raise a value", () => {
+    const engine = makeEngine(kernels);
+    fc.assert(fc.property(
+      fc.integer({ min: 1, max: 5 }), fc.integer({ min: 253, max: 420 }), fc.integer({ min: 1, max: 1 << 30 }),
+      fc.oneof(fc.constantFrom("monthly", "quarterly", "annual"), fc.integer({ min: 1, max: 60 })),
+      fc.constantFrom("rolling", "expanding"), fc.double({ min: 0.01, max: 1000, noNaN: true }),
+      (N, T, seed, rule, window, bps) => {
+        const prices = factorPrices(T, N, seed);
+        const today = engine.pathsReport(prices);
+        const none = engine.pathsReport(prices, { rebalance: "none", window: window as "rolling", costs_bps: bps });
+        none.values.forEach((v, s) => expect(Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+          .equals(Buffer.from(today.values[s].buffer, today.values[s].byteOffset, today.values[s].byteLength))).toBe(true));
+        const opts = { rebalance: rule as "monthly", window: window as "rolling" };
+        const free = engine.pathsReport(prices, opts);
+        const paid = engine.pathsReport(prices, { ...opts, costs_bps: bps });
+        const reb = paid.rebalance!;
+        expect(reb.dates).toEqual(free.rebalance!.dates);
+        for (const row of reb.turnover) for (const x of row) {
+          expect(x).toBeGreaterThanOrEqual(0);
+          expect(x).toBeLessThanOrEqual(1);
+        }
+        paid.values.forEach((v, s) => {
+          expect(v[0]).toBe(100_000);
+          for (let t = 0; t < v.length; t++) expect(v[t]).toBeLessThanOrEqual(free.values[s][t]);
+        });
+      }), { numRuns: 25 });
   });
 });
