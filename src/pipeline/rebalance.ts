@@ -9,8 +9,8 @@
  */
 import { monthIndex } from "../domain/dates.js";
 import { TRAINING_DAYS, STRATEGY_IDS, type StrategyId } from "../domain/strategies.js";
-import { SERIES_COUNT, type SimModel } from "../domain/vocabulary.js";
-import type { Kernels } from "./kernels.js";
+import { SERIES_COUNT } from "../domain/vocabulary.js";
+import type { Kernels, SimulateClosesInput } from "./kernels.js";
 
 /** `rebalance`: a calendar rule, or every k trading days (an integer ≥ 1). */
 export type RebalanceRule = "none" | "monthly" | "quarterly" | "annual" | number;
@@ -204,9 +204,9 @@ export function rebalancedPaths(input: WalkForwardInput): {
 
 /** The simulation side of a rebalanced sims request. */
 export interface SimsPlan {
-  model: SimModel;
-  seed: bigint;
   runCount: number;
+  /** The generator's options as `kernels.simulateCloses` takes them (model, seed, and any further model option). */
+  simulation: Omit<SimulateClosesInput, "trainCloses" | "firstTestClose" | "nTest" | "N" | "tickers" | "runFrom" | "runCount">;
 }
 
 /**
@@ -235,7 +235,7 @@ export function rebalancedSims(input: WalkForwardInput, sims: SimsPlan): {
   full.set(trainCloses, 0);
   for (let k = 0; k < sims.runCount; k++) {
     const simulated = kernels.simulateCloses({
-      trainCloses, firstTestClose, nTest, N, tickers, model: sims.model, seed: sims.seed, runFrom: k, runCount: 1,
+      ...sims.simulation, trainCloses, firstTestClose, nTest, N, tickers, runFrom: k, runCount: 1,
     });
     full.set(simulated, TRAINING_DAYS * N);
     const sched = scheduleWeights(N, input.initial, rows, plan.window, input.weightsOn(full), input.warmStart ?? true);
@@ -248,6 +248,6 @@ export function rebalancedSims(input: WalkForwardInput, sims: SimsPlan): {
     turnover.push(r.turnover);
     costs.push(r.costs);
   }
-  const jitter = kernels.simulationJitter({ trainCloses, N, tickers, model: sims.model });
+  const jitter = kernels.simulationJitter({ trainCloses, N, tickers, model: sims.simulation.model });
   return { values, fallback, jitter, outcome: { plan, rows, dates: rebalanceDates(input, rows), turnover, costs } };
 }

@@ -190,7 +190,7 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     ? defaultSeed(tickers, dateAt(0), dateAt(T - 1))
     : parseSeed(options.seed);
   if (walk) {
-    const r = rebalancedSims(walk, { model: options.model, seed, runCount: options.runCount });
+    const r = rebalancedSims(walk, { runCount: options.runCount, simulation: { model: options.model, seed } });
     const runs: Float64Array[][] = [];
     for (let k = 0; k < options.runCount; k++) runs.push(split(r.values, S, nTest, k * S * nTest));
     return {
