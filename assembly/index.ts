@@ -6,3 +6,4 @@ export { alloc, arenaHighWater, reset } from "./memory";
 export * from "./abi/core";
 export * from "./abi/weights";
 export * from "./abi/sims";
+export * from "./abi/rebalance";

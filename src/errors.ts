@@ -26,6 +26,23 @@ export function clip(s: string, max = MAX_ECHO): string {
   return s.length <= max ? s : `${s.slice(0, max - 1)}…`;
 }
 
+/**
+ * What to change when N weights cannot sum to 1 within [min_weight, max_weight] (docs/method.md §5.6): N·max < 1
+ * (raise max_weight to at least 1/N, or add tickers) or N·min > 1 (lower min_weight to at most 1/N, or remove
+ * tickers). 1/N is printed rounded up (max) or down (min) at 4 decimals, so that the advice itself is feasible.
+ */
+function boundsAdvice(a: { minWeight?: number; maxWeight?: number; n: number }): string {
+  const names = `${a.n} ticker${a.n === 1 ? "" : "s"}`;
+  if (a.maxWeight !== undefined && a.n * a.maxWeight < 1) {
+    const need = (Math.ceil(1e4 / a.n) / 1e4).toFixed(4);
+    return `max_weight ${a.maxWeight} with ${names} cannot sum to 1: raise max_weight to at least 1/${a.n} ≈ ${need} ` +
+      "or add tickers.";
+  }
+  const most = (Math.floor(1e4 / a.n) / 1e4).toFixed(4);
+  return `min_weight ${a.minWeight ?? 0} with ${names} sums to more than 1: lower min_weight to at most 1/${a.n} ≈ ` +
+    `${most} or remove tickers.`;
+}
+
 const list = (xs: readonly string[]): string => xs.map((x) => JSON.stringify(clip(x))).join(", ");
 
 /** Most items (problems, tickers) an error lists, so that an error body stays about as small as the request. */
@@ -91,6 +108,8 @@ export const CATALOGUE = {
     a.ticker !== undefined
       ? `${a.ticker} ${a.reason}. Remove it from the request or choose another date range.`
       : `${a.reason}.`),
+  INFEASIBLE_BOUNDS: entry<{ minWeight?: number; maxWeight?: number; n: number }>(422, "Infeasible weight bounds",
+    (a) => boundsAdvice(a)),
   RESPONSE_TOO_LARGE: entry<{ values: number; limit: number }>(422, "Response too large", (a) =>
     `The response would hold ${a.values} values (run_count × 21 series × test days), over the limit of ${a.limit}. ` +
     "Lower run_count or narrow start/end."),

@@ -8,7 +8,7 @@ import { STRATEGY_IDS } from "/lib/domain/strategies.js";
 import {
   FREQ_DASH, FREQ_NAMES, FREQ_ORDER, displayRows, strategiesOf, strategyColor, strategyName, drawdownSeries,
   fanOfSummary, finalBoxOfSummary, parseId, queryToRequest, summaryBandsFlat, requestToQuery, rollingReturn, rollingVolatility,
-  seriesLabel, sortOrder, tickerColor, toCsv,
+  rebalanceFields, seriesLabel, sortOrder, tickerColor, toCsv,
 } from "/js/compute.js";
 
 /** The strategies in response order, from the engine's vocabulary (STRATEGY_IDS is derived from its enum). */
@@ -309,6 +309,7 @@ function formRequest() {
   return {
     tickers: [...state.selected], start: $("start").value, end: $("end").value, covariance: $("covariance").value,
     hrp: $("hrp").value, mode: mode(), runs: $("run-count").value.trim(), seed: $("seed").value.trim(), model: $("model").value,
+    rebalance: $("rebalance").value, window: $("window").value, costs: $("costs").value.trim(),
   };
 }
 
@@ -332,6 +333,13 @@ function restoreRequest(req) {
   document.querySelector(`input[name="mode"][value="${req.mode}"]`).checked = true;
   document.querySelector(".sims-only").hidden = req.mode !== "sims";
   if (req.runs) $("run-count").value = req.runs;
+  // a k-day rule from a URL has no option of its own: add one so that the request runs as linked
+  if (req.rebalance && /^\d+$/.test(req.rebalance) && ![...$("rebalance").options].some((o) => o.value === req.rebalance)) {
+    $("rebalance").add(new Option(`every ${req.rebalance} days`, req.rebalance));
+  }
+  pick("rebalance", req.rebalance);
+  pick("window", req.window);
+  $("costs").value = req.costs ?? "";
   $("seed").value = req.seed ?? "";
 }
 
@@ -405,14 +413,15 @@ async function run(e) {
   const t0 = performance.now();
   try {
     if (req.mode === "paths") {
-      const [paths, weights] = await Promise.all([api("/v1/optimiser/paths", body), api("/v1/optimiser/weights", body)]);
+      const pathsBody = { ...body, ...rebalanceFields(req) }; // /weights refuses the rebalancing fields
+      const [paths, weights] = await Promise.all([api("/v1/optimiser/paths", pathsBody), api("/v1/optimiser/weights", body)]);
       const { ids, dates, values } = parseSeries(paths.data);
       state.last = {
         mode: req.mode, request: req, ids, dates, values, weights: weights.data, tickers: canonicalTickers(weights, body),
         fallback: weights.headers.get("x-covariance-fallback"),
       };
     } else {
-      const simsBody = { ...body };
+      const simsBody = { ...body, ...rebalanceFields(req) };
       if (req.model) simsBody.model = req.model;
       if (req.runs) simsBody.run_count = Number(req.runs); // the server validates (1 … its configured maximum)
       if (req.seed) simsBody.seed = /^\d{1,15}$/.test(req.seed) ? Number(req.seed) : req.seed;

@@ -19,6 +19,8 @@ import { mdcpOnCorrelation } from "../strategies/mdcp";
 import { mdpOnCorrelation } from "../strategies/mdp";
 import { rpp } from "../strategies/rpp";
 import { hrpWeights, hrpTree } from "../strategies/hrp";
+import { simplexQPWithFactor } from "../solvers/simplex-qp";
+import { boxQP } from "../solvers/box-qp";
 import { weights21, lastFailedSeries as weights21FailedSeries } from "../strategies/weights21";
 
 /** The series (response order l2d.*, l2m.*, l2w.*; strategies alphabetical) that made kWeights21 fail, or -1. */
@@ -105,4 +107,17 @@ export function kWeights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: 
   warm: usize): i32 {
   return weights21(P, T, N, weekBucket, nWeeks, monthBucket, nMonths, covMode, hrpMode, out, fallback,
     freqMask, minWeight, maxWeight, warm);
+}
+
+/**
+ * The weight QP on its own (docs/method.md §5.2, §5.6): min ½wᵀQw s.t. 1ᵀw = 1, lo ≤ w ≤ hi on Q (N×N, checked
+ * like a covariance), from the warm start `warm` (N weights, or 0 = cold). lo = 0 and hi = 1 run the simplex QP
+ * (gmvp's solver), any other bounds the box QP; `InfeasibleBounds` when N·hi < 1 or N·lo > 1.
+ * `lastIterations()` and `lastResidual()` report the solve.
+ */
+export function kQP(Q: usize, N: i32, lo: f64, hi: f64, warm: usize, out: usize): i32 {
+  if (!(lo >= 0.0) || !(hi <= 1.0) || !(lo <= hi)) return Status.BadDimensions;
+  const st = checkCovariance(Q, N);
+  if (st != Status.Ok) return st;
+  return lo == 0.0 && hi == 1.0 ? simplexQPWithFactor(Q, N, out, 0, 0, warm) : boxQP(Q, N, lo, hi, out, warm);
 }

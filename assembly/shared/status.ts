@@ -20,4 +20,9 @@ export enum Status {
   NotCertified = 6,
   /** A price is not finite and > 0. `lastBadIndex()` names the flat index. */
   BadPrice = 7,
+  /**
+   * Weight bounds no fully-invested portfolio can meet: N·max_weight < 1 or N·min_weight > 1 (docs/method.md §5.6).
+   * The host checks this before calling a kernel (INFEASIBLE_BOUNDS); the kernels return it rather than crash.
+   */
+  InfeasibleBounds = 8,
 }

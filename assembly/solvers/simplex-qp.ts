@@ -68,7 +68,7 @@ export function simplexQP(Q: usize, N: i32, out: usize): Status {
  * (synthetic one-factor returns, 12 observations, N = 5000, covariance included): gmvp 6.5 s → 1.6 s, mdcp on C
  * 4.9 s → 0.67 s; the iteration counts stay of the same order (≈3,000–6,000), each is O(nf·(N + k)).
  */
-export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf: i32): Status {
+export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf: i32, warm: usize = 0): Status {
   const begun = beginSolve(N, out);
   if (begun != SOLVE) return <Status>begun;
   const rowQ = <usize>N << 3;
@@ -101,19 +101,24 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
   let lastAdded: i32 = -1;
   let nTabu: i32 = 0;
 
-  let k0: i32 = 0;
-  let best = load<f64>(Q) + delta;
-  for (let i: i32 = 1; i < N; i++) {
-    const v = load<f64>(Q + <usize>i * rowQ + (<usize>i << 3)) + delta;
-    if (v < best) { best = v; k0 = i; }
-  }
-  store<f64>(w + (<usize>k0 << 3), 1.0);
-  let k: i32 = 1;
-  store<i32>(F, k0);
-  store<i32>(inF + (<usize>k0 << 2), 1);
-  if (!refactor(Q, N, delta, F, k, L, ld, rhs)) return Status.NotPositiveDefinite;
-  let updates: i32 = 0;
+  let k: i32 = warm != 0 ? warmStart(warm, N, w, F, inF) : 0;
   let lValid = true; // L (and rhs) factor Q̃_FF of the current F; false while faces are solved by Woodbury
+  if (k > 0) {
+    lValid = false; // the first face (the warm support) is factorised (or solved by Woodbury) in the loop
+  } else {
+    let k0: i32 = 0;
+    let best = load<f64>(Q) + delta;
+    for (let i: i32 = 1; i < N; i++) {
+      const v = load<f64>(Q + <usize>i * rowQ + (<usize>i << 3)) + delta;
+      if (v < best) { best = v; k0 = i; }
+    }
+    store<f64>(w + (<usize>k0 << 3), 1.0);
+    k = 1;
+    store<i32>(F, k0);
+    store<i32>(inF + (<usize>k0 << 2), 1);
+    if (!refactor(Q, N, delta, F, k, L, ld, rhs)) return Status.NotPositiveDefinite;
+  }
+  let updates: i32 = 0;
 
   const maxIter = 20 * N + 100;
   let it: i32 = 0;
@@ -279,6 +284,33 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
 }
 
 /**
+ * Warm start (docs/method.md §5.2): the starting point w = max(warm, 0)/Σ max(warm, 0), entries below 1e-14 set to 0
+ * first, and F = its support in index order (a feasible point of the simplex that is zero off F, as the primal
+ * active-set method requires). Writes w, F and inF (both zeroed by the caller) and returns |F|, or 0 when the hint
+ * is unusable (no positive finite entry, or a non-finite one): the caller then starts cold at the vertex. O(N).
+ */
+function warmStart(warm: usize, N: i32, w: usize, F: usize, inF: usize): i32 {
+  let s = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    const v = load<f64>(warm + (<usize>i << 3));
+    if (!isFinite(v)) return 0;
+    if (v >= 1e-14) s += v;
+  }
+  if (!(s > 0.0) || !isFinite(s)) return 0;
+  let k: i32 = 0;
+  for (let i: i32 = 0; i < N; i++) {
+    const v = load<f64>(warm + (<usize>i << 3));
+    if (v >= 1e-14) {
+      store<f64>(w + (<usize>i << 3), v / s);
+      store<i32>(F + (<usize>k << 2), i);
+      store<i32>(inF + (<usize>i << 2), 1);
+      k++;
+    }
+  }
+  return k;
+}
+
+/**
  * docs/method.md §3.5 clean-up: w_i < 1e-14 → 0, then w ← w / Σw. Complexity O(N).
  */
 export function cleanWeights(w: usize, N: i32): void {
@@ -386,7 +418,7 @@ function woodburyFace(Xf: usize, N: i32, nf: i32, delta: f64, F: usize, k: i32, 
  * to their new offsets from the last to the first (each moves up, so no row is overwritten before it moves).
  * Returns the (possibly moved) block. O(k²) per doubling.
  */
-function growFactor(L: usize, ld: i32, cap: i32, k: i32): usize {
+export function growFactor(L: usize, ld: i32, cap: i32, k: i32): usize {
   const M = heap.realloc(L, <usize>cap * <usize>cap << 3);
   for (let a: i32 = k - 1; a > 0; a--) {
     memory.copy(M + <usize>a * (<usize>cap << 3), M + <usize>a * (<usize>ld << 3), <usize>k << 3);
@@ -395,7 +427,7 @@ function growFactor(L: usize, ld: i32, cap: i32, k: i32): usize {
 }
 
 /** Factor Q̃_FF = L Lᵀ from scratch (rows/cols in F-list order) and y = L⁻¹1; false on a pivot ≤ 1e-300. O(k³/3). */
-function refactor(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, ld: i32, y: usize): bool {
+export function refactor(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, ld: i32, y: usize): bool {
   const rowQ = <usize>N << 3;
   const rowL = <usize>ld << 3;
   for (let a: i32 = 0; a < k; a++) {
@@ -479,7 +511,7 @@ function removeRow(L: usize, ld: i32, k: i32, p: i32, yv: usize): void {
 }
 
 /** Solve Lᵀ x = y in place for the leading k×k block of L (row stride ld), by rows of L (contiguous). O(k²). */
-function backL(L: usize, ld: i32, k: i32, x: usize): void {
+export function backL(L: usize, ld: i32, k: i32, x: usize): void {
   const rowL = <usize>ld << 3;
   // x_i = y_i/L_ii, then y[0..i) −= x_i·L_i,[0..i)
   for (let i: i32 = k - 1; i >= 0; i--) {

@@ -14,7 +14,10 @@ export function gmvp(S: usize, N: i32, out: usize): Status {
   return simplexQPWithFactor(S, N, out, 0, 0);
 }
 
-/** gmvp with a low-rank factor Xf (nf×N, XfᵀXf = Σ) to speed up the QP when observations are few. */
-export function gmvpWithFactor(S: usize, N: i32, out: usize, Xf: usize, nf: i32): Status {
-  return simplexQPWithFactor(S, N, out, Xf, nf);
+/**
+ * gmvp with a low-rank factor Xf (nf×N, XfᵀXf = Σ) to speed up the QP when observations are few, and an optional
+ * warm start (`warm`: N previous weights, or 0; the QP starts from their support, docs/method.md §5.2).
+ */
+export function gmvpWithFactor(S: usize, N: i32, out: usize, Xf: usize, nf: i32, warm: usize = 0): Status {
+  return simplexQPWithFactor(S, N, out, Xf, nf, warm);
 }

@@ -12,7 +12,10 @@ export function mdcpOnCorrelation(C: usize, N: i32, out: usize): Status {
   return simplexQPWithFactor(C, N, out, 0, 0);
 }
 
-/** mdcp with a low-rank factor Zf (nf×N, ZfᵀZf = C) to speed up the QP when observations are few. */
-export function mdcpWithFactor(C: usize, N: i32, out: usize, Zf: usize, nf: i32): Status {
-  return simplexQPWithFactor(C, N, out, Zf, nf);
+/**
+ * mdcp with a low-rank factor Zf (nf×N, ZfᵀZf = C) to speed up the QP when observations are few, and an optional
+ * warm start (`warm`: N previous weights, or 0; the QP starts from their support, docs/method.md §5.2).
+ */
+export function mdcpWithFactor(C: usize, N: i32, out: usize, Zf: usize, nf: i32, warm: usize = 0): Status {
+  return simplexQPWithFactor(C, N, out, Zf, nf, warm);
 }

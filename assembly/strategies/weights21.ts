@@ -116,12 +116,12 @@ function slotTable(): StaticArray<SlotRow> {
   return [
     new SlotRow(Slot.ewp, 0, (f, out) => ewp(f.N, out)),
     new SlotRow(Slot.gmvp, Needs.Covariance | Needs.CovarianceFactor,
-      (f, out) => gmvpWithFactor(f.S, f.N, out, f.factor, f.nf)),
+      (f, out) => gmvpWithFactor(f.S, f.N, out, f.factor, f.nf, f.warmRow(Slot.gmvp))),
     new SlotRow(Slot.hrp, Needs.Covariance | Needs.Correlation,
       (f, out) => hrpWeights(f.S, f.C, f.N, f.hrpMode, out, 0, 0)),
     new SlotRow(Slot.ivp, Needs.Covariance, (f, out) => ivp(f.S, f.N, out)),
     new SlotRow(Slot.mdcp, Needs.Correlation | Needs.CorrelationFactor,
-      (f, out) => mdcpWithFactor(f.C, f.N, out, f.factor, f.nf)),
+      (f, out) => mdcpWithFactor(f.C, f.N, out, f.factor, f.nf, f.warmRow(Slot.mdcp))),
     new SlotRow(Slot.mdp, Needs.Volatility, (f, out) => mdpFromMdcp(f.row(Slot.mdcp), f.sd, f.N, out)),
     new SlotRow(Slot.rpp, Needs.Covariance | Needs.Correlation, rppWithFallback), // C and the mdcp row: existence
   ];

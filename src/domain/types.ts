@@ -19,9 +19,22 @@ export interface WeightsOptions {
   hrp?: HrpMode;
 }
 
-export type PathsOptions = WeightsOptions;
+/** Walk-forward rebalancing (docs/method.md §7.2); paths and sims only. Absent: today's buy and hold. */
+export interface RebalanceOptions {
+  /**
+   * "none" (default: buy and hold), "monthly", "quarterly", "annual" (the first test day of each new period), or an
+   * integer k ≥ 1 (every k-th test day after the purchase).
+   */
+  rebalance?: "none" | "monthly" | "quarterly" | "annual" | number;
+  /** Weights at a rebalance date from the 252 closes before it ("rolling", default) or all closes before it. */
+  window?: "rolling" | "expanding";
+  /** Proportional cost of each rebalance, in basis points of the traded value (0 … 1000, default 0; the purchase is free). */
+  costs_bps?: number;
+}
 
-export interface SimsOptions extends WeightsOptions {
+export type PathsOptions = WeightsOptions & RebalanceOptions;
+
+export interface SimsOptions extends WeightsOptions, RebalanceOptions {
   /** Number of simulated runs, default DEFAULTS.run_count (src/domain/vocabulary.ts). */
   run_count?: number;
   /**
@@ -58,6 +71,40 @@ export interface PathsReport extends WeightsReport {
   dates: string[];
   /** Dollar values as numbers: values[s][t] for series s in response order. */
   values: Float64Array[];
+  /** Present when the request rebalances (`rebalance` other than "none"). */
+  rebalance?: PathsRebalance;
+}
+
+/** Per series, what a rebalanced computation traded (sims: means over runs). */
+export interface RebalanceSeriesReport {
+  PATH: StrategyId;
+  /** Number of rebalances (the purchase excluded). */
+  rebalances: number;
+  /** Σ over the rebalances of ½ Σ_i |w_target,i − w_drifted,i| (each rebalance in [0, 1]). */
+  turnover: number;
+  /** Dollars paid in costs. */
+  costs_paid: number;
+}
+
+export interface SimsRebalance {
+  rule: "monthly" | "quarterly" | "annual" | number;
+  window: "rolling" | "expanding";
+  costs_bps: number;
+  /** The rebalance dates (the purchase, the first test date, excluded). */
+  dates: string[];
+  /** One row per series, in response order. */
+  series: RebalanceSeriesReport[];
+}
+
+export interface PathsRebalance extends SimsRebalance {
+  /**
+   * The weights traded: schedule[0] at the purchase (= `weights`), schedule[j] at dates[j−1]; each a strategy id →
+   * N weights record.
+   */
+  schedule: Weights[];
+  /** turnover[j][s] and costs[j][s]: of the trade at dates[j−1] (row 0, the purchase, is zeros). */
+  turnover: Float64Array[];
+  costs: Float64Array[];
 }
 
 export interface SimsReport extends WeightsReport {
@@ -74,6 +121,8 @@ export interface SimsReport extends WeightsReport {
   drift?: SimDrift;
   /** Mean block length, present only for model "bootstrap". */
   blockLength?: number;
+  /** Present when the request rebalances; the series rows are means over the runs. */
+  rebalance?: SimsRebalance;
 }
 
 /** The in-process engine (docs/spec.md §8). One instance owns one WebAssembly instance; it is not re-entrant. */

@@ -50,6 +50,7 @@ export interface EngineExports {
   kWeights21(P: Ptr, T: number, N: number, weekBucket: Ptr, nWeeks: number, monthBucket: Ptr, nMonths: number,
     covMode: number, hrpMode: number, out: Ptr, fallback: Ptr, freqMask: number, minWeight: number, maxWeight: number,
     warm: Ptr): Status;
+  kQP(Q: Ptr, N: number, lo: number, hi: number, warm: Ptr, out: Ptr): Status;
 
   // random numbers, valuation, simulation (assembly/abi/sims.ts)
   kRngSeed(state: Ptr, seed: bigint): void;
@@ -64,6 +65,10 @@ export interface EngineExports {
     blockLength: number): Status;
   kSimulateCloses(mu: Ptr, scale: Ptr, model: number, p0: Ptr, nTest: number, N: number, seed: bigint,
     runFrom: number, runCount: number, out: Ptr, nRows: number, blockLength: number): Status;
+
+  // walk-forward valuation with rebalancing and costs (assembly/abi/rebalance.ts)
+  kRebalancePaths(P: Ptr, nTest: number, N: number, W: Ptr, R: number, S: number, rows: Ptr, costRate: number,
+    capital: number, out: Ptr, turnover: Ptr, costs: Ptr): Status;
 
   // the stub runtime's exports (asconfig.json `exportRuntime`); unused by the host
   __new(size: number, id: number): Ptr;
@@ -106,6 +111,7 @@ export const ENGINE_EXPORTS = {
   kShrinkCovariance: 5,
   kLedoitWolfCovariance: 5,
   kWeights21: 15,
+  kQP: 6,
   kRngSeed: 2,
   kRngJump: 1,
   kRngNext: 1,
@@ -115,6 +121,7 @@ export const ENGINE_EXPORTS = {
   kValuePaths: 7,
   kSimulateRuns: 15,
   kSimulateCloses: 12,
+  kRebalancePaths: 12,
   __new: 2,
   __pin: 1,
   __unpin: 1,

@@ -6,6 +6,7 @@ import type { Kernels } from "../pipeline/kernels.js";
 import { Wasm } from "./wasm.js";
 import { computeWeights21 } from "./weights.js";
 import { simulateCloses, simulateRuns, valuePaths } from "./sims.js";
+import { rebalancePaths, simulationJitter } from "./rebalance.js";
 
 
 export function kernelsOver(wasm: Wasm): Kernels {
@@ -22,6 +23,8 @@ export function kernelsOver(wasm: Wasm): Kernels {
     valuePaths: (input) => released(() => valuePaths(wasm, input)),
     simulateRuns: (input) => released(() => simulateRuns(wasm, input)),
     simulateCloses: (input) => released(() => simulateCloses(wasm, input)),
+    rebalancePaths: (input) => released(() => rebalancePaths(wasm, input)),
+    simulationJitter: (input) => released(() => simulationJitter(wasm, input)),
   };
 }
 

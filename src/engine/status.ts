@@ -50,6 +50,9 @@ function statusError(status: number, ctx: StatusContext): FolioError | undefined
       return folioError("SOLVER_FAILED", { strategy: ctx.what, reason: "iteration limit reached" });
     case Status.NotCertified:
       return folioError("SOLVER_FAILED", { strategy: ctx.what, reason: "optimality certificate failed" });
+    case Status.InfeasibleBounds:
+      // the pipeline checks the bounds first (src/pipeline/validate.ts); a kernel caller without that check lands here
+      return folioError("INFEASIBLE_BOUNDS", { n: ctx.columns ?? 0 });
     default:
       return folioError("INTERNAL_ERROR", {});
   }

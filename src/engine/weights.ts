@@ -244,3 +244,31 @@ export function computeWeights21(wasm: Wasm, input: Weights21Input): Weights21 {
   const what = o.failedSeries >= 0 ? STRATEGY_IDS[o.failedSeries] : "weights";
   return valueOf(o, { what, tickers: input.tickers }, input.N);
 }
+
+/** The weight QP's outcome with its diagnostics (`lastIterations()`, `lastResidual()`). */
+export interface QPOutcome extends Outcome<Float64Array> {
+  iterations: number;
+  residual: number;
+}
+
+/**
+ * min ½wᵀQw s.t. 1ᵀw = 1, lo ≤ w ≤ hi on an N×N matrix (docs/method.md §5.2, §5.6), optionally warm-started from N
+ * previous weights, without throwing: the solver behind gmvp and mdcp, for tests and benches. lo = 0, hi = 1 (the
+ * defaults) is the simplex QP.
+ */
+export function tryQP(wasm: Wasm, Q: ArrayLike<number>, N: number,
+  opts: { lo?: number; hi?: number; warm?: ArrayLike<number> } = {}): QPOutcome {
+  checkSquare(Q, N);
+  need(opts.warm === undefined || opts.warm.length === N, `warm must hold N = ${N} weights`);
+  const a = arenaOf(wasm);
+  a.begin();
+  const out = a.f64Out(N);
+  const S = a.f64In(Q);
+  const warm = opts.warm === undefined ? 0 : a.f64In(opts.warm);
+  const status = a.k.kQP(S, N, opts.lo ?? 0, opts.hi ?? 1, warm, out);
+  a.verify("kQP");
+  return {
+    status, badIndex: a.badIndex, value: a.takeF64(out, N),
+    iterations: a.k.lastIterations(), residual: a.k.lastResidual(),
+  };
+}

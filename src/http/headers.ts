@@ -13,6 +13,7 @@ export const HEADER = {
   choleskyJitter: "x-simulation-cholesky-jitter",
   drift: "x-simulation-drift",
   blockLength: "x-simulation-block-length",
+  rebalanceCount: "x-rebalance-count",
   ticker: "x-ticker",
   etag: "etag",
   ifNoneMatch: "if-none-match",
@@ -39,5 +40,7 @@ export function metaHeaders(meta: ResponseMeta | undefined): Record<string, stri
     if (meta.sims.drift !== undefined) h[HEADER.drift] = meta.sims.drift;
     if (meta.sims.blockLength !== undefined) h[HEADER.blockLength] = String(meta.sims.blockLength);
   }
+  // Rebalanced paths or sims only (docs/method.md §7.2): the number of rebalance dates.
+  if (meta.rebalance) h[HEADER.rebalanceCount] = String(meta.rebalance.count);
   return h;
 }

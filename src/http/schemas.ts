@@ -11,6 +11,10 @@ import { STRATEGY_IDS } from "../domain/strategies.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../domain/vocabulary.js";
 import type { FolioError } from "../errors.js";
 import { SEED_FORMS, SEED_NUMBER_MAX, SEED_STRING, seedProblem } from "../pipeline/seed.js";
+import {
+  MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
+} from "../pipeline/rebalance.js";
+import { costsProblem, rebalanceProblem } from "../pipeline/validate.js";
 
 const TICKER_RE = /^[\x21-\x7e]{1,32}$/;
 
@@ -55,6 +59,40 @@ export const Seed = z.union(
   ],
   { error: `must be ${SEED_FORMS}` },
 );
+
+/**
+ * Walk-forward rebalancing (docs/method.md §7.2): a calendar rule or every k trading days, with the messages of the
+ * library's own checks (src/pipeline/validate.ts), so HTTP and library users read the same words.
+ */
+const rebalanceMessage = (issue: { input?: unknown }): string => rebalanceProblem(issue.input) ?? "must be a rebalance rule";
+export const Rebalance = z.union(
+  [
+    z.enum(REBALANCE_CALENDAR, { error: rebalanceMessage }),
+    z.number({ error: rebalanceMessage }).int({ error: rebalanceMessage }).min(1, { error: rebalanceMessage })
+      .max(MAX_REBALANCE_DAYS, { error: rebalanceMessage }),
+  ],
+  { error: rebalanceMessage },
+);
+export const WindowMode = z.enum(WINDOW_MODES, { error: oneOf(WINDOW_MODES) });
+const costsMessage = (issue: { input?: unknown }): string => costsProblem(issue.input) ?? "must be a number of basis points";
+export const CostsBps = z.number({ error: costsMessage }).min(0, { error: costsMessage })
+  .max(MAX_COSTS_BPS, { error: costsMessage });
+
+/** The rebalancing fields of paths, report and sims bodies (POST /weights refuses them: they change no weight). */
+const rebalanceFields = {
+  rebalance: Rebalance.optional().describe(
+    `Walk-forward rebalancing: ${REBALANCE_CALENDAR.map((x) => JSON.stringify(x)).join(", ")} or an integer k ` +
+      `(1..${MAX_REBALANCE_DAYS}, every k-th test day); default "${REBALANCE_DEFAULTS.rebalance}" (buy and hold, ` +
+      "PathLit's). Calendar rules trade on the first test day of each new month, quarter or year. At each date the " +
+      "21 weight vectors are recomputed from the closes before it and the portfolio is traded to them at that close " +
+      "(sims: on the run's simulated closes). Not accepted by /weights. Header x-rebalance-count: the number of dates."),
+  window: WindowMode.optional().describe(
+    `Closes the weights of a rebalance date come from: "rolling" (the 252 before it, default) or "expanding" ` +
+      "(every close before it)."),
+  costs_bps: CostsBps.optional().describe(
+    `Proportional cost of a rebalance in basis points of the traded value, 0..${MAX_COSTS_BPS}, default ` +
+      `${REBALANCE_DEFAULTS.costs_bps}; the initial purchase is free.`),
+};
 
 export interface SchemaLimits {
   /** 0 = no limit beyond the store's size. */
@@ -114,7 +152,7 @@ function startBeforeEnd(b: { start?: string; end?: string }, ctx: z.RefinementCt
 export function makeSchemas(limits: SchemaLimits) {
   const tickers = tickersSchema(limits.maxTickers);
   const OptimiserBody = z
-    .strictObject({ tickers, ...startEnd, ...weightsFields })
+    .strictObject({ tickers, ...startEnd, ...weightsFields, ...rebalanceFields })
     .superRefine(startBeforeEnd)
     .describe("A backtest request.");
   const SimsBody = z
@@ -122,6 +160,7 @@ export function makeSchemas(limits: SchemaLimits) {
       tickers,
       ...startEnd,
       ...weightsFields,
+      ...rebalanceFields,
       run_count: z
         .number({ error: "must be an integer" })
         .int({ error: "must be an integer" })

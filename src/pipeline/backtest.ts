@@ -6,8 +6,11 @@
  */
 import { STRATEGY_IDS } from "../domain/strategies.js";
 import type {
-  Engine, PathsReport, PriceMatrix, SimsOptions, SimsReport, SimsResponse, Weights, WeightsOptions, WeightsReport,
+  Engine, PathsRebalance, PathsReport, PriceMatrix, SimsOptions, SimsRebalance, SimsReport, SimsResponse, Weights,
+  WeightsOptions, WeightsReport,
 } from "../domain/types.js";
+import { SERIES_COUNT } from "../domain/vocabulary.js";
+import { summarizeRebalance, type RebalanceOutcome } from "./rebalance.js";
 import { toSeries } from "./format.js";
 import type { Kernels } from "./kernels.js";
 import { compute, optionsFor, simsMeta, type Computation, type RespondKind } from "./respond.js";
@@ -22,13 +25,37 @@ function run(kernels: Kernels, kind: RespondKind, prices: PriceMatrix, options: 
   return compute(kernels, kind, p, opts);
 }
 
-function weightsReport(c: Computation): WeightsReport {
-  const N = c.tickers.length;
+function weightsRecord(w: Float64Array, N: number): Weights {
   const weights = {} as Weights;
   STRATEGY_IDS.forEach((id, s) => {
-    weights[id] = Array.from(c.weights.subarray(s * N, (s + 1) * N));
+    weights[id] = Array.from(w.subarray(s * N, (s + 1) * N));
   });
-  return { weights, covarianceFallback: c.covarianceFallback };
+  return weights;
+}
+
+function weightsReport(c: Computation): WeightsReport {
+  return { weights: weightsRecord(c.weights, c.tickers.length), covarianceFallback: c.covarianceFallback };
+}
+
+/** The rebalancing part of a sims report (series rows: means over runs), or of a paths report's. */
+function simsRebalance(o: RebalanceOutcome): SimsRebalance {
+  const { rule, window, costsBps } = o.plan;
+  return { rule: rule as SimsRebalance["rule"], window, costs_bps: costsBps, dates: o.dates, series: summarizeRebalance(o) };
+}
+
+/** The paths report's rebalancing: the weight schedule and each trade's turnover and costs (R rows × 21 series). */
+function pathsRebalance(o: RebalanceOutcome, N: number): PathsRebalance {
+  const setSize = SERIES_COUNT * N;
+  const R = o.rows.length + 1;
+  const schedule: Weights[] = [];
+  const turnover: Float64Array[] = [];
+  const costs: Float64Array[] = [];
+  for (let j = 0; j < R; j++) {
+    schedule.push(weightsRecord(o.weights!.subarray(j * setSize, (j + 1) * setSize), N));
+    turnover.push(o.turnover[0].slice(j * SERIES_COUNT, (j + 1) * SERIES_COUNT));
+    costs.push(o.costs[0].slice(j * SERIES_COUNT, (j + 1) * SERIES_COUNT));
+  }
+  return { ...simsRebalance(o), schedule, turnover, costs };
 }
 
 /** Add an enumerable, memoised property computed on first read. */
@@ -51,7 +78,9 @@ export function makeEngine(kernels: Kernels): Engine {
       const c = run(kernels, "paths", prices, options);
       const { dates } = c;
       const values = c.values!;
-      return lazy({ ...weightsReport(c), dates, values }, "series", () => toSeries(STRATEGY_IDS, dates, values));
+      const report: Omit<PathsReport, "series"> = { ...weightsReport(c), dates, values };
+      if (c.rebalance) report.rebalance = pathsRebalance(c.rebalance, c.tickers.length);
+      return lazy(report, "series", () => toSeries(STRATEGY_IDS, dates, values));
     },
 
     simsReport(prices: PriceMatrix, options?: SimsOptions): SimsReport {
@@ -59,8 +88,11 @@ export function makeEngine(kernels: Kernels): Engine {
       const { dates } = c;
       const values = c.runs!;
       const { drift, blockLength } = simsMeta(c);
-      const report = { ...weightsReport(c), dates, values, seed: c.seed!.toString(), model: c.model!, choleskyJitter: c.choleskyJitter ?? 0,
-        ...(drift !== undefined ? { drift } : {}), ...(blockLength !== undefined ? { blockLength } : {}) };
+      const report: Omit<SimsReport, "runs"> = {
+        ...weightsReport(c), dates, values, seed: c.seed!.toString(), model: c.model!, choleskyJitter: c.choleskyJitter ?? 0,
+        ...(drift !== undefined ? { drift } : {}), ...(blockLength !== undefined ? { blockLength } : {}),
+      };
+      if (c.rebalance) report.rebalance = simsRebalance(c.rebalance);
       return lazy(report, "runs", () => {
         const runs = {} as SimsResponse;
         values.forEach((r, k) => {

@@ -4,8 +4,10 @@
  */
 import type { Weights21, Weights21Input } from "../engine/weights.js";
 import type { SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, ValuePathsInput } from "../engine/sims.js";
+import type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput } from "../engine/rebalance.js";
 
 export type { Weights21, Weights21Input, SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, ValuePathsInput };
+export type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput };
 
 export interface Kernels {
   /** The 21 weight vectors (21×N, response order) from training closes and calendar buckets. */
@@ -16,4 +18,8 @@ export interface Kernels {
   simulateRuns(input: SimulateRunsInput): SimulateRunsResult;
   /** The simulated closes (runCount×nTest×N, row 0 of each run = firstTestClose) of the same runs. */
   simulateCloses(input: SimulateClosesInput): Float64Array;
+  /** Walk-forward values (S×nTest) of R weight sets traded at given test rows, with turnover and costs (R×S). */
+  rebalancePaths(input: RebalancePathsInput): RebalancePathsResult;
+  /** ε of the Cholesky jitter the simulation of these training closes uses (0 for the independent model). */
+  simulationJitter(input: SimulationJitterInput): number;
 }

@@ -21,6 +21,9 @@ import { seriesJsonBytes, simsJsonBytes } from "./format.js";
 import type { Kernels } from "./kernels.js";
 import { defaultSeed, parseSeed } from "./seed.js";
 import { checkOptions, type CheckedOptions } from "./validate.js";
+import {
+  isBuyAndHold, rebalancedPaths, rebalancedSims, summarizeRebalance, type RebalanceOutcome, type WalkForwardInput,
+} from "./rebalance.js";
 
 const S = STRATEGY_IDS.length;
 
@@ -72,6 +75,8 @@ export interface ResponseMeta {
     /** Mean block length, present only for model "bootstrap". */
     blockLength?: number;
   };
+  /** Rebalanced paths or sims only (docs/method.md §7.2): the number of rebalance dates. */
+  rebalance?: { count: number };
 }
 
 export interface Responded {
@@ -98,6 +103,8 @@ export interface Computation {
   /** Sims: the drift and the bootstrap's mean block length used (docs/method.md §8.7). */
   drift?: SimDrift;
   blockLength?: number;
+  /** Present when the request rebalances (docs/method.md §7.2). */
+  rebalance?: RebalanceOutcome;
 }
 
 /**
@@ -111,6 +118,7 @@ export function trainingWeights(
   days: Int32Array,
   closes: Float64Array,
   options: Pick<CheckedOptions, "covariance" | "hrp">,
+  warm?: Float64Array,
 ): { weights: Float64Array; fallback: boolean[] } {
   const N = tickers.length;
   const returnDays = days.subarray(1);
@@ -126,6 +134,7 @@ export function trainingWeights(
     nMonths: month.count,
     covariance: options.covariance,
     hrp: options.hrp,
+    warm,
   });
 }
 
@@ -168,6 +177,15 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const dates: string[] = new Array(nTest);
   for (let t = 0; t < nTest; t++) dates[t] = dateAt(TRAINING_DAYS + t);
 
+  const walk = isBuyAndHold(options.rebalance) ? undefined : walkForward(kernels, prices, tickers, options,
+    { weights, fallback }, dateAt);
+  if (computed === "paths" && walk) {
+    const r = rebalancedPaths(walk);
+    return {
+      tickers, weights, covarianceFallback: STRATEGY_IDS.filter((_, s) => r.fallback[s]), dates,
+      values: split(r.values, S, nTest), rebalance: r.outcome,
+    };
+  }
   if (computed === "paths") {
     const flat = kernels.valuePaths({
       testCloses: prices.closes.subarray(TRAINING_DAYS * N, T * N),
@@ -179,6 +197,18 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const seed = options.seed === undefined
     ? defaultSeed(tickers, dateAt(0), dateAt(T - 1))
     : parseSeed(options.seed);
+  if (walk) {
+    const r = rebalancedSims(walk, { runCount: options.runCount, simulation: {
+      model: options.model, seed, drift: options.drift, blockLength: options.blockLength,
+    } });
+    const runs: Float64Array[][] = [];
+    for (let k = 0; k < options.runCount; k++) runs.push(split(r.values, S, nTest, k * S * nTest));
+    return {
+      tickers, weights, covarianceFallback: STRATEGY_IDS.filter((_, s) => r.fallback[s]), dates, runs, seed,
+      model: options.model, choleskyJitter: r.jitter, rebalance: r.outcome,
+      drift: options.drift, blockLength: options.model === "bootstrap" ? options.blockLength : undefined,
+    };
+  }
   const { values: flat, jitter } = kernels.simulateRuns({
     trainCloses: prices.closes.subarray(0, TRAINING_DAYS * N),
     firstTestClose: prices.closes.subarray(TRAINING_DAYS * N, (TRAINING_DAYS + 1) * N),
@@ -195,6 +225,18 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   for (let k = 0; k < options.runCount; k++) runs.push(split(flat, S, nTest, k * S * nTest));
   return { tickers, weights, covarianceFallback, dates, runs, seed, model: options.model, choleskyJitter: jitter,
     drift: options.drift, blockLength: options.model === "bootstrap" ? options.blockLength : undefined };
+}
+
+/** The walk-forward input of a rebalancing request: re-optimisations use `trainingWeights` on each window. */
+function walkForward(kernels: Kernels, prices: TypedPrices, tickers: readonly string[], options: CheckedOptions,
+  initial: { weights: Float64Array; fallback: boolean[] }, dateAt: (t: number) => string): WalkForwardInput {
+  const N = tickers.length;
+  const { days } = prices;
+  return {
+    kernels, tickers, days, closes: prices.closes, initial, plan: options.rebalance, dateAt, capital: INITIAL_CAPITAL,
+    weightsOn: (closes) => (start, end, warm) =>
+      trainingWeights(kernels, tickers, days.subarray(start, end), closes.subarray(start * N, end * N), options, warm),
+  };
 }
 
 const encoder = new TextEncoder();
@@ -217,6 +259,19 @@ function weightsJson(c: Computation): string {
   const N = c.tickers.length;
   const parts = STRATEGY_IDS.map((id, s) => `${JSON.stringify(id)}:${JSON.stringify(Array.from(c.weights.subarray(s * N, (s + 1) * N)))}`);
   return `{${parts.join(",")}}`;
+}
+
+/**
+ * The /report rows of a rebalanced computation gain `rebalances`, `turnover` and `costs_paid` (docs/method.md §7.2);
+ * a buy-and-hold one's rows are unchanged.
+ */
+function withRebalance<R extends { PATH: string }>(rows: R[], c: Computation): R[] {
+  if (!c.rebalance) return rows;
+  const extra = summarizeRebalance(c.rebalance);
+  return rows.map((row, s) => {
+    const { rebalances, turnover, costs_paid } = extra[s];
+    return { ...row, rebalances, turnover, costs_paid };
+  });
 }
 
 export interface RespondLimits {
@@ -242,13 +297,14 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   }
   const c = compute(kernels, kind, prices, opts);
   const meta: ResponseMeta = { kind, tickers: c.tickers, covarianceFallback: c.covarianceFallback };
+  if (c.rebalance) meta.rebalance = { count: c.rebalance.rows.length };
   switch (kind) {
     case "weights":
       return { body: encoder.encode(weightsJson(c)), meta };
     case "paths":
       return { body: seriesJsonBytes(STRATEGY_IDS, c.dates, c.values!), meta };
     case "report":
-      return { body: encoder.encode(JSON.stringify(summarize({ dates: c.dates, values: c.values! }))), meta };
+      return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }), c))), meta };
     case "sims":
       meta.sims = simsMeta(c);
       return { body: simsJsonBytes(STRATEGY_IDS, c.dates, c.runs!), meta };

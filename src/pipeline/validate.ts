@@ -9,6 +9,10 @@ import type { CovarianceMode, HrpMode, PriceMatrix, SimDrift, SimModel, SimsOpti
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
 import { seedProblem } from "./seed.js";
+import {
+  MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
+  type RebalancePlan, type RebalanceRule, type WindowMode,
+} from "./rebalance.js";
 
 /** The matrix, checked and flattened: closes row-major T×N in one contiguous buffer. */
 export interface CheckedPrices {
@@ -100,9 +104,11 @@ export interface CheckedOptions {
   drift: SimDrift;
   /** Mean block length of model "bootstrap" (docs/method.md §8.7), default DEFAULTS.block_length. */
   blockLength: number;
+  /** Walk-forward rebalancing (docs/method.md §7.2); rule "none" (the default) is today's buy and hold. */
+  rebalance: RebalancePlan;
 }
 
-const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "blockLength"> = {
+const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "rebalance" | "costs" | "blockLength"> = {
   covariance: COVARIANCE_MODES,
   hrp: HRP_MODES,
   model: SIM_MODELS,
@@ -110,10 +116,29 @@ const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "blockLength
   seed: "seed",
   drift: SIM_DRIFTS,
   block_length: "blockLength",
+  rebalance: "rebalance",
+  window: WINDOW_MODES,
+  costs_bps: "costs",
 };
 
 /** Options that only sims accept. */
 const SIMS_ONLY = new Set(["run_count", "seed", "model", "drift", "block_length"]);
+/** Options that weights do not accept (they change the valuation, not the initial weights). */
+const VALUATION_ONLY = new Set(["rebalance", "window", "costs_bps"]);
+
+/** Why a `rebalance` value is refused, or undefined when it is one of the rules (docs/method.md §7.2). */
+export function rebalanceProblem(v: unknown): string | undefined {
+  if (typeof v === "string" && (REBALANCE_CALENDAR as readonly string[]).includes(v)) return undefined;
+  if (typeof v === "number" && Number.isInteger(v) && v >= 1 && v <= MAX_REBALANCE_DAYS) return undefined;
+  return `must be one of ${REBALANCE_CALENDAR.map((x) => JSON.stringify(x)).join(", ")} or an integer number of ` +
+    `trading days from 1 to ${MAX_REBALANCE_DAYS} (got ${show(v)})`;
+}
+
+/** Why a `costs_bps` value is refused, or undefined. */
+export function costsProblem(v: unknown): string | undefined {
+  if (typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_COSTS_BPS) return undefined;
+  return `must be a number of basis points from 0 to ${MAX_COSTS_BPS} (got ${show(v)})`;
+}
 
 /** Largest run_count the library accepts (the HTTP service has its own, smaller, configured limit). */
 export const LIBRARY_MAX_RUNS = 10_000;
@@ -131,7 +156,9 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     p.add("", "options must be an object");
     p.throwIfAny();
   }
-  const accepted = Object.keys(ALLOWED).filter((x) => kind === "sims" || !SIMS_ONLY.has(x));
+  const accepted = Object.keys(ALLOWED)
+    .filter((x) => kind === "sims" || !SIMS_ONLY.has(x))
+    .filter((x) => kind !== "weights" || !VALUATION_ONLY.has(x));
   for (const [k, v] of Object.entries(o)) {
     if (v === undefined) continue;
     const rule = ALLOWED[k];
@@ -152,6 +179,12 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
         p.add([k], `applies only to model "bootstrap" (got model ${show(o.model ?? DEFAULTS.model)}); ` +
           'remove block_length or set model to "bootstrap"');
       }
+    } else if (rule === "rebalance") {
+      const why = rebalanceProblem(v);
+      if (why !== undefined) p.add([k], why);
+    } else if (rule === "costs") {
+      const why = costsProblem(v);
+      if (why !== undefined) p.add([k], why);
     }
   }
   p.throwIfAny();
@@ -163,5 +196,10 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     seed: o.seed as number | string | bigint | undefined,
     drift: (o.drift as SimDrift) ?? DEFAULTS.drift,
     blockLength: (o.block_length as number) ?? DEFAULTS.block_length,
+    rebalance: {
+      rule: (o.rebalance as RebalanceRule) ?? REBALANCE_DEFAULTS.rebalance,
+      window: (o.window as WindowMode) ?? REBALANCE_DEFAULTS.window,
+      costsBps: (o.costs_bps as number) ?? REBALANCE_DEFAULTS.costs_bps,
+    },
   };
 }

@@ -8,6 +8,7 @@ import {
 import { DriftCode } from "../../assembly/shared/vocabulary.js";
 import { checkOptions } from "../../src/pipeline/validate.js";
 import { CovarianceCode } from "../../assembly/shared/vocabulary.js";
+import { REBALANCE_DEFAULTS } from "../../src/pipeline/rebalance.js";
 
 describe("the one vocabulary", () => {
   it("derives the 21 strategy ids of the PathLit order from the enums: l2d.*, l2m.*, l2w.*, strategies alphabetical", () => {
@@ -45,7 +46,8 @@ describe("the one vocabulary", () => {
   it("gives library validation the same lists and defaults", () => {
     const o = checkOptions(undefined, "sims");
     expect(o).toEqual({ covariance: DEFAULTS.covariance, hrp: DEFAULTS.hrp, model: DEFAULTS.model, runCount: DEFAULTS.run_count, seed: undefined,
-      drift: DEFAULTS.drift, blockLength: DEFAULTS.block_length });
+      drift: DEFAULTS.drift, blockLength: DEFAULTS.block_length,
+      rebalance: { rule: REBALANCE_DEFAULTS.rebalance, window: REBALANCE_DEFAULTS.window, costsBps: REBALANCE_DEFAULTS.costs_bps } });
     for (const m of COVARIANCE_MODES) expect(checkOptions({ covariance: m }, "weights").covariance).toBe(m);
     for (const m of HRP_MODES) expect(checkOptions({ hrp: m }, "weights").hrp).toBe(m);
     for (const m of SIM_MODELS) expect(checkOptions({ model: m }, "sims").model).toBe(m);

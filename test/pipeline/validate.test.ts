@@ -69,9 +69,9 @@ describe("library input validation", () => {
     expect(checkOptions({ seed: "18446744073709551615" }, "sims").seed).toBe("18446744073709551615");
   });
 
-  it("defaults options to sample covariance, paper HRP, independent model and 5 runs", () => {
-    expect(checkOptions(undefined, "sims")).toEqual({ covariance: "sample", hrp: "paper", model: "independent", runCount: 5,
-      seed: undefined, drift: "historical", blockLength: 5 });
+  it("defaults options to sample covariance, paper HRP, independent model, 5 runs and buy and hold", () => {
+    expect(checkOptions(undefined, "sims")).toEqual({ covariance: "sample", hrp: "paper", model: "independent", runCount: 5, seed: undefined, drift: "historical", blockLength: 5,
+      rebalance: { rule: "none", window: "rolling", costsBps: 0 } });
   });
 
   it("if an option is unknown, misspelt or out of range, it fails with INVALID_REQUEST naming it", () => {

@@ -213,7 +213,9 @@ export function toCsv(headers, rows) {
   return [headers, ...rows].map((r) => r.map(field).join(",")).join("\n") + "\n";
 }
 
-const URL_FIELDS = ["start", "end", "covariance", "hrp", "mode", "runs", "seed", "model"];
+const URL_FIELDS = ["start", "end", "covariance", "hrp", "mode", "runs", "seed", "model", "rebalance", "window", "costs"];
+/** Rebalancing rules the page offers (docs/method.md §7.2); "none" (buy and hold) is the default and stays out of URLs. */
+export const REBALANCE_RULES = ["none", "monthly", "quarterly", "annual"];
 
 /** The request as URL query parameters (only what is set; tickers comma-separated, in order). */
 export function requestToQuery(req) {
@@ -222,6 +224,9 @@ export function requestToQuery(req) {
   for (const k of URL_FIELDS) {
     if (k === "mode" && req.mode === "paths") continue;
     if ((k === "runs" || k === "seed" || k === "model") && req.mode !== "sims") continue;
+    // the rebalancing fields only with a rule: without one they change nothing
+    if ((k === "rebalance" || k === "window" || k === "costs") && !rebalances(req)) continue;
+    if (k === "window" && req.window === "rolling") continue;
     if (req[k] != null && req[k] !== "") p.set(k, String(req[k]));
   }
   return p.toString();
@@ -238,5 +243,25 @@ export function queryToRequest(search) {
   if (req.mode !== "sims") req.mode = "paths";
   for (const k of ["start", "end"]) if (req[k] && !/^\d{4}-\d{2}-\d{2}$/.test(req[k])) delete req[k];
   if (req.runs && !/^\d+$/.test(req.runs)) delete req.runs;
+  if (req.rebalance && !REBALANCE_RULES.includes(req.rebalance) && !/^[1-9]\d*$/.test(req.rebalance)) delete req.rebalance;
+  if (req.window && req.window !== "rolling" && req.window !== "expanding") delete req.window;
+  if (req.costs && !/^\d+(\.\d+)?$/.test(req.costs)) delete req.costs;
   return req;
+}
+
+/** Does a request rebalance (a rule other than "none")? */
+export function rebalances(req) {
+  return req.rebalance != null && req.rebalance !== "" && req.rebalance !== "none";
+}
+
+/**
+ * The rebalancing members of a paths or sims body (none for buy and hold, so its bytes are PathLit's): the rule (a
+ * number of days as a number), the window and the costs in basis points. The server validates the values.
+ */
+export function rebalanceFields(req) {
+  if (!rebalances(req)) return {};
+  const body = { rebalance: /^\d+$/.test(req.rebalance) ? Number(req.rebalance) : req.rebalance };
+  if (req.window) body.window = req.window;
+  if (req.costs) body.costs_bps = Number(req.costs);
+  return body;
 }

@@ -8,7 +8,7 @@ import { summarize, type StrategySummary } from "../../report/summary.js";
 import { loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
 import { UsageError } from "../exit-codes.js";
 import { formatTable, fmtMoney, fmtNum, fmtPct, Progress, toCsv } from "../output.js";
-import { splitTickers } from "./shared-args.js";
+import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
 
 export const SUMMARY_FIELDS = [
   "PATH", "final_value", "total_return", "annualised_return", "annualised_volatility", "sharpe", "max_drawdown",
@@ -31,7 +31,7 @@ export function riskTable(rows: StrategySummary[]): string {
   );
 }
 
-interface BacktestOptions extends CommonOptions {
+interface BacktestOptions extends CommonOptions, RebalanceFlags {
   values?: boolean;
 }
 
@@ -41,6 +41,7 @@ export function registerBacktest(program: Command): Command {
     .description("run the paths backtest: 21 buy-and-hold portfolios of 100,000 USD over the test period")
     .argument("<tickers...>", "ticker symbols (space- or comma-separated)");
   withDataOptions(cmd);
+  withRebalanceOptions(cmd);
   withMachineOutput(cmd);
   cmd.option("--values", "print the daily portfolio values (needs --json or --csv) instead of the summary");
   cmd.addHelpText("after", `
@@ -52,7 +53,13 @@ volatility); maximum drawdown (largest fall from a running peak). A second table
 minus the 5th percentile, linear interpolation; CVaR = minus the mean of the returns at or below it).
 "-" (null in JSON/CSV) where undefined.
 
---json prints {tickers, first_date, last_date, days, covariance_fallback, summary: [...]};
+--rebalance monthly|quarterly|annual|k re-optimises on the first test day of each new period (or every k test days)
+from the 252 closes before it (--window expanding: every close before it) and trades at that close, paying
+--costs-bps basis points of the traded value; the purchase is free. The table then adds the number of
+rebalances, the total turnover (sum of half the L1 distances between target and drifted weights) and the costs paid.
+
+--json prints {tickers, first_date, last_date, days, covariance_fallback, summary: [...]} (with --rebalance also
+rebalance: {rule, window, costs_bps, dates, series: [{PATH, rebalances, turnover, costs_paid}]});
 --csv prints one row per strategy with the fields above (fractions, not percent);
 --values --json prints the 21 series exactly as POST /v1/optimiser/paths; --values --csv: date + 21 columns.
 
@@ -60,7 +67,8 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
   folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3
   folio backtest SYN-TEC1,SYN-FIN2 --start 2020-01-01 --json
   folio backtest SYN-TEC1 SYN-NRG4 --covariance shrink --csv
-  folio backtest SYN-TEC1 SYN-FIN2 --values --csv | head -3`);
+  folio backtest SYN-TEC1 SYN-FIN2 --values --csv | head -3
+  folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3 --rebalance monthly --costs-bps 10`);
   cmd.action(async (args: string[], opts: BacktestOptions, self: Command) => {
     if (opts.values && !opts.json && !opts.csv) throw new UsageError("--values needs --json or --csv");
     const progress = new Progress(4);
@@ -69,7 +77,8 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     progress.next("loading the engine");
     const engine = await createEngine();
     progress.next("computing 21 paths");
-    const report = engine.pathsReport(prices, { covariance: opts.covariance, hrp: opts.hrp });
+    const report = engine.pathsReport(prices, { covariance: opts.covariance, hrp: opts.hrp, ...rebalanceOptionsOf(opts) });
+    const reb = report.rebalance;
     progress.next("summarising");
     const ids = report.series.map((s) => s.PATH);
     const summary = summarize({ dates: report.dates, values: report.values }, ids);
@@ -86,16 +95,25 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
       process.stdout.write(JSON.stringify({
         tickers: prices.tickers, first_date: first, last_date: last, days: report.dates.length,
         covariance_fallback: report.covarianceFallback, summary,
+        ...(reb ? { rebalance: { rule: reb.rule, window: reb.window, costs_bps: reb.costs_bps, dates: reb.dates, series: reb.series } } : {}),
       }, null, 2) + "\n");
     } else if (opts.csv) {
       process.stdout.write(toCsv([...SUMMARY_FIELDS], summary.map((r) => SUMMARY_FIELDS.map((k) => r[k]))));
     } else {
       const fallback = report.covarianceFallback.length
         ? `\nRisk parity fell back to the shrunk covariance for: ${report.covarianceFallback.join(", ")}\n` : "";
+      const held = reb
+        ? `rebalanced ${reb.rule === "monthly" || reb.rule === "quarterly" || reb.rule === "annual" ? reb.rule : `every ${reb.rule} test days`} ` +
+          `(${reb.dates.length} dates, ${reb.window} window, ${reb.costs_bps} bps costs) to ${last}`
+        : `held to ${last}`;
+      const trades = reb
+        ? "\n" + formatTable(["strategy", "rebalances", "turnover", "costs paid"],
+          reb.series.map((r) => [r.PATH, String(r.rebalances), fmtNum(r.turnover), fmtMoney(r.costs_paid)]))
+        : "";
       process.stdout.write(
-        `${prices.tickers.join(", ")}: 100,000 USD bought at the close of ${first}, held to ${last} ` +
+        `${prices.tickers.join(", ")}: 100,000 USD bought at the close of ${first}, ${held} ` +
         `(${report.dates.length} test days).\n\n` + summaryTable(summary) +
-        "\nRisk of the daily returns (VaR and CVaR: historical 95%, as losses):\n\n" + riskTable(summary) + fallback,
+        "\nRisk of the daily returns (VaR and CVaR: historical 95%, as losses):\n\n" + riskTable(summary) + trades + fallback,
       );
     }
   });

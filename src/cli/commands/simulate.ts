@@ -8,7 +8,7 @@ import { createEngine } from "../../index.js";
 import { summarizeSims, type SimsStrategySummary } from "../../report/summary.js";
 import { loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
 import { formatTable, fmtMoney, fmtPct, Progress, toCsv } from "../output.js";
-import { splitTickers } from "./shared-args.js";
+import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
 
 const FIELDS = [
   "PATH", "runs", "final_value_min", "final_value_median", "final_value_mean", "final_value_max", "loss_probability",
@@ -16,7 +16,7 @@ const FIELDS = [
   "final_value_p75", "final_value_p95",
 ] as const satisfies readonly (keyof SimsStrategySummary)[];
 
-interface SimulateOptions extends CommonOptions {
+interface SimulateOptions extends CommonOptions, RebalanceFlags {
   runs: number;
   seed?: string;
   model: SimModel;
@@ -31,6 +31,7 @@ export function registerSimulate(program: Command): Command {
     .argument("<tickers...>", "ticker symbols (space- or comma-separated)");
   withDataOptions(cmd);
   withSimsOptions(cmd);
+  withRebalanceOptions(cmd);
   withMachineOutput(cmd);
   cmd.addHelpText("after", `
 Each run draws daily log-returns ~ Normal(training mean, training sd) per asset (or multivariate normal with
@@ -40,6 +41,8 @@ training mean. The table shows,
 per strategy, the final value's min / median / mean / max over runs, the share of runs that lose money, and the
 mean over runs of the annualised return and maximum drawdown; a second table, the 5th, 25th, 50th, 75th and 95th
 percentiles of the final value over the runs (linear interpolation). The seed used is printed (JSON: "seed").
+--rebalance / --window / --costs-bps rebalance each run on its own simulated prices (as folio backtest does on the
+real ones); JSON then adds rebalance: {rule, window, costs_bps, dates, series} with per-run means of turnover and costs.
 
 Examples (the tickers of the default store, the embedded synthetic universe; folio tickers lists them):
   folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --runs 50 --seed 42
@@ -54,7 +57,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     const engine = await createEngine();
     progress.next(`simulating ${opts.runs} run${opts.runs === 1 ? "" : "s"}`);
     const report = engine.simsReport(prices, {
-      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, drift: opts.drift,
+      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, drift: opts.drift, ...rebalanceOptionsOf(opts),
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
       ...(opts.blockLength !== undefined ? { block_length: opts.blockLength } : {}),
     });
@@ -71,6 +74,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
         ...(report.blockLength !== undefined ? { block_length: report.blockLength } : {}),
         runs: report.values.length,
         first_date: first, last_date: last, days: report.dates.length, summary,
+        ...(report.rebalance ? { rebalance: report.rebalance } : {}),
       }, null, 2) + "\n");
     } else if (opts.csv) {
       process.stdout.write(toCsv([...FIELDS], summary.map((r) => FIELDS.map((k) => r[k]))));
@@ -79,7 +83,11 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
         `${prices.tickers.join(", ")}: ${report.values.length} simulated runs from ${first} to ${last} ` +
         `(${report.dates.length} days), model ${report.model}` +
         (report.blockLength !== undefined ? ` (mean block ${report.blockLength} days)` : "") +
-        (report.drift !== undefined ? `, drift ${report.drift}` : "") + `, seed ${report.seed}.\n\n` +
+        (report.drift !== undefined ? `, drift ${report.drift}` : "") + `, seed ${report.seed}` +
+        (report.rebalance
+          ? `, rebalanced ${typeof report.rebalance.rule === "number" ? `every ${report.rebalance.rule} test days` : report.rebalance.rule} ` +
+            `(${report.rebalance.dates.length} dates, ${report.rebalance.window} window, ${report.rebalance.costs_bps} bps costs)`
+          : "") + ".\n\n" +
         formatTable(
           ["strategy", "final min", "final median", "final mean", "final max", "P(loss)", "mean ann. return", "mean max dd"],
           summary.map((r) => [r.PATH, fmtMoney(r.final_value_min), fmtMoney(r.final_value_median), fmtMoney(r.final_value_mean),

@@ -41,12 +41,16 @@ const COMMON_NOTE =
   "(strong, from the request, the store version and the engine version: send it back in if-none-match to get 304 " +
   "without a recomputation while neither changed).";
 
+const REBALANCE_NOTE =
+  " With rebalance (a calendar rule or every k test days) the header x-rebalance-count gives the number of rebalance " +
+  "dates; the body keeps its shape, its values rebalanced (docs/method.md §7.2).";
+
 /** Aligned days a request starts its test period after (docs/spec.md §2: 252 training days). */
 const TRAIN_DAYS = 252;
 
 /**
  * The compute cost of a validated request, before computing: tickers × test days × runs (runs = run_count for sims,
- * 1 otherwise). Test days are estimated from the store: the fewest closes any requested ticker has within
+ * 1 otherwise), plus tickers × 252 × runs per estimated rebalance date when the request rebalances. Test days are estimated from the store: the fewest closes any requested ticker has within
  * start/end (an upper bound of the common days) minus the 252 training days, at least 1. Unknown tickers count
  * nothing beyond their share of the ticker count (the request then fails with UNKNOWN_TICKERS).
  */
@@ -62,7 +66,17 @@ export function estimateCost(store: PriceStore, kind: string, request: RequestBo
   }
   const testDays = Number.isFinite(days) ? Math.max(1, days - TRAIN_DAYS) : 1;
   const runs = kind === "sims" || kind === "sims-summary" ? request.run_count ?? DEFAULTS.run_count : 1;
-  return request.tickers.length * testDays * runs;
+  return request.tickers.length * (testDays + TRAIN_DAYS * rebalanceDates(request.rebalance, testDays)) * runs;
+}
+
+/**
+ * An estimate of the number of rebalance dates (docs/method.md §7.2): each re-optimises on a window of at least 252
+ * closes, so it is counted as 252 more days per ticker and run. 0 for buy and hold (the cost is then unchanged).
+ */
+function rebalanceDates(rule: RequestBody["rebalance"], testDays: number): number {
+  if (rule === undefined || rule === "none") return 0;
+  const every = typeof rule === "number" ? rule : rule === "monthly" ? 21 : rule === "quarterly" ? 63 : 252;
+  return Math.floor((testDays - 1) / every);
 }
 
 /** First index with d[i] >= x. */
@@ -141,7 +155,7 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
       preParsing: requireJson,
       schema: {
         summary,
-        description: summary + COMMON_NOTE + (kind === "sims" ? SIMS_NOTE : ""),
+        description: summary + COMMON_NOTE + (kind === "sims" ? SIMS_NOTE : "") + (kind === "weights" ? "" : REBALANCE_NOTE),
         tags: ["optimiser"],
         security: [{ apiKey: [] }],
         body,

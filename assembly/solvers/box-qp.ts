@@ -1,0 +1,409 @@
+import { Status } from "../shared/status";
+import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
+import { scratchF64, scratchI32 } from "../memory";
+import { dot, axpy } from "../linalg/blas";
+import { backL, growFactor, refactor } from "./simplex-qp";
+
+/** Relative slack of the feasibility test N·lo ≤ 1 ≤ N·hi (a bound of exactly 1/N typed as a decimal). */
+export const BOUNDS_SLACK: f64 = 1e-12;
+
+/** Initial row capacity of the free-set factor (doubled as F grows, capped at N). */
+const FACTOR_START: i32 = 64;
+
+/** States of an index in the box active set. */
+const FREE: i32 = 0;
+const AT_LO: i32 = 1;
+const AT_HI: i32 = 2;
+
+/**
+ * The bounds the solvers actually use (docs/method.md §5.6): lo and hi, with a bound within BOUNDS_SLACK of 1/N
+ * moved to exactly 1/N (so a typed 1/12 ≈ 0.0833333 with 12 names is the feasible point w = 1/12), or false when
+ * no fully-invested portfolio meets them (N·hi < 1 or N·lo > 1 beyond the slack).
+ */
+export function feasibleBounds(N: i32, lo: f64, hi: f64): bool {
+  const n = <f64>N;
+  return !(n * hi < 1.0 - BOUNDS_SLACK) && !(n * lo > 1.0 + BOUNDS_SLACK) && lo <= hi && lo >= 0.0;
+}
+
+/** hi widened to 1/N if it is (within the slack) below it; call after `feasibleBounds`. */
+export function effectiveHi(N: i32, hi: f64): f64 {
+  const e = 1.0 / <f64>N;
+  return hi < e ? e : hi;
+}
+
+/** lo narrowed to 1/N if it is (within the slack) above it; call after `feasibleBounds`. */
+export function effectiveLo(N: i32, lo: f64): f64 {
+  const e = 1.0 / <f64>N;
+  return lo > e ? e : lo;
+}
+
+/**
+ * Box-constrained fully-invested QP: min ½wᵀQw s.t. 1ᵀw = 1, lo ≤ w_i ≤ hi (docs/method.md §5.6; gmvp with Q = Σ,
+ * mdcp with Q = C, under `min_weight`/`max_weight`).
+ *
+ * Method: the primal active-set method of docs/method.md §5.2 with three states per index: free, at lo, at hi.
+ *   δ = 1e-12·trace(Q)/N, Q̃ = Q + δI (as §5.2). Start: with `warm` (N previous weights, or 0) the water-filled
+ *   projection of max(warm, 0) onto the box (`waterFill`), its indices strictly inside the box free; otherwise a
+ *   vertex: every index at lo, then the indices in ascending Q_ii order (lowest index on ties) raised to hi until
+ *   the budget 1 − N·lo is spent, the last one raised free. At least one index is always free.
+ *   Each iteration solves the equality-constrained QP of the face: with B the indices at a bound (values w_B) and
+ *   s = 1 − Σ_B w_B, w*_F = λa − b, a = Q̃_FF⁻¹1, b = Q̃_FF⁻¹Q_FB w_B, λ = (s + 1ᵀb)/1ᵀa; p = w*_F − w_F.
+ *   If max|p| ≤ 1e-15: g = Q̃w, λ = mean of g over F, and the multipliers μ_i = g_i − λ (i at lo) and
+ *   μ_i = λ − g_i (i at hi) are checked: if min μ ≥ −1e-13·|λ| the point is optimal, else the most negative (lowest
+ *   index on ties) is released into F. Otherwise a ratio test α = min(1, min over i ∈ F of the step to lo (p_i < 0)
+ *   or to hi (p_i > 0)) (lowest index on ties) moves w, and the blocking index is set to its bound exactly.
+ *   Anti-cycling as §5.2: an index released on a multiplier that the next face contradicts (its w* lies outside the
+ *   box on the side it came from) returns to its bound and is barred until w next moves.
+ *   Q̃_FF is factorised afresh per face (O(k³/3), k = |F|; scratch c² for a capacity c ≤ N, grown by doubling).
+ * Certification (docs/method.md §5.6): g = Qw (un-ridged), U = max_{w_i > lo} g_i, V = min_{w_i < hi} g_i; the
+ *   KKT conditions g_i − λ = μ_i^lo − μ_i^hi with μ ≥ 0 and complementarity hold for λ ∈ [U, V], so the
+ *   stationarity residual is max(0, U − V)/2 (at λ = (U + V)/2, which gives every multiplier); residual =
+ *   max(that / (trace(Q)/N), |1ᵀw − 1|, max_i bound violation); accepted if ≤ 1e-9 (`lastResidual()`).
+ * Preconditions: Q symmetric PSD finite with trace > 0; 0 ≤ lo ≤ hi ≤ 1. Infeasible bounds → `InfeasibleBounds`.
+ * Convergence: finite termination in exact arithmetic; cap 20N + 100 iterations → `NotConverged`; failed
+ *   factorisation → `NotPositiveDefinite`; failed certificate → `NotCertified`. `lastIterations()` reports them.
+ * Complexity: O(k³/3 + N·|B_hi| + N·k) per face, O(N·nnz) certificate; scratch c² + 4N f64 + 3N i32.
+ * Edge cases: N = 1 → [1] (if lo ≤ 1 ≤ hi). N·hi = 1 → w = hi everywhere; N·lo = 1 → w = lo everywhere.
+ * References: Nocedal & Wright, Numerical Optimization, 2nd ed. (2006), §16.5.
+ */
+export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize): Status {
+  if (N >= 1 && !feasibleBounds(N, lo0, hi0)) return Status.InfeasibleBounds;
+  const begun = beginSolve(N, out);
+  if (begun != SOLVE) return <Status>begun;
+  const lo = effectiveLo(N, lo0);
+  const hi = effectiveHi(N, hi0);
+  const rowQ = <usize>N << 3;
+  let trace = 0.0;
+  for (let i: i32 = 0; i < N; i++) trace += load<f64>(Q + <usize>i * rowQ + (<usize>i << 3));
+  if (!(trace > 0.0) || !isFinite(trace)) return Status.NotPositiveDefinite;
+  const scale = trace / <f64>N;
+  const delta = 1e-12 * scale;
+
+  const w = scratchF64(N);
+  const z = scratchF64(N); // w* per F-position
+  const a = scratchF64(N); // Q̃_FF⁻¹1 per F-position
+  const h = scratchF64(N); // Q w_B (all N), then b per F-position in `z`
+  const g = scratchF64(N);
+  const F = scratchI32(N);
+  const state = scratchI32(N);
+  const tabu = scratchI32(N);
+  let ld: i32 = N < FACTOR_START ? N : FACTOR_START;
+  let L = scratchF64(ld * ld); // allocated last: `growFactor` extends it in place
+  memory.fill(tabu, 0, <usize>N << 2);
+  let nTabu: i32 = 0;
+
+  // the starting point and its states
+  if (warm != 0) {
+    for (let i: i32 = 0; i < N; i++) {
+      const v = load<f64>(warm + (<usize>i << 3));
+      store<f64>(g + (<usize>i << 3), isFinite(v) && v > 0.0 ? v : 0.0);
+    }
+    waterFill(g, N, lo, hi, w);
+  } else {
+    vertexStart(Q, N, lo, hi, w);
+  }
+  let k: i32 = 0;
+  for (let i: i32 = 0; i < N; i++) {
+    const v = load<f64>(w + (<usize>i << 3));
+    let s = FREE;
+    if (v <= lo) { s = AT_LO; store<f64>(w + (<usize>i << 3), lo); }
+    else if (v >= hi) { s = AT_HI; store<f64>(w + (<usize>i << 3), hi); }
+    store<i32>(state + (<usize>i << 2), s);
+    if (s == FREE) { store<i32>(F + (<usize>k << 2), i); k++; }
+  }
+  if (k == 0) {
+    // every index at a bound: free the last one raised above lo (or index 0), so the face keeps the budget
+    let j: i32 = 0;
+    for (let i: i32 = N - 1; i >= 0; i--) {
+      if (load<i32>(state + (<usize>i << 2)) == AT_HI) { j = i; break; }
+    }
+    store<i32>(state + (<usize>j << 2), FREE);
+    store<i32>(F, j);
+    k = 1;
+  }
+
+  const maxIter = 20 * N + 100;
+  let it: i32 = 0;
+  let done = false;
+  let zValid = false;
+  let lastAdded: i32 = -1;
+  let lastFrom: i32 = FREE;
+  for (; it < maxIter; it++) {
+    if (!zValid) {
+      // h = Q w_B over every index (rows of Q by symmetry), s = 1 − Σ_B w_B
+      memory.fill(h, 0, <usize>N << 3);
+      let sB = 0.0;
+      for (let i: i32 = 0; i < N; i++) {
+        const st = load<i32>(state + (<usize>i << 2));
+        if (st == FREE) continue;
+        const wi = load<f64>(w + (<usize>i << 3));
+        sB += wi;
+        if (wi != 0.0) axpy(N, wi, Q + <usize>i * rowQ, h);
+      }
+      if (ld < k) {
+        const cap = k <= (N >> 1) ? k << 1 : N;
+        L = growFactor(L, ld, cap, 0);
+        ld = cap;
+      }
+      if (!refactor(Q, N, delta, F, k, L, ld, a)) return Status.NotPositiveDefinite;
+      backL(L, ld, k, a); // a = Q̃_FF⁻¹1
+      // z = Q̃_FF⁻¹ h_F: forward then back substitution
+      const rowL = <usize>ld << 3;
+      for (let r: i32 = 0; r < k; r++) {
+        const Lr = L + <usize>r * rowL;
+        const hr = load<f64>(h + (<usize>load<i32>(F + (<usize>r << 2)) << 3));
+        store<f64>(z + (<usize>r << 3), (hr - dot(Lr, z, r)) / load<f64>(Lr + (<usize>r << 3)));
+      }
+      backL(L, ld, k, z);
+      let sa = 0.0;
+      let sb = 0.0;
+      for (let r: i32 = 0; r < k; r++) {
+        sa += load<f64>(a + (<usize>r << 3));
+        sb += load<f64>(z + (<usize>r << 3));
+      }
+      const lam = (1.0 - sB + sb) / sa;
+      for (let r: i32 = 0; r < k; r++) {
+        store<f64>(z + (<usize>r << 3), lam * load<f64>(a + (<usize>r << 3)) - load<f64>(z + (<usize>r << 3)));
+      }
+      zValid = true;
+    }
+    // an index released on a noise multiplier: its w* lies outside the box on the side it came from
+    if (lastAdded >= 0) {
+      const zl = load<f64>(z + (<usize>(k - 1) << 3));
+      if ((lastFrom == AT_LO && zl <= lo) || (lastFrom == AT_HI && zl >= hi)) {
+        store<i32>(tabu + (<usize>lastAdded << 2), 1);
+        nTabu++;
+        store<i32>(state + (<usize>lastAdded << 2), lastFrom);
+        k--;
+        lastAdded = -1;
+        zValid = false;
+        continue;
+      }
+    }
+    lastAdded = -1;
+    let pmax = 0.0;
+    for (let r: i32 = 0; r < k; r++) {
+      const i = load<i32>(F + (<usize>r << 2));
+      const p = Math.abs(load<f64>(z + (<usize>r << 3)) - load<f64>(w + (<usize>i << 3)));
+      if (p > pmax) pmax = p;
+    }
+    if (pmax <= 1e-15 || k == 1) {
+      for (let r: i32 = 0; r < k; r++) {
+        store<f64>(w + (<usize>load<i32>(F + (<usize>r << 2)) << 3), load<f64>(z + (<usize>r << 3)));
+      }
+      // g = Q̃w, λ = mean of g over F, multipliers of the bounds
+      memory.fill(g, 0, <usize>N << 3);
+      for (let j: i32 = 0; j < N; j++) {
+        const wj = load<f64>(w + (<usize>j << 3));
+        if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
+      }
+      let lam = 0.0;
+      for (let r: i32 = 0; r < k; r++) {
+        const j = load<i32>(F + (<usize>r << 2));
+        lam += load<f64>(g + (<usize>j << 3)) + delta * load<f64>(w + (<usize>j << 3));
+      }
+      lam /= <f64>k;
+      let jmin: i32 = -1;
+      let mumin = Infinity;
+      for (let i: i32 = 0; i < N; i++) {
+        const st = load<i32>(state + (<usize>i << 2));
+        if (st == FREE || load<i32>(tabu + (<usize>i << 2)) != 0) continue;
+        const gi = load<f64>(g + (<usize>i << 3)) + delta * load<f64>(w + (<usize>i << 3));
+        const mu = st == AT_LO ? gi - lam : lam - gi;
+        if (mu < mumin) { mumin = mu; jmin = i; }
+      }
+      if (jmin < 0 || mumin >= -1e-13 * Math.abs(lam)) { done = true; break; }
+      lastAdded = jmin;
+      lastFrom = load<i32>(state + (<usize>jmin << 2));
+      store<i32>(state + (<usize>jmin << 2), FREE);
+      store<i32>(F + (<usize>k << 2), jmin);
+      k++;
+      zValid = false;
+    } else {
+      // ratio test over F; ties → lowest asset index
+      let alpha = 1.0;
+      let blockPos: i32 = -1;
+      let blockAsset: i32 = N;
+      let blockTo: i32 = FREE;
+      for (let r: i32 = 0; r < k; r++) {
+        const i = load<i32>(F + (<usize>r << 2));
+        const wi = load<f64>(w + (<usize>i << 3));
+        const p = load<f64>(z + (<usize>r << 3)) - wi;
+        let t = Infinity;
+        let to = FREE;
+        if (p < 0.0) { t = (lo - wi) / p; to = AT_LO; }
+        else if (p > 0.0) { t = (hi - wi) / p; to = AT_HI; }
+        if (t < 0.0) t = 0.0;
+        if (t < 1.0 && (t < alpha || (t == alpha && blockPos >= 0 && i < blockAsset))) {
+          alpha = t; blockPos = r; blockAsset = i; blockTo = to;
+        }
+      }
+      for (let r: i32 = 0; r < k; r++) {
+        const i = load<i32>(F + (<usize>r << 2));
+        const wi = load<f64>(w + (<usize>i << 3));
+        let v = wi + alpha * (load<f64>(z + (<usize>r << 3)) - wi);
+        if (v < lo) v = lo;
+        if (v > hi) v = hi;
+        store<f64>(w + (<usize>i << 3), v);
+      }
+      if (nTabu > 0 && alpha > 0.0) {
+        memory.fill(tabu, 0, <usize>N << 2);
+        nTabu = 0;
+      }
+      if (blockPos >= 0) {
+        store<f64>(w + (<usize>blockAsset << 3), blockTo == AT_LO ? lo : hi);
+        store<i32>(state + (<usize>blockAsset << 2), blockTo);
+        for (let r: i32 = blockPos; r < k - 1; r++) store<i32>(F + (<usize>r << 2), load<i32>(F + (<usize>(r + 1) << 2)));
+        k--;
+        zValid = false;
+      }
+    }
+  }
+  setIterations(it);
+  if (!done) return Status.NotConverged;
+  const res = boxKktResidual(Q, N, w, lo, hi, g);
+  setResidual(res);
+  memory.copy(out, w, <usize>N << 3);
+  return res <= 1e-9 ? Status.Ok : Status.NotCertified;
+}
+
+/**
+ * The cold start of `boxQP`: every index at lo, then indices in ascending Q_ii (lowest index on ties) raised to hi
+ * until the budget 1 − N·lo is spent (the last one partly). O(N·m) for m raised indices.
+ */
+function vertexStart(Q: usize, N: i32, lo: f64, hi: f64, w: usize): void {
+  const rowQ = <usize>N << 3;
+  for (let i: i32 = 0; i < N; i++) store<f64>(w + (<usize>i << 3), lo);
+  let r = 1.0 - <f64>N * lo;
+  const room = hi - lo;
+  while (r > 0.0 && room > 0.0) {
+    let j: i32 = -1;
+    let best = Infinity;
+    for (let i: i32 = 0; i < N; i++) {
+      if (load<f64>(w + (<usize>i << 3)) != lo) continue;
+      const v = load<f64>(Q + <usize>i * rowQ + (<usize>i << 3));
+      if (v < best) { best = v; j = i; }
+    }
+    if (j < 0) break;
+    const step = r < room ? r : room;
+    store<f64>(w + (<usize>j << 3), lo + step);
+    r -= step;
+    if (step < room) break;
+  }
+}
+
+/**
+ * Clip and redistribute (docs/method.md §5.6): the point w_i = min(hi, max(lo, c·v_i)) with Σw = 1, for v ≥ 0
+ * (N entries, not all zero unless N·lo = 1): the excess over a bound is spread over the unclipped names in
+ * proportion to v, repeated until no bound is violated (a water-filling; c is found by bisection on the
+ * non-decreasing Σ clip(c·v), then fixed in closed form on the unclipped names). Names with v_i = 0 stay at lo
+ * unless the others at hi cannot reach 1, then they share the rest equally. Deterministic, O(N·64).
+ * With lo = 0, hi = 1 and Σv = 1 it returns v/Σv. Bounds must be feasible (`feasibleBounds`); `out` may alias `v`.
+ */
+export function waterFill(v: usize, N: i32, lo0: f64, hi0: f64, out: usize): void {
+  const lo = effectiveLo(N, lo0);
+  const hi = effectiveHi(N, hi0);
+  // names with v = 0 at lo; if the others at hi are short of 1, the zero names share the rest equally
+  let nPos: i32 = 0;
+  let vmin = Infinity;
+  for (let i: i32 = 0; i < N; i++) {
+    const x = load<f64>(v + (<usize>i << 3));
+    if (x > 0.0) { nPos++; if (x < vmin) vmin = x; }
+  }
+  const nZero = N - nPos;
+  let zeroVal = lo;
+  if (nPos == 0 || <f64>nPos * hi + <f64>nZero * lo < 1.0) {
+    zeroVal = nZero > 0 ? (1.0 - <f64>nPos * hi) / <f64>nZero : lo;
+    for (let i: i32 = 0; i < N; i++) {
+      const x = load<f64>(v + (<usize>i << 3));
+      store<f64>(out + (<usize>i << 3), x > 0.0 ? hi : zeroVal);
+    }
+    return;
+  }
+  const target = 1.0 - <f64>nZero * lo;
+  // bisection on c: Σ_{v>0} clip(c v_i) rises from nPos·lo (c = 0) to nPos·hi (c = hi/vmin)
+  let cLo = 0.0;
+  let cHi = hi / vmin;
+  for (let iter: i32 = 0; iter < 200; iter++) {
+    const c = 0.5 * (cLo + cHi);
+    if (c <= cLo || c >= cHi) break;
+    let s = 0.0;
+    for (let i: i32 = 0; i < N; i++) {
+      const x = load<f64>(v + (<usize>i << 3));
+      if (x > 0.0) s += clip(c * x, lo, hi);
+    }
+    if (s < target) cLo = c; else cHi = c;
+  }
+  const c = 0.5 * (cLo + cHi);
+  // closed form on the unclipped names at this c
+  let fixedSum = 0.0;
+  let freeV = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    const x = load<f64>(v + (<usize>i << 3));
+    if (!(x > 0.0)) continue;
+    const y = c * x;
+    if (y <= lo) fixedSum += lo;
+    else if (y >= hi) fixedSum += hi;
+    else freeV += x;
+  }
+  const cf = freeV > 0.0 ? (target - fixedSum) / freeV : c;
+  for (let i: i32 = 0; i < N; i++) {
+    const x = load<f64>(v + (<usize>i << 3));
+    let y = lo;
+    if (x > 0.0) {
+      const t = c * x;
+      y = t <= lo ? lo : (t >= hi ? hi : clip(cf * x, lo, hi));
+    }
+    store<f64>(out + (<usize>i << 3), y);
+  }
+}
+
+// @ts-ignore: decorator
+@inline function clip(x: f64, lo: f64, hi: f64): f64 {
+  return x < lo ? lo : (x > hi ? hi : x);
+}
+
+/**
+ * KKT residual of a point w for min ½wᵀQw s.t. 1ᵀw = 1, lo ≤ w ≤ hi (docs/method.md §5.6): g = Qw,
+ * U = max_{w_i > lo} g_i, V = min_{w_i < hi} g_i, r = max(max(0, U − V)/2 / (trace(Q)/N), |1ᵀw − 1|,
+ * max_i max(lo − w_i, w_i − hi, 0)). With lo = 0, hi = 1 it certifies the same conditions as `kktResidual` of
+ * simplex-qp.ts (with λ at the middle of the admissible interval instead of wᵀg). `g`: N f64 scratch. O(N·nnz(w)).
+ */
+export function boxKktResidual(Q: usize, N: i32, w: usize, lo0: f64, hi0: f64, g: usize): f64 {
+  const lo = effectiveLo(N, lo0);
+  const hi = effectiveHi(N, hi0);
+  const rowQ = <usize>N << 3;
+  let trace = 0.0;
+  for (let i: i32 = 0; i < N; i++) trace += load<f64>(Q + <usize>i * rowQ + (<usize>i << 3));
+  memory.fill(g, 0, <usize>N << 3);
+  for (let j: i32 = 0; j < N; j++) {
+    const wj = load<f64>(w + (<usize>j << 3));
+    if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
+  }
+  return gradientResidual(g, w, N, lo, hi, trace / <f64>N);
+}
+
+/**
+ * The stationarity part of the box certificate for a given gradient g (docs/method.md §5.6): max(0, U − V)/2/scale
+ * with U = max_{w_i > lo} g_i, V = min_{w_i < hi} g_i, combined with the budget and bound violations. O(N).
+ */
+export function gradientResidual(g: usize, w: usize, N: i32, lo: f64, hi: f64, scale: f64): f64 {
+  let U = -Infinity;
+  let V = Infinity;
+  let sum = 0.0;
+  let viol = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    const wi = load<f64>(w + (<usize>i << 3));
+    const gi = load<f64>(g + (<usize>i << 3));
+    sum += wi;
+    if (wi > lo && gi > U) U = gi;
+    if (wi < hi && gi < V) V = gi;
+    if (lo - wi > viol) viol = lo - wi;
+    if (wi - hi > viol) viol = wi - hi;
+  }
+  let r = U > V ? 0.5 * (U - V) / scale : 0.0;
+  if (!isFinite(r)) r = Infinity;
+  const b = Math.abs(sum - 1.0);
+  if (b > r) r = b;
+  return viol > r ? viol : r;
+}

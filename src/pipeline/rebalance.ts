@@ -1,0 +1,253 @@
+/**
+ * Walk-forward rebalancing (docs/method.md §7.2, issue #12 item 1): which test days are rebalance dates, the weights
+ * re-computed at each of them from the closes before it, and the valuation of the schedule with proportional costs
+ * (the kernel `kRebalancePaths`, src/engine/rebalance.ts). Paths rebalance on the real closes, sims on each run's
+ * simulated closes (the windows then mix training closes and the run's simulated ones).
+ *
+ * The default, `rebalance: "none"`, never reaches this module: respond.ts keeps today's buy-and-hold computation,
+ * byte for byte.
+ */
+import { monthIndex } from "../domain/dates.js";
+import { TRAINING_DAYS, STRATEGY_IDS, type StrategyId } from "../domain/strategies.js";
+import { SERIES_COUNT } from "../domain/vocabulary.js";
+import type { Kernels, SimulateClosesInput } from "./kernels.js";
+
+/** `rebalance`: a calendar rule, or every k trading days (an integer ≥ 1). */
+export type RebalanceRule = "none" | "monthly" | "quarterly" | "annual" | number;
+/** `window`: the 252 closes before a rebalance date (default) or every close before it. */
+export type WindowMode = "rolling" | "expanding";
+
+export const REBALANCE_CALENDAR = ["none", "monthly", "quarterly", "annual"] as const;
+export const WINDOW_MODES = ["rolling", "expanding"] as const satisfies readonly WindowMode[];
+/** Largest k of `rebalance: k` (trading days); a k beyond the test period simply never rebalances. */
+export const MAX_REBALANCE_DAYS = 100_000;
+/** Largest `costs_bps` (10 % of the traded value; the kernel needs a rate below 50 % to keep values positive). */
+export const MAX_COSTS_BPS = 1000;
+
+export const REBALANCE_DEFAULTS = { rebalance: "none", window: "rolling", costs_bps: 0 } as const;
+
+/** The checked rebalancing options of one request. */
+export interface RebalancePlan {
+  rule: RebalanceRule;
+  window: WindowMode;
+  /** Basis points of the traded value, 0 … MAX_COSTS_BPS. */
+  costsBps: number;
+}
+
+/** Is this plan today's buy and hold (no rebalance date can exist)? */
+export function isBuyAndHold(plan: RebalancePlan): boolean {
+  return plan.rule === "none";
+}
+
+/** The calendar period of an epoch day under a rule: months, quarters or years since year 0. */
+function periodOf(day: number, rule: "monthly" | "quarterly" | "annual"): number {
+  const m = monthIndex(day);
+  return rule === "monthly" ? m : rule === "quarterly" ? Math.floor(m / 3) : Math.floor(m / 12);
+}
+
+/**
+ * The rebalance rows, as 0-based test rows (row 0 is the first test day, the purchase, never a rebalance):
+ * - "monthly" / "quarterly" / "annual": every test row whose month / quarter / year differs from the previous test
+ *   row's, i.e. the first test day of each new period after the purchase's;
+ * - k (integer ≥ 1): rows k, 2k, 3k, … (every k-th test day after the purchase);
+ * - "none": no row.
+ * `testDays`: epoch days of the test rows, ascending. Complexity O(nTest).
+ */
+export function rebalanceRows(testDays: ArrayLike<number>, rule: RebalanceRule): number[] {
+  const n = testDays.length;
+  const rows: number[] = [];
+  if (rule === "none") return rows;
+  if (typeof rule === "number") {
+    for (let r = rule; r < n; r += rule) rows.push(r);
+    return rows;
+  }
+  for (let r = 1; r < n; r++) {
+    if (periodOf(testDays[r], rule) !== periodOf(testDays[r - 1], rule)) rows.push(r);
+  }
+  return rows;
+}
+
+/** First row of the window whose weights are traded at absolute row t (rolling: t − 252; expanding: 0). */
+export function windowStart(t: number, window: WindowMode): number {
+  return window === "rolling" ? t - TRAINING_DAYS : 0;
+}
+
+/**
+ * The 21 weight vectors from the closes of absolute rows start … end−1, warm-started from `warm` (the previous
+ * SERIES_COUNT×N set) when given: respond.ts's `trainingWeights` on that window (calendar buckets rebuilt for it).
+ */
+export type WindowWeights = (start: number, end: number, warm: Float64Array | undefined) =>
+  { weights: Float64Array; fallback: boolean[] };
+
+/** The weight sets of a schedule: R×SERIES_COUNT×N (set 0 = the initial weights), and the union of fallbacks. */
+export interface Schedule {
+  /** Test rows: 0 (the purchase) then the rebalance rows. */
+  rows: Int32Array;
+  weights: Float64Array;
+  /** fallback[s]: series s used the shrunk covariance at the purchase or at some rebalance. */
+  fallback: boolean[];
+}
+
+/**
+ * The walk-forward weights: set 0 = `initial` (from rows 0 … 251), then for each rebalance row r (absolute row
+ * t = 252 + r) one `weightsAt` call (one `weights21`) on the window's closes (`windowStart`), warm-started from the
+ * previous set unless `warmStart` is false (the benchmark's cold baseline).
+ */
+export function scheduleWeights(N: number, initial: { weights: Float64Array; fallback: boolean[] },
+  rebalance: readonly number[], window: WindowMode, weightsAt: WindowWeights, warmStart = true): Schedule {
+  const setSize = SERIES_COUNT * N;
+  const R = rebalance.length + 1;
+  const weights = new Float64Array(R * setSize);
+  weights.set(initial.weights, 0);
+  const fallback = [...initial.fallback];
+  for (let j = 1; j < R; j++) {
+    const t = TRAINING_DAYS + rebalance[j - 1];
+    const warm = warmStart ? weights.subarray((j - 1) * setSize, j * setSize) : undefined;
+    const w = weightsAt(windowStart(t, window), t, warm);
+    weights.set(w.weights, j * setSize);
+    w.fallback.forEach((f, s) => { if (f) fallback[s] = true; });
+  }
+  return { rows: Int32Array.from([0, ...rebalance]), weights, fallback };
+}
+
+/** Per series, what a rebalanced computation traded (sums over its rebalances; sims: means over runs). */
+export interface RebalanceSeriesSummary {
+  PATH: StrategyId;
+  /** Number of rebalances (the purchase excluded). */
+  rebalances: number;
+  /** Σ over rebalances of ½ Σ_i |w_target − w_drifted| (each term in [0, 1]). */
+  turnover: number;
+  /** Dollars paid in costs. */
+  costs_paid: number;
+}
+
+/** The rebalancing part of a computation. */
+export interface RebalanceOutcome {
+  plan: RebalancePlan;
+  /** Rebalance test rows (purchase excluded) and their dates. */
+  rows: number[];
+  dates: string[];
+  /** Paths only: the R×SERIES_COUNT×N weight sets traded (set 0 at the purchase, set j at dates[j−1]). */
+  weights?: Float64Array;
+  /** Per run (paths: one): R×SERIES_COUNT turnover and costs (entry 0 of each series, the purchase, is 0). */
+  turnover: Float64Array[];
+  costs: Float64Array[];
+}
+
+/** Per-series totals of a rebalance outcome (means over runs for sims). */
+export function summarizeRebalance(o: RebalanceOutcome): RebalanceSeriesSummary[] {
+  const S = SERIES_COUNT;
+  const runs = o.turnover.length;
+  return STRATEGY_IDS.map((PATH, s) => {
+    let turnover = 0;
+    let costs = 0;
+    for (let k = 0; k < runs; k++) {
+      const R = o.turnover[k].length / S;
+      for (let j = 1; j < R; j++) {
+        turnover += o.turnover[k][j * S + s];
+        costs += o.costs[k][j * S + s];
+      }
+    }
+    return { PATH, rebalances: o.rows.length, turnover: turnover / runs, costs_paid: costs / runs };
+  });
+}
+
+/** What the walk-forward computations share: the request's real prices, its initial weights and its plan. */
+export interface WalkForwardInput {
+  kernels: Kernels;
+  tickers: readonly string[];
+  /** Epoch days of the T aligned rows. */
+  days: Int32Array;
+  /** T×N real closes. */
+  closes: Float64Array;
+  /** The initial weights (rows 0 … 251), traded at the first test row. */
+  initial: { weights: Float64Array; fallback: boolean[] };
+  plan: RebalancePlan;
+  /** The window weights over a T×N closes array (the real closes, or a run's training + simulated closes). */
+  weightsOn: (closes: Float64Array) => WindowWeights;
+  /** `YYYY-MM-DD` of absolute row t. */
+  dateAt: (t: number) => string;
+  capital: number;
+  /** Re-optimise from the previous set (default) or from nothing (the benchmark's cold baseline). */
+  warmStart?: boolean;
+}
+
+function rebalanceDates(input: WalkForwardInput, rows: readonly number[]): string[] {
+  return rows.map((r) => input.dateAt(TRAINING_DAYS + r));
+}
+
+/**
+ * Paths with rebalancing (docs/method.md §7.2): the schedule's weights on the real closes, valued by
+ * `kernels.rebalancePaths`. Returns the S×nTest values (series-major), the fallback union and the outcome.
+ */
+export function rebalancedPaths(input: WalkForwardInput): {
+  values: Float64Array; fallback: boolean[]; outcome: RebalanceOutcome;
+} {
+  const { kernels, tickers, days, closes, plan } = input;
+  const N = tickers.length;
+  const T = days.length;
+  const nTest = T - TRAINING_DAYS;
+  const rows = rebalanceRows(days.subarray(TRAINING_DAYS), plan.rule);
+  const sched = scheduleWeights(N, input.initial, rows, plan.window, input.weightsOn(closes), input.warmStart ?? true);
+  const r = kernels.rebalancePaths({
+    testCloses: closes.subarray(TRAINING_DAYS * N, T * N), nTest, N, weights: sched.weights, S: SERIES_COUNT,
+    rows: sched.rows, costRate: plan.costsBps / 1e4, capital: input.capital, tickers,
+  });
+  return {
+    values: r.values,
+    fallback: sched.fallback,
+    outcome: {
+      plan, rows, dates: rebalanceDates(input, rows), weights: sched.weights, turnover: [r.turnover], costs: [r.costs],
+    },
+  };
+}
+
+/** The simulation side of a rebalanced sims request. */
+export interface SimsPlan {
+  runCount: number;
+  /** The generator's options as `kernels.simulateCloses` takes them (model, seed, and any further model option). */
+  simulation: Omit<SimulateClosesInput, "trainCloses" | "firstTestClose" | "nTest" | "N" | "tickers" | "runFrom" | "runCount">;
+}
+
+/**
+ * Sims with rebalancing (docs/method.md §8.8): for each run k, its simulated closes (`kernels.simulateCloses`, the
+ * same stream as the buy-and-hold sims' run k), the schedule's weights re-computed on the training closes followed by
+ * the run's simulated closes (one `weights21` per rebalance date), valued by `kernels.rebalancePaths`.
+ * Returns runCount×S×nTest values (run-major), the fallback union over runs, the Cholesky jitter and the outcome
+ * (turnover and costs per run).
+ */
+export function rebalancedSims(input: WalkForwardInput, sims: SimsPlan): {
+  values: Float64Array; fallback: boolean[]; jitter: number; outcome: RebalanceOutcome;
+} {
+  const { kernels, tickers, days, closes, plan } = input;
+  const N = tickers.length;
+  const T = days.length;
+  const nTest = T - TRAINING_DAYS;
+  const S = SERIES_COUNT;
+  const rows = rebalanceRows(days.subarray(TRAINING_DAYS), plan.rule);
+  const trainCloses = closes.subarray(0, TRAINING_DAYS * N);
+  const firstTestClose = closes.subarray(TRAINING_DAYS * N, (TRAINING_DAYS + 1) * N);
+  const values = new Float64Array(sims.runCount * S * nTest);
+  const fallback = [...input.initial.fallback];
+  const turnover: Float64Array[] = [];
+  const costs: Float64Array[] = [];
+  const full = new Float64Array(T * N);
+  full.set(trainCloses, 0);
+  for (let k = 0; k < sims.runCount; k++) {
+    const simulated = kernels.simulateCloses({
+      ...sims.simulation, trainCloses, firstTestClose, nTest, N, tickers, runFrom: k, runCount: 1,
+    });
+    full.set(simulated, TRAINING_DAYS * N);
+    const sched = scheduleWeights(N, input.initial, rows, plan.window, input.weightsOn(full), input.warmStart ?? true);
+    sched.fallback.forEach((f, s) => { if (f) fallback[s] = true; });
+    const r = kernels.rebalancePaths({
+      testCloses: simulated, nTest, N, weights: sched.weights, S, rows: sched.rows, costRate: plan.costsBps / 1e4,
+      capital: input.capital, tickers,
+    });
+    values.set(r.values, k * S * nTest);
+    turnover.push(r.turnover);
+    costs.push(r.costs);
+  }
+  const jitter = kernels.simulationJitter({ trainCloses, N, tickers, model: sims.simulation.model });
+  return { values, fallback, jitter, outcome: { plan, rows, dates: rebalanceDates(input, rows), turnover, costs } };
+}

@@ -1,0 +1,76 @@
+/**
+ * The web page's rebalancing controls in headless Chromium against the real server: a linked request with a rule and
+ * costs fills the controls, /paths gets the rebalancing members and /weights does not (it refuses them).
+ * Without /usr/bin/chromium this suite skips with a printed reason; in CI it fails instead (as test/browser/ does).
+ */
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../../src/http/server.js";
+import { openStore } from "../../src/store/index.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const KEY = "rebalance-browser-key-0123456789ab";
+
+function describeWithChromium(name: string, fn: () => void): void {
+  if (existsSync(CHROMIUM)) describe(name, fn);
+  else if (process.env.CI) describe(name, () => it("needs Chromium, which is missing in CI", () => { throw new Error(`${CHROMIUM} not found`); }));
+  else {
+    console.warn(`[skip] ${name}: ${CHROMIUM} not found`);
+    describe.skip(name, fn);
+  }
+}
+
+describeWithChromium("the page's rebalancing controls", () => {
+  let server: RunningServer;
+  let context: BrowserContext;
+  let page: Page;
+  let profile: string;
+  let tickers: string[];
+
+  beforeAll(async () => {
+    tickers = (await openStore()).list().slice(0, 2).map((t) => t.ticker);
+    server = await startServer({
+      env: { API_KEYS: KEY, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "silent", WORKERS: "1" }, logger: false, print: () => {},
+    });
+    profile = mkdtempSync(join(tmpdir(), "folio-chromium-"));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM, headless: true, args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+      viewport: { width: 1280, height: 900 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.setDefaultTimeout(30_000);
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await server?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  it("runs a linked monthly request with costs: the paths body carries them, the weights body does not", async () => {
+    const bodies: Record<string, Record<string, unknown>> = {};
+    page.on("request", (r) => {
+      const m = /\/v1\/optimiser\/(paths|weights)$/.exec(r.url());
+      if (m && r.method() === "POST") bodies[m[1]] = JSON.parse(r.postData() ?? "{}") as Record<string, unknown>;
+    });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${server.url}/`);
+    await page.evaluate((key) => localStorage.setItem("folio.apiKey", key), KEY);
+    await page.goto(`${server.url}/?tickers=${tickers.join(",")}&rebalance=monthly&costs=10`);
+    await page.locator(".ticker-option").first().waitFor();
+    expect(await page.locator("#rebalance").inputValue()).toBe("monthly");
+    expect(await page.locator("#costs").inputValue()).toBe("10");
+    await page.click("#run");
+    await page.locator("#chart[data-series-count]").waitFor();
+    expect(await page.locator("#error").isHidden()).toBe(true);
+    expect(bodies.paths).toMatchObject({ tickers, rebalance: "monthly", window: "rolling", costs_bps: 10 });
+    expect(bodies.weights.tickers).toEqual(tickers);
+    for (const k of ["rebalance", "window", "costs_bps"]) expect(bodies.weights).not.toHaveProperty(k);
+    expect(page.url()).toContain("rebalance=monthly");
+    expect(errors).toEqual([]);
+  });
+});
