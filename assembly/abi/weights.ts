@@ -16,7 +16,7 @@ import { ivp } from "../strategies/ivp";
 import { gmvp } from "../strategies/gmvp";
 import { mdcpOnCorrelation } from "../strategies/mdcp";
 import { mdpOnCorrelation } from "../strategies/mdp";
-import { rpp } from "../strategies/rpp";
+import { rpp, rppShrunk } from "../strategies/rpp";
 import { hrpWeights, hrpTree } from "../strategies/hrp";
 import { weights21, lastFailedSeries as weights21FailedSeries } from "../strategies/weights21";
 
@@ -88,6 +88,15 @@ export function kHrpOrder(S: usize, N: i32, variant: i32, order: usize, Z: usize
 /** Schäfer–Strimmer target-D shrunk covariance of X (n×N observations) into out (N×N); λ* → lambda (1 f64). */
 export function kShrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: usize): i32 {
   return shrinkCovariance(X, n, N, out, lambda);
+}
+
+/**
+ * The rpp fallback of the 21-vector driver as a kernel (assembly/strategies/rpp.ts `rppShrunk`): l3rpp on the
+ * shrunk covariance of X (n×N observations), on its diagonal-plus-low-rank form when 2n ≤ N. out: N weights.
+ */
+export function kRppShrunk(X: usize, n: i32, N: i32, out: usize): i32 {
+  if (n < 2 || N < 1) return Status.BadDimensions;
+  return rppShrunk(X, n, N, out, scratchF64(N * N));
 }
 
 /**

@@ -46,6 +46,7 @@ export interface EngineExports {
   kHrp(S: Ptr, N: number, variant: number, out: Ptr): Status;
   kHrpOrder(S: Ptr, N: number, variant: number, order: Ptr, Z: Ptr): Status;
   kShrinkCovariance(X: Ptr, n: number, N: number, out: Ptr, lambda: Ptr): Status;
+  kRppShrunk(X: Ptr, n: number, N: number, out: Ptr): Status;
   kWeights21(P: Ptr, T: number, N: number, weekBucket: Ptr, nWeeks: number, monthBucket: Ptr, nMonths: number,
     covMode: number, hrpMode: number, out: Ptr, fallback: Ptr, freqMask: number, minWeight: number, maxWeight: number,
     warm: Ptr): Status;
@@ -99,6 +100,7 @@ export const ENGINE_EXPORTS = {
   kHrp: 4,
   kHrpOrder: 5,
   kShrinkCovariance: 5,
+  kRppShrunk: 4,
   kWeights21: 15,
   kRngSeed: 2,
   kRngJump: 1,
