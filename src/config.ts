@@ -17,7 +17,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const MIN_KEY_LENGTH = 16;
 
 /** SPLIT_MIN_TICKERS's default: measured where splitting pays on 2 cores (README "Configuration"). */
-export const DEFAULT_SPLIT_MIN_TICKERS = 500;
+export const DEFAULT_SPLIT_MIN_TICKERS = 1000;
 const int = (min: number, max: number, dflt: number) => z.coerce.number().int().min(min).max(max).default(dflt);
 
 /** Environment variables, their defaults and bounds (the README's configuration table mirrors this). */
