@@ -92,7 +92,7 @@ type Row = Record<string, number>;
 export default async function weightsScale(): Promise<void> {
   const withN5000 = process.argv.includes("--n5000");
   // `--split-only`: only the pool table, at N = 250 … 2,000 (to place SPLIT_MIN_TICKERS)
-  if (process.argv.includes("--split-only")) return splitTable([250, 500, 750, 1000, 1500, 2000]);
+  if (process.argv.includes("--split-only")) return splitTable([250, 500, 750, 1000, 1500, 2000, ...(withN5000 ? [5000] : [])]);
   const sizes = withN5000 ? [500, 1000, 2000, 5000] : [500, 1000, 2000];
   const rows: Row[] = [];
   const memory: { N: number; highWater: number; memoryBytes: number }[] = [];
@@ -199,6 +199,10 @@ async function splitTable(sizes: number[]): Promise<void> {
       const task: BacktestTask = { kind: "weights", request: { tickers: m.tickers.slice(0, N), hrp: "direct" }, snapshot };
       const one: number[] = [];
       const split: number[] = [];
+      // untimed warm-up at this N: each worker's instance grows its memory to this size once (the first large call
+      // pays for the pages; a worker past RECYCLE_ABOVE_BYTES starts from a fresh instance after every call anyway)
+      await pool.run(task);
+      await runSplit(pool, task);
       for (let r = 0; r < runs; r++) {
         let t0 = performance.now();
         const a = await pool.run(task);
