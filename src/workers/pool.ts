@@ -6,7 +6,9 @@
  * - Fair between keys: waiting tasks are held here, not in piscina, one FIFO per key; when a worker frees up, the
  *   next task is taken from the key with the fewest running tasks (ties: the key served longest ago). So a key that
  *   floods the queue delays another key by at most one job per worker (docs/decisions.md "Fair sharing and bounded memory").
- * - Per-key cap: a key with `maxInflightPerKey` tasks running or waiting gets 429 TOO_MANY_IN_FLIGHT.
+ * - Per-key cap: a key with `maxInflightPerKey` tasks running or waiting gets 429 TOO_MANY_IN_FLIGHT. A request
+ *   split into several tasks (src/workers/split.ts) is one `TaskGroup`: counted once against the cap and the queue
+ *   bound, its tasks queued and run like any other of its key.
  * - A light lane: a task whose cost (tickers × test days × runs) is above `lightTaskCost` is heavy, and heavy tasks
  *   may occupy at most `workers − reservedLightWorkers` workers. Workers do not preempt, so without this a key
  *   keeping every worker busy with multi-second sims would make another key's small request wait for one of them;
