@@ -16,6 +16,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 /** Smallest accepted API key, so that a configured key cannot be guessed by a rate-limited client. */
 export const MIN_KEY_LENGTH = 16;
 
+/** SPLIT_MIN_TICKERS's default: measured where splitting pays on 2 cores (README "Configuration"). */
+export const DEFAULT_SPLIT_MIN_TICKERS = 1000;
 const int = (min: number, max: number, dflt: number) => z.coerce.number().int().min(min).max(max).default(dflt);
 
 /** Environment variables, their defaults and bounds (the README's configuration table mirrors this). */
@@ -51,6 +53,8 @@ export const EnvSchema = z.object({
   LIGHT_TASK_COST: int(1, Number.MAX_SAFE_INTEGER, 1_000_000),
   // Unset: 1 when WORKERS ≥ 2, else 0.
   RESERVED_LIGHT_WORKERS: z.coerce.number().int().min(0).max(255).optional(),
+  /** Requests with at least this many tickers compute their three frequencies in parallel (0: never). */
+  SPLIT_MIN_TICKERS: int(0, 1_000_000, DEFAULT_SPLIT_MIN_TICKERS),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   /** on: compute responses are compressed (br/gzip) in the workers when the client accepts it (src/http/encoding.ts). */
   COMPRESSION: z.enum(["on", "off"]).default("on"),
@@ -101,7 +105,13 @@ export interface Limits {
    * False: identity only and no Vary header, as before.
    */
   compression?: boolean;
+  /**
+   * A compute request with at least this many tickers is split across the workers: its three frequencies' weights
+   * as three tasks in parallel, then the rest (src/workers/split.ts; same bytes). 0: never. Only with 2+ workers.
+   */
+  splitMinTickers?: number;
 }
+
 
 /** The optional limits with their defaults filled in (for a Limits built by hand, e.g. in tests and benches). */
 export function fullLimits(l: Limits): Required<Limits> {
@@ -116,6 +126,7 @@ export function fullLimits(l: Limits): Required<Limits> {
     lightTaskCost: l.lightTaskCost ?? 1_000_000,
     reservedLightWorkers: l.reservedLightWorkers ?? (l.workers >= 2 ? 1 : 0),
     compression: l.compression ?? true,
+    splitMinTickers: l.splitMinTickers ?? DEFAULT_SPLIT_MIN_TICKERS,
   };
 }
 
@@ -259,6 +270,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       lightTaskCost: e.LIGHT_TASK_COST,
       reservedLightWorkers: e.RESERVED_LIGHT_WORKERS ?? (e.WORKERS >= 2 ? 1 : 0),
       compression: e.COMPRESSION === "on",
+      splitMinTickers: e.SPLIT_MIN_TICKERS,
     },
     keyHashes: keys.map(hashKey),
     keySource,

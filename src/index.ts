@@ -32,6 +32,7 @@ export { openBackend, storeOfSnapshot } from "./store/backend.js";
 export type { OpenBackendOptions } from "./store/backend.js";
 export type { StoreBackend, StoreSnapshot, StoreVersion } from "./store/types.js";
 export { alignPrices } from "./pipeline/align.js";
+export { weightsReportParallel } from "./pipeline/parallel.js";
 export type { AlignRange } from "./pipeline/align.js";
 
 // Summary statistics shared by the page, the CLI and POST /v1/optimiser/report.

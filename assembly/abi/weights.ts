@@ -17,7 +17,7 @@ import { ivp } from "../strategies/ivp";
 import { gmvp } from "../strategies/gmvp";
 import { mdcpOnCorrelation } from "../strategies/mdcp";
 import { mdpOnCorrelation } from "../strategies/mdp";
-import { rpp } from "../strategies/rpp";
+import { rpp, rppShrunk } from "../strategies/rpp";
 import { hrpWeights, hrpTree } from "../strategies/hrp";
 import { simplexQPWithFactor } from "../solvers/simplex-qp";
 import { boxQP } from "../solvers/box-qp";
@@ -96,6 +96,15 @@ export function kShrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: 
 /** Ledoit–Wolf shrunk covariance of X (n×N observations) towards m·I into out (N×N); δ → delta (1 f64). */
 export function kLedoitWolfCovariance(X: usize, n: i32, N: i32, out: usize, delta: usize): i32 {
   return ledoitWolfCovariance(X, n, N, out, delta);
+}
+
+/**
+ * The rpp fallback of the 21-vector driver as a kernel (assembly/strategies/rpp.ts `rppShrunk`): l3rpp on the
+ * shrunk covariance of X (n×N observations), on its diagonal-plus-low-rank form when 2n ≤ N. out: N weights.
+ */
+export function kRppShrunk(X: usize, n: i32, N: i32, out: usize): i32 {
+  if (n < 2 || N < 1) return Status.BadDimensions;
+  return rppShrunk(X, n, N, out, scratchF64(N * N));
 }
 
 /**

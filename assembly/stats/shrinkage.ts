@@ -1,7 +1,7 @@
 import { Status } from "../shared/status";
 import { setBadIndex } from "../result";
 import { checkFinite } from "../checks";
-import { scratchF64 } from "../memory";
+import { arenaMark, arenaRelease, scratchF64 } from "../memory";
 import { gram } from "../linalg/gram";
 
 /**
@@ -30,10 +30,20 @@ export function shrinkCovariance(X: usize, n: i32, N: i32, out: usize, lambda: u
  * `shrinkCovariance`, and (when `U` ≠ 0) the same Σ_s in diagonal-plus-low-rank form for the Newton step of the rpp
  * fallback (docs/method.md §4.6, §6.4): Σ_s ≈ diag(d) + UUᵀ with U_it = s_i z_ti √((1 − λ*)/(n − 1)) (N×n,
  * asset-major) and d_i = max(s_i² − Σ_t U_it², 0) (≈ λ* s_i², the diagonal matched to the dense Σ_s,ii = s_i²).
- * The dense `out` is bit-identical to `shrinkCovariance`'s. Extra complexity N·n; U is N·n f64, d N f64.
+ * The dense `out` is bit-identical to `shrinkCovariance`'s. Extra complexity N·n; U is N·n f64, d N f64. The scratch
+ * (≈ N² + 4N·n f64) is released before returning (`arenaMark`/`arenaRelease`).
  */
 export function shrinkCovarianceWithFactor(X: usize, n: i32, N: i32, out: usize, lambda: usize, U: usize,
   d: usize): Status {
+  // The scratch (Z, Z∘Z, the N² Gram of Z∘Z) is dead on return: released, so the caller's next step reuses it.
+  const mark = arenaMark();
+  const st = shrinkInto(X, n, N, out, lambda, U, d);
+  arenaRelease(mark);
+  return st;
+}
+
+/** `shrinkCovarianceWithFactor` without the release of its scratch. */
+function shrinkInto(X: usize, n: i32, N: i32, out: usize, lambda: usize, U: usize, d: usize): Status {
   if (n < 2 || N < 1) return Status.BadDimensions;
   if (!checkFinite(X, n * N)) return Status.NonFinite;
   const np = (n + 1) & ~1;

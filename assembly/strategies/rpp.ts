@@ -1,10 +1,11 @@
 import { Status } from "../shared/status";
 import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
-import { scratchF64 } from "../memory";
+import { arenaMark, arenaRelease, scratchF64 } from "../memory";
 import { dot, axpy, symv } from "../linalg/blas";
 import { cholesky, cholSolve } from "../linalg/cholesky";
 import { simplexQP } from "../solvers/simplex-qp";
 import { LowRank, woodburySolve } from "../linalg/woodbury";
+import { shrinkCovarianceWithFactor } from "../stats/shrinkage";
 
 /**
  * Below this N the damped Newton of docs/method.md §5.3 runs alone; from it on, CCD first and Newton only if CCD
@@ -89,6 +90,27 @@ export enum Existence {
  */
 export function rpp(S: usize, N: i32, out: usize): Status {
   return rppSolve(S, N, out, Existence.Unknown, null);
+}
+
+/**
+ * The rpp fallback of docs/method.md §6.4: l3rpp on the Schäfer–Strimmer shrunk covariance of the n×N observations
+ * X (assembly/stats/shrinkage.ts), as the 21-vector driver takes it when ERC does not exist on the sample Σ.
+ * When 2n ≤ N the shrunk Σ is also formed as diag(d) + UUᵀ (k = n) and `rppSolve` runs its coordinate descent at
+ * N·n per sweep and its Newton by Woodbury (N·n² per step); certified on the dense Σ either way. Existence is not
+ * tested (`Existence.Exists`: the shrunk Σ is positive definite when λ* > 0).
+ * Layout: `Ss` is N×N f64 the caller gives for the dense shrunk Σ (it may be a block the caller no longer needs,
+ *   e.g. the driver's C_f after its last reader); out N weights. Scratch: U (N·n) and d (N) while solving; the
+ *   shrinkage's own scratch is released before the solve.
+ * Failure: the shrinkage's statuses (`BadDimensions`, `NonFinite`, `ZeroVariance`), then `rppSolve`'s.
+ * Complexity: shrinkage ≈ 2N²n, then rppSolve (low-rank: ≈ 4N·n per sweep plus dense N² certificates).
+ */
+export function rppShrunk(X: usize, n: i32, N: i32, out: usize, Ss: usize): Status {
+  const lowRank = n >= 1 && 2 * n <= N; // CCD N·n per sweep instead of N², Newton N·n² per step instead of N³/3
+  const U = lowRank ? scratchF64(N * n) : 0;
+  const d = lowRank ? scratchF64(N) : 0;
+  const st = shrinkCovarianceWithFactor(X, n, N, Ss, 0, U, d);
+  if (st != Status.Ok) return st;
+  return rppSolve(Ss, N, out, Existence.Exists, lowRank ? new LowRank(N, n, d, U) : null);
 }
 
 /** `rpp` with what the caller knows about existence (`Existence`) and, optionally, Σ's low-rank structure. */
@@ -301,6 +323,13 @@ export function ercExists(C: usize, N: i32, n: i32, w: usize, y: usize): bool {
  * solve never concludes non-existence. Scratch N² + 2N f64; complexity that of `simplexQP` plus N².
  */
 function ercExistsOn(S: usize, N: i32): bool {
+  const mark = arenaMark(); // C, w, y and the QP's scratch are dead once the answer is known
+  const exists = ercExistsOnScratch(S, N);
+  arenaRelease(mark);
+  return exists;
+}
+
+function ercExistsOnScratch(S: usize, N: i32): bool {
   const C = scratchF64(N * N);
   const w = scratchF64(N);
   const y = scratchF64(N);

@@ -16,16 +16,15 @@ import { checkVarianceFloor, VARIANCE_FLOOR } from "../checks";
 import { correlation, covariance } from "../stats/covariance";
 import { covarianceFactor } from "../stats/factor";
 import { bucketSums, logReturns } from "../stats/returns";
-import { shrinkCovariance, shrinkCovarianceWithFactor } from "../stats/shrinkage";
+import { shrinkCovariance } from "../stats/shrinkage";
 import { ledoitWolfCovariance } from "../stats/ledoit-wolf";
-import { LowRank } from "../linalg/woodbury";
 import { ewp } from "./ewp";
 import { gmvpWithFactor } from "./gmvp";
 import { hrpWeights } from "./hrp";
 import { ivp } from "./ivp";
 import { mdcpWithFactor } from "./mdcp";
 import { mdpFromMdcp } from "./mdp";
-import { ercExists, Existence, rppSolve } from "./rpp";
+import { ercExists, Existence, rppShrunk, rppSolve } from "./rpp";
 
 /** What a slot's strategy reads from its frequency's `Frame` (flags of a slot-table row). */
 export enum Needs {
@@ -135,19 +134,15 @@ function slotTable(): StaticArray<SlotRow> {
  * Σ_f and a solver failure is reported as such (never a silent fallback). If not, rpp is solved at once on the
  * shrunk covariance of the same observations (when 2n_f ≤ N on its diagonal-plus-low-rank form: coordinate
  * descent at N·n_f per sweep, Newton by Woodbury; certified on the dense matrix) and the frame records the
- * fallback; with `covariance: "shrink"` or `"ledoit-wolf"` there is nothing to fall back to and the failure is
- * `NotConverged` (docs/method.md §6.5).
+ * fallback (`rppShrunk`, into C_f's block); with `covariance: "shrink"` or `"ledoit-wolf"` there is nothing to fall
+ * back to and the failure is `NotConverged` (docs/method.md §6.5).
  */
 function rppWithFallback(f: Frame, out: usize): Status {
   if (ercExists(f.C, f.N, f.nf, f.row(Slot.mdcp), out)) return rppSolve(f.S, f.N, out, Existence.Exists, null);
   if (f.covMode != CovarianceCode.sample) return Status.NotConverged;
-  const Ss = scratchF64(f.N * f.N);
-  const k = f.nf;
-  const lowRank = 2 * k <= f.N; // CCD N·k per sweep instead of N², Newton N·k² per step instead of N³/3
-  const U = lowRank ? scratchF64(f.N * k) : 0;
-  const d = lowRank ? scratchF64(f.N) : 0;
-  let st = shrinkCovarianceWithFactor(f.X, f.nf, f.N, Ss, 0, U, d);
-  if (st == Status.Ok) st = rppSolve(Ss, f.N, out, Existence.Exists, lowRank ? new LowRank(f.N, k, d, U) : null);
+  // This row is C_f's last reader (slot order): C_f is dead from here, and the shrunk covariance overwrites it
+  // (one N² block fewer at the call's peak; the values are the same wherever they are stored).
+  const st = rppShrunk(f.X, f.nf, f.N, out, f.C);
   if (st == Status.Ok) f.fellBack = true;
   return st;
 }

@@ -3,21 +3,38 @@
  * run), T = 253 seeded factor-model closes (bench/prices.ts), fixed 5- and 21-row week/month buckets.
  *
  * Reported per N:
- *   - the whole `kWeights21` call with `hrp: "paper"` and with `hrp: "direct"` (sample covariance);
+ *   - the whole `kWeights21` call with `hrp: "paper"` and with `hrp: "direct"` (sample covariance), and the direct
+ *     call restricted to each frequency (`frequencies: [f]`: what one part of a split request computes);
  *   - its parts, each timed as the stand-alone kernel on the same inputs of the three frequencies and summed over
  *     them: the three covariances; gmvp and mdcp on Σ_f (the stand-alone kernels: without the low-rank factor the
- *     21-vector call gives the QPs when n_f < N, so they overstate the monthly QPs); hrp paper and direct; rpp
- *     with its fallback (on a frequency where ERC fails on Σ_f: shrinkage + rpp on the shrunk Σ, as the call does);
+ *     21-vector call gives the QPs when n_f < N, so they overstate the monthly QPs); hrp paper and direct; rpp as
+ *     the call computes it (on Σ_f where ERC exists; where it does not, the fallback `kRppShrunk`: shrinkage + the
+ *     diagonal-plus-low-rank solver, the driver's own code);
  *   - the arena high-water of the whole call (bytes, and in units of N² doubles) and the instance's memory;
  *   - the growth exponent of each row between consecutive N (log t₂/t₁ ÷ log N₂/N₁);
- *   - the ratio of the whole call to the three covariance computations.
- * Medians of 5 runs at N = 500, 3 at 1,000, 1 at 2,000 and 5,000 (the machine is shared: read the spread). Each
+ *   - the ratio of the whole call to the three covariance computations;
+ *   - a weights request through a 2-worker compute pool (src/workers/pool.ts), as one task and split in three
+ *     frequency parts (src/workers/split.ts), wall time, also at N = 100 and 250 (where the split starts to pay:
+ *     SPLIT_MIN_TICKERS; `--split-only` prints only this table, at N = 250 … 2,000); its store holds T = 300 closes
+ *     per ticker.
+ * Medians of 5 runs at N ≤ 500, 3 at 1,000, 1 at 2,000 and 5,000 (the machine is shared: read the spread). Each
  * call runs on a fresh instance, so the high-water and the memory are those of that call alone.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseIsoDay } from "../../src/domain/dates.js";
+import { openBackend } from "../../src/store/backend.js";
+import { encodeStore, STORE_FILE } from "../../src/store/binary.js";
+import { writeFileSync } from "node:fs";
+import { ComputePool } from "../../src/workers/pool.js";
+import { runSplit } from "../../src/workers/split.js";
+import type { BacktestTask } from "../../src/workers/tasks.js";
 import { Wasm } from "../../src/engine/wasm.js";
 import {
-  computeWeights21, hrpWeights, shrinkCovariance, tryStrategyWeights, type Weights21Input,
+  computeWeights21, hrpWeights, tryRppShrunk, tryStrategyWeights, type Weights21Input,
 } from "../../src/engine/weights.js";
+import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { covariance } from "../../src/engine/core.js";
 import { factorPrices } from "../prices.js";
 
@@ -74,6 +91,8 @@ type Row = Record<string, number>;
 
 export default async function weightsScale(): Promise<void> {
   const withN5000 = process.argv.includes("--n5000");
+  // `--split-only`: only the pool table, at N = 250 … 2,000 (to place SPLIT_MIN_TICKERS)
+  if (process.argv.includes("--split-only")) return splitTable([250, 500, 750, 1000, 1500, 2000, ...(withN5000 ? [5000] : [])]);
   const sizes = withN5000 ? [500, 1000, 2000, 5000] : [500, 1000, 2000];
   const rows: Row[] = [];
   const memory: { N: number; highWater: number; memoryBytes: number }[] = [];
@@ -84,15 +103,23 @@ export default async function weightsScale(): Promise<void> {
     const row: Row = {};
     // the whole call, each on a fresh instance (high-water and memory of that call alone)
     let last = { N, highWater: 0, memoryBytes: 0 };
+    let fallback: boolean[] = [];
     for (const hrp of ["paper", "direct"] as const) {
       row[`whole (hrp ${hrp})`] = timeMs(runs, () => {
         const wasm = Wasm.loadSync({ recycleAboveBytes: Infinity });
         const w = computeWeights21(wasm, { ...input, hrp });
         sink += w.weights[0];
+        fallback = w.fallback;
         if (hrp === "paper") last = { N, highWater: wasm.arenaHighWater, memoryBytes: wasm.memoryBytes };
       });
     }
     memory.push(last);
+    for (const f of ["d", "m", "w"] as const) {
+      row[`whole, only ${f} (direct)`] = timeMs(runs, () => {
+        const wasm = Wasm.loadSync({ recycleAboveBytes: Infinity });
+        sink += computeWeights21(wasm, { ...input, hrp: "direct", frequencies: [f] }).weights[0];
+      });
+    }
     const wasm = Wasm.loadSync({ recycleAboveBytes: 1024 * 2 ** 20 });
     const S = freqs.map((f) => covariance(wasm, f.X, f.n, N).covariance);
     const part = (name: string, f: (q: number) => void) => {
@@ -104,12 +131,17 @@ export default async function weightsScale(): Promise<void> {
     part("mdcp (3, stand-alone)", (q) => { sink += tryStrategyWeights(wasm, "mdcp", S[q], N).value[0]; });
     part("hrp paper (3)", (q) => { sink += hrpWeights(wasm, S[q], N, "paper")[0]; });
     part("hrp direct (3)", (q) => { sink += hrpWeights(wasm, S[q], N, "direct")[0]; });
-    part("rpp + fallback (3)", (q) => {
-      const o = tryStrategyWeights(wasm, "rpp", S[q], N);
-      if (o.status === 0) { sink += o.value[0]; return; }
-      const Ss = shrinkCovariance(wasm, freqs[q].X, freqs[q].n, N).covariance;
-      sink += tryStrategyWeights(wasm, "rpp", Ss, N).value[0];
+    // rpp as the call computes it: on Σ_f where ERC exists, else the fallback (kRppShrunk, the driver's own path)
+    const fellBack = freqs.map((f) => fallback[STRATEGY_IDS.indexOf(`l1r.l2${f.name}.l3rpp` as never)]);
+    part("rpp incl. fallback (3)", (q) => {
+      const o = fellBack[q] ? tryRppShrunk(wasm, freqs[q].X, freqs[q].n, N) : tryStrategyWeights(wasm, "rpp", S[q], N);
+      if (o.status !== 0) throw new Error(`rpp failed (status ${o.status}) at N = ${N}, frequency ${freqs[q].name}`);
+      sink += o.value[0];
     });
+    row["  of which fallback (shrink + low-rank rpp)"] = timeMs(runs, () => {
+      for (let q = 0; q < freqs.length; q++) if (fellBack[q]) sink += tryRppShrunk(wasm, freqs[q].X, freqs[q].n, N).value[0];
+    });
+    wasm.releaseMemory();
     rows.push(row);
     console.log(`  N = ${N} done (${runs} run${runs > 1 ? "s" : ""})`);
   }
@@ -138,5 +170,58 @@ export default async function weightsScale(): Promise<void> {
     paper: (rows[k]["whole (hrp paper)"] / rows[k]["covariances (3)"]).toFixed(1),
     direct: (rows[k]["whole (hrp direct)"] / rows[k]["covariances (3)"]).toFixed(1),
   }])));
+  await splitTable([100, 250, ...sizes]);
   if (!Number.isFinite(sink)) throw new Error("non-finite result");
+}
+
+/**
+ * A weights request through a 2-worker pool (src/workers/pool.ts; the compiled worker, `npm run build` first), as
+ * one task and split in three frequency parts (src/workers/split.ts): wall time, medians like the table above.
+ */
+async function splitTable(sizes: number[]): Promise<void> {
+  const TS = 300;
+  const dir = mkdtempSync(join(tmpdir(), "folio-bench-split-"));
+  const maxN = Math.max(...sizes);
+  const m = factorPrices(TS, maxN, 77);
+  const days = Int32Array.from(m.dates, (d) => parseIsoDay(d)!);
+  writeFileSync(join(dir, STORE_FILE), encodeStore(
+    m.tickers.map((ticker, i) => ({ ticker, days, closes: Float64Array.from(m.closes, (r) => r[i]) })),
+    { synthetic: false, description: "bench: factor-model closes" }));
+  const snapshot = await (await openBackend({ dataDir: dir })).load({ shared: true });
+  const pool = new ComputePool({ workers: 2, queueSize: 16, timeoutMs: 3_600_000 });
+  await pool.ready();
+  // both workers loaded (one task each at once)
+  await Promise.all([pool.run({ kind: "ping" }), pool.run({ kind: "ping" })]);
+  const table: Record<string, Record<string, string>> = {};
+  try {
+    for (const N of sizes) {
+      const runs = N <= 500 ? 5 : N <= 1000 ? 3 : 1;
+      const task: BacktestTask = { kind: "weights", request: { tickers: m.tickers.slice(0, N), hrp: "direct" }, snapshot };
+      const one: number[] = [];
+      const split: number[] = [];
+      // untimed warm-up at this N: each worker's instance grows its memory to this size once (the first large call
+      // pays for the pages; a worker past RECYCLE_ABOVE_BYTES starts from a fresh instance after every call anyway)
+      await pool.run(task);
+      await runSplit(pool, task);
+      for (let r = 0; r < runs; r++) {
+        let t0 = performance.now();
+        const a = await pool.run(task);
+        one.push(performance.now() - t0);
+        t0 = performance.now();
+        const b = await runSplit(pool, task);
+        split.push(performance.now() - t0);
+        if (Buffer.compare(a.body, b.body) !== 0) throw new Error(`split body differs at N = ${N}`);
+      }
+      table[`N=${N}`] = {
+        "one task ms": median(one).toFixed(1),
+        "split (3 parts) ms": median(split).toFixed(1),
+        "split ÷ one": (median(split) / median(one)).toFixed(2),
+      };
+    }
+  } finally {
+    await pool.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`\n## A weights request (hrp direct) through a 2-worker pool: one task vs split (T = ${TS} closes; same bytes)`);
+  console.table(table);
 }

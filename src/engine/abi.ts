@@ -47,6 +47,7 @@ export interface EngineExports {
   kHrpOrder(S: Ptr, N: number, variant: number, order: Ptr, Z: Ptr): Status;
   kShrinkCovariance(X: Ptr, n: number, N: number, out: Ptr, lambda: Ptr): Status;
   kLedoitWolfCovariance(X: Ptr, n: number, N: number, out: Ptr, delta: Ptr): Status;
+  kRppShrunk(X: Ptr, n: number, N: number, out: Ptr): Status;
   kWeights21(P: Ptr, T: number, N: number, weekBucket: Ptr, nWeeks: number, monthBucket: Ptr, nMonths: number,
     covMode: number, hrpMode: number, out: Ptr, fallback: Ptr, freqMask: number, minWeight: number, maxWeight: number,
     warm: Ptr): Status;
@@ -110,6 +111,7 @@ export const ENGINE_EXPORTS = {
   kHrpOrder: 5,
   kShrinkCovariance: 5,
   kLedoitWolfCovariance: 5,
+  kRppShrunk: 4,
   kWeights21: 15,
   kQP: 6,
   kRngSeed: 2,

@@ -154,6 +154,22 @@ export function ledoitWolfCovariance(wasm: Wasm, X: ArrayLike<number>, n: number
   return valueOf(tryLedoitWolfCovariance(wasm, X, n, N), naming, N);
 }
 
+/**
+ * l3rpp on the Schäfer–Strimmer shrunk covariance of the n×N observations X, without throwing: the 21-vector call's
+ * rpp fallback (docs/method.md §6.4) as it computes it (diagonal-plus-low-rank solver when 2n ≤ N), so its cost can
+ * be measured and a library user with many more assets than observations gets the fast path.
+ */
+export function tryRppShrunk(wasm: Wasm, X: ArrayLike<number>, n: number, N: number): Outcome<Float64Array> {
+  need(X.length === n * N, `X must hold n×N = ${n}×${N} values, got ${X.length}`);
+  const a = arenaOf(wasm);
+  a.begin();
+  const out = a.f64Out(N);
+  const px = a.f64In(X);
+  const status = a.k.kRppShrunk(px, n, N, out);
+  a.verify("kRppShrunk");
+  return { status, badIndex: a.badIndex, value: a.takeF64(out, N) };
+}
+
 export interface Weights21Input {
   /** T×N training closes, row-major (T = 252 in the service). */
   closes: Float64Array;

@@ -13,6 +13,7 @@
 import { INITIAL_CAPITAL, STRATEGY_IDS, TRAINING_DAYS, MIN_ALIGNED_DAYS, type StrategyId } from "../domain/strategies.js";
 import type { SimDrift, SimModel, SimsOptions } from "../domain/types.js";
 import { DEFAULTS } from "../domain/vocabulary.js";
+import type { Frequency } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
 import { summarize, summarizeSimsDistribution } from "../report/summary.js";
 import { formatIsoDay } from "../domain/dates.js";
@@ -119,7 +120,8 @@ export function trainingWeights(
   closes: Float64Array,
   options: Pick<CheckedOptions, "covariance" | "hrp">,
   warm?: Float64Array,
-): { weights: Float64Array; fallback: boolean[] } {
+  frequencies?: readonly Frequency[],
+): PrecomputedWeights {
   const N = tickers.length;
   const returnDays = days.subarray(1);
   const week = buckets(returnDays, "w");
@@ -135,6 +137,7 @@ export function trainingWeights(
     covariance: options.covariance,
     hrp: options.hrp,
     warm,
+    ...(frequencies === undefined ? {} : { frequencies }),
   });
 }
 
@@ -160,13 +163,31 @@ export function optionsFor(kind: RespondKind, options: SimsOptions | undefined):
   return checkOptions(options, computedKind(kind));
 }
 
-/** Run the kernels for one request: split → calendar buckets → 21 weights → paths or sims. */
-export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: CheckedOptions): Computation {
+/**
+ * The 21 weight vectors of a request and their fallback flags, computed elsewhere: by `respondWeights` one frequency
+ * per worker, then assembled (src/workers/split.ts). `compute`/`respond` use them instead of computing the weights;
+ * everything after the weights is unchanged, so the response is byte-identical to the single-task one.
+ */
+export interface PrecomputedWeights {
+  /** SERIES_COUNT×N, response order. */
+  weights: Float64Array;
+  /** fallback[s]: series s (an rpp row) used the shrunk covariance. */
+  fallback: boolean[];
+}
+
+/**
+ * Run the kernels for one request: split → calendar buckets → 21 weights (or `precomputed`) → paths or sims.
+ */
+export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: CheckedOptions,
+  precomputed?: PrecomputedWeights): Computation {
   const N = prices.tickers.length;
   const T = prices.days.length;
   if (T < MIN_ALIGNED_DAYS) insufficient(prices);
   const tickers = [...prices.tickers];
-  const { weights, fallback } = trainingWeights(
+  if (precomputed !== undefined && (precomputed.weights.length !== S * N || precomputed.fallback.length !== S)) {
+    throw new Error(`precomputed weights must hold ${S}×${N} values and ${S} fallback flags`);
+  }
+  const { weights, fallback } = precomputed ?? trainingWeights(
     kernels, tickers, prices.days.subarray(0, TRAINING_DAYS), prices.closes.subarray(0, TRAINING_DAYS * N), options);
   const covarianceFallback = STRATEGY_IDS.filter((_, s) => fallback[s]);
   const computed = computedKind(kind);
@@ -285,17 +306,9 @@ export interface RespondLimits {
  * Throws FolioError (INVALID_REQUEST, INSUFFICIENT_HISTORY, RESPONSE_TOO_LARGE, DEGENERATE_INPUT, …).
  */
 export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
-  limits: RespondLimits = {}): Responded {
-  if (!RESPOND_KINDS.includes(kind)) throw new Error(`unknown request kind ${JSON.stringify(kind)}`);
-  const opts = optionsFor(kind, options);
-  if (computedKind(kind) === "sims") {
-    // Bound the computation before running it: run_count × 21 series × test days dollar values (held in memory for
-    // a summary too, even though its body is small).
-    const values = opts.runCount * S * Math.max(0, prices.days.length - TRAINING_DAYS);
-    const limit = limits.maxResponseValues ?? 10_000_000;
-    if (values > limit) throw folioError("RESPONSE_TOO_LARGE", { values, limit }, { values, limit });
-  }
-  const c = compute(kernels, kind, prices, opts);
+  limits: RespondLimits = {}, precomputed?: PrecomputedWeights): Responded {
+  const opts = checkedRequest(kind, prices, options, limits);
+  const c = compute(kernels, kind, prices, opts, precomputed);
   const meta: ResponseMeta = { kind, tickers: c.tickers, covarianceFallback: c.covarianceFallback };
   if (c.rebalance) meta.rebalance = { count: c.rebalance.rows.length };
   switch (kind) {
@@ -313,4 +326,35 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
       // From the runs' doubles, not from their formatted JSON.
       return { body: encoder.encode(JSON.stringify(summarizeSimsDistribution({ dates: c.dates, values: c.runs! }))), meta };
   }
+}
+
+/** What `respond` checks before computing anything (the kind, the options, the size of a sims response). */
+function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
+  limits: RespondLimits): CheckedOptions {
+  if (!RESPOND_KINDS.includes(kind)) throw new Error(`unknown request kind ${JSON.stringify(kind)}`);
+  const opts = optionsFor(kind, options);
+  if (computedKind(kind) === "sims") {
+    // Bound the computation before running it: run_count × 21 series × test days dollar values (held in memory for
+    // a summary too, even though its body is small).
+    const values = opts.runCount * S * Math.max(0, prices.days.length - TRAINING_DAYS);
+    const limit = limits.maxResponseValues ?? 10_000_000;
+    if (values > limit) throw folioError("RESPONSE_TOO_LARGE", { values, limit }, { values, limit });
+  }
+  return opts;
+}
+
+/**
+ * The first step of a request split across workers (src/workers/split.ts): the same checks, in the same order and
+ * with the same errors, as `respond` up to and including the weights, but only the rows of `frequencies` are
+ * computed (the others are zero, their flags false). Those rows are bit-identical to the full call's (the
+ * frequencies share no state, assembly/strategies/weights21.ts), so assembling the parts and passing them to
+ * `respond` as `precomputed` gives the single-task response byte for byte.
+ */
+export function respondWeights(kernels: Kernels, kind: RespondKind, prices: TypedPrices,
+  options: SimsOptions | undefined, limits: RespondLimits, frequencies: readonly Frequency[]): PrecomputedWeights {
+  const opts = checkedRequest(kind, prices, options, limits);
+  const N = prices.tickers.length;
+  if (prices.days.length < MIN_ALIGNED_DAYS) insufficient(prices);
+  return trainingWeights(kernels, prices.tickers, prices.days.subarray(0, TRAINING_DAYS),
+    prices.closes.subarray(0, TRAINING_DAYS * N), opts, undefined, frequencies);
 }

@@ -6,7 +6,9 @@
  * - Fair between keys: waiting tasks are held here, not in piscina, one FIFO per key; when a worker frees up, the
  *   next task is taken from the key with the fewest running tasks (ties: the key served longest ago). So a key that
  *   floods the queue delays another key by at most one job per worker (docs/decisions.md "Fair sharing and bounded memory").
- * - Per-key cap: a key with `maxInflightPerKey` tasks running or waiting gets 429 TOO_MANY_IN_FLIGHT.
+ * - Per-key cap: a key with `maxInflightPerKey` tasks running or waiting gets 429 TOO_MANY_IN_FLIGHT. A request
+ *   split into several tasks (src/workers/split.ts) is one `TaskGroup`: counted once against the cap and the queue
+ *   bound, its tasks queued and run like any other of its key.
  * - A light lane: a task whose cost (tickers × test days × runs) is above `lightTaskCost` is heavy, and heavy tasks
  *   may occupy at most `workers − reservedLightWorkers` workers. Workers do not preempt, so without this a key
  *   keeping every worker busy with multi-second sims would make another key's small request wait for one of them;
@@ -63,6 +65,22 @@ export interface RunOptions {
   key?: string;
   /** The task's cost (tickers × test days × runs); above `lightTaskCost` it is heavy. Default: light. */
   cost?: number;
+  /**
+   * The request this task is part of (`openGroup`; src/workers/split.ts): the task runs under the group's key and
+   * is not counted again against the queue bound or the key's in-flight cap (the group was, once).
+   */
+  group?: TaskGroup;
+}
+
+/**
+ * Several tasks of one request (a request split across workers, src/workers/split.ts): counted once against the
+ * queue bound and the key's in-flight cap while open; its tasks still queue in the key's FIFO and each occupies a
+ * worker while it runs (so fairness between keys sees them as the key's running tasks).
+ */
+export interface TaskGroup {
+  readonly key: string;
+  /** Stop counting the request (idempotent); call it when its last task has ended. */
+  close(): void;
 }
 
 /** A task waiting for a worker. */
@@ -223,21 +241,12 @@ export class ComputePool {
   async run(task: ComputeTask, timeoutMs?: number, cancel?: AbortSignal | RunOptions): Promise<ComputeResult> {
     const o: RunOptions = cancel instanceof AbortSignal || cancel === undefined ? { cancel } : cancel;
     const limitMs = timeoutMs ?? o.timeoutMs ?? this.opts.timeoutMs;
-    const key = o.key ?? "";
+    const grouped = o.group !== undefined;
+    const key = o.group?.key ?? o.key ?? "";
     const heavy = (o.cost ?? 0) > this.opts.lightTaskCost;
     if (this.closed) throw folioError("NOT_READY", {});
     if (o.cancel?.aborted) throw new ClientClosedError();
-    if (this.running >= this.opts.workers + this.opts.queueSize) {
-      this.rejected++;
-      const retryAfter = this.opts.retryAfterSeconds;
-      throw folioError("OVERLOADED", { retryAfter }, { retryAfter });
-    }
-    const state = this.stateOf(key);
-    if (key !== "" && state.inflight >= this.opts.maxInflightPerKey) {
-      this.rejectedPerKey++;
-      const retryAfter = this.opts.retryAfterSeconds;
-      throw folioError("TOO_MANY_IN_FLIGHT", { limit: this.opts.maxInflightPerKey, retryAfter }, { retryAfter, limit: this.opts.maxInflightPerKey });
-    }
+    const state = grouped ? this.stateOf(key) : this.admitCount(key);
     const stop = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -246,8 +255,10 @@ export class ComputePool {
     }, limitMs);
     const onCancel = () => stop.abort(new Error("client closed"));
     o.cancel?.addEventListener("abort", onCancel, { once: true });
-    this.running++;
-    state.inflight++;
+    if (!grouped) {
+      this.running++;
+      state.inflight++;
+    }
     let result: TaskResult;
     try {
       await this.admit(task, key, heavy, state, stop.signal);
@@ -268,9 +279,11 @@ export class ComputePool {
     } finally {
       clearTimeout(timer);
       o.cancel?.removeEventListener("abort", onCancel);
-      this.running--;
-      state.inflight--;
-      if (state.inflight === 0 && state.waiting.length === 0) this.keys.delete(key);
+      if (!grouped) {
+        this.running--;
+        state.inflight--;
+      }
+      this.forgetIfIdle(key, state);
     }
     if (!result.ok) throw fromWire(result.error);
     const bytes = result.body;
@@ -278,6 +291,51 @@ export class ComputePool {
     const out: ComputeResult = result.meta === undefined ? { body } : { body, meta: result.meta };
     if (result.coding !== undefined && result.coding !== "identity") out.coding = result.coding;
     return out;
+  }
+
+  /**
+   * Count one request of `key` in flight (a group of tasks, src/workers/split.ts), after the same checks as `run`:
+   * OVERLOADED when the queue is full, TOO_MANY_IN_FLIGHT when the key is at its cap. Tasks run with
+   * `{ group }` are not counted again. Close the group when its last task has ended.
+   */
+  openGroup(key = ""): TaskGroup {
+    if (this.closed) throw folioError("NOT_READY", {});
+    const state = this.admitCount(key);
+    this.running++;
+    state.inflight++;
+    let open = true;
+    return {
+      key,
+      close: () => {
+        if (!open) return;
+        open = false;
+        this.running--;
+        state.inflight--;
+        this.forgetIfIdle(key, state);
+      },
+    };
+  }
+
+  /** The checks before a request is counted in flight: the queue bound, then the key's cap; returns its state. */
+  private admitCount(key: string): KeyState {
+    if (this.running >= this.opts.workers + this.opts.queueSize) {
+      this.rejected++;
+      const retryAfter = this.opts.retryAfterSeconds;
+      throw folioError("OVERLOADED", { retryAfter }, { retryAfter });
+    }
+    const state = this.stateOf(key);
+    if (key !== "" && state.inflight >= this.opts.maxInflightPerKey) {
+      this.rejectedPerKey++;
+      const retryAfter = this.opts.retryAfterSeconds;
+      throw folioError("TOO_MANY_IN_FLIGHT", { limit: this.opts.maxInflightPerKey, retryAfter }, { retryAfter, limit: this.opts.maxInflightPerKey });
+    }
+    return state;
+  }
+
+  private forgetIfIdle(key: string, state: KeyState): void {
+    if (state.inflight === 0 && state.waiting.length === 0 && state.running === 0 && this.keys.get(key) === state) {
+      this.keys.delete(key);
+    }
   }
 
   private stateOf(key: string): KeyState {

@@ -1,5 +1,7 @@
 /** Messages between the event loop and the compute workers (plain data: they cross a worker-thread boundary). */
+import type { StrategyId } from "../domain/strategies.js";
 import type { SimsOptions } from "../domain/types.js";
+import type { Frequency } from "../domain/vocabulary.js";
 import type { WireError } from "../errors.js";
 import type { ResponseMeta, RespondKind } from "../pipeline/respond.js";
 import type { StoreSnapshot } from "../store/types.js";
@@ -34,6 +36,32 @@ export interface BacktestTask {
    * service: structured clone shares them with the worker, it does not copy them.
    */
   snapshot: StoreSnapshot;
+  /**
+   * The request's 21 weight vectors, already computed (one frequency per worker, src/workers/split.ts): the worker
+   * uses them instead of computing the weights, and the response is byte-identical to the single-task one.
+   */
+  weights?: SplitWeights;
+}
+
+/** Assembled weights of a split request (src/workers/split.ts). */
+export interface SplitWeights {
+  /** SERIES_COUNT×N, response order. */
+  values: Float64Array;
+  /** The series whose risk parity used the shrunk covariance. */
+  covarianceFallback: StrategyId[];
+}
+
+/**
+ * One frequency of a split request's weights (src/workers/split.ts): the checks of the request `of` up to and
+ * including the weights, with only `frequency`'s rows computed. The result's body is the SERIES_COUNT×N f64 weights
+ * (other frequencies' rows zero) and its meta lists that frequency's fallback series.
+ */
+export interface WeightsPartTask {
+  kind: "weights-part";
+  of: ComputeKind;
+  frequency: Frequency;
+  request: RequestBody;
+  snapshot: StoreSnapshot;
 }
 
 /** Loads the engine in one worker (readiness probe). */
@@ -52,7 +80,7 @@ export interface ProbeTask {
   kind: "probe";
 }
 
-export type ComputeTask = BacktestTask | PingTask | SleepTask | ProbeTask;
+export type ComputeTask = BacktestTask | WeightsPartTask | PingTask | SleepTask | ProbeTask;
 
 export type TaskResult =
   | { ok: true; body: Uint8Array; meta?: ResponseMeta; coding?: Coding }

@@ -15,7 +15,8 @@ import { loadKernels } from "../engine/index.js";
 import { makeEngine } from "../pipeline/backtest.js";
 import { alignTyped } from "../pipeline/align.js";
 import type { Kernels } from "../pipeline/kernels.js";
-import { respond, RESPOND_KINDS, type RespondKind, type ResponseMeta } from "../pipeline/respond.js";
+import { STRATEGY_IDS } from "../domain/strategies.js";
+import { respond, respondWeights, RESPOND_KINDS, type RespondKind, type ResponseMeta } from "../pipeline/respond.js";
 import { warmUp } from "../pipeline/warmup.js";
 import { storeOfSnapshot } from "../store/backend.js";
 import type { BinaryPriceStore } from "../store/index.js";
@@ -75,11 +76,28 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
   }
   const k = await kernels;
   if (task.kind === "ping") return ok('{"ready":true}');
+  if (task.kind === "weights-part") {
+    // One frequency of a split request (src/workers/split.ts): the weights as f64 bytes, that frequency's fallbacks.
+    if (!RESPOND_KINDS.includes(task.of)) throw new Error(`unknown task kind ${JSON.stringify(task.of)}`);
+    const { tickers, start, end, ...options } = task.request;
+    const prices = alignTyped(storeFor(task.snapshot), tickers, { start, end });
+    const w = respondWeights(k, task.of, prices, options, { maxResponseValues: config.maxResponseValues }, [task.frequency]);
+    const meta: ResponseMeta = {
+      kind: task.of,
+      tickers: [...prices.tickers],
+      covarianceFallback: STRATEGY_IDS.filter((_, s) => w.fallback[s]),
+    };
+    return ok(new Uint8Array(w.weights.buffer, w.weights.byteOffset, w.weights.byteLength), meta);
+  }
   if (!RESPOND_KINDS.includes(task.kind as RespondKind)) throw new Error(`unknown task kind ${JSON.stringify(task.kind)}`);
 
   const { tickers, start, end, ...options } = task.request;
   const prices = alignTyped(storeFor(task.snapshot), tickers, { start, end });
-  const r = respond(k, task.kind, prices, options, { maxResponseValues: config.maxResponseValues });
+  const precomputed = task.weights === undefined ? undefined : {
+    weights: task.weights.values,
+    fallback: STRATEGY_IDS.map((id) => task.weights!.covarianceFallback.includes(id)),
+  };
+  const r = respond(k, task.kind, prices, options, { maxResponseValues: config.maxResponseValues }, precomputed);
   return ok(r.body, r.meta, task.encoding);
 }
 

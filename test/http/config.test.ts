@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, hashKey, isLoopback, loadConfig } from "../../src/config.js";
+import { ConfigError, DEFAULT_SPLIT_MIN_TICKERS, fullLimits, hashKey, isLoopback, loadConfig } from "../../src/config.js";
 
 const KEY_A = "a".repeat(16) + "-key-one";
 const KEY_B = "b".repeat(16) + "-key-two";
@@ -36,8 +36,16 @@ describe("loadConfig", () => {
       bodyLimitBytes: 2048, maxTickers: 10, maxRunCount: 7, maxResponseValues: 5000, computeTimeoutMs: 1500, workers: 3, queueSize: 0, ratePerMinute: 9,
       readRatePerMinute: 90, computeCostPerMinute: 12345, maxInflightPerKey: 6, maxPendingResponseBytes: 2097152,
       minReadBytesPerSecond: 100, minReadWindowMs: 3000, lightTaskCost: 1_000_000, reservedLightWorkers: 1,
-      compression: true,
+      compression: true, splitMinTickers: DEFAULT_SPLIT_MIN_TICKERS,
     });
+  });
+
+  it("reads SPLIT_MIN_TICKERS (0: never split; default measured, README \"Configuration\") and fills it in for hand-built limits", () => {
+    expect(loadConfig({ SPLIT_MIN_TICKERS: "250" }).limits.splitMinTickers).toBe(250);
+    expect(loadConfig({ SPLIT_MIN_TICKERS: "0" }).limits.splitMinTickers).toBe(0);
+    expect(loadConfig({}).limits.splitMinTickers).toBe(DEFAULT_SPLIT_MIN_TICKERS);
+    expect(() => loadConfig({ SPLIT_MIN_TICKERS: "-1" })).toThrow(/SPLIT_MIN_TICKERS/);
+    expect(fullLimits({ ...loadConfig({}).limits, splitMinTickers: undefined }).splitMinTickers).toBe(DEFAULT_SPLIT_MIN_TICKERS);
   });
 
   it("holds only SHA-256 hashes of API_KEYS (comma-separated), never the keys", () => {

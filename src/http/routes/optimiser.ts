@@ -10,6 +10,8 @@ import { z } from "zod";
 import { DEFAULTS } from "../../domain/vocabulary.js";
 import { parseIsoDay } from "../../domain/dates.js";
 import type { PriceStore } from "../../store/types.js";
+import { fullLimits } from "../../config.js";
+import { runSplit, shouldSplit } from "../../workers/split.js";
 import type { ComputeKind, RequestBody } from "../../workers/tasks.js";
 import { etagOf } from "../etag.js";
 import { etagFor, matchedTag, negotiate } from "../encoding.js";
@@ -133,7 +135,11 @@ export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string
     reply.raw.once("close", onClose);
     const cost = estimateCost(store, kind, request);
     const task = encoding === undefined ? { kind, request, snapshot } : { kind, request, snapshot, encoding };
-    const result = await ctx.pool.run(task, undefined, { cancel: gone.signal, key: req.apiKeyId ?? "", cost })
+    const run = { cancel: gone.signal, key: req.apiKeyId ?? "", cost };
+    // A large request runs its three frequencies on several workers (src/workers/split.ts; same bytes).
+    const result = await (shouldSplit(request.tickers.length, fullLimits(ctx.limits).splitMinTickers, ctx.limits.workers)
+      ? runSplit(ctx.pool, task, run)
+      : ctx.pool.run(task, undefined, run))
       .finally(() => reply.raw.off("close", onClose));
     ctx.seenTags.add(etag);
     // `*` on a response not seen before: it exists now (computed without error), so the answer is still 304.

@@ -1,0 +1,71 @@
+/**
+ * The rpp fallback at scale (issue #14 item 1): the kernel that measures it (`kRppShrunk`) is the driver's own path,
+ * bit for bit, and the 21-vector call with a fallback stays within 4 N² doubles of arena (the shrunk covariance
+ * takes C_f's dead block, the shrinkage scratch is released before the solve).
+ */
+import { describe, expect, it } from "vitest";
+import { bucketSums, logReturns } from "../../../src/engine/core.js";
+import { Wasm } from "../../../src/engine/wasm.js";
+import { computeWeights21, rppWeights, shrinkCovariance, tryRppShrunk, type Weights21Input } from "../../../src/engine/weights.js";
+import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
+import { factorPrices } from "../../helpers/prices.js";
+import { engine } from "../../helpers/kernels.js";
+import { TOL } from "../../helpers/tolerances.js";
+
+const T = 253;
+
+/** Factor-model closes (bench/prices.ts) with fixed 5- and 21-row week/month buckets, as bench/suites/weights-scale.ts. */
+function inputOf(N: number): Weights21Input {
+  const { closes, tickers } = factorPrices(T, N, 1000 + N);
+  const n = T - 1;
+  const weekBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 5));
+  const monthBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 21));
+  return {
+    closes: Float64Array.from(closes.flat()), N, tickers, weekBucket, nWeeks: weekBucket[n - 1] + 1, monthBucket,
+    nMonths: monthBucket[n - 1] + 1, covariance: "sample", hrp: "direct",
+  };
+}
+
+describe("the rpp fallback at N = 1,000 (12 monthly observations: ERC does not exist on the sample Σ)", () => {
+  const wasm = engine();
+  const N = 1000;
+  const input = inputOf(N);
+  const R = logReturns(wasm, input.closes, T, N);
+  const X = bucketSums(wasm, R, T - 1, N, input.monthBucket, input.nMonths);
+
+  it("kRppShrunk on the monthly sums gives the driver's l1r.l2m.l3rpp row bit for bit", () => {
+    const w21 = computeWeights21(wasm, { ...input, frequencies: ["m"] });
+    const s = STRATEGY_IDS.indexOf("l1r.l2m.l3rpp");
+    expect(w21.fallback[s]).toBe(true);
+    const o = tryRppShrunk(wasm, X, input.nMonths, N);
+    expect(o.status).toBe(0);
+    expect(Buffer.from(o.value.buffer).equals(Buffer.from(w21.weights.slice(s * N, (s + 1) * N).buffer))).toBe(true);
+  });
+
+  it("kRppShrunk's low-rank answer has equal risk contributions on the dense shrunk Σ, as the dense solver's", () => {
+    const { covariance } = shrinkCovariance(wasm, X, input.nMonths, N);
+    const w = tryRppShrunk(wasm, X, input.nMonths, N).value;
+    const Sw = new Float64Array(N);
+    for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) Sw[i] += covariance[i * N + j] * w[j];
+    const rc = Array.from(w, (wi, i) => wi * Sw[i]);
+    const total = rc.reduce((a, b) => a + b, 0);
+    expect(Math.max(...rc.map((r) => Math.abs(r / total - 1 / N)))).toBeLessThanOrEqual(TOL.erc);
+    const dense = rppWeights(wasm, covariance, N);
+    expect(Math.max(...Array.from(w, (wi, i) => Math.abs(wi - dense[i])))).toBeLessThan(1e-9);
+  });
+
+  it("kRppShrunk rejects fewer than 2 observations with BadDimensions, not a crash", () => {
+    expect(tryRppShrunk(wasm, X.subarray(0, N), 1, N).status).not.toBe(0);
+  });
+});
+
+describe("arena high-water of the 21-vector call with an rpp fallback", () => {
+  for (const N of [1000, 2000]) {
+    it(`stays at or below 4 N² doubles at N = ${N}`, () => {
+      const wasm = Wasm.loadSync({ recycleAboveBytes: Infinity });
+      const w = computeWeights21(wasm, { ...inputOf(N), frequencies: N === 1000 ? undefined : ["m"] });
+      expect(w.fallback.some((x) => x)).toBe(true);
+      expect(wasm.arenaHighWater / (8 * N * N)).toBeLessThanOrEqual(4);
+    }, 60_000);
+  }
+});

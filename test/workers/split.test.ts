@@ -1,0 +1,171 @@
+/**
+ * One large request on several workers (src/workers/split.ts): three weights parts, one frequency each, then the
+ * request's own step with the assembled weights. The answer must be byte-identical to the single task's, errors
+ * included, and the request must count once against its key's in-flight cap.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isFolioError, type FolioError } from "../../src/errors.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openBackend } from "../../src/store/backend.js";
+import { commitStore, seededSeries } from "../helpers/stores.js";
+import type { StoreSnapshot } from "../../src/store/types.js";
+import { ComputePool, type ComputeResult } from "../../src/workers/pool.js";
+import { runSplit, shouldSplit } from "../../src/workers/split.js";
+import type { BacktestTask, ComputeKind } from "../../src/workers/tasks.js";
+import { assertWorkerBuilt, closeTestApp, createTestApp, type TestApp } from "../helpers/app.js";
+
+async function failure(p: Promise<unknown>): Promise<FolioError> {
+  try {
+    await p;
+  } catch (e) {
+    if (isFolioError(e)) return e;
+    throw e;
+  }
+  throw new Error("expected a FolioError");
+}
+
+/**
+ * A store of 12 seeded tickers TK0000…TK0011 plus MIRROR, whose closes are 10⁴ / TK0000's: its log-returns are −TK0000's, a
+ * correlation −1 pair, so equal risk contributions do not exist on any sample covariance and rpp falls back to the
+ * shrunk one in every frequency (docs/method.md §6.4): the fallback flags come from all three parts.
+ */
+function writeStore(dir: string): void {
+  const series = seededSeries(400, 12, 11);
+  series.push({ ticker: "MIRROR", days: series[0].days, closes: series[0].closes.map((c) => 1e4 / c) });
+  commitStore(dir, series);
+}
+
+const TICKERS = [...Array.from({ length: 12 }, (_, i) => `TK${String(i).padStart(4, "0")}`), "MIRROR"];
+const FALLBACKS = ["l1r.l2d.l3rpp", "l1r.l2m.l3rpp", "l1r.l2w.l3rpp"];
+let dataDir = "";
+beforeAll(() => {
+  dataDir = mkdtempSync(join(tmpdir(), "folio-split-"));
+  writeStore(dataDir);
+});
+afterAll(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const KINDS: ComputeKind[] = ["weights", "paths", "sims", "report", "sims-summary"];
+
+describe("runSplit on a pool of 2 workers", () => {
+  let pool: ComputePool;
+  let snapshot: StoreSnapshot;
+  beforeAll(async () => {
+    assertWorkerBuilt();
+    snapshot = await (await openBackend({ dataDir })).load({ shared: true });
+    pool = new ComputePool({ workers: 2, queueSize: 16, timeoutMs: 60_000, allowTestTasks: true, maxInflightPerKey: 1 });
+    await pool.ready();
+  });
+  afterAll(async () => {
+    await pool.destroy();
+  });
+
+  for (const kind of KINDS) {
+    it(`gives the ${kind} body and metadata of the single task byte for byte, with a covariance fallback`, async () => {
+      const request = { tickers: TICKERS, ...(kind.startsWith("sims") ? { run_count: 3, model: "correlated" as const } : {}) };
+      const task: BacktestTask = { kind, request, snapshot };
+      const single: ComputeResult = await pool.run(task);
+      const split = await runSplit(pool, task);
+      expect(single.meta!.covarianceFallback).toEqual(FALLBACKS);
+      expect(split.meta).toEqual(single.meta);
+      expect(Buffer.compare(split.body, single.body)).toBe(0);
+    });
+  }
+
+  it("gives the same bodies with the shrunk covariance and the direct HRP (no fallback possible)", async () => {
+    const task: BacktestTask = { kind: "weights", request: { tickers: TICKERS, covariance: "shrink", hrp: "direct" }, snapshot };
+    const single = await pool.run(task);
+    const split = await runSplit(pool, task);
+    expect(split.meta).toEqual(single.meta);
+    expect(single.meta!.covarianceFallback).toEqual([]);
+    expect(Buffer.compare(split.body, single.body)).toBe(0);
+  });
+
+  it("fails with the single task's error, code and extras, for unknown tickers and for invalid options", async () => {
+    const unknown: BacktestTask = { kind: "paths", request: { tickers: ["TK0001", "NOPE"] }, snapshot };
+    const a = await failure(pool.run(unknown));
+    const b = await failure(runSplit(pool, unknown));
+    expect(b.code).toBe("UNKNOWN_TICKERS");
+    expect({ code: b.code, detail: b.detail, extras: b.extras }).toEqual({ code: a.code, detail: a.detail, extras: a.extras });
+    const invalid: BacktestTask = { kind: "paths", request: { tickers: TICKERS.slice(0, 3), run_count: 5 }, snapshot };
+    const c = await failure(pool.run(invalid));
+    const d = await failure(runSplit(pool, invalid));
+    expect(d.code).toBe("INVALID_REQUEST");
+    expect(d.detail).toBe(c.detail);
+  });
+
+  it("counts the split request once against its key's in-flight cap, and frees it when done", async () => {
+    const task: BacktestTask = { kind: "weights", request: { tickers: TICKERS }, snapshot };
+    const running = runSplit(pool, task, { key: "k" });
+    // Three parts and a last step are in flight, yet the key holds one slot (cap 1): another request is refused.
+    expect(pool.inflightOf("k")).toBe(1);
+    const refused = await failure(pool.run({ kind: "ping" }, undefined, { key: "k" }));
+    expect(refused.code).toBe("TOO_MANY_IN_FLIGHT");
+    await running;
+    expect(pool.inflightOf("k")).toBe(0);
+    await expect(pool.run({ kind: "ping" }, undefined, { key: "k" })).resolves.toBeDefined();
+  });
+
+  it("stops at the request's deadline, naming the request's limit", async () => {
+    // Both workers busy for 1.5 s: the parts wait in the queue past the request's 200 ms.
+    const busy = [pool.run({ kind: "sleep", ms: 1500 }), pool.run({ kind: "sleep", ms: 1500 })];
+    const task: BacktestTask = { kind: "weights", request: { tickers: TICKERS }, snapshot };
+    const e = await failure(runSplit(pool, task, { timeoutMs: 200 }));
+    expect(e.code).toBe("COMPUTE_TIMEOUT");
+    expect(e.extras.limitMs).toBe(200);
+    await Promise.all(busy);
+    expect(pool.inflightOf("")).toBe(0);
+  });
+
+  it("splits only with 2 or more workers, from the threshold on, and never with threshold 0", () => {
+    expect(shouldSplit(500, 500, 2)).toBe(true);
+    expect(shouldSplit(499, 500, 2)).toBe(false);
+    expect(shouldSplit(5000, 500, 1)).toBe(false);
+    expect(shouldSplit(5000, 0, 4)).toBe(false);
+    expect(shouldSplit(1, 1, 2)).toBe(true);
+  });
+});
+
+describe("the service with SPLIT_MIN_TICKERS at 1 and at ∞", () => {
+  let splitting: TestApp;
+  let whole: TestApp;
+  beforeAll(async () => {
+    splitting = await createTestApp({ dataDir, limits: { workers: 2, splitMinTickers: 1 } });
+    whole = await createTestApp({ dataDir, limits: { workers: 2, splitMinTickers: Infinity } });
+  }, 120_000);
+  afterAll(async () => {
+    if (splitting) await closeTestApp(splitting);
+    if (whole) await closeTestApp(whole);
+  });
+
+  for (const kind of ["weights", "paths", "sims", "report"] as const) {
+    it(`answers POST /v1/optimiser/${kind} with identical status, headers that matter and body`, async () => {
+      const body = { tickers: TICKERS, ...(kind === "sims" ? { run_count: 2, seed: "42" } : {}) };
+      const a = await splitting.post(`/v1/optimiser/${kind}`, body, { "accept-encoding": "identity" });
+      const b = await whole.post(`/v1/optimiser/${kind}`, body, { "accept-encoding": "identity" });
+      expect(a.statusCode).toBe(200);
+      expect(b.statusCode).toBe(200);
+      expect(a.headers["x-covariance-fallback"]).toBe(FALLBACKS.join(","));
+      for (const h of ["x-covariance-fallback", "x-tickers", "etag", "x-simulation-seed", "content-length"]) {
+        expect(a.headers[h]).toEqual(b.headers[h]);
+      }
+      expect(Buffer.compare(a.rawPayload, b.rawPayload)).toBe(0);
+    });
+  }
+
+  it("answers an invalid split request with the same problem as the whole one", async () => {
+    const body = { tickers: ["TK0001", "NOPE"] };
+    const a = await splitting.post("/v1/optimiser/paths", body);
+    const b = await whole.post("/v1/optimiser/paths", body);
+    expect(a.statusCode).toBe(422);
+    const strip = (s: string) => {
+      const { request_id: _r, ...rest } = JSON.parse(s) as Record<string, unknown>;
+      return rest;
+    };
+    expect(strip(a.body)).toEqual(strip(b.body));
+  });
+});
+
