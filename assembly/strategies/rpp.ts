@@ -27,8 +27,12 @@ const CCD_STALL_FROM: i32 = 20;
 const CCD_STALL_EVERY: i32 = 10;
 /** ERC certificate: max_i |RC_i/ΣRC − 1/N| (docs/method.md §4.6). */
 const ERC_CERT_TOL: f64 = 1e-10;
-/** Newton iteration cap: no convergence after 100 → `NotConverged`, a solver failure (docs/method.md §4.6, §9). */
-const NEWTON_MAX_IT: i32 = 100;
+/**
+ * Newton iteration cap: no convergence after 1,000 → `NotConverged`, a solver failure (docs/method.md §4.6, §5.3, §9).
+ * F is self-concordant, so each damped step (λ > 1/4) lowers F by at least 1/4 − ln(5/4) ≈ 0.027 and the damped phase
+ * ends within (F(x₀) − F*)/0.027 steps; near-singular Σ (12 monthly observations of 20 assets) measured 169 steps.
+ */
+const NEWTON_MAX_IT: i32 = 1000;
 /**
  * ERC existence (docs/method.md §4.6): ERC exists iff no v ≥ 0, v ≠ 0 has vᵀΣv = 0, i.e. iff min over the simplex
  * of vᵀCv > 0 on the correlation matrix C (the same condition, since Σ = DCD with D > 0 diagonal maps such
@@ -79,7 +83,7 @@ export enum Existence {
  * Preconditions: Σ symmetric, finite, Σ_ii > 0 (validated by the ABI). ERC exists and is unique and interior when
  *   no non-negative non-zero v has Σv = 0; otherwise F is unbounded below (ρ = −1 pair, N ≫ observations).
  * Convergence: Newton stops at λ² < 1e-28, or when λ² < 1e-20 stops halving (rounding floor) and the certificate
- *   passes; Newton cap 100 iterations → `NotConverged`; a failed Cholesky of H → `NotPositiveDefinite`;
+ *   passes; Newton cap 1,000 iterations → `NotConverged`; a failed Cholesky of H → `NotPositiveDefinite`;
  *   certificate failed → `NotCertified`. No fallback here: the caller decides (docs/method.md §4.6, §6.4).
  *   `lastIterations()` = CCD sweeps + Newton iterations.
  * Complexity: Newton N³/3 + 2N² per iteration (scratch N² + 5N), with Woodbury 2N² + 2N·k² (scratch k² + 3N);

@@ -151,9 +151,9 @@ export default async function rebalance(): Promise<void> {
     }
     return median(xs);
   };
-  // With the sample covariance this fails (SOLVER_FAILED, l1r.l2m.l3rpp: rpp on the singular 12-month covariance of
-  // 20 simulated assets, with or without the warm start; seed 1, run 9, 2016-09-01); the bench says so and times
-  // covariance "shrink", whose monthly covariance is not singular.
+  // The sample covariance's monthly windows of 20 simulated assets are near-singular (12 observations): one rpp window
+  // of seed 1 needs 169 damped Newton steps (it failed at the former cap of 100; docs/method.md §4.6). The bench says
+  // whether it runs, and times covariance "shrink", whose monthly covariance is not singular.
   try {
     engine.simsReport(prices, { run_count: 10, seed: 1, rebalance: "monthly", costs_bps: 10 });
     console.log("rebalance:sims (sample covariance): no failure");

@@ -82,4 +82,23 @@ describeWithSharedData("rebalancing on the skfolio 20-stock S&P 500 set (2015–
       for (const id of STRATEGY_IDS) expectClose(reb.schedule[j][id], cold[id], 1e-8, `${id} at ${reb.dates[j - 1]}`);
     }
   });
+
+});
+
+describeWithSharedData("rebalanced sims on the cvxportfolio S&P 500 set: risk parity on near-singular monthly windows", () => {
+  it("the first 20 tickers, 10 runs, seed 1, monthly, sample covariance: every rpp window certifies (169 damped Newton steps in one, more than the former cap of 100)", async () => {
+    const engine = await createEngine();
+    const lines = readFileSync(sharedDataPath("cvxportfolio-sp500", "prices.csv"), "utf8").trim().split(/\r?\n/);
+    const tickers = lines[0].split(",").slice(1, 21);
+    const dates: string[] = [];
+    const closes: number[][] = [];
+    for (const line of lines.slice(1)) {
+      const [date, ...cells] = line.split(",");
+      dates.push(date);
+      closes.push(cells.slice(0, 20).map(Number));
+    }
+    const r = engine.simsReport({ tickers, dates, closes }, { run_count: 10, seed: 1, rebalance: "monthly", costs_bps: 10 });
+    expect(r.rebalance!.dates.length).toBeGreaterThan(100);
+    for (const run of r.values) for (const v of run) expect(v.every((x) => Number.isFinite(x) && x > 0)).toBe(true);
+  }, 60_000);
 });
