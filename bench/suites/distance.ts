@@ -1,0 +1,76 @@
+/**
+ * The distance of distances of HRP's paper variant (docs/method.md §4.7; issue 14: "within 1.5× of numpy's BLAS at
+ * N = 2,000"), engine against numpy.
+ *
+ * Engine: the HRP tree (`hrpTree`: distances, distance of distances, single linkage, leaf order) with `hrp: "paper"`
+ * minus the same tree with `"direct"` (no distance of distances) on the same covariance: what the paper variant adds,
+ * i.e. the cache-blocked f64x2 Gram of assembly/linalg/gemm.ts (`syrkUpper`) and the square roots. GFLOP/s count the
+ * symmetric Gram as N³ flops (N²/2 dot products of length N, two flops per term).
+ * numpy: bench/numpy/distance_of_distances.py (G = d dᵀ, which numpy sends to BLAS syrk, then the square roots), with
+ * one BLAS thread and with numpy's default, when `python3` with numpy is installed (else the reason is printed).
+ * Inputs: a seeded one-factor covariance of T = 253 closes (bench/prices.ts) for the engine, the same kind of
+ * correlation matrix for numpy (the cost does not depend on the values). Medians of 3 (tinybench).
+ */
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Bench } from "tinybench";
+import { Wasm } from "../../src/engine/wasm.js";
+import { hrpTree } from "../../src/engine/weights.js";
+import { covariance, logReturns } from "../../src/engine/core.js";
+import { factorPrices } from "../prices.js";
+import { medianMs } from "../table.js";
+
+const SIZES = process.argv.includes("--n5000") ? [500, 1000, 2000, 5000] : [500, 1000, 2000];
+const here = dirname(fileURLToPath(import.meta.url));
+// the compiled suite runs from dist/bench/suites; the script stays in bench/numpy
+const script = join(here, "..", "..", "..", "bench", "numpy", "distance_of_distances.py");
+
+interface NumpyRow { N: number; gemm_s: number; whole_s: number; numpy: string }
+
+function numpy(threads: string | undefined): Map<number, NumpyRow> | string {
+  const env = { ...process.env };
+  if (threads !== undefined) env.OPENBLAS_NUM_THREADS = env.OMP_NUM_THREADS = threads;
+  const r = spawnSync("python3", [script, ...SIZES.map(String)], { env, encoding: "utf8", timeout: 600_000 });
+  if (r.error || r.status !== 0) return `numpy not measured: ${r.error?.message ?? r.stderr.trim().split("\n").pop()}`;
+  const rows = new Map<number, NumpyRow>();
+  for (const line of r.stdout.trim().split("\n")) {
+    const row = JSON.parse(line) as NumpyRow;
+    rows.set(row.N, row);
+  }
+  return rows;
+}
+
+export default async function (): Promise<void> {
+  const wasm = Wasm.loadSync();
+  const engine = new Map<number, { paper: number; direct: number }>();
+  for (const N of SIZES) {
+    const T = 253;
+    const P = Float64Array.from(factorPrices(T, N, 2000 + N).closes.flat());
+    const R = logReturns(wasm, P, T, N);
+    const { covariance: S } = covariance(wasm, R, T - 1, N);
+    const b = new Bench({ time: 0, warmupTime: 0, iterations: 3, warmupIterations: 1 });
+    b.add("paper", () => { hrpTree(wasm, S, N, "paper"); });
+    b.add("direct", () => { hrpTree(wasm, S, N, "direct"); });
+    await b.run();
+    engine.set(N, { paper: medianMs(b, "paper"), direct: medianMs(b, "direct") });
+  }
+  const one = numpy("1");
+  const all = numpy(undefined);
+  console.log("N       engine paper  engine direct  distance of distances  GFLOP/s  numpy 1 thread  numpy default  engine ÷ numpy(1)");
+  for (const N of SIZES) {
+    const e = engine.get(N)!;
+    const dod = e.paper - e.direct;
+    const n1 = typeof one === "string" ? undefined : one.get(N);
+    const nd = typeof all === "string" ? undefined : all.get(N);
+    const ms = (s: number | undefined) => (s === undefined ? "–" : `${(s * 1000).toFixed(1)} ms`);
+    console.log([
+      String(N).padEnd(6), `${e.paper.toFixed(1)} ms`.padStart(13), `${e.direct.toFixed(1)} ms`.padStart(14),
+      `${dod.toFixed(1)} ms`.padStart(22), (N ** 3 / (dod * 1e6)).toFixed(1).padStart(8),
+      ms(n1?.whole_s).padStart(15), ms(nd?.whole_s).padStart(14),
+      (n1 ? (dod / (n1.whole_s * 1000)).toFixed(2) : "–").padStart(18),
+    ].join(" "));
+  }
+  if (typeof one === "string") console.log(one);
+  else console.log(`numpy ${[...one.values()][0]?.numpy}; "whole" = Gram (BLAS syrk) + square roots`);
+}
