@@ -252,6 +252,12 @@ export const InfoResponse = z
       drift: z.array(z.enum(SIM_DRIFTS)).optional(),
       block_length: z.object({ min: z.number(), max: z.number() }).optional()
         .describe('The accepted mean block lengths of model "bootstrap" (trading days).'),
+      rebalance: z.object({
+        calendar: z.array(z.string()),
+        every_days: z.object({ min: z.number(), max: z.number() }),
+      }).optional().describe("Walk-forward rebalancing: a calendar rule, or an integer number of test days in every_days."),
+      window: z.array(z.string()).optional(),
+      costs_bps: z.object({ min: z.number(), max: z.number() }).optional(),
       defaults: z.object({
         covariance: z.enum(COVARIANCE_MODES),
         hrp: z.enum(HRP_MODES),
@@ -259,6 +265,9 @@ export const InfoResponse = z
         run_count: z.number().int(),
         drift: z.enum(SIM_DRIFTS).optional(),
         block_length: z.number().optional(),
+        rebalance: z.union([z.string(), z.number()]).optional(),
+        window: z.string().optional(),
+        costs_bps: z.number().optional(),
       }),
     }).describe("The accepted values of each request option, and the default of every option."),
   })

@@ -3,6 +3,7 @@
  * the page itself restates none of them; a derived seed read from x-simulation-seed replays when sent back as a JSON
  * number; a seed number above 2^53-1 is refused, before any computation, with one message saying to send a string.
  */
+import { MAX_COSTS_BPS, MAX_REBALANCE_DAYS } from "../../src/pipeline/rebalance.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -24,8 +25,12 @@ describe("the vocabulary over HTTP", () => {
       model: [...SIM_MODELS],
       drift: [...SIM_DRIFTS],
       block_length: { ...BLOCK_LENGTH_RANGE },
+      rebalance: { calendar: ["none", "monthly", "quarterly", "annual"], every_days: { min: 1, max: MAX_REBALANCE_DAYS } },
+      window: ["rolling", "expanding"],
+      costs_bps: { min: 0, max: MAX_COSTS_BPS },
       defaults: {
         covariance: "sample", hrp: "paper", model: "independent", run_count: 5, drift: "historical", block_length: 5,
+        rebalance: "none", window: "rolling", costs_bps: 0,
       },
     });
     expect(body.options).toMatchObject({ defaults: DEFAULTS });

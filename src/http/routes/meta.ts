@@ -6,6 +6,9 @@ import { STRATEGY_IDS } from "../../domain/strategies.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../../domain/vocabulary.js";
 import { folioError } from "../../errors.js";
 import { SIM_GENERATOR } from "../../pipeline/respond.js";
+import {
+  MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
+} from "../../pipeline/rebalance.js";
 import type { LiveState } from "../../store/live.js";
 import { InfoResponse, ProblemResponse } from "../schemas.js";
 import type { AppContext } from "./context.js";
@@ -89,7 +92,10 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
         model: [...SIM_MODELS],
         drift: [...SIM_DRIFTS],
         block_length: { ...BLOCK_LENGTH_RANGE },
-        defaults: { ...DEFAULTS },
+        rebalance: { calendar: [...REBALANCE_CALENDAR], every_days: { min: 1, max: MAX_REBALANCE_DAYS } },
+        window: [...WINDOW_MODES],
+        costs_bps: { min: 0, max: MAX_COSTS_BPS },
+        defaults: { ...DEFAULTS, ...REBALANCE_DEFAULTS },
       },
       simulation: {
         default_model: DEFAULTS.model,
