@@ -414,11 +414,19 @@ async function run(e) {
   try {
     if (req.mode === "paths") {
       const pathsBody = { ...body, ...rebalanceFields(req) }; // /weights refuses the rebalancing fields
+      const rebalancing = Object.keys(rebalanceFields(req)).length > 0 && pathsBody.rebalance !== "none";
       const [paths, weights] = await Promise.all([api("/v1/optimiser/paths", pathsBody), api("/v1/optimiser/weights", body)]);
+      // Rebalanced: the /report rows also carry each series' rebalances, turnover and costs paid (the paths body has
+      // PathLit's shape, which has no room for them). Asked after the others, so that the page never holds more than
+      // two computations of one key in flight (the service's per-key cap is 2 per worker).
+      const report = rebalancing ? await api("/v1/optimiser/report", pathsBody) : null;
       const { ids, dates, values } = parseSeries(paths.data);
+      const trades = report
+        ? new Map(report.data.filter((x) => x.rebalances !== undefined).map((x) => [x.PATH, x]))
+        : null;
       state.last = {
         mode: req.mode, request: req, ids, dates, values, weights: weights.data, tickers: canonicalTickers(weights, body),
-        fallback: weights.headers.get("x-covariance-fallback"),
+        fallback: weights.headers.get("x-covariance-fallback"), trades: trades && trades.size > 0 ? trades : null,
       };
     } else {
       const simsBody = { ...body, ...rebalanceFields(req) };
@@ -1030,7 +1038,21 @@ function renderSummary(r) {
     num("Calmar", "calmar", fmtNum, true),
     num("VaR 95%", "var_95", fmtPct),
     num("CVaR 95%", "cvar_95", fmtPct),
+    ...tradeColumns(r),
   ], items, { rowAttrs: (tr, it) => Object.assign(tr.dataset, { strategy: it.row.id, item: String(it.i) }) });
+}
+
+/** With rebalancing, three more columns from the /report rows: rebalance dates, summed turnover, costs paid. */
+function tradeColumns(r) {
+  if (!r.trades) return [];
+  const col = (label, k, fmt) => ({
+    label, csvLabel: k, key: (it) => r.trades.get(it.row.id)?.[k] ?? null, text: (it) => fmt(r.trades.get(it.row.id)?.[k] ?? null),
+  });
+  return [
+    col("Rebalances", "rebalances", (v) => (v === null ? "—" : String(v))),
+    col("Turnover", "turnover", fmtPct),
+    col("Costs paid", "costs_paid", fmtMoney),
+  ];
 }
 
 function renderSimsSummary(r) {

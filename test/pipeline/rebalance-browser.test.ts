@@ -71,6 +71,17 @@ describeWithChromium("the page's rebalancing controls", () => {
     expect(bodies.weights.tickers).toEqual(tickers);
     for (const k of ["rebalance", "window", "costs_bps"]) expect(bodies.weights).not.toHaveProperty(k);
     expect(page.url()).toContain("rebalance=monthly");
+    // the summary table gains the trades of each series, as /report gives them
+    const headers = await page.locator("#summary thead th").allTextContents();
+    for (const h of ["Rebalances", "Turnover", "Costs paid"]) expect(headers.map((x) => x.trim())).toContain(h);
+    const report = (await (await fetch(`${server.url}/v1/optimiser/report`, {
+      method: "POST", headers: { "content-type": "application/json", "x-api-key": KEY },
+      body: JSON.stringify(bodies.paths),
+    })).json()) as Array<{ PATH: string; rebalances: number }>;
+    const ewp = report.find((x) => x.PATH === "l1r.l2d.l3ewp")!;
+    expect(ewp.rebalances).toBeGreaterThan(0);
+    const cells = await page.locator('#summary tbody tr[data-strategy="l1r.l2d.l3ewp"] td').allTextContents();
+    expect(cells.map((x) => x.trim())).toContain(String(ewp.rebalances));
     expect(errors).toEqual([]);
   });
 });
