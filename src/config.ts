@@ -54,6 +54,8 @@ export const EnvSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   /** on: compute responses are compressed (br/gzip) in the workers when the client accepts it (src/http/encoding.ts). */
   COMPRESSION: z.enum(["on", "off"]).default("on"),
+  /** Bytes of computed responses kept for repeats (src/http/cache.ts); 0: no cache. */
+  RESPONSE_CACHE_BYTES: int(0, Number.MAX_SAFE_INTEGER, 64 * 1024 * 1024),
 });
 
 export interface Limits {
@@ -101,6 +103,11 @@ export interface Limits {
    * False: identity only and no Vary header, as before.
    */
   compression?: boolean;
+  /**
+   * Bytes of computed responses (identity and compressed copies) kept so that a repeat of the same request on the
+   * same store version costs no computation (default 64 MiB; 0: no cache; src/http/cache.ts).
+   */
+  responseCacheBytes?: number;
 }
 
 /** The optional limits with their defaults filled in (for a Limits built by hand, e.g. in tests and benches). */
@@ -116,6 +123,7 @@ export function fullLimits(l: Limits): Required<Limits> {
     lightTaskCost: l.lightTaskCost ?? 1_000_000,
     reservedLightWorkers: l.reservedLightWorkers ?? (l.workers >= 2 ? 1 : 0),
     compression: l.compression ?? true,
+    responseCacheBytes: l.responseCacheBytes ?? 64 * 1024 * 1024,
   };
 }
 
@@ -259,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       lightTaskCost: e.LIGHT_TASK_COST,
       reservedLightWorkers: e.RESERVED_LIGHT_WORKERS ?? (e.WORKERS >= 2 ? 1 : 0),
       compression: e.COMPRESSION === "on",
+      responseCacheBytes: e.RESPONSE_CACHE_BYTES,
     },
     keyHashes: keys.map(hashKey),
     keySource,

@@ -88,6 +88,8 @@ export interface ComputeResult {
   meta?: ResponseMeta;
   /** The content coding of `body` when the worker compressed it (absent: identity). */
   coding?: "br" | "gzip";
+  /** The identity body too, when the task asked for it (`keepIdentity`) and `body` is compressed. */
+  identity?: Buffer;
 }
 
 export interface PoolStats {
@@ -277,6 +279,9 @@ export class ComputePool {
     const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const out: ComputeResult = result.meta === undefined ? { body } : { body, meta: result.meta };
     if (result.coding !== undefined && result.coding !== "identity") out.coding = result.coding;
+    if (result.identity !== undefined) {
+      out.identity = Buffer.from(result.identity.buffer, result.identity.byteOffset, result.identity.byteLength);
+    }
     return out;
   }
 

@@ -29,11 +29,20 @@ export interface BacktestTask {
   request: RequestBody;
   /** Compress the body in the worker (absent: identity). */
   encoding?: EncodingChoice;
+  /** When the body is compressed, return the identity body too (the response cache stores both: src/http/cache.ts). */
+  keepIdentity?: boolean;
   /**
    * The store version this request runs on (taken when the request arrived). Its bytes are in shared memory in the
    * service: structured clone shares them with the worker, it does not copy them.
    */
   snapshot: StoreSnapshot;
+}
+
+/** Compress a body computed earlier (a cached identity body asked for in a coding not stored yet). */
+export interface CompressTask {
+  kind: "compress";
+  body: Uint8Array;
+  coding: "br" | "gzip";
 }
 
 /** Loads the engine in one worker (readiness probe). */
@@ -52,10 +61,10 @@ export interface ProbeTask {
   kind: "probe";
 }
 
-export type ComputeTask = BacktestTask | PingTask | SleepTask | ProbeTask;
+export type ComputeTask = BacktestTask | CompressTask | PingTask | SleepTask | ProbeTask;
 
 export type TaskResult =
-  | { ok: true; body: Uint8Array; meta?: ResponseMeta; coding?: Coding }
+  | { ok: true; body: Uint8Array; meta?: ResponseMeta; coding?: Coding; identity?: Uint8Array }
   | { ok: false; error: WireError };
 
 /** `workerData` of every worker. */

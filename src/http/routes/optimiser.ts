@@ -10,7 +10,10 @@ import { z } from "zod";
 import { DEFAULTS } from "../../domain/vocabulary.js";
 import { parseIsoDay } from "../../domain/dates.js";
 import type { PriceStore } from "../../store/types.js";
-import type { ComputeKind, RequestBody } from "../../workers/tasks.js";
+import type { ResponseMeta } from "../../pipeline/respond.js";
+import { codingFor } from "../../workers/compress.js";
+import type { ComputeResult } from "../../workers/pool.js";
+import type { BacktestTask, Coding, ComputeKind, ComputeTask, RequestBody } from "../../workers/tasks.js";
 import { etagOf } from "../etag.js";
 import { etagFor, matchedTag, negotiate } from "../encoding.js";
 import { HEADER, metaHeaders } from "../headers.js";
@@ -89,15 +92,17 @@ function upperBound(d: Int32Array, x: number): number {
 
 /**
  * The handler of every compute route (`kind` is the worker's respond kind): ETag first (304 without computing), then
- * the response backlog, then the pool with the key's turn and the request's estimated cost, cancelled when the client
- * goes away; the worker's metadata becomes headers here.
+ * the response backlog, then the response cache (src/http/cache.ts: a repeat on the same store version is sent from
+ * memory, compressed copies included), then the pool with the key's turn and the request's estimated cost, cancelled
+ * when the client goes away; the worker's metadata becomes headers here.
  */
 export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const request = req.body as RequestBody;
     // The version this request runs on, start to finish (a reload meanwhile does not affect it).
     const { snapshot, store } = ctx.live.current;
-    const etag = etagOf({ route, request, store: snapshot.version.hash, engine: ctx.engineVersion });
+    const storeHash = snapshot.version.hash;
+    const etag = etagOf({ route, request, store: storeHash, engine: ctx.engineVersion });
     // The coding the worker will use for a large enough body (src/http/encoding.ts); undefined: identity.
     const encoding = ctx.limits.compression === false ? undefined : negotiate(req.headers[HEADER.acceptEncoding]);
     // With compression on, the same URL answers in several codings: caches must key on Accept-Encoding.
@@ -109,24 +114,57 @@ export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string
     if (pre === "any" && ctx.seenTags.has(etag)) return reply.code(304).header(HEADER.etag, etag).send();
     // While slow clients hold too many unsent bytes, start nothing new (503 RESPONSE_BACKLOG).
     ctx.responses?.admit();
-    // If the client goes away first, stop its computation (queued: dropped; running: its worker is replaced).
-    const gone = new AbortController();
-    const onClose = () => {
-      if (!reply.raw.writableEnded) gone.abort();
+
+    /** A task on the pool, with the key's turn; stopped if the client goes away first (queued: dropped; running: its worker is replaced). */
+    const run = async (task: ComputeTask, cost: number): Promise<ComputeResult> => {
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableEnded) gone.abort();
+      };
+      reply.raw.once("close", onClose);
+      return ctx.pool.run(task, undefined, { cancel: gone.signal, key: req.apiKeyId ?? "", cost })
+        .finally(() => reply.raw.off("close", onClose));
     };
-    reply.raw.once("close", onClose);
+    /** 200 with `body` in `coding`, or 304 for `If-None-Match: *` (the response exists now). */
+    const send = (body: Buffer, coding: Coding, meta: ResponseMeta | undefined) => {
+      ctx.seenTags.add(etag);
+      const tag = etagFor(etag, coding);
+      // `*` on a response not seen before: it exists now (computed without error), so the answer is still 304.
+      if (pre === "any") return reply.code(304).header(HEADER.etag, tag).send();
+      // The body is already in its coding (compressed by a worker); content-length counts the bytes sent.
+      if (coding !== "identity") reply.header(HEADER.contentEncoding, coding);
+      const payload = ctx.responses === undefined ? body : ctx.responses.payload(reply, body);
+      return reply.headers(metaHeaders(meta)).header(HEADER.etag, tag).type(JSON_UTF8).send(payload);
+    };
+
+    const cache = ctx.responseCache?.enabled === true ? ctx.responseCache : undefined;
+    const hit = cache?.get(etag, storeHash);
+    if (hit !== undefined) {
+      const coding = codingFor(encoding, hit.body.byteLength);
+      if (coding === "identity") return send(hit.body, coding, hit.meta);
+      let coded = hit.coded.get(coding);
+      if (coded === undefined) {
+        // Stored in identity only (first asked by another client): compress once, off the event loop, and keep it.
+        coded = (await run({ kind: "compress", body: hit.body, coding }, 1)).body;
+        cache!.addCoding(etag, storeHash, coding, coded);
+      }
+      return send(coded, coding, hit.meta);
+    }
+
     const cost = estimateCost(store, kind, request);
-    const task = encoding === undefined ? { kind, request, snapshot } : { kind, request, snapshot, encoding };
-    const result = await ctx.pool.run(task, undefined, { cancel: gone.signal, key: req.apiKeyId ?? "", cost })
-      .finally(() => reply.raw.off("close", onClose));
-    ctx.seenTags.add(etag);
-    // `*` on a response not seen before: it exists now (computed without error), so the answer is still 304.
-    const tag = etagFor(etag, result.coding ?? "identity");
-    if (pre === "any") return reply.code(304).header(HEADER.etag, tag).send();
-    // The body is already in its coding (compressed by the worker); content-length counts the bytes sent.
-    if (result.coding !== undefined) reply.header(HEADER.contentEncoding, result.coding);
-    const payload = ctx.responses === undefined ? result.body : ctx.responses.payload(reply, result.body);
-    return reply.headers(metaHeaders(result.meta)).header(HEADER.etag, tag).type(JSON_UTF8).send(payload);
+    const task: BacktestTask = { kind, request, snapshot };
+    if (encoding !== undefined) task.encoding = encoding;
+    if (cache !== undefined) task.keepIdentity = true;
+    const result = await run(task, cost);
+    const coding: Coding = result.coding ?? "identity";
+    if (cache !== undefined) {
+      const identity = coding === "identity" ? result.body : result.identity;
+      if (identity !== undefined) {
+        cache.put(etag, storeHash, identity, result.meta,
+          coding === "identity" ? undefined : { coding, body: result.body });
+      }
+    }
+    return send(result.body, coding, result.meta);
   };
 }
 
