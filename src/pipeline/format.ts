@@ -71,6 +71,13 @@ const PAIRS = (() => {
   return b;
 })();
 
+/**
+ * The writers' scratch buffer (one per thread: the writers are synchronous, so calls never overlap), kept up to
+ * SCRATCH_MAX bytes; a larger response (e.g. a 100-run sims body) gets a buffer of its own, released with it.
+ */
+const SCRATCH_MAX = 4 * 1024 * 1024;
+let scratch: Uint8Array | undefined;
+
 /** Most bytes one value can take besides its key: `toFixed(2)` of any double is at most 25 characters, plus a quote. */
 const VALUE_BYTES = 32;
 
@@ -93,25 +100,43 @@ interface DateKeys {
 }
 
 function dateKeys(dates: readonly string[]): DateKeys {
+  const n = dates.length;
   // Dates are YYYY-MM-DD (docs/spec.md §3): plain ASCII, copied as they are. Any other text is encoded as
   // JSON.stringify would write it (the string writers' output), through TextEncoder.
-  const plain = (d: string): boolean => {
+  let total = 0;
+  let longest = 0;
+  let shortest = Infinity;
+  let encoded: (Uint8Array | undefined)[] | undefined;
+  for (let t = 0; t < n; t++) {
+    const d = dates[t];
+    let plain = true;
     for (let k = 0; k < d.length; k++) {
       const c = d.charCodeAt(k);
-      if (c < 0x20 || c > 0x7e || c === 34 || c === 92) return false;
+      if (c < 0x20 || c > 0x7e || c === 34 || c === 92) {
+        plain = false;
+        break;
+      }
     }
-    return true;
-  };
-  const encoded = dates.map((d) => (plain(d) ? undefined : new TextEncoder().encode(`,${JSON.stringify(d)}:"`)));
-  let total = 0;
-  for (let t = 0; t < dates.length; t++) total += encoded[t]?.length ?? dates[t].length + 5;
-  const bytes = new Uint8Array(total);
-  const offsets = new Int32Array(dates.length + 1);
+    let len = d.length + 5;
+    if (!plain) {
+      encoded ??= new Array<Uint8Array | undefined>(n);
+      const e = new TextEncoder().encode(`,${JSON.stringify(d)}:"`);
+      encoded[t] = e;
+      len = e.length;
+    }
+    total += len;
+    if (len > longest) longest = len;
+    if (len < shortest) shortest = len;
+  }
+  const same = n > 0 && longest === shortest && longest <= 16;
+  // Same-length keys are laid out with a stride of 16 bytes (the words' layout), others back to back.
+  const bytes = new Uint8Array(same ? n * 16 : total);
+  const offsets = new Int32Array(n + 1);
   let p = 0;
-  let longest = 0;
-  for (let t = 0; t < dates.length; t++) {
+  for (let t = 0; t < n; t++) {
+    if (same) p = t * 16;
     offsets[t] = p;
-    const e = encoded[t];
+    const e = encoded?.[t];
     if (e !== undefined) {
       bytes.set(e, p);
       p += e.length;
@@ -124,25 +149,16 @@ function dateKeys(dates: readonly string[]): DateKeys {
       bytes[p++] = 58; // :
       bytes[p++] = 34; // "
     }
-    longest = Math.max(longest, p - offsets[t]);
   }
-  offsets[dates.length] = p;
-  const keys: DateKeys = { bytes, offsets, longest };
-  let same = longest <= 16;
-  for (let t = 0; same && t < dates.length; t++) same = offsets[t + 1] - offsets[t] === longest;
-  if (same && dates.length > 0) {
-    const words = new Uint32Array(dates.length * 4);
-    const view = new Uint8Array(words.buffer);
-    for (let t = 0; t < dates.length; t++) view.set(bytes.subarray(offsets[t], offsets[t + 1]), t * 16);
-    // Uint32Array elements are in platform byte order; the DataView stores below say little-endian, so convert.
-    if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) {
-      const dv = new DataView(words.buffer);
-      for (let k = 0; k < words.length; k++) words[k] = dv.getUint32(k * 4, true);
-    }
-    keys.words = words;
-    keys.width = longest;
+  offsets[n] = p;
+  if (!same) return { bytes, offsets, longest };
+  // The 16-byte slots as little-endian 32-bit words (the DataView stores below say little-endian).
+  const words = new Uint32Array(n * 4);
+  for (let k = 0; k < words.length; k++) {
+    const b = k * 4;
+    words[k] = (bytes[b] | (bytes[b + 1] << 8) | (bytes[b + 2] << 16) | (bytes[b + 3] << 24)) >>> 0;
   }
-  return keys;
+  return { bytes, offsets, longest, words, width: longest };
 }
 
 /**
@@ -159,7 +175,11 @@ class JsonBytes {
   private len = 0;
 
   constructor(capacity: number) {
-    this.buf = new Uint8Array(Math.max(64, capacity));
+    const want = Math.max(64, capacity);
+    // Reuse this thread's scratch buffer when it is large enough (its pages are already mapped): the result is then
+    // one exact-size copy (`take`), instead of a fresh oversized buffer plus that copy.
+    if (want <= SCRATCH_MAX && (scratch === undefined || scratch.length < want)) scratch = new Uint8Array(Math.min(SCRATCH_MAX, Math.max(want, 1 << 20)));
+    this.buf = want <= SCRATCH_MAX ? scratch! : new Uint8Array(want);
     this.view = new DataView(this.buf.buffer);
   }
 
