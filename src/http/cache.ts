@@ -73,8 +73,9 @@ export class ResponseCache {
   }
 
   /** Store a computed response (identity body, and a compressed copy when one was made). */
-  put(tag: string, store: string, body: Buffer, meta: ResponseMeta | undefined, coded?: { coding: StoredCoding; body: Buffer }): void {
-    if (!this.enabled) return;
+  /** Returns whether the response was stored (the caller must then not reuse its buffers). */
+  put(tag: string, store: string, body: Buffer, meta: ResponseMeta | undefined, coded?: { coding: StoredCoding; body: Buffer }): boolean {
+    if (!this.enabled) return false;
     this.remove(tag);
     const entry: Entry = { body, coded: new Map(), store, bytes: body.byteLength };
     if (meta !== undefined) entry.meta = meta;
@@ -82,10 +83,11 @@ export class ResponseCache {
       entry.coded.set(coded.coding, coded.body);
       entry.bytes += coded.body.byteLength;
     }
-    if (entry.bytes > this.maxBytes / 8) return;
+    if (entry.bytes > this.maxBytes / 8) return false;
     this.entries.set(tag, entry);
     this.held += entry.bytes;
     this.evict(tag);
+    return true;
   }
 
   /** Add a compressed copy to an existing entry (no-op when the entry is gone or the copy would not fit). */

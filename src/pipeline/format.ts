@@ -76,6 +76,8 @@ const PAIRS = (() => {
  * SCRATCH_MAX bytes; a larger response (e.g. a 100-run sims body) gets a buffer of its own, released with it.
  */
 const SCRATCH_MAX = 4 * 1024 * 1024;
+/** The temporary of JsonBytes.near: a key of at most 16 + a few escaped characters, a value and a quote. */
+const NEAR = new Uint8Array(512);
 let scratch: Uint8Array | undefined;
 
 /** Most bytes one value can take besides its key: `toFixed(2)` of any double is at most 25 characters, plus a quote. */
@@ -174,14 +176,27 @@ class JsonBytes {
   private view: DataView;
   private len = 0;
 
-  constructor(capacity: number) {
+  /**
+   * `out`: a buffer handed in by the caller (the service recycles response buffers: src/workers/pool.ts); when it
+   * is large enough the body is written into it and returned as a view of it, with no copy.
+   */
+  constructor(capacity: number, out?: ArrayBuffer) {
     const want = Math.max(64, capacity);
-    // Reuse this thread's scratch buffer when it is large enough (its pages are already mapped): the result is then
-    // one exact-size copy (`take`), instead of a fresh oversized buffer plus that copy.
-    if (want <= SCRATCH_MAX && (scratch === undefined || scratch.length < want)) scratch = new Uint8Array(Math.min(SCRATCH_MAX, Math.max(want, 1 << 20)));
-    this.buf = want <= SCRATCH_MAX ? scratch! : new Uint8Array(want);
+    // `capacity` overestimates (28 bytes per value; a paths value takes about 24): a recycled buffer that held a
+    // body of the same shape fits, and the writer grows the buffer in the rare case it does not.
+    if (out !== undefined && out.byteLength >= want * 0.75) {
+      this.buf = new Uint8Array(out);
+    } else {
+      // Reuse this thread's scratch buffer when it is large enough (its pages are already mapped): the result is
+      // then one exact-size copy (`take`), instead of a fresh oversized buffer plus that copy.
+      if (want <= SCRATCH_MAX && (scratch === undefined || scratch.length < want)) scratch = new Uint8Array(Math.min(SCRATCH_MAX, Math.max(want, 1 << 20)));
+      this.buf = want <= SCRATCH_MAX ? scratch! : new Uint8Array(want);
+    }
+    this.out = out;
     this.view = new DataView(this.buf.buffer);
   }
+
+  private readonly out: ArrayBuffer | undefined;
 
   private ensure(extra: number): void {
     if (this.len + extra <= this.buf.length) return;
@@ -199,14 +214,23 @@ class JsonBytes {
   /** `key_t` + `v[t].toFixed(2)` + `"` for every t. */
   values(keys: DateKeys, v: ArrayLike<number>): void {
     const n = keys.offsets.length - 1;
-    this.ensure(n * (keys.longest + VALUE_BYTES));
-    const b = this.buf;
+    const step = keys.longest + VALUE_BYTES;
+    let b = this.buf;
     let p = this.len;
     const w = keys.words;
+    const kb = keys.bytes;
+    const ko = keys.offsets;
     if (w !== undefined) {
-      const dv = this.view;
+      let dv = this.view;
       const width = keys.width!;
       for (let t = 0; t < n; t++) {
+        if (p + step > b.length) {
+          // Near the end of the buffer: this value through a temporary, growing only when it really does not fit.
+          p = this.near(p, kb, t * 16, width, v[t], step * (n - t));
+          b = this.buf;
+          dv = this.view;
+          continue;
+        }
         const o = t << 2;
         dv.setUint32(p, w[o], true);
         dv.setUint32(p + 4, w[o + 1], true);
@@ -216,9 +240,12 @@ class JsonBytes {
         b[p++] = 34; // closing quote
       }
     } else {
-      const kb = keys.bytes;
-      const ko = keys.offsets;
       for (let t = 0; t < n; t++) {
+        if (p + step > b.length) {
+          p = this.near(p, kb, ko[t], ko[t + 1] - ko[t], v[t], step * (n - t));
+          b = this.buf;
+          continue;
+        }
         for (let k = ko[t], e = ko[t + 1]; k < e; k++) b[p++] = kb[k];
         p = writeDollars(b, p, v[t]);
         b[p++] = 34; // closing quote
@@ -227,8 +254,27 @@ class JsonBytes {
     this.len = p;
   }
 
+  /**
+   * Key `kb[k0 … k0 + kLen)`, the value and its quote written at `p` when fewer than a worst case's bytes are left:
+   * through a small temporary, so that a buffer exactly as long as the body (a recycled one) is not grown for
+   * nothing; grows by `rest` bytes when the value really does not fit. Returns the new end.
+   */
+  private near(p: number, kb: Uint8Array, k0: number, kLen: number, v: number, rest: number): number {
+    const tmp = kLen + VALUE_BYTES <= NEAR.length ? NEAR : new Uint8Array(kLen + VALUE_BYTES);
+    tmp.set(kb.subarray(k0, k0 + kLen), 0);
+    let m = writeDollars(tmp, kLen, v);
+    tmp[m++] = 34; // closing quote
+    if (p + m > this.buf.length) {
+      this.len = p;
+      this.ensure(rest);
+    }
+    this.buf.set(tmp.subarray(0, m), p);
+    return p + m;
+  }
+
+  /** The bytes written: a view of the caller's `out` buffer when they fit in it, else an exact-size copy. */
   take(): Uint8Array {
-    return this.buf.slice(0, this.len);
+    return this.out !== undefined && this.buf.buffer === this.out ? this.buf.subarray(0, this.len) : this.buf.slice(0, this.len);
   }
 }
 
@@ -300,16 +346,21 @@ function writeSeries(out: JsonBytes, ids: readonly StrategyId[], keys: DateKeys,
   out.ascii("]");
 }
 
-/** `seriesJson(...)` as UTF-8 bytes. */
-export function seriesJsonBytes(ids: readonly StrategyId[], dates: readonly string[], values: readonly ArrayLike<number>[]): Uint8Array {
-  const out = new JsonBytes(ids.length * (dates.length * 28 + 40) + 2);
+/**
+ * `seriesJson(...)` as UTF-8 bytes. `out_`: an optional buffer to write into; the result is a view of it when the
+ * body fits, otherwise a buffer of its own (and `out_`'s contents are then unspecified).
+ */
+export function seriesJsonBytes(ids: readonly StrategyId[], dates: readonly string[], values: readonly ArrayLike<number>[],
+  out_?: ArrayBuffer): Uint8Array {
+  const out = new JsonBytes(ids.length * (dates.length * 28 + 40) + 2, out_);
   writeSeries(out, ids, dateKeys(dates), values);
   return out.take();
 }
 
-/** `simsJson(...)` as UTF-8 bytes. */
-export function simsJsonBytes(ids: readonly StrategyId[], dates: readonly string[], runs: readonly (readonly ArrayLike<number>[])[]): Uint8Array {
-  const out = new JsonBytes(runs.length * (ids.length * (dates.length * 28 + 40) + 16) + 2);
+/** `simsJson(...)` as UTF-8 bytes (`out_` as for seriesJsonBytes). */
+export function simsJsonBytes(ids: readonly StrategyId[], dates: readonly string[], runs: readonly (readonly ArrayLike<number>[])[],
+  out_?: ArrayBuffer): Uint8Array {
+  const out = new JsonBytes(runs.length * (ids.length * (dates.length * 28 + 40) + 16) + 2, out_);
   const keys = dateKeys(dates);
   out.ascii("{");
   runs.forEach((run, k) => {

@@ -29,7 +29,7 @@ import { Piscina } from "piscina";
 import { projectRoot } from "../config.js";
 import { folioError, fromWire, isFolioError, type FolioError } from "../errors.js";
 import type { ResponseMeta } from "../pipeline/respond.js";
-import type { ComputeTask, TaskResult, WorkerConfig } from "./tasks.js";
+import type { BacktestTask, ComputeTask, TaskResult, WorkerConfig } from "./tasks.js";
 
 export interface PoolOptions {
   /** Worker threads (fixed: min = max, so a recycled worker is replaced at once). */
@@ -109,6 +109,10 @@ export interface PoolStats {
   cancelled: number;
 }
 
+/** Response buffers kept for reuse: at least a small paths body, at most what the writers' scratch would hold. */
+const RECYCLE_MIN = 64 * 1024;
+const RECYCLE_MAX = 4 * 1024 * 1024;
+
 export function defaultWorkerFile(): string {
   return join(projectRoot(), "dist", "src", "workers", "worker.js");
 }
@@ -130,6 +134,13 @@ export class ComputePool {
   private serveSeq = 0;
   private readonly keys = new Map<string, KeyState>();
   private closed = false;
+  /**
+   * Response buffers whose bytes have been sent (recycle()), handed back to the workers with the next paths or sims
+   * tasks: a body that fits is written into one, so a steady stream of responses allocates no new ArrayBuffer on
+   * this thread. (A fresh buffer per response counted against V8's heap limits and made this thread run a full
+   * garbage collection every few dozen responses; bench/suites/throughput.ts measures the CPU per request.)
+   */
+  private readonly spare: ArrayBuffer[] = [];
 
   constructor(options: PoolOptions) {
     const filename = options.filename ?? defaultWorkerFile();
@@ -187,6 +198,23 @@ export class ComputePool {
       rejectedPerKey: this.rejectedPerKey,
       cancelled: this.cancelled,
     };
+  }
+
+  /**
+   * Give the buffer of a response body back for reuse once its bytes are sent and nothing else holds it (not
+   * cached, not streamed any more). Bodies between 64 KiB and 4 MiB are kept, at most two per worker; others are
+   * left to the garbage collector.
+   */
+  recycle(body: Uint8Array): void {
+    const buf = body.buffer;
+    if (!(buf instanceof ArrayBuffer) || buf.byteLength < RECYCLE_MIN || buf.byteLength > RECYCLE_MAX) return;
+    if (this.spare.length >= 2 * this.opts.workers || this.spare.includes(buf)) return;
+    this.spare.push(buf);
+  }
+
+  /** Buffers waiting for reuse (tests). */
+  get spareBuffers(): number {
+    return this.spare.length;
   }
 
   /** Tasks the key has running or waiting. */
@@ -254,7 +282,11 @@ export class ComputePool {
     try {
       await this.admit(task, key, heavy, state, stop.signal);
       try {
-        result = await this.piscina.run(task, { signal: stop.signal });
+        // A paths or sims task takes a recycled buffer along (transferred: it leaves this thread until it comes back
+        // as the body).
+        const out = (task.kind === "paths" || task.kind === "sims") && task.out === undefined ? this.spare.pop() : undefined;
+        result = await this.piscina.run(out === undefined ? task : { ...(task as BacktestTask), out },
+          out === undefined ? { signal: stop.signal } : { signal: stop.signal, transferList: [out] as never });
       } finally {
         this.active--;
         if (heavy) this.heavyActive--;

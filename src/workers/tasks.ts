@@ -29,6 +29,11 @@ export interface BacktestTask {
   request: RequestBody;
   /** Compress the body in the worker (absent: identity). */
   encoding?: EncodingChoice;
+  /**
+   * A recycled response buffer (transferred with the task: src/workers/pool.ts): a paths or sims body that fits is
+   * written into it, and it comes back as the body's buffer.
+   */
+  out?: ArrayBuffer;
   /** When the body is compressed, return the identity body too (the response cache stores both: src/http/cache.ts). */
   keepIdentity?: boolean;
   /**

@@ -91,7 +91,7 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
 
   const { tickers, start, end, ...options } = task.request;
   const prices = alignTyped(storeFor(task.snapshot), tickers, { start, end });
-  const r = respond(k, task.kind, prices, options, { maxResponseValues: config.maxResponseValues });
+  const r = respond(k, task.kind, prices, options, { maxResponseValues: config.maxResponseValues }, task.out);
   return ok(r.body, r.meta, task.encoding, task.keepIdentity === true);
 }
 

@@ -150,6 +150,21 @@ describe("the response cache in the service", () => {
     }
   });
 
+  it("without a cache, reuses sent response buffers for the next bodies, which stay byte-identical", async () => {
+    const a = { tickers };
+    const b = { tickers: tickers.slice(0, 3), start: "2020-06-01" };
+    const first = await nocache.post("/v1/optimiser/paths", a);
+    const firstB = await t.post("/v1/optimiser/paths", b);
+    expect(nocache.pool.spareBuffers).toBeGreaterThanOrEqual(1);
+    for (let k = 0; k < 3; k++) {
+      const ra = await nocache.post("/v1/optimiser/paths", a);
+      const rb = await nocache.post("/v1/optimiser/paths", b);
+      expect(ra.rawPayload.equals(first.rawPayload)).toBe(true);
+      expect(rb.rawPayload.equals(firstB.rawPayload)).toBe(true);
+    }
+    expect(nocache.pool.spareBuffers).toBeGreaterThanOrEqual(1);
+  });
+
   it("holds no entry and counts nothing when RESPONSE_CACHE_BYTES is 0", async () => {
     await nocache.post("/v1/optimiser/paths", { tickers });
     expect(await stats(nocache)).toEqual({ hits: 0, misses: 0, entries: 0, bytes: 0, max_bytes: 0 });

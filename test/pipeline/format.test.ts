@@ -101,4 +101,33 @@ describe("response formatting (docs/spec.md §3)", () => {
     const runs = [values, values, values];
     expect(dec.decode(simsJsonBytes(STRATEGY_IDS, dates, runs))).toBe(simsJson(STRATEGY_IDS, dates, runs));
   });
+
+  it("writes into a caller's buffer when the body fits (a view of it, no copy) and grows past it when it does not", () => {
+    const dec = new TextDecoder();
+    const dates = Array.from({ length: 300 }, (_, t) => `2020-${String(1 + (t % 12)).padStart(2, "0")}-${String(1 + (t % 28)).padStart(2, "0")}`);
+    const values = STRATEGY_IDS.map((_, s) => dates.map((_, t) => 100000 * (1 + s / 50) + t * 13.37));
+    const fresh = seriesJsonBytes(STRATEGY_IDS, dates, values);
+    const reference = seriesJson(STRATEGY_IDS, dates, values);
+    expect(dec.decode(fresh)).toBe(reference);
+    // A buffer that held the same body before: the body is written into it.
+    const out = new ArrayBuffer(fresh.length);
+    new Uint8Array(out).fill(120);
+    const again = seriesJsonBytes(STRATEGY_IDS, dates, values, out);
+    expect(again.buffer).toBe(out);
+    expect(dec.decode(again)).toBe(reference);
+    // Large values make a longer body than the buffer holds: the writer grows and the text is still exact.
+    const big = values.map((v) => v.map((x) => x * 1e4));
+    const grown = seriesJsonBytes(STRATEGY_IDS, dates, big, out);
+    expect(grown.buffer).not.toBe(out);
+    expect(dec.decode(grown)).toBe(seriesJson(STRATEGY_IDS, dates, big));
+    // Keys longer than any date, near the end of a buffer just long enough.
+    const long = dates.map((d, t) => `${d}/${"x".repeat(600 + t)}`);
+    const exact = seriesJsonBytes(STRATEGY_IDS.slice(0, 2), long, values.slice(0, 2));
+    const into = seriesJsonBytes(STRATEGY_IDS.slice(0, 2), long, values.slice(0, 2), new ArrayBuffer(exact.length));
+    expect(dec.decode(into)).toBe(dec.decode(exact));
+    expect(dec.decode(exact)).toBe(seriesJson(STRATEGY_IDS.slice(0, 2), long, values.slice(0, 2)));
+    // Sims bodies too.
+    const sims = simsJsonBytes(STRATEGY_IDS, dates, [values, big], new ArrayBuffer(8 << 20));
+    expect(dec.decode(sims)).toBe(simsJson(STRATEGY_IDS, dates, [values, big]));
+  });
 });

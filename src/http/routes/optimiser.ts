@@ -157,13 +157,17 @@ export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string
     if (cache !== undefined) task.keepIdentity = true;
     const result = await run(task, cost);
     const coding: Coding = result.coding ?? "identity";
+    let kept = false;
     if (cache !== undefined) {
       const identity = coding === "identity" ? result.body : result.identity;
       if (identity !== undefined) {
-        cache.put(etag, storeHash, identity, result.meta,
+        kept = cache.put(etag, storeHash, identity, result.meta,
           coding === "identity" ? undefined : { coding, body: result.body });
       }
     }
+    // A body nothing keeps goes back to the pool for the next response once its last byte has been handed to the
+    // socket (HTTP/1.1 only: there 'finish' means the kernel has the bytes).
+    if (!kept && coding === "identity" && req.raw.httpVersionMajor === 1) reply.raw.once("finish", () => ctx.pool.recycle(result.body));
     return send(result.body, coding, result.meta);
   };
 }
