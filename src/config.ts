@@ -52,8 +52,11 @@ export const EnvSchema = z.object({
   // Unset: 1 when WORKERS ≥ 2, else 0.
   RESERVED_LIGHT_WORKERS: z.coerce.number().int().min(0).max(255).optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
-  /** on: compute responses are compressed (br/gzip) in the workers when the client accepts it (src/http/encoding.ts). */
-  COMPRESSION: z.enum(["on", "off"]).default("on"),
+  /**
+   * on: compute responses are compressed (br/gzip) in the workers when the client accepts it (src/http/encoding.ts);
+   * remote: the same, except for clients on the loopback interface (unless they refuse identity); off: never.
+   */
+  COMPRESSION: z.enum(["on", "off", "remote"]).default("on"),
   /** Bytes of computed responses kept for repeats (src/http/cache.ts); 0: no cache. */
   RESPONSE_CACHE_BYTES: int(0, Number.MAX_SAFE_INTEGER, 64 * 1024 * 1024),
 });
@@ -100,9 +103,11 @@ export interface Limits {
   reservedLightWorkers?: number;
   /**
    * Compress compute responses in the workers when Accept-Encoding allows it (default true; src/http/encoding.ts).
-   * False: identity only and no Vary header, as before.
+   * False: identity only and no Vary header, as before. "remote": not for clients on the loopback interface (a proxy
+   * on the same host, a local benchmark: there compressing costs more CPU than the smaller body saves), unless they
+   * refuse identity.
    */
-  compression?: boolean;
+  compression?: boolean | "remote";
   /**
    * Bytes of computed responses (identity and compressed copies) kept so that a repeat of the same request on the
    * same store version costs no computation (default 64 MiB; 0: no cache; src/http/cache.ts).
@@ -266,7 +271,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       minReadWindowMs: e.MIN_READ_WINDOW_SECONDS * 1000,
       lightTaskCost: e.LIGHT_TASK_COST,
       reservedLightWorkers: e.RESERVED_LIGHT_WORKERS ?? (e.WORKERS >= 2 ? 1 : 0),
-      compression: e.COMPRESSION === "on",
+      compression: e.COMPRESSION === "remote" ? "remote" : e.COMPRESSION === "on",
       responseCacheBytes: e.RESPONSE_CACHE_BYTES,
     },
     keyHashes: keys.map(hashKey),

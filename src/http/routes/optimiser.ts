@@ -42,6 +42,13 @@ const COMMON_NOTE =
   "(strong, from the request, the store version and the engine version: send it back in if-none-match to get 304 " +
   "without a recomputation while neither changed).";
 
+/** Whether a peer address is on the loopback interface (IPv4 127/8, IPv6 ::1, or IPv4-mapped 127/8). */
+export function isLoopbackPeer(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const a = address.toLowerCase();
+  return a === "::1" || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}
+
 /** Aligned days a request starts its test period after (docs/spec.md §2: 252 training days). */
 const TRAIN_DAYS = 252;
 
@@ -104,7 +111,9 @@ export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string
     const storeHash = snapshot.version.hash;
     const etag = etagOf({ route, request, store: storeHash, engine: ctx.engineVersion });
     // The coding the worker will use for a large enough body (src/http/encoding.ts); undefined: identity.
-    const encoding = ctx.limits.compression === false ? undefined : negotiate(req.headers[HEADER.acceptEncoding]);
+    let encoding = ctx.limits.compression === false ? undefined : negotiate(req.headers[HEADER.acceptEncoding]);
+    // COMPRESSION=remote: a loopback client gets identity unless it refuses it.
+    if (ctx.limits.compression === "remote" && encoding?.force === false && isLoopbackPeer(req.socket.remoteAddress)) encoding = undefined;
     // With compression on, the same URL answers in several codings: caches must key on Accept-Encoding.
     if (ctx.limits.compression !== false) reply.header(HEADER.vary, "accept-encoding");
     const pre = matchedTag(req.headers[HEADER.ifNoneMatch], etag, encoding);
