@@ -11,7 +11,8 @@
  *  weights21  the 21 weight vectors from the 252 training closes (WASM kernels)
  *  paths      the buy-and-hold values of the 21 portfolios over the test days (WASM kernel)
  *  dates      the test days formatted as YYYY-MM-DD keys
- *  json       the response body bytes (src/pipeline/format.ts), and the reference string writer for comparison
+ *  json       the response body bytes (src/pipeline/format.ts): into a fresh buffer, into a recycled one (what the
+ *             service does once its first responses are sent: src/workers/pool.ts), and the reference string writer
  *  gzip / br  compression of that body (src/workers/compress.ts), when the client asks for it
  *  socket     res.end(body) on a loopback node:http server until 'finish' (client in this process, reading)
  *  respond    the whole worker-side pipeline (align → respond), for a check of the sum
@@ -103,6 +104,8 @@ export default async function parts(): Promise<void> {
   const values = STRATEGY_IDS.map((_, s) => flat.subarray(s * nTest, (s + 1) * nTest));
   let body: Uint8Array = new Uint8Array(0);
   add("json bytes (seriesJsonBytes)", await time(() => { body = seriesJsonBytes(STRATEGY_IDS, dates, values); }));
+  const recycled = new ArrayBuffer(body.length);
+  add("json bytes into a recycled buffer (the service's path)", await time(() => sink.push(seriesJsonBytes(STRATEGY_IDS, dates, values, recycled).length)));
   add("json string (seriesJson, reference)", await time(() => sink.push(seriesJson(STRATEGY_IDS, dates, values).length)));
   add("gzip level 1", await time(() => sink.push(compressBody(body, "gzip").length), 5));
   add("br quality 4", await time(() => sink.push(compressBody(body, "br").length), 5));

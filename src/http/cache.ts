@@ -33,7 +33,7 @@ interface Entry extends CachedResponse {
 export interface ResponseCacheStats {
   /** Requests answered from the cache (identity or a stored coding; a coding compressed on the way counts too). */
   hits: number;
-  /** Cacheable requests that were computed. */
+  /** Requests not found in the cache (then computed, or refused with an error). */
   misses: number;
   entries: number;
   /** Bytes held (identity and compressed bodies). */
