@@ -101,7 +101,25 @@ interface DateKeys {
   width?: number;
 }
 
+/**
+ * The last date keys built (per thread): consecutive responses on the same store mostly share their test dates, and
+ * comparing the dates costs a fraction of building the keys again.
+ */
+let lastKeys: { dates: readonly string[]; keys: DateKeys } | undefined;
+
 function dateKeys(dates: readonly string[]): DateKeys {
+  const last = lastKeys;
+  if (last !== undefined && last.dates.length === dates.length) {
+    let same = true;
+    for (let t = dates.length - 1; same && t >= 0; t--) same = last.dates[t] === dates[t];
+    if (same) return last.keys;
+  }
+  const keys = buildDateKeys(dates);
+  lastKeys = { dates: [...dates], keys };
+  return keys;
+}
+
+function buildDateKeys(dates: readonly string[]): DateKeys {
   const n = dates.length;
   // Dates are YYYY-MM-DD (docs/spec.md §3): plain ASCII, copied as they are. Any other text is encoded as
   // JSON.stringify would write it (the string writers' output), through TextEncoder.

@@ -130,4 +130,19 @@ describe("response formatting (docs/spec.md §3)", () => {
     const sims = simsJsonBytes(STRATEGY_IDS, dates, [values, big], new ArrayBuffer(8 << 20));
     expect(dec.decode(sims)).toBe(simsJson(STRATEGY_IDS, dates, [values, big]));
   });
+
+  it("never reuses the keys of other dates of the same length", () => {
+    const dec = new TextDecoder();
+    const a = ["2020-01-02", "2020-01-03", "2020-01-06"];
+    const b = ["2020-01-02", "2020-01-03", "2020-01-07"];
+    const v = [[1, 2, 3]];
+    for (const dates of [a, b, a, [...a], b]) {
+      expect(dec.decode(seriesJsonBytes(STRATEGY_IDS.slice(0, 1), dates, v))).toBe(seriesJson(STRATEGY_IDS.slice(0, 1), dates, v));
+    }
+    // A caller that changes its array afterwards does not change the keys remembered.
+    const c = [...a];
+    seriesJsonBytes(STRATEGY_IDS.slice(0, 1), c, v);
+    c[2] = "2020-01-09";
+    expect(dec.decode(seriesJsonBytes(STRATEGY_IDS.slice(0, 1), c, v))).toContain('"2020-01-09":"3.00"');
+  });
 });
