@@ -82,6 +82,8 @@ export default async function parts(): Promise<void> {
     // The real task through the pool (hand-off + worker-side pipeline + transfer back).
     const task = { kind: "paths" as const, request: { tickers }, snapshot };
     add("pool.run(paths), whole worker round trip", await time(() => pool.run(task)));
+    // As the service runs it: each sent body's buffer goes back to the pool and carries the next body.
+    add("pool.run(paths), recycled response buffers", await time(async () => pool.recycle((await pool.run(task)).body)));
   } finally {
     await pool.destroy();
   }
