@@ -56,8 +56,13 @@ export const EnvSchema = z.object({
   /** Requests with at least this many tickers compute their three frequencies in parallel (0: never). */
   SPLIT_MIN_TICKERS: int(0, 1_000_000, DEFAULT_SPLIT_MIN_TICKERS),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
-  /** on: compute responses are compressed (br/gzip) in the workers when the client accepts it (src/http/encoding.ts). */
-  COMPRESSION: z.enum(["on", "off"]).default("on"),
+  /**
+   * on: compute responses are compressed (br/gzip) in the workers when the client accepts it (src/http/encoding.ts);
+   * remote: the same, except for clients on the loopback interface (unless they refuse identity); off: never.
+   */
+  COMPRESSION: z.enum(["on", "off", "remote"]).default("on"),
+  /** Bytes of computed responses kept for repeats (src/http/cache.ts); 0: no cache. */
+  RESPONSE_CACHE_BYTES: int(0, Number.MAX_SAFE_INTEGER, 64 * 1024 * 1024),
 });
 
 export interface Limits {
@@ -102,9 +107,16 @@ export interface Limits {
   reservedLightWorkers?: number;
   /**
    * Compress compute responses in the workers when Accept-Encoding allows it (default true; src/http/encoding.ts).
-   * False: identity only and no Vary header, as before.
+   * False: identity only and no Vary header, as before. "remote": not for clients on the loopback interface (a proxy
+   * on the same host, a local benchmark: there compressing costs more CPU than the smaller body saves), unless they
+   * refuse identity.
    */
-  compression?: boolean;
+  compression?: boolean | "remote";
+  /**
+   * Bytes of computed responses (identity and compressed copies) kept so that a repeat of the same request on the
+   * same store version costs no computation (default 64 MiB; 0: no cache; src/http/cache.ts).
+   */
+  responseCacheBytes?: number;
   /**
    * A compute request with at least this many tickers is split across the workers: its three frequencies' weights
    * as three tasks in parallel, then the rest (src/workers/split.ts; same bytes). 0: never. Only with 2+ workers.
@@ -127,6 +139,7 @@ export function fullLimits(l: Limits): Required<Limits> {
     reservedLightWorkers: l.reservedLightWorkers ?? (l.workers >= 2 ? 1 : 0),
     compression: l.compression ?? true,
     splitMinTickers: l.splitMinTickers ?? DEFAULT_SPLIT_MIN_TICKERS,
+    responseCacheBytes: l.responseCacheBytes ?? 64 * 1024 * 1024,
   };
 }
 
@@ -269,8 +282,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       minReadWindowMs: e.MIN_READ_WINDOW_SECONDS * 1000,
       lightTaskCost: e.LIGHT_TASK_COST,
       reservedLightWorkers: e.RESERVED_LIGHT_WORKERS ?? (e.WORKERS >= 2 ? 1 : 0),
-      compression: e.COMPRESSION === "on",
+      compression: e.COMPRESSION === "remote" ? "remote" : e.COMPRESSION === "on",
       splitMinTickers: e.SPLIT_MIN_TICKERS,
+      responseCacheBytes: e.RESPONSE_CACHE_BYTES,
     },
     keyHashes: keys.map(hashKey),
     keySource,

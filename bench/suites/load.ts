@@ -41,7 +41,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const quantile = (sorted: number[], q: number) => sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const ms = (x: number) => x.toFixed(1);
 
-interface Server {
+export interface Server {
   child: ChildProcess;
   url: string;
   port: number;
@@ -51,7 +51,7 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function startChild(env: Record<string, string>): Promise<Server> {
+export async function startChild(env: Record<string, string>): Promise<Server> {
   const serverJs = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "http", "server.js");
   const child = spawn(process.execPath, [serverJs], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
   const url = await new Promise<string>((resolve, reject) => {

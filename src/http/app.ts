@@ -28,6 +28,7 @@ import { healthRoute, infoRoute, readyRoute } from "./routes/meta.js";
 import { estimateCost, optimiserRoutes } from "./routes/optimiser.js";
 import { simsSummaryRoute } from "./routes/summary.js";
 import { ResponseBudget } from "./response-budget.js";
+import { ResponseCache } from "./cache.js";
 import type { RequestBody } from "../workers/tasks.js";
 import { timeseriesRoutes } from "./routes/timeseries.js";
 import { validationError } from "./schemas.js";
@@ -171,13 +172,17 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     windowMs: full.minReadWindowMs,
   });
 
+  const responseCache = new ResponseCache(full.responseCacheBytes);
+  // A reload changes the store version (and so every ETag): the old version's bodies are released at once.
+  live.onChange(() => responseCache.clear());
+
   let ready = false;
   let closing = false;
   const ctx: AppContext = {
     get store() {
       return live.current.store;
     },
-    live, pool, responses, limits, version: packageVersion(), engineVersion: engineVersion(), seenTags: new SeenTags(),
+    live, pool, responses, responseCache, limits, version: packageVersion(), engineVersion: engineVersion(), seenTags: new SeenTags(),
     rateLimitScope: "process",
     isReady: () => ready,
     isClosing: () => closing,

@@ -61,25 +61,167 @@ export function simsJson(ids: readonly StrategyId[], dates: readonly string[], r
   return `{${runs.map((r, k) => `"run_${k + 1}":${seriesJson(ids, dates, r)}`).join(",")}}`;
 }
 
+/** "00".."99" as ASCII digit pairs: PAIRS[2k], PAIRS[2k + 1] are the digits of k. */
+const PAIRS = (() => {
+  const b = new Uint8Array(200);
+  for (let k = 0; k < 100; k++) {
+    b[2 * k] = 48 + Math.floor(k / 10);
+    b[2 * k + 1] = 48 + (k % 10);
+  }
+  return b;
+})();
+
+/**
+ * The writers' scratch buffer (one per thread: the writers are synchronous, so calls never overlap), kept up to
+ * SCRATCH_MAX bytes; a larger response (e.g. a 100-run sims body) gets a buffer of its own, released with it.
+ */
+const SCRATCH_MAX = 4 * 1024 * 1024;
+/** The temporary of JsonBytes.near: a key of at most 16 + a few escaped characters, a value and a quote. */
+const NEAR = new Uint8Array(512);
+let scratch: Uint8Array | undefined;
+
+/** Most bytes one value can take besides its key: `toFixed(2)` of any double is at most 25 characters, plus a quote. */
+const VALUE_BYTES = 32;
+
+/**
+ * The date keys of a response, `,"YYYY-MM-DD":"` for each test date, concatenated as ASCII bytes: key t is
+ * `bytes[offsets[t] .. offsets[t + 1])`. Built once per response (not one TextEncoder call per date).
+ */
+interface DateKeys {
+  bytes: Uint8Array;
+  offsets: Int32Array;
+  /** The longest key, bytes. */
+  longest: number;
+  /**
+   * When every key has the same length `width` ≤ 16 (always, for YYYY-MM-DD dates): key t as four little-endian
+   * 32-bit words at words[4t … 4t + 3] (zero-padded to 16 bytes), copied with four unaligned DataView stores instead
+   * of `width` byte stores (about 5× faster here; the padding is overwritten by the value that follows).
+   */
+  words?: Uint32Array;
+  width?: number;
+}
+
+/**
+ * The last date keys built (per thread): consecutive responses on the same store mostly share their test dates, and
+ * comparing the dates costs a fraction of building the keys again.
+ */
+let lastKeys: { dates: readonly string[]; keys: DateKeys } | undefined;
+
+function dateKeys(dates: readonly string[]): DateKeys {
+  const last = lastKeys;
+  if (last !== undefined && last.dates.length === dates.length) {
+    let same = true;
+    for (let t = dates.length - 1; same && t >= 0; t--) same = last.dates[t] === dates[t];
+    if (same) return last.keys;
+  }
+  const keys = buildDateKeys(dates);
+  lastKeys = { dates: [...dates], keys };
+  return keys;
+}
+
+function buildDateKeys(dates: readonly string[]): DateKeys {
+  const n = dates.length;
+  // Dates are YYYY-MM-DD (docs/spec.md §3): plain ASCII, copied as they are. Any other text is encoded as
+  // JSON.stringify would write it (the string writers' output), through TextEncoder.
+  let total = 0;
+  let longest = 0;
+  let shortest = Infinity;
+  let encoded: (Uint8Array | undefined)[] | undefined;
+  for (let t = 0; t < n; t++) {
+    const d = dates[t];
+    let plain = true;
+    for (let k = 0; k < d.length; k++) {
+      const c = d.charCodeAt(k);
+      if (c < 0x20 || c > 0x7e || c === 34 || c === 92) {
+        plain = false;
+        break;
+      }
+    }
+    let len = d.length + 5;
+    if (!plain) {
+      encoded ??= new Array<Uint8Array | undefined>(n);
+      const e = new TextEncoder().encode(`,${JSON.stringify(d)}:"`);
+      encoded[t] = e;
+      len = e.length;
+    }
+    total += len;
+    if (len > longest) longest = len;
+    if (len < shortest) shortest = len;
+  }
+  const same = n > 0 && longest === shortest && longest <= 16;
+  // Same-length keys are laid out with a stride of 16 bytes (the words' layout), others back to back.
+  const bytes = new Uint8Array(same ? n * 16 : total);
+  const offsets = new Int32Array(n + 1);
+  let p = 0;
+  for (let t = 0; t < n; t++) {
+    if (same) p = t * 16;
+    offsets[t] = p;
+    const e = encoded?.[t];
+    if (e !== undefined) {
+      bytes.set(e, p);
+      p += e.length;
+    } else {
+      const d = dates[t];
+      bytes[p++] = 44; // ,
+      bytes[p++] = 34; // "
+      for (let k = 0; k < d.length; k++) bytes[p++] = d.charCodeAt(k);
+      bytes[p++] = 34; // "
+      bytes[p++] = 58; // :
+      bytes[p++] = 34; // "
+    }
+  }
+  offsets[n] = p;
+  if (!same) return { bytes, offsets, longest };
+  // The 16-byte slots as little-endian 32-bit words (the DataView stores below say little-endian).
+  const words = new Uint32Array(n * 4);
+  for (let k = 0; k < words.length; k++) {
+    const b = k * 4;
+    words[k] = (bytes[b] | (bytes[b + 1] << 8) | (bytes[b + 2] << 16) | (bytes[b + 3] << 24)) >>> 0;
+  }
+  return { bytes, offsets, longest, words, width: longest };
+}
+
 /**
  * Byte writer for the same JSON text as `seriesJson`/`simsJson` (UTF-8, and ASCII in fact): what the service's
  * workers send. It writes the digits of each dollar value straight into one buffer (the same fast path and the
  * same `toFixed` fallback as `dollars`), so no per-value string is built and no final UTF-8 encoding pass is needed.
- * Byte-identical to the string functions (property-tested).
+ * Room for a whole series is reserved once per series (not per value); the date keys are copied from one
+ * precomputed byte block; cents below 2^31 are split with 32-bit integer arithmetic and written two digits at a
+ * time. Byte-identical to the string functions (property-tested in test/pipeline/format.test.ts).
  */
 class JsonBytes {
   private buf: Uint8Array;
+  private view: DataView;
   private len = 0;
 
-  constructor(capacity: number) {
-    this.buf = new Uint8Array(Math.max(64, capacity));
+  /**
+   * `out`: a buffer handed in by the caller (the service recycles response buffers: src/workers/pool.ts); when it
+   * is large enough the body is written into it and returned as a view of it, with no copy.
+   */
+  constructor(capacity: number, out?: ArrayBuffer) {
+    const want = Math.max(64, capacity);
+    // `capacity` overestimates (28 bytes per value; a paths value takes about 24): a recycled buffer that held a
+    // body of the same shape fits, and the writer grows the buffer in the rare case it does not.
+    if (out !== undefined && out.byteLength >= want * 0.75) {
+      this.buf = new Uint8Array(out);
+    } else {
+      // Reuse this thread's scratch buffer when it is large enough (its pages are already mapped): the result is
+      // then one exact-size copy (`take`), instead of a fresh oversized buffer plus that copy.
+      if (want <= SCRATCH_MAX && (scratch === undefined || scratch.length < want)) scratch = new Uint8Array(Math.min(SCRATCH_MAX, Math.max(want, 1 << 20)));
+      this.buf = want <= SCRATCH_MAX ? scratch! : new Uint8Array(want);
+    }
+    this.out = out;
+    this.view = new DataView(this.buf.buffer);
   }
+
+  private readonly out: ArrayBuffer | undefined;
 
   private ensure(extra: number): void {
     if (this.len + extra <= this.buf.length) return;
     const next = new Uint8Array(Math.max(this.buf.length * 2, this.len + extra));
     next.set(this.buf.subarray(0, this.len));
     this.buf = next;
+    this.view = new DataView(next.buffer);
   }
 
   ascii(s: string): void {
@@ -87,82 +229,156 @@ class JsonBytes {
     for (let k = 0; k < s.length; k++) this.buf[this.len++] = s.charCodeAt(k);
   }
 
-  byte(c: number): void {
-    this.ensure(1);
-    this.buf[this.len++] = c;
-  }
-
-  bytes(b: Uint8Array): void {
-    this.ensure(b.length);
-    this.buf.set(b, this.len);
-    this.len += b.length;
-  }
-
-  /** `v.toFixed(2)` as ASCII digits. */
-  dollars(v: number): void {
-    if (v >= 0 && v < 1e9) {
-      const r = v * 100;
-      const n = Math.round(r);
-      const d = r - n;
-      if (d < 0.4999 && d > -0.4999) {
-        this.ensure(16);
-        const b = this.buf;
-        let units = Math.floor(n / 100);
-        const cents = n - units * 100;
-        // digits of `units` (at most 9), written backwards into place
-        let digits = 1;
-        for (let q = units; q >= 10; q = Math.floor(q / 10)) digits++;
-        let p = this.len + digits - 1;
-        do {
-          const q = Math.floor(units / 10);
-          b[p--] = 48 + (units - q * 10);
-          units = q;
-        } while (units > 0);
-        p = this.len + digits;
-        b[p] = 46; // "."
-        const tens = Math.floor(cents / 10);
-        b[p + 1] = 48 + tens;
-        b[p + 2] = 48 + (cents - tens * 10);
-        this.len = p + 3;
-        return;
+  /** `key_t` + `v[t].toFixed(2)` + `"` for every t. */
+  values(keys: DateKeys, v: ArrayLike<number>): void {
+    const n = keys.offsets.length - 1;
+    const step = keys.longest + VALUE_BYTES;
+    let b = this.buf;
+    let p = this.len;
+    const w = keys.words;
+    const kb = keys.bytes;
+    const ko = keys.offsets;
+    if (w !== undefined) {
+      let dv = this.view;
+      const width = keys.width!;
+      for (let t = 0; t < n; t++) {
+        if (p + step > b.length) {
+          // Near the end of the buffer: this value through a temporary, growing only when it really does not fit.
+          p = this.near(p, kb, t * 16, width, v[t], step * (n - t));
+          b = this.buf;
+          dv = this.view;
+          continue;
+        }
+        const o = t << 2;
+        dv.setUint32(p, w[o], true);
+        dv.setUint32(p + 4, w[o + 1], true);
+        dv.setUint32(p + 8, w[o + 2], true);
+        dv.setUint32(p + 12, w[o + 3], true);
+        p = writeDollars(b, p + width, v[t]);
+        b[p++] = 34; // closing quote
+      }
+    } else {
+      for (let t = 0; t < n; t++) {
+        if (p + step > b.length) {
+          p = this.near(p, kb, ko[t], ko[t + 1] - ko[t], v[t], step * (n - t));
+          b = this.buf;
+          continue;
+        }
+        for (let k = ko[t], e = ko[t + 1]; k < e; k++) b[p++] = kb[k];
+        p = writeDollars(b, p, v[t]);
+        b[p++] = 34; // closing quote
       }
     }
-    this.ascii(v.toFixed(2));
+    this.len = p;
   }
 
+  /**
+   * Key `kb[k0 … k0 + kLen)`, the value and its quote written at `p` when fewer than a worst case's bytes are left:
+   * through a small temporary, so that a buffer exactly as long as the body (a recycled one) is not grown for
+   * nothing; grows by `rest` bytes when the value really does not fit. Returns the new end.
+   */
+  private near(p: number, kb: Uint8Array, k0: number, kLen: number, v: number, rest: number): number {
+    const tmp = kLen + VALUE_BYTES <= NEAR.length ? NEAR : new Uint8Array(kLen + VALUE_BYTES);
+    tmp.set(kb.subarray(k0, k0 + kLen), 0);
+    let m = writeDollars(tmp, kLen, v);
+    tmp[m++] = 34; // closing quote
+    if (p + m > this.buf.length) {
+      this.len = p;
+      this.ensure(rest);
+    }
+    this.buf.set(tmp.subarray(0, m), p);
+    return p + m;
+  }
+
+  /** The bytes written: a view of the caller's `out` buffer when they fit in it, else an exact-size copy. */
   take(): Uint8Array {
-    return this.buf.slice(0, this.len);
+    return this.out !== undefined && this.buf.buffer === this.out ? this.buf.subarray(0, this.len) : this.buf.slice(0, this.len);
   }
 }
 
-function writeSeries(out: JsonBytes, ids: readonly StrategyId[], keys: readonly Uint8Array[], values: readonly ArrayLike<number>[]): void {
+/**
+ * `v.toFixed(2)` as ASCII at b[p…]; returns the end. The caller reserved VALUE_BYTES. Same fast path as `dollars`
+ * (0 ≤ v < 1e9 and not within 1e-4 of a half cent), otherwise `toFixed` itself.
+ */
+function writeDollars(b: Uint8Array, p: number, v: number): number {
+  if (v >= 0 && v < 1e9) {
+    const r = v * 100;
+    const n = Math.round(r);
+    const d = r - n;
+    if (d < 0.4999 && d > -0.4999) {
+      let units: number;
+      let cents: number;
+      if (n < 2147483648) {
+        units = (n / 100) | 0;
+        cents = n - units * 100;
+      } else {
+        units = Math.floor(n / 100);
+        cents = n - units * 100;
+      }
+      const digits = units < 10 ? 1 : units < 100 ? 2 : units < 1000 ? 3 : units < 10000 ? 4 : units < 100000 ? 5
+        : units < 1000000 ? 6 : units < 10000000 ? 7 : units < 100000000 ? 8 : units < 1000000000 ? 9 : 10;
+      let q = p + digits;
+      if (units < 2147483648) {
+        let u = units | 0;
+        while (u >= 100) {
+          const h = (u / 100) | 0;
+          const r2 = (u - h * 100) << 1;
+          b[--q] = PAIRS[r2 + 1];
+          b[--q] = PAIRS[r2];
+          u = h;
+        }
+        if (u >= 10) {
+          b[--q] = PAIRS[(u << 1) + 1];
+          b[--q] = PAIRS[u << 1];
+        } else {
+          b[--q] = 48 + u;
+        }
+      } else {
+        let u = units;
+        do {
+          const h = Math.floor(u / 10);
+          b[--q] = 48 + (u - h * 10);
+          u = h;
+        } while (u > 0);
+      }
+      p += digits;
+      b[p] = 46; // "."
+      b[p + 1] = PAIRS[cents << 1];
+      b[p + 2] = PAIRS[(cents << 1) + 1];
+      return p + 3;
+    }
+  }
+  const s = v.toFixed(2);
+  for (let k = 0; k < s.length; k++) b[p++] = s.charCodeAt(k);
+  return p;
+}
+
+function writeSeries(out: JsonBytes, ids: readonly StrategyId[], keys: DateKeys, values: readonly ArrayLike<number>[]): void {
   out.ascii("[");
   for (let s = 0; s < ids.length; s++) {
     if (s > 0) out.ascii(",");
     out.ascii(`{"PATH":"${ids[s]}"`);
-    const v = values[s];
-    for (let t = 0; t < keys.length; t++) {
-      out.bytes(keys[t]);
-      out.dollars(v[t]);
-      out.byte(34); // closing quote
-    }
+    out.values(keys, values[s]);
     out.ascii("}");
   }
   out.ascii("]");
 }
 
-const dateKeys = (dates: readonly string[]): Uint8Array[] => dates.map((d) => new TextEncoder().encode(`,"${d}":"`));
-
-/** `seriesJson(...)` as UTF-8 bytes. */
-export function seriesJsonBytes(ids: readonly StrategyId[], dates: readonly string[], values: readonly ArrayLike<number>[]): Uint8Array {
-  const out = new JsonBytes(ids.length * (dates.length * 28 + 40) + 2);
+/**
+ * `seriesJson(...)` as UTF-8 bytes. `out_`: an optional buffer to write into; the result is a view of it when the
+ * body fits, otherwise a buffer of its own (and `out_`'s contents are then unspecified).
+ */
+export function seriesJsonBytes(ids: readonly StrategyId[], dates: readonly string[], values: readonly ArrayLike<number>[],
+  out_?: ArrayBuffer): Uint8Array {
+  const out = new JsonBytes(ids.length * (dates.length * 28 + 40) + 2, out_);
   writeSeries(out, ids, dateKeys(dates), values);
   return out.take();
 }
 
-/** `simsJson(...)` as UTF-8 bytes. */
-export function simsJsonBytes(ids: readonly StrategyId[], dates: readonly string[], runs: readonly (readonly ArrayLike<number>[])[]): Uint8Array {
-  const out = new JsonBytes(runs.length * (ids.length * (dates.length * 28 + 40) + 16) + 2);
+/** `simsJson(...)` as UTF-8 bytes (`out_` as for seriesJsonBytes). */
+export function simsJsonBytes(ids: readonly StrategyId[], dates: readonly string[], runs: readonly (readonly ArrayLike<number>[])[],
+  out_?: ArrayBuffer): Uint8Array {
+  const out = new JsonBytes(runs.length * (ids.length * (dates.length * 28 + 40) + 16) + 2, out_);
   const keys = dateKeys(dates);
   out.ascii("{");
   runs.forEach((run, k) => {

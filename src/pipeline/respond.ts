@@ -304,9 +304,11 @@ export interface RespondLimits {
  * One request, end to end: check the options, compute, serialise. `options` is the request's option fields as
  * given (e.g. the validated HTTP body without tickers/start/end); unknown keys are INVALID_REQUEST.
  * Throws FolioError (INVALID_REQUEST, INSUFFICIENT_HISTORY, RESPONSE_TOO_LARGE, DEGENERATE_INPUT, …).
+ * `out`: a buffer a paths or sims body may be written into (src/pipeline/format.ts; the service's recycled response
+ * buffers); the body is then a view of it.
  */
 export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
-  limits: RespondLimits = {}, precomputed?: PrecomputedWeights): Responded {
+  limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer): Responded {
   const opts = checkedRequest(kind, prices, options, limits);
   const c = compute(kernels, kind, prices, opts, precomputed);
   const meta: ResponseMeta = { kind, tickers: c.tickers, covarianceFallback: c.covarianceFallback };
@@ -315,12 +317,12 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     case "weights":
       return { body: encoder.encode(weightsJson(c)), meta };
     case "paths":
-      return { body: seriesJsonBytes(STRATEGY_IDS, c.dates, c.values!), meta };
+      return { body: seriesJsonBytes(STRATEGY_IDS, c.dates, c.values!, out), meta };
     case "report":
       return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }), c))), meta };
     case "sims":
       meta.sims = simsMeta(c);
-      return { body: simsJsonBytes(STRATEGY_IDS, c.dates, c.runs!), meta };
+      return { body: simsJsonBytes(STRATEGY_IDS, c.dates, c.runs!, out), meta };
     case "sims-summary":
       meta.sims = simsMeta(c);
       // From the runs' doubles, not from their formatted JSON.

@@ -31,7 +31,7 @@ import { Piscina } from "piscina";
 import { projectRoot } from "../config.js";
 import { folioError, fromWire, isFolioError, type FolioError } from "../errors.js";
 import type { ResponseMeta } from "../pipeline/respond.js";
-import type { ComputeTask, TaskResult, WorkerConfig } from "./tasks.js";
+import type { BacktestTask, ComputeTask, TaskResult, WorkerConfig } from "./tasks.js";
 
 export interface PoolOptions {
   /** Worker threads (fixed: min = max, so a recycled worker is replaced at once). */
@@ -106,6 +106,8 @@ export interface ComputeResult {
   meta?: ResponseMeta;
   /** The content coding of `body` when the worker compressed it (absent: identity). */
   coding?: "br" | "gzip";
+  /** The identity body too, when the task asked for it (`keepIdentity`) and `body` is compressed. */
+  identity?: Buffer;
 }
 
 export interface PoolStats {
@@ -124,6 +126,10 @@ export interface PoolStats {
   /** Tasks abandoned because their client went away. */
   cancelled: number;
 }
+
+/** Response buffers kept for reuse: at least a small paths body, at most what the writers' scratch would hold. */
+const RECYCLE_MIN = 64 * 1024;
+const RECYCLE_MAX = 4 * 1024 * 1024;
 
 export function defaultWorkerFile(): string {
   return join(projectRoot(), "dist", "src", "workers", "worker.js");
@@ -146,6 +152,13 @@ export class ComputePool {
   private serveSeq = 0;
   private readonly keys = new Map<string, KeyState>();
   private closed = false;
+  /**
+   * Response buffers whose bytes have been sent (recycle()), handed back to the workers with the next paths or sims
+   * tasks: a body that fits is written into one, so a steady stream of responses allocates no new ArrayBuffer on
+   * this thread. (A fresh buffer per response counted against V8's heap limits and made this thread run a full
+   * garbage collection every few dozen responses; bench/suites/throughput.ts measures the CPU per request.)
+   */
+  private readonly spare: ArrayBuffer[] = [];
 
   constructor(options: PoolOptions) {
     const filename = options.filename ?? defaultWorkerFile();
@@ -203,6 +216,23 @@ export class ComputePool {
       rejectedPerKey: this.rejectedPerKey,
       cancelled: this.cancelled,
     };
+  }
+
+  /**
+   * Give the buffer of a response body back for reuse once its bytes are sent and nothing else holds it (not
+   * cached, not streamed any more). Bodies between 64 KiB and 4 MiB are kept, at most two per worker; others are
+   * left to the garbage collector.
+   */
+  recycle(body: Uint8Array): void {
+    const buf = body.buffer;
+    if (!(buf instanceof ArrayBuffer) || buf.byteLength < RECYCLE_MIN || buf.byteLength > RECYCLE_MAX) return;
+    if (this.spare.length >= 2 * this.opts.workers || this.spare.includes(buf)) return;
+    this.spare.push(buf);
+  }
+
+  /** Buffers waiting for reuse (tests). */
+  get spareBuffers(): number {
+    return this.spare.length;
   }
 
   /** Tasks the key has running or waiting. */
@@ -263,7 +293,11 @@ export class ComputePool {
     try {
       await this.admit(task, key, heavy, state, stop.signal);
       try {
-        result = await this.piscina.run(task, { signal: stop.signal });
+        // A paths or sims task takes a recycled buffer along (transferred: it leaves this thread until it comes back
+        // as the body).
+        const out = (task.kind === "paths" || task.kind === "sims") && task.out === undefined ? this.spare.pop() : undefined;
+        result = await this.piscina.run(out === undefined ? task : { ...(task as BacktestTask), out },
+          out === undefined ? { signal: stop.signal } : { signal: stop.signal, transferList: [out] as never });
       } finally {
         this.active--;
         if (heavy) this.heavyActive--;
@@ -290,6 +324,9 @@ export class ComputePool {
     const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const out: ComputeResult = result.meta === undefined ? { body } : { body, meta: result.meta };
     if (result.coding !== undefined && result.coding !== "identity") out.coding = result.coding;
+    if (result.identity !== undefined) {
+      out.identity = Buffer.from(result.identity.buffer, result.identity.byteOffset, result.identity.byteLength);
+    }
     return out;
   }
 

@@ -32,6 +32,13 @@ export interface BacktestTask {
   /** Compress the body in the worker (absent: identity). */
   encoding?: EncodingChoice;
   /**
+   * A recycled response buffer (transferred with the task: src/workers/pool.ts): a paths or sims body that fits is
+   * written into it, and it comes back as the body's buffer.
+   */
+  out?: ArrayBuffer;
+  /** When the body is compressed, return the identity body too (the response cache stores both: src/http/cache.ts). */
+  keepIdentity?: boolean;
+  /**
    * The store version this request runs on (taken when the request arrived). Its bytes are in shared memory in the
    * service: structured clone shares them with the worker, it does not copy them.
    */
@@ -64,6 +71,13 @@ export interface WeightsPartTask {
   snapshot: StoreSnapshot;
 }
 
+/** Compress a body computed earlier (a cached identity body asked for in a coding not stored yet). */
+export interface CompressTask {
+  kind: "compress";
+  body: Uint8Array;
+  coding: "br" | "gzip";
+}
+
 /** Loads the engine in one worker (readiness probe). */
 export interface PingTask {
   kind: "ping";
@@ -80,10 +94,10 @@ export interface ProbeTask {
   kind: "probe";
 }
 
-export type ComputeTask = BacktestTask | WeightsPartTask | PingTask | SleepTask | ProbeTask;
+export type ComputeTask = BacktestTask | WeightsPartTask | CompressTask | PingTask | SleepTask | ProbeTask;
 
 export type TaskResult =
-  | { ok: true; body: Uint8Array; meta?: ResponseMeta; coding?: Coding }
+  | { ok: true; body: Uint8Array; meta?: ResponseMeta; coding?: Coding; identity?: Uint8Array }
   | { ok: false; error: WireError };
 
 /** `workerData` of every worker. */

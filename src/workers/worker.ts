@@ -49,13 +49,21 @@ const encoder = new TextEncoder();
  * A successful result whose body bytes are transferred to the main thread, not copied: piscina moves the
  * `transferableSymbol` buffer and delivers the `valueSymbol` value.
  */
-function ok(body: string | Uint8Array, meta?: ResponseMeta, encoding?: EncodingChoice): TaskResult {
-  let bytes = typeof body === "string" ? encoder.encode(body) : body;
+function ok(body: string | Uint8Array, meta?: ResponseMeta, encoding?: EncodingChoice, keepIdentity = false): TaskResult {
+  const identity = typeof body === "string" ? encoder.encode(body) : body;
+  let bytes = identity;
   const coding = codingFor(encoding, bytes.byteLength);
   if (coding !== "identity") bytes = compressBody(bytes, coding);
   const value: TaskResult = meta === undefined ? { ok: true, body: bytes } : { ok: true, body: bytes, meta };
-  if (coding !== "identity" && value.ok) value.coding = coding;
-  return move({ [transferableSymbol]: bytes.buffer, [valueSymbol]: value } as never) as unknown as TaskResult;
+  const transfer: ArrayBufferLike[] = [bytes.buffer];
+  if (coding !== "identity" && value.ok) {
+    value.coding = coding;
+    if (keepIdentity) {
+      value.identity = identity;
+      transfer.push(identity.buffer);
+    }
+  }
+  return move({ [transferableSymbol]: transfer, [valueSymbol]: value } as never) as unknown as TaskResult;
 }
 
 /** Block this thread for `ms` (test task: a synchronous stand-in for a heavy kernel). */
@@ -73,6 +81,10 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
     }
     blockFor(task.ms);
     return ok(JSON.stringify({ slept: task.ms }));
+  }
+  if (task.kind === "compress") {
+    const bytes = compressBody(task.body, task.coding);
+    return move({ [transferableSymbol]: [bytes.buffer], [valueSymbol]: { ok: true, body: bytes, coding: task.coding } } as never) as unknown as TaskResult;
   }
   const k = await kernels;
   if (task.kind === "ping") return ok('{"ready":true}');
@@ -97,8 +109,9 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
     weights: task.weights.values,
     fallback: STRATEGY_IDS.map((id) => task.weights!.covarianceFallback.includes(id)),
   };
-  const r = respond(k, task.kind, prices, options, { maxResponseValues: config.maxResponseValues }, precomputed);
-  return ok(r.body, r.meta, task.encoding);
+  const r = respond(k, task.kind, prices, options, { maxResponseValues: config.maxResponseValues }, precomputed,
+    task.out);
+  return ok(r.body, r.meta, task.encoding, task.keepIdentity === true);
 }
 
 /** The piscina task handler: never throws for a FolioError (it is returned as data). */

@@ -9,7 +9,7 @@ import { loadConfig } from "../../src/config.js";
 import { etagFor, matchedTag, MIN_COMPRESS_BYTES, negotiate } from "../../src/http/encoding.js";
 import { STREAM_THRESHOLD } from "../../src/http/response-budget.js";
 import { codingFor, compressBody } from "../../src/workers/compress.js";
-import { useTestApp } from "../helpers/app.js";
+import { TEST_KEY, useTestApp } from "../helpers/app.js";
 
 const TICKERS = ["SYN-TEC1", "SYN-FIN2", "SYN-UTL3"];
 const SIMS = { tickers: TICKERS, run_count: 2, seed: 42 };
@@ -72,6 +72,7 @@ describe("Accept-Encoding negotiation", () => {
     const env = { API_KEYS: "k".repeat(20) };
     expect(loadConfig(env).limits.compression).toBe(true);
     expect(loadConfig({ ...env, COMPRESSION: "off" }).limits.compression).toBe(false);
+    expect(loadConfig({ ...env, COMPRESSION: "remote" }).limits.compression).toBe("remote");
     expect(() => loadConfig({ ...env, COMPRESSION: "yes" })).toThrow(/COMPRESSION/);
   });
 });
@@ -166,5 +167,32 @@ describe("COMPRESSION=off", () => {
     expect(res.headers.vary).toBeUndefined();
     expect(res.headers.etag).toMatch(/^"[0-9a-f]{64}"$/);
     expect(() => JSON.parse(res.body)).not.toThrow();
+  });
+});
+
+describe("COMPRESSION=remote", () => {
+  const t = useTestApp({ limits: { compression: "remote" } });
+  const post = (remoteAddress: string, accept: string) => t().inject({
+    method: "POST", url: "/v1/optimiser/paths", remoteAddress, payload: { tickers: TICKERS },
+    headers: { "x-api-key": TEST_KEY, "content-type": "application/json", "accept-encoding": accept },
+  });
+
+  it("sends identity to a loopback client that accepts it, and compresses for any other client", async () => {
+    for (const local of ["127.0.0.1", "::1", "::ffff:127.0.0.2"]) {
+      const res = await post(local, "br, gzip");
+      expect(res.statusCode, local).toBe(200);
+      expect(res.headers["content-encoding"], local).toBeUndefined();
+      expect(res.headers.vary).toMatch(/accept-encoding/i);
+      expect(res.headers.etag).toMatch(/^"[0-9a-f]{64}"$/);
+    }
+    const remote = await post("203.0.113.7", "br, gzip");
+    expect(remote.headers["content-encoding"]).toBe("br");
+    const identity = await post("127.0.0.1", "br");
+    expect(Buffer.compare(brotliDecompressSync(remote.rawPayload), identity.rawPayload)).toBe(0);
+  });
+
+  it("still compresses for a loopback client that refuses identity", async () => {
+    const res = await post("127.0.0.1", "gzip, identity;q=0");
+    expect(res.headers["content-encoding"]).toBe("gzip");
   });
 });

@@ -30,13 +30,14 @@ describe("loadConfig", () => {
       MAX_RUN_COUNT: "7", MAX_RESPONSE_VALUES: "5000", COMPUTE_TIMEOUT_MS: "1500", WORKERS: "3", QUEUE_SIZE: "0", RATE_LIMIT_PER_MINUTE: "9",
       READ_RATE_LIMIT_PER_MINUTE: "90", COMPUTE_COST_PER_MINUTE: "12345", MAX_INFLIGHT_PER_KEY: "", MAX_PENDING_RESPONSE_BYTES: "2097152",
       MIN_READ_BYTES_PER_SECOND: "100", MIN_READ_WINDOW_SECONDS: "3", LOG_LEVEL: "warn", API_KEYS_FILE: "",
+      RESPONSE_CACHE_BYTES: "1048576",
     });
     expect(c).toMatchObject({ port: 9000, host: "::1", dataDir: "/tmp/x", logLevel: "warn", keySource: "API_KEYS" });
     expect(c.limits).toEqual({
       bodyLimitBytes: 2048, maxTickers: 10, maxRunCount: 7, maxResponseValues: 5000, computeTimeoutMs: 1500, workers: 3, queueSize: 0, ratePerMinute: 9,
       readRatePerMinute: 90, computeCostPerMinute: 12345, maxInflightPerKey: 6, maxPendingResponseBytes: 2097152,
       minReadBytesPerSecond: 100, minReadWindowMs: 3000, lightTaskCost: 1_000_000, reservedLightWorkers: 1,
-      compression: true, splitMinTickers: DEFAULT_SPLIT_MIN_TICKERS,
+      compression: true, splitMinTickers: DEFAULT_SPLIT_MIN_TICKERS, responseCacheBytes: 1048576,
     });
   });
 
@@ -46,6 +47,13 @@ describe("loadConfig", () => {
     expect(loadConfig({}).limits.splitMinTickers).toBe(DEFAULT_SPLIT_MIN_TICKERS);
     expect(() => loadConfig({ SPLIT_MIN_TICKERS: "-1" })).toThrow(/SPLIT_MIN_TICKERS/);
     expect(fullLimits({ ...loadConfig({}).limits, splitMinTickers: undefined }).splitMinTickers).toBe(DEFAULT_SPLIT_MIN_TICKERS);
+  });
+
+  it("keeps 64 MiB of computed responses by default; RESPONSE_CACHE_BYTES=0 turns the cache off; a negative bound is refused", () => {
+    expect(loadConfig({}).limits.responseCacheBytes).toBe(64 * 1024 * 1024);
+    expect(loadConfig({ RESPONSE_CACHE_BYTES: "0" }).limits.responseCacheBytes).toBe(0);
+    expect(() => loadConfig({ RESPONSE_CACHE_BYTES: "-1" })).toThrow(/RESPONSE_CACHE_BYTES/);
+    expect(() => loadConfig({ RESPONSE_CACHE_BYTES: "lots" })).toThrow(/RESPONSE_CACHE_BYTES/);
   });
 
   it("holds only SHA-256 hashes of API_KEYS (comma-separated), never the keys", () => {

@@ -81,7 +81,7 @@ describe("per-key budgets by cost", () => {
 describe("turns between keys and the in-flight cap", () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ keys: KEYS, limits: { workers: 1, queueSize: 16, maxInflightPerKey: 4 } });
+    t = await createTestApp({ keys: KEYS, limits: { workers: 1, queueSize: 16, maxInflightPerKey: 4, responseCacheBytes: 0 } });
   });
   afterAll(async () => {
     if (t) await closeTestApp(t);

@@ -23,7 +23,7 @@ describe("a full pool refuses compute requests before their body is read", () =>
   let t: TestApp;
   let blocker: Promise<unknown>;
   beforeAll(async () => {
-    t = await createTestApp({ limits: { workers: 1, queueSize: 0, bodyLimitBytes: 1024 } });
+    t = await createTestApp({ limits: { workers: 1, queueSize: 0, bodyLimitBytes: 1024, responseCacheBytes: 0 } });
     blocker = t.pool.run({ kind: "sleep", ms: 2_500 });
     await waitFor(() => t.pool.stats.busy === 1, "the sleep task to occupy the only worker");
   });
@@ -79,7 +79,7 @@ describe("a full pool refuses compute requests before their body is read", () =>
 describe("a response backlog over budget refuses compute requests before their body is read", () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ limits: { maxPendingResponseBytes: 2 * STREAM_THRESHOLD } });
+    t = await createTestApp({ limits: { maxPendingResponseBytes: 2 * STREAM_THRESHOLD, responseCacheBytes: 0 } });
   });
   afterAll(async () => {
     if (t) await closeTestApp(t);

@@ -54,4 +54,95 @@ describe("response formatting (docs/spec.md §3)", () => {
       },
     ), { numRuns: 100 });
   });
+
+  it("writes every double's toFixed(2) in the byte writer, edge cases included (half cents, 2^31 cents, 1e21, -0, NaN)", () => {
+    const dec = new TextDecoder();
+    const edges = [0, -0, 0.005, 0.015, 1.005, 2.675, 0.125, 99.995, 21474836.47, 21474836.475, 21474836.48, 21474836.485,
+      99999999.995, 999999999.99, 999999999.995, 999999999.999, 1e9, 1e9 + 0.005, 2 ** 53, 1e20, 1e21, 1.5e21, 1e300,
+      Number.MAX_VALUE, Number.MIN_VALUE, 5e-324, -1e-7, -0.005, -1.005, -21474836.48, -1e21, NaN, Infinity, -Infinity];
+    const value = fc.oneof(
+      fc.double(),
+      fc.double({ min: 0, max: 1e10, noNaN: true }),
+      fc.integer({ min: 0, max: 2 ** 40 }).map((c) => c / 100),
+      fc.integer({ min: 0, max: 2 ** 40 }).map((c) => (c + 0.5) / 100),
+      fc.constantFrom(...edges),
+    );
+    fc.assert(fc.property(fc.array(value, { minLength: 1, maxLength: 60 }), (vals) => {
+      const dates = vals.map((_, i) => `2021-03-${String(i % 31 + 1).padStart(2, "0")}`);
+      const text = dec.decode(seriesJsonBytes(STRATEGY_IDS.slice(0, 1), dates, [vals]));
+      const expected = `[{"PATH":"${STRATEGY_IDS[0]}"${vals.map((v, t) => `,"${dates[t]}":"${v.toFixed(2)}"`).join("")}}]`;
+      return text === expected && text === seriesJson(STRATEGY_IDS.slice(0, 1), dates, [vals]);
+    }), { numRuns: 2_000 });
+    const text = dec.decode(seriesJsonBytes(STRATEGY_IDS.slice(0, 1), edges.map(() => "2020-01-01"), [edges]));
+    expect(JSON.parse(text)[0]["2020-01-01"]).toBe(edges[edges.length - 1].toFixed(2));
+    expect(text).toBe(seriesJson(STRATEGY_IDS.slice(0, 1), edges.map(() => "2020-01-01"), [edges]));
+  });
+
+  it("writes date keys of any length or content exactly as JSON.stringify would", () => {
+    const dec = new TextDecoder();
+    const expected = (dates: string[], values: number[][]) =>
+      `[${values.map((v, s) => `{"PATH":"${STRATEGY_IDS[s]}"${dates.map((d, t) => `,${JSON.stringify(d)}:"${v[t].toFixed(2)}"`).join("")}}`).join(",")}]`;
+    fc.assert(fc.property(fc.array(fc.string({ maxLength: 20, unit: "binary" }), { minLength: 1, maxLength: 20 }), (dates) => {
+      const values = STRATEGY_IDS.slice(0, 2).map((_, s) => dates.map((_, t) => 100000 + s * 7.25 + t));
+      return dec.decode(seriesJsonBytes(STRATEGY_IDS.slice(0, 2), dates, values)) === expected(dates, values);
+    }), { numRuns: 300 });
+    const dates = ['a"b', "é", "2020-01-01", "\\n", "\u0001"];
+    const values = [dates.map(() => 1.5)];
+    expect(dec.decode(seriesJsonBytes(STRATEGY_IDS.slice(0, 1), dates, values))).toBe(expected(dates, values));
+    // ISO dates need no escaping: then the string writer gives the same text.
+    expect(dec.decode(seriesJsonBytes(STRATEGY_IDS.slice(0, 1), ["2020-01-01"], [[1.5]]))).toBe(seriesJson(STRATEGY_IDS.slice(0, 1), ["2020-01-01"], [[1.5]]));
+  });
+
+  it("grows its buffer for a response far larger than its first estimate", () => {
+    const dec = new TextDecoder();
+    const vals = Array.from({ length: 500 }, (_, t) => 1e20 + t * 1e6);
+    const dates = vals.map((_, t) => `2020-01-01T${t}`);
+    const values = STRATEGY_IDS.map(() => vals);
+    const runs = [values, values, values];
+    expect(dec.decode(simsJsonBytes(STRATEGY_IDS, dates, runs))).toBe(simsJson(STRATEGY_IDS, dates, runs));
+  });
+
+  it("writes into a caller's buffer when the body fits (a view of it, no copy) and grows past it when it does not", () => {
+    const dec = new TextDecoder();
+    const dates = Array.from({ length: 300 }, (_, t) => `2020-${String(1 + (t % 12)).padStart(2, "0")}-${String(1 + (t % 28)).padStart(2, "0")}`);
+    const values = STRATEGY_IDS.map((_, s) => dates.map((_, t) => 100000 * (1 + s / 50) + t * 13.37));
+    const fresh = seriesJsonBytes(STRATEGY_IDS, dates, values);
+    const reference = seriesJson(STRATEGY_IDS, dates, values);
+    expect(dec.decode(fresh)).toBe(reference);
+    // A buffer that held the same body before: the body is written into it.
+    const out = new ArrayBuffer(fresh.length);
+    new Uint8Array(out).fill(120);
+    const again = seriesJsonBytes(STRATEGY_IDS, dates, values, out);
+    expect(again.buffer).toBe(out);
+    expect(dec.decode(again)).toBe(reference);
+    // Large values make a longer body than the buffer holds: the writer grows and the text is still exact.
+    const big = values.map((v) => v.map((x) => x * 1e4));
+    const grown = seriesJsonBytes(STRATEGY_IDS, dates, big, out);
+    expect(grown.buffer).not.toBe(out);
+    expect(dec.decode(grown)).toBe(seriesJson(STRATEGY_IDS, dates, big));
+    // Keys longer than any date, near the end of a buffer just long enough.
+    const long = dates.map((d, t) => `${d}/${"x".repeat(600 + t)}`);
+    const exact = seriesJsonBytes(STRATEGY_IDS.slice(0, 2), long, values.slice(0, 2));
+    const into = seriesJsonBytes(STRATEGY_IDS.slice(0, 2), long, values.slice(0, 2), new ArrayBuffer(exact.length));
+    expect(dec.decode(into)).toBe(dec.decode(exact));
+    expect(dec.decode(exact)).toBe(seriesJson(STRATEGY_IDS.slice(0, 2), long, values.slice(0, 2)));
+    // Sims bodies too.
+    const sims = simsJsonBytes(STRATEGY_IDS, dates, [values, big], new ArrayBuffer(8 << 20));
+    expect(dec.decode(sims)).toBe(simsJson(STRATEGY_IDS, dates, [values, big]));
+  });
+
+  it("never reuses the keys of other dates of the same length", () => {
+    const dec = new TextDecoder();
+    const a = ["2020-01-02", "2020-01-03", "2020-01-06"];
+    const b = ["2020-01-02", "2020-01-03", "2020-01-07"];
+    const v = [[1, 2, 3]];
+    for (const dates of [a, b, a, [...a], b]) {
+      expect(dec.decode(seriesJsonBytes(STRATEGY_IDS.slice(0, 1), dates, v))).toBe(seriesJson(STRATEGY_IDS.slice(0, 1), dates, v));
+    }
+    // A caller that changes its array afterwards does not change the keys remembered.
+    const c = [...a];
+    seriesJsonBytes(STRATEGY_IDS.slice(0, 1), c, v);
+    c[2] = "2020-01-09";
+    expect(dec.decode(seriesJsonBytes(STRATEGY_IDS.slice(0, 1), c, v))).toContain('"2020-01-09":"3.00"');
+  });
 });

@@ -129,7 +129,7 @@ describe("ComputePool", () => {
 describe("the HTTP service under load", () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ limits: { workers: 1, queueSize: 1, computeTimeoutMs: 1000 } });
+    t = await createTestApp({ limits: { workers: 1, queueSize: 1, computeTimeoutMs: 1000, responseCacheBytes: 0 } });
   });
   afterAll(async () => {
     await closeTestApp(t);

@@ -1,5 +1,6 @@
 /** What the routes share: the live store, the compute pool and limits. */
 import type { Limits } from "../../config.js";
+import type { ResponseCache } from "../cache.js";
 import type { SeenTags } from "../etag.js";
 import type { LiveStore } from "../../store/live.js";
 import type { PriceStore } from "../../store/types.js";
@@ -18,6 +19,8 @@ export interface AppContext {
   version: string;
   /** Package version + WebAssembly module hash: part of every ETag. */
   engineVersion: string;
+  /** Computed responses by ETag, with their compressed copies (src/http/cache.ts); absent or disabled: none kept. */
+  responseCache?: ResponseCache;
   /** ETags recently sent with a 200 (answers `If-None-Match: *` without computing). */
   seenTags: SeenTags;
   /** Where the per-key rate limit is counted: Redis shared by every replica, or this process (REDIS_URL unset). */

@@ -112,6 +112,8 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
         rate_per_minute: l.ratePerMinute,
         rate_limit_scope: ctx.rateLimitScope,
       },
+      // Computed responses kept for repeats (src/http/cache.ts, RESPONSE_CACHE_BYTES).
+      response_cache: ctx.responseCache?.stats ?? { hits: 0, misses: 0, entries: 0, bytes: 0, max_bytes: 0 },
     };
   });
 }

@@ -12,7 +12,10 @@ import { parseIsoDay } from "../../domain/dates.js";
 import type { PriceStore } from "../../store/types.js";
 import { fullLimits } from "../../config.js";
 import { runSplit, shouldSplit } from "../../workers/split.js";
-import type { ComputeKind, RequestBody } from "../../workers/tasks.js";
+import type { ResponseMeta } from "../../pipeline/respond.js";
+import { codingFor } from "../../workers/compress.js";
+import type { ComputeResult } from "../../workers/pool.js";
+import type { BacktestTask, Coding, ComputeKind, ComputeTask, RequestBody } from "../../workers/tasks.js";
 import { etagOf } from "../etag.js";
 import { etagFor, matchedTag, negotiate } from "../encoding.js";
 import { HEADER, metaHeaders } from "../headers.js";
@@ -46,6 +49,13 @@ const COMMON_NOTE =
 const REBALANCE_NOTE =
   " With rebalance (a calendar rule or every k test days) the header x-rebalance-count gives the number of rebalance " +
   "dates; the body keeps its shape, its values rebalanced (docs/method.md §7.2).";
+
+/** Whether a peer address is on the loopback interface (IPv4 127/8, IPv6 ::1, or IPv4-mapped 127/8). */
+export function isLoopbackPeer(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const a = address.toLowerCase();
+  return a === "::1" || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}
 
 /** Aligned days a request starts its test period after (docs/spec.md §2: 252 training days). */
 const TRAIN_DAYS = 252;
@@ -107,17 +117,21 @@ function upperBound(d: Int32Array, x: number): number {
 
 /**
  * The handler of every compute route (`kind` is the worker's respond kind): ETag first (304 without computing), then
- * the response backlog, then the pool with the key's turn and the request's estimated cost, cancelled when the client
- * goes away; the worker's metadata becomes headers here.
+ * the response backlog, then the response cache (src/http/cache.ts: a repeat on the same store version is sent from
+ * memory, compressed copies included), then the pool with the key's turn and the request's estimated cost, cancelled
+ * when the client goes away; the worker's metadata becomes headers here.
  */
 export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const request = req.body as RequestBody;
     // The version this request runs on, start to finish (a reload meanwhile does not affect it).
     const { snapshot, store } = ctx.live.current;
-    const etag = etagOf({ route, request, store: snapshot.version.hash, engine: ctx.engineVersion });
+    const storeHash = snapshot.version.hash;
+    const etag = etagOf({ route, request, store: storeHash, engine: ctx.engineVersion });
     // The coding the worker will use for a large enough body (src/http/encoding.ts); undefined: identity.
-    const encoding = ctx.limits.compression === false ? undefined : negotiate(req.headers[HEADER.acceptEncoding]);
+    let encoding = ctx.limits.compression === false ? undefined : negotiate(req.headers[HEADER.acceptEncoding]);
+    // COMPRESSION=remote: a loopback client gets identity unless it refuses it.
+    if (ctx.limits.compression === "remote" && encoding?.force === false && isLoopbackPeer(req.socket.remoteAddress)) encoding = undefined;
     // With compression on, the same URL answers in several codings: caches must key on Accept-Encoding.
     if (ctx.limits.compression !== false) reply.header(HEADER.vary, "accept-encoding");
     const pre = matchedTag(req.headers[HEADER.ifNoneMatch], etag, encoding);
@@ -127,28 +141,65 @@ export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string
     if (pre === "any" && ctx.seenTags.has(etag)) return reply.code(304).header(HEADER.etag, etag).send();
     // While slow clients hold too many unsent bytes, start nothing new (503 RESPONSE_BACKLOG).
     ctx.responses?.admit();
-    // If the client goes away first, stop its computation (queued: dropped; running: its worker is replaced).
-    const gone = new AbortController();
-    const onClose = () => {
-      if (!reply.raw.writableEnded) gone.abort();
+
+    /** A task on the pool, with the key's turn; stopped if the client goes away first (queued: dropped; running: its worker is replaced). */
+    const run = async (task: ComputeTask, cost: number): Promise<ComputeResult> => {
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableEnded) gone.abort();
+      };
+      reply.raw.once("close", onClose);
+      const o = { cancel: gone.signal, key: req.apiKeyId ?? "", cost };
+      // A large request runs its three frequencies on several workers (src/workers/split.ts; same bytes).
+      const split = task.kind !== "compress" && task.kind !== "weights-part" && "request" in task &&
+        shouldSplit(task.request.tickers.length, fullLimits(ctx.limits).splitMinTickers, ctx.limits.workers);
+      return (split ? runSplit(ctx.pool, task as BacktestTask, o) : ctx.pool.run(task, undefined, o))
+        .finally(() => reply.raw.off("close", onClose));
     };
-    reply.raw.once("close", onClose);
+    /** 200 with `body` in `coding`, or 304 for `If-None-Match: *` (the response exists now). */
+    const send = (body: Buffer, coding: Coding, meta: ResponseMeta | undefined) => {
+      ctx.seenTags.add(etag);
+      const tag = etagFor(etag, coding);
+      // `*` on a response not seen before: it exists now (computed without error), so the answer is still 304.
+      if (pre === "any") return reply.code(304).header(HEADER.etag, tag).send();
+      // The body is already in its coding (compressed by a worker); content-length counts the bytes sent.
+      if (coding !== "identity") reply.header(HEADER.contentEncoding, coding);
+      const payload = ctx.responses === undefined ? body : ctx.responses.payload(reply, body);
+      return reply.headers(metaHeaders(meta)).header(HEADER.etag, tag).type(JSON_UTF8).send(payload);
+    };
+
+    const cache = ctx.responseCache?.enabled === true ? ctx.responseCache : undefined;
+    const hit = cache?.get(etag, storeHash);
+    if (hit !== undefined) {
+      const coding = codingFor(encoding, hit.body.byteLength);
+      if (coding === "identity") return send(hit.body, coding, hit.meta);
+      let coded = hit.coded.get(coding);
+      if (coded === undefined) {
+        // Stored in identity only (first asked by another client): compress once, off the event loop, and keep it.
+        coded = (await run({ kind: "compress", body: hit.body, coding }, 1)).body;
+        cache!.addCoding(etag, storeHash, coding, coded);
+      }
+      return send(coded, coding, hit.meta);
+    }
+
     const cost = estimateCost(store, kind, request);
-    const task = encoding === undefined ? { kind, request, snapshot } : { kind, request, snapshot, encoding };
-    const run = { cancel: gone.signal, key: req.apiKeyId ?? "", cost };
-    // A large request runs its three frequencies on several workers (src/workers/split.ts; same bytes).
-    const result = await (shouldSplit(request.tickers.length, fullLimits(ctx.limits).splitMinTickers, ctx.limits.workers)
-      ? runSplit(ctx.pool, task, run)
-      : ctx.pool.run(task, undefined, run))
-      .finally(() => reply.raw.off("close", onClose));
-    ctx.seenTags.add(etag);
-    // `*` on a response not seen before: it exists now (computed without error), so the answer is still 304.
-    const tag = etagFor(etag, result.coding ?? "identity");
-    if (pre === "any") return reply.code(304).header(HEADER.etag, tag).send();
-    // The body is already in its coding (compressed by the worker); content-length counts the bytes sent.
-    if (result.coding !== undefined) reply.header(HEADER.contentEncoding, result.coding);
-    const payload = ctx.responses === undefined ? result.body : ctx.responses.payload(reply, result.body);
-    return reply.headers(metaHeaders(result.meta)).header(HEADER.etag, tag).type(JSON_UTF8).send(payload);
+    const task: BacktestTask = { kind, request, snapshot };
+    if (encoding !== undefined) task.encoding = encoding;
+    if (cache !== undefined) task.keepIdentity = true;
+    const result = await run(task, cost);
+    const coding: Coding = result.coding ?? "identity";
+    let kept = false;
+    if (cache !== undefined) {
+      const identity = coding === "identity" ? result.body : result.identity;
+      if (identity !== undefined) {
+        kept = cache.put(etag, storeHash, identity, result.meta,
+          coding === "identity" ? undefined : { coding, body: result.body });
+      }
+    }
+    // A body nothing keeps goes back to the pool for the next response once its last byte has been handed to the
+    // socket (HTTP/1.1 only: there 'finish' means the kernel has the bytes).
+    if (!kept && coding === "identity" && req.raw.httpVersionMajor === 1) reply.raw.once("finish", () => ctx.pool.recycle(result.body));
+    return send(result.body, coding, result.meta);
   };
 }
 
