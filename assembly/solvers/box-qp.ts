@@ -38,8 +38,9 @@ export function effectiveLo(N: i32, lo: f64): f64 {
 }
 
 /**
- * Box-constrained fully-invested QP: min ½wᵀQw s.t. 1ᵀw = 1, lo ≤ w_i ≤ hi (docs/method.md §5.6; gmvp with Q = Σ,
- * mdcp with Q = C, under `min_weight`/`max_weight`).
+ * Box-constrained fully-invested QP: min ½wᵀQw + cᵀw s.t. 1ᵀw = 1, lo ≤ w_i ≤ hi (docs/method.md §5.6; gmvp with
+ * Q = Σ, mdcp with Q = C, under `min_weight`/`max_weight`; the optional linear term `c` (N f64, or 0 = none) serves
+ * mdp's parametric search and rpp's Newton steps). Below, g is the gradient Q̃w + c and h includes c.
  *
  * Method: the primal active-set method of docs/method.md §5.2 with three states per index: free, at lo, at hi.
  *   δ = 1e-12·trace(Q)/N, Q̃ = Q + δI (as §5.2). Start: with `warm` (N previous weights, or 0) the water-filled
@@ -66,7 +67,7 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  * Edge cases: N = 1 → [1] (if lo ≤ 1 ≤ hi). N·hi = 1 → w = hi everywhere; N·lo = 1 → w = lo everywhere.
  * References: Nocedal & Wright, Numerical Optimization, 2nd ed. (2006), §16.5.
  */
-export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize): Status {
+export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, c: usize = 0): Status {
   if (N >= 1 && !feasibleBounds(N, lo0, hi0)) return Status.InfeasibleBounds;
   const begun = beginSolve(N, out);
   if (begun != SOLVE) return <Status>begun;
@@ -94,11 +95,19 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
 
   // the starting point and its states
   if (warm != 0) {
+    // a feasible hint (a previous solution under the same bounds) is used as it is, so its bound pattern survives
+    // exactly; any other is clipped and redistributed (`waterFill`)
+    let feasible = true;
+    let sw = 0.0;
     for (let i: i32 = 0; i < N; i++) {
       const v = load<f64>(warm + (<usize>i << 3));
-      store<f64>(g + (<usize>i << 3), isFinite(v) && v > 0.0 ? v : 0.0);
+      const ok = isFinite(v) && v > 0.0;
+      if (!(v >= lo && v <= hi)) feasible = false;
+      store<f64>(g + (<usize>i << 3), ok ? v : 0.0);
+      sw += ok ? v : 0.0;
     }
-    waterFill(g, N, lo, hi, w);
+    if (feasible && Math.abs(sw - 1.0) <= 1e-12) memory.copy(w, warm, <usize>N << 3);
+    else waterFill(g, N, lo, hi, w);
   } else {
     vertexStart(Q, N, lo, hi, w);
   }
@@ -140,6 +149,7 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
         sB += wi;
         if (wi != 0.0) axpy(N, wi, Q + <usize>i * rowQ, h);
       }
+      if (c != 0) axpy(N, 1.0, c, h); // the linear term enters like Q_FB w_B
       if (ld < k) {
         const cap = k <= (N >> 1) ? k << 1 : N;
         L = growFactor(L, ld, cap, 0);
@@ -189,7 +199,7 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
     }
     if (pmax <= 1e-15 || k == 1) {
       for (let r: i32 = 0; r < k; r++) {
-        store<f64>(w + (<usize>load<i32>(F + (<usize>r << 2)) << 3), load<f64>(z + (<usize>r << 3)));
+        store<f64>(w + (<usize>load<i32>(F + (<usize>r << 2)) << 3), clip(load<f64>(z + (<usize>r << 3)), lo, hi));
       }
       // g = Q̃w, λ = mean of g over F, multipliers of the bounds
       memory.fill(g, 0, <usize>N << 3);
@@ -197,6 +207,7 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
         const wj = load<f64>(w + (<usize>j << 3));
         if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
       }
+      if (c != 0) axpy(N, 1.0, c, g);
       let lam = 0.0;
       for (let r: i32 = 0; r < k; r++) {
         const j = load<i32>(F + (<usize>r << 2));
@@ -261,7 +272,7 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
   }
   setIterations(it);
   if (!done) return Status.NotConverged;
-  const res = boxKktResidual(Q, N, w, lo, hi, g);
+  const res = boxKktResidual(Q, N, w, lo, hi, g, c);
   setResidual(res);
   memory.copy(out, w, <usize>N << 3);
   return res <= 1e-9 ? Status.Ok : Status.NotCertified;
@@ -364,12 +375,12 @@ export function waterFill(v: usize, N: i32, lo0: f64, hi0: f64, out: usize): voi
 }
 
 /**
- * KKT residual of a point w for min ½wᵀQw s.t. 1ᵀw = 1, lo ≤ w ≤ hi (docs/method.md §5.6): g = Qw,
+ * KKT residual of a point w for min ½wᵀQw + cᵀw s.t. 1ᵀw = 1, lo ≤ w ≤ hi (docs/method.md §5.6): g = Qw + c,
  * U = max_{w_i > lo} g_i, V = min_{w_i < hi} g_i, r = max(max(0, U − V)/2 / (trace(Q)/N), |1ᵀw − 1|,
  * max_i max(lo − w_i, w_i − hi, 0)). With lo = 0, hi = 1 it certifies the same conditions as `kktResidual` of
  * simplex-qp.ts (with λ at the middle of the admissible interval instead of wᵀg). `g`: N f64 scratch. O(N·nnz(w)).
  */
-export function boxKktResidual(Q: usize, N: i32, w: usize, lo0: f64, hi0: f64, g: usize): f64 {
+export function boxKktResidual(Q: usize, N: i32, w: usize, lo0: f64, hi0: f64, g: usize, c: usize = 0): f64 {
   const lo = effectiveLo(N, lo0);
   const hi = effectiveHi(N, hi0);
   const rowQ = <usize>N << 3;
@@ -380,6 +391,7 @@ export function boxKktResidual(Q: usize, N: i32, w: usize, lo0: f64, hi0: f64, g
     const wj = load<f64>(w + (<usize>j << 3));
     if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
   }
+  if (c != 0) axpy(N, 1.0, c, g);
   return gradientResidual(g, w, N, lo, hi, trace / <f64>N);
 }
 
