@@ -19,7 +19,7 @@ import { buckets } from "./calendar.js";
 import { seriesJsonBytes, simsJsonBytes } from "./format.js";
 import type { Kernels } from "./kernels.js";
 import { defaultSeed, parseSeed } from "./seed.js";
-import { checkOptions, type CheckedOptions } from "./validate.js";
+import { checkBoundsFeasible, checkOptions, type CheckedOptions } from "./validate.js";
 
 const S = STRATEGY_IDS.length;
 
@@ -102,9 +102,10 @@ export function trainingWeights(
   tickers: readonly string[],
   days: Int32Array,
   closes: Float64Array,
-  options: Pick<CheckedOptions, "covariance" | "hrp">,
+  options: Pick<CheckedOptions, "covariance" | "hrp" | "minWeight" | "maxWeight">,
 ): { weights: Float64Array; fallback: boolean[] } {
   const N = tickers.length;
+  checkBoundsFeasible(options, N);
   const returnDays = days.subarray(1);
   const week = buckets(returnDays, "w");
   const month = buckets(returnDays, "m");
@@ -118,6 +119,9 @@ export function trainingWeights(
     nMonths: month.count,
     covariance: options.covariance,
     hrp: options.hrp,
+    // absent bounds are not passed at all: the kernel's defaults (0 and 1) are today's problems, bit for bit
+    ...(options.minWeight === undefined ? {} : { minWeight: options.minWeight }),
+    ...(options.maxWeight === undefined ? {} : { maxWeight: options.maxWeight }),
   });
 }
 

@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import type { SimModel } from "../../domain/types.js";
 import { createEngine } from "../../index.js";
 import { summarizeSims, type SimsStrategySummary } from "../../report/summary.js";
-import { loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
+import { boundsOf, loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
 import { formatTable, fmtMoney, fmtPct, Progress, toCsv } from "../output.js";
 import { splitTickers } from "./shared-args.js";
 
@@ -47,7 +47,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     const engine = await createEngine();
     progress.next(`simulating ${opts.runs} run${opts.runs === 1 ? "" : "s"}`);
     const report = engine.simsReport(prices, {
-      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model,
+      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, ...boundsOf(opts),
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
     });
     progress.next("summarising");
