@@ -16,7 +16,8 @@ const FACTOR_START: i32 = 64;
  *
  * Method: the primal active-set method of Nocedal & Wright (2006), Alg. 16.3, started at a vertex.
  *   δ = 1e-12·trace(Q)/N, Q̃ = Q + δI (strict convexity; picks the minimum-norm optimum when Q is singular).
- *   k = argmin_i Q̃_ii (lowest index), w = e_k, F = {k}. Each iteration solves Q̃_FF z = 1 and sets w* = z/Σz on F;
+ *   k = argmin_i Q̃_ii (lowest index), w = e_k, F = {k} (with a warm start, `warmStart`: the hint's support and its
+ *   renormalised values instead, docs/method.md §5.6). Each iteration solves Q̃_FF z = 1 and sets w* = z/Σz on F;
  *   p = w* − w. If max|p| ≤ 1e-15 the multipliers μ_i = (Q̃w)_i − wᵀQ̃w of the bound constraints i ∉ F are checked:
  *   if min μ ≥ −1e-13·|λ| the point is optimal, else the most negative (lowest index on ties) enters F. Otherwise
  *   a ratio test α = min(1, min_{i∈F, p_i<0} −w_i/p_i) (lowest asset index on ties) moves w and drops the
