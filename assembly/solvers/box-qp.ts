@@ -2,10 +2,13 @@ import { Status } from "../shared/status";
 import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
 import { scratchF64, scratchI32 } from "../memory";
 import { dot, axpy } from "../linalg/blas";
-import { backL, growFactor, refactor } from "./simplex-qp";
+import { appendRow, backL, growFactor, refactor, removeRow } from "./simplex-qp";
 
 /** Relative slack of the feasibility test N·lo ≤ 1 ≤ N·hi (a bound of exactly 1/N typed as a decimal). */
 export const BOUNDS_SLACK: f64 = 1e-12;
+
+/** Recompute the free-set factor from scratch after this many up/down-dates (bounds rounding drift), as §5.2. */
+const REFACTOR_EVERY: i32 = 256;
 
 /** Initial row capacity of the free-set factor (doubled as F grows, capped at N). */
 const FACTOR_START: i32 = 64;
@@ -55,7 +58,9 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  *   or to hi (p_i > 0)) (lowest index on ties) moves w, and the blocking index is set to its bound exactly.
  *   Anti-cycling as §5.2: an index released on a multiplier that the next face contradicts (its w* lies outside the
  *   box on the side it came from) returns to its bound and is barred until w next moves.
- *   Q̃_FF is factorised afresh per face (O(k³/3), k = |F|; scratch c² for a capacity c ≤ N, grown by doubling).
+ *   The Cholesky factor of Q̃_FF and L⁻¹1 are kept up to date as in §5.2 (one forward substitution per released
+ *   index, Givens rotations per blocked one, O(k²); refactorised after 256 updates or a failed append): a face costs
+ *   two triangular solves, O(k²), plus Q w_B (N per index at a non-zero bound). Scratch c² for a capacity c ≤ N.
  * Certification (docs/method.md §5.6): g = Qw (un-ridged), U = max_{w_i > lo} g_i, V = min_{w_i < hi} g_i; the
  *   KKT conditions g_i − λ = μ_i^lo − μ_i^hi with μ ≥ 0 and complementarity hold for λ ∈ [U, V], so the
  *   stationarity residual is max(0, U − V)/2 (at λ = (U + V)/2, which gives every multiplier); residual =
@@ -63,7 +68,8 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  * Preconditions: Q symmetric PSD finite with trace > 0; 0 ≤ lo ≤ hi ≤ 1. Infeasible bounds → `InfeasibleBounds`.
  * Convergence: finite termination in exact arithmetic; cap 20N + 100 iterations → `NotConverged`; failed
  *   factorisation → `NotPositiveDefinite`; failed certificate → `NotCertified`. `lastIterations()` reports them.
- * Complexity: O(k³/3 + N·|B_hi| + N·k) per face, O(N·nnz) certificate; scratch c² + 4N f64 + 3N i32.
+ * Complexity: O(k² + N·|B≠0| + N·nnz(w)) per face, plus one O(k³/3) factorisation per call (and per 256 updates);
+ *   O(N·nnz) certificate; scratch c² + 5N f64 + 3N i32.
  * Edge cases: N = 1 → [1] (if lo ≤ 1 ≤ hi). N·hi = 1 → w = hi everywhere; N·lo = 1 → w = lo everywhere.
  * References: Nocedal & Wright, Numerical Optimization, 2nd ed. (2006), §16.5.
  */
@@ -88,8 +94,11 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
   const F = scratchI32(N);
   const state = scratchI32(N);
   const tabu = scratchI32(N);
+  const y1 = scratchF64(N); // L⁻¹1 per F-position, kept up to date with the factor
   let ld: i32 = N < FACTOR_START ? N : FACTOR_START;
   let L = scratchF64(ld * ld); // allocated last: `growFactor` extends it in place
+  let lValid = false; // L (and y1) factor Q̃_FF of the current F
+  let updates: i32 = 0;
   memory.fill(tabu, 0, <usize>N << 2);
   let nTabu: i32 = 0;
 
@@ -150,12 +159,17 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
         if (wi != 0.0) axpy(N, wi, Q + <usize>i * rowQ, h);
       }
       if (c != 0) axpy(N, 1.0, c, h); // the linear term enters like Q_FB w_B
-      if (ld < k) {
-        const cap = k <= (N >> 1) ? k << 1 : N;
-        L = growFactor(L, ld, cap, 0);
-        ld = cap;
+      if (!lValid) {
+        if (ld < k) {
+          const cap = k <= (N >> 1) ? k << 1 : N;
+          L = growFactor(L, ld, cap, 0);
+          ld = cap;
+        }
+        if (!refactor(Q, N, delta, F, k, L, ld, y1)) return Status.NotPositiveDefinite;
+        lValid = true;
+        updates = 0;
       }
-      if (!refactor(Q, N, delta, F, k, L, ld, a)) return Status.NotPositiveDefinite;
+      memory.copy(a, y1, <usize>k << 3);
       backL(L, ld, k, a); // a = Q̃_FF⁻¹1
       // z = Q̃_FF⁻¹ h_F: forward then back substitution
       const rowL = <usize>ld << 3;
@@ -184,6 +198,7 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
         store<i32>(tabu + (<usize>lastAdded << 2), 1);
         nTabu++;
         store<i32>(state + (<usize>lastAdded << 2), lastFrom);
+        if (lValid) removeRow(L, ld, k, k - 1, y1);
         k--;
         lastAdded = -1;
         zValid = false;
@@ -230,6 +245,15 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
       store<i32>(F + (<usize>k << 2), jmin);
       k++;
       zValid = false;
+      if (lValid) {
+        if (k > ld) {
+          const cap = ld <= (N >> 1) ? ld << 1 : N;
+          L = growFactor(L, ld, cap, k - 1);
+          ld = cap;
+        }
+        updates++;
+        if (updates > REFACTOR_EVERY || !appendRow(Q, N, delta, F, k, L, ld, y1)) lValid = false;
+      }
     } else {
       // ratio test over F; ties → lowest asset index
       let alpha = 1.0;
@@ -264,9 +288,12 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
       if (blockPos >= 0) {
         store<f64>(w + (<usize>blockAsset << 3), blockTo == AT_LO ? lo : hi);
         store<i32>(state + (<usize>blockAsset << 2), blockTo);
+        if (lValid) removeRow(L, ld, k, blockPos, y1);
         for (let r: i32 = blockPos; r < k - 1; r++) store<i32>(F + (<usize>r << 2), load<i32>(F + (<usize>(r + 1) << 2)));
         k--;
         zValid = false;
+        updates++;
+        if (updates > REFACTOR_EVERY) lValid = false;
       }
     }
   }

@@ -456,7 +456,7 @@ export function refactor(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usiz
 }
 
 /** Append the last F entry (position k−1) as a new row of L (forward solve + pivot) and extend y = L⁻¹1. O(k²). */
-function appendRow(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, ld: i32, y: usize): bool {
+export function appendRow(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, ld: i32, y: usize): bool {
   const rowQ = <usize>N << 3;
   const rowL = <usize>ld << 3;
   const m = k - 1;
@@ -482,7 +482,7 @@ function appendRow(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, ld:
  * y = L⁻¹1 follows: with M = L minus row p, M y = 1, and M G = [L' 0] gives L'(Gᵀy)[0..k−1) = 1, so the same
  * rotations applied to y give the new y (O(k)).
  */
-function removeRow(L: usize, ld: i32, k: i32, p: i32, yv: usize): void {
+export function removeRow(L: usize, ld: i32, k: i32, p: i32, yv: usize): void {
   const rowL = <usize>ld << 3;
   for (let a: i32 = p; a < k - 1; a++) {
     memory.copy(L + <usize>a * rowL, L + <usize>(a + 1) * rowL, <usize>k << 3);

@@ -44,7 +44,8 @@ export function mdpFromMdcp(y: usize, sd: usize, N: i32, out: usize): Status {
  *   d(DR²)/dt = −2ss'φ/v² with φ(t) = t·σᵀw(t) − w(t)ᵀΣw(t), s = σᵀw, v = wᵀΣw, so DR rises while φ < 0 and
  *   falls after. φ(0) = −v(0) ≤ 0 at the bounded gmvp; t is doubled from max(v₀/s₀, 1e-14·√(trace/N)) until
  *   φ ≥ 0 (≤ 200 doublings), then bisected (≤ 200 steps, until the bracket is 1e-15 relative) and w = w(t_hi).
- * Certification: the KKT conditions of max DR over the box: G = Σw − (v/s)σ (−∇DR times the positive factor v^{3/2}/s) passes `gradientResidual` (trace-scaled, ≤ 1e-9). Pseudo-concavity makes them sufficient.
+ * Certification: the KKT conditions of max DR over the box: G = Σw − (v/s)σ (−∇DR times the positive factor
+ *   v^{3/2}/s) passes `gradientResidual` (trace-scaled, ≤ 1e-9). Pseudo-concavity makes them sufficient.
  * Preconditions: Σ symmetric PSD, σ = √diag Σ > 0; feasible bounds (else `InfeasibleBounds`).
  * Complexity: ≈ 60–260 warm-started box QPs (most end after one face solve). Scratch: one box QP at a time
  *   (`arenaMark`) plus 5N f64.

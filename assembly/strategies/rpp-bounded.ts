@@ -20,9 +20,9 @@ const RPP_BOUNDED_MAX_IT: i32 = 500;
  * Method: start at `warm` (N weights, or 0) or at inverse volatility, clipped and redistributed (`waterFill`; a
  *   zero weight is then moved halfway to 1/N). The scale is split off as in the cone problem: for a fixed s,
  *   w(s) = argmin P_s(w) = ½s²wᵀΣw − Σ b ln w_i over the box (convex, Hessian s²Σ + diag(b/w²) ≻ 0), and the KKT
- *   conditions of P_s and of G coincide where s² = 1/w(s)ᵀΣw(s). Outer loop (≤ 200): s ← 1/√(w(s)ᵀΣw(s)) from
- *   s₀ = 1/√(w₀ᵀΣw₀), until the certificate passes or s repeats. Inner loop (`innerNewton`, ≤ 500 steps): damped
- *   Newton with the box QP of the quadratic model (`boxQP`, c = ∇P_s − Hw, warm-started at w) and Armijo
+ *   conditions of P_s and of G coincide where s² = 1/w(s)ᵀΣw(s). Outer loop (≤ 200): the secant method on
+ *   f(ln s) = ln s + ½ ln(w(s)ᵀΣw(s)) from s₀ = 1/√(w₀ᵀΣw₀) (first step s ← 1/√(w(s)ᵀΣw(s))), until the
+ *   certificate is ≤ 1e-12 or s repeats. Inner loop (`innerNewton`, ≤ 500 steps): damped Newton with the box QP of the quadratic model (`boxQP`, c = ∇P_s − Hw, warm-started at w) and Armijo
  *   backtracking that keeps w > 0 (the box is convex, so every step is feasible).
  * Certification: `gradientResidual` of γ (scale 1) times max_i w_i ≤ 1e-10, i.e. in the units of the risk shares
  *   below, the same tolerance as the unbounded ERC certificate (§4.6): with λ the multiplier of the budget and μ of the
@@ -32,10 +32,11 @@ const RPP_BOUNDED_MAX_IT: i32 = 500;
  *   risk contributions cannot hold; this is what is certified instead.
  * Preconditions: Σ symmetric PSD with Σ_ii > 0, and no zero-variance portfolio inside the box (else G is unbounded
  *   below: the caller's existence test, docs/method.md §5.6). Infeasible bounds → `InfeasibleBounds`.
- * Convergence: cap 500 iterations → `NotConverged`; a stalled line search ends the loop and the certificate decides
- *   (`NotCertified`). `lastIterations()` counts the box-QP iterations of every step.
- * Complexity: per iteration N² (H̃) plus one warm-started box QP (O(k³/3) per face, k the free names); scratch
- *   N² + 6N f64 plus one box QP at a time.
+ * Convergence: 200 outer iterations → `NotConverged`; a stalled inner loop ends it and the certificate decides
+ *   (`NotCertified`). `lastIterations()` counts the box-QP iterations of every Newton step. Measured (cvxportfolio,
+ *   N = 430, max_weight 0.01): 14 box-QP iterations and 0.17 s on 251 daily returns, 113 and 0.23 s on 12 sums.
+ * Complexity: per Newton step N² (the Hessian) plus one warm-started box QP (one O(k³/3) factorisation, O(k²) per
+ *   further face); scratch N² + 7N f64 plus one box QP at a time.
  */
 export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize): Status {
   if (N >= 1 && !feasibleBounds(N, lo0, hi0)) return Status.InfeasibleBounds;
@@ -64,12 +65,16 @@ export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, war
   if (anyZero) for (let i: i32 = 0; i < N; i++) store<f64>(w + (<usize>i << 3), 0.5 * load<f64>(w + (<usize>i << 3)) + 0.5 * b);
   let total: i32 = 0;
   let res = Infinity;
-  // outer: the scale s with s²·wᵀΣw = 1 at w = w(s) (a fixed point, s ← 1/√(w(s)ᵀΣw(s))); inner: w(s) by Newton
+  // outer: the scale s with s²·wᵀΣw = 1 at w = w(s), by the secant method on f(u) = u + ½ ln w(e^u)ᵀΣw(e^u)
+  // (u = ln s; the first step is the fixed-point step u ← −½ ln v); inner: w(s) by Newton (`innerNewton`)
   symv(N, S, w, y);
-  let sc = 1.0 / Math.sqrt(dot(w, y, N));
+  let u0 = -0.5 * Math.log(dot(w, y, N));
+  let uPrev = 0.0;
+  let fPrev = 0.0;
   let outer: i32 = 0;
   for (; outer < RPP_BOUNDED_MAX_OUTER; outer++) {
-    const st = innerNewton(S, N, lo, hi, b, sc * sc, w, y, gam, cv, u, wt, H);
+    const s2 = Math.exp(2.0 * u0);
+    const st = innerNewton(S, N, lo, hi, b, s2, w, y, gam, cv, u, wt, H);
     total += lastIterations();
     if (st != Status.Ok) { setIterations(total); return st; }
     symv(N, S, w, y);
@@ -79,10 +84,17 @@ export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, war
       store<f64>(gam + (<usize>i << 3), load<f64>(y + (<usize>i << 3)) / v - b / load<f64>(w + (<usize>i << 3)));
     }
     res = gradientResidual(gam, w, N, lo, hi, 1.0) * maxOf(w, N);
-    if (res <= RPP_BOUNDED_TOL) break;
-    const next = 1.0 / Math.sqrt(v);
-    if (next == sc) break;
-    sc = next;
+    if (res <= RPP_BOUNDED_TARGET) break;
+    const f = u0 + 0.5 * Math.log(v);
+    let next = u0 - f; // the fixed-point step
+    if (outer > 0 && f != fPrev) {
+      const sec = u0 - f * (u0 - uPrev) / (f - fPrev);
+      if (isFinite(sec) && Math.abs(sec - u0) <= 4.0 * Math.abs(f)) next = sec;
+    }
+    if (next == u0) break;
+    uPrev = u0;
+    fPrev = f;
+    u0 = next;
   }
   setIterations(total);
   setResidual(res);
@@ -91,6 +103,9 @@ export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, war
   return res <= RPP_BOUNDED_TOL ? Status.Ok : Status.NotCertified;
 }
 
+/** The outer loop stops once the certificate is this small (a margin below the accepted RPP_BOUNDED_TOL). */
+const RPP_BOUNDED_TARGET: f64 = 1e-12;
+
 /** Outer iterations (updates of the scale) of the bounded rpp. */
 const RPP_BOUNDED_MAX_OUTER: i32 = 200;
 
@@ -98,20 +113,25 @@ const RPP_BOUNDED_MAX_OUTER: i32 = 200;
  * w(s) of `rppBounded`: min P(w) = ½s²wᵀΣw − b Σ ln w_i over the box (convex: Hessian s²Σ + diag(b/w²) ≻ 0) by
  * damped Newton from `w` (updated in place): each step the box QP of the quadratic model (warm-started at w), then
  * Armijo backtracking (1e-4, halving) that keeps w > 0, or the full step once the predicted decrease is ≤ 1e-10
- * (below what Armijo can resolve on P); stop when the KKT residual of ∇P = s²Σw − b/w is ≤ 1e-13
- * or the step stalls. `lastIterations()` = the box-QP iterations summed. Scratch passed in.
+ * (below what Armijo can resolve on P); stop when the KKT residual of ∇P = s²Σw − b/w is ≤ 1e-14
+ * or stops shrinking by 4× per step (its rounding floor), or the step stalls. `lastIterations()` = the box-QP iterations
+ * summed. Scratch passed in.
  */
 function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usize, y: usize, gam: usize, cv: usize,
   u: usize, wt: usize, H: usize): Status {
   const row = <usize>N << 3;
   let total: i32 = 0;
   let forced: i32 = 0;
+  let rLast = Infinity;
   for (let it: i32 = 0; it < RPP_BOUNDED_MAX_IT; it++) {
     symv(N, S, w, y);
     for (let i: i32 = 0; i < N; i++) {
       store<f64>(gam + (<usize>i << 3), s2 * load<f64>(y + (<usize>i << 3)) - b / load<f64>(w + (<usize>i << 3)));
     }
-    if (gradientResidual(gam, w, N, lo, hi, 1.0) <= 1e-13) break;
+    const r = gradientResidual(gam, w, N, lo, hi, 1.0);
+    if (r <= 1e-14) break;
+    if (it > 0 && r > 0.25 * rLast) break; // no longer converging quadratically: at the rounding floor of ∇P
+    rLast = r;
     for (let i: i32 = 0; i < N; i++) {
       const Hi = H + <usize>i * row;
       const Si = S + <usize>i * row;
