@@ -213,7 +213,7 @@ export function toCsv(headers, rows) {
   return [headers, ...rows].map((r) => r.map(field).join(",")).join("\n") + "\n";
 }
 
-const URL_FIELDS = ["start", "end", "covariance", "hrp", "mode", "runs", "seed", "model"];
+const URL_FIELDS = ["start", "end", "covariance", "hrp", "max_weight", "min_weight", "mode", "runs", "seed", "model"];
 
 /** The request as URL query parameters (only what is set; tickers comma-separated, in order). */
 export function requestToQuery(req) {
@@ -238,5 +238,6 @@ export function queryToRequest(search) {
   if (req.mode !== "sims") req.mode = "paths";
   for (const k of ["start", "end"]) if (req[k] && !/^\d{4}-\d{2}-\d{2}$/.test(req[k])) delete req[k];
   if (req.runs && !/^\d+$/.test(req.runs)) delete req.runs;
+  for (const k of ["max_weight", "min_weight"]) if (req[k] && !/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(req[k])) delete req[k];
   return req;
 }
