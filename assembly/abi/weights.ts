@@ -21,7 +21,7 @@ import { hrpWeights, hrpTree } from "../strategies/hrp";
 import { simplexQPWithFactor } from "../solvers/simplex-qp";
 import { boxQP, feasibleBounds, waterFill } from "../solvers/box-qp";
 import { mdpBounded } from "../strategies/mdp";
-import { rppBounded } from "../strategies/rpp-bounded";
+import { rppWithBounds } from "../strategies/rpp-bounded";
 import { HrpCode, Slot } from "../shared/vocabulary";
 import { weights21, lastFailedSeries as weights21FailedSeries } from "../strategies/weights21";
 
@@ -134,7 +134,7 @@ export function kBoundedWeights(S: usize, N: i32, slot: i32, lo: f64, hi: f64, w
     case Slot.gmvp: return boxQP(S, N, lo, hi, out, warm);
     case Slot.mdcp: return boxQP(corr, N, lo, hi, out, warm);
     case Slot.mdp: return mdpBounded(S, vol, N, lo, hi, out, warm);
-    case Slot.rpp: return rppBounded(S, N, lo, hi, out, warm);
+    case Slot.rpp: return rppWithBounds(S, N, lo, hi, out, warm);
     case Slot.ivp: st = ivp(S, N, out); break;
     default: st = hrpWeights(S, corr, N, HrpCode.paper, out, 0, 0);
   }

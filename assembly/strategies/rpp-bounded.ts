@@ -3,6 +3,44 @@ import { beginSolve, lastIterations, SOLVE, setIterations, setResidual } from ".
 import { arenaMark, arenaRelease, scratchF64 } from "../memory";
 import { dot, symv } from "../linalg/blas";
 import { boxQP, effectiveHi, effectiveLo, feasibleBounds, gradientResidual, waterFill } from "../solvers/box-qp";
+import { Existence, rppSolve } from "./rpp";
+
+/**
+ * Bounded l3rpp as the 21-vector call computes it (docs/method.md §5.6): if the unbounded ERC portfolio exists and
+ * meets the bounds, it is also the bounded solution (the unconstrained minimiser of the convex cone problem lies in
+ * the cone), so it is tried first with the fast unbounded solver (`rppSolve`, coordinate descent; ERC-certified);
+ * otherwise `rppBounded`, started from the hint, or from the ERC portfolio clipped and redistributed. A hint with a
+ * weight at a bound (the previous solution had a binding bound) skips the first attempt.
+ * `lastIterations()`: the bounded solver's when it runs, else the unbounded one's.
+ */
+export function rppWithBounds(S: usize, N: i32, lo: f64, hi: f64, out: usize, warm: usize): Status {
+  if (N >= 1 && !feasibleBounds(N, lo, hi)) return Status.InfeasibleBounds;
+  const elo = effectiveLo(N, lo);
+  const ehi = effectiveHi(N, hi);
+  let tryErc = true;
+  if (warm != 0) {
+    for (let i: i32 = 0; i < N; i++) {
+      const v = load<f64>(warm + (<usize>i << 3));
+      if (v <= elo || v >= ehi) { tryErc = false; break; }
+    }
+  }
+  let start = warm;
+  if (tryErc) {
+    const mark = arenaMark();
+    const st = rppSolve(S, N, out, Existence.Unknown, null);
+    arenaRelease(mark);
+    if (st == Status.Ok) {
+      let inside = true;
+      for (let i: i32 = 0; i < N; i++) {
+        const v = load<f64>(out + (<usize>i << 3));
+        if (v < elo || v > ehi) { inside = false; break; }
+      }
+      if (inside) return Status.Ok;
+      if (start == 0) start = out; // read by rppBounded before it writes `out`
+    }
+  }
+  return rppBounded(S, N, lo, hi, out, start);
+}
 
 /** Certificate tolerance of the bounded rpp (the KKT residual of G below; its gradient is of order 1). */
 export const RPP_BOUNDED_TOL: f64 = 1e-10;

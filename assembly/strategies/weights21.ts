@@ -26,7 +26,7 @@ import { mdcpWithFactor } from "./mdcp";
 import { mdpFromMdcp } from "./mdp";
 import { ercExists, ercExistTol, Existence, rppSolve } from "./rpp";
 import { mdpBounded } from "./mdp";
-import { rppBounded } from "./rpp-bounded";
+import { rppWithBounds } from "./rpp-bounded";
 import { boxQP, feasibleBounds, waterFill } from "../solvers/box-qp";
 import { dot, symv } from "../linalg/blas";
 
@@ -158,11 +158,11 @@ function rppBoundedWithFallback(f: Frame, out: usize): Status {
   const v = dot(w, y, f.N);
   const s = dot(f.sd, w, f.N);
   const warm = f.warmRow(Slot.rpp);
-  if (v > ercExistTol(f.nf, f.N) * s * s) return rppBounded(f.S, f.N, f.lo, f.hi, out, warm);
+  if (v > ercExistTol(f.nf, f.N) * s * s) return rppWithBounds(f.S, f.N, f.lo, f.hi, out, warm);
   if (f.covMode != CovarianceCode.sample) return Status.NotConverged;
   const Ss = scratchF64(f.N * f.N);
   let st = shrinkCovariance(f.X, f.nf, f.N, Ss, 0);
-  if (st == Status.Ok) st = rppBounded(Ss, f.N, f.lo, f.hi, out, warm);
+  if (st == Status.Ok) st = rppWithBounds(Ss, f.N, f.lo, f.hi, out, warm);
   if (st == Status.Ok) f.fellBack = true;
   return st;
 }
