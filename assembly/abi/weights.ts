@@ -130,7 +130,12 @@ export function kBoundedWeights(S: usize, N: i32, slot: i32, lo: f64, hi: f64, w
   if (st != Status.Ok) return st;
   if (!feasibleBounds(N, lo, hi)) return Status.InfeasibleBounds;
   switch (slot) {
-    case Slot.ewp: return ewp(N, out);
+    case Slot.ewp: {
+      const t = load<f64>(warm);
+      const cc = scratchF64(N);
+      for (let i: i32 = 0; i < N; i++) store<f64>(cc + (<usize>i << 3), -t * load<f64>(vol + (<usize>i << 3)));
+      return boxQP(S, N, lo, hi, out, 0, cc);
+    }
     case Slot.gmvp: return boxQP(S, N, lo, hi, out, warm);
     case Slot.mdcp: return boxQP(corr, N, lo, hi, out, warm);
     case Slot.mdp: return mdpBounded(S, vol, N, lo, hi, out, warm);

@@ -51,7 +51,9 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  *   vertex: every index at lo, then the indices in ascending Q_ii order (lowest index on ties) raised to hi until
  *   the budget 1 − N·lo is spent, the last one raised free. At least one index is always free.
  *   Each iteration solves the equality-constrained QP of the face: with B the indices at a bound (values w_B) and
- *   s = 1 − Σ_B w_B, w*_F = λa − b, a = Q̃_FF⁻¹1, b = Q̃_FF⁻¹Q_FB w_B, λ = (s + 1ᵀb)/1ᵀa; p = w*_F − w_F.
+ *   s = 1 − Σ_B w_B, w*_F = λa − b, a = Q̃_FF⁻¹1, b = Q̃_FF⁻¹Q_FB w_B, λ = (s + 1ᵀb)/1ᵀa; on a nearly singular
+ *   face (1ᵀa·δ > 1e-8, where λa − b cancels) two steps of iterative refinement; then the budget restored exactly
+ *   along a; p = w*_F − w_F.
  *   If max|p| ≤ 1e-15: g = Q̃w, λ = mean of g over F, and the multipliers μ_i = g_i − λ (i at lo) and
  *   μ_i = λ − g_i (i at hi) are checked: if min μ ≥ −1e-13·|λ| the point is optimal, else the most negative (lowest
  *   index on ties) is released into F. Otherwise a ratio test α = min(1, min over i ∈ F of the step to lo (p_i < 0)
@@ -95,6 +97,8 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
   const state = scratchI32(N);
   const tabu = scratchI32(N);
   const y1 = scratchF64(N); // L⁻¹1 per F-position, kept up to date with the factor
+  const z2 = scratchF64(N); // scratch of the certificate
+  let retries: i32 = 0;
   let ld: i32 = N < FACTOR_START ? N : FACTOR_START;
   let L = scratchF64(ld * ld); // allocated last: `growFactor` extends it in place
   let lValid = false; // L (and y1) factor Q̃_FF of the current F
@@ -189,6 +193,53 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
       for (let r: i32 = 0; r < k; r++) {
         store<f64>(z + (<usize>r << 3), lam * load<f64>(a + (<usize>r << 3)) - load<f64>(z + (<usize>r << 3)));
       }
+      // Two steps of iterative refinement: λa − b cancels when Q̃_FF is rank-deficient (both parts ~1/δ along its
+      // null space), which leaves gradient errors far above rounding on the face. With q = Q̃_FF z + h_F and its
+      // non-uniform part ρ = q − mean(q)·1, the correction e = μa − Q̃_FF⁻¹ρ (μ from the budget) makes q uniform;
+      // taking the mean out first keeps the large λ·a part out of the cancellation. Only on nearly singular faces:
+      // 1ᵀa·δ is ~k·1e-12 on a well-conditioned face and of order (nᵀ1)² when a null direction n dominates.
+      const refine = sa * delta > 1e-8 ? 2 : 0;
+      for (let ref: i32 = 0; ref < refine; ref++) {
+        let sz = 0.0;
+        let qm = 0.0;
+        for (let r: i32 = 0; r < k; r++) {
+          const i = load<i32>(F + (<usize>r << 2));
+          const Qi = Q + <usize>i * rowQ;
+          let t = load<f64>(h + (<usize>i << 3)) + delta * load<f64>(z + (<usize>r << 3));
+          for (let q: i32 = 0; q < k; q++) {
+            t += load<f64>(Qi + (<usize>load<i32>(F + (<usize>q << 2)) << 3)) * load<f64>(z + (<usize>q << 3));
+          }
+          store<f64>(z2 + (<usize>r << 3), t);
+          sz += load<f64>(z + (<usize>r << 3));
+          qm += t;
+        }
+        qm /= <f64>k;
+        for (let r: i32 = 0; r < k; r++) store<f64>(z2 + (<usize>r << 3), load<f64>(z2 + (<usize>r << 3)) - qm);
+        for (let r: i32 = 0; r < k; r++) {
+          const Lr = L + <usize>r * rowL;
+          store<f64>(z2 + (<usize>r << 3), (load<f64>(z2 + (<usize>r << 3)) - dot(Lr, z2, r)) / load<f64>(Lr + (<usize>r << 3)));
+        }
+        backL(L, ld, k, z2); // Q̃_FF⁻¹ρ
+        let st2 = 0.0;
+        for (let r: i32 = 0; r < k; r++) st2 += load<f64>(z2 + (<usize>r << 3));
+        const mu = (1.0 - sB - sz + st2) / sa;
+        for (let r: i32 = 0; r < k; r++) {
+          const zr = z + (<usize>r << 3);
+          store<f64>(zr, load<f64>(zr) + mu * load<f64>(a + (<usize>r << 3)) - load<f64>(z2 + (<usize>r << 3)));
+        }
+      }
+      // The budget, exactly: on such a face 1ᵀa is huge and the sums above cancel, leaving 1ᵀz off by far more than
+      // rounding. Moving along a = Q̃_FF⁻¹1 changes the face gradient Q̃_FF z uniformly (only λ), so it restores
+      // 1ᵀz = s without disturbing stationarity.
+      let szf = 0.0;
+      for (let r: i32 = 0; r < k; r++) szf += load<f64>(z + (<usize>r << 3));
+      const fix = (1.0 - sB - szf) / sa;
+      if (fix != 0.0) {
+        for (let r: i32 = 0; r < k; r++) {
+          const zr = z + (<usize>r << 3);
+          store<f64>(zr, load<f64>(zr) + fix * load<f64>(a + (<usize>r << 3)));
+        }
+      }
       zValid = true;
     }
     // an index released on a noise multiplier: its w* lies outside the box on the side it came from
@@ -238,7 +289,22 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
         const mu = st == AT_LO ? gi - lam : lam - gi;
         if (mu < mumin) { mumin = mu; jmin = i; }
       }
-      if (jmin < 0 || mumin >= -1e-13 * Math.abs(lam)) { done = true; break; }
+      if (jmin < 0 || mumin >= -1e-13 * Math.abs(lam)) {
+        // Optimal by the solver's own tests. On a face whose Q̃_FF is rank-deficient (singular Σ, more free names
+        // than observations: conditioned like 1/δ) the up/down-dated factor drifts and a bar can hide a true
+        // negative multiplier; so the certificate is checked here, and if it fails the factor is rebuilt from
+        // scratch and the bars are lifted before going on (at most 8 times; the final certificate judges anyway).
+        if (retries < 8 && boxKktResidual(Q, N, w, lo, hi, z2, c) > 1e-9) {
+          retries++;
+          memory.fill(tabu, 0, <usize>N << 2);
+          nTabu = 0;
+          lValid = false;
+          zValid = false;
+          continue;
+        }
+        done = true;
+        break;
+      }
       lastAdded = jmin;
       lastFrom = load<i32>(state + (<usize>jmin << 2));
       store<i32>(state + (<usize>jmin << 2), FREE);
@@ -403,8 +469,8 @@ export function waterFill(v: usize, N: i32, lo0: f64, hi0: f64, out: usize): voi
 
 /**
  * KKT residual of a point w for min ½wᵀQw + cᵀw s.t. 1ᵀw = 1, lo ≤ w ≤ hi (docs/method.md §5.6): g = Qw + c,
- * U = max_{w_i > lo} g_i, V = min_{w_i < hi} g_i, r = max(max(0, U − V)/2 / (trace(Q)/N), |1ᵀw − 1|,
- * max_i max(lo − w_i, w_i − hi, 0)). With lo = 0, hi = 1 it certifies the same conditions as `kktResidual` of
+ * U = max_{w_i > lo} g_i, V = min_{w_i < hi} g_i, r = max(max(0, U − V)/2 / scale, |1ᵀw − 1|,
+ * max_i max(lo − w_i, w_i − hi, 0)), scale = max(trace(Q)/N, max_i |c_i|). With lo = 0, hi = 1 it certifies the same conditions as `kktResidual` of
  * simplex-qp.ts (with λ at the middle of the admissible interval instead of wᵀg). `g`: N f64 scratch. O(N·nnz(w)).
  */
 export function boxKktResidual(Q: usize, N: i32, w: usize, lo0: f64, hi0: f64, g: usize, c: usize = 0): f64 {
@@ -418,8 +484,16 @@ export function boxKktResidual(Q: usize, N: i32, w: usize, lo0: f64, hi0: f64, g
     const wj = load<f64>(w + (<usize>j << 3));
     if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
   }
-  if (c != 0) axpy(N, 1.0, c, g);
-  return gradientResidual(g, w, N, lo, hi, trace / <f64>N);
+  let scale = trace / <f64>N;
+  if (c != 0) {
+    axpy(N, 1.0, c, g);
+    // the gradient's rounding follows its largest part: a dominant linear term (mdp's −tσ for large t) sets the scale
+    for (let i: i32 = 0; i < N; i++) {
+      const a = Math.abs(load<f64>(c + (<usize>i << 3)));
+      if (a > scale) scale = a;
+    }
+  }
+  return gradientResidual(g, w, N, lo, hi, scale);
 }
 
 /**

@@ -307,3 +307,28 @@ describeWithSharedData("bounds on real data: cvxportfolio S&P 500, first 252 clo
     expect(rppResidual(S, w("rpp"), N, 0, 0.1)).toBeLessThanOrEqual(1e-10);
   });
 });
+
+describeWithSharedData("bounds on real rolling windows: singular monthly covariances (12 sums of 21 days, N = 100)", () => {
+  it("every window's bounded gmvp, mdcp, mdp and rpp (max_weight 0.05) is certified: rank-deficient faces included", () => {
+    const text = readFileSync(sharedDataPath("cvxportfolio-sp500", "prices.csv"), "utf8");
+    const N = 100;
+    const rows = text.split("\n").filter((l) => l.length > 0).slice(1).map((l) => l.split(",").slice(1, N + 1).map(Number));
+    const T = rows.length;
+    let windows = 0;
+    for (let from = 0; from + 252 <= T - 1; from += 63) {
+      const X = new Float64Array(12 * N);
+      for (let t = 0; t < 252; t++) {
+        for (let i = 0; i < N; i++) X[Math.floor(t / 21) * N + i] += Math.log(rows[from + t + 1][i]) - Math.log(rows[from + t][i]);
+      }
+      const S = sampleCov(X, 12, N);
+      for (const s of ["gmvp", "mdcp", "mdp", "rpp"] as const) {
+        const r = tryBoundedWeights(wasm, s, S, N, 0, 0.05);
+        expect(r.status, `${s} at row ${from}`).toBe(Status.Ok);
+        inBox(r.value, 0, 0.05);
+      }
+      expect(mdpResidual(S, tryBoundedWeights(wasm, "mdp", S, N, 0, 0.05).value, N, 0, 0.05)).toBeLessThanOrEqual(1e-9);
+      windows++;
+    }
+    expect(windows).toBeGreaterThan(30);
+  });
+});
