@@ -249,6 +249,9 @@ describe("the 21-vector call with bounds", () => {
     const inp = input(12, 72);
     expect(tryWeights21(wasm, { ...inp, maxWeight: 0.05 }).status).toBe(Status.InfeasibleBounds);
     expect(tryWeights21(wasm, { ...inp, minWeight: 0.1 }).status).toBe(Status.InfeasibleBounds);
+    // the engine wrapper turns the status into the catalogue error (the pipeline checks earlier, with the bounds)
+    expect(() => computeWeights21(wasm, { ...inp, maxWeight: 0.05 })).toThrow(
+      "The weight bounds cannot be met by 12 tickers: max_weight must be at least 1/12 and min_weight at most 1/12.");
   });
   it("N = 25, max 0.1, min 0.005: every row inside the box; gmvp, mdcp, mdp, rpp certified per frequency", () => {
     const N = 25;
