@@ -60,7 +60,8 @@ const RPP_BOUNDED_MAX_IT: i32 = 500;
  *   w(s) = argmin P_s(w) = ½s²wᵀΣw − Σ b ln w_i over the box (convex, Hessian s²Σ + diag(b/w²) ≻ 0), and the KKT
  *   conditions of P_s and of G coincide where s² = 1/w(s)ᵀΣw(s). Outer loop (≤ 200): the secant method on
  *   f(ln s) = ln s + ½ ln(w(s)ᵀΣw(s)) from s₀ = 1/√(w₀ᵀΣw₀) (first step s ← 1/√(w(s)ᵀΣw(s))), until the
- *   certificate is ≤ 1e-12 or s repeats. Inner loop (`innerNewton`, ≤ 500 steps): damped Newton with the box QP of the quadratic model (`boxQP`, c = ∇P_s − Hw, warm-started at w) and Armijo
+ *   certificate is ≤ 1e-12 or s repeats. Inner loop (`innerNewton`, ≤ 500 steps, solved only to 1e-3 of the
+ *   scale's mismatch |f| while that is large, to its rounding floor at the end): damped Newton with the box QP of the quadratic model (`boxQP`, c = ∇P_s − Hw, warm-started at w) and Armijo
  *   backtracking that keeps w > 0 (the box is convex, so every step is feasible).
  * Certification: `gradientResidual` of γ (scale 1) times max_i w_i ≤ 1e-10, i.e. in the units of the risk shares
  *   below, the same tolerance as the unbounded ERC certificate (§4.6): with λ the multiplier of the budget and μ of the
@@ -72,7 +73,7 @@ const RPP_BOUNDED_MAX_IT: i32 = 500;
  *   below: the caller's existence test, docs/method.md §5.6). Infeasible bounds → `InfeasibleBounds`.
  * Convergence: 200 outer iterations → `NotConverged`; a stalled inner loop ends it and the certificate decides
  *   (`NotCertified`). `lastIterations()` counts the box-QP iterations of every Newton step. Measured (cvxportfolio,
- *   N = 430, max_weight 0.01): 14 box-QP iterations and 0.17 s on 251 daily returns, 113 and 0.23 s on 12 sums.
+ *   N = 430, max_weight 0.01, 12 monthly sums): 104 box-QP iterations, 0.15 s.
  * Complexity: per Newton step N² (the Hessian) plus one warm-started box QP (one O(k³/3) factorisation, O(k²) per
  *   further face); scratch N² + 7N f64 plus one box QP at a time.
  */
@@ -110,9 +111,10 @@ export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, war
   let uPrev = 0.0;
   let fPrev = 0.0;
   let outer: i32 = 0;
+  let innerTol = 1e-6;
   for (; outer < RPP_BOUNDED_MAX_OUTER; outer++) {
     const s2 = Math.exp(2.0 * u0);
-    const st = innerNewton(S, N, lo, hi, b, s2, w, y, gam, cv, u, wt, H);
+    const st = innerNewton(S, N, lo, hi, b, s2, w, y, gam, cv, u, wt, H, innerTol);
     total += lastIterations();
     if (st != Status.Ok) { setIterations(total); return st; }
     symv(N, S, w, y);
@@ -124,6 +126,8 @@ export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, war
     res = gradientResidual(gam, w, N, lo, hi, 1.0) * maxOf(w, N);
     if (res <= RPP_BOUNDED_TARGET) break;
     const f = u0 + 0.5 * Math.log(v);
+    // inexact inner solves while the scale is far off: w(s) only to 1e-3 of the scale's mismatch
+    innerTol = Math.max(1e-14, 1e-3 * Math.abs(f));
     let next = u0 - f; // the fixed-point step
     if (outer > 0 && f != fPrev) {
       const sec = u0 - f * (u0 - uPrev) / (f - fPrev);
@@ -151,12 +155,12 @@ const RPP_BOUNDED_MAX_OUTER: i32 = 200;
  * w(s) of `rppBounded`: min P(w) = ½s²wᵀΣw − b Σ ln w_i over the box (convex: Hessian s²Σ + diag(b/w²) ≻ 0) by
  * damped Newton from `w` (updated in place): each step the box QP of the quadratic model (warm-started at w), then
  * Armijo backtracking (1e-4, halving) that keeps w > 0, or the full step once the predicted decrease is ≤ 1e-10
- * (below what Armijo can resolve on P); stop when the KKT residual of ∇P = s²Σw − b/w is ≤ 1e-14
+ * (below what Armijo can resolve on P); stop when the KKT residual of ∇P = s²Σw − b/w is ≤ `tol`
  * or stops shrinking by 4× per step (its rounding floor), or the step stalls. `lastIterations()` = the box-QP iterations
  * summed. Scratch passed in.
  */
 function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usize, y: usize, gam: usize, cv: usize,
-  u: usize, wt: usize, H: usize): Status {
+  u: usize, wt: usize, H: usize, tol: f64): Status {
   const row = <usize>N << 3;
   let total: i32 = 0;
   let forced: i32 = 0;
@@ -167,7 +171,7 @@ function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usi
       store<f64>(gam + (<usize>i << 3), s2 * load<f64>(y + (<usize>i << 3)) - b / load<f64>(w + (<usize>i << 3)));
     }
     const r = gradientResidual(gam, w, N, lo, hi, 1.0);
-    if (r <= 1e-14) break;
+    if (r <= tol) break;
     if (it > 0 && r > 0.25 * rLast) break; // no longer converging quadratically: at the rounding floor of ∇P
     rLast = r;
     for (let i: i32 = 0; i < N; i++) {
