@@ -39,8 +39,13 @@ function boundsAdvice(a: { minWeight?: number; maxWeight?: number; n: number }):
       "or add tickers.";
   }
   const most = (Math.floor(1e4 / a.n) / 1e4).toFixed(4);
-  return `min_weight ${a.minWeight ?? 0} with ${names} sums to more than 1: lower min_weight to at most 1/${a.n} ≈ ` +
-    `${most} or remove tickers.`;
+  if (a.minWeight !== undefined && a.n * a.minWeight > 1) {
+    return `min_weight ${a.minWeight} with ${names} sums to more than 1: lower min_weight to at most 1/${a.n} ≈ ` +
+      `${most} or remove tickers.`;
+  }
+  // a kernel's status without the bounds at hand (src/engine/status.ts)
+  return `The weight bounds cannot be met by ${names}: max_weight must be at least 1/${a.n} and min_weight at most ` +
+    `1/${a.n}.`;
 }
 
 const list = (xs: readonly string[]): string => xs.map((x) => JSON.stringify(clip(x))).join(", ");

@@ -310,6 +310,7 @@ function formRequest() {
     tickers: [...state.selected], start: $("start").value, end: $("end").value, covariance: $("covariance").value,
     hrp: $("hrp").value, mode: mode(), runs: $("run-count").value.trim(), seed: $("seed").value.trim(), model: $("model").value,
     rebalance: $("rebalance").value, window: $("window").value, costs: $("costs").value.trim(),
+    max_weight: $("max-weight").value.trim(), min_weight: $("min-weight").value.trim(),
   };
 }
 
@@ -332,6 +333,8 @@ function restoreRequest(req) {
   pick("model", req.model);
   document.querySelector(`input[name="mode"][value="${req.mode}"]`).checked = true;
   document.querySelector(".sims-only").hidden = req.mode !== "sims";
+  $("max-weight").value = req.max_weight ?? "";
+  $("min-weight").value = req.min_weight ?? "";
   if (req.runs) $("run-count").value = req.runs;
   // a k-day rule from a URL has no option of its own: add one so that the request runs as linked
   if (req.rebalance && /^\d+$/.test(req.rebalance) && ![...$("rebalance").options].some((o) => o.value === req.rebalance)) {
@@ -356,6 +359,9 @@ function apiBody(req) {
   if (req.hrp) body.hrp = req.hrp;
   if (req.start) body.start = req.start;
   if (req.end) body.end = req.end;
+  // weight bounds only when given (absent: the server's default answer); a malformed one is sent as typed so that
+  // the server's message names it
+  for (const k of ["max_weight", "min_weight"]) if (req[k]) body[k] = Number.isFinite(Number(req[k])) ? Number(req[k]) : req[k];
   return body;
 }
 

@@ -20,7 +20,10 @@ import { mdpOnCorrelation } from "../strategies/mdp";
 import { rpp, rppShrunk } from "../strategies/rpp";
 import { hrpWeights, hrpTree } from "../strategies/hrp";
 import { simplexQPWithFactor } from "../solvers/simplex-qp";
-import { boxQP } from "../solvers/box-qp";
+import { boxQP, feasibleBounds, waterFill } from "../solvers/box-qp";
+import { mdpBounded } from "../strategies/mdp";
+import { rppWithBounds } from "../strategies/rpp-bounded";
+import { HrpCode, Slot } from "../shared/vocabulary";
 import { weights21, lastFailedSeries as weights21FailedSeries } from "../strategies/weights21";
 
 /** The series (response order l2d.*, l2m.*, l2w.*; strategies alphabetical) that made kWeights21 fail, or -1. */
@@ -129,4 +132,32 @@ export function kQP(Q: usize, N: i32, lo: f64, hi: f64, warm: usize, out: usize)
   const st = checkCovariance(Q, N);
   if (st != Status.Ok) return st;
   return lo == 0.0 && hi == 1.0 ? simplexQPWithFactor(Q, N, out, 0, 0, warm) : boxQP(Q, N, lo, hi, out, warm);
+}
+
+/**
+ * One strategy under weight bounds on the covariance S (docs/method.md §5.6), as kWeights21 computes it per
+ * frequency: `slot` a `Slot` (ewp, gmvp, hrp (paper), ivp, mdcp, mdp, rpp: rpp without the shrinkage fallback),
+ * lo ≤ w_i ≤ hi, `warm` N previous weights or 0. `InfeasibleBounds` when N·hi < 1 or N·lo > 1.
+ */
+export function kBoundedWeights(S: usize, N: i32, slot: i32, lo: f64, hi: f64, warm: usize, out: usize): i32 {
+  if (!(lo >= 0.0) || !(hi <= 1.0) || !(lo <= hi) || slot < 0 || slot > <i32>Slot.rpp) return Status.BadDimensions;
+  let st = checkedCorrelation(S, N);
+  if (st != Status.Ok) return st;
+  if (!feasibleBounds(N, lo, hi)) return Status.InfeasibleBounds;
+  switch (slot) {
+    case Slot.ewp: {
+      const t = load<f64>(warm);
+      const cc = scratchF64(N);
+      for (let i: i32 = 0; i < N; i++) store<f64>(cc + (<usize>i << 3), -t * load<f64>(vol + (<usize>i << 3)));
+      return boxQP(S, N, lo, hi, out, 0, cc);
+    }
+    case Slot.gmvp: return boxQP(S, N, lo, hi, out, warm);
+    case Slot.mdcp: return boxQP(corr, N, lo, hi, out, warm);
+    case Slot.mdp: return mdpBounded(S, vol, N, lo, hi, out, warm);
+    case Slot.rpp: return rppWithBounds(S, N, lo, hi, out, warm);
+    case Slot.ivp: st = ivp(S, N, out); break;
+    default: st = hrpWeights(S, corr, N, HrpCode.paper, out, 0, 0);
+  }
+  if (st == Status.Ok) waterFill(out, N, lo, hi, out);
+  return st;
 }

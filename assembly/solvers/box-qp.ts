@@ -2,10 +2,13 @@ import { Status } from "../shared/status";
 import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
 import { scratchF64, scratchI32 } from "../memory";
 import { dot, axpy } from "../linalg/blas";
-import { backL, growFactor, refactor } from "./simplex-qp";
+import { appendRow, backL, growFactor, refactor, removeRow } from "./simplex-qp";
 
 /** Relative slack of the feasibility test N·lo ≤ 1 ≤ N·hi (a bound of exactly 1/N typed as a decimal). */
 export const BOUNDS_SLACK: f64 = 1e-12;
+
+/** Recompute the free-set factor from scratch after this many up/down-dates (bounds rounding drift), as §5.2. */
+const REFACTOR_EVERY: i32 = 256;
 
 /** Initial row capacity of the free-set factor (doubled as F grows, capped at N). */
 const FACTOR_START: i32 = 64;
@@ -38,8 +41,9 @@ export function effectiveLo(N: i32, lo: f64): f64 {
 }
 
 /**
- * Box-constrained fully-invested QP: min ½wᵀQw s.t. 1ᵀw = 1, lo ≤ w_i ≤ hi (docs/method.md §5.6; gmvp with Q = Σ,
- * mdcp with Q = C, under `min_weight`/`max_weight`).
+ * Box-constrained fully-invested QP: min ½wᵀQw + cᵀw s.t. 1ᵀw = 1, lo ≤ w_i ≤ hi (docs/method.md §5.6; gmvp with
+ * Q = Σ, mdcp with Q = C, under `min_weight`/`max_weight`; the optional linear term `c` (N f64, or 0 = none) serves
+ * mdp's parametric search and rpp's Newton steps). Below, g is the gradient Q̃w + c and h includes c.
  *
  * Method: the primal active-set method of docs/method.md §5.2 with three states per index: free, at lo, at hi.
  *   δ = 1e-12·trace(Q)/N, Q̃ = Q + δI (as §5.2). Start: with `warm` (N previous weights, or 0) the water-filled
@@ -47,14 +51,18 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  *   vertex: every index at lo, then the indices in ascending Q_ii order (lowest index on ties) raised to hi until
  *   the budget 1 − N·lo is spent, the last one raised free. At least one index is always free.
  *   Each iteration solves the equality-constrained QP of the face: with B the indices at a bound (values w_B) and
- *   s = 1 − Σ_B w_B, w*_F = λa − b, a = Q̃_FF⁻¹1, b = Q̃_FF⁻¹Q_FB w_B, λ = (s + 1ᵀb)/1ᵀa; p = w*_F − w_F.
+ *   s = 1 − Σ_B w_B, w*_F = λa − b, a = Q̃_FF⁻¹1, b = Q̃_FF⁻¹Q_FB w_B, λ = (s + 1ᵀb)/1ᵀa; on a nearly singular
+ *   face (1ᵀa·δ > 1e-8, where λa − b cancels) two steps of iterative refinement; then the budget restored exactly
+ *   along a; p = w*_F − w_F.
  *   If max|p| ≤ 1e-15: g = Q̃w, λ = mean of g over F, and the multipliers μ_i = g_i − λ (i at lo) and
  *   μ_i = λ − g_i (i at hi) are checked: if min μ ≥ −1e-13·|λ| the point is optimal, else the most negative (lowest
  *   index on ties) is released into F. Otherwise a ratio test α = min(1, min over i ∈ F of the step to lo (p_i < 0)
  *   or to hi (p_i > 0)) (lowest index on ties) moves w, and the blocking index is set to its bound exactly.
  *   Anti-cycling as §5.2: an index released on a multiplier that the next face contradicts (its w* lies outside the
  *   box on the side it came from) returns to its bound and is barred until w next moves.
- *   Q̃_FF is factorised afresh per face (O(k³/3), k = |F|; scratch c² for a capacity c ≤ N, grown by doubling).
+ *   The Cholesky factor of Q̃_FF and L⁻¹1 are kept up to date as in §5.2 (one forward substitution per released
+ *   index, Givens rotations per blocked one, O(k²); refactorised after 256 updates or a failed append): a face costs
+ *   two triangular solves, O(k²), plus Q w_B (N per index at a non-zero bound). Scratch c² for a capacity c ≤ N.
  * Certification (docs/method.md §5.6): g = Qw (un-ridged), U = max_{w_i > lo} g_i, V = min_{w_i < hi} g_i; the
  *   KKT conditions g_i − λ = μ_i^lo − μ_i^hi with μ ≥ 0 and complementarity hold for λ ∈ [U, V], so the
  *   stationarity residual is max(0, U − V)/2 (at λ = (U + V)/2, which gives every multiplier); residual =
@@ -62,11 +70,12 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  * Preconditions: Q symmetric PSD finite with trace > 0; 0 ≤ lo ≤ hi ≤ 1. Infeasible bounds → `InfeasibleBounds`.
  * Convergence: finite termination in exact arithmetic; cap 20N + 100 iterations → `NotConverged`; failed
  *   factorisation → `NotPositiveDefinite`; failed certificate → `NotCertified`. `lastIterations()` reports them.
- * Complexity: O(k³/3 + N·|B_hi| + N·k) per face, O(N·nnz) certificate; scratch c² + 4N f64 + 3N i32.
+ * Complexity: O(k² + N·|B≠0| + N·nnz(w)) per face, plus one O(k³/3) factorisation per call (and per 256 updates);
+ *   O(N·nnz) certificate; scratch c² + 5N f64 + 3N i32.
  * Edge cases: N = 1 → [1] (if lo ≤ 1 ≤ hi). N·hi = 1 → w = hi everywhere; N·lo = 1 → w = lo everywhere.
  * References: Nocedal & Wright, Numerical Optimization, 2nd ed. (2006), §16.5.
  */
-export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize): Status {
+export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, c: usize = 0): Status {
   if (N >= 1 && !feasibleBounds(N, lo0, hi0)) return Status.InfeasibleBounds;
   const begun = beginSolve(N, out);
   if (begun != SOLVE) return <Status>begun;
@@ -87,18 +96,31 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
   const F = scratchI32(N);
   const state = scratchI32(N);
   const tabu = scratchI32(N);
+  const y1 = scratchF64(N); // L⁻¹1 per F-position, kept up to date with the factor
+  const z2 = scratchF64(N); // scratch of the certificate
+  let retries: i32 = 0;
   let ld: i32 = N < FACTOR_START ? N : FACTOR_START;
   let L = scratchF64(ld * ld); // allocated last: `growFactor` extends it in place
+  let lValid = false; // L (and y1) factor Q̃_FF of the current F
+  let updates: i32 = 0;
   memory.fill(tabu, 0, <usize>N << 2);
   let nTabu: i32 = 0;
 
   // the starting point and its states
   if (warm != 0) {
+    // a feasible hint (a previous solution under the same bounds) is used as it is, so its bound pattern survives
+    // exactly; any other is clipped and redistributed (`waterFill`)
+    let feasible = true;
+    let sw = 0.0;
     for (let i: i32 = 0; i < N; i++) {
       const v = load<f64>(warm + (<usize>i << 3));
-      store<f64>(g + (<usize>i << 3), isFinite(v) && v > 0.0 ? v : 0.0);
+      const ok = isFinite(v) && v > 0.0;
+      if (!(v >= lo && v <= hi)) feasible = false;
+      store<f64>(g + (<usize>i << 3), ok ? v : 0.0);
+      sw += ok ? v : 0.0;
     }
-    waterFill(g, N, lo, hi, w);
+    if (feasible && Math.abs(sw - 1.0) <= 1e-12) memory.copy(w, warm, <usize>N << 3);
+    else waterFill(g, N, lo, hi, w);
   } else {
     vertexStart(Q, N, lo, hi, w);
   }
@@ -140,12 +162,18 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
         sB += wi;
         if (wi != 0.0) axpy(N, wi, Q + <usize>i * rowQ, h);
       }
-      if (ld < k) {
-        const cap = k <= (N >> 1) ? k << 1 : N;
-        L = growFactor(L, ld, cap, 0);
-        ld = cap;
+      if (c != 0) axpy(N, 1.0, c, h); // the linear term enters like Q_FB w_B
+      if (!lValid) {
+        if (ld < k) {
+          const cap = k <= (N >> 1) ? k << 1 : N;
+          L = growFactor(L, ld, cap, 0);
+          ld = cap;
+        }
+        if (!refactor(Q, N, delta, F, k, L, ld, y1)) return Status.NotPositiveDefinite;
+        lValid = true;
+        updates = 0;
       }
-      if (!refactor(Q, N, delta, F, k, L, ld, a)) return Status.NotPositiveDefinite;
+      memory.copy(a, y1, <usize>k << 3);
       backL(L, ld, k, a); // a = Q̃_FF⁻¹1
       // z = Q̃_FF⁻¹ h_F: forward then back substitution
       const rowL = <usize>ld << 3;
@@ -165,6 +193,53 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
       for (let r: i32 = 0; r < k; r++) {
         store<f64>(z + (<usize>r << 3), lam * load<f64>(a + (<usize>r << 3)) - load<f64>(z + (<usize>r << 3)));
       }
+      // Two steps of iterative refinement: λa − b cancels when Q̃_FF is rank-deficient (both parts ~1/δ along its
+      // null space), which leaves gradient errors far above rounding on the face. With q = Q̃_FF z + h_F and its
+      // non-uniform part ρ = q − mean(q)·1, the correction e = μa − Q̃_FF⁻¹ρ (μ from the budget) makes q uniform;
+      // taking the mean out first keeps the large λ·a part out of the cancellation. Only on nearly singular faces:
+      // 1ᵀa·δ is ~k·1e-12 on a well-conditioned face and of order (nᵀ1)² when a null direction n dominates.
+      const refine = sa * delta > 1e-8 ? 2 : 0;
+      for (let ref: i32 = 0; ref < refine; ref++) {
+        let sz = 0.0;
+        let qm = 0.0;
+        for (let r: i32 = 0; r < k; r++) {
+          const i = load<i32>(F + (<usize>r << 2));
+          const Qi = Q + <usize>i * rowQ;
+          let t = load<f64>(h + (<usize>i << 3)) + delta * load<f64>(z + (<usize>r << 3));
+          for (let q: i32 = 0; q < k; q++) {
+            t += load<f64>(Qi + (<usize>load<i32>(F + (<usize>q << 2)) << 3)) * load<f64>(z + (<usize>q << 3));
+          }
+          store<f64>(z2 + (<usize>r << 3), t);
+          sz += load<f64>(z + (<usize>r << 3));
+          qm += t;
+        }
+        qm /= <f64>k;
+        for (let r: i32 = 0; r < k; r++) store<f64>(z2 + (<usize>r << 3), load<f64>(z2 + (<usize>r << 3)) - qm);
+        for (let r: i32 = 0; r < k; r++) {
+          const Lr = L + <usize>r * rowL;
+          store<f64>(z2 + (<usize>r << 3), (load<f64>(z2 + (<usize>r << 3)) - dot(Lr, z2, r)) / load<f64>(Lr + (<usize>r << 3)));
+        }
+        backL(L, ld, k, z2); // Q̃_FF⁻¹ρ
+        let st2 = 0.0;
+        for (let r: i32 = 0; r < k; r++) st2 += load<f64>(z2 + (<usize>r << 3));
+        const mu = (1.0 - sB - sz + st2) / sa;
+        for (let r: i32 = 0; r < k; r++) {
+          const zr = z + (<usize>r << 3);
+          store<f64>(zr, load<f64>(zr) + mu * load<f64>(a + (<usize>r << 3)) - load<f64>(z2 + (<usize>r << 3)));
+        }
+      }
+      // The budget, exactly: on such a face 1ᵀa is huge and the sums above cancel, leaving 1ᵀz off by far more than
+      // rounding. Moving along a = Q̃_FF⁻¹1 changes the face gradient Q̃_FF z uniformly (only λ), so it restores
+      // 1ᵀz = s without disturbing stationarity.
+      let szf = 0.0;
+      for (let r: i32 = 0; r < k; r++) szf += load<f64>(z + (<usize>r << 3));
+      const fix = (1.0 - sB - szf) / sa;
+      if (fix != 0.0) {
+        for (let r: i32 = 0; r < k; r++) {
+          const zr = z + (<usize>r << 3);
+          store<f64>(zr, load<f64>(zr) + fix * load<f64>(a + (<usize>r << 3)));
+        }
+      }
       zValid = true;
     }
     // an index released on a noise multiplier: its w* lies outside the box on the side it came from
@@ -174,6 +249,7 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
         store<i32>(tabu + (<usize>lastAdded << 2), 1);
         nTabu++;
         store<i32>(state + (<usize>lastAdded << 2), lastFrom);
+        if (lValid) removeRow(L, ld, k, k - 1, y1);
         k--;
         lastAdded = -1;
         zValid = false;
@@ -189,7 +265,7 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
     }
     if (pmax <= 1e-15 || k == 1) {
       for (let r: i32 = 0; r < k; r++) {
-        store<f64>(w + (<usize>load<i32>(F + (<usize>r << 2)) << 3), load<f64>(z + (<usize>r << 3)));
+        store<f64>(w + (<usize>load<i32>(F + (<usize>r << 2)) << 3), clip(load<f64>(z + (<usize>r << 3)), lo, hi));
       }
       // g = Q̃w, λ = mean of g over F, multipliers of the bounds
       memory.fill(g, 0, <usize>N << 3);
@@ -197,6 +273,7 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
         const wj = load<f64>(w + (<usize>j << 3));
         if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
       }
+      if (c != 0) axpy(N, 1.0, c, g);
       let lam = 0.0;
       for (let r: i32 = 0; r < k; r++) {
         const j = load<i32>(F + (<usize>r << 2));
@@ -212,13 +289,37 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
         const mu = st == AT_LO ? gi - lam : lam - gi;
         if (mu < mumin) { mumin = mu; jmin = i; }
       }
-      if (jmin < 0 || mumin >= -1e-13 * Math.abs(lam)) { done = true; break; }
+      if (jmin < 0 || mumin >= -1e-13 * Math.abs(lam)) {
+        // Optimal by the solver's own tests. On a face whose Q̃_FF is rank-deficient (singular Σ, more free names
+        // than observations: conditioned like 1/δ) the up/down-dated factor drifts and a bar can hide a true
+        // negative multiplier; so the certificate is checked here, and if it fails the factor is rebuilt from
+        // scratch and the bars are lifted before going on (at most 8 times; the final certificate judges anyway).
+        if (retries < 8 && boxKktResidual(Q, N, w, lo, hi, z2, c) > 1e-9) {
+          retries++;
+          memory.fill(tabu, 0, <usize>N << 2);
+          nTabu = 0;
+          lValid = false;
+          zValid = false;
+          continue;
+        }
+        done = true;
+        break;
+      }
       lastAdded = jmin;
       lastFrom = load<i32>(state + (<usize>jmin << 2));
       store<i32>(state + (<usize>jmin << 2), FREE);
       store<i32>(F + (<usize>k << 2), jmin);
       k++;
       zValid = false;
+      if (lValid) {
+        if (k > ld) {
+          const cap = ld <= (N >> 1) ? ld << 1 : N;
+          L = growFactor(L, ld, cap, k - 1);
+          ld = cap;
+        }
+        updates++;
+        if (updates > REFACTOR_EVERY || !appendRow(Q, N, delta, F, k, L, ld, y1)) lValid = false;
+      }
     } else {
       // ratio test over F; ties → lowest asset index
       let alpha = 1.0;
@@ -253,15 +354,18 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
       if (blockPos >= 0) {
         store<f64>(w + (<usize>blockAsset << 3), blockTo == AT_LO ? lo : hi);
         store<i32>(state + (<usize>blockAsset << 2), blockTo);
+        if (lValid) removeRow(L, ld, k, blockPos, y1);
         for (let r: i32 = blockPos; r < k - 1; r++) store<i32>(F + (<usize>r << 2), load<i32>(F + (<usize>(r + 1) << 2)));
         k--;
         zValid = false;
+        updates++;
+        if (updates > REFACTOR_EVERY) lValid = false;
       }
     }
   }
   setIterations(it);
   if (!done) return Status.NotConverged;
-  const res = boxKktResidual(Q, N, w, lo, hi, g);
+  const res = boxKktResidual(Q, N, w, lo, hi, g, c);
   setResidual(res);
   memory.copy(out, w, <usize>N << 3);
   return res <= 1e-9 ? Status.Ok : Status.NotCertified;
@@ -364,12 +468,12 @@ export function waterFill(v: usize, N: i32, lo0: f64, hi0: f64, out: usize): voi
 }
 
 /**
- * KKT residual of a point w for min ½wᵀQw s.t. 1ᵀw = 1, lo ≤ w ≤ hi (docs/method.md §5.6): g = Qw,
- * U = max_{w_i > lo} g_i, V = min_{w_i < hi} g_i, r = max(max(0, U − V)/2 / (trace(Q)/N), |1ᵀw − 1|,
- * max_i max(lo − w_i, w_i − hi, 0)). With lo = 0, hi = 1 it certifies the same conditions as `kktResidual` of
+ * KKT residual of a point w for min ½wᵀQw + cᵀw s.t. 1ᵀw = 1, lo ≤ w ≤ hi (docs/method.md §5.6): g = Qw + c,
+ * U = max_{w_i > lo} g_i, V = min_{w_i < hi} g_i, r = max(max(0, U − V)/2 / scale, |1ᵀw − 1|,
+ * max_i max(lo − w_i, w_i − hi, 0)), scale = max(trace(Q)/N, max_i |c_i|). With lo = 0, hi = 1 it certifies the same conditions as `kktResidual` of
  * simplex-qp.ts (with λ at the middle of the admissible interval instead of wᵀg). `g`: N f64 scratch. O(N·nnz(w)).
  */
-export function boxKktResidual(Q: usize, N: i32, w: usize, lo0: f64, hi0: f64, g: usize): f64 {
+export function boxKktResidual(Q: usize, N: i32, w: usize, lo0: f64, hi0: f64, g: usize, c: usize = 0): f64 {
   const lo = effectiveLo(N, lo0);
   const hi = effectiveHi(N, hi0);
   const rowQ = <usize>N << 3;
@@ -380,7 +484,16 @@ export function boxKktResidual(Q: usize, N: i32, w: usize, lo0: f64, hi0: f64, g
     const wj = load<f64>(w + (<usize>j << 3));
     if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
   }
-  return gradientResidual(g, w, N, lo, hi, trace / <f64>N);
+  let scale = trace / <f64>N;
+  if (c != 0) {
+    axpy(N, 1.0, c, g);
+    // the gradient's rounding follows its largest part: a dominant linear term (mdp's −tσ for large t) sets the scale
+    for (let i: i32 = 0; i < N; i++) {
+      const a = Math.abs(load<f64>(c + (<usize>i << 3)));
+      if (a > scale) scale = a;
+    }
+  }
+  return gradientResidual(g, w, N, lo, hi, scale);
 }
 
 /**

@@ -16,7 +16,8 @@ const FACTOR_START: i32 = 64;
  *
  * Method: the primal active-set method of Nocedal & Wright (2006), Alg. 16.3, started at a vertex.
  *   δ = 1e-12·trace(Q)/N, Q̃ = Q + δI (strict convexity; picks the minimum-norm optimum when Q is singular).
- *   k = argmin_i Q̃_ii (lowest index), w = e_k, F = {k}. Each iteration solves Q̃_FF z = 1 and sets w* = z/Σz on F;
+ *   k = argmin_i Q̃_ii (lowest index), w = e_k, F = {k} (with a warm start, `warmStart`: the hint's support and its
+ *   renormalised values instead, docs/method.md §5.6). Each iteration solves Q̃_FF z = 1 and sets w* = z/Σz on F;
  *   p = w* − w. If max|p| ≤ 1e-15 the multipliers μ_i = (Q̃w)_i − wᵀQ̃w of the bound constraints i ∉ F are checked:
  *   if min μ ≥ −1e-13·|λ| the point is optimal, else the most negative (lowest index on ties) enters F. Otherwise
  *   a ratio test α = min(1, min_{i∈F, p_i<0} −w_i/p_i) (lowest asset index on ties) moves w and drops the
@@ -455,7 +456,7 @@ export function refactor(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usiz
 }
 
 /** Append the last F entry (position k−1) as a new row of L (forward solve + pivot) and extend y = L⁻¹1. O(k²). */
-function appendRow(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, ld: i32, y: usize): bool {
+export function appendRow(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, ld: i32, y: usize): bool {
   const rowQ = <usize>N << 3;
   const rowL = <usize>ld << 3;
   const m = k - 1;
@@ -481,7 +482,7 @@ function appendRow(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, ld:
  * y = L⁻¹1 follows: with M = L minus row p, M y = 1, and M G = [L' 0] gives L'(Gᵀy)[0..k−1) = 1, so the same
  * rotations applied to y give the new y (O(k)).
  */
-function removeRow(L: usize, ld: i32, k: i32, p: i32, yv: usize): void {
+export function removeRow(L: usize, ld: i32, k: i32, p: i32, yv: usize): void {
   const rowL = <usize>ld << 3;
   for (let a: i32 = p; a < k - 1; a++) {
     memory.copy(L + <usize>a * rowL, L + <usize>(a + 1) * rowL, <usize>k << 3);

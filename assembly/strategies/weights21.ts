@@ -24,7 +24,11 @@ import { hrpWeights } from "./hrp";
 import { ivp } from "./ivp";
 import { mdcpWithFactor } from "./mdcp";
 import { mdpFromMdcp } from "./mdp";
-import { ercExists, Existence, rppShrunk, rppSolve } from "./rpp";
+import { ercExists, ercExistTol, Existence, rppShrunk, rppSolve } from "./rpp";
+import { mdpBounded } from "./mdp";
+import { rppWithBounds } from "./rpp-bounded";
+import { boxQP, feasibleBounds, waterFill } from "../solvers/box-qp";
+import { dot, symv } from "../linalg/blas";
 
 /** What a slot's strategy reads from its frequency's `Frame` (flags of a slot-table row). */
 export enum Needs {
@@ -113,17 +117,54 @@ export class SlotRow {
  */
 function slotTable(): StaticArray<SlotRow> {
   return [
+    // 1/N lies inside every feasible box (N·lo ≤ 1 ≤ N·hi): ewp is the same with or without bounds
     new SlotRow(Slot.ewp, 0, (f, out) => ewp(f.N, out)),
-    new SlotRow(Slot.gmvp, Needs.Covariance | Needs.CovarianceFactor,
-      (f, out) => gmvpWithFactor(f.S, f.N, out, f.factor, f.nf, f.warmRow(Slot.gmvp))),
+    new SlotRow(Slot.gmvp, Needs.Covariance | Needs.CovarianceFactor, (f, out) => f.bounded()
+      ? boxQP(f.S, f.N, f.lo, f.hi, out, f.warmRow(Slot.gmvp))
+      : gmvpWithFactor(f.S, f.N, out, f.factor, f.nf, f.warmRow(Slot.gmvp))),
     new SlotRow(Slot.hrp, Needs.Covariance | Needs.Correlation,
-      (f, out) => hrpWeights(f.S, f.C, f.N, f.hrpMode, out, 0, 0)),
-    new SlotRow(Slot.ivp, Needs.Covariance, (f, out) => ivp(f.S, f.N, out)),
-    new SlotRow(Slot.mdcp, Needs.Correlation | Needs.CorrelationFactor,
-      (f, out) => mdcpWithFactor(f.C, f.N, out, f.factor, f.nf, f.warmRow(Slot.mdcp))),
-    new SlotRow(Slot.mdp, Needs.Volatility, (f, out) => mdpFromMdcp(f.row(Slot.mdcp), f.sd, f.N, out)),
+      (f, out) => clipped(f, out, hrpWeights(f.S, f.C, f.N, f.hrpMode, out, 0, 0))),
+    new SlotRow(Slot.ivp, Needs.Covariance, (f, out) => clipped(f, out, ivp(f.S, f.N, out))),
+    new SlotRow(Slot.mdcp, Needs.Correlation | Needs.CorrelationFactor, (f, out) => f.bounded()
+      ? boxQP(f.C, f.N, f.lo, f.hi, out, f.warmRow(Slot.mdcp))
+      : mdcpWithFactor(f.C, f.N, out, f.factor, f.nf, f.warmRow(Slot.mdcp))),
+    new SlotRow(Slot.mdp, Needs.Covariance | Needs.Volatility, (f, out) => f.bounded()
+      ? mdpBounded(f.S, f.sd, f.N, f.lo, f.hi, out, f.warmRow(Slot.mdp))
+      : mdpFromMdcp(f.row(Slot.mdcp), f.sd, f.N, out)),
     new SlotRow(Slot.rpp, Needs.Covariance | Needs.Correlation, rppWithFallback), // C and the mdcp row: existence
   ];
+}
+
+/**
+ * ivp and hrp under bounds (docs/method.md §5.6): their weights clipped to [lo, hi] and the excess redistributed in
+ * proportion among the unclipped names, until no bound is violated (`waterFill`). Without bounds: untouched.
+ */
+function clipped(f: Frame, out: usize, st: Status): Status {
+  if (st == Status.Ok && f.bounded()) waterFill(out, f.N, f.lo, f.hi, out);
+  return st;
+}
+
+/**
+ * Bounded l3rpp (docs/method.md §5.6) with the fallback of §6.4: the bounded problem has a solution iff no
+ * zero-variance portfolio lies inside the box, tested on the bounded gmvp row w (computed before this one, the
+ * minimum of wᵀΣ_f w over the box): no solution iff wᵀΣ_f w ≤ `ercExistTol(n_f, N)`·(σᵀw)² (the relative variance
+ * yᵀC_f y of y = Dw/σᵀw, on C's rounding floor). Then, with the sample covariance, the bounded problem is solved
+ * on the shrunk covariance and the series is flagged, as without bounds.
+ */
+function rppBoundedWithFallback(f: Frame, out: usize): Status {
+  const w = f.row(Slot.gmvp);
+  const y = scratchF64(f.N);
+  symv(f.N, f.S, w, y);
+  const v = dot(w, y, f.N);
+  const s = dot(f.sd, w, f.N);
+  const warm = f.warmRow(Slot.rpp);
+  if (v > ercExistTol(f.nf, f.N) * s * s) return rppWithBounds(f.S, f.N, f.lo, f.hi, out, warm);
+  if (f.covMode != CovarianceCode.sample) return Status.NotConverged;
+  const Ss = scratchF64(f.N * f.N);
+  let st = shrinkCovariance(f.X, f.nf, f.N, Ss, 0);
+  if (st == Status.Ok) st = rppWithBounds(Ss, f.N, f.lo, f.hi, out, warm);
+  if (st == Status.Ok) f.fellBack = true;
+  return st;
 }
 
 /**
@@ -138,6 +179,7 @@ function slotTable(): StaticArray<SlotRow> {
  * back to and the failure is `NotConverged` (docs/method.md §6.5).
  */
 function rppWithFallback(f: Frame, out: usize): Status {
+  if (f.bounded()) return rppBoundedWithFallback(f, out);
   if (ercExists(f.C, f.N, f.nf, f.row(Slot.mdcp), out)) return rppSolve(f.S, f.N, out, Existence.Exists, null);
   if (f.covMode != CovarianceCode.sample) return Status.NotConverged;
   // This row is C_f's last reader (slot order): C_f is dead from here, and the shrunk covariance overwrites it
@@ -197,8 +239,8 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
     !(minWeight >= 0.0) || !(maxWeight <= 1.0) || !(minWeight <= maxWeight)) {
     return Status.BadDimensions;
   }
-  // Bounded problems are not implemented yet: only the simplex's own bounds are accepted.
-  if (minWeight != 0.0 || maxWeight != 1.0) return Status.BadDimensions;
+  // Bounds no fully-invested portfolio meets (N·max < 1 or N·min > 1): the host checks first (INFEASIBLE_BOUNDS)
+  if ((minWeight != 0.0 || maxWeight != 1.0) && !feasibleBounds(N, minWeight, maxWeight)) return Status.InfeasibleBounds;
   for (let s: i32 = 0; s < SERIES_COUNT; s++) store<i32>(fallback + (<usize>s << 2), 0);
   const table = slotTable();
   let needs: i32 = 0;

@@ -19,6 +19,8 @@ export interface CommonOptions {
   end?: string;
   covariance: CovarianceMode;
   hrp: HrpMode;
+  maxWeight?: number;
+  minWeight?: number;
   dataDir?: string;
   databaseUrl?: string;
   json?: boolean;
@@ -55,13 +57,32 @@ export function parseSeedArg(value: string): string {
   return value;
 }
 
-/** Adds --start --end --covariance --hrp --data-dir to a command. */
+/** A weight bound argument: a number from 0 to 1 (docs/method.md §5.6). */
+export function parseWeightArg(value: string): number {
+  const v = Number(value);
+  if (value.trim() === "" || !Number.isFinite(v) || v < 0 || v > 1) {
+    throw new InvalidArgumentError(`expected a number from 0 to 1, got ${JSON.stringify(value)}`);
+  }
+  return v;
+}
+
+/** The weight-bound options of a command's parsed options, as the library takes them (absent when not given). */
+export function boundsOf(opts: CommonOptions): { max_weight?: number; min_weight?: number } {
+  return {
+    ...(opts.maxWeight === undefined ? {} : { max_weight: opts.maxWeight }),
+    ...(opts.minWeight === undefined ? {} : { min_weight: opts.minWeight }),
+  };
+}
+
+/** Adds --start --end --covariance --hrp --max-weight --min-weight --data-dir to a command. */
 export function withDataOptions(cmd: Command): Command {
   return cmd
     .option("--start <date>", "first date to use (YYYY-MM-DD, inclusive)", parseDateArg)
     .option("--end <date>", "last date to use (YYYY-MM-DD, inclusive)", parseDateArg)
     .addOption(new Option("--covariance <mode>", "covariance estimator").choices(COVARIANCE_MODES).default(DEFAULTS.covariance))
     .addOption(new Option("--hrp <mode>", "HRP clustering input").choices(HRP_MODES).default(DEFAULTS.hrp))
+    .addOption(new Option("--max-weight <w>", "largest weight of any ticker, 0 to 1 (default: no cap)").argParser(parseWeightArg))
+    .addOption(new Option("--min-weight <w>", "smallest weight of any ticker, 0 to 1 (default: 0)").argParser(parseWeightArg))
     .addOption(new Option("--data-dir <dir>", DATA_DIR_HELP).env("DATA_DIR"))
     .addOption(new Option("--database-url <url>", DATABASE_URL_HELP).env("DATABASE_URL"));
 }

@@ -5,7 +5,7 @@
  * |---|---|
  * | 0 | success (also `--help`, `--version`) |
  * | 1 | runtime failure: an unexpected error, an I/O error, a solver that could not certify a result |
- * | 2 | usage error: unknown command or option, missing argument, a bad option value (date, number, choice), an invalid server configuration |
+ * | 2 | usage error: unknown command or option, missing argument, a bad option value (date, number, choice, weight bounds the tickers cannot meet), an invalid server configuration |
  * | 3 | data error: unknown tickers, insufficient common history, degenerate input, a rejected import, a corrupt store |
  */
 import { CommanderError } from "commander";
@@ -22,7 +22,10 @@ export const EXIT_CODES_HELP = `Exit codes:
 
 /** Error codes of the catalogue that are the user's data rather than their command line. */
 const DATA_CODES = new Set(["UNKNOWN_TICKER", "UNKNOWN_TICKERS", "INSUFFICIENT_HISTORY", "DEGENERATE_INPUT"]);
-const USAGE_CODES = new Set(["INVALID_REQUEST", "INVALID_JSON", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"]);
+const USAGE_CODES = new Set([
+  "INVALID_REQUEST", "INVALID_JSON", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE",
+  "INFEASIBLE_BOUNDS", // --max-weight/--min-weight that the tickers cannot meet: change the option (or the tickers)
+]);
 
 /** Maps any thrown value to the exit code above. */
 export function exitCodeFor(err: unknown): ExitCode {

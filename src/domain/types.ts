@@ -17,6 +17,13 @@ export interface WeightsOptions {
   covariance?: CovarianceMode;
   /** HRP clustering input: the paper's distance of distances (default) or single linkage on d directly. */
   hrp?: HrpMode;
+  /**
+   * Largest weight of any ticker in every strategy, in [0, 1] (docs/method.md §5.6). Absent: no cap (today's answer).
+   * N tickers need max_weight ≥ 1/N (else INFEASIBLE_BOUNDS).
+   */
+  max_weight?: number;
+  /** Smallest weight of any ticker in every strategy, in [0, 1]; at most 1/N and at most max_weight. Absent: 0. */
+  min_weight?: number;
 }
 
 /** Walk-forward rebalancing (docs/method.md §7.2); paths and sims only. Absent: today's buy and hold. */

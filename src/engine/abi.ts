@@ -52,6 +52,7 @@ export interface EngineExports {
     covMode: number, hrpMode: number, out: Ptr, fallback: Ptr, freqMask: number, minWeight: number, maxWeight: number,
     warm: Ptr): Status;
   kQP(Q: Ptr, N: number, lo: number, hi: number, warm: Ptr, out: Ptr): Status;
+  kBoundedWeights(S: Ptr, N: number, slot: number, lo: number, hi: number, warm: Ptr, out: Ptr): Status;
 
   // random numbers, valuation, simulation (assembly/abi/sims.ts)
   kRngSeed(state: Ptr, seed: bigint): void;
@@ -114,6 +115,7 @@ export const ENGINE_EXPORTS = {
   kRppShrunk: 4,
   kWeights21: 15,
   kQP: 6,
+  kBoundedWeights: 7,
   kRngSeed: 2,
   kRngJump: 1,
   kRngNext: 1,

@@ -12,7 +12,7 @@ import { STRATEGY_IDS } from "../domain/strategies.js";
 import {
   covarianceCode, hrpCode, SERIES_COUNT, type CovarianceMode, type Frequency, type HrpMode,
 } from "../domain/vocabulary.js";
-import { ALL_FREQUENCIES, Frequency as FrequencyCode } from "../../assembly/shared/vocabulary.js";
+import { ALL_FREQUENCIES, Frequency as FrequencyCode, Slot } from "../../assembly/shared/vocabulary.js";
 
 function checkSquare(cov: ArrayLike<number>, N: number): void {
   need(Number.isInteger(N) && N >= 1 && cov.length === N * N,
@@ -283,6 +283,28 @@ export function tryQP(wasm: Wasm, Q: ArrayLike<number>, N: number,
   const warm = opts.warm === undefined ? 0 : a.f64In(opts.warm);
   const status = a.k.kQP(S, N, opts.lo ?? 0, opts.hi ?? 1, warm, out);
   a.verify("kQP");
+  return {
+    status, badIndex: a.badIndex, value: a.takeF64(out, N),
+    iterations: a.k.lastIterations(), residual: a.k.lastResidual(),
+  };
+}
+
+/**
+ * One strategy's weights on an N×N covariance under weight bounds lo ≤ w_i ≤ hi (docs/method.md §5.6), as the
+ * 21-vector call computes them per frequency (hrp: the paper variant; rpp: no shrinkage fallback), optionally
+ * warm-started, without throwing.
+ */
+export function tryBoundedWeights(wasm: Wasm, strategy: CovarianceStrategy | "ewp", cov: ArrayLike<number>, N: number,
+  lo: number, hi: number, warm?: ArrayLike<number>): QPOutcome {
+  checkSquare(cov, N);
+  need(warm === undefined || warm.length === N, `warm must hold N = ${N} weights`);
+  const a = arenaOf(wasm);
+  a.begin();
+  const out = a.f64Out(N);
+  const S = a.f64In(cov);
+  const w = warm === undefined ? 0 : a.f64In(warm);
+  const status = a.k.kBoundedWeights(S, N, Slot[strategy], lo, hi, w, out);
+  a.verify("kBoundedWeights");
   return {
     status, badIndex: a.badIndex, value: a.takeF64(out, N),
     iterations: a.k.lastIterations(), residual: a.k.lastResidual(),

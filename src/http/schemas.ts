@@ -135,16 +135,33 @@ const startEnd = {
   end: IsoDate.optional().describe("Last date of the aligned history to use (inclusive), YYYY-MM-DD."),
 };
 
+/** A weight bound: a number from 0 to 1. */
+const Weight = z
+  .number({ error: "must be a number from 0 to 1" })
+  .min(0, { error: "must be a number from 0 to 1" })
+  .max(1, { error: "must be a number from 0 to 1" });
+
 const weightsFields = {
   covariance: Covariance.optional().describe(
     `Covariance estimator: ${COVARIANCE_MODES.join(" or ")}; default "${DEFAULTS.covariance}" (shrink = Schäfer–Strimmer, ledoit-wolf = Ledoit–Wolf towards the scaled identity).`),
   hrp: Hrp.optional().describe(
     `HRP clustering: ${HRP_MODES.join(" or ")}; default "${DEFAULTS.hrp}" (paper = distance of distances).`),
+  max_weight: Weight.optional().describe(
+    "Largest weight of any ticker, in every strategy (gmvp, mdcp, mdp, rpp optimise under it; ewp, ivp, hrp are " +
+    "clipped and the excess redistributed). Absent: no cap. N tickers need max_weight ≥ 1/N (else 422 " +
+    "INFEASIBLE_BOUNDS)."),
+  min_weight: Weight.optional().describe(
+    "Smallest weight of any ticker, in every strategy, as max_weight. Absent: 0. Needs min_weight ≤ 1/N and ≤ " +
+    "max_weight."),
 };
 
-function startBeforeEnd(b: { start?: string; end?: string }, ctx: z.RefinementCtx): void {
+function startBeforeEnd(b: { start?: string; end?: string; min_weight?: number; max_weight?: number },
+  ctx: z.RefinementCtx): void {
   if (b.start !== undefined && b.end !== undefined && b.start > b.end) {
     ctx.addIssue({ code: "custom", path: ["end"], message: `must not be before start (${b.start})` });
+  }
+  if (b.min_weight !== undefined && b.max_weight !== undefined && b.min_weight > b.max_weight) {
+    ctx.addIssue({ code: "custom", path: ["min_weight"], message: `must not be above max_weight (${b.max_weight})` });
   }
 }
 

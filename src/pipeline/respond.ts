@@ -21,7 +21,7 @@ import { buckets } from "./calendar.js";
 import { seriesJsonBytes, simsJsonBytes } from "./format.js";
 import type { Kernels } from "./kernels.js";
 import { defaultSeed, parseSeed } from "./seed.js";
-import { checkOptions, type CheckedOptions } from "./validate.js";
+import { checkBoundsFeasible, checkOptions, type CheckedOptions } from "./validate.js";
 import {
   isBuyAndHold, rebalancedPaths, rebalancedSims, summarizeRebalance, type RebalanceOutcome, type WalkForwardInput,
 } from "./rebalance.js";
@@ -118,11 +118,12 @@ export function trainingWeights(
   tickers: readonly string[],
   days: Int32Array,
   closes: Float64Array,
-  options: Pick<CheckedOptions, "covariance" | "hrp">,
+  options: Pick<CheckedOptions, "covariance" | "hrp" | "minWeight" | "maxWeight">,
   warm?: Float64Array,
   frequencies?: readonly Frequency[],
 ): PrecomputedWeights {
   const N = tickers.length;
+  checkBoundsFeasible(options, N);
   const returnDays = days.subarray(1);
   const week = buckets(returnDays, "w");
   const month = buckets(returnDays, "m");
@@ -138,6 +139,9 @@ export function trainingWeights(
     hrp: options.hrp,
     warm,
     ...(frequencies === undefined ? {} : { frequencies }),
+    // absent bounds are not passed at all: the kernel's defaults (0 and 1) are today's problems, bit for bit
+    ...(options.minWeight === undefined ? {} : { minWeight: options.minWeight }),
+    ...(options.maxWeight === undefined ? {} : { maxWeight: options.maxWeight }),
   });
 }
 

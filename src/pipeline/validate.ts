@@ -106,11 +106,19 @@ export interface CheckedOptions {
   blockLength: number;
   /** Walk-forward rebalancing (docs/method.md §7.2); rule "none" (the default) is today's buy and hold. */
   rebalance: RebalancePlan;
+  /**
+   * Bounds on every weight (docs/method.md §5.6), absent when the request has none (then the response is today's,
+   * byte for byte). Whether N tickers can meet them is checked with N (`checkBoundsFeasible`).
+   */
+  minWeight?: number;
+  maxWeight?: number;
 }
 
-const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "rebalance" | "costs" | "blockLength"> = {
+const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "rebalance" | "costs" | "blockLength" | "weight"> = {
   covariance: COVARIANCE_MODES,
   hrp: HRP_MODES,
+  max_weight: "weight",
+  min_weight: "weight",
   model: SIM_MODELS,
   run_count: "runs",
   seed: "seed",
@@ -185,7 +193,12 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     } else if (rule === "costs") {
       const why = costsProblem(v);
       if (why !== undefined) p.add([k], why);
+    } else if (rule === "weight" && !(typeof v === "number" && v >= 0 && v <= 1)) {
+      p.add([k], `must be a number from 0 to 1 (got ${show(v)})`);
     }
+  }
+  if (p.size === 0 && typeof o.min_weight === "number" && typeof o.max_weight === "number" && o.min_weight > o.max_weight) {
+    p.add(["min_weight"], `must not be above max_weight (${o.max_weight})`);
   }
   p.throwIfAny();
   return {
@@ -201,5 +214,27 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
       window: (o.window as WindowMode) ?? REBALANCE_DEFAULTS.window,
       costsBps: (o.costs_bps as number) ?? REBALANCE_DEFAULTS.costs_bps,
     },
+    ...(o.min_weight === undefined ? {} : { minWeight: o.min_weight as number }),
+    ...(o.max_weight === undefined ? {} : { maxWeight: o.max_weight as number }),
   };
+}
+
+/**
+ * Relative slack of the bounds' feasibility test, the kernels' own (assembly/solvers/box-qp.ts `BOUNDS_SLACK`), so
+ * that host and kernel agree on a bound of 1/N written as a rounded decimal.
+ */
+const BOUNDS_SLACK = 1e-12;
+
+/**
+ * INFEASIBLE_BOUNDS unless N weights in [min_weight, max_weight] can sum to 1: N·max ≥ 1 and N·min ≤ 1 (docs/method.md
+ * §5.6). Checked before the kernels, which answer the same question with a status.
+ */
+export function checkBoundsFeasible(options: Pick<CheckedOptions, "minWeight" | "maxWeight">, N: number): void {
+  const { minWeight, maxWeight } = options;
+  if (maxWeight !== undefined && N * maxWeight < 1 - BOUNDS_SLACK) {
+    throw folioError("INFEASIBLE_BOUNDS", { maxWeight, n: N }, { max_weight: maxWeight, tickers: N });
+  }
+  if (minWeight !== undefined && N * minWeight > 1 + BOUNDS_SLACK) {
+    throw folioError("INFEASIBLE_BOUNDS", { minWeight, n: N }, { min_weight: minWeight, tickers: N });
+  }
 }

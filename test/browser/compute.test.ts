@@ -101,6 +101,14 @@ describe("tables, CSV and the URL", () => {
     expect(C.queryToRequest("?tickers=A&start=yesterday&runs=-1&mode=weird")).toEqual({ tickers: ["A"], mode: "paths" });
   });
 
+  it("round-trips the weight bounds through the query string and drops a malformed one", () => {
+    const req = { tickers: ["A", "B"], mode: "paths", max_weight: "0.25", min_weight: "0.01" };
+    const q = C.requestToQuery(req);
+    expect(q).toBe("tickers=A%2CB&max_weight=0.25&min_weight=0.01");
+    expect(C.queryToRequest(`?${q}`)).toEqual(req);
+    expect(C.queryToRequest("?tickers=A&max_weight=1.5&min_weight=abc")).toEqual({ tickers: ["A"], mode: "paths" });
+  });
+
   it("leaves the sims-only fields out of a paths request's URL", () => {
     expect(C.requestToQuery({ tickers: ["A"], mode: "paths", runs: "5", seed: "1", model: "independent", covariance: "sample" }))
       .toBe("tickers=A&covariance=sample");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkOptions, checkPrices } from "../../src/pipeline/validate.js";
+import { checkBoundsFeasible, checkOptions, checkPrices } from "../../src/pipeline/validate.js";
 import type { PriceMatrix } from "../../src/domain/types.js";
 import { formatIsoDay } from "../../src/domain/dates.js";
 import { failure } from "../helpers/errors.js";
@@ -83,6 +83,34 @@ describe("library input validation", () => {
     expect(failure(() => checkOptions({ run_count: 5n } as never, "sims")).extras.errors)
       .toEqual([{ pointer: "/run_count", message: "must be an integer from 1 to 10000 (got 5n)" }]);
     expect(failure(() => checkOptions({ "a/b": 1 } as never, "weights")).extras.errors)
-      .toEqual([{ pointer: "/a~1b", message: "unknown option for weights; accepted: covariance, hrp" }]);
+      .toEqual([{ pointer: "/a~1b", message: "unknown option for weights; accepted: covariance, hrp, max_weight, min_weight" }]);
+  });
+});
+
+describe("weight bounds in the options (docs/method.md §5.6)", () => {
+  it("are absent unless given, and kept as given when in [0, 1]", () => {
+    expect(checkOptions({}, "weights")).not.toHaveProperty("maxWeight");
+    expect(checkOptions({}, "weights")).not.toHaveProperty("minWeight");
+    expect(checkOptions({ max_weight: 0.2, min_weight: 0.01 }, "paths")).toMatchObject({ maxWeight: 0.2, minWeight: 0.01 });
+  });
+  it("if a bound is not a number in [0, 1], or min_weight > max_weight, it fails with INVALID_REQUEST naming it", () => {
+    expect(failure(() => checkOptions({ max_weight: 1.2 }, "weights")).extras?.errors)
+      .toEqual([{ pointer: "/max_weight", message: "must be a number from 0 to 1 (got 1.2)" }]);
+    expect(failure(() => checkOptions({ min_weight: "0.1" } as never, "weights")).extras?.errors)
+      .toEqual([{ pointer: "/min_weight", message: 'must be a number from 0 to 1 (got "0.1")' }]);
+    expect(failure(() => checkOptions({ min_weight: 0.3, max_weight: 0.2 }, "sims")).extras?.errors)
+      .toEqual([{ pointer: "/min_weight", message: "must not be above max_weight (0.2)" }]);
+  });
+  it("if N tickers cannot meet them, checkBoundsFeasible fails with INFEASIBLE_BOUNDS (1/N itself is feasible)", () => {
+    const e = failure(() => checkBoundsFeasible({ maxWeight: 0.05 }, 12));
+    expect(e.code).toBe("INFEASIBLE_BOUNDS");
+    expect(e.status).toBe(422);
+    expect(e.detail).toBe("max_weight 0.05 with 12 tickers cannot sum to 1: raise max_weight to at least 1/12 ≈ 0.0834 " +
+      "or add tickers.");
+    expect(failure(() => checkBoundsFeasible({ minWeight: 0.5 }, 3)).detail)
+      .toBe("min_weight 0.5 with 3 tickers sums to more than 1: lower min_weight to at most 1/3 ≈ 0.3333 or remove tickers.");
+    expect(() => checkBoundsFeasible({ maxWeight: 0.25, minWeight: 0.25 }, 4)).not.toThrow();
+    expect(() => checkBoundsFeasible({ maxWeight: 0.0833333333333333 }, 12)).not.toThrow(); // 1/12 to 16 digits
+    expect(() => checkBoundsFeasible({}, 1)).not.toThrow();
   });
 });

@@ -213,7 +213,7 @@ export function toCsv(headers, rows) {
   return [headers, ...rows].map((r) => r.map(field).join(",")).join("\n") + "\n";
 }
 
-const URL_FIELDS = ["start", "end", "covariance", "hrp", "mode", "runs", "seed", "model", "rebalance", "window", "costs"];
+const URL_FIELDS = ["start", "end", "covariance", "hrp", "max_weight", "min_weight", "mode", "runs", "seed", "model", "rebalance", "window", "costs"];
 /** Rebalancing rules the page offers (docs/method.md §7.2); "none" (buy and hold) is the default and stays out of URLs. */
 export const REBALANCE_RULES = ["none", "monthly", "quarterly", "annual"];
 
@@ -246,6 +246,7 @@ export function queryToRequest(search) {
   if (req.rebalance && !REBALANCE_RULES.includes(req.rebalance) && !/^[1-9]\d*$/.test(req.rebalance)) delete req.rebalance;
   if (req.window && req.window !== "rolling" && req.window !== "expanding") delete req.window;
   if (req.costs && !/^\d+(\.\d+)?$/.test(req.costs)) delete req.costs;
+  for (const k of ["max_weight", "min_weight"]) if (req[k] && !/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(req[k])) delete req[k];
   return req;
 }
 

@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { createEngine } from "../../index.js";
 import { summarize, type StrategySummary } from "../../report/summary.js";
-import { loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
+import { boundsOf, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
 import { UsageError } from "../exit-codes.js";
 import { formatTable, fmtMoney, fmtNum, fmtPct, Progress, toCsv } from "../output.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
@@ -77,7 +77,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     progress.next("loading the engine");
     const engine = await createEngine();
     progress.next("computing 21 paths");
-    const report = engine.pathsReport(prices, { covariance: opts.covariance, hrp: opts.hrp, ...rebalanceOptionsOf(opts) });
+    const report = engine.pathsReport(prices, { covariance: opts.covariance, hrp: opts.hrp, ...rebalanceOptionsOf(opts), ...boundsOf(opts) });
     const reb = report.rebalance;
     progress.next("summarising");
     const ids = report.series.map((s) => s.PATH);

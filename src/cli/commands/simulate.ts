@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import type { SimDrift, SimModel } from "../../domain/types.js";
 import { createEngine } from "../../index.js";
 import { summarizeSims, type SimsStrategySummary } from "../../report/summary.js";
-import { loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
+import { boundsOf, loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
 import { formatTable, fmtMoney, fmtPct, Progress, toCsv } from "../output.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
 
@@ -57,7 +57,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     const engine = await createEngine();
     progress.next(`simulating ${opts.runs} run${opts.runs === 1 ? "" : "s"}`);
     const report = engine.simsReport(prices, {
-      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, drift: opts.drift, ...rebalanceOptionsOf(opts),
+      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, drift: opts.drift, ...rebalanceOptionsOf(opts), ...boundsOf(opts),
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
       ...(opts.blockLength !== undefined ? { block_length: opts.blockLength } : {}),
     });

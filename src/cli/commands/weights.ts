@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { STRATEGY_IDS } from "../../domain/strategies.js";
 import { createEngine } from "../../index.js";
-import { loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
+import { boundsOf, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
 import { formatTable, fmtPct, Progress, toCsv } from "../output.js";
 import { splitTickers } from "./shared-args.js";
 
@@ -28,7 +28,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     progress.next("loading the engine");
     const engine = await createEngine();
     progress.next("computing weights");
-    const { weights } = engine.weightsReport(prices, { covariance: opts.covariance, hrp: opts.hrp });
+    const { weights } = engine.weightsReport(prices, { covariance: opts.covariance, hrp: opts.hrp, ...boundsOf(opts) });
     progress.done();
     const tickers = prices.tickers;
     if (opts.json) {

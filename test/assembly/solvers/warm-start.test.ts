@@ -4,9 +4,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { TOL } from "../../helpers/tolerances.js";
-import { engine, randomCov, kktResidual, sampleCov, factorReturns, matVec } from "../../helpers/kernels.js";
-import { tryQP } from "../../../src/engine/weights.js";
+import { engine, randomCov, kktResidual, sampleCov, factorReturns, matVec, corrOf } from "../../helpers/kernels.js";
+import { computeWeights21, tryQP } from "../../../src/engine/weights.js";
 import { Status } from "../../../assembly/shared/status.js";
+import { FREQUENCY_COUNT, Slot, STRATEGY_COUNT } from "../../../assembly/shared/vocabulary.js";
+import { factorPrices } from "../../helpers/prices.js";
 
 const wasm = engine();
 
@@ -77,6 +79,55 @@ describe("warm start of the simplex QP (gmvp/mdcp)", () => {
       const warm = tryQP(wasm, S, N, { warm: hint });
       expect(warm.status).toBe(Status.Ok);
       expect(Array.from(warm.value)).toEqual(Array.from(cold.value));
+    }
+  });
+});
+
+describe("warm start through the 21-vector call (the rebalancing seam)", () => {
+  /** A 21-vector input from synthetic factor closes (T = 253), N tickers. */
+  function input(N: number, seed: number) {
+    const T = 253;
+    const { closes, tickers } = factorPrices(T, N, seed);
+    const n = T - 1;
+    const weekBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 5));
+    const monthBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 21));
+    return {
+      closes: Float64Array.from(closes.flat()), N, tickers, weekBucket, nWeeks: weekBucket[n - 1] + 1, monthBucket,
+      nMonths: monthBucket[n - 1] + 1, covariance: "sample" as const, hrp: "direct" as const,
+    };
+  }
+
+  it("N = 300 (monthly and weekly low-rank, faces through the factor): warm from the cold rows gives certified gmvp/mdcp rows of the same objective", () => {
+    const N = 300;
+    const inp = input(N, 91);
+    const cold = computeWeights21(wasm, inp);
+    const warm = computeWeights21(wasm, { ...inp, warm: cold.weights });
+    const T = inp.closes.length / N;
+    const R = new Float64Array((T - 1) * N);
+    for (let t = 1; t < T; t++) for (let i = 0; i < N; i++) R[(t - 1) * N + i] = Math.log(inp.closes[t * N + i]) - Math.log(inp.closes[(t - 1) * N + i]);
+    const agg = (bucket: Int32Array, nb: number) => {
+      const X = new Float64Array(nb * N);
+      for (let t = 0; t < T - 1; t++) for (let i = 0; i < N; i++) X[bucket[t] * N + i] += R[t * N + i];
+      return X;
+    };
+    const covs = [sampleCov(R, T - 1, N), sampleCov(agg(inp.monthBucket, inp.nMonths), inp.nMonths, N),
+      sampleCov(agg(inp.weekBucket, inp.nWeeks), inp.nWeeks, N)];
+    for (let f = 0; f < FREQUENCY_COUNT; f++) {
+      for (const slot of [Slot.gmvp, Slot.mdcp]) {
+        const s = f * STRATEGY_COUNT + slot;
+        const Q = slot === Slot.gmvp ? covs[f] : corrOf(covs[f], N);
+        const w = warm.weights.subarray(s * N, (s + 1) * N);
+        const c = cold.weights.subarray(s * N, (s + 1) * N);
+        expect(kktResidual(Q, w, N), `series ${s}`).toBeLessThanOrEqual(TOL.kkt);
+        expect(Math.abs(objective(Q, w, N) - objective(Q, c, N)) / scaleOf(Q, N)).toBeLessThanOrEqual(1e-12);
+      }
+    }
+    // the rows that take no hint are bit-identical
+    for (let f = 0; f < FREQUENCY_COUNT; f++) {
+      for (const slot of [Slot.ewp, Slot.hrp, Slot.ivp]) {
+        const s = f * STRATEGY_COUNT + slot;
+        expect(Array.from(warm.weights.subarray(s * N, (s + 1) * N))).toEqual(Array.from(cold.weights.subarray(s * N, (s + 1) * N)));
+      }
     }
   });
 });

@@ -1,0 +1,337 @@
+/**
+ * Weight bounds lo ≤ w_i ≤ hi for every strategy (docs/method.md §5.6): ivp and hrp clipped and redistributed
+ * (water-filling), mdp as the maximum diversification ratio over the box, rpp as skfolio's risk-budgeting problem
+ * under bounds, and the 21-vector call with bounds (every row inside the box and certified, InfeasibleBounds,
+ * bit-identical rows for the default bounds). gmvp/mdcp's box QP has its own file (test/assembly/solvers).
+ */
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+import { engine, randomCov, matVec, corrOf, sampleCov, ercResidual, diversificationRatio } from "../../helpers/kernels.js";
+import { describeWithSharedData, sharedDataPath } from "../../helpers/shared-data.js";
+import {
+  tryBoundedWeights, mdpWeights, rppWeights, ivpWeights, hrpWeights, tryWeights21, computeWeights21,
+} from "../../../src/engine/weights.js";
+import { Status } from "../../../assembly/shared/status.js";
+import { Slot, STRATEGY_COUNT, FREQUENCY_COUNT, SERIES_COUNT } from "../../../assembly/shared/vocabulary.js";
+import { factorPrices } from "../../helpers/prices.js";
+
+const wasm = engine();
+const require = createRequire(import.meta.url);
+const PA = require("portfolio-allocation") as {
+  mostDiversifiedWeights(S: number[][], opt?: object): number[];
+};
+
+function scaleOf(Q: ArrayLike<number>, N: number): number {
+  let t = 0;
+  for (let i = 0; i < N; i++) t += Q[i * N + i];
+  return t / N;
+}
+
+/** The box-KKT residual of a gradient g at w (docs/method.md §5.6): max(0, max_{w>lo} g − min_{w<hi} g)/2. */
+function boxStationarity(g: ArrayLike<number>, w: ArrayLike<number>, lo: number, hi: number): number {
+  let U = -Infinity;
+  let V = Infinity;
+  for (let i = 0; i < w.length; i++) {
+    if (w[i] > lo) U = Math.max(U, g[i]);
+    if (w[i] < hi) V = Math.min(V, g[i]);
+  }
+  return U > V ? (U - V) / 2 : 0;
+}
+
+function inBox(w: ArrayLike<number>, lo: number, hi: number): void {
+  let s = 0;
+  for (const x of Array.from(w)) {
+    expect(x).toBeGreaterThanOrEqual(lo);
+    expect(x).toBeLessThanOrEqual(hi);
+    s += x;
+  }
+  expect(Math.abs(s - 1)).toBeLessThanOrEqual(1e-12);
+}
+
+/** mdp's certificate (max DR over the box): G = Σw − (wᵀΣw/σᵀw)σ, trace-scaled box stationarity. */
+function mdpResidual(S: ArrayLike<number>, w: ArrayLike<number>, N: number, lo: number, hi: number): number {
+  const y = matVec(S, w, N);
+  let v = 0;
+  let s = 0;
+  for (let i = 0; i < N; i++) { v += w[i] * y[i]; s += Math.sqrt(S[i * N + i]) * w[i]; }
+  const G = Array.from(y, (x, i) => x - (v / s) * Math.sqrt(S[i * N + i]));
+  return boxStationarity(G, w, lo, hi) / scaleOf(S, N);
+}
+
+/**
+ * Bounded rpp's certificate in risk-share units: γ = Σw/v − (1/N)/w (the gradient of ½ln wᵀΣw − (1/N)Σ ln w_i),
+ * box stationarity times max w (docs/method.md §5.6).
+ */
+function rppResidual(S: ArrayLike<number>, w: ArrayLike<number>, N: number, lo: number, hi: number): number {
+  const y = matVec(S, w, N);
+  let v = 0;
+  for (let i = 0; i < N; i++) v += w[i] * y[i];
+  const g = Array.from(y, (x, i) => x / v - 1 / N / w[i]);
+  return boxStationarity(g, w, lo, hi) * Math.max(...Array.from(w));
+}
+
+describe("ivp and hrp: clip and redistribute (water-filling)", () => {
+  const S = [0.01, 0, 0, 0, 0.04, 0, 0, 0, 0.16]; // σ = 0.1, 0.2, 0.4: ivp = (4, 2, 1)/7
+  it("ivp with max 0.5 is (1/2, 1/3, 1/6): the excess of the capped name goes to the others in proportion", () => {
+    const r = tryBoundedWeights(wasm, "ivp", S, 3, 0, 0.5);
+    expect(r.status).toBe(Status.Ok);
+    [1 / 2, 1 / 3, 1 / 6].forEach((x, i) => expect(r.value[i]).toBeCloseTo(x, 15));
+  });
+  it("ivp with min 0.2 is (8/15, 4/15, 1/5)", () => {
+    const r = tryBoundedWeights(wasm, "ivp", S, 3, 0.2, 1);
+    [8 / 15, 4 / 15, 1 / 5].forEach((x, i) => expect(r.value[i]).toBeCloseTo(x, 15));
+  });
+  it("iterates: a cap that makes a second name exceed it is applied again (N = 4, max 0.3)", () => {
+    // ivp ∝ (8, 4, 2, 1)/15 → cap the first at 0.3, the rest 0.7 ∝ (4, 2, 1) gives 0.4 > 0.3: cap it too,
+    // the rest 0.4 ∝ (2, 1) → (0.3, 0.3, 0.2667, 0.1333)
+    const S4 = new Float64Array(16);
+    [0.1, 0.2, 0.4, 0.8].forEach((s, i) => (S4[i * 4 + i] = s * s));
+    const r = tryBoundedWeights(wasm, "ivp", S4, 4, 0, 0.3);
+    [0.3, 0.3, 0.4 * 2 / 3, 0.4 / 3].forEach((x, i) => expect(r.value[i]).toBeCloseTo(x, 15));
+  });
+  it("leaves weights that already meet the bounds unchanged (to rounding), and respects every bound (fast-check)", () => {
+    fc.assert(fc.property(fc.integer({ min: 2, max: 40 }), fc.integer({ min: 1, max: 1e6 }),
+      fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (N, seed, a, b) => {
+        const S2 = randomCov(seed, N, 2 * N + 5);
+        const hi = 1 / N + (1 - 1 / N) * a;
+        const lo = (1 / N) * b;
+        for (const s of ["ivp", "hrp"] as const) {
+          const r = tryBoundedWeights(wasm, s, S2, N, lo, hi);
+          expect(r.status).toBe(Status.Ok);
+          inBox(r.value, lo, hi);
+          const free = s === "ivp" ? ivpWeights(wasm, S2, N) : hrpWeights(wasm, S2, N);
+          if (free.every((x) => x >= lo && x <= hi)) {
+            free.forEach((x, i) => expect(Math.abs(r.value[i] - x)).toBeLessThanOrEqual(1e-15));
+          }
+        }
+      }), { numRuns: 100, seed: 3 });
+  });
+});
+
+describe("mdp under bounds: the maximum diversification ratio over the box", () => {
+  it("agrees with portfolio-allocation's mostDiversifiedWeights with min/max weights (N = 5…30) to 1e-8", () => {
+    for (const [N, seed, lo, hi] of [[5, 301, 0, 0.3], [10, 302, 0.02, 0.15], [20, 303, 0, 0.08], [30, 304, 0.01, 0.06]]) {
+      const S = randomCov(seed, N, 2 * N + 30, 4);
+      const sc = scaleOf(S, N);
+      const unit = Array.from({ length: N }, (_, i) => Array.from(S.subarray(i * N, (i + 1) * N), (x) => x / sc));
+      const theirs = PA.mostDiversifiedWeights(unit, {
+        constraints: { minWeights: new Array(N).fill(lo), maxWeights: new Array(N).fill(hi) },
+      });
+      const ours = tryBoundedWeights(wasm, "mdp", S, N, lo, hi);
+      expect(ours.status).toBe(Status.Ok);
+      for (let i = 0; i < N; i++) expect(Math.abs(ours.value[i] - theirs[i])).toBeLessThanOrEqual(1e-8);
+    }
+  });
+  it("with lo = 0, hi = 1 is the unbounded mdp (Σ ≻ 0), and its DR beats every other feasible point tried", () => {
+    const N = 25;
+    const S = randomCov(9, N, 120, 4);
+    const free = mdpWeights(wasm, S, N);
+    const wide = tryBoundedWeights(wasm, "mdp", S, N, 0, 1);
+    free.forEach((x, i) => expect(Math.abs(wide.value[i] - x)).toBeLessThanOrEqual(1e-9));
+    const capped = tryBoundedWeights(wasm, "mdp", S, N, 0.01, 0.08);
+    inBox(capped.value, 0.01, 0.08);
+    const dr = diversificationRatio(S, capped.value, N);
+    fc.assert(fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: N, maxLength: N }), (xs) => {
+      // a random feasible point: the capped answer moved towards a random direction inside the box
+      const w = Array.from(capped.value, (x, i) => 0.9 * x + 0.1 * (0.01 + 0.07 * xs[i]));
+      const s = w.reduce((a, b) => a + b, 0);
+      const p = w.map((x) => x / s);
+      if (p.some((x) => x < 0.01 || x > 0.08)) return;
+      expect(diversificationRatio(S, p, N)).toBeLessThanOrEqual(dr * (1 + 1e-12));
+    }), { numRuns: 200, seed: 5 });
+  });
+  it("is certified by the KKT conditions of max DR over the box (random matrices, fast-check)", () => {
+    fc.assert(fc.property(fc.integer({ min: 2, max: 30 }), fc.integer({ min: 1, max: 1e6 }),
+      fc.double({ min: 0, max: 1, noNaN: true }), (N, seed, a) => {
+        const S = randomCov(seed, N, 2 * N + 10);
+        const hi = 1 / N + (1 - 1 / N) * a * 0.5;
+        const r = tryBoundedWeights(wasm, "mdp", S, N, 0, hi);
+        expect(r.status).toBe(Status.Ok);
+        inBox(r.value, 0, hi);
+        expect(mdpResidual(S, r.value, N, 0, hi)).toBeLessThanOrEqual(1e-9);
+      }), { numRuns: 80, seed: 8 });
+  });
+});
+
+describe("rpp under bounds: skfolio's risk budgeting with the bounds scaled by the budget", () => {
+  it("N = 2: ERC (2/3, 1/3) for σ = (0.1, 0.2); with max 0.6 the only bounded optimum is (0.6, 0.4)", () => {
+    const S = [0.01, 0, 0, 0.04];
+    const free = tryBoundedWeights(wasm, "rpp", S, 2, 0, 1);
+    expect(free.value[0]).toBeCloseTo(2 / 3, 12);
+    const r = tryBoundedWeights(wasm, "rpp", S, 2, 0, 0.6);
+    expect(r.status).toBe(Status.Ok);
+    expect(r.value[0]).toBe(0.6);
+    expect(r.value[1]).toBeCloseTo(0.4, 15);
+  });
+  it("N = 3 with a binding cap: minimises ½ln wᵀΣw − ⅓Σ ln w_i over a fine grid of the box (brute force)", () => {
+    const S = [0.01, 0.002, 0, 0.002, 0.04, 0.01, 0, 0.01, 0.16];
+    const hi = 0.45;
+    const G = (w: number[]) => {
+      const y = matVec(S, w, 3);
+      return 0.5 * Math.log(w.reduce((a, x, i) => a + x * y[i], 0)) - w.reduce((a, x) => a + Math.log(x), 0) / 3;
+    };
+    const r = tryBoundedWeights(wasm, "rpp", S, 3, 0, hi);
+    expect(r.status).toBe(Status.Ok);
+    inBox(r.value, 0, hi);
+    expect(r.value[0]).toBe(hi); // ERC wants ≈ 0.55 on the first name
+    const g0 = G(Array.from(r.value));
+    let best = Infinity;
+    for (let a = 1; a < 2000; a++) {
+      for (let b = 1; a + b < 2000; b++) {
+        const w = [a / 2000, b / 2000, 1 - (a + b) / 2000];
+        if (w.some((x) => x <= 0 || x > hi)) continue;
+        best = Math.min(best, G(w));
+      }
+    }
+    expect(g0).toBeLessThanOrEqual(best + 1e-15);
+    expect(rppResidual(S, r.value, 3, 0, hi)).toBeLessThanOrEqual(1e-10);
+  });
+  it("with bounds that do not bind is the ERC portfolio of the unbounded rpp", () => {
+    const N = 20;
+    const S = randomCov(12, N, 90, 4);
+    const erc = rppWeights(wasm, S, N);
+    const r = tryBoundedWeights(wasm, "rpp", S, N, 0, Math.max(...erc) + 0.01);
+    expect(r.status).toBe(Status.Ok);
+    expect(ercResidual(S, r.value, N)).toBeLessThanOrEqual(1e-10);
+    erc.forEach((x, i) => expect(Math.abs(r.value[i] - x)).toBeLessThanOrEqual(1e-9));
+  });
+  it("is certified (risk shares b + w_i·(λ ± μ_i)) on random matrices with binding caps and floors (fast-check)", () => {
+    fc.assert(fc.property(fc.integer({ min: 2, max: 25 }), fc.integer({ min: 1, max: 1e6 }),
+      fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (N, seed, a, b) => {
+        const S = randomCov(seed, N, 2 * N + 10);
+        const hi = 1 / N + (1 - 1 / N) * a * 0.3;
+        const lo = (1 / N) * b * 0.8;
+        const r = tryBoundedWeights(wasm, "rpp", S, N, lo, hi);
+        expect(r.status).toBe(Status.Ok);
+        inBox(r.value, lo, hi);
+        expect(rppResidual(S, r.value, N, lo, hi)).toBeLessThanOrEqual(1e-10);
+      }), { numRuns: 80, seed: 9 });
+  });
+  it("warm-started from its own answer, or from a perturbed one, returns the same certified weights", () => {
+    const N = 30;
+    const S = randomCov(14, N, 100, 4);
+    const cold = tryBoundedWeights(wasm, "rpp", S, N, 0, 0.05);
+    expect(cold.status).toBe(Status.Ok);
+    const again = tryBoundedWeights(wasm, "rpp", S, N, 0, 0.05, cold.value);
+    expect(again.iterations).toBeLessThan(cold.iterations);
+    const pert = Float64Array.from(cold.value, (x, i) => x * (1 + 0.2 * Math.cos(i)));
+    const warm = tryBoundedWeights(wasm, "rpp", S, N, 0, 0.05, pert);
+    for (const r of [again, warm]) {
+      expect(r.status).toBe(Status.Ok);
+      for (let i = 0; i < N; i++) expect(Math.abs(r.value[i] - cold.value[i])).toBeLessThanOrEqual(1e-9);
+    }
+  });
+});
+
+/** A 21-vector input from synthetic factor closes (T = 253). */
+function input(N: number, seed: number) {
+  const T = 253;
+  const { closes, tickers } = factorPrices(T, N, seed);
+  const n = T - 1;
+  const weekBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 5));
+  const monthBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 21));
+  return {
+    closes: Float64Array.from(closes.flat()), N, tickers, weekBucket, nWeeks: weekBucket[n - 1] + 1, monthBucket,
+    nMonths: monthBucket[n - 1] + 1, covariance: "sample" as const, hrp: "paper" as const,
+  };
+}
+
+describe("the 21-vector call with bounds", () => {
+  it("min 0 and max 1 give the default rows bit for bit", () => {
+    const inp = input(30, 71);
+    const a = computeWeights21(wasm, inp);
+    const b = computeWeights21(wasm, { ...inp, minWeight: 0, maxWeight: 1 });
+    expect(Array.from(b.weights)).toEqual(Array.from(a.weights));
+  });
+  it("answers InfeasibleBounds for N·max < 1 and N·min > 1 (12 tickers, max 0.05 / min 0.1)", () => {
+    const inp = input(12, 72);
+    expect(tryWeights21(wasm, { ...inp, maxWeight: 0.05 }).status).toBe(Status.InfeasibleBounds);
+    expect(tryWeights21(wasm, { ...inp, minWeight: 0.1 }).status).toBe(Status.InfeasibleBounds);
+    // the engine wrapper turns the status into the catalogue error (the pipeline checks earlier, with the bounds)
+    expect(() => computeWeights21(wasm, { ...inp, maxWeight: 0.05 })).toThrow(
+      "The weight bounds cannot be met by 12 tickers: max_weight must be at least 1/12 and min_weight at most 1/12.");
+  });
+  it("N = 25, max 0.1, min 0.005: every row inside the box; gmvp, mdcp, mdp, rpp certified per frequency", () => {
+    const N = 25;
+    const inp = input(N, 73);
+    const lo = 0.005;
+    const hi = 0.1;
+    const res = computeWeights21(wasm, { ...inp, minWeight: lo, maxWeight: hi });
+    expect(res.weights.length).toBe(SERIES_COUNT * N);
+    const T = inp.closes.length / N;
+    const R = new Float64Array((T - 1) * N);
+    for (let t = 1; t < T; t++) for (let i = 0; i < N; i++) R[(t - 1) * N + i] = Math.log(inp.closes[t * N + i]) - Math.log(inp.closes[(t - 1) * N + i]);
+    const agg = (bucket: Int32Array, nb: number) => {
+      const X = new Float64Array(nb * N);
+      for (let t = 0; t < T - 1; t++) for (let i = 0; i < N; i++) X[bucket[t] * N + i] += R[t * N + i];
+      return X;
+    };
+    const covs = [sampleCov(R, T - 1, N), sampleCov(agg(inp.monthBucket, inp.nMonths), inp.nMonths, N),
+      sampleCov(agg(inp.weekBucket, inp.nWeeks), inp.nWeeks, N)];
+    for (let f = 0; f < FREQUENCY_COUNT; f++) {
+      const row = (slot: number) => res.weights.subarray((f * STRATEGY_COUNT + slot) * N, (f * STRATEGY_COUNT + slot + 1) * N);
+      for (let k = 0; k < STRATEGY_COUNT; k++) inBox(row(k), lo, hi);
+      const S = covs[f];
+      const C = corrOf(S, N);
+      for (const [slot, Q] of [[Slot.gmvp, S], [Slot.mdcp, C]] as const) {
+        const w = row(slot);
+        expect(boxStationarity(matVec(Q, w, N), w, lo, hi) / scaleOf(Q, N)).toBeLessThanOrEqual(1e-9);
+      }
+      expect(mdpResidual(S, row(Slot.mdp), N, lo, hi)).toBeLessThanOrEqual(1e-9);
+      if (!res.fallback[f * STRATEGY_COUNT + Slot.rpp]) {
+        expect(rppResidual(S, row(Slot.rpp), N, lo, hi)).toBeLessThanOrEqual(1e-10);
+      }
+    }
+  });
+});
+
+describeWithSharedData("bounds on real data: cvxportfolio S&P 500, first 252 closes, 40 tickers, max_weight 0.1", () => {
+  it("every strategy of the daily frequency is inside [0, 0.1] and certified on the sample Σ", () => {
+    const text = readFileSync(sharedDataPath("cvxportfolio-sp500", "prices.csv"), "utf8");
+    const lines = text.split("\n").filter((l) => l.length > 0).slice(1, 253);
+    const N = 40;
+    const closes = lines.map((l) => l.split(",").slice(1, N + 1).map(Number));
+    const R = new Float64Array(251 * N);
+    for (let t = 1; t < 252; t++) for (let i = 0; i < N; i++) R[(t - 1) * N + i] = Math.log(closes[t][i]) - Math.log(closes[t - 1][i]);
+    const S = sampleCov(R, 251, N);
+    const C = corrOf(S, N);
+    for (const s of ["ewp", "ivp", "hrp", "gmvp", "mdcp", "mdp", "rpp"] as const) {
+      const r = tryBoundedWeights(wasm, s, S, N, 0, 0.1);
+      expect(r.status, s).toBe(Status.Ok);
+      inBox(r.value, 0, 0.1);
+    }
+    const w = (s: "gmvp" | "mdcp" | "mdp" | "rpp") => tryBoundedWeights(wasm, s, S, N, 0, 0.1).value;
+    expect(boxStationarity(matVec(S, w("gmvp"), N), w("gmvp"), 0, 0.1) / scaleOf(S, N)).toBeLessThanOrEqual(1e-9);
+    expect(Math.max(...w("gmvp"))).toBe(0.1); // the cap binds on real data
+    expect(boxStationarity(matVec(C, w("mdcp"), N), w("mdcp"), 0, 0.1)).toBeLessThanOrEqual(1e-9);
+    expect(mdpResidual(S, w("mdp"), N, 0, 0.1)).toBeLessThanOrEqual(1e-9);
+    expect(rppResidual(S, w("rpp"), N, 0, 0.1)).toBeLessThanOrEqual(1e-10);
+  });
+});
+
+describeWithSharedData("bounds on real rolling windows: singular monthly covariances (12 sums of 21 days, N = 100)", () => {
+  it("every window's bounded gmvp, mdcp, mdp and rpp (max_weight 0.05) is certified: rank-deficient faces included", () => {
+    const text = readFileSync(sharedDataPath("cvxportfolio-sp500", "prices.csv"), "utf8");
+    const N = 100;
+    const rows = text.split("\n").filter((l) => l.length > 0).slice(1).map((l) => l.split(",").slice(1, N + 1).map(Number));
+    const T = rows.length;
+    let windows = 0;
+    for (let from = 0; from + 252 <= T - 1; from += 63) {
+      const X = new Float64Array(12 * N);
+      for (let t = 0; t < 252; t++) {
+        for (let i = 0; i < N; i++) X[Math.floor(t / 21) * N + i] += Math.log(rows[from + t + 1][i]) - Math.log(rows[from + t][i]);
+      }
+      const S = sampleCov(X, 12, N);
+      for (const s of ["gmvp", "mdcp", "mdp", "rpp"] as const) {
+        const r = tryBoundedWeights(wasm, s, S, N, 0, 0.05);
+        expect(r.status, `${s} at row ${from}`).toBe(Status.Ok);
+        inBox(r.value, 0, 0.05);
+      }
+      expect(mdpResidual(S, tryBoundedWeights(wasm, "mdp", S, N, 0, 0.05).value, N, 0, 0.05)).toBeLessThanOrEqual(1e-9);
+      windows++;
+    }
+    expect(windows).toBeGreaterThan(30);
+  });
+});
