@@ -6,42 +6,22 @@
  * Without /usr/bin/chromium this suite skips with a printed reason; in CI (CI set) it fails instead
  * (.ci/apt-packages lists chromium, so .ci/run installs it).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { startServer, type RunningServer } from "../../src/http/server.js";
 import { openStore } from "../../src/store/index.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
+import { describeWithChromium, launchChromium } from "../helpers/browser.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const KEY = "browser-test-key-0123456789abcdef";
 const OUT = join(PROJECT_ROOT, "test-output");
-
-const ARGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync",
-];
 
 /** The 19 rows the page shows: strategy order, then d/w/m; ewp once (identical at every frequency). */
 const DISPLAY_IDS = ["ewp", "gmvp", "hrp", "ivp", "mdcp", "mdp", "rpp"].flatMap((s) =>
   (s === "ewp" ? ["d"] : ["d", "w", "m"]).map((f) => `l1r.l2${f}.l3${s}`));
-
-function describeWithChromium(name: string, fn: () => void): void {
-  if (existsSync(CHROMIUM)) describe(name, fn);
-  else if (process.env.CI) {
-    describe(name, () => {
-      it("needs Chromium, which is missing in CI", () => {
-        throw new Error(`${CHROMIUM} not found: .ci/apt-packages must list chromium`);
-      });
-    });
-  } else {
-    console.warn(`[skip] ${name}: ${CHROMIUM} not found (apt-get install -y chromium)`);
-    describe.skip(name, fn);
-  }
-}
 
 type Win = { folio: { state: { charts: { series: { show: boolean }[]; scales: { y: { distr: number } } }[] } } };
 
@@ -49,7 +29,7 @@ describeWithChromium("the web page in headless Chromium", () => {
   let server: RunningServer;
   let context: BrowserContext;
   let page: Page;
-  let profile: string;
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   let tickers: string[];
   let last: string;
 
@@ -75,22 +55,13 @@ describeWithChromium("the web page in headless Chromium", () => {
       logger: false,
       print: () => {},
     });
-    profile = mkdtempSync(join(tmpdir(), "folio-chromium-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      viewport: { width: 1280, height: 900 },
-      acceptDownloads: true,
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(30_000);
+    browser = await launchChromium({ acceptDownloads: true });
+    ({ context, page } = browser);
   });
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await server?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it("loads the page, its scripts and the chart library from this server only", async () => {

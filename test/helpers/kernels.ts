@@ -137,3 +137,42 @@ export function sum(w: ArrayLike<number>): number {
   for (let i = 0; i < w.length; i++) s += w[i];
   return s;
 }
+
+
+/** wᵀQw for a row-major N×N Q. */
+export function objective(Q: ArrayLike<number>, w: ArrayLike<number>, N: number): number {
+  const g = matVec(Q, w, N);
+  let v = 0;
+  for (let i = 0; i < N; i++) v += w[i] * g[i];
+  return v;
+}
+
+/** trace(Q)/N: the scale the solvers' tolerances are relative to. */
+export function scaleOf(Q: ArrayLike<number>, N: number): number {
+  let t = 0;
+  for (let i = 0; i < N; i++) t += Q[i * N + i];
+  return t / N;
+}
+
+/** A dense linear solve by Gaussian elimination with partial pivoting (test references); undefined if singular. */
+export function solveDense(A: number[][], b: number[]): number[] | undefined {
+  const n = b.length;
+  const M = A.map((r, i) => [...r, b[i]]);
+  for (let c = 0; c < n; c++) {
+    let p = c;
+    for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[p][c])) p = r;
+    if (Math.abs(M[p][c]) < 1e-300) return undefined;
+    [M[c], M[p]] = [M[p], M[c]];
+    for (let r = c + 1; r < n; r++) {
+      const f = M[r][c] / M[c][c];
+      for (let k = c; k <= n; k++) M[r][k] -= f * M[c][k];
+    }
+  }
+  const x = new Array<number>(n).fill(0);
+  for (let r = n - 1; r >= 0; r--) {
+    let s = M[r][n];
+    for (let k = r + 1; k < n; k++) s -= M[r][k] * x[k];
+    x[r] = s / M[r][r];
+  }
+  return x;
+}

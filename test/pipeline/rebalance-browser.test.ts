@@ -3,31 +3,18 @@
  * costs fills the controls, /paths gets the rebalancing members and /weights does not (it refuses them).
  * Without /usr/bin/chromium this suite skips with a printed reason; in CI it fails instead (as test/browser/ does).
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/http/server.js";
 import { openStore } from "../../src/store/index.js";
+import { describeWithChromium, launchChromium } from "../helpers/browser.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const KEY = "rebalance-browser-key-0123456789ab";
-
-function describeWithChromium(name: string, fn: () => void): void {
-  if (existsSync(CHROMIUM)) describe(name, fn);
-  else if (process.env.CI) describe(name, () => it("needs Chromium, which is missing in CI", () => { throw new Error(`${CHROMIUM} not found`); }));
-  else {
-    console.warn(`[skip] ${name}: ${CHROMIUM} not found`);
-    describe.skip(name, fn);
-  }
-}
 
 describeWithChromium("the page's rebalancing controls", () => {
   let server: RunningServer;
-  let context: BrowserContext;
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
   let page: Page;
-  let profile: string;
   let tickers: string[];
 
   beforeAll(async () => {
@@ -35,19 +22,13 @@ describeWithChromium("the page's rebalancing controls", () => {
     server = await startServer({
       env: { API_KEYS: KEY, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "silent", WORKERS: "1" }, logger: false, print: () => {},
     });
-    profile = mkdtempSync(join(tmpdir(), "folio-chromium-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM, headless: true, args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
-      viewport: { width: 1280, height: 900 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(30_000);
+    browser = await launchChromium();
+    page = browser.page;
   });
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await server?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it("runs a linked monthly request with costs: the paths body carries them, the weights body does not", async () => {

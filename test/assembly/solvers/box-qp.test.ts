@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { createRequire } from "node:module";
-import { engine, randomCov, matVec, corrOf } from "../../helpers/kernels.js";
+import { engine, randomCov, matVec, corrOf, objective, scaleOf, solveDense } from "../../helpers/kernels.js";
 import { tryQP } from "../../../src/engine/weights.js";
 import { Status } from "../../../assembly/shared/status.js";
 
@@ -16,19 +16,6 @@ const require = createRequire(import.meta.url);
 const PA = require("portfolio-allocation") as {
   globalMinimumVarianceWeights(S: number[][], opt?: object): number[];
 };
-
-function objective(Q: ArrayLike<number>, w: ArrayLike<number>, N: number): number {
-  const g = matVec(Q, w, N);
-  let v = 0;
-  for (let i = 0; i < N; i++) v += w[i] * g[i];
-  return v;
-}
-
-function scaleOf(Q: ArrayLike<number>, N: number): number {
-  let t = 0;
-  for (let i = 0; i < N; i++) t += Q[i * N + i];
-  return t / N;
-}
 
 /**
  * The KKT residual of docs/method.md §5.6, in plain JS and written out with explicit multipliers: λ in the middle of
@@ -56,29 +43,6 @@ function boxKkt(Q: ArrayLike<number>, w: ArrayLike<number>, N: number, lo: numbe
     sum += w[i];
   }
   return Math.max(r, Math.abs(sum - 1));
-}
-
-/** Solve A x = b by Gaussian elimination with partial pivoting (small dense systems). */
-function solve(A: number[][], b: number[]): number[] | undefined {
-  const n = b.length;
-  const M = A.map((r, i) => [...r, b[i]]);
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[p][c])) p = r;
-    if (Math.abs(M[p][c]) < 1e-300) return undefined;
-    [M[c], M[p]] = [M[p], M[c]];
-    for (let r = c + 1; r < n; r++) {
-      const f = M[r][c] / M[c][c];
-      for (let k = c; k <= n; k++) M[r][k] -= f * M[c][k];
-    }
-  }
-  const x = new Array<number>(n).fill(0);
-  for (let r = n - 1; r >= 0; r--) {
-    let s = M[r][n];
-    for (let k = r + 1; k < n; k++) s -= M[r][k] * x[k];
-    x[r] = s / M[r][r];
-  }
-  return x;
 }
 
 /**
@@ -109,7 +73,7 @@ function bruteForceBox(Q: ArrayLike<number>, N: number, lo: number, hi: number):
         b[a] = -h;
       }
       b[k] = budget;
-      const x = solve(A, b);
+      const x = solveDense(A, b);
       if (!x) continue;
       F.forEach((i, a) => (w[i] = x[a]));
     }

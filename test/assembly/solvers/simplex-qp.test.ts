@@ -5,35 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { TOL } from "../../helpers/tolerances.js";
-import { engine, randomCov, kktResidual, corrOf, matVec, sampleCov } from "../../helpers/kernels.js";
+import { engine, randomCov, kktResidual, corrOf, matVec, sampleCov, solveDense, objective } from "../../helpers/kernels.js";
 import { computeWeights21, gmvpWeights, mdcpWeights } from "../../../src/engine/weights.js";
 import { Slot, STRATEGY_COUNT, Frequency } from "../../../assembly/shared/vocabulary.js";
 import { factorPrices } from "../../helpers/prices.js";
 
 const wasm = engine();
-
-/** Solve A x = b by Gaussian elimination with partial pivoting (small dense systems). */
-function solve(A: number[][], b: number[]): number[] | undefined {
-  const n = b.length;
-  const M = A.map((r, i) => [...r, b[i]]);
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[p][c])) p = r;
-    if (Math.abs(M[p][c]) < 1e-300) return undefined;
-    [M[c], M[p]] = [M[p], M[c]];
-    for (let r = c + 1; r < n; r++) {
-      const f = M[r][c] / M[c][c];
-      for (let k = c; k <= n; k++) M[r][k] -= f * M[c][k];
-    }
-  }
-  const x = new Array<number>(n).fill(0);
-  for (let r = n - 1; r >= 0; r--) {
-    let s = M[r][n];
-    for (let k = r + 1; k < n; k++) s -= M[r][k] * x[k];
-    x[r] = s / M[r][r];
-  }
-  return x;
-}
 
 /** min wᵀQw on the simplex by enumerating supports (KKT system of each face); O(2^N N³). */
 function bruteForceMin(Q: Float64Array, N: number): number {
@@ -47,7 +24,7 @@ function bruteForceMin(Q: Float64Array, N: number): number {
       A[a][k] = 1;
       A[k][a] = 1;
     }
-    const x = solve(A, [...new Array<number>(k).fill(0), 1]);
+    const x = solveDense(A, [...new Array<number>(k).fill(0), 1]);
     if (!x || x.slice(0, k).some((v) => v < -1e-12 || !Number.isFinite(v))) continue;
     const w = new Float64Array(N);
     F.forEach((i, a) => (w[i] = Math.max(0, x[a])));
@@ -56,11 +33,6 @@ function bruteForceMin(Q: Float64Array, N: number): number {
     if (v < best) best = v;
   }
   return best;
-}
-
-function objective(Q: Float64Array, w: Float64Array, N: number): number {
-  const g = matVec(Q, w, N);
-  return w.reduce((s, wi, i) => s + wi * g[i], 0);
 }
 
 describe("simplex QP", () => {

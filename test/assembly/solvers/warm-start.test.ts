@@ -4,26 +4,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { TOL } from "../../helpers/tolerances.js";
-import { engine, randomCov, kktResidual, sampleCov, factorReturns, matVec, corrOf } from "../../helpers/kernels.js";
+import { engine, randomCov, kktResidual, sampleCov, factorReturns, matVec, corrOf, objective, scaleOf } from "../../helpers/kernels.js";
 import { computeWeights21, tryQP } from "../../../src/engine/weights.js";
 import { Status } from "../../../assembly/shared/status.js";
 import { FREQUENCY_COUNT, Slot, STRATEGY_COUNT } from "../../../assembly/shared/vocabulary.js";
 import { factorPrices } from "../../helpers/prices.js";
 
 const wasm = engine();
-
-function objective(Q: ArrayLike<number>, w: ArrayLike<number>, N: number): number {
-  const g = matVec(Q, w, N);
-  let v = 0;
-  for (let i = 0; i < N; i++) v += w[i] * g[i];
-  return v;
-}
-
-function scaleOf(Q: ArrayLike<number>, N: number): number {
-  let t = 0;
-  for (let i = 0; i < N; i++) t += Q[i * N + i];
-  return t / N;
-}
 
 /** Sample covariance of the rows [from, from + n) of the n_all×N observations X. */
 function windowCov(X: Float64Array, N: number, from: number, n: number): Float64Array {

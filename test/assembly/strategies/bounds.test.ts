@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
-import { engine, randomCov, matVec, corrOf, sampleCov, ercResidual, diversificationRatio } from "../../helpers/kernels.js";
+import { engine, randomCov, matVec, corrOf, sampleCov, ercResidual, diversificationRatio, scaleOf } from "../../helpers/kernels.js";
 import { describeWithSharedData, sharedDataPath } from "../../helpers/shared-data.js";
 import {
   tryBoundedWeights, mdpWeights, rppWeights, ivpWeights, hrpWeights, tryWeights21, computeWeights21,
@@ -22,12 +22,6 @@ const require = createRequire(import.meta.url);
 const PA = require("portfolio-allocation") as {
   mostDiversifiedWeights(S: number[][], opt?: object): number[];
 };
-
-function scaleOf(Q: ArrayLike<number>, N: number): number {
-  let t = 0;
-  for (let i = 0; i < N; i++) t += Q[i * N + i];
-  return t / N;
-}
 
 /** The box-KKT residual of a gradient g at w (docs/method.md §5.6): max(0, max_{w>lo} g − min_{w<hi} g)/2. */
 function boxStationarity(g: ArrayLike<number>, w: ArrayLike<number>, lo: number, hi: number): number {
