@@ -191,6 +191,20 @@ function rppWithFallback(f: Frame, out: usize): Status {
 
 let failedSeries: i32 = -1;
 
+/** The slot mask selecting every slot (bit `Slot` s). */
+export const ALL_SLOTS: i32 = (1 << STRATEGY_COUNT) - 1;
+
+/**
+ * The slots computed for a selection `slotMask`: the selected ones and the rows they read (docs/method.md §4.5,
+ * §4.6, §5.6): mdp reads the mdcp row, rpp reads the mdcp row (existence), bounded rpp the gmvp row.
+ */
+function slotsWithDependencies(slotMask: i32, bounded: bool): i32 {
+  let m = slotMask;
+  if (!bounded && (m & (1 << Slot.mdp)) != 0) m |= 1 << Slot.mdcp;
+  if ((m & (1 << Slot.rpp)) != 0) m |= bounded ? 1 << Slot.gmvp : 1 << Slot.mdcp;
+  return m;
+}
+
 /** The series (0 … SERIES_COUNT−1, response order) that made the last `weights21` fail, or −1. */
 export function lastFailedSeries(): i32 {
   return failedSeries;
@@ -213,6 +227,11 @@ export function lastFailedSeries(): i32 {
  *   bit-identical to the full call's (the frequencies share no state), so a request can be split across workers.
  *   `minWeight`/`maxWeight`: bounds on every weight (0 and 1 = none: the long-only simplex). `warm`: 0 or
  *   SERIES_COUNT×N previous weights (response order) used as a starting hint by the iterative solvers.
+ *   `slotMask` selects the slots computed in every selected frequency (bit `Slot` s; ALL_SLOTS = every one), with
+ *   the rows they read (`slotsWithDependencies`); the rows of unselected slots are set to 0 (a dependency computed
+ *   for a selected row included) and their fallback flags too, and a selected row is bit-identical to the full
+ *   call's (a row reads only the frame and earlier rows, never the arena's history), so one frequency can be split
+ *   across workers as well (e.g. its paper HRP alone).
  * Layout: P T×N closes; weekBucket, monthBucket i32[T−1] (bucket of each daily return row, non-decreasing,
  *   0..nWeeks−1 / 0..nMonths−1, no empty bucket); out SERIES_COUNT×N rows in response order; fallback
  *   i32[SERIES_COUNT] (1 where rpp fell back to the shrunk covariance).
@@ -230,12 +249,13 @@ export function lastFailedSeries(): i32 {
  */
 export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i32, monthBucket: usize, nMonths: i32,
   covMode: i32, hrpMode: i32, out: usize, fallback: usize,
-  freqMask: i32 = ALL_FREQUENCIES, minWeight: f64 = 0.0, maxWeight: f64 = 1.0, warm: usize = 0): Status {
+  freqMask: i32 = ALL_FREQUENCIES, minWeight: f64 = 0.0, maxWeight: f64 = 1.0, warm: usize = 0,
+  slotMask: i32 = ALL_SLOTS): Status {
   failedSeries = -1;
   if (T < 3 || N < 1 || nWeeks < 2 || nMonths < 2 || nWeeks > T - 1 || nMonths > T - 1 ||
     covMode < CovarianceCode.sample || covMode > CovarianceCode.ledoitWolf ||
     (hrpMode != HrpCode.paper && hrpMode != HrpCode.direct) ||
-    freqMask < 1 || freqMask > ALL_FREQUENCIES ||
+    freqMask < 1 || freqMask > ALL_FREQUENCIES || slotMask < 1 || slotMask > ALL_SLOTS ||
     !(minWeight >= 0.0) || !(maxWeight <= 1.0) || !(minWeight <= maxWeight)) {
     return Status.BadDimensions;
   }
@@ -243,9 +263,11 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
   if ((minWeight != 0.0 || maxWeight != 1.0) && !feasibleBounds(N, minWeight, maxWeight)) return Status.InfeasibleBounds;
   for (let s: i32 = 0; s < SERIES_COUNT; s++) store<i32>(fallback + (<usize>s << 2), 0);
   const table = slotTable();
+  const computed = slotsWithDependencies(slotMask, minWeight != 0.0 || maxWeight != 1.0);
   let needs: i32 = 0;
   let lastCorrelationRow: i32 = -1; // C_f is released after its last reader (one N² block fewer for the rows after)
   for (let k: i32 = 0; k < table.length; k++) {
+    if ((computed & (1 << table[k].slot)) == 0) continue;
     needs |= table[k].needs;
     if ((table[k].needs & Needs.Correlation) != 0) lastCorrelationRow = k;
   }
@@ -297,6 +319,7 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
     f.rows = out + <usize>base * f.rowBytes;
     for (let k: i32 = 0; k < table.length; k++) {
       const row = table[k];
+      if ((computed & (1 << row.slot)) == 0) continue;
       const want = row.needs & (Needs.CovarianceFactor | Needs.CorrelationFactor);
       if (lowRank && want != 0 && want != f.factorKind) {
         covarianceFactor(f.X, f.nf, N, want == Needs.CorrelationFactor ? f.sd : 0, f.Xf);
@@ -317,6 +340,13 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
     if (f.C != 0) {
       arenaRelease(markC);
       f.C = 0;
+    }
+    if (slotMask != ALL_SLOTS) {
+      for (let k: i32 = 0; k < STRATEGY_COUNT; k++) {
+        if ((slotMask & (1 << k)) != 0) continue;
+        memory.fill(f.row(<Slot>k), 0, f.rowBytes);
+        store<i32>(fallback + (<usize>(base + k) << 2), 0);
+      }
     }
   }
   setBadIndex(-1);

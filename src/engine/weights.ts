@@ -10,7 +10,8 @@ import { type Naming, type Outcome, valueOf } from "./status.js";
 import { need } from "./core.js";
 import { STRATEGY_IDS } from "../domain/strategies.js";
 import {
-  covarianceCode, hrpCode, SERIES_COUNT, type CovarianceMode, type Frequency, type HrpMode,
+  covarianceCode, hrpCode, SERIES_COUNT, STRATEGY_COUNT, type CovarianceMode, type Frequency, type HrpMode,
+  type Strategy,
 } from "../domain/vocabulary.js";
 import { ALL_FREQUENCIES, Frequency as FrequencyCode, Slot } from "../../assembly/shared/vocabulary.js";
 
@@ -188,6 +189,12 @@ export interface Weights21Input {
    * computed rows are bit-identical to a call with every frequency (so one request can be split across workers).
    */
   frequencies?: readonly Frequency[];
+  /**
+   * The strategies to compute in each of those frequencies (default: all). The rows of the others are zero and their
+   * fallback flags false (a row computed only because a selected one reads it, e.g. mdcp for mdp, is zeroed too);
+   * the computed rows are bit-identical to the full call's (one frequency can be split across workers as well).
+   */
+  strategies?: readonly Strategy[];
   /** Bounds on every weight of the bounded strategies (defaults 0 and 1: the long-only simplex). */
   minWeight?: number;
   maxWeight?: number;
@@ -200,6 +207,14 @@ export function frequencyMask(frequencies: readonly Frequency[] | undefined): nu
   if (frequencies === undefined) return ALL_FREQUENCIES;
   let mask = 0;
   for (const f of frequencies) mask |= 1 << FrequencyCode[f];
+  return mask;
+}
+
+/** The kernel's slot mask of a list of strategies (every one when absent). */
+export function strategyMask(strategies: readonly Strategy[] | undefined): number {
+  if (strategies === undefined) return (1 << STRATEGY_COUNT) - 1;
+  let mask = 0;
+  for (const s of strategies) mask |= 1 << Slot[s];
   return mask;
 }
 
@@ -228,6 +243,8 @@ export function tryWeights21(wasm: Wasm, input: Weights21Input): Weights21Outcom
     `warm must hold SERIES_COUNT×N = ${SERIES_COUNT * N} weights`);
   const mask = frequencyMask(input.frequencies);
   need(mask >= 1, "frequencies must name at least one frequency");
+  const slots = strategyMask(input.strategies);
+  need(slots >= 1, "strategies must name at least one strategy");
   const a = arenaOf(wasm);
   a.begin();
   const out = a.f64Out(SERIES_COUNT * N);
@@ -237,7 +254,7 @@ export function tryWeights21(wasm: Wasm, input: Weights21Input): Weights21Outcom
   const mb = a.i32In(monthBucket);
   const warm = input.warm === undefined ? 0 : a.f64In(input.warm);
   const status = a.k.kWeights21(P, T, N, wb, nWeeks, mb, nMonths, covarianceCode(input.covariance),
-    hrpCode(input.hrp), out, fb, mask, input.minWeight ?? 0, input.maxWeight ?? 1, warm);
+    hrpCode(input.hrp), out, fb, mask, input.minWeight ?? 0, input.maxWeight ?? 1, warm, slots);
   a.verify("kWeights21");
   return {
     status,

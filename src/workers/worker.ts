@@ -93,7 +93,8 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
     if (!RESPOND_KINDS.includes(task.of)) throw new Error(`unknown task kind ${JSON.stringify(task.of)}`);
     const { tickers, start, end, ...options } = task.request;
     const prices = alignTyped(storeFor(task.snapshot), tickers, { start, end });
-    const w = respondWeights(k, task.of, prices, options, { maxResponseValues: config.maxResponseValues }, [task.frequency]);
+    const w = respondWeights(k, task.of, prices, options, { maxResponseValues: config.maxResponseValues },
+      [task.frequency], task.strategies);
     const meta: ResponseMeta = {
       kind: task.of,
       tickers: [...prices.tickers],

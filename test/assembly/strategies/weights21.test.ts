@@ -250,6 +250,44 @@ describe("kWeights21 options: a frequency subset, bounds, a warm start", () => {
     }
     expect(Buffer.from(union.buffer).equals(Buffer.from(full.weights.buffer))).toBe(true);
   });
+  it("each strategy computed alone in each frequency gives the full call's row bit for bit, zeros elsewhere", () => {
+    for (const f of FREQUENCY_NAMES) {
+      for (const id of STRATEGY_NAMES) {
+        const one = computeWeights21(wasm, { ...input, frequencies: [f], strategies: [id] });
+        const mine = Frequency[f] * STRATEGY_COUNT + Slot[id];
+        for (let s = 0; s < SERIES_COUNT; s++) {
+          expect(row(one.weights, N, s), `${f}.${id}: ${STRATEGY_IDS[s]}`)
+            .toEqual(s === mine ? row(full.weights, N, s) : new Array(N).fill(0));
+          expect(one.fallback[s]).toBe(s === mine ? full.fallback[s] : false);
+        }
+      }
+    }
+  });
+  it("under bounds, rpp alone (which reads the bounded gmvp row) and mdp alone give the full call's rows", () => {
+    const bounds = { minWeight: 0.005, maxWeight: 0.06 };
+    const boundedFull = computeWeights21(wasm, { ...input, ...bounds });
+    for (const id of ["rpp", "mdp", "hrp"] as Strategy[]) {
+      const one = computeWeights21(wasm, { ...input, ...bounds, frequencies: ["m"], strategies: [id] });
+      const mine = Frequency.m * STRATEGY_COUNT + Slot[id];
+      expect(row(one.weights, N, mine), id).toEqual(row(boundedFull.weights, N, mine));
+      expect(one.weights.reduce((a, b) => a + Math.abs(b), 0) - row(one.weights, N, mine).reduce((a, b) => a + b, 0))
+        .toBe(0);
+    }
+  });
+  it("the hrp-alone and the six-other-strategies parts of every frequency add up to the full call", () => {
+    const union = new Float64Array(SERIES_COUNT * N);
+    const rest = STRATEGY_NAMES.filter((s) => s !== "hrp");
+    for (const f of FREQUENCY_NAMES) {
+      for (const strategies of [["hrp"] as Strategy[], rest]) {
+        const one = computeWeights21(wasm, { ...input, frequencies: [f], strategies }).weights;
+        for (let j = 0; j < union.length; j++) union[j] += one[j];
+      }
+    }
+    expect(Buffer.from(union.buffer).equals(Buffer.from(full.weights.buffer))).toBe(true);
+  });
+  it("an empty strategy list is refused before the kernel runs", () => {
+    expect(() => tryWeights21(wasm, { ...input, strategies: [] })).toThrow(/at least one strategy/);
+  });
   it("an empty frequency list is refused before the kernel runs", () => {
     expect(() => tryWeights21(wasm, { ...input, frequencies: [] })).toThrow(/at least one frequency/);
   });
