@@ -175,8 +175,10 @@ const ACC: usize = memory.data(SYRK_TJ * SYRK_TK * 16, 16);
   if (mr > 2) {
     s20 = v128.load(acc, 64); s21 = v128.load(acc, 80); s30 = v128.load(acc, 96); s31 = v128.load(acc, 112);
   }
-  for (let k = k0; k + 1 < k1; k += 2) {
-    const off = <usize>k << 3;
+  // byte offsets as the loop variable (no i32 → usize conversion and shift per trip: measured ≈ 5% faster for the
+  // distance of distances at N = 2,000); one lane pair per trip (two per trip measured ≈ 10% slower)
+  const e1 = <usize>k1 << 3;
+  for (let off = <usize>k0 << 3; off < e1; off += 16) {
     const v0 = v128.load(y0 + off);
     const v1 = v128.load(y1 + off);
     const u0 = v128.load(x0 + off);
