@@ -248,6 +248,19 @@ export function syrkUpperInPlace(A: usize, Np: i32, N: i32, buf: usize): void {
   }
 }
 
+/**
+ * Rows r0 … r1−1 of `syrkUpper`'s G for a square A (K = Np), without overwriting A: G_jk (r0 ≤ j < r1, j ≤ k < N)
+ * lands at out + ((j − r0)·Np + k)·8; the rest of `out` is left as it was. The same tile rows, panels and order as
+ * `syrkUpper` and `syrkUpperInPlace` (each tile row reads only the rows ≥ its first of A), so the same bits: blocks
+ * of rows computed apart (e.g. on several workers, docs/decisions.md "Splitting one large request") and put
+ * together are that G.
+ * Preconditions: r0 a multiple of SYRK_TJ, r0 < r1 ≤ Np, r1 a multiple of SYRK_TJ or Np; those of `syrkUpper`.
+ * Complexity: 2·K flops per computed entry (rows r0 … r1−1 of the upper triangle); no allocation.
+ */
+export function syrkUpperRows(A: usize, Np: i32, N: i32, r0: i32, r1: i32, out: usize): void {
+  for (let j0: i32 = r0; j0 < r1; j0 += SYRK_TJ) syrkTileRow(A, Np, Np, N, j0, out, Np, r0, false);
+}
+
 /** The f64 count of `syrkUpperInPlace`'s `buf` for an Np-row A. */
 export function syrkRowBuffer(Np: i32): i32 {
   return SYRK_TJ * Np;
