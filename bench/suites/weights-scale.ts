@@ -15,7 +15,7 @@
  *   - the ratio of the whole call to the three covariance computations;
  *   - a weights request (hrp paper and direct) through a 2-worker compute pool (src/workers/pool.ts), as one task
  *     and split by each part plan of src/workers/split.ts ("frequencies": three parts; "hrp": the paper HRP of each
- *     frequency alone, six parts), wall time, also at N = 100 and 250 (where the split starts to pay:
+ *     frequency alone, six parts; "gram": its distance of distances in row blocks too), wall time, also at N = 100 and 250 (where the split starts to pay:
  *     SPLIT_MIN_TICKERS; `--split-only` prints only this table, at N = 250 … 2,000; `--split-scale` at N = 1,000
  *     and 2,000, and 5,000 with `--n5000`); its store holds T = 300 closes per ticker.
  * Medians of 5 runs at N ≤ 500, 3 at 1,000, 1 at 2,000 and 5,000 (the machine is shared: read the spread). Each
@@ -181,7 +181,8 @@ export default async function weightsScale(): Promise<void> {
  * A weights request through a 2-worker pool (src/workers/pool.ts; the compiled worker, `npm run build` first), as
  * one task and split (src/workers/split.ts) with each part plan: "frequencies" (three parts, one per frequency) and,
  * for the paper HRP, "hrp" (six parts: each frequency's paper HRP alone, then the other six strategies of each
- * frequency). Wall time, medians like the table above; every split body is checked against the one task's.
+ * frequency) and "gram" (as "hrp", with each paper HRP's Gram in row blocks of its own). Wall time, medians like
+ * the table above; every split body is checked against the one task's.
  */
 async function splitTable(sizes: number[]): Promise<void> {
   const TS = 300;
@@ -209,7 +210,7 @@ async function splitTable(sizes: number[]): Promise<void> {
       await runSplit(pool, warm);
       for (const hrp of ["paper", "direct"] as const) {
         const task: BacktestTask = { kind: "weights", request: { tickers, hrp }, snapshot };
-        const plans: SplitPlan[] = hrp === "paper" ? ["frequencies", "hrp"] : ["frequencies"];
+        const plans: SplitPlan[] = hrp === "paper" ? ["frequencies", "hrp", "gram"] : ["frequencies"];
         const one: number[] = [];
         const split = new Map<SplitPlan, number[]>(plans.map((p) => [p, []]));
         for (let r = 0; r < runs; r++) {

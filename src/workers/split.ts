@@ -14,7 +14,12 @@
  * frequency, the bulk of a large request: docs/decisions.md "Splitting one large request") its own part per
  * frequency, queued first, then one part per frequency with the other six strategies (six parts, so two workers
  * finish close together: `slotMask` of assembly/strategies/weights21.ts, rows bit-identical to the full call's).
- * The default is "hrp" for the paper HRP and "frequencies" for the direct one (its HRP is O(N²)).
+ * "gram" = the parts of "hrp", but each frequency's paper HRP is cut further: its distance of distances is a Gram
+ * matrix (≈ N³ flops) computed in GRAM_BLOCKS row blocks of about equal cost, each a part, queued first; the blocks
+ * are put together and a last light part per frequency gives the hrp row from them (the `gram` option of
+ * assembly/strategies/weights21.ts: the blocks are the same tile rows the single task computes, so the same bits).
+ * Three equal frequencies on two workers leave one idle a third of the time; six blocks and six light parts do not.
+ * The default is "gram" for the paper HRP and "frequencies" for the direct one (its HRP is O(N²)).
  * Errors: when several parts fail, the answer is the failure the single task meets first (it computes the
  * frequencies in response order, the strategies in slot order, and stops at the first failure): a failure of a
  * frequency itself (checks, covariance) is the same in each of its parts, a strategy's names its series in the
@@ -30,6 +35,7 @@ import { STRATEGY_IDS, type StrategyId } from "../domain/strategies.js";
 import {
   FREQUENCY_NAMES, SERIES_COUNT, STRATEGY_NAMES, type Frequency, type Strategy,
 } from "../domain/vocabulary.js";
+import { gramRowBlocks, paddedOrder } from "../engine/weights.js";
 import type { ComputePool, ComputeResult } from "./pool.js";
 import type { BacktestTask, WeightsPartTask } from "./tasks.js";
 
@@ -49,7 +55,7 @@ export interface SplitOptions {
 }
 
 /** The weights parts of a split request (see the module comment). */
-export type SplitPlan = "frequencies" | "hrp";
+export type SplitPlan = "frequencies" | "hrp" | "gram";
 
 /** One weights part: a frequency and, optionally, some of its strategies. */
 export interface WeightsPart {
@@ -59,6 +65,7 @@ export interface WeightsPart {
 
 /** The parts of `plan`, in queue order (the longest first). */
 export function splitParts(plan: SplitPlan): WeightsPart[] {
+  // "gram" has the parts of "hrp"; its hrp parts are computed from Gram row blocks (`hrpFromGramBlocks`)
   if (plan === "frequencies") return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
   const rest = STRATEGY_NAMES.filter((s) => s !== "hrp");
   return [
@@ -69,8 +76,11 @@ export function splitParts(plan: SplitPlan): WeightsPart[] {
 
 /** The plan used for a request when none is asked for: the paper HRP gets its own parts. */
 export function defaultPlan(task: BacktestTask): SplitPlan {
-  return task.request.hrp === "direct" ? "frequencies" : "hrp";
+  return task.request.hrp === "direct" ? "frequencies" : "gram";
 }
+
+/** Gram row blocks per frequency in the "gram" plan (src/engine/weights.ts `gramRowBlocks`: of about equal cost). */
+export const GRAM_BLOCKS = 2;
 
 /** Whether a request of `tickers` tickers is split: at least `minTickers` of them and at least 2 workers. */
 export function shouldSplit(tickers: number, minTickers: number | undefined, workers: number): boolean {
@@ -87,14 +97,21 @@ export async function runSplit(pool: ComputePool, task: BacktestTask, o: SplitOp
   const remaining = () => Math.max(1, deadline - Date.now());
   const group = pool.openGroup(o.key ?? "");
   try {
-    const plan = splitParts(o.plan ?? defaultPlan(task));
-    const parts = await Promise.allSettled(plan.map((p) => {
+    const planName = o.plan ?? defaultPlan(task);
+    const plan = splitParts(planName);
+    const run = (p: WeightsPart, extra: Partial<WeightsPartTask> = {}): Promise<ComputeResult> => {
       const part: WeightsPartTask = {
         kind: "weights-part", of: task.kind, frequency: p.frequency, request: task.request, snapshot: task.snapshot,
-        ...(p.strategies === undefined ? {} : { strategies: p.strategies }),
+        ...(p.strategies === undefined ? {} : { strategies: p.strategies }), ...extra,
       };
       return pool.run(part, remaining(), { cancel: o.cancel, group });
-    }));
+    };
+    // the Gram blocks of every frequency are queued first (plan order: the hrp parts come first), then the others
+    const parts = await Promise.allSettled(plan.map((p) =>
+      // (the direct HRP has no Gram: its hrp part is computed as in "hrp")
+      planName === "gram" && task.request.hrp !== "direct" && p.strategies?.length === 1 && p.strategies[0] === "hrp"
+        ? hrpFromGramBlocks(p, task.request.tickers.length, run)
+        : run(p)));
     const failed = parts.flatMap((p, i) => p.status === "rejected" ? [{ i, reason: p.reason as unknown }] : []);
     if (failed.length > 0) {
       failed.sort((a, b) => failureRank(plan[a.i], a.reason) - failureRank(plan[b.i], b.reason) || a.i - b.i);
@@ -121,6 +138,29 @@ export async function runSplit(pool: ComputePool, task: BacktestTask, o: SplitOp
   } finally {
     group.close();
   }
+}
+
+/**
+ * The "gram" plan's hrp part of one frequency: its Gram's row blocks as parts of their own (queued at once), put
+ * together in shared memory (it crosses to the worker without a copy), then the hrp row from it (a light part:
+ * the distance of distances from the Gram, the linkage and the bisection, O(N²)). The first failing block's error
+ * is the part's.
+ */
+async function hrpFromGramBlocks(p: WeightsPart, N: number,
+  run: (p: WeightsPart, extra?: Partial<WeightsPartTask>) => Promise<ComputeResult>): Promise<ComputeResult> {
+  const Np = paddedOrder(N);
+  const blocks = gramRowBlocks(N, GRAM_BLOCKS);
+  const done = await Promise.allSettled(blocks.map((rows) => run(p, { gramRows: rows })));
+  const bad = done.find((d) => d.status === "rejected");
+  if (bad) throw (bad as PromiseRejectedResult).reason;
+  const gram = new Float64Array(new SharedArrayBuffer(Np * Np * 8));
+  done.forEach((d, b) => {
+    const body = (d as PromiseFulfilledResult<ComputeResult>).value.body;
+    const [from, to] = blocks[b];
+    if (body.byteLength !== (to - from) * Np * 8) throw new Error("Gram blocks of another size than the request's");
+    new Uint8Array(gram.buffer, from * Np * 8, body.byteLength).set(body);
+  });
+  return run(p, { gram });
 }
 
 /** The series (response order) whose rows a part computes. */

@@ -69,6 +69,13 @@ export interface WeightsPartTask {
   frequency: Frequency;
   /** The strategies of `frequency` computed (absent: all of them). */
   strategies?: Strategy[];
+  /**
+   * The paper HRP's Gram in row blocks (with `strategies` ["hrp"]): `gramRows` [from, to) computes those rows and the
+   * result's body is them ((to − from) × paddedOrder(N) f64) instead of the weights; `gram` (paddedOrder(N)² f64,
+   * the blocks put together; on a SharedArrayBuffer it crosses without a copy) gives the hrp row from it.
+   */
+  gramRows?: [number, number];
+  gram?: Float64Array;
   request: RequestBody;
   snapshot: StoreSnapshot;
 }

@@ -36,9 +36,12 @@ function writeStore(dir: string): void {
   const series = seededSeries(400, 12, 11);
   series.push({ ticker: "MIRROR", days: series[0].days, closes: series[0].closes.map((c) => 1e4 / c) });
   series.push({ ticker: "FLAT", days: series[0].days, closes: series[0].closes.map(() => 50) });
+  // 150 more tickers: a Gram of several 64-row blocks (N' = 152)
+  for (const [i, s] of seededSeries(400, BIG.length, 23).entries()) series.push({ ...s, ticker: `BG${String(i).padStart(4, "0")}` });
   commitStore(dir, series);
 }
 
+const BIG = new Array<number>(150).fill(0);
 const TICKERS = [...Array.from({ length: 12 }, (_, i) => `TK${String(i).padStart(4, "0")}`), "MIRROR"];
 const FALLBACKS = ["l1r.l2d.l3rpp", "l1r.l2m.l3rpp", "l1r.l2w.l3rpp"];
 let dataDir = "";
@@ -122,7 +125,7 @@ describe("runSplit on a pool of 2 workers", () => {
     expect(pool.inflightOf("")).toBe(0);
   });
 
-  for (const plan of ["frequencies", "hrp"] as SplitPlan[]) {
+  for (const plan of ["frequencies", "hrp", "gram"] as SplitPlan[]) {
     for (const hrp of ["paper", "direct"] as const) {
       it(`gives the single task's paths body with the "${plan}" plan and the ${hrp} HRP, unbounded and bounded`, async () => {
         for (const bounds of [{}, { min_weight: 0.01, max_weight: 0.2 }]) {
@@ -137,9 +140,9 @@ describe("runSplit on a pool of 2 workers", () => {
   }
 
   it("cuts the paper HRP into its own part per frequency, queued first, and every series into exactly one part", () => {
-    expect(defaultPlan({ kind: "paths", request: { tickers: TICKERS }, snapshot })).toBe("hrp");
+    expect(defaultPlan({ kind: "paths", request: { tickers: TICKERS }, snapshot })).toBe("gram");
     expect(defaultPlan({ kind: "paths", request: { tickers: TICKERS, hrp: "direct" }, snapshot })).toBe("frequencies");
-    for (const plan of ["frequencies", "hrp"] as SplitPlan[]) {
+    for (const plan of ["frequencies", "hrp", "gram"] as SplitPlan[]) {
       const parts = splitParts(plan);
       const covered = parts.flatMap((p) => (p.strategies ?? [...STRATEGY_NAMES])
         .map((s) => FREQUENCY_NAMES.indexOf(p.frequency) * STRATEGY_COUNT + STRATEGY_NAMES.indexOf(s)));
@@ -152,9 +155,19 @@ describe("runSplit on a pool of 2 workers", () => {
     const task: BacktestTask = { kind: "paths", request: { tickers: [...TICKERS.slice(0, 4), "FLAT"] }, snapshot };
     const a = await failure(pool.run(task));
     expect(a.code).toBe("DEGENERATE_INPUT");
-    for (const plan of ["frequencies", "hrp"] as SplitPlan[]) {
+    for (const plan of ["frequencies", "hrp", "gram"] as SplitPlan[]) {
       const b = await failure(runSplit(pool, task, { plan }));
       expect({ code: b.code, detail: b.detail, extras: b.extras }).toEqual({ code: a.code, detail: a.detail, extras: a.extras });
+    }
+  });
+
+  it("gives the single task's bodies with the \"gram\" plan when the Gram has several row blocks (N = 150)", async () => {
+    for (const kind of ["weights", "paths"] as const) {
+      const task: BacktestTask = { kind, request: { tickers: BIG.map((_, i) => `BG${String(i).padStart(4, "0")}`) }, snapshot };
+      const single = await pool.run(task);
+      const split = await runSplit(pool, task, { plan: "gram" });
+      expect(split.meta).toEqual(single.meta);
+      expect(Buffer.compare(split.body, single.body)).toBe(0);
     }
   });
 
