@@ -4,10 +4,10 @@
  * The 21 weight vectors are three independent frequency blocks (daily, monthly, weekly; docs/method.md §2): a
  * block computed alone is bit-identical to the same rows of the full call (assembly/strategies/weights21.ts,
  * `freqMask`). Above `splitMinTickers` tickers the service therefore runs the request as
- *   1. three `weights-part` tasks in parallel, one frequency each (each repeats the request's checks, so an invalid
- *      request fails the same way as the single task would);
- *   2. the rows of each frequency taken from its part (copied, never summed, so even a −0 stays as is) and the
- *      fallback flags of each frequency from its part;
+ *   1. `weights-part` tasks in parallel, one per frequency or finer (the part plans below; each repeats the
+ *      request's checks, so an invalid request fails the same way as the single task would);
+ *   2. the rows of each part taken from it (copied, never summed, so even a −0 stays as is) and the fallback flags
+ *      of those rows from it;
  *   3. one task of the request's own kind given those weights (`BacktestTask.weights`): paths, sims, report or the
  *      weights JSON, computed by the same code as the single task, so the body is byte-identical.
  * Part plans (`SplitPlan`): "frequencies" = one part per frequency (three); "hrp" = with the paper HRP (≈ N³ per
@@ -18,8 +18,11 @@
  * matrix (≈ N³ flops) computed in GRAM_BLOCKS row blocks of about equal cost, each a part, queued first; the blocks
  * are put together and a last light part per frequency gives the hrp row from them (the `gram` option of
  * assembly/strategies/weights21.ts: the blocks are the same tile rows the single task computes, so the same bits).
- * Three equal frequencies on two workers leave one idle a third of the time; six blocks and six light parts do not.
- * The default is "gram" for the paper HRP and "frequencies" for the direct one (its HRP is O(N²)).
+ * Three equal frequencies on two workers leave one idle a third of the time; six blocks and six light parts do not,
+ * but "gram" costs more CPU in all (every part repeats its frequency's returns, covariance and correlation: 12 parts
+ * instead of 6), and on the shared 2-core machine it did not beat "hrp" at N = 2,000 or 5,000
+ * (bench/suites/weights-scale.ts `--split-scale`); it is meant for more workers than frequencies (not measured).
+ * The default is "hrp" for the paper HRP and "frequencies" for the direct one (its HRP is O(N²)).
  * Errors: when several parts fail, the answer is the failure the single task meets first (it computes the
  * frequencies in response order, the strategies in slot order, and stops at the first failure): a failure of a
  * frequency itself (checks, covariance) is the same in each of its parts, a strategy's names its series in the
@@ -74,9 +77,9 @@ export function splitParts(plan: SplitPlan): WeightsPart[] {
   ];
 }
 
-/** The plan used for a request when none is asked for: the paper HRP gets its own parts. */
+/** The plan used for a request when none is asked for: the paper HRP gets its own parts (see the module comment). */
 export function defaultPlan(task: BacktestTask): SplitPlan {
-  return task.request.hrp === "direct" ? "frequencies" : "gram";
+  return task.request.hrp === "direct" ? "frequencies" : "hrp";
 }
 
 /** Gram row blocks per frequency in the "gram" plan (src/engine/weights.ts `gramRowBlocks`: of about equal cost). */

@@ -140,7 +140,7 @@ describe("runSplit on a pool of 2 workers", () => {
   }
 
   it("cuts the paper HRP into its own part per frequency, queued first, and every series into exactly one part", () => {
-    expect(defaultPlan({ kind: "paths", request: { tickers: TICKERS }, snapshot })).toBe("gram");
+    expect(defaultPlan({ kind: "paths", request: { tickers: TICKERS }, snapshot })).toBe("hrp");
     expect(defaultPlan({ kind: "paths", request: { tickers: TICKERS, hrp: "direct" }, snapshot })).toBe("frequencies");
     for (const plan of ["frequencies", "hrp", "gram"] as SplitPlan[]) {
       const parts = splitParts(plan);
