@@ -112,13 +112,15 @@ export function kRppShrunk(X: usize, n: i32, N: i32, out: usize): i32 {
 
 /**
  * All SERIES_COUNT weight vectors from the training closes: see `weights21` in assembly/strategies/weights21.ts
- * (layout, failure reporting through `lastFailedSeries()`, complexity).
+ * (layout, failure reporting through `lastFailedSeries()`, complexity). `freqMask` (bit `Frequency` f) and
+ * `slotMask` (bit `Slot` s) select the rows computed; the others are 0. `gram`, `gramFrom`, `gramTo`: the paper
+ * HRP's Gram in row blocks (0, 0, 0 = none; see there).
  */
 export function kWeights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i32, monthBucket: usize, nMonths: i32,
   covMode: i32, hrpMode: i32, out: usize, fallback: usize, freqMask: i32, minWeight: f64, maxWeight: f64,
-  warm: usize): i32 {
+  warm: usize, slotMask: i32, gram: usize, gramFrom: i32, gramTo: i32): i32 {
   return weights21(P, T, N, weekBucket, nWeeks, monthBucket, nMonths, covMode, hrpMode, out, fallback,
-    freqMask, minWeight, maxWeight, warm);
+    freqMask, minWeight, maxWeight, warm, slotMask, gram, gramFrom, gramTo);
 }
 
 /**

@@ -44,6 +44,16 @@ export function correlationDistance(C: usize, N: i32, D: usize, ld: i32 = 0): vo
 export function distanceOfDistances(Dp: usize, N: i32): void {
   const Np = paddedOrder(N);
   syrkUpperInPlace(Dp, Np, N, scratchF64(syrkRowBuffer(Np)));
+  distancesFromGram(Dp, N);
+}
+
+/**
+ * The second half of `distanceOfDistances`: Gp (N'×N', row stride N' = `paddedOrder(N)`) holding G = DDᵀ in its
+ * upper triangle and diagonal (j ≤ k < N) is overwritten with d̃ in its leading N×N block (both triangles):
+ * d̃_jk = √max(G_jj + G_kk − 2G_jk, 0). Row j reads G_kk for k > j, which it does not overwrite. O(N²), no allocation.
+ */
+export function distancesFromGram(Dp: usize, N: i32): void {
+  const Np = paddedOrder(N);
   for (let i: i32 = 0; i < N; i++) {
     const gi = load<f64>(Dp + (<usize>(i * Np + i) << 3));
     store<f64>(Dp + (<usize>(i * Np + i) << 3), 0.0);

@@ -175,8 +175,10 @@ const ACC: usize = memory.data(SYRK_TJ * SYRK_TK * 16, 16);
   if (mr > 2) {
     s20 = v128.load(acc, 64); s21 = v128.load(acc, 80); s30 = v128.load(acc, 96); s31 = v128.load(acc, 112);
   }
-  for (let k = k0; k + 1 < k1; k += 2) {
-    const off = <usize>k << 3;
+  // byte offsets as the loop variable (no i32 → usize conversion and shift per trip: measured ≈ 5% faster for the
+  // distance of distances at N = 2,000); one lane pair per trip (two per trip measured ≈ 10% slower)
+  const e1 = <usize>k1 << 3;
+  for (let off = <usize>k0 << 3; off < e1; off += 16) {
     const v0 = v128.load(y0 + off);
     const v1 = v128.load(y1 + off);
     const u0 = v128.load(x0 + off);
@@ -244,6 +246,19 @@ export function syrkUpperInPlace(A: usize, Np: i32, N: i32, buf: usize): void {
       memory.copy(A + <usize>j * ra + off, buf + <usize>(j - j0) * ra + off, <usize>(N - j) << 3);
     }
   }
+}
+
+/**
+ * Rows r0 … r1−1 of `syrkUpper`'s G for a square A (K = Np), without overwriting A: G_jk (r0 ≤ j < r1, j ≤ k < N)
+ * lands at out + ((j − r0)·Np + k)·8; the rest of `out` is left as it was. The same tile rows, panels and order as
+ * `syrkUpper` and `syrkUpperInPlace` (each tile row reads only the rows ≥ its first of A), so the same bits: blocks
+ * of rows computed apart (e.g. on several workers, docs/decisions.md "Splitting one large request") and put
+ * together are that G.
+ * Preconditions: r0 a multiple of SYRK_TJ, r0 < r1 ≤ Np, r1 a multiple of SYRK_TJ or Np; those of `syrkUpper`.
+ * Complexity: 2·K flops per computed entry (rows r0 … r1−1 of the upper triangle); no allocation.
+ */
+export function syrkUpperRows(A: usize, Np: i32, N: i32, r0: i32, r1: i32, out: usize): void {
+  for (let j0: i32 = r0; j0 < r1; j0 += SYRK_TJ) syrkTileRow(A, Np, Np, N, j0, out, Np, r0, false);
 }
 
 /** The f64 count of `syrkUpperInPlace`'s `buf` for an Np-row A. */

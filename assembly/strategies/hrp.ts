@@ -1,7 +1,35 @@
 import { Status } from "../shared/status";
 import { HrpCode } from "../shared/vocabulary";
 import { scratchF64, scratchI32 } from "../memory";
-import { correlationDistance, distanceOfDistances, leafOrder, paddedOrder, singleLinkage } from "../cluster/linkage";
+import {
+  correlationDistance, distanceOfDistances, distancesFromGram, leafOrder, paddedOrder, singleLinkage,
+} from "../cluster/linkage";
+import { SYRK_TJ, syrkUpperRows } from "../linalg/gemm";
+
+/**
+ * Rows r0 … r1−1 of the Gram matrix G = DDᵀ behind the paper variant's distance of distances (docs/method.md §4.7
+ * step 2; D the HRP distances of C, zero-padded to N' = `paddedOrder(N)`): G_jk for r0 ≤ j < r1, j ≤ k < N at
+ * out + ((j − r0)·N' + k)·8 (the other entries of the (r1 − r0)×N' block are 0). Bit-identical to the rows that
+ * `hrpTree` computes itself (linalg/gemm.ts `syrkUpperRows`), so the blocks of several calls put together in an
+ * N'×N' block are the `gram` that `hrpTree` accepts: the cubic part of the paper HRP spread over several workers.
+ * Preconditions: C as in `hrpTree`; r0 a multiple of `HRP_GRAM_ROWS`, r0 < r1 ≤ N', r1 a multiple of
+ *   `HRP_GRAM_ROWS` or N'; else `BadDimensions`. Complexity: 2N' flops per entry; scratch N'² f64 (D).
+ */
+export function hrpGramRows(C: usize, N: i32, r0: i32, r1: i32, out: usize): Status {
+  const Np = paddedOrder(N);
+  if (N < 1 || r0 < 0 || r0 >= r1 || r1 > Np || r0 % HRP_GRAM_ROWS != 0 || (r1 % HRP_GRAM_ROWS != 0 && r1 != Np)) {
+    return Status.BadDimensions;
+  }
+  const Dp = scratchF64(Np * Np);
+  memory.fill(Dp, 0, <usize>(Np * Np) << 3);
+  correlationDistance(C, N, Dp, Np);
+  memory.fill(out, 0, <usize>((r1 - r0) * Np) << 3);
+  syrkUpperRows(Dp, Np, N, r0, r1, out);
+  return Status.Ok;
+}
+
+/** The row granularity of `hrpGramRows` blocks: the Gram's tile rows (linalg/gemm.ts SYRK_TJ). */
+export const HRP_GRAM_ROWS: i32 = SYRK_TJ;
 
 
 /**
@@ -9,14 +37,16 @@ import { correlationDistance, distanceOfDistances, leafOrder, paddedOrder, singl
  * Method: d = √(clip((1−ρ)/2, 0, 1)); paper variant: d̃ = Euclidean distance between rows of d (Gram form, see
  *   `distanceOfDistances`), direct variant: d itself; scipy-exact single linkage (`singleLinkage`: Prim from node
  *   0 with lowest-index ties, stable sort, union–find relabel); pre-order leaves (`leafOrder`).
- * Layout: C N×N correlation; order i32[N]; Z (N−1)×4 f64 rows [a, b, height, size] (unused for N = 1).
+ * Layout: C N×N correlation; order i32[N]; Z (N−1)×4 f64 rows [a, b, height, size] (unused for N = 1); `gram`
+ *   0, or (paper variant) N'×N' holding the upper triangle and diagonal of G = DDᵀ as `hrpGramRows` computes it
+ *   (read, not modified): the distance of distances then starts from it instead of computing it (same bits).
  * Preconditions: C finite with unit diagonal; variant `HrpCode.paper` (distance of distances, the default) or
  *   `HrpCode.direct` (single linkage on d), else `BadDimensions`.
  * Convergence: not iterative. Complexity: paper ≈ N³ flops (distance of distances), direct O(N²); scratch N'² + 64N' f64 (paper; N' = N
  *   rounded up to a multiple of 4), N² (direct).
  * References: López de Prado (2016), doi:10.3905/jpm.2016.42.4.059; scipy.cluster.hierarchy (linkage, leaves_list).
  */
-export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize): Status {
+export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize, gram: usize = 0): Status {
   if (N < 1) return Status.BadDimensions;
   if (variant != HrpCode.paper && variant != HrpCode.direct) return Status.BadDimensions;
   if (N == 1) {
@@ -27,9 +57,14 @@ export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize):
     // d in a zero-padded N'×N' block, turned into d̃ in place by the distance of distances (one N'² block)
     const Np = paddedOrder(N);
     const Dp = scratchF64(Np * Np);
-    memory.fill(Dp, 0, <usize>(Np * Np) << 3);
-    correlationDistance(C, N, Dp, Np);
-    distanceOfDistances(Dp, N);
+    if (gram != 0) {
+      memory.copy(Dp, gram, <usize>(Np * Np) << 3);
+      distancesFromGram(Dp, N);
+    } else {
+      memory.fill(Dp, 0, <usize>(Np * Np) << 3);
+      correlationDistance(C, N, Dp, Np);
+      distanceOfDistances(Dp, N);
+    }
     singleLinkage(Dp, N, Z, Np);
   } else {
     const D = scratchF64(N * N);
@@ -55,11 +90,12 @@ export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize):
  * References: López de Prado (2016), JPM 42(4):59–69, doi:10.3905/jpm.2016.42.4.059, SSRN 2708678.
  * Departures: none from the paper variant; `direct` = PyPortfolioOpt's linkage input. No optimal leaf ordering.
  */
-export function hrpWeights(S: usize, C: usize, N: i32, variant: i32, out: usize, order: usize, Z: usize): Status {
+export function hrpWeights(S: usize, C: usize, N: i32, variant: i32, out: usize, order: usize, Z: usize,
+  gram: usize = 0): Status {
   if (N < 1) return Status.BadDimensions;
   if (order == 0) order = scratchI32(N);
   if (Z == 0) Z = scratchF64(N < 2 ? 4 : (N - 1) * 4);
-  const st = hrpTree(C, N, variant, order, Z);
+  const st = hrpTree(C, N, variant, order, Z, gram);
   if (st != Status.Ok) return st;
   for (let i: i32 = 0; i < N; i++) store<f64>(out + (<usize>i << 3), 1.0);
   const stLo = scratchI32(2 * N);

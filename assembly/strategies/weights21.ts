@@ -20,7 +20,8 @@ import { shrinkCovariance } from "../stats/shrinkage";
 import { ledoitWolfCovariance } from "../stats/ledoit-wolf";
 import { ewp } from "./ewp";
 import { gmvpWithFactor } from "./gmvp";
-import { hrpWeights } from "./hrp";
+import { HRP_GRAM_ROWS, hrpGramRows, hrpWeights } from "./hrp";
+import { paddedOrder } from "../cluster/linkage";
 import { ivp } from "./ivp";
 import { mdcpWithFactor } from "./mdcp";
 import { mdpFromMdcp } from "./mdp";
@@ -80,6 +81,14 @@ export class Frame {
    * starting hint for the iterative solvers. It never changes the optimum the certificates accept.
    */
   warm: usize = 0;
+  /**
+   * The paper HRP's Gram matrix split across workers (`weights21`'s `gram` option): 0, or rows gramFrom … gramTo−1
+   * of it to compute into `gram` (gramFrom < gramTo; the hrp row is then 0), or with gramFrom = gramTo = 0 the
+   * whole N'×N' Gram to start the distance of distances from.
+   */
+  gram: usize = 0;
+  gramFrom: i32 = 0;
+  gramTo: i32 = 0;
   /** Set by a row that fell back to the shrunk covariance (docs/method.md §6.4); the driver flags the series. */
   fellBack: bool = false;
 
@@ -122,8 +131,9 @@ function slotTable(): StaticArray<SlotRow> {
     new SlotRow(Slot.gmvp, Needs.Covariance | Needs.CovarianceFactor, (f, out) => f.bounded()
       ? boxQP(f.S, f.N, f.lo, f.hi, out, f.warmRow(Slot.gmvp))
       : gmvpWithFactor(f.S, f.N, out, f.factor, f.nf, f.warmRow(Slot.gmvp))),
-    new SlotRow(Slot.hrp, Needs.Covariance | Needs.Correlation,
-      (f, out) => clipped(f, out, hrpWeights(f.S, f.C, f.N, f.hrpMode, out, 0, 0))),
+    new SlotRow(Slot.hrp, Needs.Covariance | Needs.Correlation, (f, out) => f.gramFrom < f.gramTo
+      ? gramRowsOnly(f, out)
+      : clipped(f, out, hrpWeights(f.S, f.C, f.N, f.hrpMode, out, 0, 0, f.gram))),
     new SlotRow(Slot.ivp, Needs.Covariance, (f, out) => clipped(f, out, ivp(f.S, f.N, out))),
     new SlotRow(Slot.mdcp, Needs.Correlation | Needs.CorrelationFactor, (f, out) => f.bounded()
       ? boxQP(f.C, f.N, f.lo, f.hi, out, f.warmRow(Slot.mdcp))
@@ -133,6 +143,12 @@ function slotTable(): StaticArray<SlotRow> {
       : mdpFromMdcp(f.row(Slot.mdcp), f.sd, f.N, out)),
     new SlotRow(Slot.rpp, Needs.Covariance | Needs.Correlation, rppWithFallback), // C and the mdcp row: existence
   ];
+}
+
+/** The `gram` rows option: rows gramFrom … gramTo−1 of the paper HRP's Gram into `gram`; the hrp row is 0. */
+function gramRowsOnly(f: Frame, out: usize): Status {
+  memory.fill(out, 0, f.rowBytes);
+  return hrpGramRows(f.C, f.N, f.gramFrom, f.gramTo, f.gram);
 }
 
 /**
@@ -191,6 +207,20 @@ function rppWithFallback(f: Frame, out: usize): Status {
 
 let failedSeries: i32 = -1;
 
+/** The slot mask selecting every slot (bit `Slot` s). */
+export const ALL_SLOTS: i32 = (1 << STRATEGY_COUNT) - 1;
+
+/**
+ * The slots computed for a selection `slotMask`: the selected ones and the rows they read (docs/method.md §4.5,
+ * §4.6, §5.6): mdp reads the mdcp row, rpp reads the mdcp row (existence), bounded rpp the gmvp row.
+ */
+function slotsWithDependencies(slotMask: i32, bounded: bool): i32 {
+  let m = slotMask;
+  if (!bounded && (m & (1 << Slot.mdp)) != 0) m |= 1 << Slot.mdcp;
+  if ((m & (1 << Slot.rpp)) != 0) m |= bounded ? 1 << Slot.gmvp : 1 << Slot.mdcp;
+  return m;
+}
+
 /** The series (0 … SERIES_COUNT−1, response order) that made the last `weights21` fail, or −1. */
 export function lastFailedSeries(): i32 {
   return failedSeries;
@@ -213,6 +243,18 @@ export function lastFailedSeries(): i32 {
  *   bit-identical to the full call's (the frequencies share no state), so a request can be split across workers.
  *   `minWeight`/`maxWeight`: bounds on every weight (0 and 1 = none: the long-only simplex). `warm`: 0 or
  *   SERIES_COUNT×N previous weights (response order) used as a starting hint by the iterative solvers.
+ *   `slotMask` selects the slots computed in every selected frequency (bit `Slot` s; ALL_SLOTS = every one), with
+ *   the rows they read (`slotsWithDependencies`); the rows of unselected slots are set to 0 (a dependency computed
+ *   for a selected row included) and their fallback flags too, and a selected row is bit-identical to the full
+ *   call's (a row reads only the frame and earlier rows, never the arena's history), so one frequency can be split
+ *   across workers as well (e.g. its paper HRP alone).
+ *   `gram` (0 = none) splits the paper HRP's distance of distances itself (docs/decisions.md "Splitting one large
+ *   request"); it needs `hrpMode` paper, one frequency in `freqMask` and `slotMask` = the hrp slot alone, else
+ *   `BadDimensions`. With gramFrom < gramTo: rows gramFrom … gramTo−1 of the Gram G = DDᵀ of that frequency
+ *   (`hrpGramRows`: (gramTo − gramFrom) × N' f64 at `gram`, N' = N rounded up to a multiple of 4; gramFrom a
+ *   multiple of HRP_GRAM_ROWS = 64, gramTo one too or N') are computed and the hrp row is 0. With gramFrom =
+ *   gramTo = 0: `gram` holds the whole N'×N' G (the row blocks put together) and the hrp row starts from it; that
+ *   row is bit-identical to the full call's.
  * Layout: P T×N closes; weekBucket, monthBucket i32[T−1] (bucket of each daily return row, non-decreasing,
  *   0..nWeeks−1 / 0..nMonths−1, no empty bucket); out SERIES_COUNT×N rows in response order; fallback
  *   i32[SERIES_COUNT] (1 where rpp fell back to the shrunk covariance).
@@ -230,22 +272,31 @@ export function lastFailedSeries(): i32 {
  */
 export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i32, monthBucket: usize, nMonths: i32,
   covMode: i32, hrpMode: i32, out: usize, fallback: usize,
-  freqMask: i32 = ALL_FREQUENCIES, minWeight: f64 = 0.0, maxWeight: f64 = 1.0, warm: usize = 0): Status {
+  freqMask: i32 = ALL_FREQUENCIES, minWeight: f64 = 0.0, maxWeight: f64 = 1.0, warm: usize = 0,
+  slotMask: i32 = ALL_SLOTS, gram: usize = 0, gramFrom: i32 = 0, gramTo: i32 = 0): Status {
   failedSeries = -1;
   if (T < 3 || N < 1 || nWeeks < 2 || nMonths < 2 || nWeeks > T - 1 || nMonths > T - 1 ||
     covMode < CovarianceCode.sample || covMode > CovarianceCode.ledoitWolf ||
     (hrpMode != HrpCode.paper && hrpMode != HrpCode.direct) ||
-    freqMask < 1 || freqMask > ALL_FREQUENCIES ||
+    freqMask < 1 || freqMask > ALL_FREQUENCIES || slotMask < 1 || slotMask > ALL_SLOTS ||
     !(minWeight >= 0.0) || !(maxWeight <= 1.0) || !(minWeight <= maxWeight)) {
     return Status.BadDimensions;
   }
+  if (gram != 0 && (hrpMode != HrpCode.paper || slotMask != 1 << Slot.hrp || popcnt<i32>(freqMask) != 1 ||
+    !(gramFrom == 0 && gramTo == 0 || gramFrom >= 0 && gramFrom < gramTo && gramTo <= paddedOrder(N) &&
+      gramFrom % HRP_GRAM_ROWS == 0 && (gramTo % HRP_GRAM_ROWS == 0 || gramTo == paddedOrder(N))))) {
+    return Status.BadDimensions;
+  }
+  if (gram == 0 && (gramFrom != 0 || gramTo != 0)) return Status.BadDimensions;
   // Bounds no fully-invested portfolio meets (N·max < 1 or N·min > 1): the host checks first (INFEASIBLE_BOUNDS)
   if ((minWeight != 0.0 || maxWeight != 1.0) && !feasibleBounds(N, minWeight, maxWeight)) return Status.InfeasibleBounds;
   for (let s: i32 = 0; s < SERIES_COUNT; s++) store<i32>(fallback + (<usize>s << 2), 0);
   const table = slotTable();
+  const computed = slotsWithDependencies(slotMask, minWeight != 0.0 || maxWeight != 1.0);
   let needs: i32 = 0;
   let lastCorrelationRow: i32 = -1; // C_f is released after its last reader (one N² block fewer for the rows after)
   for (let k: i32 = 0; k < table.length; k++) {
+    if ((computed & (1 << table[k].slot)) == 0) continue;
     needs |= table[k].needs;
     if ((table[k].needs & Needs.Correlation) != 0) lastCorrelationRow = k;
   }
@@ -265,6 +316,9 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
   f.rowBytes = <usize>N << 3;
   f.lo = minWeight;
   f.hi = maxWeight;
+  f.gram = gram;
+  f.gramFrom = gramFrom;
+  f.gramTo = gramTo;
   let mark: usize = 0;
   for (let q: i32 = 0; q < FREQUENCY_COUNT; q++) {
     const base = q * STRATEGY_COUNT;
@@ -297,6 +351,7 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
     f.rows = out + <usize>base * f.rowBytes;
     for (let k: i32 = 0; k < table.length; k++) {
       const row = table[k];
+      if ((computed & (1 << row.slot)) == 0) continue;
       const want = row.needs & (Needs.CovarianceFactor | Needs.CorrelationFactor);
       if (lowRank && want != 0 && want != f.factorKind) {
         covarianceFactor(f.X, f.nf, N, want == Needs.CorrelationFactor ? f.sd : 0, f.Xf);
@@ -317,6 +372,13 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
     if (f.C != 0) {
       arenaRelease(markC);
       f.C = 0;
+    }
+    if (slotMask != ALL_SLOTS) {
+      for (let k: i32 = 0; k < STRATEGY_COUNT; k++) {
+        if ((slotMask & (1 << k)) != 0) continue;
+        memory.fill(f.row(<Slot>k), 0, f.rowBytes);
+        store<i32>(fallback + (<usize>(base + k) << 2), 0);
+      }
     }
   }
   setBadIndex(-1);

@@ -13,10 +13,11 @@
  *   - the arena high-water of the whole call (bytes, and in units of N² doubles) and the instance's memory;
  *   - the growth exponent of each row between consecutive N (log t₂/t₁ ÷ log N₂/N₁);
  *   - the ratio of the whole call to the three covariance computations;
- *   - a weights request through a 2-worker compute pool (src/workers/pool.ts), as one task and split in three
- *     frequency parts (src/workers/split.ts), wall time, also at N = 100 and 250 (where the split starts to pay:
- *     SPLIT_MIN_TICKERS; `--split-only` prints only this table, at N = 250 … 2,000); its store holds T = 300 closes
- *     per ticker.
+ *   - a weights request (hrp paper and direct) through a 2-worker compute pool (src/workers/pool.ts), as one task
+ *     and split by each part plan of src/workers/split.ts ("frequencies": three parts; "hrp": the paper HRP of each
+ *     frequency alone, six parts; "gram": its distance of distances in row blocks too), wall time, also at N = 100 and 250 (where the split starts to pay:
+ *     SPLIT_MIN_TICKERS; `--split-only` prints only this table, at N = 250 … 2,000; `--split-scale` at N = 1,000
+ *     and 2,000, and 5,000 with `--n5000`); its store holds T = 300 closes per ticker.
  * Medians of 5 runs at N ≤ 500, 3 at 1,000, 1 at 2,000 and 5,000 (the machine is shared: read the spread). Each
  * call runs on a fresh instance, so the high-water and the memory are those of that call alone.
  */
@@ -28,7 +29,7 @@ import { openBackend } from "../../src/store/backend.js";
 import { encodeStore, STORE_FILE } from "../../src/store/binary.js";
 import { writeFileSync } from "node:fs";
 import { ComputePool } from "../../src/workers/pool.js";
-import { runSplit } from "../../src/workers/split.js";
+import { runSplit, type SplitPlan } from "../../src/workers/split.js";
 import type { BacktestTask } from "../../src/workers/tasks.js";
 import { Wasm } from "../../src/engine/wasm.js";
 import {
@@ -91,8 +92,10 @@ type Row = Record<string, number>;
 
 export default async function weightsScale(): Promise<void> {
   const withN5000 = process.argv.includes("--n5000");
-  // `--split-only`: only the pool table, at N = 250 … 2,000 (to place SPLIT_MIN_TICKERS)
+  // `--split-only`: only the pool table, at N = 250 … 2,000 (to place SPLIT_MIN_TICKERS); `--split-scale`: at
+  // N = 1,000 and 2,000 (and 5,000 with `--n5000`), the sizes of issue 14's targets
   if (process.argv.includes("--split-only")) return splitTable([250, 500, 750, 1000, 1500, 2000, ...(withN5000 ? [5000] : [])]);
+  if (process.argv.includes("--split-scale")) return splitTable([1000, 2000, ...(withN5000 ? [5000] : [])]);
   const sizes = withN5000 ? [500, 1000, 2000, 5000] : [500, 1000, 2000];
   const rows: Row[] = [];
   const memory: { N: number; highWater: number; memoryBytes: number }[] = [];
@@ -176,7 +179,10 @@ export default async function weightsScale(): Promise<void> {
 
 /**
  * A weights request through a 2-worker pool (src/workers/pool.ts; the compiled worker, `npm run build` first), as
- * one task and split in three frequency parts (src/workers/split.ts): wall time, medians like the table above.
+ * one task and split (src/workers/split.ts) with each part plan: "frequencies" (three parts, one per frequency) and,
+ * for the paper HRP, "hrp" (six parts: each frequency's paper HRP alone, then the other six strategies of each
+ * frequency) and "gram" (as "hrp", with each paper HRP's Gram in row blocks of its own). Wall time, medians like
+ * the table above; every split body is checked against the one task's.
  */
 async function splitTable(sizes: number[]): Promise<void> {
   const TS = 300;
@@ -196,32 +202,42 @@ async function splitTable(sizes: number[]): Promise<void> {
   try {
     for (const N of sizes) {
       const runs = N <= 500 ? 5 : N <= 1000 ? 3 : 1;
-      const task: BacktestTask = { kind: "weights", request: { tickers: m.tickers.slice(0, N), hrp: "direct" }, snapshot };
-      const one: number[] = [];
-      const split: number[] = [];
+      const tickers = m.tickers.slice(0, N);
       // untimed warm-up at this N: each worker's instance grows its memory to this size once (the first large call
       // pays for the pages; a worker past RECYCLE_ABOVE_BYTES starts from a fresh instance after every call anyway)
-      await pool.run(task);
-      await runSplit(pool, task);
-      for (let r = 0; r < runs; r++) {
-        let t0 = performance.now();
-        const a = await pool.run(task);
-        one.push(performance.now() - t0);
-        t0 = performance.now();
-        const b = await runSplit(pool, task);
-        split.push(performance.now() - t0);
-        if (Buffer.compare(a.body, b.body) !== 0) throw new Error(`split body differs at N = ${N}`);
+      const warm: BacktestTask = { kind: "weights", request: { tickers, hrp: "direct" }, snapshot };
+      await pool.run(warm);
+      await runSplit(pool, warm);
+      for (const hrp of ["paper", "direct"] as const) {
+        const task: BacktestTask = { kind: "weights", request: { tickers, hrp }, snapshot };
+        const plans: SplitPlan[] = hrp === "paper" ? ["frequencies", "hrp", "gram"] : ["frequencies"];
+        const one: number[] = [];
+        const split = new Map<SplitPlan, number[]>(plans.map((p) => [p, []]));
+        for (let r = 0; r < runs; r++) {
+          let t0 = performance.now();
+          const a = await pool.run(task);
+          one.push(performance.now() - t0);
+          for (const plan of plans) {
+            t0 = performance.now();
+            const b = await runSplit(pool, task, { plan });
+            split.get(plan)!.push(performance.now() - t0);
+            if (Buffer.compare(a.body, b.body) !== 0) throw new Error(`split (${plan}) body differs at N = ${N}, ${hrp}`);
+          }
+        }
+        const row: Record<string, string> = { "one task ms": median(one).toFixed(1) };
+        for (const plan of plans) {
+          const t = median(split.get(plan)!);
+          row[`split "${plan}" ms`] = t.toFixed(1);
+          row[`"${plan}" ÷ one`] = (t / median(one)).toFixed(2);
+        }
+        table[`N=${N} ${hrp}`] = row;
+        console.log(`  pool N = ${N} ${hrp} done (${runs} run${runs > 1 ? "s" : ""})`);
       }
-      table[`N=${N}`] = {
-        "one task ms": median(one).toFixed(1),
-        "split (3 parts) ms": median(split).toFixed(1),
-        "split ÷ one": (median(split) / median(one)).toFixed(2),
-      };
     }
   } finally {
     await pool.destroy();
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log(`\n## A weights request (hrp direct) through a 2-worker pool: one task vs split (T = ${TS} closes; same bytes)`);
+  console.log(`\n## A weights request through a 2-worker pool: one task vs split, by part plan (T = ${TS} closes; same bytes)`);
   console.table(table);
 }

@@ -50,7 +50,7 @@ export interface EngineExports {
   kRppShrunk(X: Ptr, n: number, N: number, out: Ptr): Status;
   kWeights21(P: Ptr, T: number, N: number, weekBucket: Ptr, nWeeks: number, monthBucket: Ptr, nMonths: number,
     covMode: number, hrpMode: number, out: Ptr, fallback: Ptr, freqMask: number, minWeight: number, maxWeight: number,
-    warm: Ptr): Status;
+    warm: Ptr, slotMask: number, gram: Ptr, gramFrom: number, gramTo: number): Status;
   kQP(Q: Ptr, N: number, lo: number, hi: number, warm: Ptr, out: Ptr): Status;
   kBoundedWeights(S: Ptr, N: number, slot: number, lo: number, hi: number, warm: Ptr, out: Ptr): Status;
 
@@ -113,7 +113,7 @@ export const ENGINE_EXPORTS = {
   kShrinkCovariance: 5,
   kLedoitWolfCovariance: 5,
   kRppShrunk: 4,
-  kWeights21: 15,
+  kWeights21: 19,
   kQP: 6,
   kBoundedWeights: 7,
   kRngSeed: 2,

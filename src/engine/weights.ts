@@ -10,7 +10,8 @@ import { type Naming, type Outcome, valueOf } from "./status.js";
 import { need } from "./core.js";
 import { STRATEGY_IDS } from "../domain/strategies.js";
 import {
-  covarianceCode, hrpCode, SERIES_COUNT, type CovarianceMode, type Frequency, type HrpMode,
+  covarianceCode, hrpCode, SERIES_COUNT, STRATEGY_COUNT, type CovarianceMode, type Frequency, type HrpMode,
+  type Strategy,
 } from "../domain/vocabulary.js";
 import { ALL_FREQUENCIES, Frequency as FrequencyCode, Slot } from "../../assembly/shared/vocabulary.js";
 
@@ -188,6 +189,21 @@ export interface Weights21Input {
    * computed rows are bit-identical to a call with every frequency (so one request can be split across workers).
    */
   frequencies?: readonly Frequency[];
+  /**
+   * The strategies to compute in each of those frequencies (default: all). The rows of the others are zero and their
+   * fallback flags false (a row computed only because a selected one reads it, e.g. mdcp for mdp, is zeroed too);
+   * the computed rows are bit-identical to the full call's (one frequency can be split across workers as well).
+   */
+  strategies?: readonly Strategy[];
+  /**
+   * The paper HRP's Gram matrix in row blocks, to spread its distance of distances over several workers (one
+   * frequency, `strategies: ["hrp"]`, `hrp: "paper"`): `gramRows` [from, to) computes those rows of the frequency's
+   * Gram (`Weights21.gram`, (to − from) × paddedOrder(N); from a multiple of HRP_GRAM_ROWS, to one too or
+   * paddedOrder(N): `gramRowBlocks`) and the hrp row is zero; `gram` (paddedOrder(N)² values, the blocks put
+   * together) gives the hrp row from it, bit-identical to the full call's.
+   */
+  gramRows?: readonly [number, number];
+  gram?: Float64Array;
   /** Bounds on every weight of the bounded strategies (defaults 0 and 1: the long-only simplex). */
   minWeight?: number;
   maxWeight?: number;
@@ -203,9 +219,42 @@ export function frequencyMask(frequencies: readonly Frequency[] | undefined): nu
   return mask;
 }
 
+/** The kernel's slot mask of a list of strategies (every one when absent). */
+export function strategyMask(strategies: readonly Strategy[] | undefined): number {
+  if (strategies === undefined) return (1 << STRATEGY_COUNT) - 1;
+  let mask = 0;
+  for (const s of strategies) mask |= 1 << Slot[s];
+  return mask;
+}
+
+/** The order of the paper HRP's padded distance block: N rounded up to a multiple of 4 (assembly/cluster/linkage.ts). */
+export function paddedOrder(N: number): number {
+  return (N + 3) & ~3;
+}
+
+/** The row granularity of the Gram blocks (`gramRows`): the kernel's Gram tile rows (assembly/linalg/gemm.ts SYRK_TJ). */
+export const HRP_GRAM_ROWS = 64;
+
+/**
+ * At most `parts` row blocks [from, to) of the paper HRP's Gram for N tickers, of about equal cost (row j of the upper
+ * triangle costs ∝ N' − j: block i ends near N'·(1 − √(1 − i/parts))), on HRP_GRAM_ROWS boundaries, covering 0 … N'.
+ */
+export function gramRowBlocks(N: number, parts: number): [number, number][] {
+  const Np = paddedOrder(N);
+  const cuts = [0];
+  for (let i = 1; i < parts; i++) {
+    const b = Math.round(Np * (1 - Math.sqrt(1 - i / parts)) / HRP_GRAM_ROWS) * HRP_GRAM_ROWS;
+    if (b > cuts[cuts.length - 1] && b < Np) cuts.push(b);
+  }
+  cuts.push(Np);
+  return cuts.slice(1).map((to, i) => [cuts[i], to]);
+}
+
 export interface Weights21 {
   /** SERIES_COUNT×N, rows in STRATEGY_IDS order. */
   weights: Float64Array;
+  /** The Gram rows asked for with `gramRows`. */
+  gram?: Float64Array;
   /** fallback[s]: series s (an rpp row) was computed on the shrunk covariance because ERC failed on the sample one. */
   fallback: boolean[];
 }
@@ -228,6 +277,8 @@ export function tryWeights21(wasm: Wasm, input: Weights21Input): Weights21Outcom
     `warm must hold SERIES_COUNT×N = ${SERIES_COUNT * N} weights`);
   const mask = frequencyMask(input.frequencies);
   need(mask >= 1, "frequencies must name at least one frequency");
+  const slots = strategyMask(input.strategies);
+  need(slots >= 1, "strategies must name at least one strategy");
   const a = arenaOf(wasm);
   a.begin();
   const out = a.f64Out(SERIES_COUNT * N);
@@ -236,8 +287,17 @@ export function tryWeights21(wasm: Wasm, input: Weights21Input): Weights21Outcom
   const wb = a.i32In(weekBucket);
   const mb = a.i32In(monthBucket);
   const warm = input.warm === undefined ? 0 : a.f64In(input.warm);
+  const Np = paddedOrder(N);
+  need(input.gram === undefined || input.gramRows === undefined, "gram and gramRows exclude each other");
+  need(input.gram === undefined || input.gram.length === Np * Np, `gram must hold ${Np}² values`);
+  const [gramFrom, gramTo] = input.gramRows ?? [0, 0];
+  need(Number.isInteger(gramFrom) && Number.isInteger(gramTo) && gramFrom >= 0 && gramTo <= Np,
+    `gramRows must lie in [0, ${Np}]`);
+  const gramRowCount = input.gramRows === undefined ? 0 : Math.max(0, gramTo - gramFrom);
+  const gram = input.gram !== undefined ? a.f64In(input.gram) : gramRowCount > 0 ? a.f64Out(gramRowCount * Np) : 0;
   const status = a.k.kWeights21(P, T, N, wb, nWeeks, mb, nMonths, covarianceCode(input.covariance),
-    hrpCode(input.hrp), out, fb, mask, input.minWeight ?? 0, input.maxWeight ?? 1, warm);
+    hrpCode(input.hrp), out, fb, mask, input.minWeight ?? 0, input.maxWeight ?? 1, warm, slots, gram,
+    gramFrom, gramTo);
   a.verify("kWeights21");
   return {
     status,
@@ -246,6 +306,7 @@ export function tryWeights21(wasm: Wasm, input: Weights21Input): Weights21Outcom
     value: {
       weights: a.takeF64(out, SERIES_COUNT * N),
       fallback: Array.from(a.takeI32(fb, SERIES_COUNT), (v) => v !== 0),
+      ...(gramRowCount > 0 ? { gram: a.takeF64(gram, gramRowCount * Np) } : {}),
     },
   };
 }

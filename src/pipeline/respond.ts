@@ -13,7 +13,7 @@
 import { INITIAL_CAPITAL, STRATEGY_IDS, TRAINING_DAYS, MIN_ALIGNED_DAYS, type StrategyId } from "../domain/strategies.js";
 import type { SimDrift, SimModel, SimsOptions } from "../domain/types.js";
 import { DEFAULTS } from "../domain/vocabulary.js";
-import type { Frequency } from "../domain/vocabulary.js";
+import type { Frequency, Strategy } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
 import { summarize, summarizeSimsDistribution } from "../report/summary.js";
 import { formatIsoDay } from "../domain/dates.js";
@@ -109,6 +109,15 @@ export interface Computation {
 }
 
 /**
+ * The paper HRP's Gram in row blocks (src/workers/split.ts; src/engine/weights.ts `gramRows`, `gram`): compute rows
+ * [from, to) of it, or start the hrp row from the whole Gram put together.
+ */
+export interface GramPart {
+  rows?: readonly [number, number];
+  given?: Float64Array;
+}
+
+/**
  * The 21 weight vectors from a training window of closes (normally the first 252 aligned closes; any length ≥ 3 is
  * accepted here so that small fixtures can be checked end to end). `days`: epoch days of the closes; `closes`:
  * rows × N row-major.
@@ -121,7 +130,9 @@ export function trainingWeights(
   options: Pick<CheckedOptions, "covariance" | "hrp" | "minWeight" | "maxWeight">,
   warm?: Float64Array,
   frequencies?: readonly Frequency[],
-): PrecomputedWeights {
+  strategies?: readonly Strategy[],
+  gram?: GramPart,
+): PrecomputedWeights & { gram?: Float64Array } {
   const N = tickers.length;
   checkBoundsFeasible(options, N);
   const returnDays = days.subarray(1);
@@ -139,6 +150,9 @@ export function trainingWeights(
     hrp: options.hrp,
     warm,
     ...(frequencies === undefined ? {} : { frequencies }),
+    ...(strategies === undefined ? {} : { strategies }),
+    ...(gram?.rows === undefined ? {} : { gramRows: gram.rows }),
+    ...(gram?.given === undefined ? {} : { gram: gram.given }),
     // absent bounds are not passed at all: the kernel's defaults (0 and 1) are today's problems, bit for bit
     ...(options.minWeight === undefined ? {} : { minWeight: options.minWeight }),
     ...(options.maxWeight === undefined ? {} : { maxWeight: options.maxWeight }),
@@ -354,13 +368,17 @@ function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOpt
  * with the same errors, as `respond` up to and including the weights, but only the rows of `frequencies` are
  * computed (the others are zero, their flags false). Those rows are bit-identical to the full call's (the
  * frequencies share no state, assembly/strategies/weights21.ts), so assembling the parts and passing them to
- * `respond` as `precomputed` gives the single-task response byte for byte.
+ * `respond` as `precomputed` gives the single-task response byte for byte. `strategies` narrows the rows further
+ * (default all): only those strategies' rows of `frequencies` are computed, again bit-identical to the full call's.
+ * `gram` (one frequency, `strategies` ["hrp"], the paper HRP): rows of its Gram (returned as `gram`), or the hrp row
+ * from the whole Gram.
  */
 export function respondWeights(kernels: Kernels, kind: RespondKind, prices: TypedPrices,
-  options: SimsOptions | undefined, limits: RespondLimits, frequencies: readonly Frequency[]): PrecomputedWeights {
+  options: SimsOptions | undefined, limits: RespondLimits, frequencies: readonly Frequency[],
+  strategies?: readonly Strategy[], gram?: GramPart): PrecomputedWeights & { gram?: Float64Array } {
   const opts = checkedRequest(kind, prices, options, limits);
   const N = prices.tickers.length;
   if (prices.days.length < MIN_ALIGNED_DAYS) insufficient(prices);
   return trainingWeights(kernels, prices.tickers, prices.days.subarray(0, TRAINING_DAYS),
-    prices.closes.subarray(0, TRAINING_DAYS * N), opts, undefined, frequencies);
+    prices.closes.subarray(0, TRAINING_DAYS * N), opts, undefined, frequencies, strategies, gram);
 }

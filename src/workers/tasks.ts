@@ -1,7 +1,7 @@
 /** Messages between the event loop and the compute workers (plain data: they cross a worker-thread boundary). */
 import type { StrategyId } from "../domain/strategies.js";
 import type { SimsOptions } from "../domain/types.js";
-import type { Frequency } from "../domain/vocabulary.js";
+import type { Frequency, Strategy } from "../domain/vocabulary.js";
 import type { WireError } from "../errors.js";
 import type { ResponseMeta, RespondKind } from "../pipeline/respond.js";
 import type { StoreSnapshot } from "../store/types.js";
@@ -60,13 +60,22 @@ export interface SplitWeights {
 
 /**
  * One frequency of a split request's weights (src/workers/split.ts): the checks of the request `of` up to and
- * including the weights, with only `frequency`'s rows computed. The result's body is the SERIES_COUNT×N f64 weights
- * (other frequencies' rows zero) and its meta lists that frequency's fallback series.
+ * including the weights, with only `frequency`'s rows computed (only those of `strategies`, when given). The result's
+ * body is the SERIES_COUNT×N f64 weights (other rows zero) and its meta lists the computed rows' fallback series.
  */
 export interface WeightsPartTask {
   kind: "weights-part";
   of: ComputeKind;
   frequency: Frequency;
+  /** The strategies of `frequency` computed (absent: all of them). */
+  strategies?: Strategy[];
+  /**
+   * The paper HRP's Gram in row blocks (with `strategies` ["hrp"]): `gramRows` [from, to) computes those rows and the
+   * result's body is them ((to − from) × paddedOrder(N) f64) instead of the weights; `gram` (paddedOrder(N)² f64,
+   * the blocks put together; on a SharedArrayBuffer it crosses without a copy) gives the hrp row from it.
+   */
+  gramRows?: [number, number];
+  gram?: Float64Array;
   request: RequestBody;
   snapshot: StoreSnapshot;
 }

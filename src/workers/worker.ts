@@ -93,13 +93,15 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
     if (!RESPOND_KINDS.includes(task.of)) throw new Error(`unknown task kind ${JSON.stringify(task.of)}`);
     const { tickers, start, end, ...options } = task.request;
     const prices = alignTyped(storeFor(task.snapshot), tickers, { start, end });
-    const w = respondWeights(k, task.of, prices, options, { maxResponseValues: config.maxResponseValues }, [task.frequency]);
+    const w = respondWeights(k, task.of, prices, options, { maxResponseValues: config.maxResponseValues },
+      [task.frequency], task.strategies, { rows: task.gramRows, given: task.gram });
     const meta: ResponseMeta = {
       kind: task.of,
       tickers: [...prices.tickers],
       covarianceFallback: STRATEGY_IDS.filter((_, s) => w.fallback[s]),
     };
-    return ok(new Uint8Array(w.weights.buffer, w.weights.byteOffset, w.weights.byteLength), meta);
+    const out = w.gram ?? w.weights; // the Gram rows when asked for (src/workers/split.ts), else the weights
+    return ok(new Uint8Array(out.buffer, out.byteOffset, out.byteLength), meta);
   }
   if (!RESPOND_KINDS.includes(task.kind as RespondKind)) throw new Error(`unknown task kind ${JSON.stringify(task.kind)}`);
 

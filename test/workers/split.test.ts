@@ -12,7 +12,8 @@ import { openBackend } from "../../src/store/backend.js";
 import { commitStore, seededSeries } from "../helpers/stores.js";
 import type { StoreSnapshot } from "../../src/store/types.js";
 import { ComputePool, type ComputeResult } from "../../src/workers/pool.js";
-import { runSplit, shouldSplit } from "../../src/workers/split.js";
+import { defaultPlan, runSplit, shouldSplit, splitParts, type SplitPlan } from "../../src/workers/split.js";
+import { SERIES_COUNT, STRATEGY_COUNT, FREQUENCY_NAMES, STRATEGY_NAMES } from "../../src/domain/vocabulary.js";
 import type { BacktestTask, ComputeKind } from "../../src/workers/tasks.js";
 import { assertWorkerBuilt, closeTestApp, createTestApp, type TestApp } from "../helpers/app.js";
 
@@ -34,9 +35,13 @@ async function failure(p: Promise<unknown>): Promise<FolioError> {
 function writeStore(dir: string): void {
   const series = seededSeries(400, 12, 11);
   series.push({ ticker: "MIRROR", days: series[0].days, closes: series[0].closes.map((c) => 1e4 / c) });
+  series.push({ ticker: "FLAT", days: series[0].days, closes: series[0].closes.map(() => 50) });
+  // 150 more tickers: a Gram of several 64-row blocks (N' = 152)
+  for (const [i, s] of seededSeries(400, BIG.length, 23).entries()) series.push({ ...s, ticker: `BG${String(i).padStart(4, "0")}` });
   commitStore(dir, series);
 }
 
+const BIG = new Array<number>(150).fill(0);
 const TICKERS = [...Array.from({ length: 12 }, (_, i) => `TK${String(i).padStart(4, "0")}`), "MIRROR"];
 const FALLBACKS = ["l1r.l2d.l3rpp", "l1r.l2m.l3rpp", "l1r.l2w.l3rpp"];
 let dataDir = "";
@@ -118,6 +123,52 @@ describe("runSplit on a pool of 2 workers", () => {
     expect(e.extras.limitMs).toBe(200);
     await Promise.all(busy);
     expect(pool.inflightOf("")).toBe(0);
+  });
+
+  for (const plan of ["frequencies", "hrp", "gram"] as SplitPlan[]) {
+    for (const hrp of ["paper", "direct"] as const) {
+      it(`gives the single task's paths body with the "${plan}" plan and the ${hrp} HRP, unbounded and bounded`, async () => {
+        for (const bounds of [{}, { min_weight: 0.01, max_weight: 0.2 }]) {
+          const task: BacktestTask = { kind: "paths", request: { tickers: TICKERS, hrp, ...bounds }, snapshot };
+          const single = await pool.run(task);
+          const split = await runSplit(pool, task, { plan });
+          expect(split.meta).toEqual(single.meta);
+          expect(Buffer.compare(split.body, single.body)).toBe(0);
+        }
+      });
+    }
+  }
+
+  it("cuts the paper HRP into its own part per frequency, queued first, and every series into exactly one part", () => {
+    expect(defaultPlan({ kind: "paths", request: { tickers: TICKERS }, snapshot })).toBe("hrp");
+    expect(defaultPlan({ kind: "paths", request: { tickers: TICKERS, hrp: "direct" }, snapshot })).toBe("frequencies");
+    for (const plan of ["frequencies", "hrp", "gram"] as SplitPlan[]) {
+      const parts = splitParts(plan);
+      const covered = parts.flatMap((p) => (p.strategies ?? [...STRATEGY_NAMES])
+        .map((s) => FREQUENCY_NAMES.indexOf(p.frequency) * STRATEGY_COUNT + STRATEGY_NAMES.indexOf(s)));
+      expect(covered.sort((a, b) => a - b)).toEqual(Array.from({ length: SERIES_COUNT }, (_, s) => s));
+    }
+    expect(splitParts("hrp").slice(0, 3).every((p) => p.strategies?.join() === "hrp")).toBe(true);
+  });
+
+  it("fails a zero-variance ticker with the single task's error under either plan", async () => {
+    const task: BacktestTask = { kind: "paths", request: { tickers: [...TICKERS.slice(0, 4), "FLAT"] }, snapshot };
+    const a = await failure(pool.run(task));
+    expect(a.code).toBe("DEGENERATE_INPUT");
+    for (const plan of ["frequencies", "hrp", "gram"] as SplitPlan[]) {
+      const b = await failure(runSplit(pool, task, { plan }));
+      expect({ code: b.code, detail: b.detail, extras: b.extras }).toEqual({ code: a.code, detail: a.detail, extras: a.extras });
+    }
+  });
+
+  it("gives the single task's bodies with the \"gram\" plan when the Gram has several row blocks (N = 150)", async () => {
+    for (const kind of ["weights", "paths"] as const) {
+      const task: BacktestTask = { kind, request: { tickers: BIG.map((_, i) => `BG${String(i).padStart(4, "0")}`) }, snapshot };
+      const single = await pool.run(task);
+      const split = await runSplit(pool, task, { plan: "gram" });
+      expect(split.meta).toEqual(single.meta);
+      expect(Buffer.compare(split.body, single.body)).toBe(0);
+    }
   });
 
   it("splits only with 2 or more workers, from the threshold on, and never with threshold 0", () => {

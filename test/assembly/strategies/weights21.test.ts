@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { TOL, expectClose } from "../../helpers/tolerances.js";
 import { engine, sampleCov } from "../../helpers/kernels.js";
 import {
-  computeWeights21, shrinkCovariance, tryShrinkCovariance, tryWeights21, ewpWeights, gmvpWeights, mdcpWeights, mdpWeights, rppWeights, hrpWeights,
+  computeWeights21, gramRowBlocks, paddedOrder, shrinkCovariance, tryShrinkCovariance, tryWeights21, ewpWeights, gmvpWeights, mdcpWeights, mdpWeights, rppWeights, hrpWeights,
   ivpWeights,
 } from "../../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
@@ -250,6 +250,44 @@ describe("kWeights21 options: a frequency subset, bounds, a warm start", () => {
     }
     expect(Buffer.from(union.buffer).equals(Buffer.from(full.weights.buffer))).toBe(true);
   });
+  it("each strategy computed alone in each frequency gives the full call's row bit for bit, zeros elsewhere", () => {
+    for (const f of FREQUENCY_NAMES) {
+      for (const id of STRATEGY_NAMES) {
+        const one = computeWeights21(wasm, { ...input, frequencies: [f], strategies: [id] });
+        const mine = Frequency[f] * STRATEGY_COUNT + Slot[id];
+        for (let s = 0; s < SERIES_COUNT; s++) {
+          expect(row(one.weights, N, s), `${f}.${id}: ${STRATEGY_IDS[s]}`)
+            .toEqual(s === mine ? row(full.weights, N, s) : new Array(N).fill(0));
+          expect(one.fallback[s]).toBe(s === mine ? full.fallback[s] : false);
+        }
+      }
+    }
+  });
+  it("under bounds, rpp alone (which reads the bounded gmvp row) and mdp alone give the full call's rows", () => {
+    const bounds = { minWeight: 0.005, maxWeight: 0.06 };
+    const boundedFull = computeWeights21(wasm, { ...input, ...bounds });
+    for (const id of ["rpp", "mdp", "hrp"] as Strategy[]) {
+      const one = computeWeights21(wasm, { ...input, ...bounds, frequencies: ["m"], strategies: [id] });
+      const mine = Frequency.m * STRATEGY_COUNT + Slot[id];
+      expect(row(one.weights, N, mine), id).toEqual(row(boundedFull.weights, N, mine));
+      expect(one.weights.reduce((a, b) => a + Math.abs(b), 0) - row(one.weights, N, mine).reduce((a, b) => a + b, 0))
+        .toBe(0);
+    }
+  });
+  it("the hrp-alone and the six-other-strategies parts of every frequency add up to the full call", () => {
+    const union = new Float64Array(SERIES_COUNT * N);
+    const rest = STRATEGY_NAMES.filter((s) => s !== "hrp");
+    for (const f of FREQUENCY_NAMES) {
+      for (const strategies of [["hrp"] as Strategy[], rest]) {
+        const one = computeWeights21(wasm, { ...input, frequencies: [f], strategies }).weights;
+        for (let j = 0; j < union.length; j++) union[j] += one[j];
+      }
+    }
+    expect(Buffer.from(union.buffer).equals(Buffer.from(full.weights.buffer))).toBe(true);
+  });
+  it("an empty strategy list is refused before the kernel runs", () => {
+    expect(() => tryWeights21(wasm, { ...input, strategies: [] })).toThrow(/at least one strategy/);
+  });
   it("an empty frequency list is refused before the kernel runs", () => {
     expect(() => tryWeights21(wasm, { ...input, frequencies: [] })).toThrow(/at least one frequency/);
   });
@@ -270,5 +308,70 @@ describe("kWeights21 options: a frequency subset, bounds, a warm start", () => {
       expect(Math.abs(w.reduce((a, b) => a + b, 0) - 1)).toBeLessThanOrEqual(1e-12);
       expectClose(w, row(full.weights, N, s), 1e-6, STRATEGY_IDS[s]);
     }
+  });
+});
+
+describe("kWeights21 gram option: the paper HRP's distance of distances in row blocks", () => {
+  // N = 150 (N' = 152): several 64-row blocks; monthly and weekly low-rank
+  const p = factorPrices(253, 150, 11);
+  const N = p.tickers.length;
+  const Np = paddedOrder(N);
+  const days = Int32Array.from(p.dates, (d) => parseIsoDay(d)!);
+  const week = buckets2(days.subarray(1), "w");
+  const month = buckets2(days.subarray(1), "m");
+  const input = {
+    closes: Float64Array.from(p.closes.flat()), N, tickers: p.tickers, weekBucket: week.bucket, nWeeks: week.count,
+    monthBucket: month.bucket, nMonths: month.count, covariance: "sample" as const, hrp: "paper" as const,
+  };
+  const full = computeWeights21(wasm, input);
+  const bounds = { minWeight: 0.002, maxWeight: 0.02 };
+  const boundedFull = computeWeights21(wasm, { ...input, ...bounds });
+
+  /** The frequency's Gram from row blocks computed by separate calls, put together. */
+  function assembled(f: (typeof FREQUENCY_NAMES)[number], blocks: [number, number][]): Float64Array {
+    const G = new Float64Array(Np * Np);
+    for (const [from, to] of blocks) {
+      const part = computeWeights21(wasm, { ...input, frequencies: [f], strategies: ["hrp"], gramRows: [from, to] });
+      expect(part.gram!.length).toBe((to - from) * Np);
+      expect(part.weights.every((v) => v === 0)).toBe(true);
+      G.set(part.gram!, from * Np);
+    }
+    return G;
+  }
+
+  it("row blocks of any 64-row split, put together, give each frequency's hrp row bit for bit (bounded too)", () => {
+    for (const f of FREQUENCY_NAMES) {
+      const mine = Frequency[f] * STRATEGY_COUNT + Slot.hrp;
+      for (const blocks of [[[0, 64], [64, 128], [128, Np]], gramRowBlocks(N, 2), [[0, Np]]] as [number, number][][]) {
+        const G = assembled(f, blocks);
+        const one = computeWeights21(wasm, { ...input, frequencies: [f], strategies: ["hrp"], gram: G });
+        for (let s = 0; s < SERIES_COUNT; s++) {
+          expect(row(one.weights, N, s), `${f} ${s}`).toEqual(s === mine ? row(full.weights, N, s) : new Array(N).fill(0));
+        }
+        const b = computeWeights21(wasm, { ...input, ...bounds, frequencies: [f], strategies: ["hrp"], gram: G });
+        expect(row(b.weights, N, mine)).toEqual(row(boundedFull.weights, N, mine));
+      }
+    }
+  });
+  it("starts from the given Gram (a zero Gram, all distances tied, gives another hrp row)", () => {
+    const one = computeWeights21(wasm, { ...input, frequencies: ["d"], strategies: ["hrp"], gram: new Float64Array(Np * Np) });
+    expect(row(one.weights, N, Slot.hrp)).not.toEqual(row(full.weights, N, Slot.hrp));
+  });
+  it("splits the rows into blocks of about equal cost on 64-row boundaries covering 0 … N'", () => {
+    expect(gramRowBlocks(5000, 2)).toEqual([[0, 1472], [1472, 5000]]);
+    expect(gramRowBlocks(150, 2)).toEqual([[0, 64], [64, 152]]);
+    expect(gramRowBlocks(40, 4)).toEqual([[0, 40]]);
+    const cost = ([a, b]: [number, number]) => (b - a) * 5000 - (b * b - a * a) / 2;
+    const [x, y] = gramRowBlocks(5000, 2).map(cost);
+    expect(Math.abs(x - y) / (x + y)).toBeLessThan(0.02);
+  });
+  it("refuses a block off the 64-row grid, the direct HRP, several frequencies or other strategies (BadDimensions)", () => {
+    const one = { ...input, frequencies: ["d" as const], strategies: ["hrp" as Strategy] };
+    expect(tryWeights21(wasm, { ...one, gramRows: [32, 64] }).status).toBe(Status.BadDimensions);
+    expect(tryWeights21(wasm, { ...one, gramRows: [0, 100] }).status).toBe(Status.BadDimensions);
+    expect(tryWeights21(wasm, { ...one, gramRows: [0, 64], hrp: "direct" }).status).toBe(Status.BadDimensions);
+    expect(tryWeights21(wasm, { ...one, gramRows: [0, 64], frequencies: ["d", "m"] }).status).toBe(Status.BadDimensions);
+    expect(tryWeights21(wasm, { ...one, gramRows: [0, 64], strategies: ["hrp", "ivp"] }).status).toBe(Status.BadDimensions);
+    expect(tryWeights21(wasm, { ...one, gramRows: [0, 64] }).status).toBe(Status.Ok);
   });
 });
