@@ -14,7 +14,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,7 +25,11 @@ import { startChild, type Server } from "./load.js";
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 3);
 const CONCURRENCY = [1, 4];
-const CODINGS = ["identity", "gzip", "br"] as const;
+const ALL_CODINGS = ["identity", "gzip", "br"] as const;
+/** THROUGHPUT_CODINGS=identity (a comma list) runs only those codings; default all three. */
+const CODINGS = ALL_CODINGS.filter((c) => (process.env.THROUGHPUT_CODINGS ?? ALL_CODINGS.join(",")).split(",").includes(c));
+/** THROUGHPUT_PROFILE=0 skips the profiled run (main thread and workers under `--cpu-prof`, identity, c = 4). */
+const PROFILE = process.env.THROUGHPUT_PROFILE !== "0";
 const N = 20;
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on Linux x86-64). */
@@ -106,7 +110,7 @@ export default async function throughput(): Promise<void> {
     if (!gunzipSync(bytes.gzip).equals(bytes.identity) || !brotliDecompressSync(bytes.br).equals(bytes.identity)) {
       throw new Error("the compressed bodies do not decode to the identity body");
     }
-    for (const c of CODINGS) writeFileSync(join(dir, `${c}.bin`), bytes[c]);
+    for (const c of ALL_CODINGS) writeFileSync(join(dir, `${c}.bin`), bytes[c]);
     floor = await startFloor(dir);
     const testDays = (JSON.parse(bytes.identity.toString("utf8")) as object[]).length > 0
       ? Object.keys((JSON.parse(bytes.identity.toString("utf8")) as Record<string, string>[])[0]).length - 1 : 0;
@@ -142,10 +146,82 @@ export default async function throughput(): Promise<void> {
       `br ${(bytes.br.length / 1024).toFixed(0)} KiB; ${availableParallelism()} workers (= cores), ${SECONDS} s per run; ` +
       "CPU = the server process (event loop + workers) ÷ requests");
     console.table(rows);
+    if (PROFILE) await profiled(common, { ...headers, "accept-encoding": "identity" }, body);
   } finally {
     await computed.stop();
     await cached.stop();
     await floor?.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One node of a V8 .cpuprofile (what `node --cpu-prof` writes per thread). */
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }
+interface CpuProfile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+
+/**
+ * Self time per function (µs) of one profile, keyed "name file:line"; "(idle)" is dropped, "(garbage collector)" and
+ * "(program)" stay (GC and native work the profiler cannot attribute are costs of the request too).
+ */
+export function selfTimes(p: CpuProfile): Map<string, number> {
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const out = new Map<string, number>();
+  for (let i = 0; i < p.samples.length; i++) {
+    const n = byId.get(p.samples[i]);
+    // (idle) and the worker pool's wait for its next task are no work.
+    if (n === undefined || n.callFrame.functionName === "(idle)" || n.callFrame.functionName === "atomicsWaitLoop") continue;
+    const f = n.callFrame;
+    const file = f.url === "" ? "" : ` ${f.url.replace(/^.*\/(node_modules\/[^/]+|dist)\//, "$1/").replace(/^node:/, "")}:${f.lineNumber + 1}`;
+    const key = `${f.functionName || "(anonymous)"}${file}`;
+    out.set(key, (out.get(key) ?? 0) + (p.timeDeltas[i] ?? 0));
+  }
+  return out;
+}
+
+/**
+ * The computed server once more under `node --cpu-prof` (the main thread and every worker write their own profile
+ * on exit), identity, c = 4, LOAD_SECONDS; prints the top self-time functions per request of the main thread and of
+ * the workers (summed), so the costs left per request are named in the bench output (issue 14 item 5).
+ */
+async function profiled(common: Record<string, string>, h: Record<string, string>, body: string): Promise<void> {
+  // THROUGHPUT_PROFILE_DIR keeps the .cpuprofile files there (for DevTools); by default a temporary directory.
+  const keep = process.env.THROUGHPUT_PROFILE_DIR;
+  const dir = keep ?? mkdtempSync(join(tmpdir(), "folio-prof-"));
+  const server = await startChild({ ...common, RESPONSE_CACHE_BYTES: "0" }, ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+  let total = 0;
+  try {
+    while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 100));
+    const url = `${server.url}/v1/optimiser/paths`;
+    await autocannon({ url, method: "POST", headers: h, body, connections: 4, duration: 1, timeout: 60 });
+    const r = await autocannon({ url, method: "POST", headers: h, body, connections: 4, duration: SECONDS, timeout: 60 });
+    total = r.requests.total;
+  } finally {
+    await server.stop();
+  }
+  try {
+    // V8's profiler samples each thread on a wall clock while the thread is in JS or native code: time a thread spends
+    // descheduled right after waking another one (e.g. the pool's Atomics.notify in piscina's postTask on a loaded
+    // 2-core machine) is charged to that line, so those rows can exceed the thread's CPU time.
+    // Profiles cover the whole life of each thread (start-up and warm-up included): divided by the measured run's
+    // requests plus the warm-up's (estimated at the same rate), they over-state per-request costs a little.
+    const files = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
+    const main = new Map<string, number>();
+    const workers = new Map<string, number>();
+    for (const f of files) {
+      // CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile: thread 0 is the main thread
+      const tid = Number(f.split(".").at(-3));
+      const into = tid === 0 ? main : workers;
+      for (const [k, us] of selfTimes(JSON.parse(readFileSync(join(dir, f), "utf8")) as CpuProfile)) into.set(k, (into.get(k) ?? 0) + us);
+    }
+    const requests = total * (1 + 1 / SECONDS);
+    for (const [name, m] of [["main thread", main], [`workers (${files.length - 1} threads)`, workers]] as const) {
+      const sum = [...m.values()].reduce((a, b) => a + b, 0);
+      const top = [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20);
+      console.log(`\n## profile, ${name}: ${(sum / 1000 / requests).toFixed(3)} ms of samples per request ` +
+        `(${total} requests in ${SECONDS} s, identity, c = 4, RESPONSE_CACHE_BYTES=0); top self time`);
+      console.table(top.map(([fn, us]) => ({ function: fn.slice(0, 100), "µs/req": (us / requests).toFixed(1), share: `${((100 * us) / sum).toFixed(1)} %` })));
+    }
+  } finally {
+    if (keep === undefined) rmSync(dir, { recursive: true, force: true });
   }
 }
