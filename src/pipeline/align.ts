@@ -170,6 +170,28 @@ export function alignArrays(store: PriceStore, tickers: readonly string[], range
     lim[i] = end === undefined ? d.length : lowerBound(d, end + 1, pos[i], d.length);
     shortest = Math.min(shortest, lim[i] - pos[i]);
   }
+  // Every ticker on one calendar (the store's index says their day arrays are identical): the ranges are the same
+  // rows of each series, so the join is that range and the gather a copy of each column (docs/method.md §2: the
+  // same result as the general join).
+  if (N > 0 && shortest > 0 && store.calendarOf !== undefined) {
+    const cal = store.calendarOf(canonical[0]);
+    let same = cal !== undefined;
+    for (let i = 1; same && i < N; i++) same = store.calendarOf(canonical[i]) === cal;
+    if (same) {
+      const p0 = pos[0];
+      const T = lim[0] - p0;
+      const common = days[0].slice(p0, p0 + T);
+      const closes = new Float64Array(T * N);
+      for (let t0 = 0; t0 < T; t0 += GATHER_ROWS) {
+        const t1 = Math.min(T, t0 + GATHER_ROWS);
+        for (let k = 0; k < N; k++) {
+          const c = cl[k];
+          for (let t = t0, o = t0 * N + k, q = p0 + t0; t < t1; t++, o += N, q++) closes[o] = c[q];
+        }
+      }
+      return { tickers: canonical, days: common, closes };
+    }
+  }
   // The output has at most `shortest` rows; closes are written row-major as each common day is found.
   const common = shortest > 0 ? intersectDays(days, pos, lim) : new Int32Array(0);
   const closes = new Float64Array(common.length * N);
