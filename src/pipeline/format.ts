@@ -275,16 +275,18 @@ class JsonBytes {
         dv.setUint32(p + 12, w[o + 3], true);
         p += width;
         const x = v[t];
-        // The common case (0 ≤ x < 21,474,836.47, not within 1e-4 of a half cent: the same test as writeDollars),
-        // written with 32-bit stores: up to 8 digits of dollars from QUADS, then `.cc"` from CENTS_QUOTE in one store.
-        // The unused high bytes of the leading store are overwritten by the next store (VALUE_BYTES reserved).
-        if (x >= 0 && x < 21474836.47) {
-          const r = x * 100;
-          const n = Math.round(r);
-          const d = r - n;
+        // The common case (0 ≤ 100·x < 2^31 − 1, not within 1e-4 of a half cent: writeDollars' test), written with
+        // 32-bit stores: up to 8 digits of dollars from QUADS, then `.cc"` from CENTS_QUOTE in one store. The unused
+        // high bytes of the leading store are overwritten by the next store (VALUE_BYTES reserved).
+        // ni = floor(fl(r + 0.5)) is Math.round(r) except when r + 0.5 rounds across an integer, i.e. r within
+        // ½ ulp(r + 0.5) ≤ 2^-23 of a half integer: then |r − ni| > 0.4999 and the value takes writeDollars.
+        const r = x * 100;
+        if (r >= 0 && r < 2147483647) {
+          const ni = (r + 0.5) | 0;
+          const d = r - ni;
           if (d < 0.4999 && d > -0.4999) {
-            const units = (n / 100) | 0;
-            const cents = n - units * 100;
+            const units = (ni / 100) | 0;
+            const cents = ni - units * 100;
             if (units < 10000) {
               const k = units < 10 ? 1 : units < 100 ? 2 : units < 1000 ? 3 : 4;
               dv.setUint32(p, QUADS[units] >>> ((4 - k) << 3), true);
