@@ -29,6 +29,42 @@ export interface AlignedArrays {
   closes: Float64Array;
 }
 
+/**
+ * The ISO dates of the last calendar aligned on this thread (store, calendar id, all its days formatted): consecutive
+ * requests on one store mostly share their calendar, so the response's date strings are sliced from here instead of
+ * formatted per request. One calendar is kept, so memory stays bounded by the longest history.
+ */
+let lastCalendar: { store: PriceStore; id: number; dates: string[] } | undefined;
+
+/**
+ * `a.days` as `YYYY-MM-DD` strings when all of `a`'s tickers are on one calendar of `store` (the store's index), sliced
+ * from that calendar's dates formatted once per thread (what the worker hands to src/pipeline/respond.ts as
+ * `TypedPrices.dates`, so a response's test dates are not formatted per request); undefined otherwise (the caller
+ * formats the days). Output strings only: nothing is parsed back from them.
+ */
+export function alignedDates(store: PriceStore, a: AlignedArrays): string[] | undefined {
+  const N = a.tickers.length;
+  const T = a.days.length;
+  if (N === 0 || T === 0 || store.calendarOf === undefined) return undefined;
+  const cal = store.calendarOf(a.tickers[0]);
+  if (cal === undefined) return undefined;
+  for (let i = 1; i < N; i++) if (store.calendarOf(a.tickers[i]) !== cal) return undefined;
+  const days = store.read(a.tickers[0]).days;
+  const p0 = lowerBound(days, a.days[0], 0, days.length);
+  // On one calendar the aligned days are a contiguous run of it.
+  if (p0 + T > days.length || days[p0] !== a.days[0] || days[p0 + T - 1] !== a.days[T - 1]) return undefined;
+  return calendarDates(store, cal, days).slice(p0, p0 + T);
+}
+
+function calendarDates(store: PriceStore, id: number, days: Int32Array): string[] {
+  const last = lastCalendar;
+  if (last !== undefined && last.store === store && last.id === id) return last.dates;
+  const dates = new Array<string>(days.length);
+  for (let t = 0; t < days.length; t++) dates[t] = formatIsoDay(days[t]);
+  lastCalendar = { store, id, dates };
+  return dates;
+}
+
 /** First index in `a[lo, hi)` with a[i] ≥ x (binary search). */
 function lowerBound(a: Int32Array, x: number, lo: number, hi: number): number {
   while (lo < hi) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { alignArrays, alignPrices, MIN_ALIGNED_DAYS, splitTrainTest, TRAIN_DAYS } from "../../src/pipeline/align.js";
+import { alignArrays, alignedDates, alignPrices, MIN_ALIGNED_DAYS, splitTrainTest, TRAIN_DAYS } from "../../src/pipeline/align.js";
 import { formatIsoDay, parseIsoDay, weekday } from "../../src/domain/dates.js";
 import { openSyntheticStore, storeFromSeries } from "../../src/store/index.js";
 import { Xoshiro128 } from "../../src/store/synthetic.js";
@@ -188,6 +188,15 @@ describe("alignment on a shared calendar (the store's calendar index)", () => {
         expect(fast.closes.length).toBe(fast.days.length * tickers.length);
       }
     }
+    const cut = alignArrays(store, ["SAME1", "SAME3"], { start: formatIsoDay(all[100]), end: formatIsoDay(all[600]) });
+    const dates = alignedDates(store, cut);
+    expect(dates).toEqual(Array.from(cut.days, formatIsoDay));
+    expect(dates![0]).toBe(formatIsoDay(all[100]));
+    expect(dates!.length).toBe(501);
+    expect(alignedDates(store, alignArrays(store, ["SAME2"], {}))).toEqual(all.map(formatIsoDay));
+    // Tickers on different calendars: no dates (the caller formats the days).
+    expect(alignedDates(store, alignArrays(store, ["SAME1", "GAP"], {}))).toBeUndefined();
+    expect(alignedDates(plain, cut)).toBeUndefined();
     const a = alignArrays(store, ["SAME2", "SAME1"], {});
     expect(a.days.length).toBe(700);
     expect(a.closes[5 * 2 + 0]).toBe(price(1, all[5]));
