@@ -7,8 +7,12 @@
  *  cached    the default response cache: the same request repeated, served from memory (src/http/cache.ts)
  *  floor     Fastify sending the same body bytes in the same coding with no compute (bench/floor-server.ts)
  * Reported: req/s, p50/p99 latency, the server's CPU per request (user + system of the whole process, workers
- * included, from /proc/<pid>/stat over the run ÷ requests), and the ratio to the floor's req/s.
+ * included, from /proc/<pid>/stat over the run ÷ requests), the main thread's alone (/proc/<pid>/task/<pid>/stat:
+ * the event loop), and the ratio to the floor's req/s.
  * Each run lasts LOAD_SECONDS (default 3 s) after a warm-up of one second at the same concurrency.
+ * Then (unless THROUGHPUT_PROFILE=0) the computed server once more under `node --cpu-prof`, identity, c = 4: the
+ * top self-time functions per request of the main thread and of the workers (see `profiled`).
+ * THROUGHPUT_CODINGS=identity (a comma list) limits the codings measured.
  *
  *   npm run build && node dist/bench/run.js throughput
  */
