@@ -51,9 +51,9 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-export async function startChild(env: Record<string, string>): Promise<Server> {
+export async function startChild(env: Record<string, string>, execArgv: string[] = []): Promise<Server> {
   const serverJs = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "http", "server.js");
-  const child = spawn(process.execPath, [serverJs], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...execArgv, serverJs], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     const onData = (d: Buffer) => {

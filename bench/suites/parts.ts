@@ -10,12 +10,14 @@
  *  align      the inner join of the 20 series into typed arrays (worker)
  *  weights21  the 21 weight vectors from the 252 training closes (WASM kernels)
  *  paths      the buy-and-hold values of the 21 portfolios over the test days (WASM kernel)
- *  dates      the test days formatted as YYYY-MM-DD keys
+ *  dates      the test days formatted as YYYY-MM-DD keys; and as the worker gets them (sliced from the strings of
+ *             the tickers' calendar, formatted once per thread: src/pipeline/align.ts alignedDates)
  *  json       the response body bytes (src/pipeline/format.ts): into a fresh buffer, into a recycled one (what the
  *             service does once its first responses are sent: src/workers/pool.ts), and the reference string writer
  *  gzip / br  compression of that body (src/workers/compress.ts), when the client asks for it
  *  socket     res.end(body) on a loopback node:http server until 'finish' (client in this process, reading)
- *  respond    the whole worker-side pipeline (align → respond), for a check of the sum
+ *  respond    the whole worker-side pipeline as the worker runs it (align → dates → respond into a recycled buffer),
+ *             for a check of the sum
  *
  *   npm run build && node dist/bench/run.js parts
  */
@@ -26,7 +28,7 @@ import { formatIsoDay } from "../../src/domain/dates.js";
 import { loadKernels } from "../../src/engine/index.js";
 import { etagOf } from "../../src/http/etag.js";
 import { makeSchemas } from "../../src/http/schemas.js";
-import { alignTyped } from "../../src/pipeline/align.js";
+import { alignedDates, alignTyped } from "../../src/pipeline/align.js";
 import { seriesJson, seriesJsonBytes } from "../../src/pipeline/format.js";
 import { optionsFor, respond, trainingWeights } from "../../src/pipeline/respond.js";
 import { syntheticBackend, storeOfSnapshot } from "../../src/store/backend.js";
@@ -103,6 +105,7 @@ export default async function parts(): Promise<void> {
     dates = new Array<string>(nTest);
     for (let t = 0; t < nTest; t++) dates[t] = formatIsoDay(prices.days[TRAINING_DAYS + t]);
   }));
+  add("dates (sliced from the calendar's, the service's path)", await time(() => sink.push(alignedDates(store, prices)!.length)));
   const values = STRATEGY_IDS.map((_, s) => flat.subarray(s * nTest, (s + 1) * nTest));
   let body: Uint8Array = new Uint8Array(0);
   add("json bytes (seriesJsonBytes)", await time(() => { body = seriesJsonBytes(STRATEGY_IDS, dates, values); }));
@@ -113,7 +116,7 @@ export default async function parts(): Promise<void> {
   add("br quality 4", await time(() => sink.push(compressBody(body, "br").length), 5));
   add("respond (align + kernels + dates + json)", await time(() => {
     const p = alignTyped(store, tickers);
-    sink.push(respond(kernels, "paths", p, {}).body.length);
+    sink.push(respond(kernels, "paths", { ...p, dates: alignedDates(store, p) }, {}, undefined, undefined, recycled).body.length);
   }));
 
   // Socket: the server's res.end(body) until 'finish', a keep-alive client in this process reading every byte.

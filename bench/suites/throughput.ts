@@ -7,14 +7,18 @@
  *  cached    the default response cache: the same request repeated, served from memory (src/http/cache.ts)
  *  floor     Fastify sending the same body bytes in the same coding with no compute (bench/floor-server.ts)
  * Reported: req/s, p50/p99 latency, the server's CPU per request (user + system of the whole process, workers
- * included, from /proc/<pid>/stat over the run ÷ requests), and the ratio to the floor's req/s.
+ * included, from /proc/<pid>/stat over the run ÷ requests), the main thread's alone (/proc/<pid>/task/<pid>/stat:
+ * the event loop), and the ratio to the floor's req/s.
  * Each run lasts LOAD_SECONDS (default 3 s) after a warm-up of one second at the same concurrency.
+ * Then (unless THROUGHPUT_PROFILE=0) the computed server once more under `node --cpu-prof`, identity, c = 4: the
+ * top self-time functions per request of the main thread and of the workers (see `profiled`).
+ * THROUGHPUT_CODINGS=identity (a comma list) limits the codings measured.
  *
  *   npm run build && node dist/bench/run.js throughput
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,13 +29,17 @@ import { startChild, type Server } from "./load.js";
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 3);
 const CONCURRENCY = [1, 4];
-const CODINGS = ["identity", "gzip", "br"] as const;
+const ALL_CODINGS = ["identity", "gzip", "br"] as const;
+/** THROUGHPUT_CODINGS=identity (a comma list) runs only those codings; default all three. */
+const CODINGS = ALL_CODINGS.filter((c) => (process.env.THROUGHPUT_CODINGS ?? ALL_CODINGS.join(",")).split(",").includes(c));
+/** THROUGHPUT_PROFILE=0 skips the profiled run (main thread and workers under `--cpu-prof`, identity, c = 4). */
+const PROFILE = process.env.THROUGHPUT_PROFILE !== "0";
 const N = 20;
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on Linux x86-64). */
 const HZ = 100;
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+function cpuSeconds(pid: number, tid?: number): number {
+  const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // fields[11], fields[12]: utime, stime (the 14th and 15th fields of the line)
   return (Number(fields[11]) + Number(fields[12])) / HZ;
@@ -68,6 +76,7 @@ interface Row {
   "p50 ms": string;
   "p99 ms": string;
   "CPU ms/req": string;
+  "main ms/req": string;
   "÷ floor": string;
   non2xx: number;
 }
@@ -106,7 +115,7 @@ export default async function throughput(): Promise<void> {
     if (!gunzipSync(bytes.gzip).equals(bytes.identity) || !brotliDecompressSync(bytes.br).equals(bytes.identity)) {
       throw new Error("the compressed bodies do not decode to the identity body");
     }
-    for (const c of CODINGS) writeFileSync(join(dir, `${c}.bin`), bytes[c]);
+    for (const c of ALL_CODINGS) writeFileSync(join(dir, `${c}.bin`), bytes[c]);
     floor = await startFloor(dir);
     const testDays = (JSON.parse(bytes.identity.toString("utf8")) as object[]).length > 0
       ? Object.keys((JSON.parse(bytes.identity.toString("utf8")) as Record<string, string>[])[0]).length - 1 : 0;
@@ -117,10 +126,15 @@ export default async function throughput(): Promise<void> {
         const h = { ...headers, "accept-encoding": coding };
         const measure = async (way: string, server: Server, url: string) => {
           await autocannon({ url, method: "POST", headers: h, body, connections, duration: 1, timeout: 60 });
-          const cpu0 = cpuSeconds(server.child.pid!);
+          const pid = server.child.pid!;
+          const cpu0 = cpuSeconds(pid);
+          // The main thread's task id is the process id: the event loop's own CPU, apart from workers and libuv.
+          const main0 = cpuSeconds(pid, pid);
           const r = await autocannon({ url, method: "POST", headers: h, body, connections, duration: SECONDS, timeout: 60 });
-          const cpu = cpuSeconds(server.child.pid!) - cpu0;
-          return { way, r, cpuMs: (cpu * 1000) / Math.max(1, r.requests.total) };
+          const cpu = cpuSeconds(pid) - cpu0;
+          const main = cpuSeconds(pid, pid) - main0;
+          const n = Math.max(1, r.requests.total);
+          return { way, r, cpuMs: (cpu * 1000) / n, mainMs: (main * 1000) / n };
         };
         const f = await measure("floor", floor, `${floor.url}/floor/${coding}`);
         const runs = [
@@ -128,10 +142,10 @@ export default async function throughput(): Promise<void> {
           await measure("cached", cached, `${cached.url}/v1/optimiser/paths`),
           f,
         ];
-        for (const { way, r, cpuMs } of runs) {
+        for (const { way, r, cpuMs, mainMs } of runs) {
           rows.push({
             coding, conc: connections, way, "req/s": r.requests.average.toFixed(1), "p50 ms": r.latency.p50.toFixed(1),
-            "p99 ms": r.latency.p99.toFixed(1), "CPU ms/req": cpuMs.toFixed(2),
+            "p99 ms": r.latency.p99.toFixed(1), "CPU ms/req": cpuMs.toFixed(2), "main ms/req": mainMs.toFixed(2),
             "÷ floor": (r.requests.average / f.r.requests.average).toFixed(3), non2xx: r.non2xx + r.errors + r.timeouts,
           });
         }
@@ -140,12 +154,84 @@ export default async function throughput(): Promise<void> {
     console.log(`\n## throughput: POST /v1/optimiser/paths, ${N} tickers of the default embedded store, ${testDays} test days; ` +
       `bodies identity ${(bytes.identity.length / 1024).toFixed(0)} KiB, gzip ${(bytes.gzip.length / 1024).toFixed(0)} KiB, ` +
       `br ${(bytes.br.length / 1024).toFixed(0)} KiB; ${availableParallelism()} workers (= cores), ${SECONDS} s per run; ` +
-      "CPU = the server process (event loop + workers) ÷ requests");
+      "CPU = the server process (event loop + workers) ÷ requests; main = the main thread (event loop) alone");
     console.table(rows);
+    if (PROFILE) await profiled(common, { ...headers, "accept-encoding": "identity" }, body);
   } finally {
     await computed.stop();
     await cached.stop();
     await floor?.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One node of a V8 .cpuprofile (what `node --cpu-prof` writes per thread). */
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }
+interface CpuProfile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+
+/**
+ * Self time per function (µs) of one profile, keyed "name file:line"; "(idle)" is dropped, "(garbage collector)" and
+ * "(program)" stay (GC and native work the profiler cannot attribute are costs of the request too).
+ */
+export function selfTimes(p: CpuProfile): Map<string, number> {
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const out = new Map<string, number>();
+  for (let i = 0; i < p.samples.length; i++) {
+    const n = byId.get(p.samples[i]);
+    // (idle) and the worker pool's wait for its next task are no work.
+    if (n === undefined || n.callFrame.functionName === "(idle)" || n.callFrame.functionName === "atomicsWaitLoop") continue;
+    const f = n.callFrame;
+    const file = f.url === "" ? "" : ` ${f.url.replace(/^.*\/(node_modules\/[^/]+|dist)\//, "$1/").replace(/^node:/, "")}:${f.lineNumber + 1}`;
+    const key = `${f.functionName || "(anonymous)"}${file}`;
+    out.set(key, (out.get(key) ?? 0) + (p.timeDeltas[i] ?? 0));
+  }
+  return out;
+}
+
+/**
+ * The computed server once more under `node --cpu-prof` (the main thread and every worker write their own profile
+ * on exit), identity, c = 4, LOAD_SECONDS; prints the top self-time functions per request of the main thread and of
+ * the workers (summed), so the costs left per request are named in the bench output (issue 14 item 5).
+ */
+async function profiled(common: Record<string, string>, h: Record<string, string>, body: string): Promise<void> {
+  // THROUGHPUT_PROFILE_DIR keeps the .cpuprofile files there (for DevTools); by default a temporary directory.
+  const keep = process.env.THROUGHPUT_PROFILE_DIR;
+  const dir = keep ?? mkdtempSync(join(tmpdir(), "folio-prof-"));
+  const server = await startChild({ ...common, RESPONSE_CACHE_BYTES: "0" }, ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+  let total = 0;
+  try {
+    while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 100));
+    const url = `${server.url}/v1/optimiser/paths`;
+    await autocannon({ url, method: "POST", headers: h, body, connections: 4, duration: 1, timeout: 60 });
+    const r = await autocannon({ url, method: "POST", headers: h, body, connections: 4, duration: SECONDS, timeout: 60 });
+    total = r.requests.total;
+  } finally {
+    await server.stop();
+  }
+  try {
+    // V8's profiler samples each thread on a wall clock while the thread is in JS or native code: time a thread spends
+    // descheduled right after waking another one (e.g. the pool's Atomics.notify in piscina's postTask on a loaded
+    // 2-core machine) is charged to that line, so those rows can exceed the thread's CPU time.
+    // Profiles cover the whole life of each thread (start-up and warm-up included): divided by the measured run's
+    // requests plus the warm-up's (estimated at the same rate), they over-state per-request costs a little.
+    const files = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
+    const main = new Map<string, number>();
+    const workers = new Map<string, number>();
+    for (const f of files) {
+      // CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile: thread 0 is the main thread
+      const tid = Number(f.split(".").at(-3));
+      const into = tid === 0 ? main : workers;
+      for (const [k, us] of selfTimes(JSON.parse(readFileSync(join(dir, f), "utf8")) as CpuProfile)) into.set(k, (into.get(k) ?? 0) + us);
+    }
+    const requests = total * (1 + 1 / SECONDS);
+    for (const [name, m] of [["main thread", main], [`workers (${files.length - 1} threads)`, workers]] as const) {
+      const sum = [...m.values()].reduce((a, b) => a + b, 0);
+      const top = [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20);
+      console.log(`\n## profile, ${name}: ${(sum / 1000 / requests).toFixed(3)} ms of samples per request ` +
+        `(${total} requests in ${SECONDS} s, identity, c = 4, RESPONSE_CACHE_BYTES=0); top self time`);
+      console.table(top.map(([fn, us]) => ({ function: fn.slice(0, 100), "µs/req": (us / requests).toFixed(1), share: `${((100 * us) / sum).toFixed(1)} %` })));
+    }
+  } finally {
+    if (keep === undefined) rmSync(dir, { recursive: true, force: true });
   }
 }

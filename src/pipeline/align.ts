@@ -29,6 +29,42 @@ export interface AlignedArrays {
   closes: Float64Array;
 }
 
+/**
+ * The ISO dates of the last calendar aligned on this thread (store, calendar id, all its days formatted): consecutive
+ * requests on one store mostly share their calendar, so the response's date strings are sliced from here instead of
+ * formatted per request. One calendar is kept, so memory stays bounded by the longest history.
+ */
+let lastCalendar: { store: PriceStore; id: number; dates: string[] } | undefined;
+
+/**
+ * `a.days` as `YYYY-MM-DD` strings when all of `a`'s tickers are on one calendar of `store` (the store's index), sliced
+ * from that calendar's dates formatted once per thread (what the worker hands to src/pipeline/respond.ts as
+ * `TypedPrices.dates`, so a response's test dates are not formatted per request); undefined otherwise (the caller
+ * formats the days). Output strings only: nothing is parsed back from them.
+ */
+export function alignedDates(store: PriceStore, a: AlignedArrays): string[] | undefined {
+  const N = a.tickers.length;
+  const T = a.days.length;
+  if (N === 0 || T === 0 || store.calendarOf === undefined) return undefined;
+  const cal = store.calendarOf(a.tickers[0]);
+  if (cal === undefined) return undefined;
+  for (let i = 1; i < N; i++) if (store.calendarOf(a.tickers[i]) !== cal) return undefined;
+  const days = store.read(a.tickers[0]).days;
+  const p0 = lowerBound(days, a.days[0], 0, days.length);
+  // On one calendar the aligned days are a contiguous run of it.
+  if (p0 + T > days.length || days[p0] !== a.days[0] || days[p0 + T - 1] !== a.days[T - 1]) return undefined;
+  return calendarDates(store, cal, days).slice(p0, p0 + T);
+}
+
+function calendarDates(store: PriceStore, id: number, days: Int32Array): string[] {
+  const last = lastCalendar;
+  if (last !== undefined && last.store === store && last.id === id) return last.dates;
+  const dates = new Array<string>(days.length);
+  for (let t = 0; t < days.length; t++) dates[t] = formatIsoDay(days[t]);
+  lastCalendar = { store, id, dates };
+  return dates;
+}
+
 /** First index in `a[lo, hi)` with a[i] ≥ x (binary search). */
 function lowerBound(a: Int32Array, x: number, lo: number, hi: number): number {
   while (lo < hi) {
@@ -169,6 +205,28 @@ export function alignArrays(store: PriceStore, tickers: readonly string[], range
     pos[i] = start === undefined ? 0 : lowerBound(d, start, 0, d.length);
     lim[i] = end === undefined ? d.length : lowerBound(d, end + 1, pos[i], d.length);
     shortest = Math.min(shortest, lim[i] - pos[i]);
+  }
+  // Every ticker on one calendar (the store's index says their day arrays are identical): the ranges are the same
+  // rows of each series, so the join is that range and the gather a copy of each column (docs/method.md §2: the
+  // same result as the general join).
+  if (N > 0 && shortest > 0 && store.calendarOf !== undefined) {
+    const cal = store.calendarOf(canonical[0]);
+    let same = cal !== undefined;
+    for (let i = 1; same && i < N; i++) same = store.calendarOf(canonical[i]) === cal;
+    if (same) {
+      const p0 = pos[0];
+      const T = lim[0] - p0;
+      const common = days[0].slice(p0, p0 + T);
+      const closes = new Float64Array(T * N);
+      for (let t0 = 0; t0 < T; t0 += GATHER_ROWS) {
+        const t1 = Math.min(T, t0 + GATHER_ROWS);
+        for (let k = 0; k < N; k++) {
+          const c = cl[k];
+          for (let t = t0, o = t0 * N + k, q = p0 + t0; t < t1; t++, o += N, q++) closes[o] = c[q];
+        }
+      }
+      return { tickers: canonical, days: common, closes };
+    }
   }
   // The output has at most `shortest` rows; closes are written row-major as each common day is found.
   const common = shortest > 0 ? intersectDays(days, pos, lim) : new Int32Array(0);

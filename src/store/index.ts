@@ -74,6 +74,54 @@ export class BinaryPriceStore implements PriceStore {
     return k === undefined ? undefined : this.c.tickers[k];
   }
 
+  /**
+   * Calendar ids (PriceStore.calendarOf), built on first use in one pass over the days: tickers are grouped by
+   * (count, first day, last day, a hash of their days), and each is compared in full with its group's first member,
+   * so equal ids mean identical day arrays, never a hash collision.
+   */
+  calendarOf(ticker: string): number | undefined {
+    const k = this.byFolded.get(ticker.toUpperCase());
+    if (k === undefined) return undefined;
+    this.calendars ??= this.buildCalendars();
+    return this.calendars[k];
+  }
+
+  private calendars: Int32Array | undefined;
+
+  private buildCalendars(): Int32Array {
+    const { starts, counts, days } = this.c;
+    const n = this.c.tickers.length;
+    const ids = new Int32Array(n);
+    const groups = new Map<string, number[]>();
+    let next = 0;
+    for (let k = 0; k < n; k++) {
+      const a = starts[k];
+      const m = counts[k];
+      let h = 0x811c9dc5;
+      for (let t = a; t < a + m; t++) h = Math.imul(h ^ days[t], 0x01000193);
+      const key = `${m}:${m > 0 ? days[a] : 0}:${m > 0 ? days[a + m - 1] : 0}:${h >>> 0}`;
+      const members = groups.get(key);
+      let id = -1;
+      // Members of a key's list carry distinct ids; a ticker joins the first whose days equal its own in full.
+      for (const j of members ?? []) {
+        const b = starts[j];
+        let same = true;
+        for (let t = 0; same && t < m; t++) same = days[a + t] === days[b + t];
+        if (same) {
+          id = ids[j];
+          break;
+        }
+      }
+      if (id < 0) {
+        id = next++;
+        if (members === undefined) groups.set(key, [k]);
+        else members.push(k);
+      }
+      ids[k] = id;
+    }
+    return ids;
+  }
+
   read(ticker: string): TickerSeries {
     const k = this.byFolded.get(ticker.toUpperCase());
     if (k === undefined) throw folioError("UNKNOWN_TICKER", { ticker }, { ticker });

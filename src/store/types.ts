@@ -29,6 +29,11 @@ export interface PriceStore {
   resolve(ticker: string): string | undefined;
   /** A ticker's history; throws FolioError UNKNOWN_TICKER when absent. */
   read(ticker: string): TickerSeries;
+  /**
+   * Optional index for alignment (src/pipeline/align.ts): a number equal for two tickers exactly when their whole day
+   * arrays are identical (same trading calendar, no gaps of their own); undefined for an unknown ticker.
+   */
+  calendarOf?(ticker: string): number | undefined;
 }
 
 /**

@@ -13,7 +13,7 @@ import { Problems } from "../domain/problems.js";
 import { folioError, isFolioError, toWire } from "../errors.js";
 import { loadKernels } from "../engine/index.js";
 import { makeEngine } from "../pipeline/backtest.js";
-import { alignTyped } from "../pipeline/align.js";
+import { alignedDates, alignTyped } from "../pipeline/align.js";
 import type { Kernels } from "../pipeline/kernels.js";
 import { STRATEGY_IDS } from "../domain/strategies.js";
 import { respond, respondWeights, RESPOND_KINDS, type RespondKind, type ResponseMeta } from "../pipeline/respond.js";
@@ -106,7 +106,11 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
   if (!RESPOND_KINDS.includes(task.kind as RespondKind)) throw new Error(`unknown task kind ${JSON.stringify(task.kind)}`);
 
   const { tickers, start, end, ...options } = task.request;
-  const prices = alignTyped(storeFor(task.snapshot), tickers, { start, end });
+  const store = storeFor(task.snapshot);
+  const aligned = alignTyped(store, tickers, { start, end });
+  // The test dates' strings from the calendar's (formatted once per thread), when the tickers share one.
+  const dates = alignedDates(store, aligned);
+  const prices = dates === undefined ? aligned : { ...aligned, dates };
   const precomputed = task.weights === undefined ? undefined : {
     weights: task.weights.values,
     fallback: STRATEGY_IDS.map((id) => task.weights!.covarianceFallback.includes(id)),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { alignArrays, alignPrices, MIN_ALIGNED_DAYS, splitTrainTest, TRAIN_DAYS } from "../../src/pipeline/align.js";
+import { alignArrays, alignedDates, alignPrices, MIN_ALIGNED_DAYS, splitTrainTest, TRAIN_DAYS } from "../../src/pipeline/align.js";
 import { formatIsoDay, parseIsoDay, weekday } from "../../src/domain/dates.js";
 import { openSyntheticStore, storeFromSeries } from "../../src/store/index.js";
 import { Xoshiro128 } from "../../src/store/synthetic.js";
@@ -146,5 +146,60 @@ describe("splitTrainTest", () => {
     expect(test.dates).toHaveLength(48);
     expect(train.closes[251]).toBe(m.closes[251]);
     expect(test.closes[0]).toBe(m.closes[252]);
+  });
+});
+
+/** The first weekend day after all[from] (absent from a business-day calendar). */
+function weekendAfter(all: number[], from: number): number {
+  let i = from;
+  while (all[i + 1] - all[i] === 1) i++;
+  return all[i] + 1;
+}
+
+describe("alignment on a shared calendar (the store's calendar index)", () => {
+  const all = businessDays("2018-01-01", 700);
+  // SAME1..3: identical days; GAP: the same count, first and last day, but day 300 missing and a Saturday added.
+  const store = storeFromSeries([
+    series("SAME1", 0, all),
+    series("SAME2", 1, all),
+    series("SAME3", 2, all),
+    series("GAP", 3, [...all.filter((_, i) => i !== 300), weekendAfter(all, 400)].sort((a, b) => a - b)),
+  ]);
+  /** The same store seen without its index: alignment takes the general k-way join. */
+  const plain = { synthetic: store.synthetic, description: store.description, list: () => store.list(),
+    resolve: (t: string) => store.resolve(t), read: (t: string) => store.read(t) };
+
+  it("gives equal calendar ids exactly to tickers with identical day arrays", () => {
+    expect(store.calendarOf("SAME1")).toBe(store.calendarOf("same2"));
+    expect(store.calendarOf("SAME1")).toBe(store.calendarOf("SAME3"));
+    expect(store.read("GAP").days.length).toBe(store.read("SAME1").days.length);
+    expect(store.calendarOf("GAP")).not.toBe(store.calendarOf("SAME1"));
+    expect(store.calendarOf("NOPE")).toBeUndefined();
+  });
+
+  it("aligns tickers of one calendar to exactly what the general join gives, with and without a date range", () => {
+    for (const range of [{}, { start: formatIsoDay(all[10]), end: formatIsoDay(all[650]) }, { start: "2017-06-01", end: "2030-01-01" }]) {
+      for (const tickers of [["SAME2", "SAME1", "SAME3"], ["SAME3"], ["SAME1", "GAP", "SAME2"]]) {
+        const fast = alignArrays(store, tickers, range);
+        const ref = alignArrays(plain, tickers, range);
+        expect(fast.tickers).toEqual(ref.tickers);
+        expect(Array.from(fast.days)).toEqual(Array.from(ref.days));
+        expect(Array.from(fast.closes)).toEqual(Array.from(ref.closes));
+        expect(fast.closes.length).toBe(fast.days.length * tickers.length);
+      }
+    }
+    const cut = alignArrays(store, ["SAME1", "SAME3"], { start: formatIsoDay(all[100]), end: formatIsoDay(all[600]) });
+    const dates = alignedDates(store, cut);
+    expect(dates).toEqual(Array.from(cut.days, formatIsoDay));
+    expect(dates![0]).toBe(formatIsoDay(all[100]));
+    expect(dates!.length).toBe(501);
+    expect(alignedDates(store, alignArrays(store, ["SAME2"], {}))).toEqual(all.map(formatIsoDay));
+    // Tickers on different calendars: no dates (the caller formats the days).
+    expect(alignedDates(store, alignArrays(store, ["SAME1", "GAP"], {}))).toBeUndefined();
+    expect(alignedDates(plain, cut)).toBeUndefined();
+    const a = alignArrays(store, ["SAME2", "SAME1"], {});
+    expect(a.days.length).toBe(700);
+    expect(a.closes[5 * 2 + 0]).toBe(price(1, all[5]));
+    expect(a.closes[5 * 2 + 1]).toBe(price(0, all[5]));
   });
 });

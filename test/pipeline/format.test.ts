@@ -78,6 +78,26 @@ describe("response formatting (docs/spec.md §3)", () => {
     expect(text).toBe(seriesJson(STRATEGY_IDS.slice(0, 1), edges.map(() => "2020-01-01"), [edges]));
   });
 
+  it("writes toFixed(2) at every digit-count boundary of the word-store fast path (1 to 8 digits of dollars, 2^31 cents)", () => {
+    const dec = new TextDecoder();
+    const vals: number[] = [];
+    for (let k = 0; k <= 8; k++) {
+      const p10 = 10 ** k;
+      for (const u of [p10 - 1, p10, p10 + 1, 2 * p10 - 1]) {
+        for (const c of [0, 1, 9, 10, 50, 99]) vals.push(u + c / 100, u + c / 100 + 0.004, u + (c + 0.5) / 100);
+      }
+    }
+    vals.push(21474836.46, 21474836.469, 21474836.4699999, 21474836.47, 21474836.465, 21474836.4650001, 9999.995, 99999999.99);
+    // Within a few ulps of a half cent (where rounding r + 0.5 may cross an integer), at every magnitude.
+    for (const c of [0, 1, 49, 12345, 9999999, 123456789, 2147483646]) {
+      const half = (c + 0.5) / 100;
+      for (let k = -4; k <= 4; k++) vals.push(half * (1 + k * 2 ** -52), half + k * 1e-9);
+    }
+    const dates = vals.map(() => "2022-12-31");
+    const text = dec.decode(seriesJsonBytes(STRATEGY_IDS.slice(0, 1), dates, [Float64Array.from(vals)]));
+    expect(text).toBe(`[{"PATH":"${STRATEGY_IDS[0]}"${vals.map((v) => `,"2022-12-31":"${v.toFixed(2)}"`).join("")}}]`);
+  });
+
   it("writes date keys of any length or content exactly as JSON.stringify would", () => {
     const dec = new TextDecoder();
     const expected = (dates: string[], values: number[][]) =>
