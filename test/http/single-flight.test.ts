@@ -28,6 +28,9 @@ async function waitFor(cond: () => boolean, what: string, ms = 20_000): Promise<
 
 const flights = (t: TestApp) => flightsOf(t.app.folio).stats;
 
+/** TEST_KEY's id, under which the pool counts its requests in flight. */
+const keyId = checkKey(TEST_KEY, [hashKey(TEST_KEY)])!;
+
 /** The kinds of the tasks `t`'s pool is given from now on (a spy on ComputePool.run). */
 function taskLog(t: TestApp): string[] {
   const log: string[] = [];
@@ -124,6 +127,8 @@ for (const cacheBytes of [0, 64 * 1024 * 1024]) {
       tickers = t.store.list().slice(0, 5).map((s) => s.ticker);
     });
     afterAll(async () => {
+      // fetch keeps its connections alive: close them, or closing the listener waits for them to time out
+      if (t?.app.server.listening) t.app.server.closeAllConnections();
       if (t) await closeTestApp(t);
     });
 
@@ -277,6 +282,8 @@ for (const cacheBytes of [0, 64 * 1024 * 1024]) {
       expect(b.rawPayload.equals(identity)).toBe(true);
       expect(t.pool.stats.cancelled).toBe(cancelled0);
       expect(flights(t).led).toBe(s0.led + 1);
+      // the follower that went away gave its key's slot back
+      await waitFor(() => t.pool.inflightOf(keyId) === 0, "every slot of the key to be released");
     });
   });
 }
@@ -289,8 +296,6 @@ describe("a follower is counted against its key's in-flight cap", () => {
   afterAll(async () => {
     if (t) await closeTestApp(t);
   });
-
-  const keyId = checkKey(TEST_KEY, [hashKey(TEST_KEY)])!;
 
   it("refuses a key's third identical request with TOO_MANY_IN_FLIGHT, while another key's joins the computation", async () => {
     const req = { tickers: t.store.list().slice(0, 3).map((s) => s.ticker) };
