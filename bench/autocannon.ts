@@ -18,6 +18,8 @@ export type Autocannon = (opts: {
   connections: number;
   duration: number;
   timeout?: number;
+  /** Per-request hooks; `setupRequest` may replace a request's body (e.g. a distinct body per request). */
+  requests?: { setupRequest: (req: { body?: string }) => { body?: string } }[];
 }) => Promise<AutocannonResult>;
 
 export const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;

@@ -3,7 +3,10 @@
  * process (`node dist/src/http/server.js`, loopback, default worker count = cores, the default embedded store, all
  * its test days), driven by autocannon from this process at concurrency 1 and 4, for each response coding (identity,
  * gzip, br), three ways in the same run:
- *  computed  RESPONSE_CACHE_BYTES=0: every request is validated, computed, serialised (and compressed) in full
+ *  computed  RESPONSE_CACHE_BYTES=0: every request is validated, computed, serialised (and compressed) in full; each
+ *            request's tickers are a fresh rotation of the 20 (`distinct`), so that no two requests in flight are
+ *            identical and single-flight (src/http/single-flight.ts) merges none
+ *  merged    RESPONSE_CACHE_BYTES=0, the same request repeated: requests in flight together are computed once
  *  cached    the default response cache: the same request repeated, served from memory (src/http/cache.ts)
  *  floor     Fastify sending the same body bytes in the same coding with no compute (bench/floor-server.ts)
  * Reported: req/s, p50/p99 latency, the server's CPU per request (user + system of the whole process, workers
@@ -85,6 +88,11 @@ export default async function throughput(): Promise<void> {
   const snapshot = await syntheticBackend().load();
   const tickers = storeOfSnapshot(snapshot).list().slice(0, N).map((t) => t.ticker);
   const body = JSON.stringify({ tickers });
+  // A fresh rotation of the tickers per request (one counter shared by every connection): the requests in flight
+  // together differ, so each is computed (same cost; the paths bodies differ only by the order of summation).
+  const rotations = tickers.map((_, k) => JSON.stringify({ tickers: [...tickers.slice(k), ...tickers.slice(0, k)] }));
+  let turn = 0;
+  const distinct = [{ setupRequest: (req: { body?: string }) => ({ ...req, body: rotations[turn++ % rotations.length] }) }];
   const key = randomBytes(24).toString("base64url");
   const common = {
     API_KEYS: key, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info",
@@ -124,13 +132,14 @@ export default async function throughput(): Promise<void> {
     for (const coding of CODINGS) {
       for (const connections of CONCURRENCY) {
         const h = { ...headers, "accept-encoding": coding };
-        const measure = async (way: string, server: Server, url: string) => {
-          await autocannon({ url, method: "POST", headers: h, body, connections, duration: 1, timeout: 60 });
+        const measure = async (way: string, server: Server, url: string, requests?: typeof distinct) => {
+          const many = requests === undefined ? {} : { requests };
+          await autocannon({ url, method: "POST", headers: h, body, connections, duration: 1, timeout: 60, ...many });
           const pid = server.child.pid!;
           const cpu0 = cpuSeconds(pid);
           // The main thread's task id is the process id: the event loop's own CPU, apart from workers and libuv.
           const main0 = cpuSeconds(pid, pid);
-          const r = await autocannon({ url, method: "POST", headers: h, body, connections, duration: SECONDS, timeout: 60 });
+          const r = await autocannon({ url, method: "POST", headers: h, body, connections, duration: SECONDS, timeout: 60, ...many });
           const cpu = cpuSeconds(pid) - cpu0;
           const main = cpuSeconds(pid, pid) - main0;
           const n = Math.max(1, r.requests.total);
@@ -138,7 +147,8 @@ export default async function throughput(): Promise<void> {
         };
         const f = await measure("floor", floor, `${floor.url}/floor/${coding}`);
         const runs = [
-          await measure("computed", computed, `${computed.url}/v1/optimiser/paths`),
+          await measure("computed", computed, `${computed.url}/v1/optimiser/paths`, distinct),
+          await measure("merged", computed, `${computed.url}/v1/optimiser/paths`),
           await measure("cached", cached, `${cached.url}/v1/optimiser/paths`),
           f,
         ];
@@ -156,7 +166,7 @@ export default async function throughput(): Promise<void> {
       `br ${(bytes.br.length / 1024).toFixed(0)} KiB; ${availableParallelism()} workers (= cores), ${SECONDS} s per run; ` +
       "CPU = the server process (event loop + workers) ÷ requests; main = the main thread (event loop) alone");
     console.table(rows);
-    if (PROFILE) await profiled(common, { ...headers, "accept-encoding": "identity" }, body);
+    if (PROFILE) await profiled(common, { ...headers, "accept-encoding": "identity" }, body, distinct);
   } finally {
     await computed.stop();
     await cached.stop();
@@ -193,7 +203,10 @@ export function selfTimes(p: CpuProfile): Map<string, number> {
  * on exit), identity, c = 4, LOAD_SECONDS; prints the top self-time functions per request of the main thread and of
  * the workers (summed), so the costs left per request are named in the bench output (issue 14 item 5).
  */
-async function profiled(common: Record<string, string>, h: Record<string, string>, body: string): Promise<void> {
+async function profiled(
+  common: Record<string, string>, h: Record<string, string>, body: string,
+  requests: { setupRequest: (req: { body?: string }) => { body?: string } }[],
+): Promise<void> {
   // THROUGHPUT_PROFILE_DIR keeps the .cpuprofile files there (for DevTools); by default a temporary directory.
   const keep = process.env.THROUGHPUT_PROFILE_DIR;
   const dir = keep ?? mkdtempSync(join(tmpdir(), "folio-prof-"));
@@ -202,8 +215,9 @@ async function profiled(common: Record<string, string>, h: Record<string, string
   try {
     while ((await fetch(`${server.url}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 100));
     const url = `${server.url}/v1/optimiser/paths`;
-    await autocannon({ url, method: "POST", headers: h, body, connections: 4, duration: 1, timeout: 60 });
-    const r = await autocannon({ url, method: "POST", headers: h, body, connections: 4, duration: SECONDS, timeout: 60 });
+    // distinct bodies, as in the computed rows: every request is computed
+    await autocannon({ url, method: "POST", headers: h, body, connections: 4, duration: 1, timeout: 60, requests });
+    const r = await autocannon({ url, method: "POST", headers: h, body, connections: 4, duration: SECONDS, timeout: 60, requests });
     total = r.requests.total;
   } finally {
     await server.stop();

@@ -360,6 +360,11 @@ export class ComputePool {
       const retryAfter = this.opts.retryAfterSeconds;
       throw folioError("OVERLOADED", { retryAfter }, { retryAfter });
     }
+    return this.checkKeyCap(key);
+  }
+
+  /** TOO_MANY_IN_FLIGHT when `key` is at its cap; its state else. */
+  private checkKeyCap(key: string): KeyState {
     const state = this.stateOf(key);
     if (key !== "" && state.inflight >= this.opts.maxInflightPerKey) {
       this.rejectedPerKey++;
@@ -367,6 +372,24 @@ export class ComputePool {
       throw folioError("TOO_MANY_IN_FLIGHT", { limit: this.opts.maxInflightPerKey, retryAfter }, { retryAfter, limit: this.opts.maxInflightPerKey });
     }
     return state;
+  }
+
+  /**
+   * Count one request of `key` in flight that occupies neither a worker nor a queue slot (a request waiting for an
+   * identical one's computation, src/http/single-flight.ts): TOO_MANY_IN_FLIGHT when the key is at its cap, so that
+   * joining another key's computation does not bypass the cap. Returns the release (idempotent).
+   */
+  holdKeySlot(key: string): () => void {
+    if (this.closed) throw folioError("NOT_READY", {});
+    const state = this.checkKeyCap(key);
+    state.inflight++;
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      state.inflight--;
+      this.forgetIfIdle(key, state);
+    };
   }
 
   private forgetIfIdle(key: string, state: KeyState): void {

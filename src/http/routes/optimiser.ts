@@ -14,12 +14,13 @@ import { fullLimits } from "../../config.js";
 import { runSplit, shouldSplit } from "../../workers/split.js";
 import type { ResponseMeta } from "../../pipeline/respond.js";
 import { codingFor } from "../../workers/compress.js";
-import type { ComputeResult } from "../../workers/pool.js";
+import { ClientClosedError, type ComputeResult } from "../../workers/pool.js";
 import type { BacktestTask, Coding, ComputeKind, ComputeTask, RequestBody } from "../../workers/tasks.js";
 import { etagOf } from "../etag.js";
 import { etagFor, matchedTag, negotiate } from "../encoding.js";
 import { HEADER, metaHeaders } from "../headers.js";
 import { requireJson } from "../plugins/errors.js";
+import { flightsOf, LeaderGoneError, type Flight } from "../single-flight.js";
 import {
   makeSchemas, PathsResponse, ProblemResponse, ReportResponse, SimsResponse, WeightsResponse,
 } from "../schemas.js";
@@ -118,7 +119,8 @@ function upperBound(d: Int32Array, x: number): number {
 /**
  * The handler of every compute route (`kind` is the worker's respond kind): ETag first (304 without computing), then
  * the response backlog, then the response cache (src/http/cache.ts: a repeat on the same store version is sent from
- * memory, compressed copies included), then the pool with the key's turn and the request's estimated cost, cancelled
+ * memory, compressed copies included), then an identical request computing now (src/http/single-flight.ts: wait for
+ * it and answer from its result), then the pool with the key's turn and the request's estimated cost, cancelled
  * when the client goes away; the worker's metadata becomes headers here.
  */
 export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string) {
@@ -169,6 +171,38 @@ export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string
     };
 
     const cache = ctx.responseCache?.enabled === true ? ctx.responseCache : undefined;
+
+    /**
+     * Wait for an identical request's computation (a follower): counted against this key's in-flight cap (no worker,
+     * no queue slot; the cost was charged to its rate budget before the handler, like any compute request), stopped
+     * when this client goes away, answered in this request's coding (compressed once per coding for all followers).
+     */
+    const follow = async (flight: Flight): Promise<{ body: Buffer; coding: Coding; meta: ResponseMeta | undefined }> => {
+      const release = ctx.pool.holdKeySlot(req.apiKeyId ?? "");
+      let onClose: (() => void) | undefined;
+      try {
+        const gone = new Promise<never>((_, reject) => {
+          onClose = () => {
+            if (!reply.raw.writableEnded) reject(new ClientClosedError());
+          };
+          reply.raw.once("close", onClose);
+        });
+        gone.catch(() => undefined);
+        const shared = await Promise.race([flight.result, gone]);
+        const coding = codingFor(encoding, shared.body.byteLength);
+        if (coding === "identity") return { body: shared.body, coding, meta: shared.meta };
+        const body = await Promise.race([flight.coded(coding, async () => {
+          // Shared by every follower of this coding: not cancelled by one of them going away.
+          const c = (await ctx.pool.run({ kind: "compress", body: shared.body, coding }, undefined, { key: req.apiKeyId ?? "", cost: 1 })).body;
+          cache?.addCoding(etag, storeHash, coding, c);
+          return c;
+        }), gone]);
+        return { body, coding, meta: shared.meta };
+      } finally {
+        if (onClose !== undefined) reply.raw.off("close", onClose);
+        release();
+      }
+    };
     const hit = cache?.get(etag, storeHash);
     if (hit !== undefined) {
       const coding = codingFor(encoding, hit.body.byteLength);
@@ -182,22 +216,46 @@ export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string
       return send(coded, coding, hit.meta);
     }
 
+    // An identical request computing now (src/http/single-flight.ts): wait for it and answer from its result.
+    const flights = flightsOf(ctx);
+    for (let flight = flights.join(etag, storeHash); flight !== undefined; flight = flights.join(etag, storeHash)) {
+      try {
+        const shared = await follow(flight);
+        return send(shared.body, shared.coding, shared.meta);
+      } catch (e) {
+        // The leader's client went away, or its key was refused: compute afresh (lead, or follow a newer leader).
+        if (e instanceof LeaderGoneError) continue;
+        throw e;
+      }
+    }
+
     const cost = estimateCost(store, kind, request);
     const task: BacktestTask = { kind, request, snapshot };
     if (encoding !== undefined) task.encoding = encoding;
-    if (cache !== undefined) task.keepIdentity = true;
-    const result = await run(task, cost);
-    const coding: Coding = result.coding ?? "identity";
-    let kept = false;
-    if (cache !== undefined) {
-      const identity = coding === "identity" ? result.body : result.identity;
-      if (identity !== undefined) {
-        kept = cache.put(etag, storeHash, identity, result.meta,
-          coding === "identity" ? undefined : { coding, body: result.body });
-      }
+    // The identity body comes back beside a compressed one: the cache keeps it, and followers asking for identity
+    // (or another coding) are answered from it.
+    task.keepIdentity = true;
+    const flight = flights.begin(etag, storeHash);
+    let result: ComputeResult;
+    try {
+      result = await run(task, cost);
+    } catch (e) {
+      flight.fail(e);
+      throw e;
     }
-    // A body nothing keeps goes back to the pool for the next response once its last byte has been handed to the
-    // socket (HTTP/1.1 only: there 'finish' means the kernel has the bytes).
+    const coding: Coding = result.coding ?? "identity";
+    const identity = coding === "identity" ? result.body : result.identity;
+    const coded = coding === "identity" ? undefined : { coding, body: result.body };
+    let kept = false;
+    if (identity === undefined) {
+      // No identity copy came back (not expected: keepIdentity is set): the followers compute for themselves.
+      flight.abandon();
+    } else {
+      kept = flight.succeed(result.meta === undefined ? { body: identity, coded } : { body: identity, meta: result.meta, coded }) > 0;
+      if (cache !== undefined) kept = cache.put(etag, storeHash, identity, result.meta, coded) || kept;
+    }
+    // A body nothing keeps (no cache entry, no follower) goes back to the pool for the next response once its last
+    // byte has been handed to the socket (HTTP/1.1 only: there 'finish' means the kernel has the bytes).
     if (!kept && coding === "identity" && req.raw.httpVersionMajor === 1) reply.raw.once("finish", () => ctx.pool.recycle(result.body));
     return send(result.body, coding, result.meta);
   };
