@@ -155,6 +155,10 @@ for (const cacheBytes of [0, 64 * 1024 * 1024]) {
       }
       expect(new Set(res.map((r) => r.headers["x-request-id"])).size).toBe(8);
       if (cacheBytes > 0) expect(t.app.folio.responseCache!.stats.entries).toBe(1);
+      // GET /v1/info reports the same counters
+      const info = (await t.get("/v1/info")).json() as { single_flight: { led: number; joined: number; inflight: number } };
+      expect(info.single_flight).toEqual(flights(t));
+      expect(info.single_flight.joined).toBeGreaterThanOrEqual(s0.joined + 7);
     });
 
     it("does not merge different bodies or different routes", async () => {

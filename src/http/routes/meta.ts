@@ -11,6 +11,7 @@ import {
 } from "../../pipeline/rebalance.js";
 import type { LiveState } from "../../store/live.js";
 import { InfoResponse, ProblemResponse } from "../schemas.js";
+import { flightsOf } from "../single-flight.js";
 import type { AppContext } from "./context.js";
 
 const HEALTHY = JSON.stringify({ status: "ok" });
@@ -114,6 +115,8 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
       },
       // Computed responses kept for repeats (src/http/cache.ts, RESPONSE_CACHE_BYTES).
       response_cache: ctx.responseCache?.stats ?? { hits: 0, misses: 0, entries: 0, bytes: 0, max_bytes: 0 },
+      // Identical requests in flight computed once (src/http/single-flight.ts): leaders, followers, flights now.
+      single_flight: flightsOf(ctx).stats,
     };
   });
 }
