@@ -182,7 +182,7 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     get store() {
       return live.current.store;
     },
-    live, pool, responses, responseCache, limits, version: packageVersion(), engineVersion: engineVersion(), seenTags: new SeenTags(),
+    live, pool, responses, responseCache, limits: full, version: packageVersion(), engineVersion: engineVersion(), seenTags: new SeenTags(),
     rateLimitScope: "process",
     isReady: () => ready,
     isClosing: () => closing,

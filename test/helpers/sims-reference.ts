@@ -7,6 +7,9 @@
  * with the module (NativeMath) to within an ulp per call, not bit for bit; tests compare them with tolerances.
  */
 
+import type { SimulateRunsInput } from "../../src/engine/sims.js";
+import type { SimModel } from "../../src/domain/vocabulary.js";
+
 const M64 = (1n << 64n) - 1n;
 const rotl = (x: bigint, k: bigint): bigint => ((x << k) | (x >> (64n - k))) & M64;
 
@@ -192,4 +195,27 @@ export function randomWeights(seed: bigint, S: number, N: number): Float64Array 
     for (let i = 0; i < N; i++) W[s * N + i] /= sum;
   }
   return W;
+}
+
+/** The capital of the seeded simulation cases. */
+export const CASE_CAPITAL = 100_000;
+
+/** Training 252×N, first test close, tickers, weights: one seeded simulation case (3 runs unless `extra` says). */
+export function simulationCase(seed: bigint, N: number, S: number, nTest: number, model: SimModel,
+  extra: Partial<SimulateRunsInput> = {}): SimulateRunsInput {
+  const closes = syntheticCloses(seed, 253, N);
+  return {
+    trainCloses: closes.slice(0, 252 * N),
+    firstTestClose: closes.slice(252 * N),
+    nTest,
+    N,
+    tickers: Array.from({ length: N }, (_, i) => `T${i}`),
+    weights: randomWeights(seed + 1n, S, N),
+    S,
+    model,
+    seed: seed * 7919n + 5n,
+    runCount: 3,
+    capital: CASE_CAPITAL,
+    ...extra,
+  };
 }

@@ -15,7 +15,8 @@ export interface AppContext {
   pool: ComputePool;
   /** Unsent bytes of large response bodies and the slow-reader check (src/http/response-budget.ts). */
   responses?: ResponseBudget;
-  limits: Limits;
+  /** Every limit, defaults filled in once at start (`fullLimits`). */
+  limits: Required<Limits>;
   version: string;
   /** Package version + WebAssembly module hash: part of every ETag. */
   engineVersion: string;

@@ -10,7 +10,6 @@ import { z } from "zod";
 import { DEFAULTS } from "../../domain/vocabulary.js";
 import { parseIsoDay } from "../../domain/dates.js";
 import type { PriceStore } from "../../store/types.js";
-import { fullLimits } from "../../config.js";
 import { runSplit, shouldSplit } from "../../workers/split.js";
 import type { ResponseMeta } from "../../pipeline/respond.js";
 import { codingFor } from "../../workers/compress.js";
@@ -154,7 +153,7 @@ export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string
       const o = { cancel: gone.signal, key: req.apiKeyId ?? "", cost };
       // A large request runs its three frequencies on several workers (src/workers/split.ts; same bytes).
       const split = task.kind !== "compress" && task.kind !== "weights-part" && "request" in task &&
-        shouldSplit(task.request.tickers.length, fullLimits(ctx.limits).splitMinTickers, ctx.limits.workers);
+        shouldSplit(task.request.tickers.length, ctx.limits.splitMinTickers, ctx.limits.workers);
       return (split ? runSplit(ctx.pool, task as BacktestTask, o) : ctx.pool.run(task, undefined, o))
         .finally(() => reply.raw.off("close", onClose));
     };

@@ -9,27 +9,10 @@ import { simulateCloses, simulateRuns, trySimulateCloses, valuePaths, type Simul
   from "../../../src/engine/sims.js";
 import { modelCode, type SimModel } from "../../../src/domain/vocabulary.js";
 import { engine } from "../../helpers/kernels.js";
-import { randomWeights, syntheticCloses } from "../../helpers/sims-reference.js";
+import { randomWeights, CASE_CAPITAL, simulationCase, syntheticCloses } from "../../helpers/sims-reference.js";
 
 const wasm = engine();
-const CAPITAL = 100_000;
-
-function makeCase(seed: bigint, N: number, S: number, nTest: number, model: SimModel,
-  extra: Partial<SimulateRunsInput> = {}): SimulateRunsInput {
-  const closes = syntheticCloses(seed, 253, N);
-  return {
-    trainCloses: closes.slice(0, 252 * N),
-    firstTestClose: closes.slice(252 * N),
-    nTest, N,
-    tickers: Array.from({ length: N }, (_, i) => `T${i}`),
-    weights: randomWeights(seed + 1n, S, N),
-    S, model,
-    seed: seed * 7919n + 5n,
-    runCount: 3,
-    capital: CAPITAL,
-    ...extra,
-  };
-}
+const CAPITAL = CASE_CAPITAL;
 
 describe("simulateCloses: the closes behind simulateRuns", () => {
   // N = 129 spans several internal row chunks with odd draw counts (the normal cache carries over).
@@ -42,7 +25,7 @@ describe("simulateCloses: the closes behind simulateRuns", () => {
     for (const { N, S, nTest, runFrom, runCount } of shapes) {
       it(`(${model}, N=${N}, nTest=${nTest}) valuing each run's closes buy-and-hold gives simulateRuns' values bit for bit`,
         () => {
-          const c = makeCase(BigInt(N * 31 + nTest), N, S, nTest, model, { runFrom, runCount });
+          const c = simulationCase(BigInt(N * 31 + nTest), N, S, nTest, model, { runFrom, runCount });
           const values = simulateRuns(wasm, c).values;
           const closes = simulateCloses(wasm, c);
           expect(closes.length).toBe(runCount * nTest * N);
@@ -58,7 +41,7 @@ describe("simulateCloses: the closes behind simulateRuns", () => {
   }
 
   it("run k's closes are identical whatever runFrom and runCount, and runs differ from each other", () => {
-    const c = makeCase(7n, 3, 1, 20, "correlated");
+    const c = simulationCase(7n, 3, 1, 20, "correlated");
     const len = 20 * 3;
     const all = simulateCloses(wasm, { ...c, runFrom: 0, runCount: 4 });
     const tail = simulateCloses(wasm, { ...c, runFrom: 2, runCount: 2 });
@@ -67,12 +50,12 @@ describe("simulateCloses: the closes behind simulateRuns", () => {
   });
 
   it("every simulated close is finite and positive", () => {
-    const c = makeCase(8n, 5, 1, 60, "independent", { runCount: 3 });
+    const c = simulationCase(8n, 5, 1, 60, "independent", { runCount: 3 });
     for (const p of simulateCloses(wasm, c)) expect(Number.isFinite(p) && p > 0).toBe(true);
   });
 
   it("rejects bad arguments with RangeError and a zero-variance asset with DEGENERATE_INPUT naming it", () => {
-    const c = makeCase(9n, 3, 1, 10, "independent", { tickers: ["AAA", "FLAT", "CCC"] });
+    const c = simulationCase(9n, 3, 1, 10, "independent", { tickers: ["AAA", "FLAT", "CCC"] });
     expect(() => simulateCloses(wasm, { ...c, runCount: 0 })).toThrow(RangeError);
     expect(() => simulateCloses(wasm, { ...c, model: "garch" as SimModel })).toThrow(RangeError);
     const train = c.trainCloses.slice();

@@ -10,31 +10,11 @@ import { modelCode, type SimModel } from "../../../src/domain/vocabulary.js";
 import { FolioError } from "../../../src/errors.js";
 import { TOL, expectRelClose } from "../../helpers/tolerances.js";
 import { engine } from "../../helpers/kernels.js";
-import { randomWeights, refCholesky, refDailyMoments, refSimulate, syntheticCloses } from "../../helpers/sims-reference.js";
+import { randomWeights, refCholesky, refDailyMoments, refSimulate, CASE_CAPITAL, simulationCase, syntheticCloses } from "../../helpers/sims-reference.js";
 
 const wasm = engine();
 
-const CAPITAL = 100_000;
-
-/** Training 252×N, first test close, tickers, weights: one seeded case. */
-function makeCase(seed: bigint, N: number, S: number, nTest: number, model: SimModel,
-  extra: Partial<SimulateRunsInput> = {}): SimulateRunsInput {
-  const closes = syntheticCloses(seed, 253, N);
-  return {
-    trainCloses: closes.slice(0, 252 * N),
-    firstTestClose: closes.slice(252 * N),
-    nTest,
-    N,
-    tickers: Array.from({ length: N }, (_, i) => `T${i}`),
-    weights: randomWeights(seed + 1n, S, N),
-    S,
-    model,
-    seed: seed * 7919n + 5n,
-    runCount: 3,
-    capital: CAPITAL,
-    ...extra,
-  };
-}
+const CAPITAL = CASE_CAPITAL;
 
 /** Unit weight vectors e_0 … e_{N−1}: series i then tracks capital·P̃_t,i / P_0,i. */
 function unitWeights(N: number): Float64Array {
@@ -69,7 +49,7 @@ function cov(x: number[], y: number[]): number {
 describe("simulateRuns: streams and structure", () => {
   for (const model of ["independent", "correlated"] as const) {
     it(`(${model}) run k is bit-identical whatever runFrom and runCount`, () => {
-      const c = makeCase(10n, 5, 4, 25, model);
+      const c = simulationCase(10n, 5, 4, 25, model);
       const all = simulateRuns(wasm, { ...c, runFrom: 0, runCount: 5 }).values;
       const len = c.S * c.nTest;
       const tail = simulateRuns(wasm, { ...c, runFrom: 3, runCount: 2 }).values;
@@ -82,13 +62,13 @@ describe("simulateRuns: streams and structure", () => {
     });
 
     it(`(${model}) every series of every run starts at exactly the capital`, () => {
-      const c = makeCase(20n, 6, 21, 15, model, { runCount: 4 });
+      const c = simulationCase(20n, 6, 21, 15, model, { runCount: 4 });
       const { values } = simulateRuns(wasm, c);
       for (let k = 0; k < c.runCount * c.S; k++) expect(values[k * c.nTest]).toBe(CAPITAL);
     });
 
     it(`(${model}) series with identical weights are bit-identical within a run (common random numbers)`, () => {
-      const c = makeCase(30n, 5, 5, 20, model);
+      const c = simulationCase(30n, 5, 5, 20, model);
       const W = c.weights.slice();
       W.set(W.subarray(0, 5), 15);
       W.set(W.subarray(0, 5), 20);
@@ -102,7 +82,7 @@ describe("simulateRuns: streams and structure", () => {
 
     it(`(${model}) agrees with the plain-JS reference simulation (same seeds, draw order, jumps) to 1e-10 relative`,
       () => {
-        const c = makeCase(40n, 4, 3, 30, model, { runFrom: 2, runCount: 3 });
+        const c = simulationCase(40n, 4, 3, 30, model, { runFrom: 2, runCount: 3 });
         const { values, jitter } = simulateRuns(wasm, c);
         expect(jitter).toBe(0);
         const { mu, cov: S } = refDailyMoments(c.trainCloses, c.N);
@@ -120,7 +100,7 @@ describe("simulateRuns: streams and structure", () => {
       // 16384/129 → 126 rows per chunk, so nTest = 300 spans three chunks and each chunk draws an odd number of
       // normals (126·129): the cached second variate must carry over. Checked against the unchunked JS reference.
       for (const model of ["independent", "correlated"] as const) {
-        const c = makeCase(45n, 129, 2, 300, model, { runFrom: 1, runCount: 2 });
+        const c = simulationCase(45n, 129, 2, 300, model, { runFrom: 1, runCount: 2 });
         const { values } = simulateRuns(wasm, c);
         const { mu, cov: S } = refDailyMoments(c.trainCloses, c.N);
         const ref = refSimulate({
@@ -134,7 +114,7 @@ describe("simulateRuns: streams and structure", () => {
 
   it("asset 0 gets the same simulated path in both models (L₀₀ = σ₀, docs/method.md §8.1)", () => {
     const N = 4;
-    const c = makeCase(50n, N, N, 40, "independent", { weights: unitWeights(N) });
+    const c = simulationCase(50n, N, N, 40, "independent", { weights: unitWeights(N) });
     const ind = simulateRuns(wasm, c).values;
     const cor = simulateRuns(wasm, { ...c, model: "correlated" }).values;
     for (let r = 0; r < c.runCount; r++) {
@@ -146,13 +126,13 @@ describe("simulateRuns: streams and structure", () => {
 
   it("with one test day there is nothing to draw: each run is the capital", () => {
     for (const model of ["independent", "correlated"] as const) {
-      const c = makeCase(60n, 1, 1, 1, model, { weights: Float64Array.from([1]), runCount: 2 });
+      const c = simulationCase(60n, 1, 1, 1, model, { weights: Float64Array.from([1]), runCount: 2 });
       expect(Array.from(simulateRuns(wasm, c).values)).toEqual([CAPITAL, CAPITAL]);
     }
   });
 
   it("with one asset both models give the same series, and it follows the reference", () => {
-    const c = makeCase(70n, 1, 1, 12, "independent", { weights: Float64Array.from([1]) });
+    const c = simulationCase(70n, 1, 1, 12, "independent", { weights: Float64Array.from([1]) });
     const ind = simulateRuns(wasm, c).values;
     const cor = simulateRuns(wasm, { ...c, model: "correlated" }).values;
     expect(Array.from(cor)).toEqual(Array.from(ind));
@@ -171,7 +151,7 @@ describe("simulateRuns: the simulated log-returns have the training moments (fix
 
   for (const model of ["independent", "correlated"] as const) {
     it(`(${model}) mean and standard deviation match μ and σ of the daily training log-returns`, () => {
-      const c = makeCase(80n, N, N, nTest, model, { weights: unitWeights(N), runCount, seed: 0xfeedn });
+      const c = simulationCase(80n, N, N, nTest, model, { weights: unitWeights(N), runCount, seed: 0xfeedn });
       const r = simulatedReturns(simulateRuns(wasm, c).values, runCount, N, nTest);
       const { mu, cov: S } = refDailyMoments(c.trainCloses, N);
       for (let i = 0; i < N; i++) {
@@ -203,7 +183,7 @@ describe("simulateRuns: degenerate training data", () => {
     const N = 3;
     const jitters: number[] = [];
     for (let seed = 90n; seed < 96n; seed++) {
-      const c = makeCase(seed, N, N, 50, "correlated", { weights: unitWeights(N) });
+      const c = simulationCase(seed, N, N, 50, "correlated", { weights: unitWeights(N) });
       const train = c.trainCloses.slice();
       for (let t = 0; t < 252; t++) train[t * N + 2] = train[t * N];
       const p0 = c.firstTestClose.slice();
@@ -229,7 +209,7 @@ describe("simulateRuns: degenerate training data", () => {
 
   it("the independent model needs no factorisation: a duplicated asset gives jitter 0", () => {
     const N = 2;
-    const c = makeCase(91n, N, 1, 10, "independent");
+    const c = simulationCase(91n, N, 1, 10, "independent");
     const train = c.trainCloses.slice();
     for (let t = 0; t < 252; t++) train[t * N + 1] = train[t * N];
     expect(simulateRuns(wasm, { ...c, trainCloses: train }).jitter).toBe(0);
@@ -238,7 +218,7 @@ describe("simulateRuns: degenerate training data", () => {
   for (const model of ["independent", "correlated"] as const) {
     it(`(${model}) if an asset has zero variance, sims fails with DEGENERATE_INPUT naming that ticker`, () => {
       const N = 3;
-      const c = makeCase(92n, N, 2, 10, model, { tickers: ["AAA", "FLAT", "CCC"] });
+      const c = simulationCase(92n, N, 2, 10, model, { tickers: ["AAA", "FLAT", "CCC"] });
       const train = c.trainCloses.slice();
       for (let t = 0; t < 252; t++) train[t * N + 1] = 42.5;
       try {
@@ -254,14 +234,14 @@ describe("simulateRuns: degenerate training data", () => {
   }
 
   it("if a first test close is not positive, sims fails with DEGENERATE_INPUT naming that ticker", () => {
-    const c = makeCase(93n, 3, 2, 10, "independent", { tickers: ["AAA", "BBB", "CCC"] });
+    const c = simulationCase(93n, 3, 2, 10, "independent", { tickers: ["AAA", "BBB", "CCC"] });
     const p0 = c.firstTestClose.slice();
     p0[2] = -1;
     expect(() => simulateRuns(wasm, { ...c, firstTestClose: p0 })).toThrow(/CCC/);
   });
 
   it("inconsistent lengths, a bad run range, a bad seed or an unknown model throw RangeError", () => {
-    const c = makeCase(94n, 3, 2, 10, "independent");
+    const c = simulationCase(94n, 3, 2, 10, "independent");
     expect(() => simulateRuns(wasm, { ...c, firstTestClose: new Float64Array(2) })).toThrow(RangeError);
     expect(() => simulateRuns(wasm, { ...c, runCount: 0 })).toThrow(RangeError);
     expect(() => simulateRuns(wasm, { ...c, runFrom: -1 })).toThrow(RangeError);
