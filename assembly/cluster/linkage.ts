@@ -8,8 +8,9 @@ import { syrkRowBuffer, syrkUpperInPlace } from "../linalg/gemm";
  *   the same operation as stats/covariance.ts `correlation`, so the same bits as its C, without an N² block for C.
  * Method: the upper triangle in bands of DIST_BAND rows, column by column within a band: the band's entries of
  *   column j (C and D: DIST_BAND cache lines, each reused for the next columns) and their mirror image, a
- *   contiguous run of row j, are written together (the transpose along rows, not down a column per value). Every
- *   value is computed once, by the same operations as row by row.
+ *   contiguous run of row j, are written together (the transpose along rows, not down a column per value); right
+ *   of the band's own triangle, two columns at a time in f64x2 lanes. Every value is computed once, by the same
+ *   IEEE operations as row by row (so the same bits).
  * Layout: C row-major N×N; D row-major with row stride `ld` ≥ N (default N; only the N×N block is written).
  *   C and D may not alias. Complexity: N²/2 square roots, no allocation.
  */
@@ -20,21 +21,42 @@ export function correlationDistance(C: usize, N: i32, D: usize, ld: i32 = 0, sd:
   for (let i0: i32 = 0; i0 < N; i0 += DIST_BAND) {
     const i1 = min(i0 + DIST_BAND, N);
     for (let i: i32 = i0; i < i1; i++) store<f64>(D + <usize>i * rd + (<usize>i << 3), 0.0);
-    for (let j: i32 = i0 + 1; j < N; j++) {
+    // the band's own triangle column by column, then the columns right of it in pairs (f64x2 lanes: each lane the
+    // scalar operations, IEEE-exact; pmax/pmin are the scalar clips' comparisons), an odd last column alone
+    for (let j: i32 = i0 + 1; j < i1; j++) distanceColumn(C, rc, D, rd, sd, i0, j, j);
+    let j: i32 = i1;
+    const zero = f64x2.splat(0.0), one = f64x2.splat(1.0), half = f64x2.splat(0.5);
+    for (; j + 1 < N; j += 2) {
       const cj = <usize>j << 3;
       const Dj = D + <usize>j * rd;
-      const sj = sd != 0 ? load<f64>(sd + cj) : 1.0;
-      const e = min(i1, j);
-      for (let i: i32 = i0; i < e; i++) {
-        const c = load<f64>(C + <usize>i * rc + cj);
-        let v = (1.0 - (sd != 0 ? c / (load<f64>(sd + (<usize>i << 3)) * sj) : c)) * 0.5;
-        if (v < 0.0) v = 0.0;
-        if (v > 1.0) v = 1.0;
-        const d = Math.sqrt(v);
-        store<f64>(D + <usize>i * rd + cj, d);
-        store<f64>(Dj + (<usize>i << 3), d);
+      const sj = sd != 0 ? v128.load(sd + cj) : one;
+      for (let i: i32 = i0; i < i1; i++) {
+        let c = v128.load(C + <usize>i * rc + cj);
+        if (sd != 0) c = f64x2.div(c, f64x2.mul(f64x2.splat(load<f64>(sd + (<usize>i << 3))), sj));
+        const d = f64x2.sqrt(f64x2.pmin(f64x2.pmax(f64x2.mul(f64x2.sub(one, c), half), zero), one));
+        v128.store(D + <usize>i * rd + cj, d);
+        store<f64>(Dj + (<usize>i << 3), f64x2.extract_lane(d, 0));
+        store<f64>(Dj + rd + (<usize>i << 3), f64x2.extract_lane(d, 1));
       }
     }
+    if (j < N) distanceColumn(C, rc, D, rd, sd, i0, i1, j);
+  }
+}
+
+/** Column j of a band of `correlationDistance` (rows i0 … e−1, e ≤ j), scalar, with its mirror along row j. */
+// @ts-ignore: decorator
+@inline function distanceColumn(C: usize, rc: usize, D: usize, rd: usize, sd: usize, i0: i32, e: i32, j: i32): void {
+  const cj = <usize>j << 3;
+  const Dj = D + <usize>j * rd;
+  const sj = sd != 0 ? load<f64>(sd + cj) : 1.0;
+  for (let i: i32 = i0; i < e; i++) {
+    const c = load<f64>(C + <usize>i * rc + cj);
+    let v = (1.0 - (sd != 0 ? c / (load<f64>(sd + (<usize>i << 3)) * sj) : c)) * 0.5;
+    if (v < 0.0) v = 0.0;
+    if (v > 1.0) v = 1.0;
+    const d = Math.sqrt(v);
+    store<f64>(D + <usize>i * rd + cj, d);
+    store<f64>(Dj + (<usize>i << 3), d);
   }
 }
 
@@ -54,8 +76,8 @@ const DIST_BAND: i32 = 32;
  *   pairs; distances that close are ties up to summation order in scipy as well.
  * Layout: Dp row-major N'×N' (N' = `paddedOrder(N)`) holding D in its leading N×N block and zeros elsewhere (as
  *   `correlationDistance(C, N, Dp, N')` leaves a zero-filled block); overwritten in place with d̃ in its leading
- *   N×N block (row stride N'): G is built over D's rows as they die (`syrkUpperInPlace`), then row i reads G_jj
- *   for j > i, which row i does not overwrite.
+ *   N×N block (row stride N'): G is built over D's rows as they die (`syrkUpperInPlace`), then d̃ over G
+ *   (`distancesFromGram`, the diagonal of G copied first).
  * Preconditions: D finite and symmetric, the padding zero. Convergence: not iterative.
  * Complexity: ≈ N³ flops; scratch 64·N' f64 (one N'² block in all: neither a padded copy nor a second N² block),
  *   reused by `distancesFromGram` for the diagonal.
@@ -87,22 +109,43 @@ export function distancesFromGram(Dp: usize, N: i32, diag: usize = 0): void {
     store<f64>(diag + (<usize>i << 3), load<f64>(p));
     store<f64>(p, 0.0);
   }
+  const zero = f64x2.splat(0.0), two = f64x2.splat(2.0);
   for (let i0: i32 = 0; i0 < N; i0 += DIST_BAND) {
     const i1 = min(i0 + DIST_BAND, N);
-    for (let j: i32 = i0 + 1; j < N; j++) {
+    // as `correlationDistance`: the band's triangle, then column pairs in f64x2 lanes (bitselect on v > 0 is the
+    // scalar `!(v > 0) → 0`, NaN and −0 included), an odd last column alone
+    for (let j: i32 = i0 + 1; j < i1; j++) gramColumn(Dp, rd, diag, i0, j, j);
+    let j: i32 = i1;
+    for (; j + 1 < N; j += 2) {
       const cj = <usize>j << 3;
       const Dj = Dp + <usize>j * rd;
-      const gj = load<f64>(diag + cj);
-      const e = min(i1, j);
-      for (let i: i32 = i0; i < e; i++) {
+      const gj = v128.load(diag + cj);
+      for (let i: i32 = i0; i < i1; i++) {
         const p = Dp + <usize>i * rd + cj;
-        let v = load<f64>(diag + (<usize>i << 3)) + gj - 2.0 * load<f64>(p);
-        if (!(v > 0.0)) v = 0.0;
-        const d = Math.sqrt(v);
-        store<f64>(p, d);
-        store<f64>(Dj + (<usize>i << 3), d);
+        const v = f64x2.sub(f64x2.add(f64x2.splat(load<f64>(diag + (<usize>i << 3))), gj), f64x2.mul(two, v128.load(p)));
+        const d = f64x2.sqrt(v128.bitselect(v, zero, f64x2.gt(v, zero)));
+        v128.store(p, d);
+        store<f64>(Dj + (<usize>i << 3), f64x2.extract_lane(d, 0));
+        store<f64>(Dj + rd + (<usize>i << 3), f64x2.extract_lane(d, 1));
       }
     }
+    if (j < N) gramColumn(Dp, rd, diag, i0, i1, j);
+  }
+}
+
+/** Column j of a band of `distancesFromGram` (rows i0 … e−1, e ≤ j), scalar, with its mirror along row j. */
+// @ts-ignore: decorator
+@inline function gramColumn(Dp: usize, rd: usize, diag: usize, i0: i32, e: i32, j: i32): void {
+  const cj = <usize>j << 3;
+  const Dj = Dp + <usize>j * rd;
+  const gj = load<f64>(diag + cj);
+  for (let i: i32 = i0; i < e; i++) {
+    const p = Dp + <usize>i * rd + cj;
+    let v = load<f64>(diag + (<usize>i << 3)) + gj - 2.0 * load<f64>(p);
+    if (!(v > 0.0)) v = 0.0;
+    const d = Math.sqrt(v);
+    store<f64>(p, d);
+    store<f64>(Dj + (<usize>i << 3), d);
   }
 }
 
