@@ -90,8 +90,9 @@ export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize, 
  *   variances are 0 (a long-only zero-variance split) α = ½.
  * Layout: S N×N covariance; C its correlation, or 0 with `sd` = σ (N f64, σ_i = √Σ_ii: the distances are then
  *   formed from S, see `hrpTree`); out N weights; order i32[N] and Z as in `hrpTree`, or 0 for scratch.
- * Complexity: tree as above, bisection O(N² log N) worst case on Σ permuted into the leaf order (N² f64 in the
- *   tree's released scratch); scratch max(that of the tree, N² + 3N f64), plus order and Z when 0.
+ * Complexity: tree as above, bisection O(N² log N) worst case on Σ permuted into the leaf order and divided by
+ *   its column variances (N² f64 in the tree's released scratch); scratch max(that of the tree, N² + 3N f64),
+ *   plus order and Z when 0.
  * References: López de Prado (2016), JPM 42(4):59–69, doi:10.3905/jpm.2016.42.4.059, SSRN 2708678.
  * Departures: none from the paper variant; `direct` = PyPortfolioOpt's linkage input. No optimal leaf ordering.
  */
@@ -104,17 +105,31 @@ export function hrpWeights(S: usize, C: usize, N: i32, variant: i32, out: usize,
   const st = hrpTree(C != 0 ? C : S, N, variant, order, Z, gram, C != 0 ? 0 : sd);
   arenaRelease(mark);
   if (st != Status.Ok) return st;
-  // Σ permuted once into the leaf order (Sp[a][b] = Σ[order[a]][order[b]], dp[a] = Σ_ii of i = order[a]), in the
-  // tree's released block: every cluster of the bisection is then a contiguous diagonal block of Sp, read along
-  // rows, instead of ≈ 2N² loads at permuted positions of Σ (the same values, hence the same bits).
-  const Sp = scratchF64(N * N);
+  // Σ permuted once into the leaf order, each entry already divided by its column's variance, in the tree's
+  // released block: Q[a][b] = Σ_ij / Σ_jj with i = order[a], j = order[b] (the quotient the cluster variance adds,
+  // computed once instead of at every level of the bisection), and dp[a] = Σ_ii. Every cluster of the bisection
+  // is then a contiguous diagonal block of Q read along rows, instead of ≈ 2N² loads at permuted positions of Σ
+  // (the same quotients, added in the same order: the same bits).
+  const Q = scratchF64(N * N);
   const dp = scratchF64(N);
   const rs = <usize>N << 3;
   for (let a: i32 = 0; a < N; a++) {
+    const i = <usize>load<i32>(order + (<usize>a << 2));
+    store<f64>(dp + (<usize>a << 3), load<f64>(S + i * rs + (i << 3)));
+  }
+  for (let a: i32 = 0; a < N; a++) {
     const Si = S + <usize>load<i32>(order + (<usize>a << 2)) * rs;
-    const Sa = Sp + <usize>a * rs;
-    for (let b: i32 = 0; b < N; b++) store<f64>(Sa + (<usize>b << 3), load<f64>(Si + (<usize>load<i32>(order + (<usize>b << 2)) << 3)));
-    store<f64>(dp + (<usize>a << 3), load<f64>(Sa + (<usize>a << 3)));
+    const Qa = Q + <usize>a * rs;
+    let b: i32 = 0;
+    for (; b + 1 < N; b += 2) { // two IEEE quotients per f64x2 division
+      const x = f64x2.replace_lane(f64x2.splat(load<f64>(Si + (<usize>load<i32>(order + (<usize>b << 2)) << 3))), 1,
+        load<f64>(Si + (<usize>load<i32>(order + (<usize>(b + 1) << 2)) << 3)));
+      v128.store(Qa + (<usize>b << 3), f64x2.div(x, v128.load(dp + (<usize>b << 3))));
+    }
+    if (b < N) {
+      store<f64>(Qa + (<usize>b << 3), load<f64>(Si + (<usize>load<i32>(order + (<usize>b << 2)) << 3)) /
+        load<f64>(dp + (<usize>b << 3)));
+    }
   }
   for (let i: i32 = 0; i < N; i++) store<f64>(out + (<usize>i << 3), 1.0);
   const stLo = scratchI32(2 * N);
@@ -129,8 +144,8 @@ export function hrpWeights(S: usize, C: usize, N: i32, variant: i32, out: usize,
     const len = load<i32>(stLen + (<usize>sp << 2));
     if (len < 2) continue;
     const h = len >> 1;
-    const vL = clusterVariance(Sp, dp, N, lo, h);
-    const vR = clusterVariance(Sp, dp, N, lo + h, len - h);
+    const vL = clusterVariance(Q, dp, N, lo, h);
+    const vR = clusterVariance(Q, dp, N, lo + h, len - h);
     const tot = vL + vR;
     const alpha = tot > 0.0 ? 1.0 - vL / tot : 0.5;
     for (let a: i32 = lo; a < lo + h; a++) {
@@ -151,20 +166,38 @@ export function hrpWeights(S: usize, C: usize, N: i32, variant: i32, out: usize,
 }
 
 /**
- * V = ṽᵀ Σ_sub ṽ, ṽ_a = (1/Σ_aa)/Σ_b(1/Σ_bb) over the positions lo … lo+len−1 of the leaf order, on Σ permuted into
- * that order (Sp, N×N; dp its diagonal): sums in increasing position, s_a = Σ_b Σ_ab / Σ_bb, V = Σ_a (ṽ_a·s_a)/Σ(1/Σ).
- * O(len²), no allocation.
+ * V = ṽᵀ Σ_sub ṽ, ṽ_a = (1/Σ_aa)/Σ_b(1/Σ_bb) over the positions lo … lo+len−1 of the leaf order, from Q (N×N,
+ * Q[a][b] = Σ_ab/Σ_bb in that order; dp the diagonal Σ_aa): sums in increasing position, s_a = Σ_b Q[a][b],
+ * V = Σ_a (ṽ_a·s_a)/Σ(1/Σ). Four rows' sums run side by side (independent chains, each in its own order), and
+ * are added to V in row order. O(len²), no allocation.
  */
-function clusterVariance(Sp: usize, dp: usize, N: i32, lo: i32, len: i32): f64 {
+function clusterVariance(Q: usize, dp: usize, N: i32, lo: i32, len: i32): f64 {
   let sinv = 0.0;
   for (let a: i32 = lo; a < lo + len; a++) sinv += 1.0 / load<f64>(dp + (<usize>a << 3));
+  const rq = <usize>N << 3;
+  const b0 = <usize>lo << 3;
+  const b1 = <usize>(lo + len) << 3;
   let v = 0.0;
-  for (let a: i32 = lo; a < lo + len; a++) {
-    const vi = 1.0 / load<f64>(dp + (<usize>a << 3)) / sinv;
-    const Sa = Sp + <usize>a * (<usize>N << 3);
+  let a: i32 = lo;
+  for (; a + 3 < lo + len; a += 4) {
+    const q0 = Q + <usize>a * rq, q1 = q0 + rq, q2 = q1 + rq, q3 = q2 + rq;
+    let s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    for (let b = b0; b < b1; b += 8) {
+      s0 += load<f64>(q0 + b);
+      s1 += load<f64>(q1 + b);
+      s2 += load<f64>(q2 + b);
+      s3 += load<f64>(q3 + b);
+    }
+    v += 1.0 / load<f64>(dp + (<usize>a << 3)) / sinv * s0 / sinv;
+    v += 1.0 / load<f64>(dp + (<usize>(a + 1) << 3)) / sinv * s1 / sinv;
+    v += 1.0 / load<f64>(dp + (<usize>(a + 2) << 3)) / sinv * s2 / sinv;
+    v += 1.0 / load<f64>(dp + (<usize>(a + 3) << 3)) / sinv * s3 / sinv;
+  }
+  for (; a < lo + len; a++) {
+    const qa = Q + <usize>a * rq;
     let s = 0.0;
-    for (let b: i32 = lo; b < lo + len; b++) s += load<f64>(Sa + (<usize>b << 3)) / load<f64>(dp + (<usize>b << 3));
-    v += vi * s / sinv;
+    for (let b = b0; b < b1; b += 8) s += load<f64>(qa + b);
+    v += 1.0 / load<f64>(dp + (<usize>a << 3)) / sinv * s / sinv;
   }
   return v;
 }
