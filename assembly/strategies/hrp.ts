@@ -107,9 +107,9 @@ export function hrpWeights(S: usize, C: usize, N: i32, variant: i32, out: usize,
   if (st != Status.Ok) return st;
   // Σ permuted once into the leaf order, each entry already divided by its column's variance, in the tree's
   // released block: Q[a][b] = Σ_ij / Σ_jj with i = order[a], j = order[b] (the quotient the cluster variance adds,
-  // computed once instead of at every level of the bisection), and dp[a] = Σ_ii. Every cluster of the bisection
-  // is then a contiguous diagonal block of Q read along rows, instead of ≈ 2N² loads at permuted positions of Σ
-  // (the same quotients, added in the same order: the same bits).
+  // computed once instead of at every level of the bisection; only within the halves of the first split), and
+  // dp[a] = Σ_ii. Every cluster of the bisection is then a contiguous diagonal block of Q read along rows, instead
+  // of ≈ 2N² loads at permuted positions of Σ (the same quotients, added in the same order: the same bits).
   const Q = scratchF64(N * N);
   const dp = scratchF64(N);
   const rs = <usize>N << 3;
@@ -120,13 +120,16 @@ export function hrpWeights(S: usize, C: usize, N: i32, variant: i32, out: usize,
   for (let a: i32 = 0; a < N; a++) {
     const Si = S + <usize>load<i32>(order + (<usize>a << 2)) * rs;
     const Qa = Q + <usize>a * rs;
-    let b: i32 = 0;
-    for (; b + 1 < N; b += 2) { // two IEEE quotients per f64x2 division
+    // only the two diagonal blocks of the first split are ever read (every cluster lies within one half)
+    const h = N >> 1;
+    let b: i32 = a < h ? 0 : h;
+    const e: i32 = a < h ? h : N;
+    for (; b + 1 < e; b += 2) { // two IEEE quotients per f64x2 division
       const x = f64x2.replace_lane(f64x2.splat(load<f64>(Si + (<usize>load<i32>(order + (<usize>b << 2)) << 3))), 1,
         load<f64>(Si + (<usize>load<i32>(order + (<usize>(b + 1) << 2)) << 3)));
       v128.store(Qa + (<usize>b << 3), f64x2.div(x, v128.load(dp + (<usize>b << 3))));
     }
-    if (b < N) {
+    if (b < e) {
       store<f64>(Qa + (<usize>b << 3), load<f64>(Si + (<usize>load<i32>(order + (<usize>b << 2)) << 3)) /
         load<f64>(dp + (<usize>b << 3)));
     }
