@@ -87,7 +87,8 @@ export function distanceOfDistances(Dp: usize, N: i32): void {
   const Np = paddedOrder(N);
   const buf = scratchF64(syrkRowBuffer(Np));
   syrkUpperInPlace(Dp, Np, N, buf);
-  distancesFromGram(Dp, N, buf); // the row buffer (64·N' ≥ N f64) is dead: it holds the diagonal
+  // the row buffer is dead: it holds the diagonal when it is large enough (64·N' ≥ N f64 with today's tiles)
+  distancesFromGram(Dp, N, syrkRowBuffer(Np) >= N ? buf : 0);
 }
 
 /**
