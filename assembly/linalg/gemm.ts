@@ -161,43 +161,92 @@ export const SYRK_KC: i32 = 512;
 const ACC: usize = memory.data(SYRK_TJ * SYRK_TK * 16, 16);
 
 /**
- * The accumulating form of `microNT` for `syrkUpper`'s panels: adds Σ over the pairs (k, k+1), k0 ≤ k < k1 (k0, k1
- *   even), of an mr×2 block (mr ∈ {2, 4}) to the f64x2 lane accumulators at `acc` (slot (r, c) at (r·2 + c)·16).
- *   The per-lane sequence of additions is the one `microNT` performs over the whole K (even k in lane 0, odd k in
- *   lane 1, increasing k), so splitting K into panels changes no bit.
- * Complexity: 4·mr·(k1 − k0) flops, no allocation.
+ * The packed panels of one output tile and one K panel (static data, survives the arena's reset): PA holds the
+ * tile's rows j in blocks of four, PB its columns k in pairs, both interleaved per lane pair (k', k'+1) so that the
+ * micro-kernel reads each with one pointer and immediate offsets (Goto & van de Geijn's packing; V8 folds an
+ * immediate offset into the addressing mode but not an i32 add, so six row pointers cost six adds per trip):
+ *   PA: block b (rows j0 + 4b … j0 + 4b + 3), lane pair q at PA + (b·P + q)·64 + r·16 = A[j0 + 4b + r][p0 + 2q … +1]
+ *   PB: pair c (rows c0 + 2c, c0 + 2c + 1), lane pair q at PB + (c·P + q)·32 + r·16 = A[c0 + 2c + r][p0 + 2q … +1]
+ * with P = (p1 − p0)/2 lane pairs in the panel. SYRK_TJ·SYRK_KC and SYRK_TK·SYRK_KC f64.
+ */
+const PA: usize = memory.data(SYRK_TJ * SYRK_KC * 8, 64);
+const PB: usize = memory.data(SYRK_TK * SYRK_KC * 8, 64);
+
+/**
+ * Copies `rows` (1 … 4) rows of A (the first at src, byte stride ra), lane pairs p0/2 … p0/2 + P − 1, into a block
+ * of PA's layout at dst; rows beyond `rows` are zero (their products are never stored).
  */
 // @ts-ignore: decorator
-@inline function microAcc(x0: usize, ra: usize, mr: i32, y0: usize, y1: usize, k0: i32, k1: i32, acc: usize): void {
-  const x1 = x0 + ra, x2 = x1 + ra, x3 = x2 + ra;
-  let s00 = v128.load(acc), s01 = v128.load(acc, 16), s10 = v128.load(acc, 32), s11 = v128.load(acc, 48);
-  let s20 = f64x2.splat(0.0), s21 = f64x2.splat(0.0), s30 = f64x2.splat(0.0), s31 = f64x2.splat(0.0);
-  if (mr > 2) {
-    s20 = v128.load(acc, 64); s21 = v128.load(acc, 80); s30 = v128.load(acc, 96); s31 = v128.load(acc, 112);
+@inline function packBlock4(src: usize, ra: usize, rows: i32, p0: i32, P: i32, dst: usize): void {
+  const off0 = <usize>p0 << 3;
+  for (let r: i32 = 0; r < 4; r++) {
+    const d = dst + (<usize>r << 4);
+    if (r < rows) {
+      const s = src + <usize>r * ra + off0;
+      for (let q: i32 = 0; q < P; q++) v128.store(d + (<usize>q << 6), v128.load(s + (<usize>q << 4)));
+    } else {
+      for (let q: i32 = 0; q < P; q++) v128.store(d + (<usize>q << 6), f64x2.splat(0.0));
+    }
   }
-  // byte offsets as the loop variable (no i32 → usize conversion and shift per trip: measured ≈ 5% faster for the
-  // distance of distances at N = 2,000); one lane pair per trip (two per trip measured ≈ 10% slower)
-  const e1 = <usize>k1 << 3;
-  for (let off = <usize>k0 << 3; off < e1; off += 16) {
-    const v0 = v128.load(y0 + off);
-    const v1 = v128.load(y1 + off);
-    const u0 = v128.load(x0 + off);
-    const u1 = v128.load(x1 + off);
+}
+
+/** Copies rows at s0 and s0 + ra, lane pairs p0/2 … p0/2 + P − 1, into a pair of PB's layout at dst. */
+// @ts-ignore: decorator
+@inline function packPair(s0: usize, ra: usize, p0: i32, P: i32, dst: usize): void {
+  const a = s0 + (<usize>p0 << 3);
+  const b = a + ra;
+  const e = <usize>P << 4;
+  for (let o: usize = 0; o < e; o += 16) {
+    const d = dst + (o << 1);
+    v128.store(d, v128.load(a + o));
+    v128.store(d, v128.load(b + o), 16);
+  }
+}
+
+/**
+ * The accumulating form of `microNT` for `syrkUpper`'s packed panels: adds Σ over the P lane pairs of the panel of a
+ *   4×2 block (four rows interleaved per lane pair at pa, 64 bytes per pair; two rows at pb, sb bytes per pair: 32
+ *   in PB, 64 in a 4-row block of the interleaved layout, see `interleave4`) to the f64x2 lane accumulators at `acc` (slot (r, c) at
+ *   (r·2 + c)·16). The per-lane sequence of additions is the one `microNT` performs over the whole K (even k in
+ *   lane 0, odd k in lane 1, increasing k), so splitting K into panels changes no bit.
+ * Complexity: 16·P flops, no allocation.
+ */
+// @ts-ignore: decorator
+@inline function microPacked(pa: usize, pb: usize, sb: usize, P: i32, acc: usize): void {
+  let s00 = v128.load(acc), s01 = v128.load(acc, 16), s10 = v128.load(acc, 32), s11 = v128.load(acc, 48);
+  let s20 = v128.load(acc, 64), s21 = v128.load(acc, 80), s30 = v128.load(acc, 96), s31 = v128.load(acc, 112);
+  const end = pa + (<usize>P << 6);
+  for (; pa < end; pa += 64) {
+    const v0 = v128.load(pb), v1 = v128.load(pb, 16);
+    const u0 = v128.load(pa), u1 = v128.load(pa, 16), u2 = v128.load(pa, 32), u3 = v128.load(pa, 48);
     s00 = f64x2.add(s00, f64x2.mul(u0, v0));
     s01 = f64x2.add(s01, f64x2.mul(u0, v1));
     s10 = f64x2.add(s10, f64x2.mul(u1, v0));
     s11 = f64x2.add(s11, f64x2.mul(u1, v1));
-    if (mr > 2) {
-      const u2 = v128.load(x2 + off), u3 = v128.load(x3 + off);
-      s20 = f64x2.add(s20, f64x2.mul(u2, v0));
-      s21 = f64x2.add(s21, f64x2.mul(u2, v1));
-      s30 = f64x2.add(s30, f64x2.mul(u3, v0));
-      s31 = f64x2.add(s31, f64x2.mul(u3, v1));
-    }
+    s20 = f64x2.add(s20, f64x2.mul(u2, v0));
+    s21 = f64x2.add(s21, f64x2.mul(u2, v1));
+    s30 = f64x2.add(s30, f64x2.mul(u3, v0));
+    s31 = f64x2.add(s31, f64x2.mul(u3, v1));
+    pb += sb;
   }
   v128.store(acc, s00); v128.store(acc, s01, 16); v128.store(acc, s10, 32); v128.store(acc, s11, 48);
-  if (mr > 2) {
-    v128.store(acc, s20, 64); v128.store(acc, s21, 80); v128.store(acc, s30, 96); v128.store(acc, s31, 112);
+  v128.store(acc, s20, 64); v128.store(acc, s21, 80); v128.store(acc, s30, 96); v128.store(acc, s31, 112);
+}
+
+/**
+ * The interleaved layout of a 4-row block (rows j … j+3 of a row-major A, K even, 4K f64 at blk), in place through
+ * tmp (4K f64 of scratch): `fwd` turns row-major into interleaved, lane pair q of row r at blk + q·64 + r·16
+ * (= A[j + r][2q … 2q+1]), so that `microPacked` reads a block's four rows, or a pair of them, with one pointer
+ * and immediate offsets, as from PA/PB, without a copy per tile; !fwd turns it back. O(K), no allocation.
+ */
+function interleave4(blk: usize, K: i32, tmp: usize, fwd: bool): void {
+  const ra = <usize>K << 3;
+  memory.copy(tmp, blk, ra << 2);
+  const e = <usize>K << 3; // bytes per row; lane pair q at q·16 in a row, q·64 interleaved
+  for (let r: i32 = 0; r < 4; r++) {
+    const row = <usize>r * ra, lane = <usize>r << 4;
+    if (fwd) for (let o: usize = 0; o < e; o += 16) v128.store(blk + (o << 2) + lane, v128.load(tmp + row + o));
+    else for (let o: usize = 0; o < e; o += 16) v128.store(blk + row + o, v128.load(tmp + (o << 2) + lane));
   }
 }
 
@@ -222,7 +271,7 @@ const ACC: usize = memory.data(SYRK_TJ * SYRK_TK * 16, 16);
  * Edge cases: N = 0 stores nothing.
  */
 export function syrkUpper(A: usize, Np: i32, K: i32, N: i32, G: usize, mirror: bool): void {
-  for (let j0: i32 = 0; j0 < Np; j0 += SYRK_TJ) syrkTileRow(A, Np, K, N, j0, G, N, 0, mirror);
+  for (let j0: i32 = 0; j0 < Np; j0 += SYRK_TJ) syrkTileRow(A, Np, K, N, j0, G, N, 0, mirror, false);
 }
 
 /**
@@ -238,8 +287,10 @@ export function syrkUpper(A: usize, Np: i32, K: i32, N: i32, G: usize, mirror: b
  */
 export function syrkUpperInPlace(A: usize, Np: i32, N: i32, buf: usize): void {
   const ra = <usize>Np << 3;
+  const il = (Np & 3) == 0;
+  if (il) for (let j: i32 = 0; j < Np; j += 4) interleave4(A + <usize>j * ra, Np, buf, true);
   for (let j0: i32 = 0; j0 < Np; j0 += SYRK_TJ) {
-    syrkTileRow(A, Np, Np, N, j0, buf, Np, j0, false);
+    syrkTileRow(A, Np, Np, N, j0, buf, Np, j0, false, il);
     const j1 = min(j0 + SYRK_TJ, N);
     for (let j: i32 = j0; j < j1; j++) {
       const off = <usize>j << 3; // columns j … N−1 of row j
@@ -258,7 +309,11 @@ export function syrkUpperInPlace(A: usize, Np: i32, N: i32, buf: usize): void {
  * Complexity: 2·K flops per computed entry (rows r0 … r1−1 of the upper triangle); no allocation.
  */
 export function syrkUpperRows(A: usize, Np: i32, N: i32, r0: i32, r1: i32, out: usize): void {
-  for (let j0: i32 = r0; j0 < r1; j0 += SYRK_TJ) syrkTileRow(A, Np, Np, N, j0, out, Np, r0, false);
+  const ra = <usize>Np << 3;
+  const il = (Np & 3) == 0 && 4 * Np <= SYRK_TJ * SYRK_KC; // PA holds one 4-row block
+  if (il) for (let j: i32 = r0; j < Np; j += 4) interleave4(A + <usize>j * ra, Np, PA, true);
+  for (let j0: i32 = r0; j0 < r1; j0 += SYRK_TJ) syrkTileRow(A, Np, Np, N, j0, out, Np, r0, false, il);
+  if (il) for (let j: i32 = r0; j < Np; j += 4) interleave4(A + <usize>j * ra, Np, PA, false);
 }
 
 /** The f64 count of `syrkUpperInPlace`'s `buf` for an Np-row A. */
@@ -271,7 +326,8 @@ export function syrkRowBuffer(Np: i32): i32 {
  * out + ((j − rowBase)·ldo + k)·8 and, with `mirror`, G_kj at out + ((k − rowBase)·ldo + j)·8 (rowBase 0 then).
  * Reads the rows ≥ j0 of A only.
  */
-function syrkTileRow(A: usize, Np: i32, K: i32, N: i32, j0: i32, out: usize, ldo: i32, rowBase: i32, mirror: bool): void {
+function syrkTileRow(A: usize, Np: i32, K: i32, N: i32, j0: i32, out: usize, ldo: i32, rowBase: i32, mirror: bool,
+                     interleaved: bool): void {
   const ra = <usize>K << 3;
   const Ke = K & ~1; // the lane pairs; an odd K leaves the tail k = K − 1
   const slotsPerRow = SYRK_TK >> 1; // column pairs per tile row block
@@ -281,18 +337,32 @@ function syrkTileRow(A: usize, Np: i32, K: i32, N: i32, j0: i32, out: usize, ldo
       const c1 = min(c0 + SYRK_TK, Np);
       if (c1 <= j0) continue; // entirely below the diagonal
       memory.fill(ACC, 0, <usize>(SYRK_TJ * SYRK_TK) << 4);
+      const kLo = max(c0, j0); // columns below j0 meet no row of this tile row in the upper triangle
       for (let p0: i32 = 0; p0 < Ke; p0 += SYRK_KC) {
-        const p1 = min(p0 + SYRK_KC, Ke);
+        const P = (min(p0 + SYRK_KC, Ke) - p0) >> 1;
+        if (interleaved) {
+          // A is in `interleave4`'s layout: a 4-row block's lane pair q at (block start) + q·64
+          const panel = <usize>p0 << 5;
+          for (let j: i32 = j0; j < j1; j += 4) {
+            const pa = A + <usize>j * ra + panel;
+            const slotRow = ACC + <usize>(((j - j0) >> 2) * slotsPerRow) * 128;
+            for (let k: i32 = max(c0, j); k < c1; k += 2) {
+              const pb = A + <usize>(k & ~3) * ra + panel + (<usize>(k & 2) << 4);
+              microPacked(pa, pb, 64, P, slotRow + <usize>((k - c0) >> 1) * 128);
+            }
+          }
+          continue;
+        }
         for (let j: i32 = j0; j < j1; j += 4) {
-          const mr = j + 3 < j1 ? 4 : 2;
-          const x0 = A + <usize>j * ra;
+          packBlock4(A + <usize>j * ra, ra, min(4, j1 - j), p0, P, PA + <usize>(((j - j0) >> 2) * P) * 64);
+        }
+        for (let k: i32 = kLo; k < c1; k += 2) packPair(A + <usize>k * ra, ra, p0, P, PB + <usize>(((k - c0) >> 1) * P) * 32);
+        for (let j: i32 = j0; j < j1; j += 4) {
+          const pa = PA + <usize>(((j - j0) >> 2) * P) * 64;
           const kStart = max(c0, j); // j and c0 are even: pairs stay aligned with the unblocked order
           const slotRow = ACC + <usize>(((j - j0) >> 2) * slotsPerRow) * 128;
           for (let k: i32 = kStart; k < c1; k += 2) {
-            const y0 = A + <usize>k * ra;
-            const acc = slotRow + <usize>((k - c0) >> 1) * 128;
-            if (mr == 4) microAcc(x0, ra, 4, y0, y0 + ra, p0, p1, acc);
-            else microAcc(x0, ra, 2, y0, y0 + ra, p0, p1, acc);
+            microPacked(pa, PB + <usize>(((k - c0) >> 1) * P) * 32, 32, P, slotRow + <usize>((k - c0) >> 1) * 128);
           }
         }
       }
@@ -322,3 +392,4 @@ function syrkTileRow(A: usize, Np: i32, K: i32, N: i32, j0: i32, out: usize, ldo
     }
   }
 }
+
