@@ -152,13 +152,15 @@ export function gemmNT(A: usize, lda: i32, nA: i32, B: usize, ldb: i32, nB: i32,
 export const SYRK_TJ: i32 = 64;
 export const SYRK_TK: i32 = 64;
 export const SYRK_KC: i32 = 512;
+/** Band width: the tiles of a tile row are swept SYRK_TW columns at a time (a multiple of SYRK_TK). */
+export const SYRK_TW: i32 = 256;
 
 /**
  * The lane accumulators of one output tile, kept between K panels: one f64x2 per output, in slots of eight
  * (a 4×2 block: slot (r, c) at (r·2 + c)·16 bytes), one slot per (4-row block, column pair) of the tile.
  * Static data (survives the arena's reset): SYRK_TJ·SYRK_TK·16 bytes.
  */
-const ACC: usize = memory.data(SYRK_TJ * SYRK_TK * 16, 16);
+const ACC: usize = memory.data(SYRK_TJ * SYRK_TW * 16, 16);
 
 /**
  * The packed panels of one output tile and one K panel (static data, survives the arena's reset): PA holds the
@@ -330,61 +332,65 @@ function syrkTileRow(A: usize, Np: i32, K: i32, N: i32, j0: i32, out: usize, ldo
                      interleaved: bool): void {
   const ra = <usize>K << 3;
   const Ke = K & ~1; // the lane pairs; an odd K leaves the tail k = K − 1
-  const slotsPerRow = SYRK_TK >> 1; // column pairs per tile row block
-  {
-    const j1 = min(j0 + SYRK_TJ, Np);
-    for (let c0: i32 = j0 & ~(SYRK_TK - 1); c0 < Np; c0 += SYRK_TK) {
-      const c1 = min(c0 + SYRK_TK, Np);
-      if (c1 <= j0) continue; // entirely below the diagonal
-      memory.fill(ACC, 0, <usize>(SYRK_TJ * SYRK_TK) << 4);
-      const kLo = max(c0, j0); // columns below j0 meet no row of this tile row in the upper triangle
-      for (let p0: i32 = 0; p0 < Ke; p0 += SYRK_KC) {
-        const P = (min(p0 + SYRK_KC, Ke) - p0) >> 1;
-        if (interleaved) {
-          // A is in `interleave4`'s layout: a 4-row block's lane pair q at (block start) + q·64
-          const panel = <usize>p0 << 5;
-          for (let j: i32 = j0; j < j1; j += 4) {
-            const pa = A + <usize>j * ra + panel;
-            const slotRow = ACC + <usize>(((j - j0) >> 2) * slotsPerRow) * 128;
-            for (let k: i32 = max(c0, j); k < c1; k += 2) {
-              const pb = A + <usize>(k & ~3) * ra + panel + (<usize>(k & 2) << 4);
-              microPacked(pa, pb, 64, P, slotRow + <usize>((k - c0) >> 1) * 128);
-            }
-          }
-          continue;
-        }
+  const slotsPerRow = SYRK_TW >> 1; // column pairs per band row block
+  const j1 = min(j0 + SYRK_TJ, Np);
+  for (let w0: i32 = j0 & ~(SYRK_TK - 1); w0 < Np; w0 += SYRK_TW) {
+    const w1 = min(w0 + SYRK_TW, Np);
+    memory.fill(ACC, 0, <usize>(SYRK_TJ * SYRK_TW) << 4);
+    for (let p0: i32 = 0; p0 < Ke; p0 += SYRK_KC) {
+      const P = (min(p0 + SYRK_KC, Ke) - p0) >> 1;
+      const panel = <usize>p0 << 5; // interleaved: a 4-row block's lane pair q at (block start) + q·64
+      if (!interleaved) {
+        // the band's rows once per panel (reused by every tile of the band)
         for (let j: i32 = j0; j < j1; j += 4) {
           packBlock4(A + <usize>j * ra, ra, min(4, j1 - j), p0, P, PA + <usize>(((j - j0) >> 2) * P) * 64);
         }
-        for (let k: i32 = kLo; k < c1; k += 2) packPair(A + <usize>k * ra, ra, p0, P, PB + <usize>(((k - c0) >> 1) * P) * 32);
+      }
+      for (let c0: i32 = w0; c0 < w1; c0 += SYRK_TK) {
+        const c1 = min(c0 + SYRK_TK, w1);
+        if (c1 <= j0) continue; // entirely below the diagonal
+        if (!interleaved) {
+          // columns below j0 meet no row of this tile row in the upper triangle
+          for (let k: i32 = max(c0, j0); k < c1; k += 2) {
+            packPair(A + <usize>k * ra, ra, p0, P, PB + <usize>(((k - c0) >> 1) * P) * 32);
+          }
+        }
         for (let j: i32 = j0; j < j1; j += 4) {
-          const pa = PA + <usize>(((j - j0) >> 2) * P) * 64;
-          const kStart = max(c0, j); // j and c0 are even: pairs stay aligned with the unblocked order
           const slotRow = ACC + <usize>(((j - j0) >> 2) * slotsPerRow) * 128;
-          for (let k: i32 = kStart; k < c1; k += 2) {
-            microPacked(pa, PB + <usize>(((k - c0) >> 1) * P) * 32, 32, P, slotRow + <usize>((k - c0) >> 1) * 128);
+          // j and c0 are even: pairs stay aligned with the unblocked order
+          if (interleaved) {
+            const pa = A + <usize>j * ra + panel;
+            for (let k: i32 = max(c0, j); k < c1; k += 2) {
+              const pb = A + <usize>(k & ~3) * ra + panel + (<usize>(k & 2) << 4);
+              microPacked(pa, pb, 64, P, slotRow + <usize>((k - w0) >> 1) * 128);
+            }
+          } else {
+            const pa = PA + <usize>(((j - j0) >> 2) * P) * 64;
+            for (let k: i32 = max(c0, j); k < c1; k += 2) {
+              microPacked(pa, PB + <usize>(((k - c0) >> 1) * P) * 32, 32, P, slotRow + <usize>((k - w0) >> 1) * 128);
+            }
           }
         }
       }
-      for (let j: i32 = j0; j < j1; j += 4) {
-        const mr = j + 3 < j1 ? 4 : 2;
-        const slotRow = ACC + <usize>(((j - j0) >> 2) * slotsPerRow) * 128;
-        for (let k: i32 = max(c0, j); k < c1; k += 2) {
-          const acc = slotRow + <usize>((k - c0) >> 1) * 128;
-          for (let r: i32 = 0; r < mr; r++) {
-            const jj = j + r;
-            for (let c: i32 = 0; c < 2; c++) {
-              const kk = k + c;
-              if (jj <= kk && kk < N) {
-                const s = acc + (<usize>(r * 2 + c) << 4);
-                let v = load<f64>(s) + load<f64>(s, 8);
-                if (Ke < K) {
-                  const off = <usize>Ke << 3;
-                  v += load<f64>(A + <usize>jj * ra + off) * load<f64>(A + <usize>kk * ra + off);
-                }
-                store<f64>(out + (<usize>((jj - rowBase) * ldo + kk) << 3), v);
-                if (mirror) store<f64>(out + (<usize>((kk - rowBase) * ldo + jj) << 3), v);
+    }
+    for (let j: i32 = j0; j < j1; j += 4) {
+      const mr = j + 3 < j1 ? 4 : 2;
+      const slotRow = ACC + <usize>(((j - j0) >> 2) * slotsPerRow) * 128;
+      for (let k: i32 = max(w0, j); k < w1; k += 2) {
+        const acc = slotRow + <usize>((k - w0) >> 1) * 128;
+        for (let r: i32 = 0; r < mr; r++) {
+          const jj = j + r;
+          for (let c: i32 = 0; c < 2; c++) {
+            const kk = k + c;
+            if (jj <= kk && kk < N) {
+              const s = acc + (<usize>(r * 2 + c) << 4);
+              let v = load<f64>(s) + load<f64>(s, 8);
+              if (Ke < K) {
+                const off = <usize>Ke << 3;
+                v += load<f64>(A + <usize>jj * ra + off) * load<f64>(A + <usize>kk * ra + off);
               }
+              store<f64>(out + (<usize>((jj - rowBase) * ldo + kk) << 3), v);
+              if (mirror) store<f64>(out + (<usize>((kk - rowBase) * ldo + jj) << 3), v);
             }
           }
         }
