@@ -1,7 +1,7 @@
 /**
- * The one A·Bᵀ micro-kernel and its two drivers: `gemmNT` (general product, valuation and the correlated
- * simulation) and `syrkUpper` (the symmetric product A·Aᵀ: the Gram matrix of covariance and shrinkage, and HRP's
- * distance of distances).
+ * The A·Bᵀ micro-kernel and its two drivers: `gemmNT` (general product, valuation and the correlated simulation;
+ * `microNT`) and `syrkUpper` (the symmetric product A·Aᵀ: the Gram matrix of covariance and shrinkage, and HRP's
+ * distance of distances; `microPacked`, the same 4×2 block over packed panels).
  *
  * Summation order (the same for every output, whichever block shape computed it, and the same as `blas.dot`):
  *   even k accumulate in lane 0 and odd k in lane 1 of an f64x2, in increasing k; then lane 0 + lane 1; then, when
@@ -143,11 +143,20 @@ export function gemmNT(A: usize, lda: i32, nA: i32, B: usize, ldb: i32, nB: i32,
 }
 
 /**
- * Cache blocking of `syrkUpper`: output tiles of SYRK_TJ rows × SYRK_TK columns, K in panels of SYRK_KC columns.
- * A panel of the tile's rows (SYRK_TJ + SYRK_TK rows × SYRK_KC f64 = 512 KiB) stays in L2 while the micro-kernel
- * sweeps it; a pair of B rows of the panel (8 KiB) stays in L1 across the tile's row blocks. Multiples of 4 and 2.
- * Measured for the distance of distances on this shared 2-core machine (≈ N³ flops): 64/64/512 gave ≈ 14–15
- * GFLOP/s at N = 1000 and 2000 (panels of 256: 12–15; the unblocked kernel: 13–17 at N = 1000, 8–10 at 2000).
+ * Cache blocking of `syrkUpper`: output tiles of SYRK_TJ rows × SYRK_TK columns, swept in bands of SYRK_TW columns
+ * (a multiple of SYRK_TK) per K panel of SYRK_KC columns: for each band and panel, the tile row's rows (SYRK_TJ ×
+ * SYRK_KC f64 = 256 KiB) are read (or packed) once and reused by the band's tiles, a tile's columns (256 KiB) stay
+ * in L2 across the tile row's 4-row blocks, a 4-row block of the panel (16 KiB) stays in L1 across the tile's
+ * column pairs. SYRK_TJ a multiple of 4 (it is also `HRP_GRAM_ROWS`, the worker split's row granularity),
+ * SYRK_TK a power of two, SYRK_KC even.
+ * Measured (bench/suites/distance.ts and CPU-time A/B runs, AMD EPYC family 25 (Zen 4), 2 vCPUs shared with other
+ * jobs, Node 20.20.2; the f64x2 mul+add peak there is 29.3 GFLOP/s, bench/peak.ts): the distance of distances ran
+ * at ≈ 15.5 GFLOP/s at N = 1,000 and 2,000 with the unpacked kernel (six row pointers, 64/64/512), ≈ 18 with
+ * packed panels, ≈ 18.5–19 with the bands; 64/64/256, 64/128/512, 128/128/256, 32/128/512 and 128/64/512 were
+ * within ±5 % of 64/64/512 (the noise). The packed micro-kernel alone on L1-resident panels runs at ≈ 24
+ * GFLOP/s (82 % of the peak): per lane pair it issues 6 loads, 8 multiplies, 8 adds, 2 pointer adds and the loop
+ * test, about 25 instructions for 16 floating-point ones (no FMA in WebAssembly SIMD), so the front end, not
+ * the arithmetic, is its limit; two lane pairs per trip in the source measured ≈ 35 % slower (register spills).
  */
 export const SYRK_TJ: i32 = 64;
 export const SYRK_TK: i32 = 64;
@@ -156,15 +165,16 @@ export const SYRK_KC: i32 = 512;
 export const SYRK_TW: i32 = 256;
 
 /**
- * The lane accumulators of one output tile, kept between K panels: one f64x2 per output, in slots of eight
- * (a 4×2 block: slot (r, c) at (r·2 + c)·16 bytes), one slot per (4-row block, column pair) of the tile.
- * Static data (survives the arena's reset): SYRK_TJ·SYRK_TK·16 bytes.
+ * The lane accumulators of one band (SYRK_TJ rows × SYRK_TW columns), kept between K panels: one f64x2 per output,
+ * in slots of eight (a 4×2 block: slot (r, c) at (r·2 + c)·16 bytes), one slot per (4-row block, column pair).
+ * Static data (survives the arena's reset): SYRK_TJ·SYRK_TW·16 bytes.
  */
 const ACC: usize = memory.data(SYRK_TJ * SYRK_TW * 16, 16);
 
 /**
- * The packed panels of one output tile and one K panel (static data, survives the arena's reset): PA holds the
- * tile's rows j in blocks of four, PB its columns k in pairs, both interleaved per lane pair (k', k'+1) so that the
+ * The packed panels of `syrkUpper` (a non-square A, e.g. the Gram of covariance; static data, survives the arena's
+ * reset): for one band and K panel, PA holds the tile row's rows j in blocks of four, PB one tile's columns k in
+ * pairs, both interleaved per lane pair (k', k'+1) so that the
  * micro-kernel reads each with one pointer and immediate offsets (Goto & van de Geijn's packing; V8 folds an
  * immediate offset into the addressing mode but not an i32 add, so six row pointers cost six adds per trip):
  *   PA: block b (rows j0 + 4b … j0 + 4b + 3), lane pair q at PA + (b·P + q)·64 + r·16 = A[j0 + 4b + r][p0 + 2q … +1]
@@ -257,19 +267,22 @@ function interleave4(blk: usize, K: i32, tmp: usize, fwd: bool): void {
  * `mirror`, G_kj = G_jk. The strict lower triangle is left untouched without `mirror`.
  *
  * Method: cache-blocked (Goto & van de Geijn, see the module doc): the upper triangle is cut into output tiles of
- *   SYRK_TJ × SYRK_TK entries; for each tile, K is swept in panels of SYRK_KC columns, and within a panel, for each
- *   pair of columns (rows k, k+1 of A, k ≥ j) and each block of four rows j (then one pair), `microAcc` adds the
- *   panel's products to the tile's f64x2 lane accumulators (ACC). After the last panel each output is lane 0 +
- *   lane 1 (+ the odd tail when K is odd), exactly `microNT`'s order: the blocking changes no bit (pinned by
- *   test/assembly/linalg/gemm.test.ts), and every entry, the diagonal included, has the module's summation order,
- *   so identical rows of A give exactly G_jj = G_kk = G_jk. Only blocks touching the upper triangle are computed
- *   (≈ half the flops of `gemmNT`). Without the blocking, every 4-row block streamed all later rows over the whole
- *   K from memory (N = 2000 for the distance of distances: a 32 MB operand per block).
+ *   SYRK_TJ × SYRK_TK entries, swept per tile row in bands of SYRK_TW columns; for each band, K is swept in panels
+ *   of SYRK_KC columns; the panel's rows are packed (PA, PB: four rows, or two, interleaved per lane pair), and for
+ *   each pair of columns (rows k, k+1 of A, k ≥ j) and each block of four rows j (zero rows past the end),
+ *   `microPacked` adds the panel's products to the band's f64x2 lane accumulators (ACC). After the last panel each
+ *   output is lane 0 + lane 1 (+ the odd tail when K is odd), exactly `microNT`'s order: the blocking and the
+ *   packing change no bit (pinned by test/assembly/linalg/gemm.test.ts), and every entry, the diagonal included,
+ *   has the module's summation order, so identical rows of A give exactly G_jj = G_kk = G_jk. Only blocks touching
+ *   the upper triangle are computed (≈ half the flops of `gemmNT`). Without the blocking, every 4-row block
+ *   streamed all later rows over the whole K from memory (N = 2000 for the distance of distances: a 32 MB operand
+ *   per block).
  * Layout: A Np×K row-major (row stride K), with Np even and Np ≥ N; rows N … Np−1 are read but not stored (zero
  *   padding rows); G N×N row-major.
  * Preconditions: Np even, N ≤ Np; K even for the callers' orders (the Gram and the distance of distances pad K
  *   with zero columns; an odd K is allowed and takes the odd tail). G does not alias A.
- * Convergence: not iterative. Complexity: ≈ Np²·K flops; no allocation (static ACC).
+ * Convergence: not iterative. Complexity: ≈ Np²·K flops, plus ≈ Np²·K/32 copies for the packing; no allocation
+ *   (static ACC, PA, PB).
  * Edge cases: N = 0 stores nothing.
  */
 export function syrkUpper(A: usize, Np: i32, K: i32, N: i32, G: usize, mirror: bool): void {
@@ -278,14 +291,17 @@ export function syrkUpper(A: usize, Np: i32, K: i32, N: i32, G: usize, mirror: b
 
 /**
  * `syrkUpper` of a square A (K = Np) that overwrites A with G: G_jk (j ≤ k < N) lands at A[j][k] (row stride Np);
- * the strict lower triangle and the padding of A are left as they were.
+ * the rest of A (strict lower triangle, padding) is left in an unspecified order (with Np a multiple of 4: the
+ * interleaved layout of `interleave4`).
  *
- * Method: the tile rows of `syrkUpper` in order; tile row j0 reads only the rows ≥ j0 of A, so once it is done its
- *   SYRK_TJ rows of A are dead and its outputs, kept meanwhile in `buf`, are copied over them. Same outputs, bit for
- *   bit, as `syrkUpper` (the same tiles, panels and order); one N'² block instead of two for the distance of
- *   distances.
+ * Method: with Np a multiple of 4, first every 4-row block of A is interleaved in place (`interleave4`, through
+ *   `buf`), so that the micro-kernel reads A's rows directly as packed panels (no copy per tile: the distance of
+ *   distances reads its whole N'² operand once per tile row). Then the tile rows of `syrkUpper` in order; tile row
+ *   j0 reads only the rows ≥ j0 of A, so once it is done its SYRK_TJ rows of A are dead and its outputs, kept
+ *   meanwhile in `buf`, are copied over them (row-major). Same outputs, bit for bit, as `syrkUpper` (the same
+ *   tiles, bands, panels and order); one N'² block instead of two for the distance of distances.
  * Layout: A Np×Np row-major, Np even, N ≤ Np; buf SYRK_TJ × Np f64 of scratch (`syrkRowBuffer(Np)` f64).
- * Preconditions: those of `syrkUpper`. Complexity: ≈ Np³ flops, plus N²/2 copies.
+ * Preconditions: those of `syrkUpper`. Complexity: ≈ Np³ flops, plus N²/2 copies and two passes over A.
  */
 export function syrkUpperInPlace(A: usize, Np: i32, N: i32, buf: usize): void {
   const ra = <usize>Np << 3;
@@ -302,13 +318,17 @@ export function syrkUpperInPlace(A: usize, Np: i32, N: i32, buf: usize): void {
 }
 
 /**
- * Rows r0 … r1−1 of `syrkUpper`'s G for a square A (K = Np), without overwriting A: G_jk (r0 ≤ j < r1, j ≤ k < N)
+ * Rows r0 … r1−1 of `syrkUpper`'s G for a square A (K = Np), leaving A as it was: G_jk (r0 ≤ j < r1, j ≤ k < N)
  * lands at out + ((j − r0)·Np + k)·8; the rest of `out` is left as it was. The same tile rows, panels and order as
  * `syrkUpper` and `syrkUpperInPlace` (each tile row reads only the rows ≥ its first of A), so the same bits: blocks
  * of rows computed apart (e.g. on several workers, docs/decisions.md "Splitting one large request") and put
  * together are that G.
+ * Method: as `syrkUpperInPlace`, when Np is a multiple of 4 and a 4-row block fits in PA (Np ≤ 8,192): the rows
+ *   ≥ r0 of A are interleaved in place (through PA) for the computation and turned back afterwards; else the
+ *   panels are packed per band and tile as in `syrkUpper`. Same bits either way.
  * Preconditions: r0 a multiple of SYRK_TJ, r0 < r1 ≤ Np, r1 a multiple of SYRK_TJ or Np; those of `syrkUpper`.
- * Complexity: 2·K flops per computed entry (rows r0 … r1−1 of the upper triangle); no allocation.
+ * Complexity: 2·K flops per computed entry (rows r0 … r1−1 of the upper triangle), plus two passes over A's rows
+ *   ≥ r0; no allocation.
  */
 export function syrkUpperRows(A: usize, Np: i32, N: i32, r0: i32, r1: i32, out: usize): void {
   const ra = <usize>Np << 3;
