@@ -13,6 +13,8 @@
  *   matrix multiplication", ACM TOMS 34(3), 2008, doi:10.1145/1356052.1356053.
  */
 
+import { arenaMark, arenaRelease, scratchF64 } from "../memory";
+
 /** Default rows of A per cache tile in `gemmNT` (8 rows × N = 500 ≈ 32 KiB, one L1d). Even. */
 export const TILE_A: i32 = 8;
 
@@ -148,21 +150,23 @@ export function gemmNT(A: usize, lda: i32, nA: i32, B: usize, ldb: i32, nB: i32,
  * SYRK_KC f64 = 256 KiB) are read (or packed) once and reused by the band's tiles, a tile's columns (256 KiB) stay
  * in L2 across the tile row's 4-row blocks, a 4-row block of the panel (16 KiB) stays in L1 across the tile's
  * column pairs. SYRK_TJ a multiple of 4 (it is also `HRP_GRAM_ROWS`, the worker split's row granularity),
- * SYRK_TK a power of two, SYRK_KC even.
+ * SYRK_TK a power of two, SYRK_KC even. The band's accumulators (ACC) are static data, counted in every call's
+ * memory high-water: SYRK_TW = 128 keeps them at 128 KiB (256 measured no faster).
  * Measured (bench/suites/distance.ts and CPU-time A/B runs, AMD EPYC family 25 (Zen 4), 2 vCPUs shared with other
  * jobs, Node 20.20.2; the f64x2 mul+add peak there is 29.3 GFLOP/s, bench/peak.ts): the distance of distances ran
  * at ≈ 15.5 GFLOP/s at N = 1,000 and 2,000 with the unpacked kernel (six row pointers, 64/64/512), ≈ 18 with
- * packed panels, ≈ 18.5–19 with the bands; 64/64/256, 64/128/512, 128/128/256, 32/128/512 and 128/64/512 were
- * within ±5 % of 64/64/512 (the noise). The packed micro-kernel alone on L1-resident panels runs at ≈ 24
- * GFLOP/s (82 % of the peak): per lane pair it issues 6 loads, 8 multiplies, 8 adds, 2 pointer adds and the loop
- * test, about 25 instructions for 16 floating-point ones (no FMA in WebAssembly SIMD), so the front end, not
+ * packed panels, ≈ 18.5–20.5 with the bands (N = 5,000: 15.7 → 17.5); 64/64/256, 64/128/512, 128/128/256,
+ * 32/128/512 and 128/64/512 (bands of one tile) were within ±5 % of 64/64/512 (the noise), panels of 128 and
+ * 256 no faster. The packed micro-kernel alone on L1-resident panels runs at ≈ 24 GFLOP/s (82 % of the peak): per
+ * lane pair it issues 6 loads, 8 multiplies, 8 adds, 2 pointer adds and the loop test, about 25 instructions for
+ * 16 floating-point ones (no FMA in WebAssembly SIMD, and V8 folds no load into a vmulpd), so the front end, not
  * the arithmetic, is its limit; two lane pairs per trip in the source measured ≈ 35 % slower (register spills).
  */
 export const SYRK_TJ: i32 = 64;
 export const SYRK_TK: i32 = 64;
 export const SYRK_KC: i32 = 512;
 /** Band width: the tiles of a tile row are swept SYRK_TW columns at a time (a multiple of SYRK_TK). */
-export const SYRK_TW: i32 = 256;
+export const SYRK_TW: i32 = 128;
 
 /**
  * The lane accumulators of one band (SYRK_TJ rows × SYRK_TW columns), kept between K panels: one f64x2 per output,
@@ -172,17 +176,21 @@ export const SYRK_TW: i32 = 256;
 const ACC: usize = memory.data(SYRK_TJ * SYRK_TW * 16, 16);
 
 /**
- * The packed panels of `syrkUpper` (a non-square A, e.g. the Gram of covariance; static data, survives the arena's
- * reset): for one band and K panel, PA holds the tile row's rows j in blocks of four, PB one tile's columns k in
- * pairs, both interleaved per lane pair (k', k'+1) so that the
- * micro-kernel reads each with one pointer and immediate offsets (Goto & van de Geijn's packing; V8 folds an
- * immediate offset into the addressing mode but not an i32 add, so six row pointers cost six adds per trip):
+ * The packed panels of `syrkUpper` (a non-square A, e.g. the Gram of covariance): for one band and K panel, PA holds
+ * the tile row's rows j in blocks of four, PB one tile's columns k in pairs, both interleaved per lane pair
+ * (k', k'+1) so that the micro-kernel reads each with one pointer and immediate offsets (Goto & van de Geijn's
+ * packing; V8 folds an immediate offset into the addressing mode but not an i32 add, so six row pointers cost six
+ * adds per trip):
  *   PA: block b (rows j0 + 4b … j0 + 4b + 3), lane pair q at PA + (b·P + q)·64 + r·16 = A[j0 + 4b + r][p0 + 2q … +1]
  *   PB: pair c (rows c0 + 2c, c0 + 2c + 1), lane pair q at PB + (c·P + q)·32 + r·16 = A[c0 + 2c + r][p0 + 2q … +1]
- * with P = (p1 − p0)/2 lane pairs in the panel. SYRK_TJ·SYRK_KC and SYRK_TK·SYRK_KC f64.
+ * with P = (p1 − p0)/2 lane pairs in the panel: SYRK_TJ·L and SYRK_TK·L f64 with L = min(SYRK_KC, K rounded down
+ * to even), arena scratch released when the driver returns (`packBuffers`; static data would count in every
+ * call's memory high-water, issue 14's ≤ 4 N²).
  */
-const PA: usize = memory.data(SYRK_TJ * SYRK_KC * 8, 64);
-const PB: usize = memory.data(SYRK_TK * SYRK_KC * 8, 64);
+// @ts-ignore: decorator
+@inline function panelLength(K: i32): i32 {
+  return max(2, min(SYRK_KC, K & ~1));
+}
 
 /**
  * Copies `rows` (1 … 4) rows of A (the first at src, byte stride ra), lane pairs p0/2 … p0/2 + P − 1, into a block
@@ -286,7 +294,11 @@ function interleave4(blk: usize, K: i32, tmp: usize, fwd: bool): void {
  * Edge cases: N = 0 stores nothing.
  */
 export function syrkUpper(A: usize, Np: i32, K: i32, N: i32, G: usize, mirror: bool): void {
-  for (let j0: i32 = 0; j0 < Np; j0 += SYRK_TJ) syrkTileRow(A, Np, K, N, j0, G, N, 0, mirror, false);
+  const mark = arenaMark();
+  const L = panelLength(K);
+  const PA = scratchF64(SYRK_TJ * L), PB = scratchF64(SYRK_TK * L);
+  for (let j0: i32 = 0; j0 < Np; j0 += SYRK_TJ) syrkTileRow(A, Np, K, N, j0, G, N, 0, mirror, false, PA, PB);
+  arenaRelease(mark);
 }
 
 /**
@@ -306,15 +318,22 @@ export function syrkUpper(A: usize, Np: i32, K: i32, N: i32, G: usize, mirror: b
 export function syrkUpperInPlace(A: usize, Np: i32, N: i32, buf: usize): void {
   const ra = <usize>Np << 3;
   const il = (Np & 3) == 0;
+  const mark = arenaMark();
+  let PA: usize = 0, PB: usize = 0;
   if (il) for (let j: i32 = 0; j < Np; j += 4) interleave4(A + <usize>j * ra, Np, buf, true);
+  else {
+    PA = scratchF64(SYRK_TJ * panelLength(Np));
+    PB = scratchF64(SYRK_TK * panelLength(Np));
+  }
   for (let j0: i32 = 0; j0 < Np; j0 += SYRK_TJ) {
-    syrkTileRow(A, Np, Np, N, j0, buf, Np, j0, false, il);
+    syrkTileRow(A, Np, Np, N, j0, buf, Np, j0, false, il, PA, PB);
     const j1 = min(j0 + SYRK_TJ, N);
     for (let j: i32 = j0; j < j1; j++) {
       const off = <usize>j << 3; // columns j … N−1 of row j
       memory.copy(A + <usize>j * ra + off, buf + <usize>(j - j0) * ra + off, <usize>(N - j) << 3);
     }
   }
+  arenaRelease(mark);
 }
 
 /**
@@ -332,10 +351,20 @@ export function syrkUpperInPlace(A: usize, Np: i32, N: i32, buf: usize): void {
  */
 export function syrkUpperRows(A: usize, Np: i32, N: i32, r0: i32, r1: i32, out: usize): void {
   const ra = <usize>Np << 3;
-  const il = (Np & 3) == 0 && 4 * Np <= SYRK_TJ * SYRK_KC; // PA holds one 4-row block
-  if (il) for (let j: i32 = r0; j < Np; j += 4) interleave4(A + <usize>j * ra, Np, PA, true);
-  for (let j0: i32 = r0; j0 < r1; j0 += SYRK_TJ) syrkTileRow(A, Np, Np, N, j0, out, Np, r0, false, il);
-  if (il) for (let j: i32 = r0; j < Np; j += 4) interleave4(A + <usize>j * ra, Np, PA, false);
+  const il = (Np & 3) == 0;
+  const mark = arenaMark();
+  let PA: usize = 0, PB: usize = 0;
+  if (il) {
+    const tmp = scratchF64(4 * Np); // one 4-row block
+    for (let j: i32 = r0; j < Np; j += 4) interleave4(A + <usize>j * ra, Np, tmp, true);
+    for (let j0: i32 = r0; j0 < r1; j0 += SYRK_TJ) syrkTileRow(A, Np, Np, N, j0, out, Np, r0, false, true, 0, 0);
+    for (let j: i32 = r0; j < Np; j += 4) interleave4(A + <usize>j * ra, Np, tmp, false);
+  } else {
+    PA = scratchF64(SYRK_TJ * panelLength(Np));
+    PB = scratchF64(SYRK_TK * panelLength(Np));
+    for (let j0: i32 = r0; j0 < r1; j0 += SYRK_TJ) syrkTileRow(A, Np, Np, N, j0, out, Np, r0, false, false, PA, PB);
+  }
+  arenaRelease(mark);
 }
 
 /** The f64 count of `syrkUpperInPlace`'s `buf` for an Np-row A. */
@@ -349,7 +378,7 @@ export function syrkRowBuffer(Np: i32): i32 {
  * Reads the rows ≥ j0 of A only.
  */
 function syrkTileRow(A: usize, Np: i32, K: i32, N: i32, j0: i32, out: usize, ldo: i32, rowBase: i32, mirror: bool,
-                     interleaved: bool): void {
+                     interleaved: bool, PA: usize, PB: usize): void {
   const ra = <usize>K << 3;
   const Ke = K & ~1; // the lane pairs; an odd K leaves the tail k = K − 1
   const slotsPerRow = SYRK_TW >> 1; // column pairs per band row block
