@@ -1,7 +1,7 @@
 /**
- * The one A·Bᵀ micro-kernel and its two drivers: `gemmNT` (general product, valuation and the correlated
- * simulation) and `syrkUpper` (the symmetric product A·Aᵀ: the Gram matrix of covariance and shrinkage, and HRP's
- * distance of distances).
+ * The A·Bᵀ micro-kernel and its two drivers: `gemmNT` (general product, valuation and the correlated simulation;
+ * `microNT`) and `syrkUpper` (the symmetric product A·Aᵀ: the Gram matrix of covariance and shrinkage, and HRP's
+ * distance of distances; `microPacked`, the same 4×2 block over packed panels).
  *
  * Summation order (the same for every output, whichever block shape computed it, and the same as `blas.dot`):
  *   even k accumulate in lane 0 and odd k in lane 1 of an f64x2, in increasing k; then lane 0 + lane 1; then, when
@@ -12,6 +12,8 @@
  *   §8.1 (the correlated model); the register blocking follows Goto & van de Geijn, "Anatomy of high-performance
  *   matrix multiplication", ACM TOMS 34(3), 2008, doi:10.1145/1356052.1356053.
  */
+
+import { arenaMark, arenaRelease, scratchF64 } from "../memory";
 
 /** Default rows of A per cache tile in `gemmNT` (8 rows × N = 500 ≈ 32 KiB, one L1d). Even. */
 export const TILE_A: i32 = 8;
@@ -143,61 +145,128 @@ export function gemmNT(A: usize, lda: i32, nA: i32, B: usize, ldb: i32, nB: i32,
 }
 
 /**
- * Cache blocking of `syrkUpper`: output tiles of SYRK_TJ rows × SYRK_TK columns, K in panels of SYRK_KC columns.
- * A panel of the tile's rows (SYRK_TJ + SYRK_TK rows × SYRK_KC f64 = 512 KiB) stays in L2 while the micro-kernel
- * sweeps it; a pair of B rows of the panel (8 KiB) stays in L1 across the tile's row blocks. Multiples of 4 and 2.
- * Measured for the distance of distances on this shared 2-core machine (≈ N³ flops): 64/64/512 gave ≈ 14–15
- * GFLOP/s at N = 1000 and 2000 (panels of 256: 12–15; the unblocked kernel: 13–17 at N = 1000, 8–10 at 2000).
+ * Cache blocking of `syrkUpper`: output tiles of SYRK_TJ rows × SYRK_TK columns, swept in bands of SYRK_TW columns
+ * (a multiple of SYRK_TK) per K panel of SYRK_KC columns: for each band and panel, the tile row's rows (SYRK_TJ ×
+ * SYRK_KC f64 = 256 KiB) are read (or packed) once and reused by the band's tiles, a tile's columns (256 KiB) stay
+ * in L2 across the tile row's 4-row blocks, a 4-row block of the panel (16 KiB) stays in L1 across the tile's
+ * column pairs. SYRK_TJ a multiple of 4 (it is also `HRP_GRAM_ROWS`, the worker split's row granularity),
+ * SYRK_TK a power of two, SYRK_KC even. The band's accumulators (ACC) are static data, counted in every call's
+ * memory high-water: SYRK_TW = 128 keeps them at 128 KiB (256 measured no faster).
+ * Measured (bench/suites/distance.ts and CPU-time A/B runs, AMD EPYC family 25 (Zen 4), 2 vCPUs shared with other
+ * jobs, Node 20.20.2; the f64x2 mul+add peak there is 29.3 GFLOP/s, bench/peak.ts): the distance of distances ran
+ * at ≈ 15.5 GFLOP/s at N = 1,000 and 2,000 with the unpacked kernel (six row pointers, 64/64/512), ≈ 18 with
+ * packed panels, ≈ 18.5–20.5 with the bands (N = 5,000: 15.7 → 17.5); 64/64/256, 64/128/512, 128/128/256,
+ * 32/128/512 and 128/64/512 (bands of one tile) were within ±5 % of 64/64/512 (the noise), panels of 128 and
+ * 256 no faster. The packed micro-kernel alone on L1-resident panels runs at ≈ 24 GFLOP/s (82 % of the peak): per
+ * lane pair it issues 6 loads, 8 multiplies, 8 adds, 2 pointer adds and the loop test, about 25 instructions for
+ * 16 floating-point ones (no FMA in WebAssembly SIMD, and V8 folds no load into a vmulpd), so the front end, not
+ * the arithmetic, is its limit; two lane pairs per trip in the source measured ≈ 35 % slower (register spills).
  */
 export const SYRK_TJ: i32 = 64;
 export const SYRK_TK: i32 = 64;
 export const SYRK_KC: i32 = 512;
+/** Band width: the tiles of a tile row are swept SYRK_TW columns at a time (a multiple of SYRK_TK). */
+export const SYRK_TW: i32 = 128;
 
 /**
- * The lane accumulators of one output tile, kept between K panels: one f64x2 per output, in slots of eight
- * (a 4×2 block: slot (r, c) at (r·2 + c)·16 bytes), one slot per (4-row block, column pair) of the tile.
- * Static data (survives the arena's reset): SYRK_TJ·SYRK_TK·16 bytes.
+ * The lane accumulators of one band (SYRK_TJ rows × SYRK_TW columns), kept between K panels: one f64x2 per output,
+ * in slots of eight (a 4×2 block: slot (r, c) at (r·2 + c)·16 bytes), one slot per (4-row block, column pair).
+ * Static data (survives the arena's reset): SYRK_TJ·SYRK_TW·16 bytes.
  */
-const ACC: usize = memory.data(SYRK_TJ * SYRK_TK * 16, 16);
+const ACC: usize = memory.data(SYRK_TJ * SYRK_TW * 16, 16);
 
 /**
- * The accumulating form of `microNT` for `syrkUpper`'s panels: adds Σ over the pairs (k, k+1), k0 ≤ k < k1 (k0, k1
- *   even), of an mr×2 block (mr ∈ {2, 4}) to the f64x2 lane accumulators at `acc` (slot (r, c) at (r·2 + c)·16).
- *   The per-lane sequence of additions is the one `microNT` performs over the whole K (even k in lane 0, odd k in
- *   lane 1, increasing k), so splitting K into panels changes no bit.
- * Complexity: 4·mr·(k1 − k0) flops, no allocation.
+ * The packed panels of `syrkUpper` (a non-square A, e.g. the Gram of covariance): for one band and K panel, PA holds
+ * the tile row's rows j in blocks of four, PB one tile's columns k in pairs, both interleaved per lane pair
+ * (k', k'+1) so that the micro-kernel reads each with one pointer and immediate offsets (Goto & van de Geijn's
+ * packing; V8 folds an immediate offset into the addressing mode but not an i32 add, so six row pointers cost six
+ * adds per trip):
+ *   PA: block b (rows j0 + 4b … j0 + 4b + 3), lane pair q at PA + (b·P + q)·64 + r·16 = A[j0 + 4b + r][p0 + 2q … +1]
+ *   PB: pair c (rows c0 + 2c, c0 + 2c + 1), lane pair q at PB + (c·P + q)·32 + r·16 = A[c0 + 2c + r][p0 + 2q … +1]
+ * with P = (p1 − p0)/2 lane pairs in the panel: SYRK_TJ·L and SYRK_TK·L f64 with L = min(SYRK_KC, K rounded down
+ * to even), arena scratch released when the driver returns (`packBuffers`; static data would count in every
+ * call's memory high-water, issue 14's ≤ 4 N²).
  */
 // @ts-ignore: decorator
-@inline function microAcc(x0: usize, ra: usize, mr: i32, y0: usize, y1: usize, k0: i32, k1: i32, acc: usize): void {
-  const x1 = x0 + ra, x2 = x1 + ra, x3 = x2 + ra;
-  let s00 = v128.load(acc), s01 = v128.load(acc, 16), s10 = v128.load(acc, 32), s11 = v128.load(acc, 48);
-  let s20 = f64x2.splat(0.0), s21 = f64x2.splat(0.0), s30 = f64x2.splat(0.0), s31 = f64x2.splat(0.0);
-  if (mr > 2) {
-    s20 = v128.load(acc, 64); s21 = v128.load(acc, 80); s30 = v128.load(acc, 96); s31 = v128.load(acc, 112);
+@inline function panelLength(K: i32): i32 {
+  return max(2, min(SYRK_KC, K & ~1));
+}
+
+/**
+ * Copies `rows` (1 … 4) rows of A (the first at src, byte stride ra), lane pairs p0/2 … p0/2 + P − 1, into a block
+ * of PA's layout at dst; rows beyond `rows` are zero (their products are never stored).
+ */
+// @ts-ignore: decorator
+@inline function packBlock4(src: usize, ra: usize, rows: i32, p0: i32, P: i32, dst: usize): void {
+  const off0 = <usize>p0 << 3;
+  for (let r: i32 = 0; r < 4; r++) {
+    const d = dst + (<usize>r << 4);
+    if (r < rows) {
+      const s = src + <usize>r * ra + off0;
+      for (let q: i32 = 0; q < P; q++) v128.store(d + (<usize>q << 6), v128.load(s + (<usize>q << 4)));
+    } else {
+      for (let q: i32 = 0; q < P; q++) v128.store(d + (<usize>q << 6), f64x2.splat(0.0));
+    }
   }
-  // byte offsets as the loop variable (no i32 → usize conversion and shift per trip: measured ≈ 5% faster for the
-  // distance of distances at N = 2,000); one lane pair per trip (two per trip measured ≈ 10% slower)
-  const e1 = <usize>k1 << 3;
-  for (let off = <usize>k0 << 3; off < e1; off += 16) {
-    const v0 = v128.load(y0 + off);
-    const v1 = v128.load(y1 + off);
-    const u0 = v128.load(x0 + off);
-    const u1 = v128.load(x1 + off);
+}
+
+/** Copies rows at s0 and s0 + ra, lane pairs p0/2 … p0/2 + P − 1, into a pair of PB's layout at dst. */
+// @ts-ignore: decorator
+@inline function packPair(s0: usize, ra: usize, p0: i32, P: i32, dst: usize): void {
+  const a = s0 + (<usize>p0 << 3);
+  const b = a + ra;
+  const e = <usize>P << 4;
+  for (let o: usize = 0; o < e; o += 16) {
+    const d = dst + (o << 1);
+    v128.store(d, v128.load(a + o));
+    v128.store(d, v128.load(b + o), 16);
+  }
+}
+
+/**
+ * The accumulating form of `microNT` for `syrkUpper`'s packed panels: adds Σ over the P lane pairs of the panel of a
+ *   4×2 block (four rows interleaved per lane pair at pa, 64 bytes per pair; two rows at pb, sb bytes per pair: 32
+ *   in PB, 64 in a 4-row block of the interleaved layout, see `interleave4`) to the f64x2 lane accumulators at `acc` (slot (r, c) at
+ *   (r·2 + c)·16). The per-lane sequence of additions is the one `microNT` performs over the whole K (even k in
+ *   lane 0, odd k in lane 1, increasing k), so splitting K into panels changes no bit.
+ * Complexity: 16·P flops, no allocation.
+ */
+// @ts-ignore: decorator
+@inline function microPacked(pa: usize, pb: usize, sb: usize, P: i32, acc: usize): void {
+  let s00 = v128.load(acc), s01 = v128.load(acc, 16), s10 = v128.load(acc, 32), s11 = v128.load(acc, 48);
+  let s20 = v128.load(acc, 64), s21 = v128.load(acc, 80), s30 = v128.load(acc, 96), s31 = v128.load(acc, 112);
+  const end = pa + (<usize>P << 6);
+  for (; pa < end; pa += 64) {
+    const v0 = v128.load(pb), v1 = v128.load(pb, 16);
+    const u0 = v128.load(pa), u1 = v128.load(pa, 16), u2 = v128.load(pa, 32), u3 = v128.load(pa, 48);
     s00 = f64x2.add(s00, f64x2.mul(u0, v0));
     s01 = f64x2.add(s01, f64x2.mul(u0, v1));
     s10 = f64x2.add(s10, f64x2.mul(u1, v0));
     s11 = f64x2.add(s11, f64x2.mul(u1, v1));
-    if (mr > 2) {
-      const u2 = v128.load(x2 + off), u3 = v128.load(x3 + off);
-      s20 = f64x2.add(s20, f64x2.mul(u2, v0));
-      s21 = f64x2.add(s21, f64x2.mul(u2, v1));
-      s30 = f64x2.add(s30, f64x2.mul(u3, v0));
-      s31 = f64x2.add(s31, f64x2.mul(u3, v1));
-    }
+    s20 = f64x2.add(s20, f64x2.mul(u2, v0));
+    s21 = f64x2.add(s21, f64x2.mul(u2, v1));
+    s30 = f64x2.add(s30, f64x2.mul(u3, v0));
+    s31 = f64x2.add(s31, f64x2.mul(u3, v1));
+    pb += sb;
   }
   v128.store(acc, s00); v128.store(acc, s01, 16); v128.store(acc, s10, 32); v128.store(acc, s11, 48);
-  if (mr > 2) {
-    v128.store(acc, s20, 64); v128.store(acc, s21, 80); v128.store(acc, s30, 96); v128.store(acc, s31, 112);
+  v128.store(acc, s20, 64); v128.store(acc, s21, 80); v128.store(acc, s30, 96); v128.store(acc, s31, 112);
+}
+
+/**
+ * The interleaved layout of a 4-row block (rows j … j+3 of a row-major A, K even, 4K f64 at blk), in place through
+ * tmp (4K f64 of scratch): `fwd` turns row-major into interleaved, lane pair q of row r at blk + q·64 + r·16
+ * (= A[j + r][2q … 2q+1]), so that `microPacked` reads a block's four rows, or a pair of them, with one pointer
+ * and immediate offsets, as from PA/PB, without a copy per tile; !fwd turns it back. O(K), no allocation.
+ */
+function interleave4(blk: usize, K: i32, tmp: usize, fwd: bool): void {
+  const ra = <usize>K << 3;
+  memory.copy(tmp, blk, ra << 2);
+  const e = <usize>K << 3; // bytes per row; lane pair q at q·16 in a row, q·64 interleaved
+  for (let r: i32 = 0; r < 4; r++) {
+    const row = <usize>r * ra, lane = <usize>r << 4;
+    if (fwd) for (let o: usize = 0; o < e; o += 16) v128.store(blk + (o << 2) + lane, v128.load(tmp + row + o));
+    else for (let o: usize = 0; o < e; o += 16) v128.store(blk + row + o, v128.load(tmp + (o << 2) + lane));
   }
 }
 
@@ -206,59 +275,96 @@ const ACC: usize = memory.data(SYRK_TJ * SYRK_TK * 16, 16);
  * `mirror`, G_kj = G_jk. The strict lower triangle is left untouched without `mirror`.
  *
  * Method: cache-blocked (Goto & van de Geijn, see the module doc): the upper triangle is cut into output tiles of
- *   SYRK_TJ × SYRK_TK entries; for each tile, K is swept in panels of SYRK_KC columns, and within a panel, for each
- *   pair of columns (rows k, k+1 of A, k ≥ j) and each block of four rows j (then one pair), `microAcc` adds the
- *   panel's products to the tile's f64x2 lane accumulators (ACC). After the last panel each output is lane 0 +
- *   lane 1 (+ the odd tail when K is odd), exactly `microNT`'s order: the blocking changes no bit (pinned by
- *   test/assembly/linalg/gemm.test.ts), and every entry, the diagonal included, has the module's summation order,
- *   so identical rows of A give exactly G_jj = G_kk = G_jk. Only blocks touching the upper triangle are computed
- *   (≈ half the flops of `gemmNT`). Without the blocking, every 4-row block streamed all later rows over the whole
- *   K from memory (N = 2000 for the distance of distances: a 32 MB operand per block).
+ *   SYRK_TJ × SYRK_TK entries, swept per tile row in bands of SYRK_TW columns; for each band, K is swept in panels
+ *   of SYRK_KC columns; the panel's rows are packed (PA, PB: four rows, or two, interleaved per lane pair), and for
+ *   each pair of columns (rows k, k+1 of A, k ≥ j) and each block of four rows j (zero rows past the end),
+ *   `microPacked` adds the panel's products to the band's f64x2 lane accumulators (ACC). After the last panel each
+ *   output is lane 0 + lane 1 (+ the odd tail when K is odd), exactly `microNT`'s order: the blocking and the
+ *   packing change no bit (pinned by test/assembly/linalg/gemm.test.ts), and every entry, the diagonal included,
+ *   has the module's summation order, so identical rows of A give exactly G_jj = G_kk = G_jk. Only blocks touching
+ *   the upper triangle are computed (≈ half the flops of `gemmNT`). Without the blocking, every 4-row block
+ *   streamed all later rows over the whole K from memory (N = 2000 for the distance of distances: a 32 MB operand
+ *   per block).
  * Layout: A Np×K row-major (row stride K), with Np even and Np ≥ N; rows N … Np−1 are read but not stored (zero
  *   padding rows); G N×N row-major.
  * Preconditions: Np even, N ≤ Np; K even for the callers' orders (the Gram and the distance of distances pad K
  *   with zero columns; an odd K is allowed and takes the odd tail). G does not alias A.
- * Convergence: not iterative. Complexity: ≈ Np²·K flops; no allocation (static ACC).
+ * Convergence: not iterative. Complexity: ≈ Np²·K flops, plus ≈ Np²·K/32 copies for the packing; no allocation
+ *   (static ACC, PA, PB).
  * Edge cases: N = 0 stores nothing.
  */
 export function syrkUpper(A: usize, Np: i32, K: i32, N: i32, G: usize, mirror: bool): void {
-  for (let j0: i32 = 0; j0 < Np; j0 += SYRK_TJ) syrkTileRow(A, Np, K, N, j0, G, N, 0, mirror);
+  const mark = arenaMark();
+  const L = panelLength(K);
+  const PA = scratchF64(SYRK_TJ * L), PB = scratchF64(SYRK_TK * L);
+  for (let j0: i32 = 0; j0 < Np; j0 += SYRK_TJ) syrkTileRow(A, Np, K, N, j0, G, N, 0, mirror, false, PA, PB);
+  arenaRelease(mark);
 }
 
 /**
  * `syrkUpper` of a square A (K = Np) that overwrites A with G: G_jk (j ≤ k < N) lands at A[j][k] (row stride Np);
- * the strict lower triangle and the padding of A are left as they were.
+ * the rest of A (strict lower triangle, padding) is left in an unspecified order (with Np a multiple of 4: the
+ * interleaved layout of `interleave4`).
  *
- * Method: the tile rows of `syrkUpper` in order; tile row j0 reads only the rows ≥ j0 of A, so once it is done its
- *   SYRK_TJ rows of A are dead and its outputs, kept meanwhile in `buf`, are copied over them. Same outputs, bit for
- *   bit, as `syrkUpper` (the same tiles, panels and order); one N'² block instead of two for the distance of
- *   distances.
+ * Method: with Np a multiple of 4, first every 4-row block of A is interleaved in place (`interleave4`, through
+ *   `buf`), so that the micro-kernel reads A's rows directly as packed panels (no copy per tile: the distance of
+ *   distances reads its whole N'² operand once per tile row). Then the tile rows of `syrkUpper` in order; tile row
+ *   j0 reads only the rows ≥ j0 of A, so once it is done its SYRK_TJ rows of A are dead and its outputs, kept
+ *   meanwhile in `buf`, are copied over them (row-major). Same outputs, bit for bit, as `syrkUpper` (the same
+ *   tiles, bands, panels and order); one N'² block instead of two for the distance of distances.
  * Layout: A Np×Np row-major, Np even, N ≤ Np; buf SYRK_TJ × Np f64 of scratch (`syrkRowBuffer(Np)` f64).
- * Preconditions: those of `syrkUpper`. Complexity: ≈ Np³ flops, plus N²/2 copies.
+ * Preconditions: those of `syrkUpper`. Complexity: ≈ Np³ flops, plus N²/2 copies and two passes over A.
  */
 export function syrkUpperInPlace(A: usize, Np: i32, N: i32, buf: usize): void {
   const ra = <usize>Np << 3;
+  const il = (Np & 3) == 0;
+  const mark = arenaMark();
+  let PA: usize = 0, PB: usize = 0;
+  if (il) for (let j: i32 = 0; j < Np; j += 4) interleave4(A + <usize>j * ra, Np, buf, true);
+  else {
+    PA = scratchF64(SYRK_TJ * panelLength(Np));
+    PB = scratchF64(SYRK_TK * panelLength(Np));
+  }
   for (let j0: i32 = 0; j0 < Np; j0 += SYRK_TJ) {
-    syrkTileRow(A, Np, Np, N, j0, buf, Np, j0, false);
+    syrkTileRow(A, Np, Np, N, j0, buf, Np, j0, false, il, PA, PB);
     const j1 = min(j0 + SYRK_TJ, N);
     for (let j: i32 = j0; j < j1; j++) {
       const off = <usize>j << 3; // columns j … N−1 of row j
       memory.copy(A + <usize>j * ra + off, buf + <usize>(j - j0) * ra + off, <usize>(N - j) << 3);
     }
   }
+  arenaRelease(mark);
 }
 
 /**
- * Rows r0 … r1−1 of `syrkUpper`'s G for a square A (K = Np), without overwriting A: G_jk (r0 ≤ j < r1, j ≤ k < N)
+ * Rows r0 … r1−1 of `syrkUpper`'s G for a square A (K = Np), leaving A as it was: G_jk (r0 ≤ j < r1, j ≤ k < N)
  * lands at out + ((j − r0)·Np + k)·8; the rest of `out` is left as it was. The same tile rows, panels and order as
  * `syrkUpper` and `syrkUpperInPlace` (each tile row reads only the rows ≥ its first of A), so the same bits: blocks
  * of rows computed apart (e.g. on several workers, docs/decisions.md "Splitting one large request") and put
  * together are that G.
+ * Method: as `syrkUpperInPlace`, when Np is a multiple of 4 and a 4-row block fits in PA (Np ≤ 8,192): the rows
+ *   ≥ r0 of A are interleaved in place (through PA) for the computation and turned back afterwards; else the
+ *   panels are packed per band and tile as in `syrkUpper`. Same bits either way.
  * Preconditions: r0 a multiple of SYRK_TJ, r0 < r1 ≤ Np, r1 a multiple of SYRK_TJ or Np; those of `syrkUpper`.
- * Complexity: 2·K flops per computed entry (rows r0 … r1−1 of the upper triangle); no allocation.
+ * Complexity: 2·K flops per computed entry (rows r0 … r1−1 of the upper triangle), plus two passes over A's rows
+ *   ≥ r0; no allocation.
  */
 export function syrkUpperRows(A: usize, Np: i32, N: i32, r0: i32, r1: i32, out: usize): void {
-  for (let j0: i32 = r0; j0 < r1; j0 += SYRK_TJ) syrkTileRow(A, Np, Np, N, j0, out, Np, r0, false);
+  const ra = <usize>Np << 3;
+  const il = (Np & 3) == 0;
+  const mark = arenaMark();
+  let PA: usize = 0, PB: usize = 0;
+  if (il) {
+    const tmp = scratchF64(4 * Np); // one 4-row block
+    for (let j: i32 = r0; j < Np; j += 4) interleave4(A + <usize>j * ra, Np, tmp, true);
+    for (let j0: i32 = r0; j0 < r1; j0 += SYRK_TJ) syrkTileRow(A, Np, Np, N, j0, out, Np, r0, false, true, 0, 0);
+    for (let j: i32 = r0; j < Np; j += 4) interleave4(A + <usize>j * ra, Np, tmp, false);
+  } else {
+    PA = scratchF64(SYRK_TJ * panelLength(Np));
+    PB = scratchF64(SYRK_TK * panelLength(Np));
+    for (let j0: i32 = r0; j0 < r1; j0 += SYRK_TJ) syrkTileRow(A, Np, Np, N, j0, out, Np, r0, false, false, PA, PB);
+  }
+  arenaRelease(mark);
 }
 
 /** The f64 count of `syrkUpperInPlace`'s `buf` for an Np-row A. */
@@ -271,50 +377,69 @@ export function syrkRowBuffer(Np: i32): i32 {
  * out + ((j − rowBase)·ldo + k)·8 and, with `mirror`, G_kj at out + ((k − rowBase)·ldo + j)·8 (rowBase 0 then).
  * Reads the rows ≥ j0 of A only.
  */
-function syrkTileRow(A: usize, Np: i32, K: i32, N: i32, j0: i32, out: usize, ldo: i32, rowBase: i32, mirror: bool): void {
+function syrkTileRow(A: usize, Np: i32, K: i32, N: i32, j0: i32, out: usize, ldo: i32, rowBase: i32, mirror: bool,
+                     interleaved: bool, PA: usize, PB: usize): void {
   const ra = <usize>K << 3;
   const Ke = K & ~1; // the lane pairs; an odd K leaves the tail k = K − 1
-  const slotsPerRow = SYRK_TK >> 1; // column pairs per tile row block
-  {
-    const j1 = min(j0 + SYRK_TJ, Np);
-    for (let c0: i32 = j0 & ~(SYRK_TK - 1); c0 < Np; c0 += SYRK_TK) {
-      const c1 = min(c0 + SYRK_TK, Np);
-      if (c1 <= j0) continue; // entirely below the diagonal
-      memory.fill(ACC, 0, <usize>(SYRK_TJ * SYRK_TK) << 4);
-      for (let p0: i32 = 0; p0 < Ke; p0 += SYRK_KC) {
-        const p1 = min(p0 + SYRK_KC, Ke);
+  const slotsPerRow = SYRK_TW >> 1; // column pairs per band row block
+  const j1 = min(j0 + SYRK_TJ, Np);
+  for (let w0: i32 = j0 & ~(SYRK_TK - 1); w0 < Np; w0 += SYRK_TW) {
+    const w1 = min(w0 + SYRK_TW, Np);
+    memory.fill(ACC, 0, <usize>(SYRK_TJ * SYRK_TW) << 4);
+    for (let p0: i32 = 0; p0 < Ke; p0 += SYRK_KC) {
+      const P = (min(p0 + SYRK_KC, Ke) - p0) >> 1;
+      const panel = <usize>p0 << 5; // interleaved: a 4-row block's lane pair q at (block start) + q·64
+      if (!interleaved) {
+        // the band's rows once per panel (reused by every tile of the band)
         for (let j: i32 = j0; j < j1; j += 4) {
-          const mr = j + 3 < j1 ? 4 : 2;
-          const x0 = A + <usize>j * ra;
-          const kStart = max(c0, j); // j and c0 are even: pairs stay aligned with the unblocked order
+          packBlock4(A + <usize>j * ra, ra, min(4, j1 - j), p0, P, PA + <usize>(((j - j0) >> 2) * P) * 64);
+        }
+      }
+      for (let c0: i32 = w0; c0 < w1; c0 += SYRK_TK) {
+        const c1 = min(c0 + SYRK_TK, w1);
+        if (c1 <= j0) continue; // entirely below the diagonal
+        if (!interleaved) {
+          // columns below j0 meet no row of this tile row in the upper triangle
+          for (let k: i32 = max(c0, j0); k < c1; k += 2) {
+            packPair(A + <usize>k * ra, ra, p0, P, PB + <usize>(((k - c0) >> 1) * P) * 32);
+          }
+        }
+        for (let j: i32 = j0; j < j1; j += 4) {
           const slotRow = ACC + <usize>(((j - j0) >> 2) * slotsPerRow) * 128;
-          for (let k: i32 = kStart; k < c1; k += 2) {
-            const y0 = A + <usize>k * ra;
-            const acc = slotRow + <usize>((k - c0) >> 1) * 128;
-            if (mr == 4) microAcc(x0, ra, 4, y0, y0 + ra, p0, p1, acc);
-            else microAcc(x0, ra, 2, y0, y0 + ra, p0, p1, acc);
+          // j and c0 are even: pairs stay aligned with the unblocked order
+          if (interleaved) {
+            const pa = A + <usize>j * ra + panel;
+            for (let k: i32 = max(c0, j); k < c1; k += 2) {
+              const pb = A + <usize>(k & ~3) * ra + panel + (<usize>(k & 2) << 4);
+              microPacked(pa, pb, 64, P, slotRow + <usize>((k - w0) >> 1) * 128);
+            }
+          } else {
+            const pa = PA + <usize>(((j - j0) >> 2) * P) * 64;
+            for (let k: i32 = max(c0, j); k < c1; k += 2) {
+              microPacked(pa, PB + <usize>(((k - c0) >> 1) * P) * 32, 32, P, slotRow + <usize>((k - w0) >> 1) * 128);
+            }
           }
         }
       }
-      for (let j: i32 = j0; j < j1; j += 4) {
-        const mr = j + 3 < j1 ? 4 : 2;
-        const slotRow = ACC + <usize>(((j - j0) >> 2) * slotsPerRow) * 128;
-        for (let k: i32 = max(c0, j); k < c1; k += 2) {
-          const acc = slotRow + <usize>((k - c0) >> 1) * 128;
-          for (let r: i32 = 0; r < mr; r++) {
-            const jj = j + r;
-            for (let c: i32 = 0; c < 2; c++) {
-              const kk = k + c;
-              if (jj <= kk && kk < N) {
-                const s = acc + (<usize>(r * 2 + c) << 4);
-                let v = load<f64>(s) + load<f64>(s, 8);
-                if (Ke < K) {
-                  const off = <usize>Ke << 3;
-                  v += load<f64>(A + <usize>jj * ra + off) * load<f64>(A + <usize>kk * ra + off);
-                }
-                store<f64>(out + (<usize>((jj - rowBase) * ldo + kk) << 3), v);
-                if (mirror) store<f64>(out + (<usize>((kk - rowBase) * ldo + jj) << 3), v);
+    }
+    for (let j: i32 = j0; j < j1; j += 4) {
+      const mr = j + 3 < j1 ? 4 : 2;
+      const slotRow = ACC + <usize>(((j - j0) >> 2) * slotsPerRow) * 128;
+      for (let k: i32 = max(w0, j); k < w1; k += 2) {
+        const acc = slotRow + <usize>((k - w0) >> 1) * 128;
+        for (let r: i32 = 0; r < mr; r++) {
+          const jj = j + r;
+          for (let c: i32 = 0; c < 2; c++) {
+            const kk = k + c;
+            if (jj <= kk && kk < N) {
+              const s = acc + (<usize>(r * 2 + c) << 4);
+              let v = load<f64>(s) + load<f64>(s, 8);
+              if (Ke < K) {
+                const off = <usize>Ke << 3;
+                v += load<f64>(A + <usize>jj * ra + off) * load<f64>(A + <usize>kk * ra + off);
               }
+              store<f64>(out + (<usize>((jj - rowBase) * ldo + kk) << 3), v);
+              if (mirror) store<f64>(out + (<usize>((kk - rowBase) * ldo + jj) << 3), v);
             }
           }
         }
@@ -322,3 +447,4 @@ function syrkTileRow(A: usize, Np: i32, K: i32, N: i32, j0: i32, out: usize, ldo
     }
   }
 }
+

@@ -8,6 +8,8 @@
  * symmetric Gram as N³ flops (N²/2 dot products of length N, two flops per term).
  * numpy: bench/numpy/distance_of_distances.py (G = d dᵀ, which numpy sends to BLAS syrk, then the square roots), with
  * one BLAS thread and with numpy's default, when `python3` with numpy is installed (else the reason is printed).
+ * Floor: the f64x2 multiply + add peak of this machine in WebAssembly (bench/peak.ts: a register-only loop, no memory
+ * traffic, no FMA: WebAssembly SIMD has none outside relaxed-simd), printed as a row; "÷ peak" is the kernel's share.
  * Inputs: a seeded one-factor covariance of T = 253 closes (bench/prices.ts) for the engine, the same kind of
  * correlation matrix for numpy (the cost does not depend on the values). Medians of 3 (tinybench).
  */
@@ -20,6 +22,7 @@ import { hrpTree } from "../../src/engine/weights.js";
 import { covariance, logReturns } from "../../src/engine/core.js";
 import { factorPrices } from "../prices.js";
 import { medianMs } from "../table.js";
+import { f64x2Peak } from "../peak.js";
 
 const SIZES = process.argv.includes("--n5000") ? [500, 1000, 2000, 5000] : [500, 1000, 2000];
 const here = dirname(fileURLToPath(import.meta.url));
@@ -55,9 +58,10 @@ export default async function (): Promise<void> {
     await b.run();
     engine.set(N, { paper: medianMs(b, "paper"), direct: medianMs(b, "direct") });
   }
+  const peak = f64x2Peak();
   const one = numpy("1");
   const all = numpy(undefined);
-  console.log("N       engine paper  engine direct  distance of distances  GFLOP/s  numpy 1 thread  numpy default  engine ÷ numpy(1)");
+  console.log("N       engine paper  engine direct  distance of distances  GFLOP/s  ÷ peak  numpy 1 thread  numpy default  engine ÷ numpy(1)");
   for (const N of SIZES) {
     const e = engine.get(N)!;
     const dod = e.paper - e.direct;
@@ -67,10 +71,12 @@ export default async function (): Promise<void> {
     console.log([
       String(N).padEnd(6), `${e.paper.toFixed(1)} ms`.padStart(13), `${e.direct.toFixed(1)} ms`.padStart(14),
       `${dod.toFixed(1)} ms`.padStart(22), (N ** 3 / (dod * 1e6)).toFixed(1).padStart(8),
+      `${((100 * N ** 3) / (dod * 1e6) / peak.gflops).toFixed(0)} %`.padStart(7),
       ms(n1?.whole_s).padStart(15), ms(nd?.whole_s).padStart(14),
       (n1 ? (dod / (n1.whole_s * 1000)).toFixed(2) : "–").padStart(18),
     ].join(" "));
   }
+  console.log(`f64x2 mul+add peak, GFLOP/s: ${peak.gflops.toFixed(1)} (${peak.acc} lane-pair accumulators; bench/peak.ts)`);
   if (typeof one === "string") console.log(one);
   else console.log(`numpy ${[...one.values()][0]?.numpy}; "whole" = Gram (BLAS syrk) + square roots`);
 }

@@ -67,8 +67,9 @@ describe("the Gram matrix (syrkUpper) in kCovariance", () => {
 
   it("equals the lane-order reference bit for bit across output-tile and K-panel edges (cache blocking)", () => {
     let seed = 50;
-    // tiles of 64×64 outputs and panels of 512 columns (SYRK_TJ, SYRK_TK, SYRK_KC): cross each edge, with tails
-    for (const [N, n] of [[65, 257], [130, 600], [131, 1025]]) {
+    // tiles of 64×64 outputs, bands of 128 columns and panels of 512 columns (SYRK_TJ, SYRK_TK, SYRK_TW,
+    // SYRK_KC): cross each edge, with tails (the Gram packs its panels per band and tile)
+    for (const [N, n] of [[65, 257], [130, 600], [131, 1025], [300, 71], [517, 9]]) {
       const X = randomMatrix(seed++, n, N);
       const want = Array.from(covarianceReference(X, n, N));
       expect(Array.from(kernelCovariance(X, n, N)), `n=${n} N=${N}`).toEqual(want);
@@ -119,8 +120,9 @@ describe("the distance of distances (syrkUpper) in the paper HRP tree", () => {
 
   it("gives merge heights equal bit for bit to the lane-order distances of distances", () => {
     let seed = 500;
-    // 2 … 12: every block shape; 70 and 263: output tiles and K panels of the cache blocking (Np = 72, 264)
-    for (const N of [2, 3, 4, 5, 7, 9, 12, 70, 263]) {
+    // 2 … 12: every block shape; 70, 263 and 521: output tiles, 128-column bands and 512-column K panels of the
+    // cache blocking over D's interleaved 4-row blocks (Np = 72, 264, 524)
+    for (const N of [2, 3, 4, 5, 7, 9, 12, 70, 263, 521]) {
       const S = kernelCovariance(randomMatrix(seed++, 40, N), 40, N);
       const { Z } = hrpTree(wasm, S, N, "paper");
       const heights = Array.from(Z).filter((_, k) => k % 4 === 2).sort((a, b) => a - b);
