@@ -14,9 +14,11 @@
  *   - the growth exponent of each row between consecutive N (log t₂/t₁ ÷ log N₂/N₁);
  *   - the ratio of the whole call to the three covariance computations;
  *   - a weights request (hrp paper and direct) through a 2-worker compute pool (src/workers/pool.ts), as one task
- *     and split by each part plan of src/workers/split.ts ("frequencies": three parts; "hrp": the paper HRP of each
- *     frequency alone, six parts; "gram": its distance of distances in row blocks too), wall time, also at N = 100 and 250 (where the split starts to pay:
- *     SPLIT_MIN_TICKERS; `--split-only` prints only this table, at N = 250 … 2,000; `--split-scale` at N = 1,000
+ *     and split by each part plan of src/workers/split.ts ("balanced", the default: on two workers the daily and
+ *     weekly frequencies whole and the monthly Gram in two row blocks; "frequencies": three parts; "hrp": the paper
+ *     HRP of each frequency alone, six parts; "gram": every distance of distances in row blocks), wall time, also at N = 100 and 250 (where the split starts to pay:
+ *     SPLIT_MIN_TICKERS; `--split-runs K`: K runs at every N, the plans alternating; `--split-plans a,b`: only those
+ *     plans with the paper HRP); `--split-only` prints only this table, at N = 250 … 2,000; `--split-scale` at N = 1,000
  *     and 2,000, and 5,000 with `--n5000`); its store holds T = 300 closes per ticker.
  * Medians of 5 runs at N ≤ 500, 3 at 1,000, 1 at 2,000 and 5,000 (the machine is shared: read the spread). Each
  * call runs on a fresh instance, so the high-water and the memory are those of that call alone.
@@ -180,12 +182,18 @@ export default async function weightsScale(): Promise<void> {
 /**
  * A weights request through a 2-worker pool (src/workers/pool.ts; the compiled worker, `npm run build` first), as
  * one task and split (src/workers/split.ts) with each part plan: "frequencies" (three parts, one per frequency) and,
- * for the paper HRP, "hrp" (six parts: each frequency's paper HRP alone, then the other six strategies of each
+ * for the paper HRP, "balanced" (the default: only the Grams a worker boundary falls into cut in row blocks), "hrp" (six parts: each frequency's paper HRP alone, then the other six strategies of each
  * frequency) and "gram" (as "hrp", with each paper HRP's Gram in row blocks of its own). Wall time, medians like
  * the table above; every split body is checked against the one task's.
  */
 async function splitTable(sizes: number[]): Promise<void> {
   const TS = 300;
+  // `--split-runs K`: K runs at every N (medians), the plans alternating within each run
+  const k = process.argv.indexOf("--split-runs");
+  const splitRuns = k > 0 ? Math.max(1, Number(process.argv[k + 1]) || 1) : undefined;
+  // `--split-plans a,b`: only these plans with the paper HRP (default: every one)
+  const q = process.argv.indexOf("--split-plans");
+  const paperPlans = (q > 0 ? process.argv[q + 1].split(",") : ["balanced", "hrp", "frequencies", "gram"]) as SplitPlan[];
   const dir = mkdtempSync(join(tmpdir(), "folio-bench-split-"));
   const maxN = Math.max(...sizes);
   const m = factorPrices(TS, maxN, 77);
@@ -201,23 +209,24 @@ async function splitTable(sizes: number[]): Promise<void> {
   const table: Record<string, Record<string, string>> = {};
   try {
     for (const N of sizes) {
-      const runs = N <= 500 ? 5 : N <= 1000 ? 3 : 1;
+      const runs = splitRuns ?? (N <= 500 ? 5 : N <= 1000 ? 3 : 1);
       const tickers = m.tickers.slice(0, N);
-      // untimed warm-up at this N: each worker's instance grows its memory to this size once (the first large call
-      // pays for the pages; a worker past RECYCLE_ABOVE_BYTES starts from a fresh instance after every call anyway)
+      // untimed warm-up at this N (a worker past RECYCLE_ABOVE_BYTES starts each request from a fresh instance: it
+      // keeps the grown one only between the parts of a split request, src/workers/worker.ts)
       const warm: BacktestTask = { kind: "weights", request: { tickers, hrp: "direct" }, snapshot };
       await pool.run(warm);
       await runSplit(pool, warm);
       for (const hrp of ["paper", "direct"] as const) {
         const task: BacktestTask = { kind: "weights", request: { tickers, hrp }, snapshot };
-        const plans: SplitPlan[] = hrp === "paper" ? ["frequencies", "hrp", "gram"] : ["frequencies"];
+        const plans: SplitPlan[] = hrp === "paper" ? paperPlans : ["frequencies"];
         const one: number[] = [];
         const split = new Map<SplitPlan, number[]>(plans.map((p) => [p, []]));
         for (let r = 0; r < runs; r++) {
           let t0 = performance.now();
           const a = await pool.run(task);
           one.push(performance.now() - t0);
-          for (const plan of plans) {
+          // the plans in turn, starting from a different one each run (the machine is shared: alternate them)
+          for (const plan of plans.map((_, j) => plans[(j + r) % plans.length])) {
             t0 = performance.now();
             const b = await runSplit(pool, task, { plan });
             split.get(plan)!.push(performance.now() - t0);

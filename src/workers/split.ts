@@ -10,19 +10,29 @@
  *      of those rows from it;
  *   3. one task of the request's own kind given those weights (`BacktestTask.weights`): paths, sims, report or the
  *      weights JSON, computed by the same code as the single task, so the body is byte-identical.
- * Part plans (`SplitPlan`): "frequencies" = one part per frequency (three); "hrp" = with the paper HRP (≈ N³ per
- * frequency, the bulk of a large request: docs/decisions.md "Splitting one large request") its own part per
- * frequency, queued first, then one part per frequency with the other six strategies (six parts, so two workers
- * finish close together: `slotMask` of assembly/strategies/weights21.ts, rows bit-identical to the full call's).
- * "gram" = the parts of "hrp", but each frequency's paper HRP is cut further: its distance of distances is a Gram
- * matrix (≈ N³ flops) computed in GRAM_BLOCKS row blocks of about equal cost, each a part, queued first; the blocks
- * are put together and a last light part per frequency gives the hrp row from them (the `gram` option of
- * assembly/strategies/weights21.ts: the blocks are the same tile rows the single task computes, so the same bits).
- * Three equal frequencies on two workers leave one idle a third of the time; six blocks and six light parts do not,
- * but "gram" costs more CPU in all (every part repeats its frequency's returns, covariance and correlation: 12 parts
- * instead of 6), and on the shared 2-core machine it did not beat "hrp" at N = 2,000 or 5,000
- * (bench/suites/weights-scale.ts `--split-scale`); it is meant for more workers than frequencies (not measured).
- * The default is "hrp" for the paper HRP and "frequencies" for the direct one (its HRP is O(N²)).
+ * Part plans (`SplitPlan`). With the paper HRP the bulk of a large request is each frequency's distance of
+ * distances, a Gram matrix of ≈ N³ flops whatever the frequency (measured: docs/decisions.md "Splitting one large
+ * request"); the rest of a frequency (returns,
+ * covariance ∝ observations × N², the six other strategies) is smaller and uneven. The cost model is that alone:
+ * three Grams of equal, known cost, plus light work that the queue fills in around them.
+ *   "balanced" (the default with the paper HRP): McNaughton's wrap-around rule over the Grams: laid end to end on
+ *     [0, 3) and cut at the multiples of 3 / workers, so every worker gets the same Gram work, and only the Grams a
+ *     cut falls into are split. A frequency no cut falls into is one part (all its strategies: its returns and
+ *     covariance computed once); one a cut falls into becomes its Gram's row blocks at the cuts (`gram` option of
+ *     assembly/strategies/weights21.ts: the same tile rows the single task computes, so the same bits), a part with
+ *     its six other strategies, and, once the blocks are done, a light part with the hrp row from them (the blocks
+ *     put together in shared memory; O(N²) from there). The cut frequencies are those with the fewest observations
+ *     (each of their parts repeats their returns and covariance). On 2 workers: the daily and weekly frequencies
+ *     whole, the monthly Gram in two halves queued after them, its other strategies, then its hrp row. On 3: the
+ *     three frequencies whole (= "frequencies"). A Gram under two 64-row tiles is never cut.
+ *   "frequencies": one part per frequency (the default with the direct HRP, whose HRP is O(N²)).
+ *   "hrp": each frequency's paper HRP its own part, queued first, then one part per frequency with the other six
+ *     strategies (`slotMask`). On 2 workers one worker runs two of the three HRPs back to back.
+ *   "gram": every frequency's Gram in GRAM_BLOCKS blocks, then the other strategies, then the hrp rows (12 parts,
+ *     each repeating its frequency's returns and covariance).
+ * Measured (bench/suites/weights-scale.ts `--split-scale`): see docs/decisions.md.
+ * Memory: the parts of a request run with `keepMemory` (src/workers/pool.ts), so a worker keeps its grown instance
+ * from one part to the next instead of growing a fresh one for each; the last step gives it back.
  * Errors: when several parts fail, the answer is the failure the single task meets first (it computes the
  * frequencies in response order, the strategies in slot order, and stops at the first failure): a failure of a
  * frequency itself (checks, covariance) is the same in each of its parts, a strategy's names its series in the
