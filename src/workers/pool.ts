@@ -174,6 +174,8 @@ export class ComputePool {
   private readonly spare: ArrayBuffer[] = [];
   /** A task ran with `keepMemory` since the last `release` round: a worker may hold a large instance. */
   private kept = false;
+  /** `release` tasks finished (not counted as completed tasks). */
+  private releases = 0;
   private releaseTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: PoolOptions) {
@@ -233,7 +235,7 @@ export class ComputePool {
       workers: this.piscina.threads.length,
       busy: this.running,
       queued: this.waitingCount,
-      completed: this.piscina.completed,
+      completed: this.piscina.completed - this.releases,
       timedOut: this.timedOut,
       rejected: this.rejected,
       rejectedPerKey: this.rejectedPerKey,
@@ -377,7 +379,7 @@ export class ComputePool {
       this.kept = false;
       this.active += this.opts.workers;
       for (let i = 0; i < this.opts.workers; i++) {
-        this.piscina.run({ kind: "release" }).catch(() => undefined).finally(() => {
+        this.piscina.run({ kind: "release" }).then(() => this.releases++, () => undefined).finally(() => {
           this.active--;
           this.dispatch();
         });
