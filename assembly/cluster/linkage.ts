@@ -4,23 +4,64 @@ import { syrkRowBuffer, syrkUpperInPlace } from "../linalg/gemm";
 /**
  * HRP distances (docs/method.md §4.7 step 1): d_ij = √(clip((1 − ρ_ij)/2, 0, 1)), d_ii = 0.
  * Only the upper triangle of C is read and D is written exactly symmetric.
+ * With `sd` ≠ 0, C is a covariance Σ with σ = `sd` (σ_i = √Σ_ii) and ρ_ij = Σ_ij / (σ_i·σ_j) is formed on the fly:
+ *   the same operation as stats/covariance.ts `correlation`, so the same bits as its C, without an N² block for C.
+ * Method: the upper triangle in bands of DIST_BAND rows, column by column within a band: the band's entries of
+ *   column j (C and D: DIST_BAND cache lines, each reused for the next columns) and their mirror image, a
+ *   contiguous run of row j, are written together (the transpose along rows, not down a column per value); right
+ *   of the band's own triangle, two columns at a time in f64x2 lanes. Every value is computed once, by the same
+ *   IEEE operations as row by row (so the same bits).
  * Layout: C row-major N×N; D row-major with row stride `ld` ≥ N (default N; only the N×N block is written).
  *   C and D may not alias. Complexity: N²/2 square roots, no allocation.
  */
-export function correlationDistance(C: usize, N: i32, D: usize, ld: i32 = 0): void {
+export function correlationDistance(C: usize, N: i32, D: usize, ld: i32 = 0, sd: usize = 0): void {
   if (ld < N) ld = N;
-  for (let i: i32 = 0; i < N; i++) {
-    store<f64>(D + (<usize>(i * ld + i) << 3), 0.0);
-    for (let j: i32 = i + 1; j < N; j++) {
-      let v = (1.0 - load<f64>(C + (<usize>(i * N + j) << 3))) * 0.5;
-      if (v < 0.0) v = 0.0;
-      if (v > 1.0) v = 1.0;
-      const d = Math.sqrt(v);
-      store<f64>(D + (<usize>(i * ld + j) << 3), d);
-      store<f64>(D + (<usize>(j * ld + i) << 3), d);
+  const rd = <usize>ld << 3;
+  const rc = <usize>N << 3;
+  for (let i0: i32 = 0; i0 < N; i0 += DIST_BAND) {
+    const i1 = min(i0 + DIST_BAND, N);
+    for (let i: i32 = i0; i < i1; i++) store<f64>(D + <usize>i * rd + (<usize>i << 3), 0.0);
+    // the band's own triangle column by column, then the columns right of it in pairs (f64x2 lanes: each lane the
+    // scalar operations, IEEE-exact; pmax/pmin are the scalar clips' comparisons), an odd last column alone
+    for (let j: i32 = i0 + 1; j < i1; j++) distanceColumn(C, rc, D, rd, sd, i0, j, j);
+    let j: i32 = i1;
+    const zero = f64x2.splat(0.0), one = f64x2.splat(1.0), half = f64x2.splat(0.5);
+    for (; j + 1 < N; j += 2) {
+      const cj = <usize>j << 3;
+      const Dj = D + <usize>j * rd;
+      const sj = sd != 0 ? v128.load(sd + cj) : one;
+      for (let i: i32 = i0; i < i1; i++) {
+        let c = v128.load(C + <usize>i * rc + cj);
+        if (sd != 0) c = f64x2.div(c, f64x2.mul(f64x2.splat(load<f64>(sd + (<usize>i << 3))), sj));
+        const d = f64x2.sqrt(f64x2.pmin(f64x2.pmax(f64x2.mul(f64x2.sub(one, c), half), zero), one));
+        v128.store(D + <usize>i * rd + cj, d);
+        store<f64>(Dj + (<usize>i << 3), f64x2.extract_lane(d, 0));
+        store<f64>(Dj + rd + (<usize>i << 3), f64x2.extract_lane(d, 1));
+      }
     }
+    if (j < N) distanceColumn(C, rc, D, rd, sd, i0, i1, j);
   }
 }
+
+/** Column j of a band of `correlationDistance` (rows i0 … e−1, e ≤ j), scalar, with its mirror along row j. */
+// @ts-ignore: decorator
+@inline function distanceColumn(C: usize, rc: usize, D: usize, rd: usize, sd: usize, i0: i32, e: i32, j: i32): void {
+  const cj = <usize>j << 3;
+  const Dj = D + <usize>j * rd;
+  const sj = sd != 0 ? load<f64>(sd + cj) : 1.0;
+  for (let i: i32 = i0; i < e; i++) {
+    const c = load<f64>(C + <usize>i * rc + cj);
+    let v = (1.0 - (sd != 0 ? c / (load<f64>(sd + (<usize>i << 3)) * sj) : c)) * 0.5;
+    if (v < 0.0) v = 0.0;
+    if (v > 1.0) v = 1.0;
+    const d = Math.sqrt(v);
+    store<f64>(D + <usize>i * rd + cj, d);
+    store<f64>(Dj + (<usize>i << 3), d);
+  }
+}
+
+/** The band height of `correlationDistance` and `distancesFromGram`: DIST_BAND rows of C and D stay in L1 per band. */
+const DIST_BAND: i32 = 32;
 
 /**
  * "Distance of distances" (docs/method.md §4.7 step 2, paper variant): d̃_ij = √(Σ_k (d_ik − d_jk)²), the Euclidean
@@ -35,35 +76,77 @@ export function correlationDistance(C: usize, N: i32, D: usize, ld: i32 = 0): vo
  *   pairs; distances that close are ties up to summation order in scipy as well.
  * Layout: Dp row-major N'×N' (N' = `paddedOrder(N)`) holding D in its leading N×N block and zeros elsewhere (as
  *   `correlationDistance(C, N, Dp, N')` leaves a zero-filled block); overwritten in place with d̃ in its leading
- *   N×N block (row stride N'): G is built over D's rows as they die (`syrkUpperInPlace`), then row i reads G_jj
- *   for j > i, which row i does not overwrite.
+ *   N×N block (row stride N'): G is built over D's rows as they die (`syrkUpperInPlace`), then d̃ over G
+ *   (`distancesFromGram`, the diagonal of G copied first).
  * Preconditions: D finite and symmetric, the padding zero. Convergence: not iterative.
- * Complexity: ≈ N³ flops; scratch 64·N' f64 (one N'² block in all: neither a padded copy nor a second N² block).
+ * Complexity: ≈ N³ flops; scratch 64·N' f64 (one N'² block in all: neither a padded copy nor a second N² block),
+ *   reused by `distancesFromGram` for the diagonal.
  * Edge cases: N = 1 → d̃ = [0].
  */
 export function distanceOfDistances(Dp: usize, N: i32): void {
   const Np = paddedOrder(N);
-  syrkUpperInPlace(Dp, Np, N, scratchF64(syrkRowBuffer(Np)));
-  distancesFromGram(Dp, N);
+  const buf = scratchF64(syrkRowBuffer(Np));
+  syrkUpperInPlace(Dp, Np, N, buf);
+  // the row buffer is dead: it holds the diagonal when it is large enough (64·N' ≥ N f64 with today's tiles)
+  distancesFromGram(Dp, N, syrkRowBuffer(Np) >= N ? buf : 0);
 }
 
 /**
  * The second half of `distanceOfDistances`: Gp (N'×N', row stride N' = `paddedOrder(N)`) holding G = DDᵀ in its
  * upper triangle and diagonal (j ≤ k < N) is overwritten with d̃ in its leading N×N block (both triangles):
- * d̃_jk = √max(G_jj + G_kk − 2G_jk, 0). Row j reads G_kk for k > j, which it does not overwrite. O(N²), no allocation.
+ * d̃_jk = √max(G_jj + G_kk − 2G_jk, 0), evaluated as (G_jj + G_kk) − 2·G_jk.
+ * Method: the diagonal is first copied to `diag` (N f64: a contiguous read of G_kk instead of one down the diagonal
+ *   per entry); then the upper triangle is overwritten as in `correlationDistance` (bands of DIST_BAND rows, column
+ *   by column, with the mirror image written along row j of the strict lower triangle, which holds no G entry; each
+ *   entry reads only its own G_jk). O(N²).
+ * Layout: diag N f64 of scratch, or 0 to allocate it (N f64).
  */
-export function distancesFromGram(Dp: usize, N: i32): void {
+export function distancesFromGram(Dp: usize, N: i32, diag: usize = 0): void {
   const Np = paddedOrder(N);
+  const rd = <usize>Np << 3;
+  if (diag == 0) diag = scratchF64(N);
   for (let i: i32 = 0; i < N; i++) {
-    const gi = load<f64>(Dp + (<usize>(i * Np + i) << 3));
-    store<f64>(Dp + (<usize>(i * Np + i) << 3), 0.0);
-    for (let j: i32 = i + 1; j < N; j++) {
-      let v = gi + load<f64>(Dp + (<usize>(j * Np + j) << 3)) - 2.0 * load<f64>(Dp + (<usize>(i * Np + j) << 3));
-      if (!(v > 0.0)) v = 0.0;
-      const d = Math.sqrt(v);
-      store<f64>(Dp + (<usize>(i * Np + j) << 3), d);
-      store<f64>(Dp + (<usize>(j * Np + i) << 3), d);
+    const p = Dp + <usize>i * rd + (<usize>i << 3);
+    store<f64>(diag + (<usize>i << 3), load<f64>(p));
+    store<f64>(p, 0.0);
+  }
+  const zero = f64x2.splat(0.0), two = f64x2.splat(2.0);
+  for (let i0: i32 = 0; i0 < N; i0 += DIST_BAND) {
+    const i1 = min(i0 + DIST_BAND, N);
+    // as `correlationDistance`: the band's triangle, then column pairs in f64x2 lanes (bitselect on v > 0 is the
+    // scalar `!(v > 0) → 0`, NaN and −0 included), an odd last column alone
+    for (let j: i32 = i0 + 1; j < i1; j++) gramColumn(Dp, rd, diag, i0, j, j);
+    let j: i32 = i1;
+    for (; j + 1 < N; j += 2) {
+      const cj = <usize>j << 3;
+      const Dj = Dp + <usize>j * rd;
+      const gj = v128.load(diag + cj);
+      for (let i: i32 = i0; i < i1; i++) {
+        const p = Dp + <usize>i * rd + cj;
+        const v = f64x2.sub(f64x2.add(f64x2.splat(load<f64>(diag + (<usize>i << 3))), gj), f64x2.mul(two, v128.load(p)));
+        const d = f64x2.sqrt(v128.bitselect(v, zero, f64x2.gt(v, zero)));
+        v128.store(p, d);
+        store<f64>(Dj + (<usize>i << 3), f64x2.extract_lane(d, 0));
+        store<f64>(Dj + rd + (<usize>i << 3), f64x2.extract_lane(d, 1));
+      }
     }
+    if (j < N) gramColumn(Dp, rd, diag, i0, i1, j);
+  }
+}
+
+/** Column j of a band of `distancesFromGram` (rows i0 … e−1, e ≤ j), scalar, with its mirror along row j. */
+// @ts-ignore: decorator
+@inline function gramColumn(Dp: usize, rd: usize, diag: usize, i0: i32, e: i32, j: i32): void {
+  const cj = <usize>j << 3;
+  const Dj = Dp + <usize>j * rd;
+  const gj = load<f64>(diag + cj);
+  for (let i: i32 = i0; i < e; i++) {
+    const p = Dp + <usize>i * rd + cj;
+    let v = load<f64>(diag + (<usize>i << 3)) + gj - 2.0 * load<f64>(p);
+    if (!(v > 0.0)) v = 0.0;
+    const d = Math.sqrt(v);
+    store<f64>(p, d);
+    store<f64>(Dj + (<usize>i << 3), d);
   }
 }
 
@@ -83,38 +166,57 @@ export function paddedOrder(N: i32): i32 {
  *   [min(root_a, root_b), max(root_a, root_b), height, size].
  * Layout: D row-major N×N distances (symmetric, finite; row stride `ld` ≥ N, default N); Z (N−1)×4 f64 rows
  *   [a, b, height, size].
- * Preconditions: N ≥ 2. Complexity: O(N²) time (Prim, worst-case insertion sort); scratch 3N f64 + 3N i32.
+ * Preconditions: N ≥ 2. Complexity: O(N²) time (Prim over a shrinking list of the unmerged nodes, worst-case
+ *   insertion sort); scratch 3N f64 + 3N i32.
  * References: scipy.cluster.hierarchy (`_hierarchy.pyx`: `mst_single_linkage`, `label`); Gower & Ross (1969),
  *   Applied Statistics 18(1):54–64, doi:10.2307/2346439.
  */
 export function singleLinkage(D: usize, N: i32, Z: usize, ld: i32 = 0): void {
   if (ld < N) ld = N;
-  const dmin = scratchF64(N);
-  const merged = scratchI32(N);
+  // The unmerged nodes as a compact list in increasing index order (`U`), with their dmin beside them (`dm`, by
+  // list position): each step scans the list in index order (the same updates and comparisons as a scan of all N
+  // nodes that skips the merged ones) and drops x, the node merged at the step's start, by shifting the rest of the
+  // list down one position in the same pass.
+  const dm = scratchF64(N);
+  const U = scratchI32(N);
   const ex = scratchI32(N);
   const ey = scratchI32(N);
   const eh = scratchF64(N);
   for (let i: i32 = 0; i < N; i++) {
-    store<f64>(dmin + (<usize>i << 3), Infinity);
-    store<i32>(merged + (<usize>i << 2), 0);
+    store<f64>(dm + (<usize>i << 3), Infinity);
+    store<i32>(U + (<usize>i << 2), i);
   }
   let x: i32 = 0;
+  let px: i32 = 0; // x's position in U
+  let m: i32 = N; // the list's length, x included
   for (let k: i32 = 0; k < N - 1; k++) {
-    store<i32>(merged + (<usize>x << 2), 1);
     let y: i32 = -1;
+    let py: i32 = 0;
     let cur = Infinity;
     const Dx = D + (<usize>x * (<usize>ld << 3));
-    for (let i: i32 = 0; i < N; i++) {
-      if (load<i32>(merged + (<usize>i << 2)) != 0) continue;
+    for (let p: i32 = 0; p < px; p++) {
+      const i = load<i32>(U + (<usize>p << 2));
       const d = load<f64>(Dx + (<usize>i << 3));
-      const a = dmin + (<usize>i << 3);
-      if (load<f64>(a) > d) store<f64>(a, d);
-      if (load<f64>(a) < cur || y < 0) { cur = load<f64>(a); y = i; }
+      const a = dm + (<usize>p << 3);
+      let v = load<f64>(a);
+      if (v > d) { v = d; store<f64>(a, d); }
+      if (v < cur || y < 0) { cur = v; y = i; py = p; }
     }
+    for (let p: i32 = px + 1; p < m; p++) {
+      const i = load<i32>(U + (<usize>p << 2));
+      const d = load<f64>(Dx + (<usize>i << 3));
+      let v = load<f64>(dm + (<usize>p << 3));
+      if (v > d) v = d;
+      store<i32>(U + (<usize>(p - 1) << 2), i);
+      store<f64>(dm + (<usize>(p - 1) << 3), v);
+      if (v < cur || y < 0) { cur = v; y = i; py = p - 1; }
+    }
+    m--;
     store<i32>(ex + (<usize>k << 2), x);
     store<i32>(ey + (<usize>k << 2), y);
     store<f64>(eh + (<usize>k << 3), cur);
     x = y;
+    px = py;
   }
   // stable insertion sort by height
   for (let k: i32 = 1; k < N - 1; k++) {

@@ -53,20 +53,29 @@ export class Frame {
   N: i32 = 0;
   covMode: i32 = 0;
   hrpMode: i32 = 0;
-  /** n_f×N observations of this frequency (daily returns or bucket sums). */
+  /**
+   * n_f×N observations of this frequency (daily returns or bucket sums). A row that needs a factor while C_f is live
+   * gets it written over them (`xHoldsFactor`): rows read them through `observations()`, which restores them.
+   */
   X: usize = 0;
   nf: i32 = 0;
+  /** Whether `X` holds a factor (written over the observations) instead of the observations. */
+  xHoldsFactor: bool = false;
+  /** What `observations()` recomputes X from: the closes (P, T×N) → the daily returns R ((T−1)×N) → bucket sums. */
+  P: usize = 0;
+  T: i32 = 0;
+  R: usize = 0;
+  /** The bucket of each daily return row of this frequency (weekly, monthly), or 0 (daily: X = R). */
+  bucket: usize = 0;
   S: usize = 0;
   C: usize = 0;
   sd: usize = 0;
   /**
    * The factor a row asked for (`Needs.CovarianceFactor`: XfᵀXf = Σ_f; `Needs.CorrelationFactor`: XfᵀXf = C_f;
-   * n_f×N), or 0 when Σ_f is not low-rank (shrunk covariance, or n_f ≥ N): the QPs then use Σ_f or C_f alone.
+   *   n_f×N), or 0 when Σ_f is not low-rank (shrunk covariance, or n_f ≥ N) or the row is bounded: the QPs then use
+   *   Σ_f or C_f alone. Prepared by the driver for that row alone (in the row's scratch, or over `X`).
    */
   factor: usize = 0;
-  /** Which factor the buffer `Xf` holds for this frequency: 0 (none yet) or one of the two `Needs` flags. */
-  factorKind: i32 = 0;
-  Xf: usize = 0;
   /** The frequency's first output row (slot 0) and the row length in bytes. */
   rows: usize = 0;
   rowBytes: usize = 0;
@@ -89,6 +98,14 @@ export class Frame {
   gram: usize = 0;
   gramFrom: i32 = 0;
   gramTo: i32 = 0;
+  /**
+   * C_f's arena mark (set by the driver when its first reader allocates it), the slots of the last computed rows that
+   * read C_f and Σ_f, and whether the running row released C_f itself (`releaseCorrelation`).
+   */
+  markC: usize = 0;
+  lastCorrelationSlot: i32 = -1;
+  lastCovarianceSlot: i32 = -1;
+  cReleased: bool = false;
   /** Set by a row that fell back to the shrunk covariance (docs/method.md §6.4); the driver flags the series. */
   fellBack: bool = false;
 
@@ -103,6 +120,37 @@ export class Frame {
   /** The warm-start row of `slot` (its previous solution), or 0 when the call has none. */
   warmRow(slot: Slot): usize {
     return this.warm == 0 ? 0 : this.warm + <usize>slot * this.rowBytes;
+  }
+
+  /**
+   * The frequency's observations X, recomputed first if a factor was written over them (the same operations on the
+   * same closes as at the frequency's start, hence the same bits: `logReturns`, then `bucketSums`).
+   */
+  observations(): usize {
+    if (this.xHoldsFactor) {
+      // both succeeded on these very inputs before (prices checked, buckets valid): they cannot fail now
+      if (this.X == this.R) logReturns(this.P, this.T, this.N, this.R);
+      else bucketSums(this.R, this.T - 1, this.N, this.bucket, this.nf, this.X);
+      this.xHoldsFactor = false;
+    }
+    return this.X;
+  }
+
+  /**
+   * Called by the row of `slot` once it has read C_f for the last time: if no later row reads C_f, its block is
+   * released at once, with everything the row allocated so far (the row's later scratch then reuses it; the driver
+   * releases from C_f's mark after the row). Every pointer the row allocated before is invalid afterwards.
+   */
+  releaseCorrelation(slot: Slot): void {
+    if (this.C == 0 || this.lastCorrelationSlot != slot) return;
+    arenaRelease(this.markC);
+    this.C = 0;
+    this.cReleased = true;
+  }
+
+  /** An N×N block for a shrunk covariance in the row of `slot`: Σ_f's own if no later row reads Σ_f, else scratch. */
+  covarianceBlockAfter(slot: Slot): usize {
+    return this.lastCovarianceSlot == slot ? this.S : scratchF64(this.N * this.N);
   }
 
   /** Whether a bound other than the simplex's own (0 ≤ w ≤ 1) is asked for. */
@@ -131,9 +179,10 @@ function slotTable(): StaticArray<SlotRow> {
     new SlotRow(Slot.gmvp, Needs.Covariance | Needs.CovarianceFactor, (f, out) => f.bounded()
       ? boxQP(f.S, f.N, f.lo, f.hi, out, f.warmRow(Slot.gmvp))
       : gmvpWithFactor(f.S, f.N, out, f.factor, f.nf, f.warmRow(Slot.gmvp))),
-    new SlotRow(Slot.hrp, Needs.Covariance | Needs.Correlation, (f, out) => f.gramFrom < f.gramTo
+    // ρ formed from Σ_f and σ_f (the same bits as C_f): the tree needs no C_f block beside its own N'² block
+    new SlotRow(Slot.hrp, Needs.Covariance | Needs.Volatility, (f, out) => f.gramFrom < f.gramTo
       ? gramRowsOnly(f, out)
-      : clipped(f, out, hrpWeights(f.S, f.C, f.N, f.hrpMode, out, 0, 0, f.gram))),
+      : clipped(f, out, hrpWeights(f.S, 0, f.N, f.hrpMode, out, 0, 0, f.gram, f.sd))),
     new SlotRow(Slot.ivp, Needs.Covariance, (f, out) => clipped(f, out, ivp(f.S, f.N, out))),
     new SlotRow(Slot.mdcp, Needs.Correlation | Needs.CorrelationFactor, (f, out) => f.bounded()
       ? boxQP(f.C, f.N, f.lo, f.hi, out, f.warmRow(Slot.mdcp))
@@ -145,10 +194,33 @@ function slotTable(): StaticArray<SlotRow> {
   ];
 }
 
-/** The `gram` rows option: rows gramFrom … gramTo−1 of the paper HRP's Gram into `gram`; the hrp row is 0. */
+/**
+ * The `gram` rows option: rows gramFrom … gramTo−1 of the paper HRP's Gram into `gram`; the hrp row is 0. C_f in
+ * the row's scratch (`hrpGramRows`' contract takes C).
+ */
 function gramRowsOnly(f: Frame, out: usize): Status {
   memory.fill(out, 0, f.rowBytes);
-  return hrpGramRows(f.C, f.N, f.gramFrom, f.gramTo, f.gram);
+  const C = scratchF64(f.N * f.N);
+  const st = correlation(f.S, f.N, C, 0);
+  return st != Status.Ok ? st : hrpGramRows(C, f.N, f.gramFrom, f.gramTo, f.gram);
+}
+
+/**
+ * σ_i = √Σ_ii into sd, with `correlation`'s own check (stats/covariance.ts: Σ_ii > 0 and finite, else
+ * `ZeroVariance` naming i) and the same operation, so the same bits as its σ; C_f is formed later, by its first
+ * reader. O(N), no allocation.
+ */
+function volatilities(S: usize, N: i32, sd: usize): Status {
+  for (let i: i32 = 0; i < N; i++) {
+    const v = load<f64>(S + (<usize>(i * N + i) << 3));
+    if (!(v > 0.0) || !isFinite(v)) {
+      setBadIndex(i);
+      return Status.ZeroVariance;
+    }
+    store<f64>(sd + (<usize>i << 3), Math.sqrt(v));
+  }
+  setBadIndex(-1);
+  return Status.Ok;
 }
 
 /**
@@ -168,6 +240,7 @@ function clipped(f: Frame, out: usize, st: Status): Status {
  * on the shrunk covariance and the series is flagged, as without bounds.
  */
 function rppBoundedWithFallback(f: Frame, out: usize): Status {
+  f.releaseCorrelation(Slot.rpp); // not read on this path
   const w = f.row(Slot.gmvp);
   const y = scratchF64(f.N);
   symv(f.N, f.S, w, y);
@@ -176,8 +249,8 @@ function rppBoundedWithFallback(f: Frame, out: usize): Status {
   const warm = f.warmRow(Slot.rpp);
   if (v > ercExistTol(f.nf, f.N) * s * s) return rppWithBounds(f.S, f.N, f.lo, f.hi, out, warm);
   if (f.covMode != CovarianceCode.sample) return Status.NotConverged;
-  const Ss = scratchF64(f.N * f.N);
-  let st = shrinkCovariance(f.X, f.nf, f.N, Ss, 0);
+  const Ss = f.covarianceBlockAfter(Slot.rpp); // Σ_f is dead here unless a later row reads it
+  let st = shrinkCovariance(f.observations(), f.nf, f.N, Ss, 0);
   if (st == Status.Ok) st = rppWithBounds(Ss, f.N, f.lo, f.hi, out, warm);
   if (st == Status.Ok) f.fellBack = true;
   return st;
@@ -191,16 +264,19 @@ function rppBoundedWithFallback(f: Frame, out: usize): Status {
  * Σ_f and a solver failure is reported as such (never a silent fallback). If not, rpp is solved at once on the
  * shrunk covariance of the same observations (when 2n_f ≤ N on its diagonal-plus-low-rank form: coordinate
  * descent at N·n_f per sweep, Newton by Woodbury; certified on the dense matrix) and the frame records the
- * fallback (`rppShrunk`, into C_f's block); with `covariance: "shrink"` or `"ledoit-wolf"` there is nothing to fall
- * back to and the failure is `NotConverged` (docs/method.md §6.5).
+ * fallback (`rppShrunk`, into Σ_f's block, dead after this row); with `covariance: "shrink"` or `"ledoit-wolf"`
+ * there is nothing to fall back to and the failure is `NotConverged` (docs/method.md §6.5).
  */
 function rppWithFallback(f: Frame, out: usize): Status {
   if (f.bounded()) return rppBoundedWithFallback(f, out);
-  if (ercExists(f.C, f.N, f.nf, f.row(Slot.mdcp), out)) return rppSolve(f.S, f.N, out, Existence.Exists, null);
+  const exists = ercExists(f.C, f.N, f.nf, f.row(Slot.mdcp), out);
+  // This row is C_f's last reader (slot order): its block is released here and the solver's or the shrinkage's
+  // scratch reuses it; the shrunk covariance overwrites Σ_f, which no later row reads (one N² block fewer each at
+  // the call's peak; the values are the same wherever they are stored)
+  f.releaseCorrelation(Slot.rpp);
+  if (exists) return rppSolve(f.S, f.N, out, Existence.Exists, null);
   if (f.covMode != CovarianceCode.sample) return Status.NotConverged;
-  // This row is C_f's last reader (slot order): C_f is dead from here, and the shrunk covariance overwrites it
-  // (one N² block fewer at the call's peak; the values are the same wherever they are stored).
-  const st = rppShrunk(f.X, f.nf, f.N, out, f.C);
+  const st = rppShrunk(f.observations(), f.nf, f.N, out, f.covarianceBlockAfter(Slot.rpp));
   if (st == Status.Ok) f.fellBack = true;
   return st;
 }
@@ -234,10 +310,14 @@ export function lastFailedSeries(): i32 {
  *   Ledoit–Wolf (`.ledoitWolf`);
  *   variance check (`ZeroVariance`, lastBadIndex = asset: Σ_ii = 0 or below `VARIANCE_FLOOR` · max_j Σ_jj);
  *   C_f and σ_f (when a row needs them); then the rows of the slot table in slot order, each into series
- *   s = f·STRATEGY_COUNT + slot. Before a row that needs a factor, the driver writes it into `Xf` if the frequency
- *   is low-rank and `Xf` does not already hold it.
- *   Each row's scratch is released before the next (`arenaMark`/`arenaRelease`: peak memory ≈ one strategy), and
- *   C_f after the last row that reads it.
+ *   s = f·STRATEGY_COUNT + slot. Before an unbounded row that needs a factor, the driver writes it, if the
+ *   frequency is low-rank, into the row's scratch, or over the observations X when C_f is live (mdcp: `Frame.X`,
+ *   recomputed bit for bit by `Frame.observations()` when read again).
+ *   Memory (the arena high-water; bits unaffected): each row's scratch is released before the next
+ *   (`arenaMark`/`arenaRelease`: peak memory ≈ one strategy); a frequency's bucket sums live with that frequency
+ *   only; C_f is formed by its first reader (mdcp or rpp: the HRP forms ρ from Σ_f and σ_f) and released by its
+ *   last (rpp releases it as soon as existence is decided; its fallback writes the shrunk covariance over Σ_f,
+ *   which no later row reads).
  * Options: `freqMask` selects the frequencies computed (bit `Frequency.f`; ALL_FREQUENCIES = every one): the rows
  *   of an unselected frequency are set to 0 and its fallback flags too, and a selected frequency's rows are
  *   bit-identical to the full call's (the frequencies share no state), so a request can be split across workers.
@@ -265,8 +345,10 @@ export function lastFailedSeries(): i32 {
  *   price returns `BadPrice` with lastFailedSeries = −1 and lastBadIndex = t·N + i.
  * Convergence: that of each strategy (the QPs and rpp are iterative and certified; see their modules).
  * Complexity: three covariances (≈ N²(T + n_w + n_m)), three HRP trees (paper ≈ N³ each), six simplex QPs (gmvp,
- *   mdcp per frequency; mdp reuses mdcp), three rpp solves; scratch ≈ 2T·N + N² f64 persistent (Σ_f), C_f (N²) up
- *   to its last reader, plus the largest single strategy (HRP paper ≈ 2N², the QPs ≈ c² for a factor capacity c).
+ *   mdcp per frequency; mdp reuses mdcp), three rpp solves (and, when low-rank, one more log-returns pass per call
+ *   and one bucket-sum pass per weekly/monthly frequency to restore X after mdcp's factor); scratch ≈ T·N + N² f64
+ *   persistent (R, Σ_f), the frequency's bucket sums, C_f (N²) from its first reader to its last, plus the largest
+ *   single strategy (HRP paper ≈ N'² + 64N', the QPs ≈ n_f·N + c² for a factor capacity c, with the factor).
  * Edge cases: N = 1 → [1] in every row (after the zero-variance check).
  * References: docs/method.md §2 (layers), §6 (covariance, shrinkage, the rpp fallback).
  */
@@ -295,30 +377,34 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
   const computed = slotsWithDependencies(slotMask, minWeight != 0.0 || maxWeight != 1.0);
   let needs: i32 = 0;
   let lastCorrelationRow: i32 = -1; // C_f is released after its last reader (one N² block fewer for the rows after)
+  let lastCovarianceRow: i32 = -1;
   for (let k: i32 = 0; k < table.length; k++) {
     if ((computed & (1 << table[k].slot)) == 0) continue;
     needs |= table[k].needs;
     if ((table[k].needs & Needs.Correlation) != 0) lastCorrelationRow = k;
+    if ((table[k].needs & Needs.Covariance) != 0) lastCovarianceRow = k;
   }
   const n = T - 1;
   const R = scratchF64(n * N);
   let st = logReturns(P, T, N, R);
   if (st != Status.Ok) return st;
-  const nb = nWeeks > nMonths ? nWeeks : nMonths;
-  const Xb = scratchF64(nb * N);
   const f = new Frame();
   f.N = N;
   f.covMode = covMode;
   f.hrpMode = hrpMode;
+  f.P = P;
+  f.T = T;
+  f.R = R;
   f.S = scratchF64(N * N);
   f.sd = scratchF64(N);
-  f.Xf = scratchF64(n * N); // low-rank factor of Σ or C when n_f < N (sample covariance only)
   f.rowBytes = <usize>N << 3;
   f.lo = minWeight;
   f.hi = maxWeight;
   f.gram = gram;
   f.gramFrom = gramFrom;
   f.gramTo = gramTo;
+  f.lastCorrelationSlot = lastCorrelationRow < 0 ? -1 : table[lastCorrelationRow].slot;
+  f.lastCovarianceSlot = lastCovarianceRow < 0 ? -1 : table[lastCovarianceRow].slot;
   let mark: usize = 0;
   for (let q: i32 = 0; q < FREQUENCY_COUNT; q++) {
     const base = q * STRATEGY_COUNT;
@@ -327,14 +413,21 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
       continue;
     }
     f.warm = warm == 0 ? 0 : warm + <usize>base * f.rowBytes;
+    f.observations(); // R holds the daily returns again if the daily rows wrote a factor over them
+    // The frequency's own blocks (bucket sums, C_f, the rows' scratch) from here to its end: the daily frequency
+    // has no bucket-sum block under its rows (the peak at N = 500 is a daily row's).
+    const markF = arenaMark();
     f.X = R;
     f.nf = n;
+    f.bucket = 0;
     if (q == Frequency.m) {
-      st = bucketSums(R, n, N, monthBucket, nMonths, Xb);
-      f.X = Xb; f.nf = nMonths;
+      f.X = scratchF64(nMonths * N);
+      st = bucketSums(R, n, N, monthBucket, nMonths, f.X);
+      f.nf = nMonths; f.bucket = monthBucket;
     } else if (q == Frequency.w) {
-      st = bucketSums(R, n, N, weekBucket, nWeeks, Xb);
-      f.X = Xb; f.nf = nWeeks;
+      f.X = scratchF64(nWeeks * N);
+      st = bucketSums(R, n, N, weekBucket, nWeeks, f.X);
+      f.nf = nWeeks; f.bucket = weekBucket;
     }
     if (st != Status.Ok) { failedSeries = base; return st; }
     mark = arenaMark();
@@ -342,37 +435,49 @@ export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
       ? shrinkCovariance(f.X, f.nf, N, f.S, 0) : ledoitWolfCovariance(f.X, f.nf, N, f.S, 0);
     arenaRelease(mark);
     if (st == Status.Ok) st = checkVarianceFloor(f.S, N, VARIANCE_FLOOR);
-    const markC = arenaMark(); // C_f lives from here to its last reader
-    f.C = scratchF64(N * N);
-    if (st == Status.Ok && (needs & (Needs.Correlation | Needs.Volatility)) != 0) st = correlation(f.S, N, f.C, f.sd);
+    if (st == Status.Ok && (needs & (Needs.Correlation | Needs.Volatility)) != 0) st = volatilities(f.S, N, f.sd);
     if (st != Status.Ok) { failedSeries = base; return st; }
     const lowRank = covMode == CovarianceCode.sample && f.nf < N;
-    f.factorKind = 0;
+    f.C = 0;
     f.rows = out + <usize>base * f.rowBytes;
     for (let k: i32 = 0; k < table.length; k++) {
       const row = table[k];
       if ((computed & (1 << row.slot)) == 0) continue;
-      const want = row.needs & (Needs.CovarianceFactor | Needs.CorrelationFactor);
-      if (lowRank && want != 0 && want != f.factorKind) {
-        covarianceFactor(f.X, f.nf, N, want == Needs.CorrelationFactor ? f.sd : 0, f.Xf);
-        f.factorKind = want;
+      if ((row.needs & Needs.Correlation) != 0 && f.C == 0) {
+        f.markC = arenaMark(); // C_f lives from its first reader to its last
+        f.C = scratchF64(N * N);
+        st = correlation(f.S, N, f.C, 0); // σ_f checked by `volatilities`: cannot fail
+        if (st != Status.Ok) { failedSeries = base; return st; }
       }
-      f.factor = lowRank && want != 0 ? f.Xf : 0;
       f.fellBack = false;
       mark = arenaMark(); // each row's scratch is released before the next (peak memory ≈ one strategy)
+      const want = row.needs & (Needs.CovarianceFactor | Needs.CorrelationFactor);
+      f.factor = 0;
+      if (lowRank && want != 0 && !f.bounded()) {
+        // With C_f live, the factor is written over the observations (restored by `observations()` when read
+        // again): else C_f, the observations, the factor and the QP's gathered copy of it are live together.
+        const X = f.observations();
+        f.factor = f.C != 0 ? X : scratchF64(f.nf * N);
+        covarianceFactor(X, f.nf, N, want == Needs.CorrelationFactor ? f.sd : 0, f.factor);
+        if (f.factor == X) f.xHoldsFactor = true;
+      }
       st = row.compute(f, f.row(row.slot));
-      arenaRelease(mark);
+      if (f.cReleased) {
+        arenaRelease(f.markC); // the row released C_f and allocated from its mark on
+        f.cReleased = false;
+      } else {
+        arenaRelease(mark);
+      }
       if (st != Status.Ok) { failedSeries = base + row.slot; return st; }
       if (f.fellBack) store<i32>(fallback + (<usize>(base + row.slot) << 2), 1);
-      if (k == lastCorrelationRow) {
-        arenaRelease(markC);
+      if (k == lastCorrelationRow && f.C != 0) {
+        arenaRelease(f.markC);
         f.C = 0;
       }
     }
-    if (f.C != 0) {
-      arenaRelease(markC);
-      f.C = 0;
-    }
+    arenaRelease(markF);
+    f.C = 0;
+    if (f.X != R) f.xHoldsFactor = false; // the bucket sums' block is gone with the frequency
     if (slotMask != ALL_SLOTS) {
       for (let k: i32 = 0; k < STRATEGY_COUNT; k++) {
         if ((slotMask & (1 << k)) != 0) continue;

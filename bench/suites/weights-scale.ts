@@ -7,7 +7,9 @@
  *     call restricted to each frequency (`frequencies: [f]`: what one part of a split request computes);
  *   - its parts, each timed as the stand-alone kernel on the same inputs of the three frequencies and summed over
  *     them: the three covariances; gmvp and mdcp on Σ_f (the stand-alone kernels: without the low-rank factor the
- *     21-vector call gives the QPs when n_f < N, so they overstate the monthly QPs); hrp paper and direct; rpp as
+ *     21-vector call gives the QPs when n_f < N, so they overstate the monthly QPs); hrp paper and direct, the
+ *     direct tree alone, and the paper HRP without its Gram (one hrp-only call per frequency given its Gram, beside
+ *     the same calls computing ivp alone: their difference is the HRP's O(N²) parts); rpp as
  *     the call computes it (on Σ_f where ERC exists; where it does not, the fallback `kRppShrunk`: shrinkage + the
  *     diagonal-plus-low-rank solver, the driver's own code);
  *   - the arena high-water of the whole call (bytes, and in units of N² doubles) and the instance's memory;
@@ -36,7 +38,7 @@ import type { BacktestTask, WeightsPartTask } from "../../src/workers/tasks.js";
 import { paddedOrder } from "../../src/engine/weights.js";
 import { Wasm } from "../../src/engine/wasm.js";
 import {
-  computeWeights21, hrpWeights, tryRppShrunk, tryStrategyWeights, type Weights21Input,
+  computeWeights21, hrpTree, hrpWeights, paddedOrder, tryRppShrunk, tryStrategyWeights, type Weights21Input,
 } from "../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { covariance } from "../../src/engine/core.js";
@@ -138,6 +140,20 @@ export default async function weightsScale(): Promise<void> {
     part("mdcp (3, stand-alone)", (q) => { sink += tryStrategyWeights(wasm, "mdcp", S[q], N).value[0]; });
     part("hrp paper (3)", (q) => { sink += hrpWeights(wasm, S[q], N, "paper")[0]; });
     part("hrp direct (3)", (q) => { sink += hrpWeights(wasm, S[q], N, "direct")[0]; });
+    part("  hrp tree direct (3)", (q) => { sink += hrpTree(wasm, S[q], N, "direct").order[0]; });
+    // the paper HRP without its Gram: single-frequency hrp-only calls given each frequency's Gram (computed untimed
+    // here), i.e. log-returns, covariance, d̃ from G, linkage and bisection; minus the same calls' ivp alone
+    const gramOf = (["d", "m", "w"] as const).map((f) => computeWeights21(wasm, {
+      ...input, frequencies: [f], strategies: ["hrp"], gramRows: [0, paddedOrder(N)],
+    }).gram!);
+    wasm.releaseMemory();
+    const fq = ["d", "m", "w"] as const;
+    part("  hrp paper, Gram given (3 calls)", (q) => {
+      sink += computeWeights21(wasm, { ...input, frequencies: [fq[q]], strategies: ["hrp"], gram: gramOf[q] }).weights[0];
+    });
+    part("  the same calls with ivp alone (3)", (q) => {
+      sink += computeWeights21(wasm, { ...input, frequencies: [fq[q]], strategies: ["ivp"] }).weights[0];
+    });
     // rpp as the call computes it: on Σ_f where ERC exists, else the fallback (kRppShrunk, the driver's own path)
     const fellBack = freqs.map((f) => fallback[STRATEGY_IDS.indexOf(`l1r.l2${f.name}.l3rpp` as never)]);
     part("rpp incl. fallback (3)", (q) => {

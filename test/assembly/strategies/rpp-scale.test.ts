@@ -1,7 +1,8 @@
 /**
  * The rpp fallback at scale (issue #14 item 1): the kernel that measures it (`kRppShrunk`) is the driver's own path,
  * bit for bit, and the 21-vector call with a fallback stays within 4 N² doubles of arena (the shrunk covariance
- * takes C_f's dead block, the shrinkage scratch is released before the solve).
+ * is written over Σ_f when no later row reads it, C_f is released once existence is decided, the shrinkage scratch
+ * is released before the solve).
  */
 import { describe, expect, it } from "vitest";
 import { bucketSums, logReturns } from "../../../src/engine/core.js";
