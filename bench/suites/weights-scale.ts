@@ -35,7 +35,6 @@ import { writeFileSync } from "node:fs";
 import { ComputePool } from "../../src/workers/pool.js";
 import { runSplit, splitParts, type SplitPlan, type WeightsPart } from "../../src/workers/split.js";
 import type { BacktestTask, WeightsPartTask } from "../../src/workers/tasks.js";
-import { paddedOrder } from "../../src/engine/weights.js";
 import { Wasm } from "../../src/engine/wasm.js";
 import {
   computeWeights21, hrpTree, hrpWeights, paddedOrder, tryRppShrunk, tryStrategyWeights, type Weights21Input,

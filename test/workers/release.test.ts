@@ -24,7 +24,7 @@ interface Probe {
 }
 
 const IDLE_MS = 300;
-const N = 120;
+const N = 300; // large enough that one weights call grows a fresh instance (1 MiB) whatever the arena layout
 let dataDir = "";
 let snapshot: StoreSnapshot;
 /** A fresh instance's memory. */
