@@ -16,9 +16,11 @@
  *   - the growth exponent of each row between consecutive N (log t₂/t₁ ÷ log N₂/N₁);
  *   - the ratio of the whole call to the three covariance computations;
  *   - a weights request (hrp paper and direct) through a 2-worker compute pool (src/workers/pool.ts), as one task
- *     and split by each part plan of src/workers/split.ts ("frequencies": three parts; "hrp": the paper HRP of each
- *     frequency alone, six parts; "gram": its distance of distances in row blocks too), wall time, also at N = 100 and 250 (where the split starts to pay:
- *     SPLIT_MIN_TICKERS; `--split-only` prints only this table, at N = 250 … 2,000; `--split-scale` at N = 1,000
+ *     and split by each part plan of src/workers/split.ts ("balanced", the default: on two workers the daily and
+ *     weekly frequencies whole and the monthly Gram in two row blocks; "frequencies": three parts; "hrp": the paper
+ *     HRP of each frequency alone, six parts; "gram": every distance of distances in row blocks), wall time, also at N = 100 and 250 (where the split starts to pay:
+ *     SPLIT_MIN_TICKERS; `--split-runs K`: K runs at every N, the plans alternating; `--split-plans a,b`: only those
+ *     plans with the paper HRP); `--split-only` prints only this table, at N = 250 … 2,000; `--split-scale` at N = 1,000
  *     and 2,000, and 5,000 with `--n5000`); its store holds T = 300 closes per ticker.
  * Medians of 5 runs at N ≤ 500, 3 at 1,000, 1 at 2,000 and 5,000 (the machine is shared: read the spread). Each
  * call runs on a fresh instance, so the high-water and the memory are those of that call alone.
@@ -31,8 +33,8 @@ import { openBackend } from "../../src/store/backend.js";
 import { encodeStore, STORE_FILE } from "../../src/store/binary.js";
 import { writeFileSync } from "node:fs";
 import { ComputePool } from "../../src/workers/pool.js";
-import { runSplit, type SplitPlan } from "../../src/workers/split.js";
-import type { BacktestTask } from "../../src/workers/tasks.js";
+import { runSplit, splitParts, type SplitPlan, type WeightsPart } from "../../src/workers/split.js";
+import type { BacktestTask, WeightsPartTask } from "../../src/workers/tasks.js";
 import { Wasm } from "../../src/engine/wasm.js";
 import {
   computeWeights21, hrpTree, hrpWeights, paddedOrder, tryRppShrunk, tryStrategyWeights, type Weights21Input,
@@ -98,6 +100,7 @@ export default async function weightsScale(): Promise<void> {
   // N = 1,000 and 2,000 (and 5,000 with `--n5000`), the sizes of issue 14's targets
   if (process.argv.includes("--split-only")) return splitTable([250, 500, 750, 1000, 1500, 2000, ...(withN5000 ? [5000] : [])]);
   if (process.argv.includes("--split-scale")) return splitTable([1000, 2000, ...(withN5000 ? [5000] : [])]);
+  if (process.argv.includes("--split-parts")) return partsTable([1000, 2000, ...(withN5000 ? [5000] : [])]);
   const sizes = withN5000 ? [500, 1000, 2000, 5000] : [500, 1000, 2000];
   const rows: Row[] = [];
   const memory: { N: number; highWater: number; memoryBytes: number }[] = [];
@@ -196,12 +199,18 @@ export default async function weightsScale(): Promise<void> {
 /**
  * A weights request through a 2-worker pool (src/workers/pool.ts; the compiled worker, `npm run build` first), as
  * one task and split (src/workers/split.ts) with each part plan: "frequencies" (three parts, one per frequency) and,
- * for the paper HRP, "hrp" (six parts: each frequency's paper HRP alone, then the other six strategies of each
+ * for the paper HRP, "balanced" (the default: only the Grams a worker boundary falls into cut in row blocks), "hrp" (six parts: each frequency's paper HRP alone, then the other six strategies of each
  * frequency) and "gram" (as "hrp", with each paper HRP's Gram in row blocks of its own). Wall time, medians like
  * the table above; every split body is checked against the one task's.
  */
 async function splitTable(sizes: number[]): Promise<void> {
   const TS = 300;
+  // `--split-runs K`: K runs at every N (medians), the plans alternating within each run
+  const k = process.argv.indexOf("--split-runs");
+  const splitRuns = k > 0 ? Math.max(1, Number(process.argv[k + 1]) || 1) : undefined;
+  // `--split-plans a,b`: only these plans with the paper HRP (default: every one)
+  const q = process.argv.indexOf("--split-plans");
+  const paperPlans = (q > 0 ? process.argv[q + 1].split(",") : ["balanced", "hrp", "frequencies", "gram"]) as SplitPlan[];
   const dir = mkdtempSync(join(tmpdir(), "folio-bench-split-"));
   const maxN = Math.max(...sizes);
   const m = factorPrices(TS, maxN, 77);
@@ -217,33 +226,36 @@ async function splitTable(sizes: number[]): Promise<void> {
   const table: Record<string, Record<string, string>> = {};
   try {
     for (const N of sizes) {
-      const runs = N <= 500 ? 5 : N <= 1000 ? 3 : 1;
+      const runs = splitRuns ?? (N <= 500 ? 5 : N <= 1000 ? 3 : 1);
       const tickers = m.tickers.slice(0, N);
-      // untimed warm-up at this N: each worker's instance grows its memory to this size once (the first large call
-      // pays for the pages; a worker past RECYCLE_ABOVE_BYTES starts from a fresh instance after every call anyway)
+      // untimed warm-up at this N (a worker past RECYCLE_ABOVE_BYTES starts each request from a fresh instance: it
+      // keeps the grown one only between the parts of a split request, src/workers/worker.ts)
       const warm: BacktestTask = { kind: "weights", request: { tickers, hrp: "direct" }, snapshot };
       await pool.run(warm);
       await runSplit(pool, warm);
       for (const hrp of ["paper", "direct"] as const) {
         const task: BacktestTask = { kind: "weights", request: { tickers, hrp }, snapshot };
-        const plans: SplitPlan[] = hrp === "paper" ? ["frequencies", "hrp", "gram"] : ["frequencies"];
+        const plans: SplitPlan[] = hrp === "paper" ? paperPlans : ["frequencies"];
         const one: number[] = [];
         const split = new Map<SplitPlan, number[]>(plans.map((p) => [p, []]));
         for (let r = 0; r < runs; r++) {
           let t0 = performance.now();
           const a = await pool.run(task);
           one.push(performance.now() - t0);
-          for (const plan of plans) {
+          // the plans in turn, starting from a different one each run (the machine is shared: alternate them)
+          for (const plan of plans.map((_, j) => plans[(j + r) % plans.length])) {
             t0 = performance.now();
             const b = await runSplit(pool, task, { plan });
             split.get(plan)!.push(performance.now() - t0);
             if (Buffer.compare(a.body, b.body) !== 0) throw new Error(`split (${plan}) body differs at N = ${N}, ${hrp}`);
           }
         }
-        const row: Record<string, string> = { "one task ms": median(one).toFixed(1) };
+        const row: Record<string, string> = {
+          "one task ms": runs > 1 ? `${median(one).toFixed(1)} (min ${Math.min(...one).toFixed(1)})` : median(one).toFixed(1),
+        };
         for (const plan of plans) {
           const t = median(split.get(plan)!);
-          row[`split "${plan}" ms`] = t.toFixed(1);
+          row[`split "${plan}" ms`] = runs > 1 ? `${t.toFixed(1)} (min ${Math.min(...split.get(plan)!).toFixed(1)})` : t.toFixed(1);
           row[`"${plan}" ÷ one`] = (t / median(one)).toFixed(2);
         }
         table[`N=${N} ${hrp}`] = row;
@@ -256,4 +268,102 @@ async function splitTable(sizes: number[]): Promise<void> {
   }
   console.log(`\n## A weights request through a 2-worker pool: one task vs split, by part plan (T = ${TS} closes; same bytes)`);
   console.table(table);
+}
+
+/** A store of T = `TS` factor-model closes for `maxN` tickers in a temporary directory, and its shared snapshot. */
+async function benchStore(TS: number, maxN: number) {
+  const dir = mkdtempSync(join(tmpdir(), "folio-bench-split-"));
+  const m = factorPrices(TS, maxN, 77);
+  const days = Int32Array.from(m.dates, (d) => parseIsoDay(d)!);
+  writeFileSync(join(dir, STORE_FILE), encodeStore(
+    m.tickers.map((ticker, i) => ({ ticker, days, closes: Float64Array.from(m.closes, (r) => r[i]) })),
+    { synthetic: false, description: "bench: factor-model closes" }));
+  const snapshot = await (await openBackend({ dataDir: dir })).load({ shared: true });
+  return { dir, tickers: m.tickers, snapshot };
+}
+
+/**
+ * `--split-parts`: each part of each plan (src/workers/split.ts `splitParts`, 2 workers) timed alone on a 1-worker
+ * pool, one after the other (wall time of a part ≈ its CPU time, far less sensitive to a shared machine than two
+ * parts at once), then per plan: the parts' sum (the CPU work of the split) and the makespan of the pool's list
+ * schedule on 2 workers computed from those times (parts in queue order to the first free worker; an hrp row from
+ * Gram blocks queued when its blocks are done). Computed, not a wall time: it ignores the two workers' contention
+ * for memory bandwidth. One run per N.
+ */
+async function partsTable(sizes: number[]): Promise<void> {
+  const { dir, tickers: all, snapshot } = await benchStore(300, Math.max(...sizes));
+  const pool = new ComputePool({ workers: 1, queueSize: 16, timeoutMs: 3_600_000 });
+  await pool.ready();
+  const table: Record<string, Record<string, string>> = {};
+  try {
+    for (const N of sizes) {
+      const request = { tickers: all.slice(0, N) };
+      const t0 = performance.now();
+      await pool.run({ kind: "weights", request, snapshot });
+      const one = performance.now() - t0;
+      for (const plan of ["balanced", "hrp", "frequencies", "gram"] as SplitPlan[]) {
+        const parts = splitParts(plan, N, 2);
+        const Np = paddedOrder(N);
+        const gram = new Map<string, Float64Array>();
+        const times: number[] = [];
+        for (const p of parts) {
+          const task: WeightsPartTask = {
+            kind: "weights-part", of: "weights", frequency: p.frequency, request, snapshot,
+            ...(p.strategies === undefined ? {} : { strategies: p.strategies }),
+            ...(p.gramRows === undefined ? {} : { gramRows: p.gramRows }),
+            ...(p.fromGram ? { gram: gram.get(p.frequency)! } : {}),
+          };
+          const t = performance.now();
+          const r = await pool.run(task, undefined, { keepMemory: true });
+          times.push(performance.now() - t);
+          if (p.gramRows !== undefined) {
+            if (!gram.has(p.frequency)) gram.set(p.frequency, new Float64Array(new SharedArrayBuffer(Np * Np * 8)));
+            new Uint8Array(gram.get(p.frequency)!.buffer, p.gramRows[0] * Np * 8, r.body.byteLength).set(r.body);
+          }
+        }
+        await pool.run({ kind: "release" });
+        table[`N=${N} "${plan}"`] = {
+          "one task ms": one.toFixed(0),
+          parts: String(parts.length),
+          "sum of parts ms": times.reduce((a, b) => a + b, 0).toFixed(0),
+          "2-worker schedule ms": listSchedule(parts, times, 2).toFixed(0),
+          "part ms (queue order)": times.map((t) => t.toFixed(0)).join(" "),
+        };
+        console.log(`  parts N = ${N} "${plan}" done`);
+      }
+    }
+  } finally {
+    await pool.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log("\n## Parts of each plan timed alone (1 worker, T = 300), and their list schedule on 2 workers (computed)");
+  console.table(table);
+}
+
+/** The makespan of the pool's schedule of `parts` (durations `times`) on `workers` workers (see `partsTable`). */
+function listSchedule(parts: WeightsPart[], times: number[], workers: number): number {
+  const free = new Array<number>(workers).fill(0);
+  const end = new Array<number>(parts.length).fill(Infinity);
+  const queue = parts.flatMap((p, i) => (p.fromGram ? [] : [i]));
+  const waiting = parts.flatMap((p, i) => (p.fromGram ? [i] : []));
+  const readyAt = (i: number) => Math.max(...parts.flatMap((b, j) =>
+    b.gramRows !== undefined && b.frequency === parts[i].frequency ? [end[j]] : []));
+  while (queue.length > 0 || waiting.length > 0) {
+    const w = free.indexOf(Math.min(...free));
+    // hrp rows whose blocks are done by now join the queue (in the order they became ready)
+    for (const i of [...waiting].sort((a, b) => readyAt(a) - readyAt(b))) {
+      if (readyAt(i) <= free[w]) {
+        queue.push(i);
+        waiting.splice(waiting.indexOf(i), 1);
+      }
+    }
+    if (queue.length === 0) {
+      free[w] = Math.min(...waiting.map(readyAt));
+      continue;
+    }
+    const i = queue.shift()!;
+    end[i] = free[w] + times[i];
+    free[w] = end[i];
+  }
+  return Math.max(...end);
 }

@@ -3,15 +3,24 @@
  * One instance per engine (and per worker thread); calls are synchronous and not re-entrant.
  */
 import type { Kernels } from "../pipeline/kernels.js";
-import { Wasm } from "./wasm.js";
+import { Wasm, type LoadOptions } from "./wasm.js";
 import { computeWeights21 } from "./weights.js";
 import { simulateCloses, simulateRuns, valuePaths } from "./sims.js";
 import { rebalancePaths, simulationJitter } from "./rebalance.js";
 
+export interface KernelsOptions {
+  /**
+   * Give a large instance's memory back after every call (`Wasm.releaseMemory`, src/engine/wasm.ts). Default true:
+   * a library caller's instance does not keep a large request's memory. False: the caller releases it itself (the
+   * compute worker does so once it has been idle for a while, so that the parts of one split request reuse the
+   * grown memory: src/workers/worker.ts, docs/decisions.md "Splitting one large request").
+   */
+  releaseAfterCall?: boolean;
+}
 
-export function kernelsOver(wasm: Wasm): Kernels {
+export function kernelsOver(wasm: Wasm, options: KernelsOptions = {}): Kernels {
   // after each call (results copied out), a large instance gives its memory back (src/engine/wasm.ts)
-  const released = <T>(f: () => T): T => {
+  const released = options.releaseAfterCall === false ? <T>(f: () => T): T => f() : <T>(f: () => T): T => {
     try {
       return f();
     } finally {
@@ -31,4 +40,10 @@ export function kernelsOver(wasm: Wasm): Kernels {
 /** Instantiate the WebAssembly module once and wrap it. */
 export async function loadKernels(): Promise<Kernels> {
   return kernelsOver(await Wasm.load());
+}
+
+/** The kernels and the instance behind them (for a caller that decides itself when memory is given back). */
+export async function loadEngine(options: LoadOptions & KernelsOptions = {}): Promise<{ wasm: Wasm; kernels: Kernels }> {
+  const wasm = await Wasm.load(options);
+  return { wasm, kernels: kernelsOver(wasm, options) };
 }

@@ -236,14 +236,24 @@ export function paddedOrder(N: number): number {
 export const HRP_GRAM_ROWS = 64;
 
 /**
- * At most `parts` row blocks [from, to) of the paper HRP's Gram for N tickers, of about equal cost (row j of the upper
- * triangle costs ∝ N' − j: block i ends near N'·(1 − √(1 − i/parts))), on HRP_GRAM_ROWS boundaries, covering 0 … N'.
+ * At most `parts` row blocks [from, to) of the paper HRP's Gram for N tickers, of about equal cost (`gramRowsAt` at
+ * the fractions 1/parts, 2/parts, …), covering 0 … N'.
  */
 export function gramRowBlocks(N: number, parts: number): [number, number][] {
+  return gramRowsAt(N, Array.from({ length: Math.max(0, parts - 1) }, (_, i) => (i + 1) / parts));
+}
+
+/**
+ * The row blocks [from, to) of the paper HRP's Gram for N tickers cut where the cost done reaches each of
+ * `fractions` (increasing, in (0, 1)): row j of the upper triangle costs ∝ N' − j, so the rows before r cost the
+ * fraction 1 − (1 − r/N')² and the cut for c is near N'·(1 − √(1 − c)); on HRP_GRAM_ROWS boundaries (a cut that
+ * rounds onto another or onto an end is dropped), covering 0 … N'.
+ */
+export function gramRowsAt(N: number, fractions: readonly number[]): [number, number][] {
   const Np = paddedOrder(N);
   const cuts = [0];
-  for (let i = 1; i < parts; i++) {
-    const b = Math.round(Np * (1 - Math.sqrt(1 - i / parts)) / HRP_GRAM_ROWS) * HRP_GRAM_ROWS;
+  for (const c of fractions) {
+    const b = Math.round(Np * (1 - Math.sqrt(1 - c)) / HRP_GRAM_ROWS) * HRP_GRAM_ROWS;
     if (b > cuts[cuts.length - 1] && b < Np) cuts.push(b);
   }
   cuts.push(Np);

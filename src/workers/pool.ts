@@ -54,6 +54,13 @@ export interface PoolOptions {
   reservedLightWorkers?: number;
   /** Tasks costing more than this are heavy (default: none is). */
   lightTaskCost?: number;
+  /**
+   * A worker's WASM instance past this many bytes gives its memory back (a fresh instance) after a computation,
+   * unless more tasks of its request follow (default: src/engine/wasm.ts RECYCLE_ABOVE_BYTES; src/workers/worker.ts).
+   */
+  recycleAboveBytes?: number;
+  /** Idle time (ms) after which the pool asks every worker to give a kept instance's memory back (default 250). */
+  releaseIdleMs?: number;
 }
 
 /** Who a task is for (the API key's id); tasks of one key run in order, keys take turns. */
@@ -70,6 +77,12 @@ export interface RunOptions {
    * is not counted again against the queue bound or the key's in-flight cap (the group was, once).
    */
   group?: TaskGroup;
+  /**
+   * More tasks of the same request follow: the worker keeps a large WASM instance's memory after this one (default:
+   * true for a task of a group, false else). Kept memory is given back after the worker's next computation that
+   * does not keep it, or when the pool has been idle `releaseIdleMs` (`release` tasks).
+   */
+  keepMemory?: boolean;
 }
 
 /**
@@ -137,7 +150,7 @@ export function defaultWorkerFile(): string {
 
 export class ComputePool {
   private readonly piscina: Piscina<ComputeTask, TaskResult>;
-  private readonly opts: Required<Omit<PoolOptions, "filename">>;
+  private readonly opts: Required<Omit<PoolOptions, "filename" | "recycleAboveBytes">>;
   private timedOut = 0;
   private cancelled = 0;
   private rejected = 0;
@@ -159,6 +172,11 @@ export class ComputePool {
    * garbage collection every few dozen responses; bench/suites/throughput.ts measures the CPU per request.)
    */
   private readonly spare: ArrayBuffer[] = [];
+  /** A task ran with `keepMemory` since the last `release` round: a worker may hold a large instance. */
+  private kept = false;
+  /** `release` tasks finished (not counted as completed tasks). */
+  private releases = 0;
+  private releaseTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: PoolOptions) {
     const filename = options.filename ?? defaultWorkerFile();
@@ -175,11 +193,13 @@ export class ComputePool {
       maxInflightPerKey: Math.max(1, Math.floor(options.maxInflightPerKey ?? Number.MAX_SAFE_INTEGER)),
       reservedLightWorkers: 0,
       lightTaskCost: options.lightTaskCost ?? Infinity,
+      releaseIdleMs: options.releaseIdleMs ?? 250,
     };
     this.opts.reservedLightWorkers = Math.min(this.opts.workers - 1, Math.max(0, Math.floor(options.reservedLightWorkers ?? 0)));
     const workerData: WorkerConfig = {
       allowTestTasks: this.opts.allowTestTasks,
       maxResponseValues: this.opts.maxResponseValues,
+      ...(options.recycleAboveBytes === undefined ? {} : { recycleAboveBytes: options.recycleAboveBytes }),
     };
     this.piscina = new Piscina<ComputeTask, TaskResult>({
       filename,
@@ -205,12 +225,17 @@ export class ComputePool {
     return this.opts.timeoutMs;
   }
 
+  /** The pool's size (workers running tasks at once). */
+  get workerCount(): number {
+    return this.opts.workers;
+  }
+
   get stats(): PoolStats {
     return {
       workers: this.piscina.threads.length,
       busy: this.running,
       queued: this.waitingCount,
-      completed: this.piscina.completed,
+      completed: this.piscina.completed - this.releases,
       timedOut: this.timedOut,
       rejected: this.rejected,
       rejectedPerKey: this.rejectedPerKey,
@@ -296,13 +321,15 @@ export class ComputePool {
         // A paths or sims task takes a recycled buffer along (transferred: it leaves this thread until it comes back
         // as the body).
         const out = (task.kind === "paths" || task.kind === "sims") && task.out === undefined ? this.spare.pop() : undefined;
-        result = await this.piscina.run(out === undefined ? task : { ...(task as BacktestTask), out },
+        const sent = this.withKeep(out === undefined ? task : { ...(task as BacktestTask), out }, o.keepMemory ?? grouped);
+        result = await this.piscina.run(sent,
           out === undefined ? { signal: stop.signal } : { signal: stop.signal, transferList: [out] as never });
       } finally {
         this.active--;
         if (heavy) this.heavyActive--;
         state.running--;
         this.dispatch();
+        this.releaseWhenIdle();
       }
     } catch (e) {
       if (!timedOut && o.cancel?.aborted) {
@@ -328,6 +355,37 @@ export class ComputePool {
       out.identity = Buffer.from(result.identity.buffer, result.identity.byteOffset, result.identity.byteLength);
     }
     return out;
+  }
+
+  /** The task as sent: a computation marked `keepMemory` when more tasks of its request follow. */
+  private withKeep(task: ComputeTask, keep: boolean): ComputeTask {
+    if (!keep || !(task.kind === "weights-part" || "request" in task)) return task;
+    this.kept = true;
+    return { ...task, keepMemory: true } as ComputeTask;
+  }
+
+  /**
+   * Once the pool has been idle `releaseIdleMs` after tasks that kept their memory, ask every worker to give a large
+   * instance's memory back: one `release` task per worker, sent together while all are idle, so piscina gives each
+   * worker one (a worker cannot time this itself: src/workers/worker.ts). They hold a worker slot for the few ms a
+   * fresh instance takes; tasks arriving meanwhile wait for them like any other.
+   */
+  private releaseWhenIdle(): void {
+    if (!this.kept || this.active > 0 || this.waitingCount > 0 || this.closed) return;
+    if (this.releaseTimer !== undefined) clearTimeout(this.releaseTimer);
+    this.releaseTimer = setTimeout(() => {
+      this.releaseTimer = undefined;
+      if (this.active > 0 || this.waitingCount > 0 || this.closed) return; // the next task's end tries again
+      this.kept = false;
+      this.active += this.opts.workers;
+      for (let i = 0; i < this.opts.workers; i++) {
+        this.piscina.run({ kind: "release" }).then(() => this.releases++, () => undefined).finally(() => {
+          this.active--;
+          this.dispatch();
+        });
+      }
+    }, this.opts.releaseIdleMs);
+    this.releaseTimer.unref();
   }
 
   /**
@@ -488,6 +546,7 @@ export class ComputePool {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.releaseTimer !== undefined) clearTimeout(this.releaseTimer);
     while (this.running > 0) await new Promise((resolve) => setTimeout(resolve, 10));
     await this.piscina.destroy();
   }
@@ -495,6 +554,7 @@ export class ComputePool {
   /** Stop at once (running tasks are abandoned). */
   async destroy(): Promise<void> {
     this.closed = true;
+    if (this.releaseTimer !== undefined) clearTimeout(this.releaseTimer);
     await this.piscina.destroy();
   }
 }

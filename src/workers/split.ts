@@ -10,19 +10,29 @@
  *      of those rows from it;
  *   3. one task of the request's own kind given those weights (`BacktestTask.weights`): paths, sims, report or the
  *      weights JSON, computed by the same code as the single task, so the body is byte-identical.
- * Part plans (`SplitPlan`): "frequencies" = one part per frequency (three); "hrp" = with the paper HRP (≈ N³ per
- * frequency, the bulk of a large request: docs/decisions.md "Splitting one large request") its own part per
- * frequency, queued first, then one part per frequency with the other six strategies (six parts, so two workers
- * finish close together: `slotMask` of assembly/strategies/weights21.ts, rows bit-identical to the full call's).
- * "gram" = the parts of "hrp", but each frequency's paper HRP is cut further: its distance of distances is a Gram
- * matrix (≈ N³ flops) computed in GRAM_BLOCKS row blocks of about equal cost, each a part, queued first; the blocks
- * are put together and a last light part per frequency gives the hrp row from them (the `gram` option of
- * assembly/strategies/weights21.ts: the blocks are the same tile rows the single task computes, so the same bits).
- * Three equal frequencies on two workers leave one idle a third of the time; six blocks and six light parts do not,
- * but "gram" costs more CPU in all (every part repeats its frequency's returns, covariance and correlation: 12 parts
- * instead of 6), and on the shared 2-core machine it did not beat "hrp" at N = 2,000 or 5,000
- * (bench/suites/weights-scale.ts `--split-scale`); it is meant for more workers than frequencies (not measured).
- * The default is "hrp" for the paper HRP and "frequencies" for the direct one (its HRP is O(N²)).
+ * Part plans (`SplitPlan`). With the paper HRP the bulk of a large request is each frequency's distance of
+ * distances, a Gram matrix of ≈ N³ flops whatever the frequency (measured: docs/decisions.md "Splitting one large
+ * request"); the rest of a frequency (returns,
+ * covariance ∝ observations × N², the six other strategies) is smaller and uneven. The cost model is that alone:
+ * three Grams of equal, known cost, plus light work that the queue fills in around them.
+ *   "balanced" (the default with the paper HRP): McNaughton's wrap-around rule over the Grams: laid end to end on
+ *     [0, 3) and cut at the multiples of 3 / workers, so every worker gets the same Gram work, and only the Grams a
+ *     cut falls into are split. A frequency no cut falls into is one part (all its strategies: its returns and
+ *     covariance computed once); one a cut falls into becomes its Gram's row blocks at the cuts (`gram` option of
+ *     assembly/strategies/weights21.ts: the same tile rows the single task computes, so the same bits), a part with
+ *     its six other strategies, and, once the blocks are done, a light part with the hrp row from them (the blocks
+ *     put together in shared memory; O(N²) from there). The cut frequencies are those with the fewest observations
+ *     (each of their parts repeats their returns and covariance). On 2 workers: the daily and weekly frequencies
+ *     whole, the monthly Gram in two halves queued after them, its other strategies, then its hrp row. On 3: the
+ *     three frequencies whole (= "frequencies"). A Gram under two 64-row tiles is never cut.
+ *   "frequencies": one part per frequency (the default with the direct HRP, whose HRP is O(N²)).
+ *   "hrp": each frequency's paper HRP its own part, queued first, then one part per frequency with the other six
+ *     strategies (`slotMask`). On 2 workers one worker runs two of the three HRPs back to back.
+ *   "gram": every frequency's Gram in GRAM_BLOCKS blocks, then the other strategies, then the hrp rows (12 parts,
+ *     each repeating its frequency's returns and covariance).
+ * Measured (bench/suites/weights-scale.ts `--split-scale`): see docs/decisions.md.
+ * Memory: the parts of a request run with `keepMemory` (src/workers/pool.ts), so a worker keeps its grown instance
+ * from one part to the next instead of growing a fresh one for each; the last step gives it back.
  * Errors: when several parts fail, the answer is the failure the single task meets first (it computes the
  * frequencies in response order, the strategies in slot order, and stops at the first failure): a failure of a
  * frequency itself (checks, covariance) is the same in each of its parts, a strategy's names its series in the
@@ -38,7 +48,7 @@ import { STRATEGY_IDS, type StrategyId } from "../domain/strategies.js";
 import {
   FREQUENCY_NAMES, SERIES_COUNT, STRATEGY_NAMES, type Frequency, type Strategy,
 } from "../domain/vocabulary.js";
-import { gramRowBlocks, paddedOrder } from "../engine/weights.js";
+import { gramRowBlocks, gramRowsAt, paddedOrder } from "../engine/weights.js";
 import type { ComputePool, ComputeResult } from "./pool.js";
 import type { BacktestTask, WeightsPartTask } from "./tasks.js";
 
@@ -53,33 +63,111 @@ export interface SplitOptions {
   key?: string;
   /** The request's cost (tickers × test days × runs): the last step's lane. */
   cost?: number;
-  /** How the weights are cut into parts (default: "hrp" for the paper HRP, "frequencies" for the direct one). */
+  /** How the weights are cut into parts (default: `defaultPlan`). */
   plan?: SplitPlan;
 }
 
 /** The weights parts of a split request (see the module comment). */
-export type SplitPlan = "frequencies" | "hrp" | "gram";
+export type SplitPlan = "frequencies" | "hrp" | "gram" | "balanced";
 
-/** One weights part: a frequency and, optionally, some of its strategies. */
+/** Every plan, the default first. */
+export const SPLIT_PLANS: readonly SplitPlan[] = ["balanced", "frequencies", "hrp", "gram"];
+
+/**
+ * One weights part: a frequency and, optionally, some of its strategies; or a row block of the frequency's paper-HRP
+ * Gram (`gramRows`: the part's result is those rows, no weights); or the frequency's hrp row from its Gram blocks
+ * put together (`fromGram`: queued once they are all done).
+ */
 export interface WeightsPart {
   frequency: Frequency;
   strategies?: Strategy[];
+  gramRows?: [number, number];
+  fromGram?: boolean;
 }
 
-/** The parts of `plan`, in queue order (the longest first). */
-export function splitParts(plan: SplitPlan): WeightsPart[] {
-  // "gram" has the parts of "hrp"; its hrp parts are computed from Gram row blocks (`hrpFromGramBlocks`)
-  if (plan === "frequencies") return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
+/** Return rows per frequency in a year of trading days (the calendar's: docs/method.md §2), for the cost model. */
+const OBSERVATIONS: Record<Frequency, number> = { d: 252, w: 52, m: 12 };
+
+/**
+ * The parts of `plan` for N tickers on `workers` workers, in queue order (the longest first; `fromGram` parts last:
+ * they wait for their blocks). `paperHrp` false (the direct HRP, O(N²): no Gram): "gram" has the parts of "hrp" and
+ * "balanced" those of "frequencies".
+ */
+export function splitParts(plan: SplitPlan, N: number, workers: number, paperHrp = true): WeightsPart[] {
   const rest = STRATEGY_NAMES.filter((s) => s !== "hrp");
-  return [
-    ...FREQUENCY_NAMES.map((frequency): WeightsPart => ({ frequency, strategies: ["hrp"] })),
-    ...FREQUENCY_NAMES.map((frequency): WeightsPart => ({ frequency, strategies: [...rest] })),
-  ];
+  if (plan === "frequencies" || (plan === "balanced" && !paperHrp)) return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
+  if (plan === "balanced") return balancedParts(N, workers);
+  const hrp = FREQUENCY_NAMES.map((frequency): WeightsPart => ({ frequency, strategies: ["hrp"] }));
+  const light = FREQUENCY_NAMES.map((frequency): WeightsPart => ({ frequency, strategies: [...rest] }));
+  if (plan === "hrp" || !paperHrp) return [...hrp, ...light];
+  // "gram": every frequency's Gram in GRAM_BLOCKS blocks, queued first
+  const blocks = FREQUENCY_NAMES.flatMap((frequency) =>
+    gramRowBlocks(N, GRAM_BLOCKS).map((gramRows): WeightsPart => ({ frequency, strategies: ["hrp"], gramRows })));
+  return [...blocks, ...light, ...hrp.map((p) => ({ ...p, fromGram: true }))];
 }
 
-/** The plan used for a request when none is asked for: the paper HRP gets its own parts (see the module comment). */
+/**
+ * The "balanced" plan (the cost model of the module comment): the three paper-HRP Grams, of equal cost (≈ N³ flops
+ * each, whatever the frequency), laid end to end on [0, 3) and cut at the multiples of 3 / workers (McNaughton's
+ * wrap-around rule: each worker gets the same share of Gram work, and only the Grams a cut falls into are split).
+ * A frequency no cut falls into is one part (its whole frequency: its returns and covariance computed once); one a
+ * cut falls into is its Gram row blocks at those cuts, a part with its six other strategies and the hrp row from
+ * the blocks. The frequencies are laid out so that the cut ones have the fewest observations (each of their parts
+ * repeats the frequency's returns and covariance, ∝ observations × N²). Queue order: whole frequencies (most
+ * observations first), the blocks (largest first), the cut frequencies' other strategies, then the hrp rows.
+ */
+function balancedParts(N: number, workers: number): WeightsPart[] {
+  const F = FREQUENCY_NAMES.length;
+  const cuts = Array.from({ length: Math.max(0, workers - 1) }, (_, k) => ((k + 1) * F) / workers);
+  const piecesOf = (order: readonly Frequency[]) => order.map((frequency, i) => ({
+    frequency,
+    fractions: cuts.filter((c) => c > i + 1e-9 && c < i + 1 - 1e-9).map((c) => c - i),
+  }));
+  // the layout whose cut frequencies repeat the fewest observations
+  let best: { frequency: Frequency; fractions: number[] }[] = [];
+  let bestCost = Infinity;
+  for (const order of permutations(FREQUENCY_NAMES)) {
+    const pieces = piecesOf(order);
+    const cost = pieces.reduce((sum, p) => sum + p.fractions.length * OBSERVATIONS[p.frequency], 0);
+    if (cost < bestCost) {
+      bestCost = cost;
+      best = pieces;
+    }
+  }
+  const byObservations = (a: { frequency: Frequency }, b: { frequency: Frequency }) =>
+    OBSERVATIONS[b.frequency] - OBSERVATIONS[a.frequency];
+  const whole: WeightsPart[] = [];
+  const blocks: { part: WeightsPart; cost: number }[] = [];
+  const light: WeightsPart[] = [];
+  const fromGram: WeightsPart[] = [];
+  const rest = STRATEGY_NAMES.filter((s) => s !== "hrp");
+  for (const { frequency, fractions } of [...best].sort(byObservations)) {
+    const rows = fractions.length === 0 ? [] : gramRowsAt(N, fractions);
+    if (rows.length < 2) {
+      whole.push({ frequency });
+      continue;
+    }
+    const Np = paddedOrder(N);
+    for (const [from, to] of rows) {
+      // the block's share of the Gram's cost (rows before r: 1 − (1 − r/N')²)
+      const cost = (1 - from / Np) ** 2 - (1 - to / Np) ** 2;
+      blocks.push({ part: { frequency, strategies: ["hrp"], gramRows: [from, to] }, cost });
+    }
+    light.push({ frequency, strategies: [...rest] });
+    fromGram.push({ frequency, strategies: ["hrp"], fromGram: true });
+  }
+  blocks.sort((a, b) => b.cost - a.cost);
+  return [...whole, ...blocks.map((b) => b.part), ...light, ...fromGram];
+}
+
+function permutations<T>(xs: readonly T[]): T[][] {
+  if (xs.length <= 1) return [[...xs]];
+  return xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
+}
+
+/** The plan used for a request when none is asked for: "balanced" for the paper HRP, "frequencies" for the direct one. */
 export function defaultPlan(task: BacktestTask): SplitPlan {
-  return task.request.hrp === "direct" ? "frequencies" : "hrp";
+  return task.request.hrp === "direct" ? "frequencies" : "balanced";
 }
 
 /** Gram row blocks per frequency in the "gram" plan (src/engine/weights.ts `gramRowBlocks`: of about equal cost). */
@@ -91,7 +179,7 @@ export function shouldSplit(tickers: number, minTickers: number | undefined, wor
 }
 
 /**
- * Run `task` as one weights part per frequency in parallel, then the request's own step with the assembled weights;
+ * Run `task` as weights parts in parallel (`splitParts`), then the request's own step with the assembled weights;
  * resolves to the same result as `pool.run(task)` would (see the module comment).
  */
 export async function runSplit(pool: ComputePool, task: BacktestTask, o: SplitOptions = {}): Promise<ComputeResult> {
@@ -100,33 +188,39 @@ export async function runSplit(pool: ComputePool, task: BacktestTask, o: SplitOp
   const remaining = () => Math.max(1, deadline - Date.now());
   const group = pool.openGroup(o.key ?? "");
   try {
-    const planName = o.plan ?? defaultPlan(task);
-    const plan = splitParts(planName);
-    const run = (p: WeightsPart, extra: Partial<WeightsPartTask> = {}): Promise<ComputeResult> => {
+    const N = task.request.tickers.length;
+    const plan = splitParts(o.plan ?? defaultPlan(task), N, pool.workerCount, task.request.hrp !== "direct");
+    const run = (p: WeightsPart, gram?: Float64Array): Promise<ComputeResult> => {
       const part: WeightsPartTask = {
         kind: "weights-part", of: task.kind, frequency: p.frequency, request: task.request, snapshot: task.snapshot,
-        ...(p.strategies === undefined ? {} : { strategies: p.strategies }), ...extra,
+        ...(p.strategies === undefined ? {} : { strategies: p.strategies }),
+        ...(p.gramRows === undefined ? {} : { gramRows: p.gramRows }),
+        ...(gram === undefined ? {} : { gram }),
       };
+      // (parts of a group keep their worker's memory for the next part: src/workers/pool.ts)
       return pool.run(part, remaining(), { cancel: o.cancel, group });
     };
-    // the Gram blocks of every frequency are queued first (plan order: the hrp parts come first), then the others
-    const parts = await Promise.allSettled(plan.map((p) =>
-      // (the direct HRP has no Gram: its hrp part is computed as in "hrp")
-      planName === "gram" && task.request.hrp !== "direct" && p.strategies?.length === 1 && p.strategies[0] === "hrp"
-        ? hrpFromGramBlocks(p, task.request.tickers.length, run)
-        : run(p)));
+    // every part but the hrp rows from Gram blocks is queued at once, in plan order; those once their blocks are done
+    const started = new Map<WeightsPart, Promise<ComputeResult>>();
+    for (const p of plan) if (!p.fromGram) started.set(p, run(p));
+    for (const p of plan) {
+      if (!p.fromGram) continue;
+      const blocks = plan.filter((b) => b.gramRows !== undefined && b.frequency === p.frequency);
+      started.set(p, assembleGram(N, blocks, blocks.map((b) => started.get(b)!)).then((gram) => run(p, gram)));
+    }
+    const parts = await Promise.allSettled(plan.map((p) => started.get(p)!));
     const failed = parts.flatMap((p, i) => p.status === "rejected" ? [{ i, reason: p.reason as unknown }] : []);
     if (failed.length > 0) {
       failed.sort((a, b) => failureRank(plan[a.i], a.reason) - failureRank(plan[b.i], b.reason) || a.i - b.i);
       throw requestError(failed[0].reason, limitMs);
     }
-    const results = parts.map((p) => (p as PromiseFulfilledResult<ComputeResult>).value);
-    const N = results[0].body.byteLength / 8 / SERIES_COUNT;
     const values = new Float64Array(SERIES_COUNT * N);
     const covarianceFallback: StrategyId[] = [];
-    results.forEach((r, i) => {
+    parts.forEach((settled, i) => {
+      if (plan[i].gramRows !== undefined) return; // a Gram block: no weights
+      const r = (settled as PromiseFulfilledResult<ComputeResult>).value;
       const w = new Float64Array(r.body.buffer.slice(r.body.byteOffset, r.body.byteOffset + r.body.byteLength));
-      if (w.length !== SERIES_COUNT * N) throw new Error("weights parts of different sizes");
+      if (w.length !== SERIES_COUNT * N) throw new Error("weights parts of another size than the request's");
       const series = partSeries(plan[i]);
       for (const s of series) values.set(w.subarray(s * N, (s + 1) * N), s * N);
       for (const id of r.meta?.covarianceFallback ?? []) {
@@ -135,38 +229,36 @@ export async function runSplit(pool: ComputePool, task: BacktestTask, o: SplitOp
     });
     covarianceFallback.sort((a, b) => STRATEGY_IDS.indexOf(a) - STRATEGY_IDS.indexOf(b));
     const last: BacktestTask = { ...task, weights: { values, covarianceFallback } };
-    return await pool.run(last, remaining(), { cancel: o.cancel, group, cost: o.cost }).catch((e: unknown) => {
-      throw requestError(e, limitMs);
-    });
+    // the last step: no part of the request follows, so its worker gives a large instance's memory back after it
+    return await pool.run(last, remaining(), { cancel: o.cancel, group, cost: o.cost, keepMemory: false })
+      .catch((e: unknown) => {
+        throw requestError(e, limitMs);
+      });
   } finally {
     group.close();
   }
 }
 
 /**
- * The "gram" plan's hrp part of one frequency: its Gram's row blocks as parts of their own (queued at once), put
- * together in shared memory (it crosses to the worker without a copy), then the hrp row from it (a light part:
- * the distance of distances from the Gram, the linkage and the bisection, O(N²)). The first failing block's error
- * is the part's.
+ * A frequency's Gram from its row-block parts, put together in shared memory (it crosses to the worker without a
+ * copy). The first failing block's error is the result's.
  */
-async function hrpFromGramBlocks(p: WeightsPart, N: number,
-  run: (p: WeightsPart, extra?: Partial<WeightsPartTask>) => Promise<ComputeResult>): Promise<ComputeResult> {
+async function assembleGram(N: number, blocks: WeightsPart[], results: Promise<ComputeResult>[]): Promise<Float64Array> {
   const Np = paddedOrder(N);
-  const blocks = gramRowBlocks(N, GRAM_BLOCKS);
-  const done = await Promise.allSettled(blocks.map((rows) => run(p, { gramRows: rows })));
+  const done = await Promise.allSettled(results);
   const bad = done.find((d) => d.status === "rejected");
   if (bad) throw (bad as PromiseRejectedResult).reason;
   const gram = new Float64Array(new SharedArrayBuffer(Np * Np * 8));
   done.forEach((d, b) => {
     const body = (d as PromiseFulfilledResult<ComputeResult>).value.body;
-    const [from, to] = blocks[b];
+    const [from, to] = blocks[b].gramRows!;
     if (body.byteLength !== (to - from) * Np * 8) throw new Error("Gram blocks of another size than the request's");
     new Uint8Array(gram.buffer, from * Np * 8, body.byteLength).set(body);
   });
-  return run(p, { gram });
+  return gram;
 }
 
-/** The series (response order) whose rows a part computes. */
+/** The series (response order) whose rows a part computes (a Gram block: its frequency's hrp row, for errors). */
 function partSeries(p: WeightsPart): number[] {
   const q = FREQUENCY_NAMES.indexOf(p.frequency);
   const slots = p.strategies === undefined ? STRATEGY_NAMES : p.strategies;

@@ -48,6 +48,8 @@ export interface BacktestTask {
    * uses them instead of computing the weights, and the response is byte-identical to the single-task one.
    */
   weights?: SplitWeights;
+  /** More tasks of this request follow (src/workers/pool.ts): the worker keeps a large instance's memory for them. */
+  keepMemory?: boolean;
 }
 
 /** Assembled weights of a split request (src/workers/split.ts). */
@@ -78,6 +80,13 @@ export interface WeightsPartTask {
   gram?: Float64Array;
   request: RequestBody;
   snapshot: StoreSnapshot;
+  /** As `BacktestTask.keepMemory`. */
+  keepMemory?: boolean;
+}
+
+/** Give a large instance's memory back (sent by the pool to every worker once it is idle: src/workers/pool.ts). */
+export interface ReleaseTask {
+  kind: "release";
 }
 
 /** Compress a body computed earlier (a cached identity body asked for in a coding not stored yet). */
@@ -103,7 +112,7 @@ export interface ProbeTask {
   kind: "probe";
 }
 
-export type ComputeTask = BacktestTask | WeightsPartTask | CompressTask | PingTask | SleepTask | ProbeTask;
+export type ComputeTask = BacktestTask | WeightsPartTask | CompressTask | PingTask | SleepTask | ProbeTask | ReleaseTask;
 
 export type TaskResult =
   | { ok: true; body: Uint8Array; meta?: ResponseMeta; coding?: Coding; identity?: Uint8Array }
@@ -114,4 +123,6 @@ export interface WorkerConfig {
   /** Most dollar values in one sims response (run_count × 21 × test days). */
   maxResponseValues: number;
   allowTestTasks: boolean;
+  /** The instance gives its memory back past this size (default RECYCLE_ABOVE_BYTES of src/engine/wasm.ts). */
+  recycleAboveBytes?: number;
 }

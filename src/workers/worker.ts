@@ -11,7 +11,8 @@ import { workerData } from "node:worker_threads";
 import { move, transferableSymbol, valueSymbol } from "piscina";
 import { Problems } from "../domain/problems.js";
 import { folioError, isFolioError, toWire } from "../errors.js";
-import { loadKernels } from "../engine/index.js";
+import { loadEngine } from "../engine/index.js";
+import type { Wasm } from "../engine/wasm.js";
 import { makeEngine } from "../pipeline/backtest.js";
 import { alignedDates, alignTyped } from "../pipeline/align.js";
 import type { Kernels } from "../pipeline/kernels.js";
@@ -26,14 +27,33 @@ import type { ComputeTask, EncodingChoice, TaskResult, WorkerConfig } from "./ta
 
 const config = (workerData ?? {}) as WorkerConfig;
 
+/** The worker's instance, once loaded (its memory is given back by `release`, not after every call). */
+let engine: Wasm | undefined;
+
 /** Started when the module loads, so that every worker of the pool warms up at start, not on its first request. */
 const kernels: Promise<Kernels> = (async () => {
-  const k = await loadKernels();
-  warmUp(makeEngine(k)); // tier the kernels up before the first request (src/pipeline/warmup.ts)
-  return k;
+  const e = await loadEngine({ releaseAfterCall: false, recycleAboveBytes: config.recycleAboveBytes });
+  engine = e.wasm;
+  warmUp(makeEngine(e.kernels)); // tier the kernels up before the first request (src/pipeline/warmup.ts)
+  return e.kernels;
 })();
 // Surface a load failure on each task (not as an unhandled rejection at start).
 kernels.catch(() => undefined);
+
+/**
+ * Giving a large instance's memory back (issue #14: a worker gives its memory back after a large request). After a
+ * computation, an instance past its threshold is replaced by a fresh one (src/engine/wasm.ts), unless the task says
+ * more parts of its request follow (`keepMemory`, set by the pool for the tasks of a split request:
+ * src/workers/pool.ts): those parts would otherwise each grow (page faults and zeroing) the same hundreds of MB
+ * again. The pool then sends a `release` task to every worker once it has been idle a while. (The worker cannot
+ * keep a timer of its own: piscina parks an idle worker in a blocking Atomics.wait, so its timers do not run.) Same
+ * bits either way: the arena is reset by every call.
+ */
+let recycles = 0;
+
+function release(): void {
+  if (engine?.releaseMemory() === true) recycles++;
+}
 
 /** The decoded store of the last version seen (one at a time: an older version's memory can then be released). */
 let cached: { hash: string; store: BinaryPriceStore } | undefined;
@@ -77,10 +97,16 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
     if (task.kind === "probe") {
       const first = cached?.store.list()[0];
       const shared = first === undefined ? null : cached!.store.read(first.ticker).closes.buffer instanceof SharedArrayBuffer;
-      return ok(JSON.stringify({ storeVersion: cached?.hash ?? null, sharedMemory: shared }));
+      return ok(JSON.stringify({
+        storeVersion: cached?.hash ?? null, sharedMemory: shared, memoryBytes: engine?.memoryBytes ?? null, recycles,
+      }));
     }
     blockFor(task.ms);
     return ok(JSON.stringify({ slept: task.ms }));
+  }
+  if (task.kind === "release") {
+    release();
+    return ok("{}");
   }
   if (task.kind === "compress") {
     const bytes = compressBody(task.body, task.coding);
@@ -127,5 +153,10 @@ export default async function run(task: ComputeTask): Promise<TaskResult> {
   } catch (e) {
     if (isFolioError(e)) return { ok: false, error: toWire(e) };
     throw e;
+  } finally {
+    // after a computation (the test tasks and compress use no instance), unless more parts of its request follow
+    if ((task.kind === "weights-part" || RESPOND_KINDS.includes(task.kind as RespondKind)) && (task as { keepMemory?: boolean }).keepMemory !== true) {
+      release();
+    }
   }
 }

@@ -84,12 +84,12 @@ describe("ComputePool", () => {
   it("a worker reads the task's store snapshot in place (views over the shared buffer) and keeps it for its version", async () => {
     await pool.run({ kind: "weights", request: { tickers: ["SYN-FIN1", "SYN-TEC2"] }, snapshot });
     const probe = JSON.parse((await pool.run({ kind: "probe" })).body.toString("utf8")) as Record<string, unknown>;
-    expect(probe).toEqual({ storeVersion: snapshot.version.hash, sharedMemory: true });
+    expect(probe).toMatchObject({ storeVersion: snapshot.version.hash, sharedMemory: true });
     // A private (non-shared) snapshot of another version replaces it.
     const other = await memoryBackend(storeFromSeries(seededSeries(260, 3))).load();
     await pool.run({ kind: "weights", request: { tickers: ["TK0000", "TK0001"] }, snapshot: other });
     const after = JSON.parse((await pool.run({ kind: "probe" })).body.toString("utf8")) as Record<string, unknown>;
-    expect(after).toEqual({ storeVersion: other.version.hash, sharedMemory: false });
+    expect(after).toMatchObject({ storeVersion: other.version.hash, sharedMemory: false });
   });
 
   it("an unexpected failure in a worker becomes INTERNAL_ERROR, keeping the cause for the log only", async () => {

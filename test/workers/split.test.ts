@@ -12,7 +12,7 @@ import { openBackend } from "../../src/store/backend.js";
 import { commitStore, seededSeries } from "../helpers/stores.js";
 import type { StoreSnapshot } from "../../src/store/types.js";
 import { ComputePool, type ComputeResult } from "../../src/workers/pool.js";
-import { defaultPlan, runSplit, shouldSplit, splitParts, type SplitPlan } from "../../src/workers/split.js";
+import { defaultPlan, runSplit, shouldSplit, splitParts, SPLIT_PLANS, type SplitPlan } from "../../src/workers/split.js";
 import { SERIES_COUNT, STRATEGY_COUNT, FREQUENCY_NAMES, STRATEGY_NAMES } from "../../src/domain/vocabulary.js";
 import type { BacktestTask, ComputeKind } from "../../src/workers/tasks.js";
 import { assertWorkerBuilt, closeTestApp, createTestApp, type TestApp } from "../helpers/app.js";
@@ -42,6 +42,7 @@ function writeStore(dir: string): void {
 }
 
 const BIG = new Array<number>(150).fill(0);
+const BIG_TICKERS = BIG.map((_, i) => `BG${String(i).padStart(4, "0")}`);
 const TICKERS = [...Array.from({ length: 12 }, (_, i) => `TK${String(i).padStart(4, "0")}`), "MIRROR"];
 const FALLBACKS = ["l1r.l2d.l3rpp", "l1r.l2m.l3rpp", "l1r.l2w.l3rpp"];
 let dataDir = "";
@@ -125,7 +126,7 @@ describe("runSplit on a pool of 2 workers", () => {
     expect(pool.inflightOf("")).toBe(0);
   });
 
-  for (const plan of ["frequencies", "hrp", "gram"] as SplitPlan[]) {
+  for (const plan of SPLIT_PLANS) {
     for (const hrp of ["paper", "direct"] as const) {
       it(`gives the single task's paths body with the "${plan}" plan and the ${hrp} HRP, unbounded and bounded`, async () => {
         for (const bounds of [{}, { min_weight: 0.01, max_weight: 0.2 }]) {
@@ -139,37 +140,85 @@ describe("runSplit on a pool of 2 workers", () => {
     }
   }
 
-  it("cuts the paper HRP into its own part per frequency, queued first, and every series into exactly one part", () => {
-    expect(defaultPlan({ kind: "paths", request: { tickers: TICKERS }, snapshot })).toBe("hrp");
+  it("defaults to the balanced plan for the paper HRP and covers every series exactly once in every plan", () => {
+    expect(defaultPlan({ kind: "paths", request: { tickers: TICKERS }, snapshot })).toBe("balanced");
     expect(defaultPlan({ kind: "paths", request: { tickers: TICKERS, hrp: "direct" }, snapshot })).toBe("frequencies");
-    for (const plan of ["frequencies", "hrp", "gram"] as SplitPlan[]) {
-      const parts = splitParts(plan);
-      const covered = parts.flatMap((p) => (p.strategies ?? [...STRATEGY_NAMES])
-        .map((s) => FREQUENCY_NAMES.indexOf(p.frequency) * STRATEGY_COUNT + STRATEGY_NAMES.indexOf(s)));
-      expect(covered.sort((a, b) => a - b)).toEqual(Array.from({ length: SERIES_COUNT }, (_, s) => s));
+    for (const plan of SPLIT_PLANS) {
+      for (const [N, workers] of [[13, 2], [150, 2], [2000, 2], [5000, 2], [2000, 3], [2000, 4]]) {
+        for (const paper of [true, false]) {
+          const parts = splitParts(plan, N, workers, paper);
+          // a Gram block computes no row; the hrp row from the blocks (`fromGram`) does
+          const covered = parts.filter((p) => p.gramRows === undefined).flatMap((p) => (p.strategies ?? [...STRATEGY_NAMES])
+            .map((s) => FREQUENCY_NAMES.indexOf(p.frequency) * STRATEGY_COUNT + STRATEGY_NAMES.indexOf(s)));
+          expect(covered.sort((a, b) => a - b)).toEqual(Array.from({ length: SERIES_COUNT }, (_, s) => s));
+          // every fromGram part has blocks covering its Gram's rows 0 … N' exactly, and comes after them
+          for (const [k, p] of parts.entries()) {
+            if (!p.fromGram) continue;
+            const rows = parts.slice(0, k).filter((b) => b.gramRows !== undefined && b.frequency === p.frequency)
+              .map((b) => b.gramRows!).sort((a, b) => a[0] - b[0]);
+            expect(rows.length).toBeGreaterThanOrEqual(1);
+            expect(rows[0][0]).toBe(0);
+            expect(rows[rows.length - 1][1]).toBe((N + 3) & ~3);
+            for (let i = 1; i < rows.length; i++) expect(rows[i][0]).toBe(rows[i - 1][1]);
+          }
+        }
+      }
     }
-    expect(splitParts("hrp").slice(0, 3).every((p) => p.strategies?.join() === "hrp")).toBe(true);
+    expect(splitParts("hrp", 2000, 2).slice(0, 3).every((p) => p.strategies?.join() === "hrp")).toBe(true);
+  });
+
+  it("balances two workers by cutting one Gram only, the monthly one, in two halves after the two whole frequencies", () => {
+    const parts = splitParts("balanced", 5000, 2);
+    expect(parts.slice(0, 2)).toEqual([{ frequency: "d" }, { frequency: "w" }]);
+    const blocks = parts.filter((p) => p.gramRows !== undefined);
+    expect(blocks.map((b) => b.frequency)).toEqual(["m", "m"]);
+    // each block about half the Gram's cost (row j of the upper triangle costs ∝ N' − j)
+    for (const [from, to] of blocks.map((b) => b.gramRows!)) {
+      expect((1 - from / 5000) ** 2 - (1 - to / 5000) ** 2).toBeCloseTo(0.5, 1);
+    }
+    expect(parts.slice(2, 4)).toEqual(blocks);
+    expect(parts.at(-1)).toEqual({ frequency: "m", strategies: ["hrp"], fromGram: true });
+    expect(parts).toHaveLength(6);
+    // three workers: one whole frequency each, nothing cut; a Gram too small to cut in 64-row blocks: not cut either
+    expect(splitParts("balanced", 5000, 3)).toEqual([{ frequency: "d" }, { frequency: "w" }, { frequency: "m" }]);
+    expect(splitParts("balanced", 60, 2)).toEqual([{ frequency: "d" }, { frequency: "w" }, { frequency: "m" }]);
+    // the direct HRP has no Gram: one part per frequency
+    expect(splitParts("balanced", 5000, 2, false)).toEqual(splitParts("frequencies", 5000, 2));
   });
 
   it("fails a zero-variance ticker with the single task's error under either plan", async () => {
     const task: BacktestTask = { kind: "paths", request: { tickers: [...TICKERS.slice(0, 4), "FLAT"] }, snapshot };
     const a = await failure(pool.run(task));
     expect(a.code).toBe("DEGENERATE_INPUT");
-    for (const plan of ["frequencies", "hrp", "gram"] as SplitPlan[]) {
+    for (const plan of SPLIT_PLANS) {
       const b = await failure(runSplit(pool, task, { plan }));
       expect({ code: b.code, detail: b.detail, extras: b.extras }).toEqual({ code: a.code, detail: a.detail, extras: a.extras });
     }
   });
 
-  it("gives the single task's bodies with the \"gram\" plan when the Gram has several row blocks (N = 150)", async () => {
-    for (const kind of ["weights", "paths"] as const) {
-      const task: BacktestTask = { kind, request: { tickers: BIG.map((_, i) => `BG${String(i).padStart(4, "0")}`) }, snapshot };
-      const single = await pool.run(task);
-      const split = await runSplit(pool, task, { plan: "gram" });
-      expect(split.meta).toEqual(single.meta);
-      expect(Buffer.compare(split.body, single.body)).toBe(0);
-    }
-  });
+  for (const plan of ["gram", "balanced"] as SplitPlan[]) {
+    it(`gives the single task's bodies with the "${plan}" plan when the Gram has several row blocks (N = 150)`, async () => {
+      expect(splitParts(plan, BIG.length, 2).some((p) => p.gramRows !== undefined)).toBe(true);
+      for (const kind of ["weights", "paths"] as const) {
+        for (const bounds of kind === "paths" ? [{}, { min_weight: 0.001, max_weight: 0.05 }] : [{}]) {
+          const task: BacktestTask = { kind, request: { tickers: BIG_TICKERS, ...bounds }, snapshot };
+          const single = await pool.run(task);
+          const split = await runSplit(pool, task, { plan });
+          expect(split.meta).toEqual(single.meta);
+          expect(Buffer.compare(split.body, single.body)).toBe(0);
+        }
+      }
+    });
+
+    it(`fails as the single task does with the "${plan}" plan when a Gram is cut (zero variance, bad bounds)`, async () => {
+      for (const request of [{ tickers: [...BIG_TICKERS, "FLAT"] }, { tickers: BIG_TICKERS, min_weight: 0.5 }]) {
+        const task: BacktestTask = { kind: "paths", request, snapshot };
+        const a = await failure(pool.run(task));
+        const b = await failure(runSplit(pool, task, { plan }));
+        expect({ code: b.code, detail: b.detail, extras: b.extras }).toEqual({ code: a.code, detail: a.detail, extras: a.extras });
+      }
+    });
+  }
 
   it("splits only with 2 or more workers, from the threshold on, and never with threshold 0", () => {
     expect(shouldSplit(500, 500, 2)).toBe(true);

@@ -1,0 +1,124 @@
+/**
+ * A worker gives a large instance's memory back after a request (src/workers/worker.ts), but not between the parts of
+ * one split request (src/workers/split.ts), which reuse the grown memory: those are given back once the pool has been
+ * idle a while (src/workers/pool.ts `releaseIdleMs`). The threshold here is a fresh instance's own size, so that a
+ * small request counts as large.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Wasm } from "../../src/engine/wasm.js";
+import { openBackend } from "../../src/store/backend.js";
+import type { StoreSnapshot } from "../../src/store/types.js";
+import { ComputePool } from "../../src/workers/pool.js";
+import { runSplit } from "../../src/workers/split.js";
+import type { BacktestTask } from "../../src/workers/tasks.js";
+import { assertWorkerBuilt } from "../helpers/app.js";
+import { commitStore, seededSeries } from "../helpers/stores.js";
+
+interface Probe {
+  memoryBytes: number;
+  recycles: number;
+}
+
+const IDLE_MS = 300;
+const N = 300; // large enough that one weights call grows a fresh instance (1 MiB) whatever the arena layout
+let dataDir = "";
+let snapshot: StoreSnapshot;
+/** A fresh instance's memory. */
+let fresh = 0;
+
+beforeAll(async () => {
+  assertWorkerBuilt();
+  dataDir = mkdtempSync(join(tmpdir(), "folio-release-"));
+  commitStore(dataDir, seededSeries(400, N, 5));
+  snapshot = await (await openBackend({ dataDir })).load({ shared: true });
+  fresh = Wasm.loadSync().memoryBytes;
+});
+afterAll(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function probe(pool: ComputePool): Promise<Probe> {
+  return JSON.parse((await pool.run({ kind: "probe" })).body.toString()) as Probe;
+}
+
+function weightsTask(): BacktestTask {
+  return { kind: "weights", request: { tickers: seededSeries(400, N, 5).map((s) => s.ticker) }, snapshot };
+}
+
+describe("a worker's memory after a large task (one worker, threshold = a fresh instance's size)", () => {
+  let pool: ComputePool;
+  let single: Buffer;
+  beforeAll(async () => {
+    pool = new ComputePool({
+      workers: 1, queueSize: 16, timeoutMs: 60_000, allowTestTasks: true, recycleAboveBytes: fresh, releaseIdleMs: IDLE_MS,
+    });
+    await pool.ready();
+    await probe(pool); // the warm-up may have grown the instance: let it go back first
+    await sleep(3 * IDLE_MS);
+  }, 60_000);
+  afterAll(async () => {
+    await pool.destroy();
+  });
+
+  it("gives the memory back right after a large request of its own", async () => {
+    const before = await probe(pool);
+    expect(before.memoryBytes).toBe(fresh);
+    single = (await pool.run(weightsTask())).body;
+    const after = await probe(pool);
+    expect(after.memoryBytes).toBe(fresh);
+    expect(after.recycles).toBe(before.recycles + 1);
+  });
+
+  it("keeps the memory across the back-to-back parts of a split request, gives it back after, same bytes", async () => {
+    const before = await probe(pool);
+    // six weights parts ("hrp" plan), all marked keepMemory, then the request's own step (keepMemory false)
+    const split = await runSplit(pool, weightsTask(), { plan: "hrp" });
+    const after = await probe(pool);
+    expect(after.recycles).toBe(before.recycles + 1);
+    expect(after.memoryBytes).toBe(fresh);
+    expect(Buffer.compare(split.body, single)).toBe(0);
+  });
+
+  it("gives kept memory back once the pool has been idle, not before", async () => {
+    const before = await probe(pool);
+    // the weights parts alone (as a split request's parts, keepMemory): back to back, no replacement in between
+    for (const frequency of ["daily", "monthly", "weekly"] as const) {
+      await pool.run({ kind: "weights-part", of: "weights", frequency, request: weightsTask().request, snapshot },
+        undefined, { keepMemory: true });
+    }
+    const kept = await probe(pool);
+    expect(kept.recycles).toBe(before.recycles);
+    expect(kept.memoryBytes).toBeGreaterThan(fresh);
+    await sleep(3 * IDLE_MS);
+    const idle = await probe(pool);
+    expect(idle.recycles).toBe(before.recycles + 1);
+    expect(idle.memoryBytes).toBe(fresh);
+  });
+});
+
+describe("two workers after a split request", () => {
+  it("both give their memory back once the pool is idle (one release task each)", async () => {
+    const pool = new ComputePool({
+      workers: 2, queueSize: 16, timeoutMs: 60_000, allowTestTasks: true, recycleAboveBytes: fresh, releaseIdleMs: IDLE_MS,
+    });
+    try {
+      await pool.ready();
+      // six weights parts over two workers, kept; then 3 × idle: each worker gets a release task
+      await Promise.all((["daily", "monthly", "weekly"] as const).flatMap((frequency) => [0, 1].map(() =>
+        pool.run({ kind: "weights-part", of: "weights", frequency, request: weightsTask().request, snapshot },
+          undefined, { keepMemory: true }))));
+      const completed = pool.stats.completed;
+      await sleep(3 * IDLE_MS);
+      expect(pool.stats.completed).toBe(completed); // release tasks are not counted as completed tasks
+      // two probes sent together land on the two (idle) workers
+      const probes = await Promise.all([probe(pool), probe(pool)]);
+      expect(probes.map((p) => p.memoryBytes)).toEqual([fresh, fresh]);
+    } finally {
+      await pool.destroy();
+    }
+  }, 60_000);
+});
