@@ -211,14 +211,7 @@ async function splitTable(sizes: number[]): Promise<void> {
   // `--split-plans a,b`: only these plans with the paper HRP (default: every one)
   const q = process.argv.indexOf("--split-plans");
   const paperPlans = (q > 0 ? process.argv[q + 1].split(",") : ["balanced", "hrp", "frequencies", "gram"]) as SplitPlan[];
-  const dir = mkdtempSync(join(tmpdir(), "folio-bench-split-"));
-  const maxN = Math.max(...sizes);
-  const m = factorPrices(TS, maxN, 77);
-  const days = Int32Array.from(m.dates, (d) => parseIsoDay(d)!);
-  writeFileSync(join(dir, STORE_FILE), encodeStore(
-    m.tickers.map((ticker, i) => ({ ticker, days, closes: Float64Array.from(m.closes, (r) => r[i]) })),
-    { synthetic: false, description: "bench: factor-model closes" }));
-  const snapshot = await (await openBackend({ dataDir: dir })).load({ shared: true });
+  const { dir, tickers: all, snapshot } = await benchStore(TS, Math.max(...sizes));
   const pool = new ComputePool({ workers: 2, queueSize: 16, timeoutMs: 3_600_000 });
   await pool.ready();
   // both workers loaded (one task each at once)
@@ -227,7 +220,7 @@ async function splitTable(sizes: number[]): Promise<void> {
   try {
     for (const N of sizes) {
       const runs = splitRuns ?? (N <= 500 ? 5 : N <= 1000 ? 3 : 1);
-      const tickers = m.tickers.slice(0, N);
+      const tickers = all.slice(0, N);
       // untimed warm-up at this N (a worker past RECYCLE_ABOVE_BYTES starts each request from a fresh instance: it
       // keeps the grown one only between the parts of a split request, src/workers/worker.ts)
       const warm: BacktestTask = { kind: "weights", request: { tickers, hrp: "direct" }, snapshot };

@@ -8,29 +8,18 @@ import { bucketSums, covariance, logReturns } from "../../../src/engine/core.js"
 import { Wasm } from "../../../src/engine/wasm.js";
 import { computeWeights21, hrpWeights, type Weights21Input } from "../../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
-import { factorPrices } from "../../helpers/prices.js";
+import { factorWeightsInput } from "../../helpers/prices.js";
 import { engine } from "../../helpers/kernels.js";
 
 const T = 253;
 
-/** Factor-model closes (bench/prices.ts) with fixed 5- and 21-row week/month buckets, as bench/suites/weights-scale.ts. */
-function inputOf(N: number, hrp: "paper" | "direct"): Weights21Input {
-  const { closes, tickers } = factorPrices(T, N, 1000 + N);
-  const n = T - 1;
-  const weekBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 5));
-  const monthBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 21));
-  return {
-    closes: Float64Array.from(closes.flat()), N, tickers, weekBucket, nWeeks: weekBucket[n - 1] + 1, monthBucket,
-    nMonths: monthBucket[n - 1] + 1, covariance: "sample", hrp,
-  };
-}
 
 describe("HRP in the 21-vector driver", () => {
   it("every frequency's hrp row equals kHrp on the kernel's own Σ_f bit for bit, in both variants", () => {
     const wasm = engine();
     const N = 130; // fewer monthly and weekly observations than assets (the factor paths of the other rows run)
     for (const hrp of ["paper", "direct"] as const) {
-      const input = inputOf(N, hrp);
+      const input = factorWeightsInput(N, hrp);
       const { weights } = computeWeights21(wasm, input);
       const R = logReturns(wasm, input.closes, T, N);
       const obs = {
@@ -51,7 +40,7 @@ describe("HRP in the 21-vector driver", () => {
     it(`the whole call (hrp ${hrp}) stays at or below 4 N² doubles of arena at N = 500`, () => {
       const N = 500;
       const wasm = Wasm.loadSync({ recycleAboveBytes: Infinity });
-      const w = computeWeights21(wasm, inputOf(N, hrp));
+      const w = computeWeights21(wasm, factorWeightsInput(N, hrp));
       expect(w.fallback.some((x) => x)).toBe(true); // the monthly rpp falls back: its shrinkage scratch is counted
       expect(wasm.arenaHighWater / (8 * N * N)).toBeLessThanOrEqual(4);
     }, 60_000);

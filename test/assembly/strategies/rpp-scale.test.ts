@@ -9,28 +9,17 @@ import { bucketSums, logReturns } from "../../../src/engine/core.js";
 import { Wasm } from "../../../src/engine/wasm.js";
 import { computeWeights21, rppWeights, shrinkCovariance, tryRppShrunk, type Weights21Input } from "../../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
-import { factorPrices } from "../../helpers/prices.js";
+import { factorWeightsInput } from "../../helpers/prices.js";
 import { engine } from "../../helpers/kernels.js";
 import { TOL } from "../../helpers/tolerances.js";
 
 const T = 253;
 
-/** Factor-model closes (bench/prices.ts) with fixed 5- and 21-row week/month buckets, as bench/suites/weights-scale.ts. */
-function inputOf(N: number): Weights21Input {
-  const { closes, tickers } = factorPrices(T, N, 1000 + N);
-  const n = T - 1;
-  const weekBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 5));
-  const monthBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 21));
-  return {
-    closes: Float64Array.from(closes.flat()), N, tickers, weekBucket, nWeeks: weekBucket[n - 1] + 1, monthBucket,
-    nMonths: monthBucket[n - 1] + 1, covariance: "sample", hrp: "direct",
-  };
-}
 
 describe("the rpp fallback at N = 1,000 (12 monthly observations: ERC does not exist on the sample Σ)", () => {
   const wasm = engine();
   const N = 1000;
-  const input = inputOf(N);
+  const input = factorWeightsInput(N);
   const R = logReturns(wasm, input.closes, T, N);
   const X = bucketSums(wasm, R, T - 1, N, input.monthBucket, input.nMonths);
 
@@ -64,7 +53,7 @@ describe("arena high-water of the 21-vector call with an rpp fallback", () => {
   for (const N of [1000, 2000]) {
     it(`stays at or below 4 N² doubles at N = ${N}`, () => {
       const wasm = Wasm.loadSync({ recycleAboveBytes: Infinity });
-      const w = computeWeights21(wasm, { ...inputOf(N), frequencies: N === 1000 ? undefined : ["m"] });
+      const w = computeWeights21(wasm, { ...factorWeightsInput(N), frequencies: N === 1000 ? undefined : ["m"] });
       expect(w.fallback.some((x) => x)).toBe(true);
       expect(wasm.arenaHighWater / (8 * N * N)).toBeLessThanOrEqual(4);
     }, 60_000);
