@@ -18,6 +18,24 @@ import { Status } from "../shared/status";
   return (48 + hi) | ((48 + (k - hi * 10)) << 8);
 }
 
+/** "0000".."9999" as little-endian u32 words (the four ASCII digits of k, leading zeros kept), filled on first use. */
+const QUADS: usize = memory.data(10000 * 4, 16);
+let quadsReady = false;
+
+function fillQuads(): void {
+  for (let k: u32 = 0; k < 10000; k++) {
+    const hi = k / 100;
+    store<u32>(QUADS + (<usize>k << 2), pair(hi) | (pair(k - hi * 100) << 16));
+  }
+  quadsReady = true;
+}
+
+/** Number of decimal digits of 1 ≤ k < 10000 (0 counts as one digit). */
+// @ts-ignore: decorator
+@inline function digits4(k: u32): u32 {
+  return k < 10 ? 1 : k < 100 ? 2 : k < 1000 ? 3 : 4;
+}
+
 /**
  * values: n f64 (day-major); keys: n slots of 16 bytes, key t at keys + 16t, `width` ≤ 16 bytes used; out: room
  * for n·(width + 32) bytes from the starting offset; state: i32[2] in/out = (next day, bytes written at out).
@@ -26,6 +44,7 @@ import { Status } from "../shared/status";
  */
 export function dollarsJson(values: usize, n: i32, keys: usize, width: i32, out: usize, state: usize): i32 {
   if (n < 0 || width < 1 || width > 16) return Status.BadDimensions;
+  if (!quadsReady) fillQuads();
   let t = load<i32>(state);
   let p = out + <usize>load<i32>(state, 4);
   const w = <usize>width;
@@ -40,26 +59,47 @@ export function dollarsJson(values: usize, n: i32, keys: usize, width: i32, out:
     const nr = nearest<f64>(r);
     const d = r - nr;
     if (!(d < 0.4999 && d > -0.4999)) break;
-    const c = <u64>nr; // ≤ 1e11 (x just below 1e9 can round up to 1e9 dollars: ten digits)
-    const units = c / 100;
-    const cents = <u32>(c - units * 100);
-    let u = <u32>units;
-    const digits: usize = u < 10 ? 1 : u < 100 ? 2 : u < 1000 ? 3 : u < 10000 ? 4 : u < 100000 ? 5 : u < 1000000 ? 6
-      : u < 10000000 ? 7 : u < 100000000 ? 8 : u < 1000000000 ? 9 : 10;
-    let q = p + digits;
-    while (u >= 100) {
-      const h = u / 100;
-      q -= 2;
-      store<u16>(q, <u16>pair(u - h * 100));
-      u = h;
-    }
-    if (u >= 10) {
-      q -= 2;
-      store<u16>(q, <u16>pair(u));
+    // cents ≤ 1e11 (x just below 1e9 can round up to 1e9 dollars: ten digits); below 2^32 with 32-bit division
+    let units: u32;
+    let cents: u32;
+    if (nr < 4294967296.0) {
+      const c = <u32>nr;
+      units = c / 100;
+      cents = c - units * 100;
     } else {
-      store<u8>(q - 1, <u8>(48 + u));
+      const c = <u64>nr;
+      const u64units = c / 100;
+      units = <u32>u64units;
+      cents = <u32>(c - u64units * 100);
     }
-    p += digits;
+    // the dollars, four digits per store (the unused high bytes of a leading store are overwritten next)
+    if (units < 10000) {
+      const m = digits4(units);
+      store<u32>(p, load<u32>(QUADS + (<usize>units << 2)) >> ((4 - m) << 3));
+      p += m;
+    } else if (units < 100000000) {
+      const hi = units / 10000;
+      const m = digits4(hi);
+      store<u32>(p, load<u32>(QUADS + (<usize>hi << 2)) >> ((4 - m) << 3));
+      p += m;
+      store<u32>(p, load<u32>(QUADS + (<usize>(units - hi * 10000) << 2)));
+      p += 4;
+    } else {
+      // 9 or 10 digits: the leading one or two, then two groups of four
+      const top = units / 100000000;
+      const rest = units - top * 100000000;
+      if (top >= 10) {
+        store<u16>(p, <u16>pair(top));
+        p += 2;
+      } else {
+        store<u8>(p, <u8>(48 + top));
+        p += 1;
+      }
+      const hi = rest / 10000;
+      store<u32>(p, load<u32>(QUADS + (<usize>hi << 2)));
+      store<u32>(p, load<u32>(QUADS + (<usize>(rest - hi * 10000) << 2)), 4);
+      p += 8;
+    }
     // ".cc" and the closing quote in one store
     store<u32>(p, 46 | (pair(cents) << 8) | (34 << 24));
     p += 4;
