@@ -10,6 +10,7 @@
 import { rngSeed, rngJump, rngNext, rngUniform, rngBelow } from "../random/xoshiro256";
 import { fillNormals } from "../random/normal";
 import { valuePaths } from "../valuation/paths";
+import { dollarsJson } from "../valuation/dollars";
 import { simulateCloses, simulateRuns } from "../valuation/simulate";
 
 /** Seed the RNG_STATE_BYTES block at `state` (SplitMix64 expansion of `seed`, empty normal cache). */
@@ -36,6 +37,13 @@ export function kRngBelow(state: usize, n: i32): i32 {
 /** Write `n` polar normals to `out` (f64[n]), using and updating the block's normal cache. */
 export function kRngNormals(state: usize, out: usize, n: i32): void {
   fillNormals(state, out, n);
+}
+/**
+ * Dollar values as JSON text after their date keys (the service's response bodies): see valuation/dollars.ts for the
+ * layout of `keys`, `out` and the in/out `state` (next day, bytes written), and which values are left to the host.
+ */
+export function kDollarsJson(values: usize, n: i32, keys: usize, width: i32, out: usize, state: usize): i32 {
+  return dollarsJson(values, n, keys, width, out, state);
 }
 /** Buy-and-hold values: P nTest×N, W S×N → out S×nTest (series-major). See valuation/paths.ts. */
 export function kValuePaths(P: usize, nTest: i32, N: i32, W: usize, S: i32, capital: f64, out: usize): i32 {

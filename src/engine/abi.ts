@@ -62,6 +62,7 @@ export interface EngineExports {
   kRngNormals(state: Ptr, out: Ptr, n: number): void;
   kRngBelow(state: Ptr, n: number): number;
   kValuePaths(P: Ptr, nTest: number, N: number, W: Ptr, S: number, capital: number, out: Ptr): Status;
+  kDollarsJson(values: Ptr, n: number, keys: Ptr, width: number, out: Ptr, state: Ptr): Status;
   kSimulateRuns(mu: Ptr, scale: Ptr, model: number, p0: Ptr, nTest: number, N: number, W: Ptr, S: number,
     seed: bigint, runFrom: number, runCount: number, capital: number, out: Ptr, nRows: number,
     blockLength: number): Status;
@@ -123,6 +124,7 @@ export const ENGINE_EXPORTS = {
   kRngNormals: 3,
   kRngBelow: 2,
   kValuePaths: 7,
+  kDollarsJson: 6,
   kSimulateRuns: 15,
   kSimulateCloses: 12,
   kRebalancePaths: 12,

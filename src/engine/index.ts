@@ -7,6 +7,7 @@ import { Wasm, type LoadOptions } from "./wasm.js";
 import { computeWeights21 } from "./weights.js";
 import { simulateCloses, simulateRuns, valuePaths } from "./sims.js";
 import { rebalancePaths, simulationJitter } from "./rebalance.js";
+import { dollarsJsonWriter } from "./dollars.js";
 
 export interface KernelsOptions {
   /**
@@ -34,6 +35,8 @@ export function kernelsOver(wasm: Wasm, options: KernelsOptions = {}): Kernels {
     simulateCloses: (input) => released(() => simulateCloses(wasm, input)),
     rebalancePaths: (input) => released(() => rebalancePaths(wasm, input)),
     simulationJitter: (input) => released(() => simulationJitter(wasm, input)),
+    // no release here: the writer is used (synchronously) after this returns; its blocks are small
+    dollarsJson: (keys, width, n) => dollarsJsonWriter(wasm, keys, width, n),
   };
 }
 

@@ -4,10 +4,11 @@
  */
 import type { Weights21, Weights21Input } from "../engine/weights.js";
 import type { SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, ValuePathsInput } from "../engine/sims.js";
+import type { DollarsJsonWriter } from "../engine/dollars.js";
 import type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput } from "../engine/rebalance.js";
 
 export type { Weights21, Weights21Input, SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, ValuePathsInput };
-export type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput };
+export type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput, DollarsJsonWriter };
 
 export interface Kernels {
   /** The 21 weight vectors (21×N, response order) from training closes and calendar buckets. */
@@ -22,4 +23,9 @@ export interface Kernels {
   rebalancePaths(input: RebalancePathsInput): RebalancePathsResult;
   /** ε of the Cholesky jitter the simulation of these training closes uses (0 for the independent model). */
   simulationJitter(input: SimulationJitterInput): number;
+  /**
+   * A writer of the response body's dollar values in WebAssembly (src/engine/dollars.ts) for `n` test days whose
+   * keys are `keys` (16-byte slots, `width` bytes used); optional: without it the JavaScript writer does it all.
+   */
+  dollarsJson?(keys: Uint8Array, width: number, n: number): DollarsJsonWriter;
 }

@@ -331,16 +331,18 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const c = compute(kernels, kind, prices, opts, precomputed);
   const meta: ResponseMeta = { kind, tickers: c.tickers, covarianceFallback: c.covarianceFallback };
   if (c.rebalance) meta.rebalance = { count: c.rebalance.rows.length };
+  // The dollar values written by the engine's WebAssembly writer when it has one (same bytes: src/engine/dollars.ts).
+  const digits = kernels.dollarsJson?.bind(kernels);
   switch (kind) {
     case "weights":
       return { body: encoder.encode(weightsJson(c)), meta };
     case "paths":
-      return { body: seriesJsonBytes(STRATEGY_IDS, c.dates, c.values!, out), meta };
+      return { body: seriesJsonBytes(STRATEGY_IDS, c.dates, c.values!, out, digits), meta };
     case "report":
       return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }), c))), meta };
     case "sims":
       meta.sims = simsMeta(c);
-      return { body: simsJsonBytes(STRATEGY_IDS, c.dates, c.runs!, out), meta };
+      return { body: simsJsonBytes(STRATEGY_IDS, c.dates, c.runs!, out, digits), meta };
     case "sims-summary":
       meta.sims = simsMeta(c);
       // From the runs' doubles, not from their formatted JSON.

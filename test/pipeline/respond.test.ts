@@ -37,6 +37,17 @@ describe("respond", () => {
     expect(typed).not.toHaveProperty("dates");
   });
 
+  it("writes the same paths and sims bytes with the engine's WebAssembly dollar writer as without it", () => {
+    expect(kernels.dollarsJson).toBeTypeOf("function");
+    const { dollarsJson: _, ...jsOnly } = kernels;
+    for (const [kind, options] of [["paths", { covariance: "shrink" }], ["sims", { run_count: 2, seed: "7", model: "bootstrap" }]] as const) {
+      const wasm = respond(kernels, kind, typed, options).body;
+      const js = respond(jsOnly as Kernels, kind, typed, options).body;
+      expect(wasm.length).toBeGreaterThan(10_000);
+      expect(Buffer.from(wasm).equals(Buffer.from(js))).toBe(true);
+    }
+  });
+
   it("paths, weights, sims and report bytes equal the library's objects serialised, from one computation", () => {
     const engine = makeEngine(kernels);
     const paths = respond(kernels, "paths", typed, { covariance: "shrink" });
