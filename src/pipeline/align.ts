@@ -171,6 +171,34 @@ function gatherCloses(common: Int32Array, days: Int32Array[], cl: Float64Array[]
 }
 
 /**
+ * Rows [p0, p0 + T) of every series in `cl` as a T × N row-major matrix (the one-calendar case of `alignArrays`):
+ * in blocks of GATHER_ROWS rows, four columns per pass (one row's four values written side by side: about a
+ * quarter less time than one column per pass for 20 tickers × 1,554 days, docs/decisions.md "Throughput").
+ */
+function copyColumns(cl: Float64Array[], p0: number, T: number): Float64Array {
+  const N = cl.length;
+  const out = new Float64Array(T * N);
+  for (let t0 = 0; t0 < T; t0 += GATHER_ROWS) {
+    const t1 = Math.min(T, t0 + GATHER_ROWS);
+    let k = 0;
+    for (; k + 4 <= N; k += 4) {
+      const a = cl[k], b = cl[k + 1], c = cl[k + 2], d = cl[k + 3];
+      for (let t = t0, o = t0 * N + k, q = p0 + t0; t < t1; t++, o += N, q++) {
+        out[o] = a[q];
+        out[o + 1] = b[q];
+        out[o + 2] = c[q];
+        out[o + 3] = d[q];
+      }
+    }
+    for (; k < N; k++) {
+      const c = cl[k];
+      for (let t = t0, o = t0 * N + k, q = p0 + t0; t < t1; t++, o += N, q++) out[o] = c[q];
+    }
+  }
+  return out;
+}
+
+/**
  * The inner join of the tickers' dates inside [start, end], as typed arrays (no INSUFFICIENT_HISTORY check).
  *
  * Method: k-way intersection of the sorted Int32 day arrays, one sequential pass per series: the shortest range
@@ -217,15 +245,7 @@ export function alignArrays(store: PriceStore, tickers: readonly string[], range
       const p0 = pos[0];
       const T = lim[0] - p0;
       const common = days[0].slice(p0, p0 + T);
-      const closes = new Float64Array(T * N);
-      for (let t0 = 0; t0 < T; t0 += GATHER_ROWS) {
-        const t1 = Math.min(T, t0 + GATHER_ROWS);
-        for (let k = 0; k < N; k++) {
-          const c = cl[k];
-          for (let t = t0, o = t0 * N + k, q = p0 + t0; t < t1; t++, o += N, q++) closes[o] = c[q];
-        }
-      }
-      return { tickers: canonical, days: common, closes };
+      return { tickers: canonical, days: common, closes: copyColumns(cl, p0, T) };
     }
   }
   // The output has at most `shortest` rows; closes are written row-major as each common day is found.

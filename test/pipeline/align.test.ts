@@ -164,6 +164,9 @@ describe("alignment on a shared calendar (the store's calendar index)", () => {
     series("SAME2", 1, all),
     series("SAME3", 2, all),
     series("GAP", 3, [...all.filter((_, i) => i !== 300), weekendAfter(all, 400)].sort((a, b) => a - b)),
+    series("SAME4", 4, all),
+    series("SAME5", 5, all),
+    series("SAME6", 6, all),
   ]);
   /** The same store seen without its index: alignment takes the general k-way join. */
   const plain = { synthetic: store.synthetic, description: store.description, list: () => store.list(),
@@ -179,7 +182,9 @@ describe("alignment on a shared calendar (the store's calendar index)", () => {
 
   it("aligns tickers of one calendar to exactly what the general join gives, with and without a date range", () => {
     for (const range of [{}, { start: formatIsoDay(all[10]), end: formatIsoDay(all[650]) }, { start: "2017-06-01", end: "2030-01-01" }]) {
-      for (const tickers of [["SAME2", "SAME1", "SAME3"], ["SAME3"], ["SAME1", "GAP", "SAME2"]]) {
+      // 1, 3, 4, 5 and 6 tickers: the copy takes four columns per pass, then one by one
+      for (const tickers of [["SAME2", "SAME1", "SAME3"], ["SAME3"], ["SAME1", "GAP", "SAME2"], ["SAME4", "SAME1", "SAME6", "SAME2"],
+        ["SAME5", "SAME3", "SAME1", "SAME4", "SAME2"], ["SAME6", "SAME5", "SAME4", "SAME3", "SAME2", "SAME1"]]) {
         const fast = alignArrays(store, tickers, range);
         const ref = alignArrays(plain, tickers, range);
         expect(fast.tickers).toEqual(ref.tickers);
