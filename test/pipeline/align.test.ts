@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { alignArrays, alignedDates, alignPrices, MIN_ALIGNED_DAYS, splitTrainTest, TRAIN_DAYS } from "../../src/pipeline/align.js";
+import { alignArrays, alignedDates, alignPrices, alignTyped, MIN_ALIGNED_DAYS, splitTrainTest, TRAIN_DAYS } from "../../src/pipeline/align.js";
 import { formatIsoDay, parseIsoDay, weekday } from "../../src/domain/dates.js";
 import { openSyntheticStore, storeFromSeries } from "../../src/store/index.js";
 import { Xoshiro128 } from "../../src/store/synthetic.js";
@@ -171,6 +171,27 @@ describe("alignment on a shared calendar (the store's calendar index)", () => {
   /** The same store seen without its index: alignment takes the general k-way join. */
   const plain = { synthetic: store.synthetic, description: store.description, list: () => store.list(),
     resolve: (t: string) => store.resolve(t), read: (t: string) => store.read(t) };
+
+  it("writes the closes into one reusable buffer per thread when asked, with the same values as a fresh array", () => {
+    const range = { start: formatIsoDay(all[20]), end: formatIsoDay(all[640]) };
+    for (const tickers of [["SAME4", "SAME1", "SAME6", "SAME2", "SAME5"], ["SAME1", "GAP", "SAME2"]]) {
+      const fresh = alignArrays(store, tickers, range);
+      const reused = alignArrays(store, tickers, range, { reuse: true });
+      expect(Array.from(reused.days)).toEqual(Array.from(fresh.days));
+      expect(reused.closes.length).toBe(fresh.closes.length);
+      expect(Array.from(reused.closes)).toEqual(Array.from(fresh.closes));
+    }
+    const a = alignArrays(store, ["SAME1", "SAME2"], {}, { reuse: true });
+    const first = a.closes[0];
+    const b = alignArrays(store, ["SAME3", "SAME4"], {}, { reuse: true });
+    // the same memory: the second call's closes replace the first's
+    expect(b.closes.buffer).toBe(a.closes.buffer);
+    expect(a.closes[0]).toBe(price(2, all[0]));
+    expect(first).toBe(price(0, all[0]));
+    // without `reuse`, an array of its own
+    expect(alignArrays(store, ["SAME1", "SAME2"], {}).closes.buffer).not.toBe(b.closes.buffer);
+    expect(alignTyped(store, ["SAME1", "SAME2"], {}, { reuse: true }).closes.buffer).toBe(b.closes.buffer);
+  });
 
   it("gives equal calendar ids exactly to tickers with identical day arrays", () => {
     expect(store.calendarOf("SAME1")).toBe(store.calendarOf("same2"));
