@@ -22,11 +22,15 @@ import { Status } from "../shared/status";
 const QUADS: usize = memory.data(10000 * 4, 16);
 let quadsReady = false;
 
+/** `.cc"` for cents 0…99 as little-endian u32 words (point, two digits, closing quote), filled with QUADS. */
+const CENTS: usize = memory.data(100 * 4, 16);
+
 function fillQuads(): void {
   for (let k: u32 = 0; k < 10000; k++) {
     const hi = k / 100;
     store<u32>(QUADS + (<usize>k << 2), pair(hi) | (pair(k - hi * 100) << 16));
   }
+  for (let k: u32 = 0; k < 100; k++) store<u32>(CENTS + (<usize>k << 2), 46 | (pair(k) << 8) | (34 << 24));
   quadsReady = true;
 }
 
@@ -101,7 +105,7 @@ export function dollarsJson(values: usize, n: i32, keys: usize, width: i32, out:
       p += 8;
     }
     // ".cc" and the closing quote in one store
-    store<u32>(p, 46 | (pair(cents) << 8) | (34 << 24));
+    store<u32>(p, load<u32>(CENTS + (<usize>cents << 2)));
     p += 4;
     t++;
   }

@@ -13,7 +13,9 @@
  *  dates      the test days formatted as YYYY-MM-DD keys; and as the worker gets them (sliced from the strings of
  *             the tickers' calendar, formatted once per thread: src/pipeline/align.ts alignedDates)
  *  json       the response body bytes (src/pipeline/format.ts): into a fresh buffer, into a recycled one (what the
- *             service does once its first responses are sent: src/workers/pool.ts), and the reference string writer
+ *             service does once its first responses are sent: src/workers/pool.ts), with the WASM dollar writer
+ *             series by series, the valuation and the body together in WASM memory (src/engine/dollars.ts
+ *             valuePathsJson: the service's path), and the reference string writer
  *  gzip / br  compression of that body (src/workers/compress.ts), when the client asks for it
  *  socket     res.end(body) on a loopback node:http server until 'finish' (client in this process, reading)
  *  respond    the whole worker-side pipeline as the worker runs it (align → dates → respond into a recycled buffer),
@@ -29,7 +31,7 @@ import { loadKernels } from "../../src/engine/index.js";
 import { etagOf } from "../../src/http/etag.js";
 import { makeSchemas } from "../../src/http/schemas.js";
 import { alignedDates, alignTyped } from "../../src/pipeline/align.js";
-import { seriesJson, seriesJsonBytes } from "../../src/pipeline/format.js";
+import { pathsJsonLayout, seriesJson, seriesJsonBytes } from "../../src/pipeline/format.js";
 import { optionsFor, respond, trainingWeights } from "../../src/pipeline/respond.js";
 import { syntheticBackend, storeOfSnapshot } from "../../src/store/backend.js";
 import { compressBody } from "../../src/workers/compress.js";
@@ -111,6 +113,14 @@ export default async function parts(): Promise<void> {
   add("json bytes (seriesJsonBytes)", await time(() => { body = seriesJsonBytes(STRATEGY_IDS, dates, values); }));
   const recycled = new ArrayBuffer(body.length);
   add("json bytes into a recycled buffer (the service's path)", await time(() => sink.push(seriesJsonBytes(STRATEGY_IDS, dates, values, recycled).length)));
+  add("json bytes, WASM writer per series, recycled buffer", await time(() => sink.push(seriesJsonBytes(STRATEGY_IDS, dates, values, recycled,
+    kernels.dollarsJson!.bind(kernels)).length)));
+  // The service's path since the body is written where the valuation left its values (src/engine/dollars.ts
+  // valuePathsJson): compare with "paths (WASM)" + the row above.
+  const layout = pathsJsonLayout(STRATEGY_IDS, dates)!;
+  add("paths + json bytes in WASM memory (valuePathsJson, recycled buffer)", await time(() => sink.push(kernels.valuePathsJson!({
+    testCloses: prices.closes.subarray(TRAINING_DAYS * N, T * N), nTest, N, weights, S: STRATEGY_IDS.length, capital: 100_000,
+  }, layout, recycled).length)));
   add("json string (seriesJson, reference)", await time(() => sink.push(seriesJson(STRATEGY_IDS, dates, values).length)));
   add("gzip level 1", await time(() => sink.push(compressBody(body, "gzip").length), 5));
   add("br quality 4", await time(() => sink.push(compressBody(body, "br").length), 5));

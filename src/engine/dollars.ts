@@ -5,7 +5,12 @@
  * kernel writes the values of its fast path and leaves every other value to the host's `toFixed` writer.
  */
 import { Status } from "../../assembly/shared/status.js";
+import type { EngineExports, Ptr } from "./abi.js";
+import { valuePathsInPlace, type ValuePathsInput } from "./sims.js";
 import { arenaOf, type Wasm } from "./wasm.js";
+
+/** `fallback(b, p, v)` writes `v.toFixed(2)` at `b[p…]` (at most 32 bytes) and returns the end. */
+export type DollarsFallback = (b: Uint8Array, p: number, v: number) => number;
 
 /** Writes one series' `key_t` + value + `"` for every test day; see `dollarsJsonWriter`. */
 export interface DollarsJsonWriter {
@@ -14,7 +19,7 @@ export interface DollarsJsonWriter {
    * `write` or any other engine call. `fallback(b, p, v)` writes `v.toFixed(2)` at `b[p…]` (at most 32 bytes) and
    * returns the end; it is called for each value the kernel leaves to the host.
    */
-  write(values: ArrayLike<number>, fallback: (b: Uint8Array, p: number, v: number) => number): Uint8Array;
+  write(values: ArrayLike<number>, fallback: DollarsFallback): Uint8Array;
 }
 
 /**
@@ -48,20 +53,88 @@ export function dollarsJsonWriter(wasm: Wasm, keys: Uint8Array, width: number, n
         state = new Int32Array(mem, pState, 2);
       }
       vals.set(values);
-      state[0] = 0;
-      state[1] = 0;
-      for (;;) {
-        const status = k.kDollarsJson(pValues, n, pKeys, width, pOut, pState);
-        if (status !== Status.Ok) throw new Error(`kDollarsJson failed with status ${status}`);
-        const t = state[0];
-        if (t >= n) break;
-        // the kernel stopped after day t's key: the host writes that value and its quote
-        let q = fallback(out, state[1], values[t]);
-        out[q++] = 34;
-        state[0] = t + 1;
-        state[1] = q;
-      }
-      return out.subarray(0, state[1]);
+      return out.subarray(0, writeSeries(k, pValues, values, 0, n, pKeys, width, out, 0, pOut, state, pState, fallback));
     },
   };
+}
+
+/**
+ * One series through the kernel: `values[v0 … v0 + n)` (also at `pValues`) after their keys, written at `out[base…]` (the memory
+ * at `pOut`; `state` a view at `pState`), the values the kernel leaves to the host through `fallback`. Returns the
+ * number of bytes written. The kernel allocates nothing, so the views stay valid throughout.
+ */
+function writeSeries(k: EngineExports, pValues: Ptr, values: ArrayLike<number>, v0: number, n: number, pKeys: Ptr, width: number,
+  out: Uint8Array, base: number, pOut: Ptr, state: Int32Array, pState: Ptr, fallback: DollarsFallback): number {
+  state[0] = 0;
+  state[1] = 0;
+  for (;;) {
+    const status = k.kDollarsJson(pValues, n, pKeys, width, pOut, pState);
+    if (status !== Status.Ok) throw new Error(`kDollarsJson failed with status ${status}`);
+    const t = state[0];
+    if (t >= n) return state[1];
+    // the kernel stopped after day t's key: the host writes that value and its quote
+    let q = fallback(out, base + state[1], values[v0 + t]);
+    out[q++] = 34;
+    state[0] = t + 1;
+    state[1] = q - base;
+  }
+}
+
+/**
+ * Where `valuePathsJson` puts the values of S series among the rest of the body: `pieces[0]`, the series 0 values
+ * (`key_t` + value + `"` for each test day), `pieces[1]`, … , the series S−1 values, `pieces[S]` (ASCII bytes).
+ */
+export interface PathsJsonLayout {
+  /** n slots of 16 bytes, `width` ≤ 16 bytes used in each (n = the input's nTest). */
+  keys: Uint8Array;
+  width: number;
+  /** S + 1 blocks of bytes around the series. */
+  pieces: readonly Uint8Array[];
+  fallback: DollarsFallback;
+}
+
+/**
+ * The buy-and-hold values of `valuePaths` written as a response body without leaving WebAssembly memory
+ * (docs/decisions.md "Throughput"): the closes and weights are copied in once, the kernel values the paths, the
+ * dollar writer `kDollarsJson` reads each series where the valuation wrote it, and the whole body is copied out once,
+ * into `out` when it is large enough (the result is then a view of it) or into a buffer of its own. Byte-identical
+ * to the values of `valuePaths` written by `dollarsJsonWriter` between the same pieces. Same checks and errors as
+ * `valuePaths`; RangeError for a layout that does not match the input.
+ */
+export function valuePathsJson(wasm: Wasm, input: ValuePathsInput, layout: PathsJsonLayout, out?: ArrayBuffer): Uint8Array {
+  const { nTest: n, S } = input;
+  const { keys, width, pieces, fallback } = layout;
+  if (!(keys.length === n * 16 && Number.isInteger(width) && width >= 1 && width <= 16 && pieces.length === S + 1)) {
+    throw new RangeError(`valuePathsJson: bad layout n=${n} S=${S} width=${width} keys=${keys.length} bytes pieces=${pieces.length}`);
+  }
+  const a = arenaOf(wasm);
+  const pValues = valuePathsInPlace(wasm, input);
+  const k = a.k;
+  const pKeys = a.bytesInOut(keys);
+  let piecesBytes = 0;
+  for (const p of pieces) piecesBytes += p.length;
+  // each day takes width + at most 25 (toFixed) + 1 bytes; the kernel's key store writes 16 bytes past a key's start
+  const perSeries = n * (width + 32) + 32;
+  const cap = piecesBytes + S * perSeries + 32;
+  const pBody = k.alloc(cap);
+  const pState = a.i32Out(2);
+  // every block is allocated: the views below stay valid until the copy out
+  const mem = k.memory.buffer;
+  const body = new Uint8Array(mem, pBody, cap);
+  const vals = new Float64Array(mem, pValues, S * n);
+  const state = new Int32Array(mem, pState, 2);
+  let len = 0;
+  for (let s = 0; s < S; s++) {
+    body.set(pieces[s], len);
+    len += pieces[s].length;
+    len += writeSeries(k, pValues + s * n * 8, vals, s * n, n, pKeys, width, body, len, pBody + len, state, pState, fallback);
+  }
+  body.set(pieces[S], len);
+  len += pieces[S].length;
+  if (out !== undefined && out.byteLength >= len) {
+    const view = new Uint8Array(out, 0, len);
+    view.set(body.subarray(0, len));
+    return view;
+  }
+  return body.slice(0, len);
 }

@@ -7,7 +7,7 @@ import { Wasm, type LoadOptions } from "./wasm.js";
 import { computeWeights21 } from "./weights.js";
 import { simulateCloses, simulateRuns, valuePaths } from "./sims.js";
 import { rebalancePaths, simulationJitter } from "./rebalance.js";
-import { dollarsJsonWriter } from "./dollars.js";
+import { dollarsJsonWriter, valuePathsJson } from "./dollars.js";
 
 export interface KernelsOptions {
   /**
@@ -37,6 +37,8 @@ export function kernelsOver(wasm: Wasm, options: KernelsOptions = {}): Kernels {
     simulationJitter: (input) => released(() => simulationJitter(wasm, input)),
     // no release here: the writer is used (synchronously) after this returns; its blocks are small
     dollarsJson: (keys, width, n) => dollarsJsonWriter(wasm, keys, width, n),
+    // the body is copied out of WebAssembly memory before the release
+    valuePathsJson: (input, layout, out) => released(() => valuePathsJson(wasm, input, layout, out)),
   };
 }
 

@@ -34,6 +34,17 @@ export interface ValuePathsInput {
  * dimension; RangeError when the array lengths disagree with the dimensions (a caller bug).
  */
 export function valuePaths(wasm: Wasm, input: ValuePathsInput): Float64Array {
+  const a = arenaOf(wasm);
+  const pOut = valuePathsInPlace(wasm, input);
+  return a.takeF64(pOut, input.S * input.nTest);
+}
+
+/**
+ * `valuePaths` left in WebAssembly memory (for src/engine/dollars.ts `valuePathsJson`, which writes the response
+ * body from there: docs/decisions.md "Throughput"): starts a computation, runs the kernel and returns the pointer of
+ * the S×nTest values, valid until the next `begin`. Same checks and errors as `valuePaths`.
+ */
+export function valuePathsInPlace(wasm: Wasm, input: ValuePathsInput): Ptr {
   const { testCloses, nTest, N, weights, S, capital } = input;
   need(isCount(nTest, 1) && isCount(N, 1) && isCount(S, 1), `valuePaths: bad dimensions nTest=${nTest} N=${N} S=${S}`);
   need(testCloses.length === nTest * N, `valuePaths: testCloses has ${testCloses.length} values, expected ${nTest * N}`);
@@ -45,7 +56,7 @@ export function valuePaths(wasm: Wasm, input: ValuePathsInput): Float64Array {
   const pW = a.f64In(weights);
   const status = a.k.kValuePaths(pP, nTest, N, pW, S, capital, pOut);
   a.verify("kValuePaths");
-  return valueOf({ status, badIndex: a.badIndex, value: a.takeF64(pOut, S * nTest) },
+  return valueOf({ status, badIndex: a.badIndex, value: pOut },
     { what: "valuation", tickers: status === Status.BadPrice ? input.tickers : undefined }, N);
 }
 

@@ -5,7 +5,7 @@
  */
 import type { StrategyId } from "../domain/strategies.js";
 import type { StrategySeries } from "../domain/types.js";
-import type { DollarsJsonWriter } from "../engine/dollars.js";
+import type { DollarsJsonWriter, PathsJsonLayout } from "../engine/dollars.js";
 
 /**
  * A factory of WebAssembly value writers (the engine's `Kernels.dollarsJson`, src/engine/dollars.ts): given the
@@ -449,6 +449,37 @@ export function seriesJsonBytes(ids: readonly StrategyId[], dates: readonly stri
   const keys = dateKeys(dates);
   writeSeries(out, ids, keys, values, ids.length > 0 ? fastWriter(keys, digits) : undefined);
   return out.take();
+}
+
+/** ASCII bytes of `s` (one byte per UTF-16 unit, as JsonBytes.ascii writes them). */
+function asciiBytes(s: string): Uint8Array {
+  const b = new Uint8Array(s.length);
+  for (let k = 0; k < s.length; k++) b[k] = s.charCodeAt(k);
+  return b;
+}
+
+/** The pieces of the last series ids laid out (per thread: the pipeline always passes STRATEGY_IDS). */
+let lastPieces: { ids: readonly StrategyId[]; pieces: Uint8Array[] } | undefined;
+
+/**
+ * The layout of `seriesJsonBytes(ids, dates, …)` for the engine's `Kernels.valuePathsJson` (src/engine/dollars.ts),
+ * which writes the values between these pieces straight from WebAssembly memory (docs/decisions.md "Throughput"):
+ * `[{"PATH":"id0"`, values, `},{"PATH":"id1"`, values, …, `}]` — the same bytes as `writeSeries`. Undefined when
+ * there is no series or the keys lack the fixed-width layout (never, for YYYY-MM-DD dates): the caller then writes
+ * the body with `seriesJsonBytes`.
+ */
+export function pathsJsonLayout(ids: readonly StrategyId[], dates: readonly string[]): PathsJsonLayout | undefined {
+  const keys = dateKeys(dates);
+  if (ids.length === 0 || keys.width === undefined) return undefined;
+  const last = lastPieces;
+  let pieces = last !== undefined && last.ids.length === ids.length && last.ids.every((id, s) => id === ids[s])
+    ? last.pieces : undefined;
+  if (pieces === undefined) {
+    pieces = ids.map((id, s) => asciiBytes(`${s > 0 ? "}," : "["}{"PATH":"${id}"`));
+    pieces.push(asciiBytes("}]"));
+    lastPieces = { ids: [...ids], pieces };
+  }
+  return { keys: keys.bytes, width: keys.width, pieces, fallback: writeDollars };
 }
 
 /** `simsJson(...)` as UTF-8 bytes (`out_` and `digits` as for seriesJsonBytes). */

@@ -4,11 +4,11 @@
  */
 import type { Weights21, Weights21Input } from "../engine/weights.js";
 import type { SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, ValuePathsInput } from "../engine/sims.js";
-import type { DollarsJsonWriter } from "../engine/dollars.js";
+import type { DollarsJsonWriter, PathsJsonLayout } from "../engine/dollars.js";
 import type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput } from "../engine/rebalance.js";
 
 export type { Weights21, Weights21Input, SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, ValuePathsInput };
-export type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput, DollarsJsonWriter };
+export type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput, DollarsJsonWriter, PathsJsonLayout };
 
 export interface Kernels {
   /** The 21 weight vectors (21×N, response order) from training closes and calendar buckets. */
@@ -28,4 +28,10 @@ export interface Kernels {
    * keys are `keys` (16-byte slots, `width` bytes used); optional: without it the JavaScript writer does it all.
    */
   dollarsJson?(keys: Uint8Array, width: number, n: number): DollarsJsonWriter;
+  /**
+   * `valuePaths` written straight into a response body's bytes (src/engine/dollars.ts `valuePathsJson`: the values
+   * never leave WebAssembly memory; the body is copied out once, into `out` when it fits); optional: without it the
+   * pipeline calls `valuePaths` and writes the body itself.
+   */
+  valuePathsJson?(input: ValuePathsInput, layout: PathsJsonLayout, out?: ArrayBuffer): Uint8Array;
 }

@@ -18,7 +18,7 @@ import { folioError } from "../errors.js";
 import { summarize, summarizeSimsDistribution } from "../report/summary.js";
 import { formatIsoDay } from "../domain/dates.js";
 import { buckets } from "./calendar.js";
-import { seriesJsonBytes, simsJsonBytes } from "./format.js";
+import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
 import type { Kernels } from "./kernels.js";
 import { defaultSeed, parseSeed } from "./seed.js";
 import { checkBoundsFeasible, checkOptions, type CheckedOptions } from "./validate.js";
@@ -94,8 +94,10 @@ export interface Computation {
   covarianceFallback: StrategyId[];
   /** Test dates `YYYY-MM-DD` (rows 252 … T−1); empty for weights. */
   dates: string[];
-  /** Paths: values[s][t]. */
+  /** Paths: values[s][t] (absent when `body` holds them). */
   values?: Float64Array[];
+  /** Paths asked for as a body (`compute`'s `body`): the response body, written by the engine. */
+  body?: Uint8Array;
   /** Sims: runs[k][s][t], plus the seed and model used. */
   runs?: Float64Array[][];
   seed?: bigint;
@@ -195,9 +197,12 @@ export interface PrecomputedWeights {
 
 /**
  * Run the kernels for one request: split → calendar buckets → 21 weights (or `precomputed`) → paths or sims.
+ * `body` (kind "paths"): when the kernels have `valuePathsJson` and the paths are buy-and-hold, the engine writes
+ * the response body itself (into `body.out` when it fits) and the Computation carries `body` instead of `values`
+ * (docs/decisions.md "Throughput": the values never leave WebAssembly memory).
  */
 export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: CheckedOptions,
-  precomputed?: PrecomputedWeights): Computation {
+  precomputed?: PrecomputedWeights, body?: { out?: ArrayBuffer }): Computation {
   const N = prices.tickers.length;
   const T = prices.days.length;
   if (T < MIN_ALIGNED_DAYS) insufficient(prices);
@@ -226,10 +231,13 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     };
   }
   if (computed === "paths") {
-    const flat = kernels.valuePaths({
-      testCloses: prices.closes.subarray(TRAINING_DAYS * N, T * N),
-      nTest, N, weights, S, capital: INITIAL_CAPITAL,
-    });
+    const input = { testCloses: prices.closes.subarray(TRAINING_DAYS * N, T * N), nTest, N, weights, S, capital: INITIAL_CAPITAL };
+    const layout = body !== undefined && kind === "paths" && kernels.valuePathsJson !== undefined
+      ? pathsJsonLayout(STRATEGY_IDS, dates) : undefined;
+    if (layout !== undefined) {
+      return { tickers, weights, covarianceFallback, dates, body: kernels.valuePathsJson!(input, layout, body!.out) };
+    }
+    const flat = kernels.valuePaths(input);
     return { tickers, weights, covarianceFallback, dates, values: split(flat, S, nTest) };
   }
 
@@ -328,7 +336,7 @@ export interface RespondLimits {
 export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer): Responded {
   const opts = checkedRequest(kind, prices, options, limits);
-  const c = compute(kernels, kind, prices, opts, precomputed);
+  const c = compute(kernels, kind, prices, opts, precomputed, kind === "paths" ? { out } : undefined);
   const meta: ResponseMeta = { kind, tickers: c.tickers, covarianceFallback: c.covarianceFallback };
   if (c.rebalance) meta.rebalance = { count: c.rebalance.rows.length };
   // The dollar values written by the engine's WebAssembly writer when it has one (same bytes: src/engine/dollars.ts).
@@ -337,7 +345,7 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     case "weights":
       return { body: encoder.encode(weightsJson(c)), meta };
     case "paths":
-      return { body: seriesJsonBytes(STRATEGY_IDS, c.dates, c.values!, out, digits), meta };
+      return { body: c.body ?? seriesJsonBytes(STRATEGY_IDS, c.dates, c.values!, out, digits), meta };
     case "report":
       return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }), c))), meta };
     case "sims":

@@ -133,7 +133,8 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
 
   const { tickers, start, end, ...options } = task.request;
   const store = storeFor(task.snapshot);
-  const aligned = alignTyped(store, tickers, { start, end });
+  // the closes in this thread's reusable buffer: they are copied into the kernels and not kept past this task
+  const aligned = alignTyped(store, tickers, { start, end }, { reuse: true });
   // The test dates' strings from the calendar's (formatted once per thread), when the tickers share one.
   const dates = alignedDates(store, aligned);
   const prices = dates === undefined ? aligned : { ...aligned, dates };

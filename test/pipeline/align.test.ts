@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { alignArrays, alignedDates, alignPrices, MIN_ALIGNED_DAYS, splitTrainTest, TRAIN_DAYS } from "../../src/pipeline/align.js";
+import { alignArrays, alignedDates, alignPrices, alignTyped, MIN_ALIGNED_DAYS, splitTrainTest, TRAIN_DAYS } from "../../src/pipeline/align.js";
 import { formatIsoDay, parseIsoDay, weekday } from "../../src/domain/dates.js";
 import { openSyntheticStore, storeFromSeries } from "../../src/store/index.js";
 import { Xoshiro128 } from "../../src/store/synthetic.js";
@@ -164,10 +164,34 @@ describe("alignment on a shared calendar (the store's calendar index)", () => {
     series("SAME2", 1, all),
     series("SAME3", 2, all),
     series("GAP", 3, [...all.filter((_, i) => i !== 300), weekendAfter(all, 400)].sort((a, b) => a - b)),
+    series("SAME4", 4, all),
+    series("SAME5", 5, all),
+    series("SAME6", 6, all),
   ]);
   /** The same store seen without its index: alignment takes the general k-way join. */
   const plain = { synthetic: store.synthetic, description: store.description, list: () => store.list(),
     resolve: (t: string) => store.resolve(t), read: (t: string) => store.read(t) };
+
+  it("writes the closes into one reusable buffer per thread when asked, with the same values as a fresh array", () => {
+    const range = { start: formatIsoDay(all[20]), end: formatIsoDay(all[640]) };
+    for (const tickers of [["SAME4", "SAME1", "SAME6", "SAME2", "SAME5"], ["SAME1", "GAP", "SAME2"]]) {
+      const fresh = alignArrays(store, tickers, range);
+      const reused = alignArrays(store, tickers, range, { reuse: true });
+      expect(Array.from(reused.days)).toEqual(Array.from(fresh.days));
+      expect(reused.closes.length).toBe(fresh.closes.length);
+      expect(Array.from(reused.closes)).toEqual(Array.from(fresh.closes));
+    }
+    const a = alignArrays(store, ["SAME1", "SAME2"], {}, { reuse: true });
+    const first = a.closes[0];
+    const b = alignArrays(store, ["SAME3", "SAME4"], {}, { reuse: true });
+    // the same memory: the second call's closes replace the first's
+    expect(b.closes.buffer).toBe(a.closes.buffer);
+    expect(a.closes[0]).toBe(price(2, all[0]));
+    expect(first).toBe(price(0, all[0]));
+    // without `reuse`, an array of its own
+    expect(alignArrays(store, ["SAME1", "SAME2"], {}).closes.buffer).not.toBe(b.closes.buffer);
+    expect(alignTyped(store, ["SAME1", "SAME2"], {}, { reuse: true }).closes.buffer).toBe(b.closes.buffer);
+  });
 
   it("gives equal calendar ids exactly to tickers with identical day arrays", () => {
     expect(store.calendarOf("SAME1")).toBe(store.calendarOf("same2"));
@@ -179,7 +203,9 @@ describe("alignment on a shared calendar (the store's calendar index)", () => {
 
   it("aligns tickers of one calendar to exactly what the general join gives, with and without a date range", () => {
     for (const range of [{}, { start: formatIsoDay(all[10]), end: formatIsoDay(all[650]) }, { start: "2017-06-01", end: "2030-01-01" }]) {
-      for (const tickers of [["SAME2", "SAME1", "SAME3"], ["SAME3"], ["SAME1", "GAP", "SAME2"]]) {
+      // 1, 3, 4, 5 and 6 tickers: the copy takes four columns per pass, then one by one
+      for (const tickers of [["SAME2", "SAME1", "SAME3"], ["SAME3"], ["SAME1", "GAP", "SAME2"], ["SAME4", "SAME1", "SAME6", "SAME2"],
+        ["SAME5", "SAME3", "SAME1", "SAME4", "SAME2"], ["SAME6", "SAME5", "SAME4", "SAME3", "SAME2", "SAME1"]]) {
         const fast = alignArrays(store, tickers, range);
         const ref = alignArrays(plain, tickers, range);
         expect(fast.tickers).toEqual(ref.tickers);

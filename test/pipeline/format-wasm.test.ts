@@ -5,11 +5,14 @@
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { seriesJson, seriesJsonBytes, simsJson, simsJsonBytes, type DollarsJsonFactory } from "../../src/pipeline/format.js";
+import {
+  pathsJsonLayout, seriesJson, seriesJsonBytes, simsJson, simsJsonBytes, type DollarsJsonFactory,
+} from "../../src/pipeline/format.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { Wasm } from "../../src/engine/wasm.js";
 import { kernelsOver } from "../../src/engine/index.js";
-import { dollarsJsonWriter } from "../../src/engine/dollars.js";
+import { dollarsJsonWriter, valuePathsJson } from "../../src/engine/dollars.js";
+import { valuePaths } from "../../src/engine/sims.js";
 
 const wasm = Wasm.loadSync();
 const kernels = kernelsOver(wasm);
@@ -113,5 +116,52 @@ describe("the WebAssembly dollar writer", () => {
     });
     expect(dec.decode(bytes)).toBe(`${"x".repeat(15)}12.50"${"x".repeat(15)}-3.00"`);
     expect(calls).toEqual([-3]);
+  });
+
+  it("writes valued paths from WebAssembly memory as the JavaScript writer writes valuePaths' values, fallbacks included", () => {
+    // 3 assets, 2 series; closes that take a portfolio past 1e9 dollars (toFixed's exponent-free long digits) and
+    // onto exact half cents (left to the host's toFixed)
+    const N = 3;
+    const S = 2;
+    const ids = STRATEGY_IDS.slice(0, S);
+    fc.assert(fc.property(
+      fc.array(fc.tuple(fc.double({ min: 1e-3, max: 1e6, noNaN: true }), fc.integer({ min: 1, max: 4000 }).map((c) => c / 8),
+        fc.constantFrom(1, 2, 10, 12345.675, 1e5)), { minLength: 1, maxLength: 30 }),
+      (rows) => {
+        const nTest = rows.length + 1;
+        const testCloses = Float64Array.from([1, 1, 1, ...rows.flat()]);
+        const weights = Float64Array.from([0.5, 0.25, 0.25, 0, 0, 1]);
+        const input = { testCloses, nTest, N, weights, S, capital: 100_000 };
+        const values = valuePaths(wasm, input);
+        const dates = Array.from({ length: nTest }, (_, t) => `2019-0${1 + (t % 9)}-1${t % 10}`);
+        const expected = seriesJson(ids, dates, [values.subarray(0, nTest), values.subarray(nTest)]);
+        return dec.decode(valuePathsJson(wasm, input, pathsJsonLayout(ids, dates)!)) === expected;
+      },
+    ), { numRuns: 300 });
+    const input = { testCloses: Float64Array.from([1, 1, 1, 2e5, 0.5, 1.00000005]), nTest: 2, N, weights: Float64Array.from([1, 0, 0, 0, 0.5, 0.5]), S, capital: 100_000 };
+    const layout = pathsJsonLayout(ids, ["2020-01-01", "2020-01-02"])!;
+    const fits = new ArrayBuffer(4096);
+    const into = valuePathsJson(wasm, input, layout, fits);
+    expect(into.buffer).toBe(fits);
+    expect(dec.decode(into)).toBe(`[{"PATH":"${ids[0]}","2020-01-01":"100000.00","2020-01-02":"20000000000.00"},`
+      + `{"PATH":"${ids[1]}","2020-01-01":"100000.00","2020-01-02":"${(50000 * 0.5 + 50000 * 1.00000005).toFixed(2)}"}]`);
+  });
+
+  it("refuses a body layout that does not match the paths and reports a bad close as valuePaths does", () => {
+    const ids = STRATEGY_IDS.slice(0, 1);
+    const input = { testCloses: Float64Array.from([1, 2]), nTest: 2, N: 1, weights: Float64Array.from([1]), S: 1, capital: 100 };
+    const layout = pathsJsonLayout(ids, ["2020-01-01", "2020-01-02"])!;
+    expect(() => valuePathsJson(wasm, input, { ...layout, pieces: layout.pieces.slice(1) })).toThrow(RangeError);
+    expect(() => valuePathsJson(wasm, { ...input, nTest: 1, testCloses: Float64Array.from([1]) }, layout)).toThrow(RangeError);
+    const bad = { ...input, testCloses: Float64Array.from([1, -2]) };
+    let expected: unknown;
+    try {
+      valuePaths(wasm, bad);
+    } catch (e) {
+      expected = e;
+    }
+    expect(expected).toBeDefined();
+    expect(() => valuePathsJson(wasm, bad, layout)).toThrow(expected as Error);
+    expect(dec.decode(valuePathsJson(wasm, input, layout))).toBe(`[{"PATH":"${ids[0]}","2020-01-01":"100.00","2020-01-02":"200.00"}]`);
   });
 });

@@ -39,13 +39,45 @@ describe("respond", () => {
 
   it("writes the same paths and sims bytes with the engine's WebAssembly dollar writer as without it", () => {
     expect(kernels.dollarsJson).toBeTypeOf("function");
-    const { dollarsJson: _, ...jsOnly } = kernels;
+    const { dollarsJson: _, valuePathsJson: __, ...jsOnly } = kernels;
     for (const [kind, options] of [["paths", { covariance: "shrink" }], ["sims", { run_count: 2, seed: "7", model: "bootstrap" }]] as const) {
       const wasm = respond(kernels, kind, typed, options).body;
       const js = respond(jsOnly as Kernels, kind, typed, options).body;
       expect(wasm.length).toBeGreaterThan(10_000);
       expect(Buffer.from(wasm).equals(Buffer.from(js))).toBe(true);
     }
+  });
+
+  it("writes a paths body from the valuation's values in WebAssembly memory with the same bytes, into a caller's buffer when it fits", () => {
+    let calls = 0;
+    const inPlace: Kernels = { ...kernels, valuePathsJson: (input, layout, out) => {
+      calls++;
+      return kernels.valuePathsJson!(input, layout, out);
+    } };
+    const { valuePathsJson: _, ...perSeries } = kernels;
+    const { dollarsJson: __, valuePathsJson: ___, ...jsOnly } = kernels;
+    for (const options of [{}, { covariance: "shrink" }, { rebalance: "monthly" }] as const) {
+      const before = calls;
+      const body = respond(inPlace, "paths", typed, options).body;
+      // rebalanced paths are valued by the walk forward, not by valuePaths: the engine's body writer is not used
+      expect(calls - before).toBe("rebalance" in options ? 0 : 1);
+      expect(body.length).toBeGreaterThan(10_000);
+      expect(Buffer.from(body).equals(Buffer.from(respond(perSeries as Kernels, "paths", typed, options).body))).toBe(true);
+      expect(Buffer.from(body).equals(Buffer.from(respond(jsOnly as Kernels, "paths", typed, options).body))).toBe(true);
+    }
+    const reference = respond(jsOnly as Kernels, "paths", typed, {}).body;
+    const fits = new ArrayBuffer(reference.length + 7);
+    const into = respond(inPlace, "paths", typed, {}, {}, undefined, fits).body;
+    expect(into.buffer).toBe(fits);
+    expect(Buffer.from(into).equals(Buffer.from(reference))).toBe(true);
+    const small = new ArrayBuffer(64);
+    const own = respond(inPlace, "paths", typed, {}, {}, undefined, small).body;
+    expect(own.buffer).not.toBe(small);
+    expect(Buffer.from(own).equals(Buffer.from(reference))).toBe(true);
+    // a report is a paths computation whose values are summarised: it never asks for a body
+    const before = calls;
+    respond(inPlace, "report", typed, {});
+    expect(calls).toBe(before);
   });
 
   it("paths, weights, sims and report bytes equal the library's objects serialised, from one computation", () => {
