@@ -157,6 +157,8 @@ export class ComputePool {
   private rejectedPerKey = 0;
   /** Tasks in flight (running or waiting). */
   private running = 0;
+  /** The start-up ping shared by every `ready()` caller (undefined before it, or after it failed). */
+  private readyPing: Promise<void> | undefined;
   /** Tasks handed to piscina (at most `workers`, so piscina's own queue stays empty). */
   private active = 0;
   /** Of those, heavy tasks. */
@@ -283,8 +285,15 @@ export class ComputePool {
    * Load the engine in a worker; resolves when one worker has answered. Loading is not a request's
    * computation, so it gets its own generous deadline rather than COMPUTE_TIMEOUT_MS.
    */
-  async ready(timeoutMs = Math.max(this.opts.timeoutMs, 120_000)): Promise<void> {
-    await this.run({ kind: "ping" }, timeoutMs);
+  ready(timeoutMs = Math.max(this.opts.timeoutMs, 120_000)): Promise<void> {
+    // One ping for every caller (the app's start-up and a test harness both wait for it): a second ping while the
+    // first is in flight would count against the queue bound like a request, and a one-worker pool without a queue
+    // would refuse it. A failed ping is not kept, so a later call tries again.
+    if (this.readyPing === undefined) {
+      this.readyPing = this.run({ kind: "ping" }, timeoutMs).then(() => undefined);
+      this.readyPing.catch(() => { this.readyPing = undefined; });
+    }
+    return this.readyPing;
   }
 
   /**

@@ -101,6 +101,19 @@ describe("ComputePool", () => {
     await pool.ready();
   });
 
+  it("lets several callers wait for readiness at once, even with one worker and no queue (one shared ping)", async () => {
+    const tight = new ComputePool({ workers: 1, queueSize: 0, timeoutMs: 30_000 });
+    try {
+      // the app's start-up and a harness both wait: the second must not be refused as a request over the queue bound
+      await Promise.all([tight.ready(), tight.ready(), tight.ready()]);
+      expect(tight.stats.rejected).toBe(0);
+      await tight.ready(); // resolved already: no new ping
+      expect(tight.stats.rejected).toBe(0);
+    } finally {
+      await tight.destroy();
+    }
+  });
+
   it("refuses the sleep task unless test tasks are allowed", async () => {
     const strict = new ComputePool({ workers: 1, queueSize: 1, timeoutMs: 30_000 });
     try {
