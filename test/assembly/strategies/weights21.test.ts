@@ -219,17 +219,23 @@ describe("the slot table of assembly/strategies/weights21.ts", () => {
   });
 });
 
-describe("kWeights21 options: a frequency subset, bounds, a warm start", () => {
-  // 40 synthetic factor-model assets over 253 closes: monthly and weekly are low-rank (12 and 52 observations)
-  const p = factorPrices(253, 40, 7);
-  const N = p.tickers.length;
+/** N factor-model assets over 253 closes (seed), with calendar week and month buckets: monthly and weekly low-rank. */
+function calendarInput(N: number, seed: number) {
+  const p = factorPrices(253, N, seed);
   const days = Int32Array.from(p.dates, (d) => parseIsoDay(d)!);
   const week = buckets2(days.subarray(1), "w");
   const month = buckets2(days.subarray(1), "m");
-  const input = {
-    closes: Float64Array.from(p.closes.flat()), N, tickers: p.tickers, weekBucket: week.bucket, nWeeks: week.count,
-    monthBucket: month.bucket, nMonths: month.count, covariance: "sample" as const, hrp: "paper" as const,
+  return {
+    closes: Float64Array.from(p.closes.flat()), N: p.tickers.length, tickers: p.tickers, weekBucket: week.bucket,
+    nWeeks: week.count, monthBucket: month.bucket, nMonths: month.count, covariance: "sample" as const,
+    hrp: "paper" as const,
   };
+}
+
+describe("kWeights21 options: a frequency subset, bounds, a warm start", () => {
+  // 40 synthetic factor-model assets over 253 closes: monthly and weekly are low-rank (12 and 52 observations)
+  const input = calendarInput(40, 7);
+  const N = input.N;
   const full = computeWeights21(wasm, input);
 
   it("each frequency computed alone gives the full call's rows bit for bit, zeros elsewhere", () => {
@@ -313,16 +319,9 @@ describe("kWeights21 options: a frequency subset, bounds, a warm start", () => {
 
 describe("kWeights21 gram option: the paper HRP's distance of distances in row blocks", () => {
   // N = 150 (N' = 152): several 64-row blocks; monthly and weekly low-rank
-  const p = factorPrices(253, 150, 11);
-  const N = p.tickers.length;
+  const input = calendarInput(150, 11);
+  const N = input.N;
   const Np = paddedOrder(N);
-  const days = Int32Array.from(p.dates, (d) => parseIsoDay(d)!);
-  const week = buckets2(days.subarray(1), "w");
-  const month = buckets2(days.subarray(1), "m");
-  const input = {
-    closes: Float64Array.from(p.closes.flat()), N, tickers: p.tickers, weekBucket: week.bucket, nWeeks: week.count,
-    monthBucket: month.bucket, nMonths: month.count, covariance: "sample" as const, hrp: "paper" as const,
-  };
   const full = computeWeights21(wasm, input);
   const bounds = { minWeight: 0.002, maxWeight: 0.02 };
   const boundedFull = computeWeights21(wasm, { ...input, ...bounds });
