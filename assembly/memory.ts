@@ -51,7 +51,7 @@ export function arenaHighWater(): usize {
 }
 
 /**
- * Arena mark/release for long kernels (kWeights21), so scratch of one strategy is reused by the next instead of
+ * Arena mark/release for long kernels (kWeightSet), so scratch of one strategy is reused by the next instead of
  * growing linear memory (N = 1000: ≈ 40 MB per frequency otherwise).
  * Method: specific to the stub runtime (asconfig `runtime: stub`), whose `heap.free` discards a block only when it
  * is the last one (`ptr + mmInfo == offset`). `arenaMark` allocates an empty block; `arenaRelease` widens that

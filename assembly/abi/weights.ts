@@ -24,11 +24,11 @@ import { boxQP, feasibleBounds, waterFill } from "../solvers/box-qp";
 import { mdpBounded } from "../strategies/mdp";
 import { rppWithBounds } from "../strategies/rpp-bounded";
 import { HrpCode, Slot } from "../shared/vocabulary";
-import { weights21, lastFailedSeries as weights21FailedSeries } from "../strategies/weights21";
+import { weightSet, lastFailedSeries as driverFailedSeries, slotsWithDependencies } from "../strategies/driver";
 
-/** The series (response order l2d.*, l2m.*, l2w.*; strategies alphabetical) that made kWeights21 fail, or -1. */
+/** The series (response order l2d.*, l2m.*, l2w.*; strategies alphabetical) that made kWeightSet fail, or -1. */
 export function lastFailedSeries(): i32 {
-  return weights21FailedSeries();
+  return driverFailedSeries();
 }
 
 /** l3ewp: out[N] = 1/N. */
@@ -111,16 +111,25 @@ export function kRppShrunk(X: usize, n: i32, N: i32, out: usize): i32 {
 }
 
 /**
- * All SERIES_COUNT weight vectors from the training closes: see `weights21` in assembly/strategies/weights21.ts
+ * All SERIES_COUNT weight vectors from the training closes: see `weightSet` in assembly/strategies/driver.ts
  * (layout, failure reporting through `lastFailedSeries()`, complexity). `freqMask` (bit `Frequency` f) and
  * `slotMask` (bit `Slot` s) select the rows computed; the others are 0. `gram`, `gramFrom`, `gramTo`: the paper
  * HRP's Gram in row blocks (0, 0, 0 = none; see there).
  */
-export function kWeights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i32, monthBucket: usize, nMonths: i32,
+export function kWeightSet(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i32, monthBucket: usize, nMonths: i32,
   covMode: i32, hrpMode: i32, out: usize, fallback: usize, freqMask: i32, minWeight: f64, maxWeight: f64,
   warm: usize, slotMask: i32, gram: usize, gramFrom: i32, gramTo: i32): i32 {
-  return weights21(P, T, N, weekBucket, nWeeks, monthBucket, nMonths, covMode, hrpMode, out, fallback,
+  return weightSet(P, T, N, weekBucket, nWeeks, monthBucket, nMonths, covMode, hrpMode, out, fallback,
     freqMask, minWeight, maxWeight, warm, slotMask, gram, gramFrom, gramTo);
+}
+
+/**
+ * The slots `kWeightSet` computes for the selection `slotMask` (bit `Slot` s): the selected ones and the rows they
+ * read (mdp and rpp read mdcp; bounded rpp reads gmvp). `bounded` ≠ 0: under weight bounds. Selecting these instead
+ * of `slotMask` keeps the rows read in the output (a walk-forward warm-starts them from the previous date's).
+ */
+export function kSlotsComputed(slotMask: i32, bounded: i32): i32 {
+  return slotsWithDependencies(slotMask, bounded != 0);
 }
 
 /**
@@ -137,12 +146,12 @@ export function kQP(Q: usize, N: i32, lo: f64, hi: f64, warm: usize, out: usize)
 }
 
 /**
- * One strategy under weight bounds on the covariance S (docs/method.md §5.6), as kWeights21 computes it per
+ * One strategy under weight bounds on the covariance S (docs/method.md §5.6), as kWeightSet computes it per
  * frequency: `slot` a `Slot` (ewp, gmvp, hrp (paper), ivp, mdcp, mdp, rpp: rpp without the shrinkage fallback),
  * lo ≤ w_i ≤ hi, `warm` N previous weights or 0. `InfeasibleBounds` when N·hi < 1 or N·lo > 1.
  */
 export function kBoundedWeights(S: usize, N: i32, slot: i32, lo: f64, hi: f64, warm: usize, out: usize): i32 {
-  if (!(lo >= 0.0) || !(hi <= 1.0) || !(lo <= hi) || slot < 0 || slot > <i32>Slot.rpp) return Status.BadDimensions;
+  if (!(lo >= 0.0) || !(hi <= 1.0) || !(lo <= hi) || slot < 0) return Status.BadDimensions;
   let st = checkedCorrelation(S, N);
   if (st != Status.Ok) return st;
   if (!feasibleBounds(N, lo, hi)) return Status.InfeasibleBounds;
@@ -158,7 +167,9 @@ export function kBoundedWeights(S: usize, N: i32, slot: i32, lo: f64, hi: f64, w
     case Slot.mdp: return mdpBounded(S, vol, N, lo, hi, out, warm);
     case Slot.rpp: return rppWithBounds(S, N, lo, hi, out, warm);
     case Slot.ivp: st = ivp(S, N, out); break;
-    default: st = hrpWeights(S, corr, N, HrpCode.paper, out, 0, 0);
+    case Slot.hrp: st = hrpWeights(S, corr, N, HrpCode.paper, out, 0, 0); break;
+    // a strategy without a case here (one that reads more than Σ) is refused, never answered by another one
+    default: return Status.BadDimensions;
   }
   if (st == Status.Ok) waterFill(out, N, lo, hi, out);
   return st;

@@ -5,7 +5,7 @@
  *
  * Adding a strategy (docs/architecture.md): add its id to `Slot` in alphabetical position (the response order is
  * alphabetical within a frequency), write `assembly/strategies/<id>.ts`, add its row to the slot table of
- * `assembly/strategies/weights21.ts`. The host derives the ids, the series count and every list from here.
+ * `assembly/strategies/driver.ts`. The host derives the ids, the series count and every list from here.
  */
 
 /** The l2 layer, in response order (alphabetical): d = daily, m = monthly, w = weekly returns. */

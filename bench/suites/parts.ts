@@ -8,7 +8,7 @@
  *  hand-off   a round trip to a pool worker carrying the task (the store snapshot is shared memory) with a tiny
  *             result (the cost of piscina + structured clone, no compute)
  *  align      the inner join of the 20 series into typed arrays (worker)
- *  weights21  the 21 weight vectors from the 252 training closes (WASM kernels)
+ *  weightSet  the 21 weight vectors from the 252 training closes (WASM kernels)
  *  paths      the buy-and-hold values of the 21 portfolios over the test days (WASM kernel)
  *  dates      the test days formatted as YYYY-MM-DD keys; and as the worker gets them (sliced from the strings of
  *             the tickers' calendar, formatted once per thread: src/pipeline/align.ts alignedDates)
@@ -94,7 +94,7 @@ export default async function parts(): Promise<void> {
 
   add("align (typed)", await time(() => sink.push(alignTyped(store, tickers).days.length)));
   let weights: Float64Array = new Float64Array(0);
-  add("weights21 (WASM)", await time(() => {
+  add("weightSet (WASM)", await time(() => {
     weights = trainingWeights(kernels, prices.tickers, prices.days.subarray(0, TRAINING_DAYS),
       prices.closes.subarray(0, TRAINING_DAYS * N), opts).weights;
   }));

@@ -21,7 +21,7 @@ export default async function pipeline(): Promise<void> {
   const weights = new Bench({ time: 400, warmupTime: 100, iterations: 5, warmupIterations: 1 });
   for (const N of [20, 100, 500, 1000]) {
     const prices = factorPrices(253, N, N);
-    weights.add(`library:weights21:n=${N}:t=252`, () => {
+    weights.add(`library:weightSet:n=${N}:t=252`, () => {
       const w = engine.weights(prices);
       consume(w["l1r.l2d.l3rpp"][0]);
     });

@@ -4,12 +4,12 @@
  * 10 bps costs, through the pipeline's own orchestration (src/pipeline/rebalance.ts `rebalancedPaths`).
  *
  * Rows:
- *   rebalance:monthly:n=100:warm   the whole backtest: initial weights, one weights21 per rebalance date
+ *   rebalance:monthly:n=100:warm   the whole backtest: initial weights, one weightSet per rebalance date
  *                                  warm-started from the previous set (the default), and the valuation kernel
  *   rebalance:monthly:n=100:cold   the same with every re-optimisation started from nothing (warm = none)
  *   rebalance:sims:monthly:n=20:runs=10
  *                                  library simsReport of the first 20 tickers, 10 runs, each rebalanced monthly on
- *                                  its simulated closes (one weights21 per run and date; covariance "shrink", see
+ *                                  its simulated closes (one weightSet per run and date; covariance "shrink", see
  *                                  below), beside the buy-and-hold sims
  * For each: the number of re-optimisations, the total time, the time spent in the re-optimisations and the time per
  * re-optimisation (median of REPEATS runs), and the largest weight difference warm vs cold (the warm start is a hint

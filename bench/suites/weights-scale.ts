@@ -3,7 +3,7 @@
  * run), T = 253 seeded factor-model closes (bench/prices.ts), fixed 5- and 21-row week/month buckets.
  *
  * Reported per N:
- *   - the whole `kWeights21` call with `hrp: "paper"` and with `hrp: "direct"` (sample covariance), and the direct
+ *   - the whole `kWeightSet` call with `hrp: "paper"` and with `hrp: "direct"` (sample covariance), and the direct
  *     call restricted to each frequency (`frequencies: [f]`: what one part of a split request computes);
  *   - its parts, each timed as the stand-alone kernel on the same inputs of the three frequencies and summed over
  *     them: the three covariances; gmvp and mdcp on Σ_f (the stand-alone kernels: without the low-rank factor the
@@ -37,7 +37,7 @@ import { runSplit, splitParts, type SplitPlan, type WeightsPart } from "../../sr
 import type { BacktestTask, WeightsPartTask } from "../../src/workers/tasks.js";
 import { Wasm } from "../../src/engine/wasm.js";
 import {
-  computeWeights21, hrpTree, hrpWeights, paddedOrder, tryRppShrunk, tryStrategyWeights, type Weights21Input,
+  computeWeightSet, hrpTree, hrpWeights, paddedOrder, tryRppShrunk, tryStrategyWeights, type WeightSetInput,
 } from "../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { covariance } from "../../src/engine/core.js";
@@ -51,7 +51,7 @@ interface Frequency {
   n: number;
 }
 
-function inputs(N: number): { input: Weights21Input; freqs: Frequency[] } {
+function inputs(N: number): { input: WeightSetInput; freqs: Frequency[] } {
   const { closes, tickers } = factorPrices(T, N, 1000 + N);
   const P = Float64Array.from(closes.flat());
   const n = T - 1;
@@ -115,7 +115,7 @@ export default async function weightsScale(): Promise<void> {
     for (const hrp of ["paper", "direct"] as const) {
       row[`whole (hrp ${hrp})`] = timeMs(runs, () => {
         const wasm = Wasm.loadSync({ recycleAboveBytes: Infinity });
-        const w = computeWeights21(wasm, { ...input, hrp });
+        const w = computeWeightSet(wasm, { ...input, hrp });
         sink += w.weights[0];
         fallback = w.fallback;
         if (hrp === "paper") last = { N, highWater: wasm.arenaHighWater, memoryBytes: wasm.memoryBytes };
@@ -125,7 +125,7 @@ export default async function weightsScale(): Promise<void> {
     for (const f of ["d", "m", "w"] as const) {
       row[`whole, only ${f} (direct)`] = timeMs(runs, () => {
         const wasm = Wasm.loadSync({ recycleAboveBytes: Infinity });
-        sink += computeWeights21(wasm, { ...input, hrp: "direct", frequencies: [f] }).weights[0];
+        sink += computeWeightSet(wasm, { ...input, hrp: "direct", frequencies: [f] }).weights[0];
       });
     }
     const wasm = Wasm.loadSync({ recycleAboveBytes: 1024 * 2 ** 20 });
@@ -142,16 +142,16 @@ export default async function weightsScale(): Promise<void> {
     part("  hrp tree direct (3)", (q) => { sink += hrpTree(wasm, S[q], N, "direct").order[0]; });
     // the paper HRP without its Gram: single-frequency hrp-only calls given each frequency's Gram (computed untimed
     // here), i.e. log-returns, covariance, d̃ from G, linkage and bisection; minus the same calls' ivp alone
-    const gramOf = (["d", "m", "w"] as const).map((f) => computeWeights21(wasm, {
+    const gramOf = (["d", "m", "w"] as const).map((f) => computeWeightSet(wasm, {
       ...input, frequencies: [f], strategies: ["hrp"], gramRows: [0, paddedOrder(N)],
     }).gram!);
     wasm.releaseMemory();
     const fq = ["d", "m", "w"] as const;
     part("  hrp paper, Gram given (3 calls)", (q) => {
-      sink += computeWeights21(wasm, { ...input, frequencies: [fq[q]], strategies: ["hrp"], gram: gramOf[q] }).weights[0];
+      sink += computeWeightSet(wasm, { ...input, frequencies: [fq[q]], strategies: ["hrp"], gram: gramOf[q] }).weights[0];
     });
     part("  the same calls with ivp alone (3)", (q) => {
-      sink += computeWeights21(wasm, { ...input, frequencies: [fq[q]], strategies: ["ivp"] }).weights[0];
+      sink += computeWeightSet(wasm, { ...input, frequencies: [fq[q]], strategies: ["ivp"] }).weights[0];
     });
     // rpp as the call computes it: on Σ_f where ERC exists, else the fallback (kRppShrunk, the driver's own path)
     const fellBack = freqs.map((f) => fallback[STRATEGY_IDS.indexOf(`l1r.l2${f.name}.l3rpp` as never)]);

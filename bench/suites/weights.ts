@@ -3,13 +3,13 @@
  * src/engine/weights.ts, so each task includes its one copy in and one copy out.
  *
  * Inputs: seeded one-factor closes from bench/prices.ts (252 training closes → 251 daily log-returns); Σ is the
- * daily sample covariance of those returns; weekly/monthly buckets for `weights21` are fixed 5- and 21-row blocks
+ * daily sample covariance of those returns; weekly/monthly buckets for `weightSet` are fixed 5- and 21-row blocks
  * (the kernel only sees bucket indices). Tasks:
  *   boundary:copy-in-out:n=…        reset, copy 252×N closes in, call a no-op export, copy 21×N out
  *   kernel:covariance:n=…:t=251     sample covariance of the returns
  *   kernel:<strategy>:n=…           each strategy on Σ (hrp = paper variant; hrp-direct beside it)
  *   kernel:shrink:n=…:t=251         Schäfer–Strimmer shrunk covariance
- *   weights21:n=…:t=252             all 21 vectors from the closes (sample covariance, paper HRP)
+ *   weightSet:n=…:t=252             all 21 vectors from the closes (sample covariance, paper HRP)
  *   pa:<strategy>:n=…               npm portfolio-allocation 0.0.11 on the same Σ (scaled to unit mean variance, as
  *                                   its tests need): N = 20 and 100; N = 500 without mdp (one call took 49 s);
  *                                   not at N = 1000. The ratio pa/kernel is printed.
@@ -19,7 +19,7 @@ import { Bench } from "tinybench";
 import { createRequire } from "node:module";
 import { Wasm } from "../../src/engine/wasm.js";
 import {
-  computeWeights21, ewpWeights, gmvpWeights, hrpWeights, ivpWeights, mdcpWeights, mdpWeights, rppWeights,
+  computeWeightSet, ewpWeights, gmvpWeights, hrpWeights, ivpWeights, mdcpWeights, mdpWeights, rppWeights,
   shrinkCovariance,
 } from "../../src/engine/weights.js";
 import { boundaryRoundTrip, covariance } from "../../src/engine/core.js";
@@ -80,7 +80,7 @@ export default async function weights(): Promise<void> {
     bench.add(`kernel:mdp:n=${N}`, () => consume(mdpWeights(wasm, S, N)));
     bench.add(`kernel:rpp:n=${N}`, () => consume(rppWeights(wasm, S, N)));
     bench.add(`kernel:shrink:n=${N}:t=251`, () => consume(shrinkCovariance(wasm, inp.R, T - 1, N).covariance));
-    bench.add(`weights21:n=${N}:t=252`, () => consume(computeWeights21(wasm, {
+    bench.add(`weightSet:n=${N}:t=252`, () => consume(computeWeightSet(wasm, {
       closes: inp.P, N, tickers: inp.tickers, weekBucket: inp.weekBucket, nWeeks: inp.nWeeks,
       monthBucket: inp.monthBucket, nMonths: inp.nMonths, covariance: "sample", hrp: "paper",
     }).weights));

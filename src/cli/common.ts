@@ -5,6 +5,8 @@ import type { CovarianceMode, HrpMode, PriceMatrix } from "../domain/types.js";
 import type { PriceStore } from "../store/types.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../domain/vocabulary.js";
 import { seedProblem } from "../pipeline/seed.js";
+import { strategiesProblem } from "../pipeline/validate.js";
+import { DEFAULT_STRATEGIES, STRATEGY_REGISTRY, type Strategy } from "../domain/strategies.js";
 import { alignPrices } from "../pipeline/align.js";
 import { openBackend, storeOfSnapshot } from "../store/backend.js";
 import { UsageError } from "./exit-codes.js";
@@ -21,6 +23,7 @@ export interface CommonOptions {
   hrp: HrpMode;
   maxWeight?: number;
   minWeight?: number;
+  strategies?: Strategy[];
   dataDir?: string;
   databaseUrl?: string;
   json?: boolean;
@@ -66,6 +69,23 @@ export function parseWeightArg(value: string): number {
   return v;
 }
 
+/** `--strategies gmvp,rpp`: registry ids, comma-separated, each once (the library's rule and messages). */
+export function parseStrategiesArg(value: string): Strategy[] {
+  const ids = value.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const why = strategiesProblem(ids);
+  if (why !== undefined) throw new InvalidArgumentError(why.message.replace("/strategies/", "entry "));
+  return ids as Strategy[];
+}
+
+/** The help of --strategies, from the registry: every id with its display name, the default marked. */
+export const STRATEGIES_HELP = "strategies to compute, comma-separated (default: " + DEFAULT_STRATEGIES.join(",") +
+  "): " + STRATEGY_REGISTRY.map((r) => `${r.id} = ${r.name}`).join("; ");
+
+/** The strategy selection of a command's parsed options, as the library takes it (absent when not given). */
+export function strategiesOf(opts: CommonOptions): { strategies?: Strategy[] } {
+  return opts.strategies === undefined ? {} : { strategies: opts.strategies };
+}
+
 /** The weight-bound options of a command's parsed options, as the library takes them (absent when not given). */
 export function boundsOf(opts: CommonOptions): { max_weight?: number; min_weight?: number } {
   return {
@@ -74,7 +94,7 @@ export function boundsOf(opts: CommonOptions): { max_weight?: number; min_weight
   };
 }
 
-/** Adds --start --end --covariance --hrp --max-weight --min-weight --data-dir to a command. */
+/** Adds --start --end --covariance --hrp --max-weight --min-weight --strategies --data-dir to a command. */
 export function withDataOptions(cmd: Command): Command {
   return cmd
     .option("--start <date>", "first date to use (YYYY-MM-DD, inclusive)", parseDateArg)
@@ -83,6 +103,7 @@ export function withDataOptions(cmd: Command): Command {
     .addOption(new Option("--hrp <mode>", "HRP clustering input").choices(HRP_MODES).default(DEFAULTS.hrp))
     .addOption(new Option("--max-weight <w>", "largest weight of any ticker, 0 to 1 (default: no cap)").argParser(parseWeightArg))
     .addOption(new Option("--min-weight <w>", "smallest weight of any ticker, 0 to 1 (default: 0)").argParser(parseWeightArg))
+    .addOption(new Option("--strategies <ids>", STRATEGIES_HELP).argParser(parseStrategiesArg))
     .addOption(new Option("--data-dir <dir>", DATA_DIR_HELP).env("DATA_DIR"))
     .addOption(new Option("--database-url <url>", DATABASE_URL_HELP).env("DATABASE_URL"));
 }

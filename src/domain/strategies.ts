@@ -1,16 +1,106 @@
 /**
- * Frequencies, strategies and the 21 strategy ids in response order (docs/method.md §1.2, docs/spec.md §3), derived from the
- * enums of assembly/shared/vocabulary.ts through src/domain/vocabulary.ts: no list is written here.
+ * The strategy registry: one row per strategy (id, display name, description, what it needs, how bounds apply, its
+ * certificate, its fallback, its colour), and the series ids a selection of strategies answers with (docs/method.md
+ * §1.2, §4; docs/spec.md §3). The ids and their order come from the `Slot` enum of assembly/shared/vocabulary.ts
+ * (through src/domain/vocabulary.ts): a row is keyed by that enum, so a strategy without a row, or a row without a
+ * kernel, does not compile. The zod enums, the OpenAPI text, `/v1/info`, the CLI's choices and help, and the web
+ * page's picker, names, colours and legend all read this module; nothing restates it.
+ *
+ * Plain TypeScript without Node imports: the web page imports the compiled module (`/lib/domain/strategies.js`).
  */
 import { FREQUENCY_NAMES, STRATEGY_NAMES, type Frequency, type Strategy } from "./vocabulary.js";
 
 export type { Frequency, Strategy } from "./vocabulary.js";
 
+/** What a strategy reads from its frequency (docs/method.md §2): the inputs the engine prepares for it. */
+export type StrategyNeed = "returns" | "covariance" | "correlation" | "clustering" | "mean";
+
+/**
+ * How `min_weight`/`max_weight` apply (docs/method.md §5.6): "optimised" = the bounds are constraints of the
+ * strategy's own problem; "clipped" = the unbounded weights are clipped to the box and the excess redistributed
+ * (water-filling); "inside" = the weights lie inside every feasible box already.
+ */
+export type BoundsRule = "optimised" | "clipped" | "inside";
+
+/**
+ * A fallback a strategy may take, reported per series: "covariance" = solved on the shrunk covariance because its
+ * problem has no solution on the sample one (`x-covariance-fallback`); "gmvp" = the gmvp weights because no portfolio
+ * has a positive expected return (`x-gmvp-fallback`).
+ */
+export type FallbackKind = "covariance" | "gmvp";
+
+export interface StrategyRow {
+  id: Strategy;
+  /** Display name (the page, the CLI, `/v1/info`). */
+  name: string;
+  /** One line: what the strategy does. */
+  description: string;
+  needs: readonly StrategyNeed[];
+  bounds: BoundsRule;
+  /** What the engine checks before it answers (docs/method.md §4). */
+  certificate: string;
+  /** One of PathLit's strategies: part of the default selection (the PathLit-shaped response). */
+  pathlit: boolean;
+  fallback?: FallbackKind;
+  /** Line colour on the page (Okabe–Ito for PathLit's seven; black marks the equal-weight baseline). */
+  colour: string;
+}
+
+/** The rows, keyed by the enum (every strategy has exactly one); the registry order is the enum's (alphabetical). */
+const ROWS: { [S in Strategy]: Omit<StrategyRow, "id"> } = {
+  ewp: {
+    name: "Equal weight", description: "1/N in every asset.", needs: [], bounds: "inside",
+    certificate: "exact (1/N)", pathlit: true, colour: "#000000",
+  },
+  gmvp: {
+    name: "Global minimum variance", description: "Long-only portfolio of least variance.",
+    needs: ["covariance"], bounds: "optimised", certificate: "KKT of the simplex (or box) QP", pathlit: true,
+    colour: "#0072B2",
+  },
+  hrp: {
+    name: "Hierarchical risk parity",
+    description: "Single-linkage tree of the correlation distances, inverse-variance bisection (López de Prado 2016).",
+    needs: ["covariance", "clustering"], bounds: "clipped", certificate: "exact recursion (weights ≥ 0, sum 1)",
+    pathlit: true, colour: "#D55E00",
+  },
+  ivp: {
+    name: "Inverse volatility", description: "Weights proportional to 1/σ.", needs: ["covariance"],
+    bounds: "clipped", certificate: "exact (closed form)", pathlit: true, colour: "#009E73",
+  },
+  mdcp: {
+    name: "Maximum decorrelation", description: "Long-only minimum of wᵀCw on the correlation matrix.",
+    needs: ["correlation"], bounds: "optimised", certificate: "KKT of the simplex (or box) QP", pathlit: true,
+    colour: "#CC79A7",
+  },
+  mdp: {
+    name: "Maximum diversification",
+    description: "Most diversified portfolio: the maximum decorrelation solution rescaled by 1/σ.",
+    needs: ["covariance", "correlation"], bounds: "optimised", certificate: "KKT of the (bounded) diversification ratio",
+    pathlit: true, colour: "#E69F00",
+  },
+  rpp: {
+    name: "Risk parity", description: "Equal risk contributions (Spinu's convex form).",
+    needs: ["covariance", "correlation"], bounds: "optimised", certificate: "equal risk contributions to 1e-10",
+    pathlit: true, fallback: "covariance", colour: "#56B4E9",
+  },
+};
+
+/** The registry, in registry order (= the response order of the strategies within a frequency). */
+export const STRATEGY_REGISTRY: readonly StrategyRow[] = STRATEGY_NAMES.map((id) => ({ id, ...ROWS[id] }));
+
+/** A strategy's row. */
+export function strategyRow(id: Strategy): StrategyRow {
+  return STRATEGY_REGISTRY[STRATEGY_NAMES.indexOf(id)];
+}
+
 /** l2 layer: d = daily, m = monthly, w = weekly (alphabetical: the response order). */
 export const FREQUENCIES: readonly Frequency[] = FREQUENCY_NAMES;
 
-/** l3 layer, alphabetical: the response order within a frequency. */
+/** Every strategy, in registry order. */
 export const STRATEGIES: readonly Strategy[] = STRATEGY_NAMES;
+
+/** The default selection: PathLit's strategies, in registry order (a request without `strategies` gets these). */
+export const DEFAULT_STRATEGIES: readonly Strategy[] = STRATEGY_REGISTRY.filter((r) => r.pathlit).map((r) => r.id);
 
 export type StrategyId = `l1r.l2${Frequency}.l3${Strategy}`;
 
@@ -18,8 +108,53 @@ export function strategyId(f: Frequency, s: Strategy): StrategyId {
   return `l1r.l2${f}.l3${s}`;
 }
 
-/** The 21 ids in the fixed response order: l2d.*, l2m.*, l2w.*, strategies alphabetical within each. */
-export const STRATEGY_IDS: readonly StrategyId[] = FREQUENCIES.flatMap((f) => STRATEGIES.map((s) => strategyId(f, s)));
+/** Whether a string is a known strategy id (of the registry). */
+export function isStrategy(s: string): s is Strategy {
+  return (STRATEGY_NAMES as readonly string[]).includes(s);
+}
+
+/**
+ * The strategies a request selected, as the engine lays them out. The engine computes a weight set in its full
+ * layout (`SERIES_COUNT` rows: series f·STRATEGY_COUNT + slot, zero where not computed); a response holds the
+ * selected series only, frequency by frequency, the strategies in registry order (`ids`), row k of it being row
+ * `series[k]` of the full layout.
+ */
+export interface Selection {
+  /** The selected strategies, in registry order, unique. */
+  strategies: readonly Strategy[];
+  /** The response's series ids: l2d.* then l2m.* then l2w.*, strategies in registry order. */
+  ids: readonly StrategyId[];
+  /** For each id, its row in the full layout. */
+  series: readonly number[];
+}
+
+/** The selection of `strategies` (any order, duplicates ignored; default: DEFAULT_STRATEGIES). */
+export function selectStrategies(strategies: readonly Strategy[] = DEFAULT_STRATEGIES): Selection {
+  const chosen = STRATEGY_NAMES.filter((s) => strategies.includes(s));
+  const ids: StrategyId[] = [];
+  const series: number[] = [];
+  FREQUENCY_NAMES.forEach((f, q) => {
+    for (const s of chosen) {
+      ids.push(strategyId(f, s));
+      series.push(q * STRATEGY_NAMES.length + STRATEGY_NAMES.indexOf(s));
+    }
+  });
+  return { strategies: chosen, ids, series };
+}
+
+/** The default selection (PathLit's response). */
+export const DEFAULT_SELECTION: Selection = selectStrategies();
+
+/** The ids of the default (PathLit-shaped) response, in its fixed order: l2d.*, l2m.*, l2w.*. */
+export const STRATEGY_IDS: readonly StrategyId[] = DEFAULT_SELECTION.ids;
+
+/** Every series id of the full layout (row s of an engine weight set is ALL_SERIES_IDS[s]). */
+export const ALL_SERIES_IDS: readonly StrategyId[] = selectStrategies(STRATEGY_NAMES).ids;
+
+/** The strategy of a series id. */
+export function strategyOfId(id: StrategyId): Strategy {
+  return id.slice(id.indexOf(".l3") + 3) as Strategy;
+}
 
 /** Number of training closes (docs/method.md §2). */
 export const TRAINING_DAYS = 252;

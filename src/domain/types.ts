@@ -1,5 +1,5 @@
 /** Types of the public library API (docs/spec.md §8). The HTTP layer and the CLI are clients of these. */
-import type { StrategyId } from "./strategies.js";
+import type { Strategy, StrategyId } from "./strategies.js";
 import type { CovarianceMode, HrpMode, SimDrift, SimModel } from "./vocabulary.js";
 
 export type { CovarianceMode, HrpMode, SimDrift, SimModel } from "./vocabulary.js";
@@ -24,6 +24,11 @@ export interface WeightsOptions {
   max_weight?: number;
   /** Smallest weight of any ticker in every strategy, in [0, 1]; at most 1/N and at most max_weight. Absent: 0. */
   min_weight?: number;
+  /**
+   * The strategies computed and answered, ids of the registry (src/domain/strategies.ts), each once, in any order:
+   * the series come in registry order, three frequencies each. Absent: PathLit's seven (the default response).
+   */
+  strategies?: Strategy[];
 }
 
 /** Walk-forward rebalancing (docs/method.md §7.2); paths and sims only. Absent: today's buy and hold. */

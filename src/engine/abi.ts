@@ -48,7 +48,9 @@ export interface EngineExports {
   kShrinkCovariance(X: Ptr, n: number, N: number, out: Ptr, lambda: Ptr): Status;
   kLedoitWolfCovariance(X: Ptr, n: number, N: number, out: Ptr, delta: Ptr): Status;
   kRppShrunk(X: Ptr, n: number, N: number, out: Ptr): Status;
-  kWeights21(P: Ptr, T: number, N: number, weekBucket: Ptr, nWeeks: number, monthBucket: Ptr, nMonths: number,
+  /** The slots kWeightSet computes for a slot mask: the selected ones and the rows they read. */
+  kSlotsComputed(slotMask: number, bounded: number): number;
+  kWeightSet(P: Ptr, T: number, N: number, weekBucket: Ptr, nWeeks: number, monthBucket: Ptr, nMonths: number,
     covMode: number, hrpMode: number, out: Ptr, fallback: Ptr, freqMask: number, minWeight: number, maxWeight: number,
     warm: Ptr, slotMask: number, gram: Ptr, gramFrom: number, gramTo: number): Status;
   kQP(Q: Ptr, N: number, lo: number, hi: number, warm: Ptr, out: Ptr): Status;
@@ -114,7 +116,8 @@ export const ENGINE_EXPORTS = {
   kShrinkCovariance: 5,
   kLedoitWolfCovariance: 5,
   kRppShrunk: 4,
-  kWeights21: 19,
+  kWeightSet: 19,
+  kSlotsComputed: 2,
   kQP: 6,
   kBoundedWeights: 7,
   kRngSeed: 2,

@@ -4,7 +4,7 @@
  */
 import type { Kernels } from "../pipeline/kernels.js";
 import { Wasm, type LoadOptions } from "./wasm.js";
-import { computeWeights21 } from "./weights.js";
+import { computeWeightSet, computedStrategies } from "./weights.js";
 import { simulateCloses, simulateRuns, valuePaths } from "./sims.js";
 import { rebalancePaths, simulationJitter } from "./rebalance.js";
 import { dollarsJsonWriter, valuePathsJson } from "./dollars.js";
@@ -29,7 +29,8 @@ export function kernelsOver(wasm: Wasm, options: KernelsOptions = {}): Kernels {
     }
   };
   return {
-    weights21: (input) => released(() => computeWeights21(wasm, input)),
+    weightSet: (input) => released(() => computeWeightSet(wasm, input)),
+    computedStrategies: (strategies, bounded) => computedStrategies(wasm, strategies, bounded),
     valuePaths: (input) => released(() => valuePaths(wasm, input)),
     simulateRuns: (input) => released(() => simulateRuns(wasm, input)),
     simulateCloses: (input) => released(() => simulateCloses(wasm, input)),

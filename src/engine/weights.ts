@@ -8,10 +8,10 @@ import { arenaOf, type Wasm } from "./wasm.js";
 import type { EngineExports, Ptr } from "./abi.js";
 import { type Naming, type Outcome, valueOf } from "./status.js";
 import { need } from "./core.js";
-import { STRATEGY_IDS } from "../domain/strategies.js";
+import { ALL_SERIES_IDS } from "../domain/strategies.js";
 import {
-  covarianceCode, hrpCode, SERIES_COUNT, STRATEGY_COUNT, type CovarianceMode, type Frequency, type HrpMode,
-  type Strategy,
+  covarianceCode, hrpCode, SERIES_COUNT, STRATEGY_COUNT, STRATEGY_NAMES, type CovarianceMode, type Frequency,
+  type HrpMode, type Strategy,
 } from "../domain/vocabulary.js";
 import { ALL_FREQUENCIES, Frequency as FrequencyCode, Slot } from "../../assembly/shared/vocabulary.js";
 
@@ -171,7 +171,7 @@ export function tryRppShrunk(wasm: Wasm, X: ArrayLike<number>, n: number, N: num
   return { status, badIndex: a.badIndex, value: a.takeF64(out, N) };
 }
 
-export interface Weights21Input {
+export interface WeightSetInput {
   /** T×N training closes, row-major (T = 252 in the service). */
   closes: Float64Array;
   N: number;
@@ -198,7 +198,7 @@ export interface Weights21Input {
   /**
    * The paper HRP's Gram matrix in row blocks, to spread its distance of distances over several workers (one
    * frequency, `strategies: ["hrp"]`, `hrp: "paper"`): `gramRows` [from, to) computes those rows of the frequency's
-   * Gram (`Weights21.gram`, (to − from) × paddedOrder(N); from a multiple of HRP_GRAM_ROWS, to one too or
+   * Gram (`WeightSet.gram`, (to − from) × paddedOrder(N); from a multiple of HRP_GRAM_ROWS, to one too or
    * paddedOrder(N): `gramRowBlocks`) and the hrp row is zero; `gram` (paddedOrder(N)² values, the blocks put
    * together) gives the hrp row from it, bit-identical to the full call's.
    */
@@ -225,6 +225,16 @@ export function strategyMask(strategies: readonly Strategy[] | undefined): numbe
   let mask = 0;
   for (const s of strategies) mask |= 1 << Slot[s];
   return mask;
+}
+
+/**
+ * The strategies `computeWeightSet` computes for a selection (`kSlotsComputed`): the selected ones and the rows they
+ * read, in registry order (mdp and rpp read mdcp; under bounds rpp reads gmvp). A walk-forward selects these, so the
+ * rows read are warm-started from their own previous values exactly as in a call with every strategy.
+ */
+export function computedStrategies(wasm: Wasm, strategies: readonly Strategy[], bounded: boolean): Strategy[] {
+  const mask = arenaOf(wasm).k.kSlotsComputed(strategyMask(strategies), bounded ? 1 : 0);
+  return STRATEGY_NAMES.filter((s) => (mask & (1 << Slot[s])) !== 0);
 }
 
 /** The order of the paper HRP's padded distance block: N rounded up to a multiple of 4 (assembly/cluster/linkage.ts). */
@@ -260,8 +270,8 @@ export function gramRowsAt(N: number, fractions: readonly number[]): [number, nu
   return cuts.slice(1).map((to, i) => [cuts[i], to]);
 }
 
-export interface Weights21 {
-  /** SERIES_COUNT×N, rows in STRATEGY_IDS order. */
+export interface WeightSet {
+  /** SERIES_COUNT×N, the full layout: row s is series ALL_SERIES_IDS[s] (zero where not computed). */
   weights: Float64Array;
   /** The Gram rows asked for with `gramRows`. */
   gram?: Float64Array;
@@ -269,13 +279,13 @@ export interface Weights21 {
   fallback: boolean[];
 }
 
-/** kWeights21's outcome, with the series it names on failure (`lastFailedSeries()`, −1 for none or a bad price). */
-export interface Weights21Outcome extends Outcome<Weights21> {
+/** kWeightSet's outcome, with the series it names on failure (`lastFailedSeries()`, −1 for none or a bad price). */
+export interface WeightSetOutcome extends Outcome<WeightSet> {
   failedSeries: number;
 }
 
-/** All SERIES_COUNT weight vectors from the training closes, without throwing (see `computeWeights21`). */
-export function tryWeights21(wasm: Wasm, input: Weights21Input): Weights21Outcome {
+/** All SERIES_COUNT weight vectors from the training closes, without throwing (see `computeWeightSet`). */
+export function tryWeightSet(wasm: Wasm, input: WeightSetInput): WeightSetOutcome {
   const { closes, N, tickers, weekBucket, nWeeks, monthBucket, nMonths } = input;
   need(Number.isInteger(N) && N >= 1 && closes.length % N === 0,
     `closes must hold T×N values with N = ${N}, got ${closes.length}`);
@@ -305,10 +315,10 @@ export function tryWeights21(wasm: Wasm, input: Weights21Input): Weights21Outcom
     `gramRows must lie in [0, ${Np}]`);
   const gramRowCount = input.gramRows === undefined ? 0 : Math.max(0, gramTo - gramFrom);
   const gram = input.gram !== undefined ? a.f64In(input.gram) : gramRowCount > 0 ? a.f64Out(gramRowCount * Np) : 0;
-  const status = a.k.kWeights21(P, T, N, wb, nWeeks, mb, nMonths, covarianceCode(input.covariance),
+  const status = a.k.kWeightSet(P, T, N, wb, nWeeks, mb, nMonths, covarianceCode(input.covariance),
     hrpCode(input.hrp), out, fb, mask, input.minWeight ?? 0, input.maxWeight ?? 1, warm, slots, gram,
     gramFrom, gramTo);
-  a.verify("kWeights21");
+  a.verify("kWeightSet");
   return {
     status,
     badIndex: a.badIndex,
@@ -326,9 +336,9 @@ export function tryWeights21(wasm: Wasm, input: Weights21Input): Weights21Outcom
  * Errors: a zero-variance asset → DEGENERATE_INPUT naming its ticker; a solver failure → SOLVER_FAILED naming the
  * strategy id (e.g. "l1r.l2m.l3gmvp"); a bad price → DEGENERATE_INPUT naming the ticker.
  */
-export function computeWeights21(wasm: Wasm, input: Weights21Input): Weights21 {
-  const o = tryWeights21(wasm, input);
-  const what = o.failedSeries >= 0 ? STRATEGY_IDS[o.failedSeries] : "weights";
+export function computeWeightSet(wasm: Wasm, input: WeightSetInput): WeightSet {
+  const o = tryWeightSet(wasm, input);
+  const what = o.failedSeries >= 0 ? ALL_SERIES_IDS[o.failedSeries] : "weights";
   return valueOf(o, { what, tickers: input.tickers }, input.N);
 }
 

@@ -7,6 +7,7 @@ import type { ResponseMeta } from "../pipeline/respond.js";
 export const HEADER = {
   tickers: "x-tickers",
   covarianceFallback: "x-covariance-fallback",
+  gmvpFallback: "x-gmvp-fallback",
   seed: "x-simulation-seed",
   model: "x-simulation-model",
   generator: "x-simulation-generator",
@@ -31,6 +32,8 @@ export function metaHeaders(meta: ResponseMeta | undefined): Record<string, stri
   const echoed = meta.tickers.join(",");
   if (VISIBLE_ASCII.test(echoed)) h[HEADER.tickers] = echoed;
   if (meta.covarianceFallback.length > 0) h[HEADER.covarianceFallback] = meta.covarianceFallback.join(",");
+  // Only with a strategy that has this fallback (msr): at most three series, one per frequency.
+  if (meta.gmvpFallback !== undefined) h[HEADER.gmvpFallback] = meta.gmvpFallback.join(",");
   if (meta.sims) {
     h[HEADER.seed] = meta.sims.seed;
     h[HEADER.model] = meta.sims.model;

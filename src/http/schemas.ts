@@ -7,14 +7,14 @@
 import { z } from "zod";
 import { DATE_RULE, isIsoDate } from "../domain/dates.js";
 import { invalidRequest, toPointer, type PointerProblem } from "../domain/problems.js";
-import { STRATEGY_IDS } from "../domain/strategies.js";
+import { DEFAULT_STRATEGIES, STRATEGIES, STRATEGY_IDS, STRATEGY_REGISTRY } from "../domain/strategies.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../domain/vocabulary.js";
 import type { FolioError } from "../errors.js";
 import { SEED_FORMS, SEED_NUMBER_MAX, SEED_STRING, seedProblem } from "../pipeline/seed.js";
 import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
 } from "../pipeline/rebalance.js";
-import { costsProblem, rebalanceProblem } from "../pipeline/validate.js";
+import { costsProblem, rebalanceProblem, STRATEGY_MESSAGES } from "../pipeline/validate.js";
 
 const TICKER_RE = /^[\x21-\x7e]{1,32}$/;
 
@@ -84,7 +84,7 @@ const rebalanceFields = {
     `Walk-forward rebalancing: ${REBALANCE_CALENDAR.map((x) => JSON.stringify(x)).join(", ")} or an integer k ` +
       `(1..${MAX_REBALANCE_DAYS}, every k-th test day); default "${REBALANCE_DEFAULTS.rebalance}" (buy and hold, ` +
       "PathLit's). Calendar rules trade on the first test day of each new month, quarter or year. At each date the " +
-      "21 weight vectors are recomputed from the closes before it and the portfolio is traded to them at that close " +
+      "selected weight vectors are recomputed from the closes before it and the portfolio is traded to them at that close " +
       "(sims: on the run's simulated closes). Not accepted by /weights. Header x-rebalance-count: the number of dates."),
   window: WindowMode.optional().describe(
     `Closes the weights of a rebalance date come from: "rolling" (the 252 before it, default) or "expanding" ` +
@@ -141,7 +141,27 @@ const Weight = z
   .min(0, { error: "must be a number from 0 to 1" })
   .max(1, { error: "must be a number from 0 to 1" });
 
+/**
+ * `strategies`: registry ids (src/domain/strategies.ts), each once; the messages are the library's
+ * (src/pipeline/validate.ts `STRATEGY_MESSAGES`).
+ */
+export const Strategies = z
+  .array(z.enum(STRATEGIES, { error: (iss) => STRATEGY_MESSAGES.unknown(iss.input) }), { error: STRATEGY_MESSAGES.list() })
+  .min(1, { error: STRATEGY_MESSAGES.list() })
+  .superRefine((xs, ctx) => {
+    xs.forEach((x, i) => {
+      const first = xs.indexOf(x);
+      if (first !== i) ctx.addIssue({ code: "custom", path: [i], message: STRATEGY_MESSAGES.twice(x, first) });
+    });
+  });
+
+const strategiesDoc = "The strategies computed and answered, each once, in any order: " +
+  STRATEGY_REGISTRY.map((r) => `${r.id} (${r.name})`).join(", ") + `. Default: ${DEFAULT_STRATEGIES.join(", ")} ` +
+  "(PathLit's; the response is then PathLit's, byte for byte). The series come frequency by frequency (l2d, l2m, " +
+  "l2w), the strategies in the order above; only the selected strategies are computed.";
+
 const weightsFields = {
+  strategies: Strategies.optional().describe(strategiesDoc),
   covariance: Covariance.optional().describe(
     `Covariance estimator: ${COVARIANCE_MODES.join(" or ")}; default "${DEFAULTS.covariance}" (shrink = Schäfer–Strimmer, ledoit-wolf = Ledoit–Wolf towards the scaled identity).`),
   hrp: Hrp.optional().describe(
@@ -209,7 +229,7 @@ export function makeSchemas(limits: SchemaLimits) {
       "A simulation request. Each run draws i.i.d. normal daily log-returns with each asset's training mean and standard " +
         'deviation (or, with model "correlated", multivariate normal with the training mean vector and covariance; ' +
         'with model "bootstrap", whole training days resampled in blocks), compounds them from the first test-day ' +
-        "close, and values the 21 portfolios on them.");
+        "close, and values the selected portfolios on them.");
   return { OptimiserBody, SimsBody };
 }
 
@@ -220,22 +240,24 @@ export const TickerParams = z.strictObject({ ticker: z.string().min(1).max(64) }
 
 // ---- response schemas (documentation only: responses are serialised by the workers, not re-validated) ----
 
-const strategyIdDoc = `One of the 21 strategy ids, in this order: ${STRATEGY_IDS.join(", ")}.`;
+const strategyIdDoc = "A series id l1r.l2<frequency>.l3<strategy>; by default the PathLit series, in this order: " +
+  `${STRATEGY_IDS.join(", ")}. With \`strategies\`, the selected strategies' series in the same order (frequency by ` +
+  "frequency, strategies in registry order).";
 
 export const WeightsResponse = z
   .record(z.string(), z.array(z.number()))
-  .describe(`Strategy id → N weights in request ticker order (21 keys). ${strategyIdDoc}`);
+  .describe(`Strategy id → N weights in request ticker order (one key per series). ${strategyIdDoc}`);
 
 export const StrategySeries = z
   .object({ PATH: z.string().describe(strategyIdDoc) })
   .catchall(z.string().regex(/^\d+\.\d{2}$/))
   .describe('"PATH" first, then one key per test date (YYYY-MM-DD, ascending) → dollar value with 2 decimals.');
 
-export const PathsResponse = z.array(StrategySeries).describe("The 21 strategy series in the fixed order.");
+export const PathsResponse = z.array(StrategySeries).describe("The selected strategies' series in the fixed order.");
 
 export const SimsResponse = z
   .record(z.string(), PathsResponse)
-  .describe("run_1 … run_n, each the 21 series valued on that run's simulated prices.");
+  .describe("run_1 … run_n, each the selected series valued on that run's simulated prices.");
 
 const stat = (d: string) => z.number().nullable().describe(d);
 /** One row of POST /v1/optimiser/report (src/report/summary.ts `StrategySummary`; definitions in docs/method.md §7.1). */
@@ -252,7 +274,7 @@ export const SummaryRow = z.object({
   var_95: stat("Historical 95 % value at risk of the daily simple returns, a positive loss fraction (type-7 5th percentile, negated)."),
   cvar_95: stat("Historical 95 % conditional value at risk: minus the mean of the daily simple returns at or below the VaR quantile."),
 }).describe("Summary statistics of one strategy series; null where a figure is undefined (docs/method.md §7.1).");
-export const ReportResponse = z.array(SummaryRow).describe("One summary row per strategy series (21 rows).");
+export const ReportResponse = z.array(SummaryRow).describe("One summary row per strategy series, in response order.");
 
 export const InfoResponse = z
   .object({
@@ -261,7 +283,11 @@ export const InfoResponse = z
     synthetic: z.boolean(),
     data: z.string(),
     tickers: z.number().int(),
-    strategies: z.array(z.string()),
+    strategies: z.array(z.string()).describe("The default response's series ids, in order."),
+    strategy_registry: z.array(z.object({
+      id: z.string(), name: z.string(), description: z.string(), needs: z.array(z.string()), bounds: z.string(),
+      certificate: z.string(), default: z.boolean(), fallback: z.string().optional(), colour: z.string(),
+    })).optional().describe("Every strategy a request may select (`strategies`), in response order."),
     options: z.object({
       covariance: z.array(z.enum(COVARIANCE_MODES)),
       hrp: z.array(z.enum(HRP_MODES)),

@@ -1,15 +1,14 @@
 /**
  * The library engine (docs/decisions.md, Library): a thin adapter over the one request orchestrator
  * (src/pipeline/respond.ts). It checks the public `PriceMatrix` (`number[][]`, ISO dates) once into typed arrays,
- * runs `compute`, and shapes the numbers into report objects. The response objects (21 × T keyed objects per run)
+ * runs `compute`, and shapes the numbers into report objects. The response objects (series × T keyed objects per run)
  * are built lazily, only when a caller reads them.
  */
-import { STRATEGY_IDS } from "../domain/strategies.js";
+import type { StrategyId } from "../domain/strategies.js";
 import type {
   Engine, PathsRebalance, PathsReport, PriceMatrix, SimsOptions, SimsRebalance, SimsReport, SimsResponse, Weights,
   WeightsOptions, WeightsReport,
 } from "../domain/types.js";
-import { SERIES_COUNT } from "../domain/vocabulary.js";
 import { summarizeRebalance, type RebalanceOutcome } from "./rebalance.js";
 import { toSeries } from "./format.js";
 import type { Kernels } from "./kernels.js";
@@ -25,16 +24,19 @@ function run(kernels: Kernels, kind: RespondKind, prices: PriceMatrix, options: 
   return compute(kernels, kind, p, opts);
 }
 
-function weightsRecord(w: Float64Array, N: number): Weights {
+function weightsRecord(ids: readonly StrategyId[], w: Float64Array, N: number): Weights {
   const weights = {} as Weights;
-  STRATEGY_IDS.forEach((id, s) => {
+  ids.forEach((id, s) => {
     weights[id] = Array.from(w.subarray(s * N, (s + 1) * N));
   });
   return weights;
 }
 
 function weightsReport(c: Computation): WeightsReport {
-  return { weights: weightsRecord(c.weights, c.tickers.length), covarianceFallback: c.covarianceFallback };
+  return {
+    weights: weightsRecord(c.ids, c.weights, c.tickers.length), covarianceFallback: c.covarianceFallback,
+    ...(c.gmvpFallback.length > 0 ? { gmvpFallback: c.gmvpFallback } : {}),
+  };
 }
 
 /** The rebalancing part of a sims report (series rows: means over runs), or of a paths report's. */
@@ -43,17 +45,18 @@ function simsRebalance(o: RebalanceOutcome): SimsRebalance {
   return { rule: rule as SimsRebalance["rule"], window, costs_bps: costsBps, dates: o.dates, series: summarizeRebalance(o) };
 }
 
-/** The paths report's rebalancing: the weight schedule and each trade's turnover and costs (R rows × 21 series). */
+/** The paths report's rebalancing: the weight schedule and each trade's turnover and costs (R rows × S series). */
 function pathsRebalance(o: RebalanceOutcome, N: number): PathsRebalance {
-  const setSize = SERIES_COUNT * N;
+  const S = o.ids.length;
+  const setSize = S * N;
   const R = o.rows.length + 1;
   const schedule: Weights[] = [];
   const turnover: Float64Array[] = [];
   const costs: Float64Array[] = [];
   for (let j = 0; j < R; j++) {
-    schedule.push(weightsRecord(o.weights!.subarray(j * setSize, (j + 1) * setSize), N));
-    turnover.push(o.turnover[0].slice(j * SERIES_COUNT, (j + 1) * SERIES_COUNT));
-    costs.push(o.costs[0].slice(j * SERIES_COUNT, (j + 1) * SERIES_COUNT));
+    schedule.push(weightsRecord(o.ids, o.weights!.subarray(j * setSize, (j + 1) * setSize), N));
+    turnover.push(o.turnover[0].slice(j * S, (j + 1) * S));
+    costs.push(o.costs[0].slice(j * S, (j + 1) * S));
   }
   return { ...simsRebalance(o), schedule, turnover, costs };
 }
@@ -80,7 +83,7 @@ export function makeEngine(kernels: Kernels): Engine {
       const values = c.values!;
       const report: Omit<PathsReport, "series"> = { ...weightsReport(c), dates, values };
       if (c.rebalance) report.rebalance = pathsRebalance(c.rebalance, c.tickers.length);
-      return lazy(report, "series", () => toSeries(STRATEGY_IDS, dates, values));
+      return lazy(report, "series", () => toSeries(c.ids, dates, values));
     },
 
     simsReport(prices: PriceMatrix, options?: SimsOptions): SimsReport {
@@ -96,7 +99,7 @@ export function makeEngine(kernels: Kernels): Engine {
       return lazy(report, "runs", () => {
         const runs = {} as SimsResponse;
         values.forEach((r, k) => {
-          runs[`run_${k + 1}`] = toSeries(STRATEGY_IDS, dates, r);
+          runs[`run_${k + 1}`] = toSeries(c.ids, dates, r);
         });
         return runs;
       });

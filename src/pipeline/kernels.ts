@@ -2,17 +2,23 @@
  * What the pipeline needs from the engine's kernels. src/engine implements it over WebAssembly (the input and
  * output types are the typed wrappers' own); the pipeline never sees a pointer.
  */
-import type { Weights21, Weights21Input } from "../engine/weights.js";
+import type { WeightSet, WeightSetInput } from "../engine/weights.js";
+import type { Strategy } from "../domain/strategies.js";
 import type { SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, ValuePathsInput } from "../engine/sims.js";
 import type { DollarsJsonWriter, PathsJsonLayout } from "../engine/dollars.js";
 import type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput } from "../engine/rebalance.js";
 
-export type { Weights21, Weights21Input, SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, ValuePathsInput };
+export type { WeightSet, WeightSetInput, SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, ValuePathsInput };
 export type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput, DollarsJsonWriter, PathsJsonLayout };
 
 export interface Kernels {
-  /** The 21 weight vectors (21×N, response order) from training closes and calendar buckets. */
-  weights21(input: Weights21Input): Weights21;
+  /**
+   * The weight set from training closes and calendar buckets: SERIES_COUNT×N in the full layout (row s = series
+   * ALL_SERIES_IDS[s]), the rows of the strategies asked for computed, the others zero.
+   */
+  weightSet(input: WeightSetInput): WeightSet;
+  /** The strategies `weightSet` computes for a selection: the selected ones and the rows they read (registry order). */
+  computedStrategies(strategies: readonly Strategy[], bounded: boolean): Strategy[];
   /** Buy-and-hold values (S×nTest) of S weight vectors on the test closes. */
   valuePaths(input: ValuePathsInput): Float64Array;
   /** Seeded simulated runs (runCount×S×nTest) and the Cholesky jitter used. */

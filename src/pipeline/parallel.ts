@@ -2,18 +2,18 @@
  * The library's multi-core weights (issue #14 item 2; docs/decisions.md "Splitting one large request"): the three
  * frequencies' weights of one request in three worker threads, assembled into the same `WeightsReport` as
  * `engine.weightsReport` (bit for bit: a frequency computed alone gives the full call's rows,
- * assembly/strategies/weights21.ts). Worth it for large N only (each thread loads the engine: tens of ms).
+ * assembly/strategies/driver.ts). Worth it for large N only (each thread loads the engine: tens of ms).
  *
  * The worker is the compiled `dist/src/pipeline/parallel-worker.js` (`npm run build` first, as for the service).
  */
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { projectRoot } from "../config.js";
-import { STRATEGY_IDS } from "../domain/strategies.js";
+import { selectStrategies } from "../domain/strategies.js";
 import type { PriceMatrix, Weights, WeightsOptions, WeightsReport } from "../domain/types.js";
-import { FREQUENCY_NAMES, SERIES_COUNT, type Frequency } from "../domain/vocabulary.js";
+import { FREQUENCY_NAMES, STRATEGY_COUNT, type Frequency } from "../domain/vocabulary.js";
 import { fromWire, type WireError } from "../errors.js";
-import { optionsFor, type PrecomputedWeights } from "./respond.js";
+import { fallbackIds, optionsFor, type PrecomputedWeights } from "./respond.js";
 import { checkPrices } from "./validate.js";
 
 /** What the main thread sends a weights thread: the checked prices (typed arrays, copied) and one frequency. */
@@ -49,20 +49,24 @@ function runPart(part: ParallelPart): Promise<ParallelResult> {
  * is thrown, as the single call would).
  */
 export async function weightsReportParallel(prices: PriceMatrix, options?: WeightsOptions): Promise<WeightsReport> {
-  optionsFor("weights", options);
+  const selection = selectStrategies(optionsFor("weights", options).strategies);
   const p = checkPrices(prices);
   const results = await Promise.all(FREQUENCY_NAMES.map((frequency) => runPart({
     tickers: p.tickers, dates: p.dates, days: p.days, closes: p.closes, options, frequency,
   })));
   for (const r of results) if (!r.ok) throw fromWire(r.error);
   const N = p.N;
-  const block = SERIES_COUNT / FREQUENCY_NAMES.length;
   const weights = {} as Weights;
-  const covarianceFallback: WeightsReport["covarianceFallback"] = [];
-  STRATEGY_IDS.forEach((id, s) => {
-    const r = results[Math.floor(s / block)] as { ok: true; weights: PrecomputedWeights };
+  const fallback: boolean[] = [];
+  selection.ids.forEach((id, k) => {
+    const s = selection.series[k];
+    const r = results[Math.floor(s / STRATEGY_COUNT)] as { ok: true; weights: PrecomputedWeights };
     weights[id] = Array.from(r.weights.weights.subarray(s * N, (s + 1) * N));
-    if (r.weights.fallback[s]) covarianceFallback.push(id);
+    fallback[s] = r.weights.fallback[s];
   });
-  return { weights, covarianceFallback };
+  const gmvpFallback = fallbackIds(selection, fallback, "gmvp");
+  return {
+    weights, covarianceFallback: fallbackIds(selection, fallback, "covariance"),
+    ...(gmvpFallback.length > 0 ? { gmvpFallback } : {}),
+  };
 }

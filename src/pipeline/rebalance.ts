@@ -8,8 +8,7 @@
  * byte for byte.
  */
 import { monthIndex } from "../domain/dates.js";
-import { TRAINING_DAYS, STRATEGY_IDS, type StrategyId } from "../domain/strategies.js";
-import { SERIES_COUNT } from "../domain/vocabulary.js";
+import { DEFAULT_SELECTION, TRAINING_DAYS, type Selection, type StrategyId } from "../domain/strategies.js";
 import type { Kernels, SimulateClosesInput } from "./kernels.js";
 
 /** `rebalance`: a calendar rule, or every k trading days (an integer ≥ 1). */
@@ -73,38 +72,48 @@ export function windowStart(t: number, window: WindowMode): number {
 }
 
 /**
- * The 21 weight vectors from the closes of absolute rows start … end−1, warm-started from `warm` (the previous
- * SERIES_COUNT×N set) when given: respond.ts's `trainingWeights` on that window (calendar buckets rebuilt for it).
+ * The weight set (full layout, SERIES_COUNT×N) from the closes of absolute rows start … end−1, warm-started from
+ * `warm` (the previous full set) when given: respond.ts's `trainingWeights` on that window (calendar buckets rebuilt
+ * for it).
  */
 export type WindowWeights = (start: number, end: number, warm: Float64Array | undefined) =>
   { weights: Float64Array; fallback: boolean[] };
 
-/** The weight sets of a schedule: R×SERIES_COUNT×N (set 0 = the initial weights), and the union of fallbacks. */
+/**
+ * The weight sets of a schedule: R×S×N, the selection's rows (set 0 = the initial weights), and the union of
+ * fallbacks (full layout).
+ */
 export interface Schedule {
   /** Test rows: 0 (the purchase) then the rebalance rows. */
   rows: Int32Array;
   weights: Float64Array;
-  /** fallback[s]: series s used the shrunk covariance at the purchase or at some rebalance. */
+  /** fallback[s]: series s (full layout) took its strategy's fallback at the purchase or at some rebalance. */
   fallback: boolean[];
 }
 
 /**
  * The walk-forward weights: set 0 = `initial` (from rows 0 … 251), then for each rebalance row r (absolute row
- * t = 252 + r) one `weightsAt` call (one `weights21`) on the window's closes (`windowStart`), warm-started from the
- * previous set unless `warmStart` is false (the benchmark's cold baseline).
+ * t = 252 + r) one `weightsAt` call (one weight set) on the window's closes (`windowStart`), warm-started from the
+ * previous full set unless `warmStart` is false (the benchmark's cold baseline). The schedule keeps the selection's
+ * rows of each set; only the previous full set is kept, for the warm start.
  */
 export function scheduleWeights(N: number, initial: { weights: Float64Array; fallback: boolean[] },
-  rebalance: readonly number[], window: WindowMode, weightsAt: WindowWeights, warmStart = true): Schedule {
-  const setSize = SERIES_COUNT * N;
+  rebalance: readonly number[], window: WindowMode, weightsAt: WindowWeights, selection: Selection,
+  warmStart = true): Schedule {
+  const S = selection.series.length;
   const R = rebalance.length + 1;
-  const weights = new Float64Array(R * setSize);
-  weights.set(initial.weights, 0);
+  const weights = new Float64Array(R * S * N);
+  const take = (full: Float64Array, j: number) => selection.series.forEach((s, k) => {
+    weights.set(full.subarray(s * N, (s + 1) * N), (j * S + k) * N);
+  });
+  take(initial.weights, 0);
   const fallback = [...initial.fallback];
+  let previous = initial.weights;
   for (let j = 1; j < R; j++) {
     const t = TRAINING_DAYS + rebalance[j - 1];
-    const warm = warmStart ? weights.subarray((j - 1) * setSize, j * setSize) : undefined;
-    const w = weightsAt(windowStart(t, window), t, warm);
-    weights.set(w.weights, j * setSize);
+    const w = weightsAt(windowStart(t, window), t, warmStart ? previous : undefined);
+    take(w.weights, j);
+    previous = w.weights;
     w.fallback.forEach((f, s) => { if (f) fallback[s] = true; });
   }
   return { rows: Int32Array.from([0, ...rebalance]), weights, fallback };
@@ -124,21 +133,23 @@ export interface RebalanceSeriesSummary {
 /** The rebalancing part of a computation. */
 export interface RebalanceOutcome {
   plan: RebalancePlan;
+  /** The series traded, in response order (the request's selection). */
+  ids: readonly StrategyId[];
   /** Rebalance test rows (purchase excluded) and their dates. */
   rows: number[];
   dates: string[];
-  /** Paths only: the R×SERIES_COUNT×N weight sets traded (set 0 at the purchase, set j at dates[j−1]). */
+  /** Paths only: the R×S×N weight sets traded (S = ids.length; set 0 at the purchase, set j at dates[j−1]). */
   weights?: Float64Array;
-  /** Per run (paths: one): R×SERIES_COUNT turnover and costs (entry 0 of each series, the purchase, is 0). */
+  /** Per run (paths: one): R×S turnover and costs (entry 0 of each series, the purchase, is 0). */
   turnover: Float64Array[];
   costs: Float64Array[];
 }
 
 /** Per-series totals of a rebalance outcome (means over runs for sims). */
 export function summarizeRebalance(o: RebalanceOutcome): RebalanceSeriesSummary[] {
-  const S = SERIES_COUNT;
+  const S = o.ids.length;
   const runs = o.turnover.length;
-  return STRATEGY_IDS.map((PATH, s) => {
+  return o.ids.map((PATH, s) => {
     let turnover = 0;
     let costs = 0;
     for (let k = 0; k < runs; k++) {
@@ -160,8 +171,10 @@ export interface WalkForwardInput {
   days: Int32Array;
   /** T×N real closes. */
   closes: Float64Array;
-  /** The initial weights (rows 0 … 251), traded at the first test row. */
+  /** The initial weight set (full layout; rows 0 … 251), traded at the first test row. */
   initial: { weights: Float64Array; fallback: boolean[] };
+  /** The series valued (the request's selection; default PathLit's). */
+  selection?: Selection;
   plan: RebalancePlan;
   /** The window weights over a T×N closes array (the real closes, or a run's training + simulated closes). */
   weightsOn: (closes: Float64Array) => WindowWeights;
@@ -184,20 +197,24 @@ export function rebalancedPaths(input: WalkForwardInput): {
   values: Float64Array; fallback: boolean[]; outcome: RebalanceOutcome;
 } {
   const { kernels, tickers, days, closes, plan } = input;
+  const selection = input.selection ?? DEFAULT_SELECTION;
   const N = tickers.length;
   const T = days.length;
   const nTest = T - TRAINING_DAYS;
   const rows = rebalanceRows(days.subarray(TRAINING_DAYS), plan.rule);
-  const sched = scheduleWeights(N, input.initial, rows, plan.window, input.weightsOn(closes), input.warmStart ?? true);
+  const sched = scheduleWeights(N, input.initial, rows, plan.window, input.weightsOn(closes), selection,
+    input.warmStart ?? true);
   const r = kernels.rebalancePaths({
-    testCloses: closes.subarray(TRAINING_DAYS * N, T * N), nTest, N, weights: sched.weights, S: SERIES_COUNT,
+    testCloses: closes.subarray(TRAINING_DAYS * N, T * N), nTest, N, weights: sched.weights,
+    S: selection.series.length,
     rows: sched.rows, costRate: plan.costsBps / 1e4, capital: input.capital, tickers,
   });
   return {
     values: r.values,
     fallback: sched.fallback,
     outcome: {
-      plan, rows, dates: rebalanceDates(input, rows), weights: sched.weights, turnover: [r.turnover], costs: [r.costs],
+      plan, ids: selection.ids, rows, dates: rebalanceDates(input, rows), weights: sched.weights,
+      turnover: [r.turnover], costs: [r.costs],
     },
   };
 }
@@ -212,7 +229,7 @@ export interface SimsPlan {
 /**
  * Sims with rebalancing (docs/method.md §8.8): for each run k, its simulated closes (`kernels.simulateCloses`, the
  * same stream as the buy-and-hold sims' run k), the schedule's weights re-computed on the training closes followed by
- * the run's simulated closes (one `weights21` per rebalance date), valued by `kernels.rebalancePaths`.
+ * the run's simulated closes (one `weightSet` per rebalance date), valued by `kernels.rebalancePaths`.
  * Returns runCount×S×nTest values (run-major), the fallback union over runs, the Cholesky jitter and the outcome
  * (turnover and costs per run).
  */
@@ -220,10 +237,11 @@ export function rebalancedSims(input: WalkForwardInput, sims: SimsPlan): {
   values: Float64Array; fallback: boolean[]; jitter: number; outcome: RebalanceOutcome;
 } {
   const { kernels, tickers, days, closes, plan } = input;
+  const selection = input.selection ?? DEFAULT_SELECTION;
   const N = tickers.length;
   const T = days.length;
   const nTest = T - TRAINING_DAYS;
-  const S = SERIES_COUNT;
+  const S = selection.series.length;
   const rows = rebalanceRows(days.subarray(TRAINING_DAYS), plan.rule);
   const trainCloses = closes.subarray(0, TRAINING_DAYS * N);
   const firstTestClose = closes.subarray(TRAINING_DAYS * N, (TRAINING_DAYS + 1) * N);
@@ -238,7 +256,8 @@ export function rebalancedSims(input: WalkForwardInput, sims: SimsPlan): {
       ...sims.simulation, trainCloses, firstTestClose, nTest, N, tickers, runFrom: k, runCount: 1,
     });
     full.set(simulated, TRAINING_DAYS * N);
-    const sched = scheduleWeights(N, input.initial, rows, plan.window, input.weightsOn(full), input.warmStart ?? true);
+    const sched = scheduleWeights(N, input.initial, rows, plan.window, input.weightsOn(full), selection,
+      input.warmStart ?? true);
     sched.fallback.forEach((f, s) => { if (f) fallback[s] = true; });
     const r = kernels.rebalancePaths({
       testCloses: simulated, nTest, N, weights: sched.weights, S, rows: sched.rows, costRate: plan.costsBps / 1e4,
@@ -249,5 +268,8 @@ export function rebalancedSims(input: WalkForwardInput, sims: SimsPlan): {
     costs.push(r.costs);
   }
   const jitter = kernels.simulationJitter({ trainCloses, N, tickers, model: sims.simulation.model });
-  return { values, fallback, jitter, outcome: { plan, rows, dates: rebalanceDates(input, rows), turnover, costs } };
+  return {
+    values, fallback, jitter,
+    outcome: { plan, ids: selection.ids, rows, dates: rebalanceDates(input, rows), turnover, costs },
+  };
 }

@@ -10,9 +10,12 @@
  * as the store aligns them (src/pipeline/align.ts `alignTyped`), so nothing is re-boxed into `number[][]` or
  * re-parsed from ISO dates on the service's path. Only the test dates are formatted, once, for the response keys.
  */
-import { INITIAL_CAPITAL, STRATEGY_IDS, TRAINING_DAYS, MIN_ALIGNED_DAYS, type StrategyId } from "../domain/strategies.js";
+import {
+  DEFAULT_STRATEGIES, INITIAL_CAPITAL, TRAINING_DAYS, MIN_ALIGNED_DAYS, selectStrategies, strategyOfId, strategyRow,
+  type FallbackKind, type Selection, type StrategyId,
+} from "../domain/strategies.js";
 import type { SimDrift, SimModel, SimsOptions } from "../domain/types.js";
-import { DEFAULTS } from "../domain/vocabulary.js";
+import { DEFAULTS, SERIES_COUNT } from "../domain/vocabulary.js";
 import type { Frequency, Strategy } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
 import { summarize, summarizeSimsDistribution } from "../report/summary.js";
@@ -25,8 +28,6 @@ import { checkBoundsFeasible, checkOptions, type CheckedOptions } from "./valida
 import {
   isBuyAndHold, rebalancedPaths, rebalancedSims, summarizeRebalance, type RebalanceOutcome, type WalkForwardInput,
 } from "./rebalance.js";
-
-const S = STRATEGY_IDS.length;
 
 /**
  * What a request asks for: the routes POST /v1/optimiser/{weights,paths,sims,report} and
@@ -63,6 +64,11 @@ export interface ResponseMeta {
   tickers: string[];
   /** Series whose risk parity used the shrunk covariance (equal risk contributions do not exist on the sample one). */
   covarianceFallback: StrategyId[];
+  /**
+   * Series answered with the gmvp weights because no portfolio had a positive expected return (msr); present only
+   * when there is one (a response without such a strategy reports what it did before).
+   */
+  gmvpFallback?: StrategyId[];
   /** Sims only. */
   sims?: {
     /** The u64 seed used, decimal (send it back as `seed` to replay the response byte for byte). */
@@ -89,9 +95,13 @@ export interface Responded {
 /** The numbers of one computation, before any formatting. */
 export interface Computation {
   tickers: string[];
-  /** 21×N, response order. */
+  /** The series answered, in response order (the request's selection of strategies). */
+  ids: readonly StrategyId[];
+  /** ids.length×N, response order. */
   weights: Float64Array;
   covarianceFallback: StrategyId[];
+  /** Series that took the gmvp weights (msr without a positive expected return). */
+  gmvpFallback: StrategyId[];
   /** Test dates `YYYY-MM-DD` (rows 252 … T−1); empty for weights. */
   dates: string[];
   /** Paths: values[s][t] (absent when `body` holds them). */
@@ -120,16 +130,18 @@ export interface GramPart {
 }
 
 /**
- * The 21 weight vectors from a training window of closes (normally the first 252 aligned closes; any length ≥ 3 is
- * accepted here so that small fixtures can be checked end to end). `days`: epoch days of the closes; `closes`:
- * rows × N row-major.
+ * The weight set (full layout, src/domain/strategies.ts `Selection`) from a training window of closes (normally the
+ * first 252 aligned closes; any length ≥ 3 is accepted here so that small fixtures can be checked end to end).
+ * `days`: epoch days of the closes; `closes`: rows × N row-major. `strategies`: the strategies computed (default: the
+ * request's selection with the rows they read, `Kernels.computedStrategies`, so that a walk-forward warm-starts those
+ * rows from their own previous values exactly as a request with every strategy does).
  */
 export function trainingWeights(
   kernels: Kernels,
   tickers: readonly string[],
   days: Int32Array,
   closes: Float64Array,
-  options: Pick<CheckedOptions, "covariance" | "hrp" | "minWeight" | "maxWeight">,
+  options: Pick<CheckedOptions, "covariance" | "hrp" | "minWeight" | "maxWeight"> & { strategies?: readonly Strategy[] },
   warm?: Float64Array,
   frequencies?: readonly Frequency[],
   strategies?: readonly Strategy[],
@@ -140,7 +152,8 @@ export function trainingWeights(
   const returnDays = days.subarray(1);
   const week = buckets(returnDays, "w");
   const month = buckets(returnDays, "m");
-  return kernels.weights21({
+  const computed = strategies ?? kernels.computedStrategies(options.strategies ?? DEFAULT_STRATEGIES, isBounded(options));
+  return kernels.weightSet({
     closes: closes.subarray(0, days.length * N),
     N,
     tickers,
@@ -152,13 +165,36 @@ export function trainingWeights(
     hrp: options.hrp,
     warm,
     ...(frequencies === undefined ? {} : { frequencies }),
-    ...(strategies === undefined ? {} : { strategies }),
+    strategies: computed,
     ...(gram?.rows === undefined ? {} : { gramRows: gram.rows }),
     ...(gram?.given === undefined ? {} : { gram: gram.given }),
     // absent bounds are not passed at all: the kernel's defaults (0 and 1) are today's problems, bit for bit
     ...(options.minWeight === undefined ? {} : { minWeight: options.minWeight }),
     ...(options.maxWeight === undefined ? {} : { maxWeight: options.maxWeight }),
   });
+}
+
+/** Whether the options bound the weights (the kernel's defaults 0 and 1 are no bound). */
+function isBounded(o: Pick<CheckedOptions, "minWeight" | "maxWeight">): boolean {
+  return (o.minWeight !== undefined && o.minWeight !== 0) || (o.maxWeight !== undefined && o.maxWeight !== 1);
+}
+
+/** The selected rows of a full-layout weight set (`sets` sets of SERIES_COUNT×N one after the other), compacted. */
+export function selectRows(full: Float64Array, selection: Selection, N: number, sets = 1): Float64Array {
+  const S = selection.series.length;
+  const out = new Float64Array(sets * S * N);
+  for (let j = 0; j < sets; j++) {
+    selection.series.forEach((s, k) => {
+      const from = (j * SERIES_COUNT + s) * N;
+      out.set(full.subarray(from, from + N), (j * S + k) * N);
+    });
+  }
+  return out;
+}
+
+/** The selected series that took their strategy's fallback of `kind` (`fallback`: full-layout flags). */
+export function fallbackIds(selection: Selection, fallback: readonly boolean[], kind: FallbackKind): StrategyId[] {
+  return selection.ids.filter((id, k) => fallback[selection.series[k]] && strategyRow(strategyOfId(id)).fallback === kind);
 }
 
 function split(values: Float64Array, rows: number, cols: number, offset = 0): Float64Array[] {
@@ -189,14 +225,15 @@ export function optionsFor(kind: RespondKind, options: SimsOptions | undefined):
  * everything after the weights is unchanged, so the response is byte-identical to the single-task one.
  */
 export interface PrecomputedWeights {
-  /** SERIES_COUNT×N, response order. */
+  /** SERIES_COUNT×N, the full layout (row s = series ALL_SERIES_IDS[s]). */
   weights: Float64Array;
-  /** fallback[s]: series s (an rpp row) used the shrunk covariance. */
+  /** fallback[s]: series s (full layout) took its strategy's fallback (rpp: the shrunk covariance; msr: gmvp). */
   fallback: boolean[];
 }
 
 /**
- * Run the kernels for one request: split → calendar buckets → 21 weights (or `precomputed`) → paths or sims.
+ * Run the kernels for one request: split → calendar buckets → the weight set (or `precomputed`) → the selected rows
+ * → paths or sims.
  * `body` (kind "paths"): when the kernels have `valuePathsJson` and the paths are buy-and-hold, the engine writes
  * the response body itself (into `body.out` when it fits) and the Computation carries `body` instead of `values`
  * (docs/decisions.md "Throughput": the values never leave WebAssembly memory).
@@ -207,14 +244,23 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const T = prices.days.length;
   if (T < MIN_ALIGNED_DAYS) insufficient(prices);
   const tickers = [...prices.tickers];
-  if (precomputed !== undefined && (precomputed.weights.length !== S * N || precomputed.fallback.length !== S)) {
-    throw new Error(`precomputed weights must hold ${S}×${N} values and ${S} fallback flags`);
+  if (precomputed !== undefined &&
+    (precomputed.weights.length !== SERIES_COUNT * N || precomputed.fallback.length !== SERIES_COUNT)) {
+    throw new Error(`precomputed weights must hold ${SERIES_COUNT}×${N} values and ${SERIES_COUNT} fallback flags`);
   }
-  const { weights, fallback } = precomputed ?? trainingWeights(
+  const selection = selectStrategies(options.strategies);
+  const { ids } = selection;
+  const S = ids.length;
+  const initial = precomputed ?? trainingWeights(
     kernels, tickers, prices.days.subarray(0, TRAINING_DAYS), prices.closes.subarray(0, TRAINING_DAYS * N), options);
-  const covarianceFallback = STRATEGY_IDS.filter((_, s) => fallback[s]);
+  const weights = selectRows(initial.weights, selection, N);
+  const fallbacks = (fallback: readonly boolean[]) => ({
+    covarianceFallback: fallbackIds(selection, fallback, "covariance"),
+    gmvpFallback: fallbackIds(selection, fallback, "gmvp"),
+  });
+  const base = { tickers, ids, weights, ...fallbacks(initial.fallback) };
   const computed = computedKind(kind);
-  if (computed === "weights") return { tickers, weights, covarianceFallback, dates: [] };
+  if (computed === "weights") return { ...base, dates: [] };
 
   const nTest = T - TRAINING_DAYS;
   const dateAt = (t: number): string => prices.dates?.[t] ?? formatIsoDay(prices.days[t]);
@@ -222,23 +268,20 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   for (let t = 0; t < nTest; t++) dates[t] = dateAt(TRAINING_DAYS + t);
 
   const walk = isBuyAndHold(options.rebalance) ? undefined : walkForward(kernels, prices, tickers, options,
-    { weights, fallback }, dateAt);
+    initial, selection, dateAt);
   if (computed === "paths" && walk) {
     const r = rebalancedPaths(walk);
-    return {
-      tickers, weights, covarianceFallback: STRATEGY_IDS.filter((_, s) => r.fallback[s]), dates,
-      values: split(r.values, S, nTest), rebalance: r.outcome,
-    };
+    return { ...base, ...fallbacks(r.fallback), dates, values: split(r.values, S, nTest), rebalance: r.outcome };
   }
   if (computed === "paths") {
     const input = { testCloses: prices.closes.subarray(TRAINING_DAYS * N, T * N), nTest, N, weights, S, capital: INITIAL_CAPITAL };
     const layout = body !== undefined && kind === "paths" && kernels.valuePathsJson !== undefined
-      ? pathsJsonLayout(STRATEGY_IDS, dates) : undefined;
+      ? pathsJsonLayout(ids, dates) : undefined;
     if (layout !== undefined) {
-      return { tickers, weights, covarianceFallback, dates, body: kernels.valuePathsJson!(input, layout, body!.out) };
+      return { ...base, dates, body: kernels.valuePathsJson!(input, layout, body!.out) };
     }
     const flat = kernels.valuePaths(input);
-    return { tickers, weights, covarianceFallback, dates, values: split(flat, S, nTest) };
+    return { ...base, dates, values: split(flat, S, nTest) };
   }
 
   const seed = options.seed === undefined
@@ -251,7 +294,7 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     const runs: Float64Array[][] = [];
     for (let k = 0; k < options.runCount; k++) runs.push(split(r.values, S, nTest, k * S * nTest));
     return {
-      tickers, weights, covarianceFallback: STRATEGY_IDS.filter((_, s) => r.fallback[s]), dates, runs, seed,
+      ...base, ...fallbacks(r.fallback), dates, runs, seed,
       model: options.model, choleskyJitter: r.jitter, rebalance: r.outcome,
       drift: options.drift, blockLength: options.model === "bootstrap" ? options.blockLength : undefined,
     };
@@ -270,17 +313,19 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   });
   const runs: Float64Array[][] = [];
   for (let k = 0; k < options.runCount; k++) runs.push(split(flat, S, nTest, k * S * nTest));
-  return { tickers, weights, covarianceFallback, dates, runs, seed, model: options.model, choleskyJitter: jitter,
+  return { ...base, dates, runs, seed, model: options.model, choleskyJitter: jitter,
     drift: options.drift, blockLength: options.model === "bootstrap" ? options.blockLength : undefined };
 }
 
 /** The walk-forward input of a rebalancing request: re-optimisations use `trainingWeights` on each window. */
 function walkForward(kernels: Kernels, prices: TypedPrices, tickers: readonly string[], options: CheckedOptions,
-  initial: { weights: Float64Array; fallback: boolean[] }, dateAt: (t: number) => string): WalkForwardInput {
+  initial: { weights: Float64Array; fallback: boolean[] }, selection: Selection,
+  dateAt: (t: number) => string): WalkForwardInput {
   const N = tickers.length;
   const { days } = prices;
   return {
-    kernels, tickers, days, closes: prices.closes, initial, plan: options.rebalance, dateAt, capital: INITIAL_CAPITAL,
+    kernels, tickers, days, closes: prices.closes, initial, selection, plan: options.rebalance, dateAt,
+    capital: INITIAL_CAPITAL,
     weightsOn: (closes) => (start, end, warm) =>
       trainingWeights(kernels, tickers, days.subarray(start, end), closes.subarray(start * N, end * N), options, warm),
   };
@@ -304,7 +349,7 @@ export function simsMeta(c: Computation): NonNullable<ResponseMeta["sims"]> {
 /** Weights as the HTTP object: fixed key order, shortest round-trip doubles (JSON.stringify). */
 function weightsJson(c: Computation): string {
   const N = c.tickers.length;
-  const parts = STRATEGY_IDS.map((id, s) => `${JSON.stringify(id)}:${JSON.stringify(Array.from(c.weights.subarray(s * N, (s + 1) * N)))}`);
+  const parts = c.ids.map((id, s) => `${JSON.stringify(id)}:${JSON.stringify(Array.from(c.weights.subarray(s * N, (s + 1) * N)))}`);
   return `{${parts.join(",")}}`;
 }
 
@@ -322,7 +367,7 @@ function withRebalance<R extends { PATH: string }>(rows: R[], c: Computation): R
 }
 
 export interface RespondLimits {
-  /** Most dollar values in one sims response (run_count × 21 × test days); beyond → RESPONSE_TOO_LARGE. */
+  /** Most dollar values in one sims response (run_count × series × test days); beyond → RESPONSE_TOO_LARGE. */
   maxResponseValues?: number;
 }
 
@@ -338,6 +383,7 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const opts = checkedRequest(kind, prices, options, limits);
   const c = compute(kernels, kind, prices, opts, precomputed, kind === "paths" ? { out } : undefined);
   const meta: ResponseMeta = { kind, tickers: c.tickers, covarianceFallback: c.covarianceFallback };
+  if (c.gmvpFallback.length > 0) meta.gmvpFallback = c.gmvpFallback;
   if (c.rebalance) meta.rebalance = { count: c.rebalance.rows.length };
   // The dollar values written by the engine's WebAssembly writer when it has one (same bytes: src/engine/dollars.ts).
   const digits = kernels.dollarsJson?.bind(kernels);
@@ -345,16 +391,16 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     case "weights":
       return { body: encoder.encode(weightsJson(c)), meta };
     case "paths":
-      return { body: c.body ?? seriesJsonBytes(STRATEGY_IDS, c.dates, c.values!, out, digits), meta };
+      return { body: c.body ?? seriesJsonBytes(c.ids, c.dates, c.values!, out, digits), meta };
     case "report":
-      return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }), c))), meta };
+      return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }, c.ids), c))), meta };
     case "sims":
       meta.sims = simsMeta(c);
-      return { body: simsJsonBytes(STRATEGY_IDS, c.dates, c.runs!, out, digits), meta };
+      return { body: simsJsonBytes(c.ids, c.dates, c.runs!, out, digits), meta };
     case "sims-summary":
       meta.sims = simsMeta(c);
       // From the runs' doubles, not from their formatted JSON.
-      return { body: encoder.encode(JSON.stringify(summarizeSimsDistribution({ dates: c.dates, values: c.runs! }))), meta };
+      return { body: encoder.encode(JSON.stringify(summarizeSimsDistribution({ dates: c.dates, values: c.runs! }, c.ids))), meta };
   }
 }
 
@@ -364,9 +410,10 @@ function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOpt
   if (!RESPOND_KINDS.includes(kind)) throw new Error(`unknown request kind ${JSON.stringify(kind)}`);
   const opts = optionsFor(kind, options);
   if (computedKind(kind) === "sims") {
-    // Bound the computation before running it: run_count × 21 series × test days dollar values (held in memory for
+    // Bound the computation before running it: run_count × series × test days dollar values (held in memory for
     // a summary too, even though its body is small).
-    const values = opts.runCount * S * Math.max(0, prices.days.length - TRAINING_DAYS);
+    const series = selectStrategies(opts.strategies).ids.length;
+    const values = opts.runCount * series * Math.max(0, prices.days.length - TRAINING_DAYS);
     const limit = limits.maxResponseValues ?? 10_000_000;
     if (values > limit) throw folioError("RESPONSE_TOO_LARGE", { values, limit }, { values, limit });
   }
@@ -377,7 +424,7 @@ function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOpt
  * The first step of a request split across workers (src/workers/split.ts): the same checks, in the same order and
  * with the same errors, as `respond` up to and including the weights, but only the rows of `frequencies` are
  * computed (the others are zero, their flags false). Those rows are bit-identical to the full call's (the
- * frequencies share no state, assembly/strategies/weights21.ts), so assembling the parts and passing them to
+ * frequencies share no state, assembly/strategies/driver.ts), so assembling the parts and passing them to
  * `respond` as `precomputed` gives the single-task response byte for byte. `strategies` narrows the rows further
  * (default all): only those strategies' rows of `frequencies` are computed, again bit-identical to the full call's.
  * `gram` (one frequency, `strategies` ["hrp"], the paper HRP): rows of its Gram (returned as `gram`), or the hrp row

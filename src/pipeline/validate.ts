@@ -4,7 +4,9 @@
  */
 import { DATE_RULE, parseIsoDay } from "../domain/dates.js";
 import { Problems } from "../domain/problems.js";
-import { MIN_ALIGNED_DAYS } from "../domain/strategies.js";
+import {
+  DEFAULT_STRATEGIES, MIN_ALIGNED_DAYS, STRATEGIES, isStrategy, selectStrategies, type Strategy,
+} from "../domain/strategies.js";
 import type { CovarianceMode, HrpMode, PriceMatrix, SimDrift, SimModel, SimsOptions } from "../domain/types.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
@@ -112,9 +114,12 @@ export interface CheckedOptions {
    */
   minWeight?: number;
   maxWeight?: number;
+  /** The strategies computed and answered (src/domain/strategies.ts), registry order; default PathLit's. */
+  strategies: readonly Strategy[];
 }
 
-const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "rebalance" | "costs" | "blockLength" | "weight"> = {
+const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "rebalance" | "costs" | "blockLength" | "weight" |
+  "strategies"> = {
   covariance: COVARIANCE_MODES,
   hrp: HRP_MODES,
   max_weight: "weight",
@@ -127,6 +132,7 @@ const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "rebalance" 
   rebalance: "rebalance",
   window: WINDOW_MODES,
   costs_bps: "costs",
+  strategies: "strategies",
 };
 
 /** Options that only sims accept. */
@@ -146,6 +152,30 @@ export function rebalanceProblem(v: unknown): string | undefined {
 export function costsProblem(v: unknown): string | undefined {
   if (typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_COSTS_BPS) return undefined;
   return `must be a number of basis points from 0 to ${MAX_COSTS_BPS} (got ${show(v)})`;
+}
+
+/** The messages of a refused `strategies` value (the library's checks and the HTTP schema say the same). */
+export const STRATEGY_MESSAGES = {
+  known: `known strategies: ${STRATEGIES.join(", ")}`,
+  list: (): string => `must be a non-empty array of strategy ids (${STRATEGY_MESSAGES.known})`,
+  unknown: (s: unknown): string => `unknown strategy ${show(s)}; ${STRATEGY_MESSAGES.known}`,
+  twice: (s: unknown, first: number): string =>
+    `${show(s)} is listed twice (also at /strategies/${first}); name each strategy once`,
+};
+
+/**
+ * Why a `strategies` value is refused, or undefined: a non-empty list of registry ids (src/domain/strategies.ts),
+ * each named once. The problem's path is relative to `strategies`.
+ */
+export function strategiesProblem(v: unknown): { path: number[]; message: string } | undefined {
+  if (!Array.isArray(v) || v.length === 0) return { path: [], message: STRATEGY_MESSAGES.list() };
+  for (let i = 0; i < v.length; i++) {
+    const s = v[i] as unknown;
+    if (typeof s !== "string" || !isStrategy(s)) return { path: [i], message: STRATEGY_MESSAGES.unknown(s) };
+    const first = v.indexOf(s);
+    if (first !== i) return { path: [i], message: STRATEGY_MESSAGES.twice(s, first) };
+  }
+  return undefined;
 }
 
 /** Largest run_count the library accepts (the HTTP service has its own, smaller, configured limit). */
@@ -193,6 +223,9 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     } else if (rule === "costs") {
       const why = costsProblem(v);
       if (why !== undefined) p.add([k], why);
+    } else if (rule === "strategies") {
+      const why = strategiesProblem(v);
+      if (why !== undefined) p.add([k, ...why.path], why.message);
     } else if (rule === "weight" && !(typeof v === "number" && v >= 0 && v <= 1)) {
       p.add([k], `must be a number from 0 to 1 (got ${show(v)})`);
     }
@@ -216,6 +249,7 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     },
     ...(o.min_weight === undefined ? {} : { minWeight: o.min_weight as number }),
     ...(o.max_weight === undefined ? {} : { maxWeight: o.max_weight as number }),
+    strategies: selectStrategies((o.strategies as Strategy[] | undefined) ?? DEFAULT_STRATEGIES).strategies,
   };
 }
 

@@ -2,7 +2,7 @@
  * One large request on every core (issue #14 item 2; docs/decisions.md "Splitting one large request").
  *
  * The 21 weight vectors are three independent frequency blocks (daily, monthly, weekly; docs/method.md §2): a
- * block computed alone is bit-identical to the same rows of the full call (assembly/strategies/weights21.ts,
+ * block computed alone is bit-identical to the same rows of the full call (assembly/strategies/driver.ts,
  * `freqMask`). Above `splitMinTickers` tickers the service therefore runs the request as
  *   1. `weights-part` tasks in parallel, one per frequency or finer (the part plans below; each repeats the
  *      request's checks, so an invalid request fails the same way as the single task would);
@@ -19,7 +19,7 @@
  *     [0, 3) and cut at the multiples of 3 / workers, so every worker gets the same Gram work, and only the Grams a
  *     cut falls into are split. A frequency no cut falls into is one part (all its strategies: its returns and
  *     covariance computed once); one a cut falls into becomes its Gram's row blocks at the cuts (`gram` option of
- *     assembly/strategies/weights21.ts: the same tile rows the single task computes, so the same bits), a part with
+ *     assembly/strategies/driver.ts: the same tile rows the single task computes, so the same bits), a part with
  *     its six other strategies, and, once the blocks are done, a light part with the hrp row from them (the blocks
  *     put together in shared memory; O(N²) from there). The cut frequencies are those with the fewest observations
  *     (each of their parts repeats their returns and covariance). On 2 workers: the daily and weekly frequencies
@@ -44,16 +44,14 @@
  * carries the request's cost.
  */
 import { isFolioError, folioError } from "../errors.js";
-import { STRATEGY_IDS, type StrategyId } from "../domain/strategies.js";
+import { ALL_SERIES_IDS, selectStrategies, type StrategyId } from "../domain/strategies.js";
 import {
-  FREQUENCY_NAMES, SERIES_COUNT, STRATEGY_NAMES, type Frequency, type Strategy,
+  FREQUENCY_NAMES, SERIES_COUNT, STRATEGY_COUNT, STRATEGY_NAMES, type Frequency, type Strategy,
 } from "../domain/vocabulary.js";
 import { gramRowBlocks, gramRowsAt, paddedOrder } from "../engine/weights.js";
 import type { ComputePool, ComputeResult } from "./pool.js";
 import type { BacktestTask, WeightsPartTask } from "./tasks.js";
 
-/** Series per frequency block. */
-const BLOCK = SERIES_COUNT / FREQUENCY_NAMES.length;
 
 export interface SplitOptions {
   /** The request's deadline, ms, across all its steps (default: the pool's). */
@@ -93,12 +91,16 @@ const OBSERVATIONS: Record<Frequency, number> = { d: 252, w: 52, m: 12 };
  * they wait for their blocks). `paperHrp` false (the direct HRP, O(N²): no Gram): "gram" has the parts of "hrp" and
  * "balanced" those of "frequencies".
  */
-export function splitParts(plan: SplitPlan, N: number, workers: number, paperHrp = true): WeightsPart[] {
-  const rest = STRATEGY_NAMES.filter((s) => s !== "hrp");
+export function splitParts(plan: SplitPlan, N: number, workers: number, paperHrp = true,
+  strategies: readonly Strategy[] = STRATEGY_NAMES): WeightsPart[] {
+  const rest = strategies.filter((s) => s !== "hrp");
+  // without hrp there is no Gram and nothing to split below a frequency
+  if (rest.length === strategies.length) return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
   if (plan === "frequencies" || (plan === "balanced" && !paperHrp)) return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
-  if (plan === "balanced") return balancedParts(N, workers);
+  if (plan === "balanced") return balancedParts(N, workers, rest);
   const hrp = FREQUENCY_NAMES.map((frequency): WeightsPart => ({ frequency, strategies: ["hrp"] }));
-  const light = FREQUENCY_NAMES.map((frequency): WeightsPart => ({ frequency, strategies: [...rest] }));
+  const light = rest.length === 0 ? []
+    : FREQUENCY_NAMES.map((frequency): WeightsPart => ({ frequency, strategies: [...rest] }));
   if (plan === "hrp" || !paperHrp) return [...hrp, ...light];
   // "gram": every frequency's Gram in GRAM_BLOCKS blocks, queued first
   const blocks = FREQUENCY_NAMES.flatMap((frequency) =>
@@ -116,7 +118,7 @@ export function splitParts(plan: SplitPlan, N: number, workers: number, paperHrp
  * repeats the frequency's returns and covariance, ∝ observations × N²). Queue order: whole frequencies (most
  * observations first), the blocks (largest first), the cut frequencies' other strategies, then the hrp rows.
  */
-function balancedParts(N: number, workers: number): WeightsPart[] {
+function balancedParts(N: number, workers: number, rest: readonly Strategy[]): WeightsPart[] {
   const F = FREQUENCY_NAMES.length;
   const cuts = Array.from({ length: Math.max(0, workers - 1) }, (_, k) => ((k + 1) * F) / workers);
   const piecesOf = (order: readonly Frequency[]) => order.map((frequency, i) => ({
@@ -140,7 +142,6 @@ function balancedParts(N: number, workers: number): WeightsPart[] {
   const blocks: { part: WeightsPart; cost: number }[] = [];
   const light: WeightsPart[] = [];
   const fromGram: WeightsPart[] = [];
-  const rest = STRATEGY_NAMES.filter((s) => s !== "hrp");
   for (const { frequency, fractions } of [...best].sort(byObservations)) {
     const rows = fractions.length === 0 ? [] : gramRowsAt(N, fractions);
     if (rows.length < 2) {
@@ -153,7 +154,7 @@ function balancedParts(N: number, workers: number): WeightsPart[] {
       const cost = (1 - from / Np) ** 2 - (1 - to / Np) ** 2;
       blocks.push({ part: { frequency, strategies: ["hrp"], gramRows: [from, to] }, cost });
     }
-    light.push({ frequency, strategies: [...rest] });
+    if (rest.length > 0) light.push({ frequency, strategies: [...rest] });
     fromGram.push({ frequency, strategies: ["hrp"], fromGram: true });
   }
   blocks.sort((a, b) => b.cost - a.cost);
@@ -189,7 +190,8 @@ export async function runSplit(pool: ComputePool, task: BacktestTask, o: SplitOp
   const group = pool.openGroup(o.key ?? "");
   try {
     const N = task.request.tickers.length;
-    const plan = splitParts(o.plan ?? defaultPlan(task), N, pool.workerCount, task.request.hrp !== "direct");
+    const plan = splitParts(o.plan ?? defaultPlan(task), N, pool.workerCount, task.request.hrp !== "direct",
+      selectStrategies(task.request.strategies).strategies);
     const run = (p: WeightsPart, gram?: Float64Array): Promise<ComputeResult> => {
       const part: WeightsPartTask = {
         kind: "weights-part", of: task.kind, frequency: p.frequency, request: task.request, snapshot: task.snapshot,
@@ -215,7 +217,7 @@ export async function runSplit(pool: ComputePool, task: BacktestTask, o: SplitOp
       throw requestError(failed[0].reason, limitMs);
     }
     const values = new Float64Array(SERIES_COUNT * N);
-    const covarianceFallback: StrategyId[] = [];
+    const fellBack: StrategyId[] = [];
     parts.forEach((settled, i) => {
       if (plan[i].gramRows !== undefined) return; // a Gram block: no weights
       const r = (settled as PromiseFulfilledResult<ComputeResult>).value;
@@ -223,12 +225,12 @@ export async function runSplit(pool: ComputePool, task: BacktestTask, o: SplitOp
       if (w.length !== SERIES_COUNT * N) throw new Error("weights parts of another size than the request's");
       const series = partSeries(plan[i]);
       for (const s of series) values.set(w.subarray(s * N, (s + 1) * N), s * N);
-      for (const id of r.meta?.covarianceFallback ?? []) {
-        if (series.includes(STRATEGY_IDS.indexOf(id))) covarianceFallback.push(id);
+      for (const id of [...r.meta?.covarianceFallback ?? [], ...r.meta?.gmvpFallback ?? []]) {
+        if (series.includes(ALL_SERIES_IDS.indexOf(id))) fellBack.push(id);
       }
     });
-    covarianceFallback.sort((a, b) => STRATEGY_IDS.indexOf(a) - STRATEGY_IDS.indexOf(b));
-    const last: BacktestTask = { ...task, weights: { values, covarianceFallback } };
+    fellBack.sort((a, b) => ALL_SERIES_IDS.indexOf(a) - ALL_SERIES_IDS.indexOf(b));
+    const last: BacktestTask = { ...task, weights: { values, fellBack } };
     // the last step: no part of the request follows, so its worker gives a large instance's memory back after it
     return await pool.run(last, remaining(), { cancel: o.cancel, group, cost: o.cost, keepMemory: false })
       .catch((e: unknown) => {
@@ -262,7 +264,7 @@ async function assembleGram(N: number, blocks: WeightsPart[], results: Promise<C
 function partSeries(p: WeightsPart): number[] {
   const q = FREQUENCY_NAMES.indexOf(p.frequency);
   const slots = p.strategies === undefined ? STRATEGY_NAMES : p.strategies;
-  return slots.map((s) => q * BLOCK + STRATEGY_NAMES.indexOf(s)).sort((a, b) => a - b);
+  return slots.map((s) => q * STRATEGY_COUNT + STRATEGY_NAMES.indexOf(s)).sort((a, b) => a - b);
 }
 
 /**
@@ -272,10 +274,10 @@ function partSeries(p: WeightsPart): number[] {
 function failureRank(p: WeightsPart, reason: unknown): number {
   const series = partSeries(p);
   if (isFolioError(reason)) {
-    const s = series.find((k) => reason.detail.includes(STRATEGY_IDS[k]));
+    const s = series.find((k) => reason.detail.includes(ALL_SERIES_IDS[k]));
     if (s !== undefined) return s;
   }
-  return FREQUENCY_NAMES.indexOf(p.frequency) * BLOCK;
+  return FREQUENCY_NAMES.indexOf(p.frequency) * STRATEGY_COUNT;
 }
 
 /** A step's deadline is the rest of the request's: its COMPUTE_TIMEOUT names the request's limit. */

@@ -54,10 +54,10 @@ export interface BacktestTask {
 
 /** Assembled weights of a split request (src/workers/split.ts). */
 export interface SplitWeights {
-  /** SERIES_COUNT×N, response order. */
+  /** SERIES_COUNT×N, the full layout (row s = series ALL_SERIES_IDS[s]). */
   values: Float64Array;
-  /** The series whose risk parity used the shrunk covariance. */
-  covarianceFallback: StrategyId[];
+  /** The series that took their strategy's fallback (rpp: the shrunk covariance; msr: the gmvp weights). */
+  fellBack: StrategyId[];
 }
 
 /**

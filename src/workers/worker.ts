@@ -16,8 +16,10 @@ import type { Wasm } from "../engine/wasm.js";
 import { makeEngine } from "../pipeline/backtest.js";
 import { alignedDates, alignTyped } from "../pipeline/align.js";
 import type { Kernels } from "../pipeline/kernels.js";
-import { STRATEGY_IDS } from "../domain/strategies.js";
-import { respond, respondWeights, RESPOND_KINDS, type RespondKind, type ResponseMeta } from "../pipeline/respond.js";
+import { ALL_SERIES_IDS, selectStrategies, STRATEGIES } from "../domain/strategies.js";
+import {
+  fallbackIds, respond, respondWeights, RESPOND_KINDS, type RespondKind, type ResponseMeta,
+} from "../pipeline/respond.js";
 import { warmUp } from "../pipeline/warmup.js";
 import { storeOfSnapshot } from "../store/backend.js";
 import type { BinaryPriceStore } from "../store/index.js";
@@ -124,7 +126,7 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
     const meta: ResponseMeta = {
       kind: task.of,
       tickers: [...prices.tickers],
-      covarianceFallback: STRATEGY_IDS.filter((_, s) => w.fallback[s]),
+      ...partFallbacks(w.fallback),
     };
     const out = w.gram ?? w.weights; // the Gram rows when asked for (src/workers/split.ts), else the weights
     return ok(new Uint8Array(out.buffer, out.byteOffset, out.byteLength), meta);
@@ -140,11 +142,20 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
   const prices = dates === undefined ? aligned : { ...aligned, dates };
   const precomputed = task.weights === undefined ? undefined : {
     weights: task.weights.values,
-    fallback: STRATEGY_IDS.map((id) => task.weights!.covarianceFallback.includes(id)),
+    fallback: ALL_SERIES_IDS.map((id) => task.weights!.fellBack.includes(id)),
   };
   const r = respond(k, task.kind, prices, options, { maxResponseValues: config.maxResponseValues }, precomputed,
     task.out);
   return ok(r.body, r.meta, task.encoding, task.keepIdentity === true);
+}
+
+/** Every series of the full layout (a part reports the fallbacks of whatever rows it computed). */
+const EVERY_SERIES = selectStrategies(STRATEGIES);
+
+/** A weights part's fallbacks (full-layout flags) as the metadata lists the split collects (src/workers/split.ts). */
+function partFallbacks(fallback: readonly boolean[]): Pick<ResponseMeta, "covarianceFallback" | "gmvpFallback"> {
+  const gmvp = fallbackIds(EVERY_SERIES, fallback, "gmvp");
+  return { covarianceFallback: fallbackIds(EVERY_SERIES, fallback, "covariance"), ...(gmvp.length > 0 ? { gmvpFallback: gmvp } : {}) };
 }
 
 /** The piscina task handler: never throws for a FolioError (it is returned as data). */

@@ -1,6 +1,6 @@
 /** The host's lists come from the enums of assembly/shared/vocabulary.ts, and every consumer reads them. */
 import { describe, expect, it } from "vitest";
-import { FREQUENCIES, STRATEGIES, STRATEGY_IDS } from "../../src/domain/strategies.js";
+import { DEFAULT_STRATEGIES, FREQUENCIES, STRATEGIES, STRATEGY_IDS } from "../../src/domain/strategies.js";
 import {
   COVARIANCE_MODES, covarianceCode, DEFAULTS, FREQUENCY_NAMES, HRP_MODES, hrpCode, modelCode, SERIES_COUNT, SIM_DRIFTS,
   SIM_MODELS, STRATEGY_NAMES,
@@ -47,7 +47,8 @@ describe("the one vocabulary", () => {
     const o = checkOptions(undefined, "sims");
     expect(o).toEqual({ covariance: DEFAULTS.covariance, hrp: DEFAULTS.hrp, model: DEFAULTS.model, runCount: DEFAULTS.run_count, seed: undefined,
       drift: DEFAULTS.drift, blockLength: DEFAULTS.block_length,
-      rebalance: { rule: REBALANCE_DEFAULTS.rebalance, window: REBALANCE_DEFAULTS.window, costsBps: REBALANCE_DEFAULTS.costs_bps } });
+      rebalance: { rule: REBALANCE_DEFAULTS.rebalance, window: REBALANCE_DEFAULTS.window, costsBps: REBALANCE_DEFAULTS.costs_bps },
+      strategies: DEFAULT_STRATEGIES });
     for (const m of COVARIANCE_MODES) expect(checkOptions({ covariance: m }, "weights").covariance).toBe(m);
     for (const m of HRP_MODES) expect(checkOptions({ hrp: m }, "weights").hrp).toBe(m);
     for (const m of SIM_MODELS) expect(checkOptions({ model: m }, "sims").model).toBe(m);

@@ -8,7 +8,7 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import { arenaOf, RECYCLE_ABOVE_BYTES, Wasm } from "../../src/engine/wasm.js";
 import { kernelsOver } from "../../src/engine/index.js";
-import { computeWeights21, ewpWeights, gmvpWeights, type Weights21Input } from "../../src/engine/weights.js";
+import { computeWeightSet, ewpWeights, gmvpWeights, type WeightSetInput } from "../../src/engine/weights.js";
 import { factorPrices } from "../helpers/prices.js";
 import { Status } from "../../src/engine/status.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
@@ -48,7 +48,7 @@ describe("the engine module (src/engine/wasm.ts)", () => {
 });
 
 /** The 21-vector input of T = 253 seeded factor-model closes for N assets (fixed 5- and 21-day buckets). */
-function weightsInput(N: number, hrp: "paper" | "direct" = "direct"): Weights21Input {
+function weightsInput(N: number, hrp: "paper" | "direct" = "direct"): WeightSetInput {
   const T = 253;
   const { closes, tickers } = factorPrices(T, N, 7000 + N);
   const weekBucket = Int32Array.from({ length: T - 1 }, (_, t) => Math.floor(t / 5));
@@ -66,11 +66,11 @@ describe("a large request gives its memory back (instance recycling)", () => {
     const wasm = Wasm.loadSync({ recycleAboveBytes: 64 * MiB });
     const initial = wasm.memoryBytes;
     const input = weightsInput(2000);
-    const first = computeWeights21(wasm, input); // the bare wrapper keeps the grown instance until released
+    const first = computeWeightSet(wasm, input); // the bare wrapper keeps the grown instance until released
     expect(wasm.memoryBytes).toBeGreaterThan(64 * MiB);
     expect(wasm.releaseMemory()).toBe(true);
     expect(wasm.memoryBytes).toBe(initial);
-    const second = kernelsOver(wasm).weights21(input); // the engine's kernels release after every call
+    const second = kernelsOver(wasm).weightSet(input); // the engine's kernels release after every call
     expect(wasm.memoryBytes).toBe(initial);
     expect(wasm.memoryBytes).toBe(initial);
     expect(Buffer.from(second.weights.buffer).equals(Buffer.from(first.weights.buffer))).toBe(true);
@@ -79,38 +79,38 @@ describe("a large request gives its memory back (instance recycling)", () => {
 
   it("keeps the instance (and its memory) while it stays below the threshold", () => {
     const wasm = Wasm.loadSync({ recycleAboveBytes: 64 * MiB });
-    const w = computeWeights21(wasm, weightsInput(60));
+    const w = computeWeightSet(wasm, weightsInput(60));
     const grown = wasm.memoryBytes;
     expect(wasm.releaseMemory()).toBe(false);
     expect(wasm.memoryBytes).toBe(grown);
-    expect(Array.from(computeWeights21(wasm, weightsInput(60)).weights)).toEqual(Array.from(w.weights));
+    expect(Array.from(computeWeightSet(wasm, weightsInput(60)).weights)).toEqual(Array.from(w.weights));
   });
 
   it("a wrapper called after a release computes on the fresh instance (the same bits as before)", () => {
     const wasm = Wasm.loadSync({ recycleAboveBytes: 2 * MiB });
     const fresh = wasm.memoryBytes;
     const input = weightsInput(400);
-    const w = computeWeights21(wasm, input).weights;
+    const w = computeWeightSet(wasm, input).weights;
     const S = new Float64Array(400 * 400).map((_, k) => (k % 401 === 0 ? 1 + (k % 7) : 0));
     const g = gmvpWeights(wasm, S, 400);
     expect(wasm.memoryBytes).toBeGreaterThan(2 * MiB);
     expect(wasm.releaseMemory()).toBe(true);
     expect(wasm.memoryBytes).toBe(fresh);
     expect(Array.from(gmvpWeights(wasm, S, 400))).toEqual(Array.from(g));
-    expect(Array.from(computeWeights21(wasm, input).weights)).toEqual(Array.from(w));
+    expect(Array.from(computeWeightSet(wasm, input).weights)).toEqual(Array.from(w));
   });
 
   it("defaults to a 256 MiB threshold", () => {
     expect(RECYCLE_ABOVE_BYTES).toBe(256 * MiB);
     const wasm = Wasm.loadSync();
-    computeWeights21(wasm, weightsInput(400));
+    computeWeightSet(wasm, weightsInput(400));
     expect(wasm.releaseMemory()).toBe(false);
   });
 
   it("reports the arena's high-water mark of the last computation, at least its input and output blocks", () => {
     const wasm = Wasm.loadSync();
     const input = weightsInput(300);
-    computeWeights21(wasm, input);
+    computeWeightSet(wasm, input);
     const hw = wasm.arenaHighWater;
     expect(hw).toBeGreaterThan(8 * (input.closes.length + 21 * 300) + 8 * 2 * 300 * 300); // + Σ and C
     expect(hw).toBeLessThanOrEqual(wasm.memoryBytes);

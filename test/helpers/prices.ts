@@ -1,5 +1,5 @@
 /** Seeded price matrices: shared with the benchmarks (bench/prices.ts). */
-import type { Weights21Input } from "../../src/engine/weights.js";
+import type { WeightSetInput } from "../../src/engine/weights.js";
 import { factorPrices } from "../../bench/prices.js";
 
 export * from "../../bench/prices.js";
@@ -8,7 +8,7 @@ export * from "../../bench/prices.js";
  * A 21-vector input of T = 253 factor-model closes for N tickers (seed 1000 + N) with fixed 5- and 21-row week/month
  * buckets: the inputs of bench/suites/weights-scale.ts.
  */
-export function factorWeightsInput(N: number, hrp: "paper" | "direct" = "direct", T = 253): Weights21Input {
+export function factorWeightsInput(N: number, hrp: "paper" | "direct" = "direct", T = 253): WeightSetInput {
   const { closes, tickers } = factorPrices(T, N, 1000 + N);
   const n = T - 1;
   const weekBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 5));

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { alignPrices, createEngine, FolioError, openStore } from "../../src/index.js";
-import { computeWeights21 } from "../../src/engine/weights.js";
+import { computeWeightSet } from "../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { FREQUENCY_COUNT, STRATEGY_COUNT } from "../../src/domain/vocabulary.js";
 import { Slot } from "../../assembly/shared/vocabulary.js";
@@ -104,7 +104,7 @@ describeWithSharedData("covariance \"ledoit-wolf\" on real prices (cvxportfolio 
       const day = new Date(`${d}T00:00:00Z`);
       return new Date(day.getTime() - ((day.getUTCDay() + 6) % 7) * 86400000).toISOString().slice(0, 10);
     });
-    const res = computeWeights21(kernels(), {
+    const res = computeWeightSet(kernels(), {
       closes: Float64Array.from(closes.flat()), N, tickers, weekBucket: w.bucket, nWeeks: w.n, monthBucket: m.bucket,
       nMonths: m.n, covariance: "ledoit-wolf", hrp: "paper",
     });

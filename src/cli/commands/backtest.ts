@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { createEngine } from "../../index.js";
 import { summarize, type StrategySummary } from "../../report/summary.js";
-import { boundsOf, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
+import { boundsOf, strategiesOf, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
 import { UsageError } from "../exit-codes.js";
 import { formatTable, fmtMoney, fmtNum, fmtPct, Progress, toCsv } from "../output.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
@@ -38,7 +38,7 @@ interface BacktestOptions extends CommonOptions, RebalanceFlags {
 export function registerBacktest(program: Command): Command {
   const cmd = program
     .command("backtest")
-    .description("run the paths backtest: 21 buy-and-hold portfolios of 100,000 USD over the test period")
+    .description("run the paths backtest: buy-and-hold portfolios of 100,000 USD (each strategy × frequency) over the test period")
     .argument("<tickers...>", "ticker symbols (space- or comma-separated)");
   withDataOptions(cmd);
   withRebalanceOptions(cmd);
@@ -61,7 +61,7 @@ rebalances, the total turnover (sum of half the L1 distances between target and 
 --json prints {tickers, first_date, last_date, days, covariance_fallback, summary: [...]} (with --rebalance also
 rebalance: {rule, window, costs_bps, dates, series: [{PATH, rebalances, turnover, costs_paid}]});
 --csv prints one row per strategy with the fields above (fractions, not percent);
---values --json prints the 21 series exactly as POST /v1/optimiser/paths; --values --csv: date + 21 columns.
+--values --json prints the series exactly as POST /v1/optimiser/paths; --values --csv: date + one column per series.
 
 Examples (the tickers of the default store, the embedded synthetic universe; folio tickers lists them):
   folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3
@@ -76,8 +76,8 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     const prices = await loadPrices(splitTickers(args), opts, self);
     progress.next("loading the engine");
     const engine = await createEngine();
-    progress.next("computing 21 paths");
-    const report = engine.pathsReport(prices, { covariance: opts.covariance, hrp: opts.hrp, ...rebalanceOptionsOf(opts), ...boundsOf(opts) });
+    progress.next("computing paths");
+    const report = engine.pathsReport(prices, { covariance: opts.covariance, hrp: opts.hrp, ...rebalanceOptionsOf(opts), ...boundsOf(opts), ...strategiesOf(opts) });
     const reb = report.rebalance;
     progress.next("summarising");
     const ids = report.series.map((s) => s.PATH);

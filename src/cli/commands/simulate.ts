@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import type { SimDrift, SimModel } from "../../domain/types.js";
 import { createEngine } from "../../index.js";
 import { summarizeSims, type SimsStrategySummary } from "../../report/summary.js";
-import { boundsOf, loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
+import { boundsOf, strategiesOf, loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
 import { formatTable, fmtMoney, fmtPct, Progress, toCsv } from "../output.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
 
@@ -27,7 +27,7 @@ interface SimulateOptions extends CommonOptions, RebalanceFlags {
 export function registerSimulate(program: Command): Command {
   const cmd = program
     .command("simulate")
-    .description("run the sims: value the 21 portfolios on simulated prices, summarised over the runs")
+    .description("run the sims: value the portfolios (each strategy × frequency) on simulated prices, summarised over the runs")
     .argument("<tickers...>", "ticker symbols (space- or comma-separated)");
   withDataOptions(cmd);
   withSimsOptions(cmd);
@@ -36,7 +36,7 @@ export function registerSimulate(program: Command): Command {
   cmd.addHelpText("after", `
 Each run draws daily log-returns ~ Normal(training mean, training sd) per asset (or multivariate normal with
 --model correlated, or whole training days resampled in blocks of mean length --block-length with --model
-bootstrap), compounds them from the first test-day close and values the 21 portfolios. --drift zero removes the
+bootstrap), compounds them from the first test-day close and values the portfolios. --drift zero removes the
 training mean. The table shows,
 per strategy, the final value's min / median / mean / max over runs, the share of runs that lose money, and the
 mean over runs of the annualised return and maximum drawdown; a second table, the 5th, 25th, 50th, 75th and 95th
@@ -57,7 +57,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     const engine = await createEngine();
     progress.next(`simulating ${opts.runs} run${opts.runs === 1 ? "" : "s"}`);
     const report = engine.simsReport(prices, {
-      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, drift: opts.drift, ...rebalanceOptionsOf(opts), ...boundsOf(opts),
+      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, drift: opts.drift, ...rebalanceOptionsOf(opts), ...boundsOf(opts), ...strategiesOf(opts),
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
       ...(opts.blockLength !== undefined ? { block_length: opts.blockLength } : {}),
     });

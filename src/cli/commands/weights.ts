@@ -1,26 +1,27 @@
-/** `folio weights <tickers...>`: the 21 weight vectors as a strategies × tickers table (or --json / --csv). */
+/** `folio weights <tickers...>`: the weight vectors as a strategies × tickers table (or --json / --csv). */
 import type { Command } from "commander";
-import { STRATEGY_IDS } from "../../domain/strategies.js";
+import type { StrategyId } from "../../domain/strategies.js";
 import { createEngine } from "../../index.js";
-import { boundsOf, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
+import { boundsOf, strategiesOf, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
 import { formatTable, fmtPct, Progress, toCsv } from "../output.js";
 import { splitTickers } from "./shared-args.js";
 
 export function registerWeights(program: Command): Command {
   const cmd = program
     .command("weights")
-    .description("compute the 21 long-only weight vectors from the first 252 common trading days")
+    .description("compute the long-only weight vectors (each strategy × daily, weekly, monthly returns) from the first 252 common trading days")
     .argument("<tickers...>", "ticker symbols (space- or comma-separated)");
   withDataOptions(cmd);
   withMachineOutput(cmd);
   cmd.addHelpText("after", `
-Output: one row per strategy (l1r.l2{d,m,w}.l3{ewp,gmvp,hrp,ivp,mdcp,mdp,rpp}), one column per ticker, in percent.
+Output: one row per series (l1r.l2{d,m,w}.l3<strategy>, the strategies of --strategies), one column per ticker, in percent.
 --json prints the HTTP /v1/optimiser/weights object (strategy id → weights in ticker order); --csv prints fractions.
 
 Examples (the tickers of the default store, the embedded synthetic universe; folio tickers lists them):
   folio weights SYN-TEC1 SYN-FIN2 SYN-UTL3
   folio weights SYN-TEC1,SYN-FIN2,SYN-UTL3 --covariance shrink --json
-  folio weights SYN-TEC1 SYN-HLT2 --start 2020-01-01 --csv`);
+  folio weights SYN-TEC1 SYN-HLT2 --start 2020-01-01 --csv
+  folio weights SYN-TEC1 SYN-FIN2 SYN-UTL3 --strategies gmvp,rpp`);
   cmd.action(async (args: string[], opts: CommonOptions, self: Command) => {
     const progress = new Progress(3);
     progress.next("loading prices");
@@ -28,17 +29,18 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     progress.next("loading the engine");
     const engine = await createEngine();
     progress.next("computing weights");
-    const { weights } = engine.weightsReport(prices, { covariance: opts.covariance, hrp: opts.hrp, ...boundsOf(opts) });
+    const { weights } = engine.weightsReport(prices, { covariance: opts.covariance, hrp: opts.hrp, ...boundsOf(opts), ...strategiesOf(opts) });
     progress.done();
     const tickers = prices.tickers;
+    const ids = Object.keys(weights) as StrategyId[]; // response order
     if (opts.json) {
       process.stdout.write(JSON.stringify(weights, null, 2) + "\n");
     } else if (opts.csv) {
-      process.stdout.write(toCsv(["PATH", ...tickers], STRATEGY_IDS.map((id) => [id, ...weights[id]])));
+      process.stdout.write(toCsv(["PATH", ...tickers], ids.map((id) => [id, ...weights[id]])));
     } else {
       process.stdout.write(
         `Weights from ${prices.dates[0]} to ${prices.dates[251]} (252 training days), covariance ${opts.covariance}, hrp ${opts.hrp}:\n\n` +
-        formatTable(["strategy", ...tickers], STRATEGY_IDS.map((id) => [id, ...weights[id].map((w) => fmtPct(w))])),
+        formatTable(["strategy", ...tickers], ids.map((id) => [id, ...weights[id].map((w) => fmtPct(w))])),
       );
     }
   });

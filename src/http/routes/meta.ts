@@ -2,7 +2,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { STRATEGY_IDS } from "../../domain/strategies.js";
+import { STRATEGY_IDS, STRATEGY_REGISTRY } from "../../domain/strategies.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../../domain/vocabulary.js";
 import { folioError } from "../../errors.js";
 import { SIM_GENERATOR } from "../../pipeline/respond.js";
@@ -86,6 +86,11 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
       tickers: store.size,
       store: storeInfo(ctx, current),
       strategies: [...STRATEGY_IDS],
+      // Every strategy a request may select, with its display name (the page's picker and legend read these).
+      strategy_registry: STRATEGY_REGISTRY.map(({ id, name, description, needs, bounds, certificate, pathlit, fallback, colour }) => ({
+        id, name, description, needs: [...needs], bounds, certificate, default: pathlit,
+        ...(fallback === undefined ? {} : { fallback }), colour,
+      })),
       // The option values and defaults, from the one vocabulary: the web page builds its selects from these.
       options: {
         covariance: [...COVARIANCE_MODES],

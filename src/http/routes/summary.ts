@@ -10,7 +10,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { STRATEGY_IDS } from "../../domain/strategies.js";
+import { ALL_SERIES_IDS } from "../../domain/strategies.js";
 import { SIMS_PERCENTILES } from "../../report/summary.js";
 import { requireJson } from "../plugins/errors.js";
 import { makeSchemas, ProblemResponse } from "../schemas.js";
@@ -28,7 +28,7 @@ export const SimsSummaryResponse = z.object({
   percentiles: z.array(z.number()).describe("The percentiles of every band and of the final value: 5, 25, 50, 75, 95."),
   dates: z.array(z.string()).describe("The test dates, YYYY-MM-DD ascending: the index of every band."),
   strategies: z.array(z.object({
-    PATH: z.enum(STRATEGY_IDS as unknown as [string, ...string[]]),
+    PATH: z.enum(ALL_SERIES_IDS as unknown as [string, ...string[]]),
     bands: percentileShape(z.array(money))
       .describe("Per percentile, the portfolio value (USD, rounded to cents) on each test date over the runs."),
     final_value: percentileShape(money).extend({
@@ -51,7 +51,7 @@ export const SimsSummaryResponse = z.object({
       final_value_p75: money,
       final_value_p95: money,
     }).describe("Each run's statistics (as POST /v1/optimiser/report computes them) aggregated over the runs."),
-  })).describe("The 21 strategy series in response order."),
+  })).describe("The selected strategy series in response order."),
 });
 
 const errorResponses = {

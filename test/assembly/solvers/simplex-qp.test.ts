@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { TOL } from "../../helpers/tolerances.js";
 import { engine, randomCov, kktResidual, corrOf, matVec, sampleCov, solveDense, objective } from "../../helpers/kernels.js";
-import { computeWeights21, gmvpWeights, mdcpWeights } from "../../../src/engine/weights.js";
+import { computeWeightSet, gmvpWeights, mdcpWeights } from "../../../src/engine/weights.js";
 import { Slot, STRATEGY_COUNT, Frequency } from "../../../assembly/shared/vocabulary.js";
 import { factorPrices } from "../../helpers/prices.js";
 
@@ -102,7 +102,7 @@ describe("the simplex QP with a low-rank factor at market scale (faces solved th
     const nWeeks = weekBucket[n - 1] + 1;
     const nMonths = monthBucket[n - 1] + 1;
     const P = Float64Array.from(closes.flat());
-    const res = computeWeights21(wasm, {
+    const res = computeWeightSet(wasm, {
       closes: P, N, tickers, weekBucket, nWeeks, monthBucket, nMonths, covariance: "sample", hrp: "direct",
     });
     const R = new Float64Array(n * N);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { TOL } from "../../helpers/tolerances.js";
 import { engine, randomCov, kktResidual, sampleCov, factorReturns, matVec, corrOf, objective, scaleOf } from "../../helpers/kernels.js";
-import { computeWeights21, tryQP } from "../../../src/engine/weights.js";
+import { computeWeightSet, tryQP } from "../../../src/engine/weights.js";
 import { Status } from "../../../assembly/shared/status.js";
 import { FREQUENCY_COUNT, Slot, STRATEGY_COUNT } from "../../../assembly/shared/vocabulary.js";
 import { factorPrices } from "../../helpers/prices.js";
@@ -87,8 +87,8 @@ describe("warm start through the 21-vector call (the rebalancing seam)", () => {
   it("N = 300 (monthly and weekly low-rank, faces through the factor): warm from the cold rows gives certified gmvp/mdcp rows of the same objective", () => {
     const N = 300;
     const inp = input(N, 91);
-    const cold = computeWeights21(wasm, inp);
-    const warm = computeWeights21(wasm, { ...inp, warm: cold.weights });
+    const cold = computeWeightSet(wasm, inp);
+    const warm = computeWeightSet(wasm, { ...inp, warm: cold.weights });
     const T = inp.closes.length / N;
     const R = new Float64Array((T - 1) * N);
     for (let t = 1; t < T; t++) for (let i = 0; i < N; i++) R[(t - 1) * N + i] = Math.log(inp.closes[t * N + i]) - Math.log(inp.closes[(t - 1) * N + i]);

@@ -7,7 +7,7 @@ import { failure } from "../../helpers/errors.js";
 import { describe, expect, it } from "vitest";
 import { engine, normal, rng } from "../../helpers/kernels.js";
 import { businessDates } from "../../helpers/prices.js";
-import { computeWeights21 } from "../../../src/engine/weights.js";
+import { computeWeightSet } from "../../../src/engine/weights.js";
 import { buckets } from "../../../src/pipeline/calendar.js";
 import { parseIsoDay } from "../../../src/domain/dates.js";
 import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
@@ -20,7 +20,7 @@ function weights(closes: number[][]) {
   const days = Int32Array.from(businessDates(T).slice(1).map((d) => parseIsoDay(d)!));
   const m = buckets(days, "m");
   const w = buckets(days, "w");
-  return computeWeights21(wasm, {
+  return computeWeightSet(wasm, {
     closes: Float64Array.from(closes.flat()), N: closes[0].length, tickers: TICKERS.slice(0, closes[0].length),
     weekBucket: w.bucket, nWeeks: w.count, monthBucket: m.bucket, nMonths: m.count, covariance: "sample", hrp: "paper",
   });

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { engine, randomCov, matVec, corrOf, sampleCov, ercResidual, diversificationRatio, scaleOf } from "../../helpers/kernels.js";
 import { describeWithSharedData, sharedDataPath } from "../../helpers/shared-data.js";
 import {
-  tryBoundedWeights, mdpWeights, rppWeights, ivpWeights, hrpWeights, tryWeights21, computeWeights21,
+  tryBoundedWeights, mdpWeights, rppWeights, ivpWeights, hrpWeights, tryWeightSet, computeWeightSet,
 } from "../../../src/engine/weights.js";
 import { Status } from "../../../assembly/shared/status.js";
 import { Slot, STRATEGY_COUNT, FREQUENCY_COUNT, SERIES_COUNT } from "../../../assembly/shared/vocabulary.js";
@@ -235,16 +235,16 @@ function input(N: number, seed: number) {
 describe("the 21-vector call with bounds", () => {
   it("min 0 and max 1 give the default rows bit for bit", () => {
     const inp = input(30, 71);
-    const a = computeWeights21(wasm, inp);
-    const b = computeWeights21(wasm, { ...inp, minWeight: 0, maxWeight: 1 });
+    const a = computeWeightSet(wasm, inp);
+    const b = computeWeightSet(wasm, { ...inp, minWeight: 0, maxWeight: 1 });
     expect(Array.from(b.weights)).toEqual(Array.from(a.weights));
   });
   it("answers InfeasibleBounds for N·max < 1 and N·min > 1 (12 tickers, max 0.05 / min 0.1)", () => {
     const inp = input(12, 72);
-    expect(tryWeights21(wasm, { ...inp, maxWeight: 0.05 }).status).toBe(Status.InfeasibleBounds);
-    expect(tryWeights21(wasm, { ...inp, minWeight: 0.1 }).status).toBe(Status.InfeasibleBounds);
+    expect(tryWeightSet(wasm, { ...inp, maxWeight: 0.05 }).status).toBe(Status.InfeasibleBounds);
+    expect(tryWeightSet(wasm, { ...inp, minWeight: 0.1 }).status).toBe(Status.InfeasibleBounds);
     // the engine wrapper turns the status into the catalogue error (the pipeline checks earlier, with the bounds)
-    expect(() => computeWeights21(wasm, { ...inp, maxWeight: 0.05 })).toThrow(
+    expect(() => computeWeightSet(wasm, { ...inp, maxWeight: 0.05 })).toThrow(
       "The weight bounds cannot be met by 12 tickers: max_weight must be at least 1/12 and min_weight at most 1/12.");
   });
   it("N = 25, max 0.1, min 0.005: every row inside the box; gmvp, mdcp, mdp, rpp certified per frequency", () => {
@@ -252,7 +252,7 @@ describe("the 21-vector call with bounds", () => {
     const inp = input(N, 73);
     const lo = 0.005;
     const hi = 0.1;
-    const res = computeWeights21(wasm, { ...inp, minWeight: lo, maxWeight: hi });
+    const res = computeWeightSet(wasm, { ...inp, minWeight: lo, maxWeight: hi });
     expect(res.weights.length).toBe(SERIES_COUNT * N);
     const T = inp.closes.length / N;
     const R = new Float64Array((T - 1) * N);

@@ -1,12 +1,12 @@
 /**
- * The paper and direct HRP inside the 21-vector driver (assembly/strategies/weights21.ts): its rows form ρ from Σ_f
+ * The paper and direct HRP inside the 21-vector driver (assembly/strategies/driver.ts): its rows form ρ from Σ_f
  * and σ_f instead of reading a C_f block, bit for bit the kernel's on the same Σ_f; and the call's arena high-water at
  * N = 500 (issue #14: ≤ 4 N² doubles; the observations are a full N² there, T = 253) with either HRP variant.
  */
 import { describe, expect, it } from "vitest";
 import { bucketSums, covariance, logReturns } from "../../../src/engine/core.js";
 import { Wasm } from "../../../src/engine/wasm.js";
-import { computeWeights21, hrpWeights, type Weights21Input } from "../../../src/engine/weights.js";
+import { computeWeightSet, hrpWeights, type WeightSetInput } from "../../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
 import { factorWeightsInput } from "../../helpers/prices.js";
 import { engine } from "../../helpers/kernels.js";
@@ -20,7 +20,7 @@ describe("HRP in the 21-vector driver", () => {
     const N = 130; // fewer monthly and weekly observations than assets (the factor paths of the other rows run)
     for (const hrp of ["paper", "direct"] as const) {
       const input = factorWeightsInput(N, hrp);
-      const { weights } = computeWeights21(wasm, input);
+      const { weights } = computeWeightSet(wasm, input);
       const R = logReturns(wasm, input.closes, T, N);
       const obs = {
         d: [R, T - 1] as const,
@@ -40,7 +40,7 @@ describe("HRP in the 21-vector driver", () => {
     it(`the whole call (hrp ${hrp}) stays at or below 4 N² doubles of arena at N = 500`, () => {
       const N = 500;
       const wasm = Wasm.loadSync({ recycleAboveBytes: Infinity });
-      const w = computeWeights21(wasm, factorWeightsInput(N, hrp));
+      const w = computeWeightSet(wasm, factorWeightsInput(N, hrp));
       expect(w.fallback.some((x) => x)).toBe(true); // the monthly rpp falls back: its shrinkage scratch is counted
       expect(wasm.arenaHighWater / (8 * N * N)).toBeLessThanOrEqual(4);
     }, 60_000);

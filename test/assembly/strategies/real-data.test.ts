@@ -1,6 +1,6 @@
 /**
  * Real data: /work/shared/data/cvxportfolio-sp500/prices.csv (430 tickers, wide CSV `Date,...`), first 252 rows
- * as the training window. All 21 series through computeWeights21; every QP solution must be KKT-certified on a
+ * as the training window. All 21 series through computeWeightSet; every QP solution must be KKT-certified on a
  * covariance recomputed here in plain JS, mdp must have the core property, rpp must have equal risk
  * contributions or be flagged as a shrinkage fallback (and then be ERC on the shrunk covariance).
  */
@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { describeWithSharedData, sharedDataPath } from "../../helpers/shared-data.js";
 import { TOL } from "../../helpers/tolerances.js";
 import { engine, sampleCov, kktResidual, ercResidual, corrOf } from "../../helpers/kernels.js";
-import { computeWeights21, shrinkCovariance, rppWeights } from "../../../src/engine/weights.js";
+import { computeWeightSet, shrinkCovariance, rppWeights } from "../../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
 import { FREQUENCY_COUNT, STRATEGY_COUNT } from "../../../src/domain/vocabulary.js";
 import { Slot } from "../../../assembly/shared/vocabulary.js";
@@ -59,7 +59,7 @@ function check(N: number, data: ReturnType<typeof load>) {
   const T = closes.length;
   const m = bucketsOf(data.dates, monthKey);
   const w = bucketsOf(data.dates, weekKey);
-  const res = computeWeights21(wasm, {
+  const res = computeWeightSet(wasm, {
     closes: Float64Array.from(closes.flat()), N, tickers: data.tickers.slice(0, N), weekBucket: w.bucket, nWeeks: w.n,
     monthBucket: m.bucket, nMonths: m.n, covariance: "sample", hrp: "paper",
   });

@@ -12,7 +12,7 @@ import {
 } from "../../helpers/kernels.js";
 import { businessDates } from "../../helpers/prices.js";
 import {
-  computeWeights21, mdcpWeights, rppWeights, shrinkCovariance, tryStrategyWeights,
+  computeWeightSet, mdcpWeights, rppWeights, shrinkCovariance, tryStrategyWeights,
 } from "../../../src/engine/weights.js";
 import { bucketSums, logReturns } from "../../../src/engine/core.js";
 import { Status } from "../../../src/engine/status.js";
@@ -48,7 +48,7 @@ function run(closes: number[][]) {
   const m = buckets(days, "m");
   const w = buckets(days, "w");
   const flat = Float64Array.from(closes.flat());
-  const res = computeWeights21(wasm, {
+  const res = computeWeightSet(wasm, {
     closes: flat, N, tickers: Array.from({ length: N }, (_, i) => `A${i}`), weekBucket: w.bucket, nWeeks: w.count,
     monthBucket: m.bucket, nMonths: m.count, covariance: "sample", hrp: "direct",
   });

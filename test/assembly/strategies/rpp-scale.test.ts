@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { bucketSums, logReturns } from "../../../src/engine/core.js";
 import { Wasm } from "../../../src/engine/wasm.js";
-import { computeWeights21, rppWeights, shrinkCovariance, tryRppShrunk, type Weights21Input } from "../../../src/engine/weights.js";
+import { computeWeightSet, rppWeights, shrinkCovariance, tryRppShrunk, type WeightSetInput } from "../../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
 import { factorWeightsInput } from "../../helpers/prices.js";
 import { engine } from "../../helpers/kernels.js";
@@ -24,7 +24,7 @@ describe("the rpp fallback at N = 1,000 (12 monthly observations: ERC does not e
   const X = bucketSums(wasm, R, T - 1, N, input.monthBucket, input.nMonths);
 
   it("kRppShrunk on the monthly sums gives the driver's l1r.l2m.l3rpp row bit for bit", () => {
-    const w21 = computeWeights21(wasm, { ...input, frequencies: ["m"] });
+    const w21 = computeWeightSet(wasm, { ...input, frequencies: ["m"] });
     const s = STRATEGY_IDS.indexOf("l1r.l2m.l3rpp");
     expect(w21.fallback[s]).toBe(true);
     const o = tryRppShrunk(wasm, X, input.nMonths, N);
@@ -53,7 +53,7 @@ describe("arena high-water of the 21-vector call with an rpp fallback", () => {
   for (const N of [1000, 2000]) {
     it(`stays at or below 4 N² doubles at N = ${N}`, () => {
       const wasm = Wasm.loadSync({ recycleAboveBytes: Infinity });
-      const w = computeWeights21(wasm, { ...factorWeightsInput(N), frequencies: N === 1000 ? undefined : ["m"] });
+      const w = computeWeightSet(wasm, { ...factorWeightsInput(N), frequencies: N === 1000 ? undefined : ["m"] });
       expect(w.fallback.some((x) => x)).toBe(true);
       expect(wasm.arenaHighWater / (8 * N * N)).toBeLessThanOrEqual(4);
     }, 60_000);

@@ -1,5 +1,5 @@
 /**
- * kWeights21 / computeWeights21 on the docs/test-vectors.md §11-D three-ticker fixture (25 closes; the bucket structure is
+ * kWeightSet / computeWeightSet on the docs/test-vectors.md §11-D three-ticker fixture (25 closes; the bucket structure is
  * given there: weekly 2,5,5,4,5,3 returns, monthly 2,19,3), and the Schäfer–Strimmer numbers of §6.4/§11-D.
  * The integrator's end-to-end test builds the buckets from dates; here they are typed from §11-D.
  */
@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { TOL, expectClose } from "../../helpers/tolerances.js";
 import { engine, sampleCov } from "../../helpers/kernels.js";
 import {
-  computeWeights21, gramRowBlocks, paddedOrder, shrinkCovariance, tryShrinkCovariance, tryWeights21, ewpWeights, gmvpWeights, mdcpWeights, mdpWeights, rppWeights, hrpWeights,
+  computeWeightSet, gramRowBlocks, paddedOrder, shrinkCovariance, tryShrinkCovariance, tryWeightSet, ewpWeights, gmvpWeights, mdcpWeights, mdpWeights, rppWeights, hrpWeights,
   ivpWeights,
 } from "../../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
@@ -34,7 +34,7 @@ const EXPECTED = WEIGHTS;
 
 function run(covariance: "sample" | "shrink", hrp: "paper" | "direct" = "paper", closes = CLOSES, tickers = TICKERS) {
   const N = closes[0].length;
-  return computeWeights21(wasm, {
+  return computeWeightSet(wasm, {
     closes: Float64Array.from(closes.flat()), N, tickers, weekBucket: WEEK, nWeeks: 6, monthBucket: MONTH, nMonths: 3,
     covariance, hrp,
   });
@@ -122,13 +122,13 @@ describe("Schäfer–Strimmer shrinkage (docs/method.md §6.4)", () => {
   });
 });
 
-describe("kWeights21 edge cases", () => {
+describe("kWeightSet edge cases", () => {
   it("leaves its input memory (closes and buckets) untouched (the test engine is loaded with verifyInputs)", () => {
-    expect(tryWeights21(wasm, { closes: Float64Array.from(CLOSES.flat()), N: 3, tickers: TICKERS, weekBucket: WEEK,
+    expect(tryWeightSet(wasm, { closes: Float64Array.from(CLOSES.flat()), N: 3, tickers: TICKERS, weekBucket: WEEK,
       nWeeks: 6, monthBucket: MONTH, nMonths: 3, covariance: "sample", hrp: "paper" }).status).toBe(Status.Ok);
   });
   it("rejects a bucket index out of range with BadDimensions and names the frequency's first series", () => {
-    const o = tryWeights21(wasm, { closes: Float64Array.from(CLOSES.flat()), N: 3, tickers: TICKERS,
+    const o = tryWeightSet(wasm, { closes: Float64Array.from(CLOSES.flat()), N: 3, tickers: TICKERS,
       weekBucket: WEEK.map((b) => (b === 5 ? 6 : b)), nWeeks: 6, monthBucket: MONTH, nMonths: 3,
       covariance: "sample", hrp: "paper" });
     expect(o.status).toBe(Status.BadDimensions);
@@ -181,13 +181,13 @@ function single(id: Strategy, S: Float64Array, N: number, hrp: "paper" | "direct
   return kernels[id]();
 }
 
-/** The kernel's own sample covariance of n×N observations (the matrix kWeights21 computes internally). */
+/** The kernel's own sample covariance of n×N observations (the matrix kWeightSet computes internally). */
 function kernelCovariance(X: Float64Array, n: number, N: number): Float64Array {
   return covariance(wasm, X, n, N).covariance;
 }
 
-describe("the slot table of assembly/strategies/weights21.ts", () => {
-  const source = readFileSync(new URL("../../../assembly/strategies/weights21.ts", import.meta.url), "utf8");
+describe("the slot table of assembly/strategies/driver.ts", () => {
+  const source = readFileSync(new URL("../../../assembly/strategies/driver.ts", import.meta.url), "utf8");
   const start = source.indexOf("function slotTable()");
   const table = source.slice(start, source.indexOf("];", start));
   const rows = [...table.matchAll(/new SlotRow\(Slot\.(\w+),/g)].map((m) => m[1]);
@@ -232,15 +232,15 @@ function calendarInput(N: number, seed: number) {
   };
 }
 
-describe("kWeights21 options: a frequency subset, bounds, a warm start", () => {
+describe("kWeightSet options: a frequency subset, bounds, a warm start", () => {
   // 40 synthetic factor-model assets over 253 closes: monthly and weekly are low-rank (12 and 52 observations)
   const input = calendarInput(40, 7);
   const N = input.N;
-  const full = computeWeights21(wasm, input);
+  const full = computeWeightSet(wasm, input);
 
   it("each frequency computed alone gives the full call's rows bit for bit, zeros elsewhere", () => {
     for (const f of FREQUENCY_NAMES) {
-      const one = computeWeights21(wasm, { ...input, frequencies: [f] });
+      const one = computeWeightSet(wasm, { ...input, frequencies: [f] });
       for (let s = 0; s < SERIES_COUNT; s++) {
         const inF = Math.floor(s / STRATEGY_COUNT) === Frequency[f];
         expect(row(one.weights, N, s), `${f} ${STRATEGY_IDS[s]}`).toEqual(inF ? row(full.weights, N, s) : new Array(N).fill(0));
@@ -251,7 +251,7 @@ describe("kWeights21 options: a frequency subset, bounds, a warm start", () => {
   it("the union of the three single-frequency calls is the full call", () => {
     const union = new Float64Array(SERIES_COUNT * N);
     for (const f of FREQUENCY_NAMES) {
-      const one = computeWeights21(wasm, { ...input, frequencies: [f] }).weights;
+      const one = computeWeightSet(wasm, { ...input, frequencies: [f] }).weights;
       for (let j = 0; j < union.length; j++) union[j] += one[j];
     }
     expect(Buffer.from(union.buffer).equals(Buffer.from(full.weights.buffer))).toBe(true);
@@ -259,7 +259,7 @@ describe("kWeights21 options: a frequency subset, bounds, a warm start", () => {
   it("each strategy computed alone in each frequency gives the full call's row bit for bit, zeros elsewhere", () => {
     for (const f of FREQUENCY_NAMES) {
       for (const id of STRATEGY_NAMES) {
-        const one = computeWeights21(wasm, { ...input, frequencies: [f], strategies: [id] });
+        const one = computeWeightSet(wasm, { ...input, frequencies: [f], strategies: [id] });
         const mine = Frequency[f] * STRATEGY_COUNT + Slot[id];
         for (let s = 0; s < SERIES_COUNT; s++) {
           expect(row(one.weights, N, s), `${f}.${id}: ${STRATEGY_IDS[s]}`)
@@ -271,9 +271,9 @@ describe("kWeights21 options: a frequency subset, bounds, a warm start", () => {
   });
   it("under bounds, rpp alone (which reads the bounded gmvp row) and mdp alone give the full call's rows", () => {
     const bounds = { minWeight: 0.005, maxWeight: 0.06 };
-    const boundedFull = computeWeights21(wasm, { ...input, ...bounds });
+    const boundedFull = computeWeightSet(wasm, { ...input, ...bounds });
     for (const id of ["rpp", "mdp", "hrp"] as Strategy[]) {
-      const one = computeWeights21(wasm, { ...input, ...bounds, frequencies: ["m"], strategies: [id] });
+      const one = computeWeightSet(wasm, { ...input, ...bounds, frequencies: ["m"], strategies: [id] });
       const mine = Frequency.m * STRATEGY_COUNT + Slot[id];
       expect(row(one.weights, N, mine), id).toEqual(row(boundedFull.weights, N, mine));
       expect(one.weights.reduce((a, b) => a + Math.abs(b), 0) - row(one.weights, N, mine).reduce((a, b) => a + b, 0))
@@ -285,30 +285,30 @@ describe("kWeights21 options: a frequency subset, bounds, a warm start", () => {
     const rest = STRATEGY_NAMES.filter((s) => s !== "hrp");
     for (const f of FREQUENCY_NAMES) {
       for (const strategies of [["hrp"] as Strategy[], rest]) {
-        const one = computeWeights21(wasm, { ...input, frequencies: [f], strategies }).weights;
+        const one = computeWeightSet(wasm, { ...input, frequencies: [f], strategies }).weights;
         for (let j = 0; j < union.length; j++) union[j] += one[j];
       }
     }
     expect(Buffer.from(union.buffer).equals(Buffer.from(full.weights.buffer))).toBe(true);
   });
   it("an empty strategy list is refused before the kernel runs", () => {
-    expect(() => tryWeights21(wasm, { ...input, strategies: [] })).toThrow(/at least one strategy/);
+    expect(() => tryWeightSet(wasm, { ...input, strategies: [] })).toThrow(/at least one strategy/);
   });
   it("an empty frequency list is refused before the kernel runs", () => {
-    expect(() => tryWeights21(wasm, { ...input, frequencies: [] })).toThrow(/at least one frequency/);
+    expect(() => tryWeightSet(wasm, { ...input, frequencies: [] })).toThrow(/at least one frequency/);
   });
   it("bounds outside 0 ≤ min ≤ max ≤ 1 are BadDimensions", () => {
-    expect(tryWeights21(wasm, { ...input, minWeight: 0.5, maxWeight: 0.4 }).status).toBe(Status.BadDimensions);
-    expect(tryWeights21(wasm, { ...input, maxWeight: 1.5 }).status).toBe(Status.BadDimensions);
-    expect(tryWeights21(wasm, { ...input, minWeight: -0.1 }).status).toBe(Status.BadDimensions);
-    expect(tryWeights21(wasm, { ...input, maxWeight: Number.NaN }).status).toBe(Status.BadDimensions);
+    expect(tryWeightSet(wasm, { ...input, minWeight: 0.5, maxWeight: 0.4 }).status).toBe(Status.BadDimensions);
+    expect(tryWeightSet(wasm, { ...input, maxWeight: 1.5 }).status).toBe(Status.BadDimensions);
+    expect(tryWeightSet(wasm, { ...input, minWeight: -0.1 }).status).toBe(Status.BadDimensions);
+    expect(tryWeightSet(wasm, { ...input, maxWeight: Number.NaN }).status).toBe(Status.BadDimensions);
   });
   it("the explicit defaults (0, 1, no warm start) give the default call's bits", () => {
-    const explicit = computeWeights21(wasm, { ...input, minWeight: 0, maxWeight: 1, frequencies: [...FREQUENCY_NAMES] });
+    const explicit = computeWeightSet(wasm, { ...input, minWeight: 0, maxWeight: 1, frequencies: [...FREQUENCY_NAMES] });
     expect(Buffer.from(explicit.weights.buffer).equals(Buffer.from(full.weights.buffer))).toBe(true);
   });
   it("a warm start from the previous solution gives certified weights on the simplex", () => {
-    const warmed = computeWeights21(wasm, { ...input, warm: full.weights });
+    const warmed = computeWeightSet(wasm, { ...input, warm: full.weights });
     for (let s = 0; s < SERIES_COUNT; s++) {
       const w = row(warmed.weights, N, s);
       expect(Math.abs(w.reduce((a, b) => a + b, 0) - 1)).toBeLessThanOrEqual(1e-12);
@@ -317,20 +317,20 @@ describe("kWeights21 options: a frequency subset, bounds, a warm start", () => {
   });
 });
 
-describe("kWeights21 gram option: the paper HRP's distance of distances in row blocks", () => {
+describe("kWeightSet gram option: the paper HRP's distance of distances in row blocks", () => {
   // N = 150 (N' = 152): several 64-row blocks; monthly and weekly low-rank
   const input = calendarInput(150, 11);
   const N = input.N;
   const Np = paddedOrder(N);
-  const full = computeWeights21(wasm, input);
+  const full = computeWeightSet(wasm, input);
   const bounds = { minWeight: 0.002, maxWeight: 0.02 };
-  const boundedFull = computeWeights21(wasm, { ...input, ...bounds });
+  const boundedFull = computeWeightSet(wasm, { ...input, ...bounds });
 
   /** The frequency's Gram from row blocks computed by separate calls, put together. */
   function assembled(f: (typeof FREQUENCY_NAMES)[number], blocks: [number, number][]): Float64Array {
     const G = new Float64Array(Np * Np);
     for (const [from, to] of blocks) {
-      const part = computeWeights21(wasm, { ...input, frequencies: [f], strategies: ["hrp"], gramRows: [from, to] });
+      const part = computeWeightSet(wasm, { ...input, frequencies: [f], strategies: ["hrp"], gramRows: [from, to] });
       expect(part.gram!.length).toBe((to - from) * Np);
       expect(part.weights.every((v) => v === 0)).toBe(true);
       G.set(part.gram!, from * Np);
@@ -343,17 +343,17 @@ describe("kWeights21 gram option: the paper HRP's distance of distances in row b
       const mine = Frequency[f] * STRATEGY_COUNT + Slot.hrp;
       for (const blocks of [[[0, 64], [64, 128], [128, Np]], gramRowBlocks(N, 2), [[0, Np]]] as [number, number][][]) {
         const G = assembled(f, blocks);
-        const one = computeWeights21(wasm, { ...input, frequencies: [f], strategies: ["hrp"], gram: G });
+        const one = computeWeightSet(wasm, { ...input, frequencies: [f], strategies: ["hrp"], gram: G });
         for (let s = 0; s < SERIES_COUNT; s++) {
           expect(row(one.weights, N, s), `${f} ${s}`).toEqual(s === mine ? row(full.weights, N, s) : new Array(N).fill(0));
         }
-        const b = computeWeights21(wasm, { ...input, ...bounds, frequencies: [f], strategies: ["hrp"], gram: G });
+        const b = computeWeightSet(wasm, { ...input, ...bounds, frequencies: [f], strategies: ["hrp"], gram: G });
         expect(row(b.weights, N, mine)).toEqual(row(boundedFull.weights, N, mine));
       }
     }
   });
   it("starts from the given Gram (a zero Gram, all distances tied, gives another hrp row)", () => {
-    const one = computeWeights21(wasm, { ...input, frequencies: ["d"], strategies: ["hrp"], gram: new Float64Array(Np * Np) });
+    const one = computeWeightSet(wasm, { ...input, frequencies: ["d"], strategies: ["hrp"], gram: new Float64Array(Np * Np) });
     expect(row(one.weights, N, Slot.hrp)).not.toEqual(row(full.weights, N, Slot.hrp));
   });
   it("splits the rows into blocks of about equal cost on 64-row boundaries covering 0 … N'", () => {
@@ -366,11 +366,11 @@ describe("kWeights21 gram option: the paper HRP's distance of distances in row b
   });
   it("refuses a block off the 64-row grid, the direct HRP, several frequencies or other strategies (BadDimensions)", () => {
     const one = { ...input, frequencies: ["d" as const], strategies: ["hrp" as Strategy] };
-    expect(tryWeights21(wasm, { ...one, gramRows: [32, 64] }).status).toBe(Status.BadDimensions);
-    expect(tryWeights21(wasm, { ...one, gramRows: [0, 100] }).status).toBe(Status.BadDimensions);
-    expect(tryWeights21(wasm, { ...one, gramRows: [0, 64], hrp: "direct" }).status).toBe(Status.BadDimensions);
-    expect(tryWeights21(wasm, { ...one, gramRows: [0, 64], frequencies: ["d", "m"] }).status).toBe(Status.BadDimensions);
-    expect(tryWeights21(wasm, { ...one, gramRows: [0, 64], strategies: ["hrp", "ivp"] }).status).toBe(Status.BadDimensions);
-    expect(tryWeights21(wasm, { ...one, gramRows: [0, 64] }).status).toBe(Status.Ok);
+    expect(tryWeightSet(wasm, { ...one, gramRows: [32, 64] }).status).toBe(Status.BadDimensions);
+    expect(tryWeightSet(wasm, { ...one, gramRows: [0, 100] }).status).toBe(Status.BadDimensions);
+    expect(tryWeightSet(wasm, { ...one, gramRows: [0, 64], hrp: "direct" }).status).toBe(Status.BadDimensions);
+    expect(tryWeightSet(wasm, { ...one, gramRows: [0, 64], frequencies: ["d", "m"] }).status).toBe(Status.BadDimensions);
+    expect(tryWeightSet(wasm, { ...one, gramRows: [0, 64], strategies: ["hrp", "ivp"] }).status).toBe(Status.BadDimensions);
+    expect(tryWeightSet(wasm, { ...one, gramRows: [0, 64] }).status).toBe(Status.Ok);
   });
 });

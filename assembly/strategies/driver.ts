@@ -91,7 +91,7 @@ export class Frame {
    */
   warm: usize = 0;
   /**
-   * The paper HRP's Gram matrix split across workers (`weights21`'s `gram` option): 0, or rows gramFrom … gramTo−1
+   * The paper HRP's Gram matrix split across workers (`weightSet`'s `gram` option): 0, or rows gramFrom … gramTo−1
    * of it to compute into `gram` (gramFrom < gramTo; the hrp row is then 0), or with gramFrom = gramTo = 0 the
    * whole N'×N' Gram to start the distance of distances from.
    */
@@ -290,14 +290,14 @@ export const ALL_SLOTS: i32 = (1 << STRATEGY_COUNT) - 1;
  * The slots computed for a selection `slotMask`: the selected ones and the rows they read (docs/method.md §4.5,
  * §4.6, §5.6): mdp reads the mdcp row, rpp reads the mdcp row (existence), bounded rpp the gmvp row.
  */
-function slotsWithDependencies(slotMask: i32, bounded: bool): i32 {
+export function slotsWithDependencies(slotMask: i32, bounded: bool): i32 {
   let m = slotMask;
   if (!bounded && (m & (1 << Slot.mdp)) != 0) m |= 1 << Slot.mdcp;
   if ((m & (1 << Slot.rpp)) != 0) m |= bounded ? 1 << Slot.gmvp : 1 << Slot.mdcp;
   return m;
 }
 
-/** The series (0 … SERIES_COUNT−1, response order) that made the last `weights21` fail, or −1. */
+/** The series (0 … SERIES_COUNT−1, response order) that made the last `weightSet` fail, or −1. */
 export function lastFailedSeries(): i32 {
   return failedSeries;
 }
@@ -352,7 +352,7 @@ export function lastFailedSeries(): i32 {
  * Edge cases: N = 1 → [1] in every row (after the zero-variance check).
  * References: docs/method.md §2 (layers), §6 (covariance, shrinkage, the rpp fallback).
  */
-export function weights21(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i32, monthBucket: usize, nMonths: i32,
+export function weightSet(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i32, monthBucket: usize, nMonths: i32,
   covMode: i32, hrpMode: i32, out: usize, fallback: usize,
   freqMask: i32 = ALL_FREQUENCIES, minWeight: f64 = 0.0, maxWeight: f64 = 1.0, warm: usize = 0,
   slotMask: i32 = ALL_SLOTS, gram: usize = 0, gramFrom: i32 = 0, gramTo: i32 = 0): Status {
