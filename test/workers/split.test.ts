@@ -3,6 +3,7 @@
  * request's own step with the assembled weights. The answer must be byte-identical to the single task's, errors
  * included, and the request must count once against its key's in-flight cap.
  */
+import type { Strategy } from "../../src/domain/strategies.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isFolioError, type FolioError } from "../../src/errors.js";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -138,6 +139,27 @@ describe("runSplit on a pool of 2 workers", () => {
         }
       });
     }
+  }
+
+  for (const plan of SPLIT_PLANS) {
+    it(`follows a strategy selection with the "${plan}" plan: the single task's bodies, with and without hrp`, async () => {
+      for (const strategies of [["rpp", "ivp"], ["hrp", "mdp"], ["hrp"]] as Strategy[][]) {
+        for (const kind of ["weights", "paths"] as const) {
+          const task: BacktestTask = { kind, request: { tickers: BIG_TICKERS, strategies }, snapshot };
+          const single = await pool.run(task);
+          const split = await runSplit(pool, task, { plan });
+          expect(split.meta).toEqual(single.meta);
+          expect(Buffer.compare(split.body, single.body), `${plan} ${strategies.join(",")} ${kind}`).toBe(0);
+        }
+      }
+      // the parts compute the selected strategies only (whole frequencies: the request's selection)
+      for (const strategies of [["rpp", "ivp"], ["hrp", "mdp"]] as Strategy[][]) {
+        const parts = splitParts(plan, 2000, 2, true, strategies);
+        const named = parts.flatMap((p) => p.strategies ?? []);
+        expect(named.every((s) => strategies.includes(s)), plan).toBe(true);
+        if (!strategies.includes("hrp")) expect(parts.map((p) => p.frequency)).toEqual([...FREQUENCY_NAMES]);
+      }
+    });
   }
 
   it("defaults to the balanced plan for the paper HRP and covers every series exactly once in every plan", () => {

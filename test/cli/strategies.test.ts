@@ -1,0 +1,59 @@
+/**
+ * --strategies of the built CLI: weights, backtest and simulate compute only the selected strategies (the library's
+ * rows for them), the help lists the registry, and an unknown id is a usage error (exit 2) that lists the known ones.
+ * `npm test` builds first; run `npm run build` before running this file alone.
+ */
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { STRATEGIES, STRATEGY_REGISTRY, selectStrategies } from "../../src/domain/strategies.js";
+import { createEngine } from "../../src/index.js";
+import { alignPrices } from "../../src/pipeline/align.js";
+import { openSyntheticStore } from "../../src/store/index.js";
+import { PROJECT_ROOT } from "../helpers/shared-data.js";
+
+const MAIN = join(PROJECT_ROOT, "dist", "src", "cli", "main.js");
+const TICKERS = ["SYN-TEC1", "SYN-FIN2", "SYN-UTL3", "SYN-HLT4"];
+
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.DATA_DIR;
+  delete env.DATABASE_URL;
+  return new Promise((resolve) => {
+    // --data-dir of a missing store is refused; the synthetic universe is the default only without ./.data, so the
+    // test runs in a directory that has none
+    execFile(process.execPath, [MAIN, ...args], { env, cwd: join(PROJECT_ROOT, "test"), timeout: 60_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+describe("folio --strategies", () => {
+  it("weights --strategies rpp,gmvp --json prints the library's rows for those strategies only, in registry order", async () => {
+    const r = await run(["weights", ...TICKERS, "--strategies", "rpp,gmvp", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const w = JSON.parse(r.stdout) as Record<string, number[]>;
+    expect(Object.keys(w)).toEqual(selectStrategies(["gmvp", "rpp"]).ids);
+    const engine = await createEngine();
+    const all = engine.weights(alignPrices(openSyntheticStore(), TICKERS));
+    for (const [id, v] of Object.entries(w)) expect(v).toEqual(all[id as keyof typeof all]);
+  });
+
+  it("backtest and simulate --strategies ivp answer three series", async () => {
+    const b = await run(["backtest", ...TICKERS, "--strategies", "ivp", "--values", "--json"]);
+    expect(b.code, b.stderr).toBe(0);
+    expect((JSON.parse(b.stdout) as { PATH: string }[]).map((s) => s.PATH)).toEqual(selectStrategies(["ivp"]).ids);
+    const s = await run(["simulate", ...TICKERS, "--strategies", "ivp", "--runs", "2", "--json"]);
+    expect(s.code, s.stderr).toBe(0);
+    expect(s.stdout).toContain("l1r.l2w.l3ivp");
+    expect(s.stdout).not.toContain("l3gmvp");
+  });
+
+  it("an unknown strategy is a usage error that lists the known ones; --help lists the registry", async () => {
+    const r = await run(["weights", ...TICKERS, "--strategies", "gmvp,sharpe"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`unknown strategy "sharpe"; known strategies: ${STRATEGIES.join(", ")}`);
+    const h = await run(["weights", "--help"]);
+    for (const row of STRATEGY_REGISTRY) expect(h.stdout.replace(/\s+/g, " ")).toContain(`${row.id} = ${row.name}`);
+  });
+});
