@@ -4,15 +4,15 @@
 // /js/compute.js, which has no DOM and is unit-tested in Node.
 import uPlot from "/vendor/uPlot.esm.js";
 import { summarize } from "/lib/report/summary.js";
-import { STRATEGY_IDS } from "/lib/domain/strategies.js";
+import { STRATEGY_IDS, STRATEGY_REGISTRY } from "/lib/domain/strategies.js";
 import {
   FREQ_DASH, FREQ_NAMES, FREQ_ORDER, displayRows, strategiesOf, strategyColor, strategyName, drawdownSeries,
   fanOfSummary, finalBoxOfSummary, parseId, queryToRequest, summaryBandsFlat, requestToQuery, rollingReturn, rollingVolatility,
-  rebalanceFields, seriesLabel, sortOrder, tickerColor, toCsv,
+  rebalanceFields, seriesLabel, sortOrder, tickerColor, toCsv, useRegistry, defaultStrategies, strategiesField,
 } from "/js/compute.js";
 
-/** The strategies in response order, from the engine's vocabulary (STRATEGY_IDS is derived from its enum). */
-const STRATEGY_ORDER = strategiesOf(STRATEGY_IDS);
+// Names, colours and the picker come from the engine's one strategy registry (src/domain/strategies.ts).
+useRegistry(STRATEGY_REGISTRY);
 
 const KEY_STORAGE = "folio.apiKey";
 const MAX_LISTED = 80;
@@ -311,7 +311,39 @@ function formRequest() {
     hrp: $("hrp").value, mode: mode(), runs: $("run-count").value.trim(), seed: $("seed").value.trim(), model: $("model").value,
     rebalance: $("rebalance").value, window: $("window").value, costs: $("costs").value.trim(),
     max_weight: $("max-weight").value.trim(), min_weight: $("min-weight").value.trim(),
+    strategies: chosenStrategies(),
   };
+}
+
+/** The strategy picker (one checkbox per registry row, PathLit's seven checked by default). */
+function initStrategyPicker() {
+  const box = $("strategy-picker");
+  for (const row of STRATEGY_REGISTRY) {
+    const label = document.createElement("label");
+    label.className = "strategy-choice";
+    label.title = row.description;
+    const input = document.createElement("input");
+    input.type = "checkbox";
+    input.value = row.id;
+    input.checked = row.pathlit;
+    const sw = document.createElement("span");
+    sw.className = "swatch";
+    sw.style.background = row.colour;
+    label.append(input, sw, ` ${row.name}`);
+    box.append(label);
+  }
+}
+
+/** The checked strategies, comma-separated in registry order; "" for the default selection (PathLit's). */
+function chosenStrategies() {
+  const ids = [...$("strategy-picker").querySelectorAll("input:checked")].map((i) => i.value);
+  const defaults = defaultStrategies();
+  return ids.length === defaults.length && ids.every((s, i) => s === defaults[i]) ? "" : ids.join(",");
+}
+
+function restoreStrategies(list) {
+  const chosen = list ? list.split(",") : defaultStrategies();
+  for (const input of $("strategy-picker").querySelectorAll("input")) input.checked = chosen.includes(input.value);
 }
 
 function restoreRequest(req) {
@@ -335,6 +367,7 @@ function restoreRequest(req) {
   document.querySelector(".sims-only").hidden = req.mode !== "sims";
   $("max-weight").value = req.max_weight ?? "";
   $("min-weight").value = req.min_weight ?? "";
+  restoreStrategies(req.strategies);
   if (req.runs) $("run-count").value = req.runs;
   // a k-day rule from a URL has no option of its own: add one so that the request runs as linked
   if (req.rebalance && /^\d+$/.test(req.rebalance) && ![...$("rebalance").options].some((o) => o.value === req.rebalance)) {
@@ -362,6 +395,8 @@ function apiBody(req) {
   // weight bounds only when given (absent: the server's default answer); a malformed one is sent as typed so that
   // the server's message names it
   for (const k of ["max_weight", "min_weight"]) if (req[k]) body[k] = Number.isFinite(Number(req[k])) ? Number(req[k]) : req[k];
+  // the selected strategies only when they are not PathLit's seven (then the body is PathLit's)
+  Object.assign(body, strategiesField(req.strategies));
   return body;
 }
 
@@ -703,7 +738,7 @@ function renderLegend(r) {
     b.dataset.freq = f;
     grid.append(b);
   }
-  for (const s of STRATEGY_ORDER) {
+  for (const s of strategiesOf(r.ids)) {
     const rows = r.rows.filter((row) => parseId(row.id).s === s);
     if (rows.length === 0) continue;
     const color = strategyColor(s);
@@ -1182,7 +1217,7 @@ function chartsPng() {
   const dpr = window.devicePixelRatio || 1;
   const px = (v) => Math.round(v * dpr);
   const headH = px(24);
-  const legendH = px(r.mode === "paths" ? 68 : 8);
+  const legendH = px(r.mode === "paths" ? 28 + 20 * Math.ceil(strategiesOf(r.ids).length / 4) : 8);
   const w = Math.max(...parts.map((p) => p.canvas.width));
   const h = parts.reduce((a, p) => a + headH + p.canvas.height, 0) + legendH;
   const out = document.createElement("canvas");
@@ -1217,12 +1252,13 @@ function chartsPng() {
       ctx.fillText(text, x + px(26), yy);
       x += px(26) + ctx.measureText(text).width + px(14);
     };
-    STRATEGY_ORDER.forEach((st, k) => {
-      if (k === 4) x = px(8);
-      item(strategyColor(st), [], strategyName(st), k < 4 ? 0 : 1);
+    const shown = strategiesOf(r.ids);
+    shown.forEach((st, k) => {
+      if (k > 0 && k % 4 === 0) x = px(8);
+      item(strategyColor(st), [], strategyName(st), Math.floor(k / 4));
     });
     x = px(8);
-    for (const f of FREQ_ORDER) item("#1d2430", FREQ_DASH[f], FREQ_NAMES[f], 2);
+    for (const f of FREQ_ORDER) item("#1d2430", FREQ_DASH[f], FREQ_NAMES[f], Math.ceil(shown.length / 4));
   }
   return new Promise((resolve) => out.toBlob(resolve, "image/png"));
 }
@@ -1271,6 +1307,7 @@ function init() {
   for (const name of ["covariance", "hrp", "model"]) $(name).addEventListener("change", () => ($(name).dataset.chosen = "user"));
   initKey();
   initTickers();
+  initStrategyPicker();
   initRun();
   initDownloads();
   const req = queryToRequest(location.search);

@@ -3,9 +3,12 @@
  * percentile fans, box-plot figures, sorting, CSV and the request <-> URL mapping.
  */
 import { describe, expect, it } from "vitest";
-import { STRATEGY_IDS } from "../../src/domain/strategies.js";
+import { STRATEGY_IDS, STRATEGY_REGISTRY } from "../../src/domain/strategies.js";
 // @ts-expect-error plain ES module of the page, no type declarations
 import * as C from "../../web/js/compute.js";
+
+// the page sets the registry from the compiled module it imports (web/app.js)
+C.useRegistry(STRATEGY_REGISTRY);
 
 type Row = { id: string; index: number; merged: boolean };
 
@@ -33,10 +36,26 @@ describe("the page's display order and names", () => {
   });
 });
 
+describe("the page's strategy selection", () => {
+  it("sends no strategies member for PathLit's seven (in any order) and the chosen ids in registry order otherwise", () => {
+    expect(C.strategiesField("")).toEqual({});
+    expect(C.strategiesField("rpp,mdp,mdcp,ivp,hrp,gmvp,ewp")).toEqual({});
+    expect(C.strategiesField("rpp,gmvp")).toEqual({ strategies: ["gmvp", "rpp"] });
+    expect(C.strategiesField("gmvp,bogus")).toEqual({ strategies: ["gmvp", "bogus"] });
+    expect(C.defaultStrategies()).toEqual(["ewp", "gmvp", "hrp", "ivp", "mdcp", "mdp", "rpp"]);
+  });
+  it("keeps a selection in the URL and drops a malformed one", () => {
+    const q = C.requestToQuery({ tickers: ["A"], mode: "paths", strategies: "gmvp,rpp" });
+    expect(C.queryToRequest(`?${q}`).strategies).toBe("gmvp,rpp");
+    expect(C.queryToRequest("?tickers=A&strategies=gmvp;drop").strategies).toBeUndefined();
+  });
+});
+
 describe("the page's palettes", () => {
-  it("gives 7 distinct strategy colours and ticker colours that never repeat nor reuse a strategy colour", () => {
-    const strategy = Object.values(C.STRATEGY_COLORS as Record<string, string>).map((c) => c.toLowerCase());
-    expect(new Set(strategy).size).toBe(7);
+  it("gives distinct strategy colours (from the registry) and ticker colours that never repeat nor reuse a strategy colour", () => {
+    const strategy = STRATEGY_REGISTRY.map((r) => String(C.strategyColor(r.id)).toLowerCase());
+    expect(new Set(strategy).size).toBe(STRATEGY_REGISTRY.length);
+    expect(C.strategyColor("nosuch")).toBe("#555555");
     const tickers = Array.from({ length: 40 }, (_, i) => String(C.tickerColor(i)).toLowerCase());
     expect(new Set(tickers).size).toBe(40);
     for (const c of tickers) expect(strategy).not.toContain(c);

@@ -16,24 +16,17 @@ export function strategiesOf(ids) {
   return [...new Set(ids.map((id) => parseId(id).s))];
 }
 
-/** Full names (docs/method.md §4), with the short id in brackets; a strategy without one is shown by its id. */
-export const STRATEGY_NAMES = {
-  ewp: "Equal weight (ewp)",
-  gmvp: "Global minimum variance (gmvp)",
-  hrp: "Hierarchical risk parity (hrp)",
-  ivp: "Inverse volatility (ivp)",
-  mdcp: "Maximum decorrelation (mdcp)",
-  mdp: "Maximum diversification (mdp)",
-  rpp: "Risk parity (rpp)",
-};
-
 /**
- * Strategy colours: the Okabe–Ito palette (Okabe & Ito 2008, "Color Universal Design"), distinguishable with the
- * common colour-vision deficiencies; yellow is left out (unreadable on white), black marks the equal-weight baseline.
+ * The strategy registry the page shows (src/domain/strategies.ts `STRATEGY_REGISTRY`: id, name, colour, …), set once
+ * by the page from the compiled module it imports (`useRegistry`); names and colours are read from it, never restated.
  */
-export const STRATEGY_COLORS = {
-  ewp: "#000000", gmvp: "#0072B2", hrp: "#D55E00", ivp: "#009E73", mdcp: "#CC79A7", mdp: "#E69F00", rpp: "#56B4E9",
-};
+let REGISTRY = new Map();
+export function useRegistry(rows) {
+  REGISTRY = new Map(rows.map((r) => [r.id, r]));
+}
+/** The registry's strategies in registry order, and those of the default (PathLit) selection. */
+export const registryStrategies = () => [...REGISTRY.keys()];
+export const defaultStrategies = () => [...REGISTRY.values()].filter((r) => r.pathlit).map((r) => r.id);
 
 /** Ticker colours: Paul Tol's "muted" scheme (colour-blind safe, no colour shared with the strategy palette)… */
 const TICKER_BASE = ["#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499"];
@@ -54,10 +47,10 @@ export function parseId(id) {
   return m ? { f: m[1], s: m[2] } : { f: "d", s: id };
 }
 
-/** A strategy's full name, or its id when the page does not know it yet. */
-export const strategyName = (s) => STRATEGY_NAMES[s] ?? s;
-/** A strategy's colour (a neutral grey for one the palette does not name yet). */
-export const strategyColor = (s) => STRATEGY_COLORS[s] ?? "#555555";
+/** A strategy's full name with its id in brackets ("Risk parity (rpp)"), or its id when the registry lacks it. */
+export const strategyName = (s) => (REGISTRY.has(s) ? `${REGISTRY.get(s).name} (${s})` : s);
+/** A strategy's colour from the registry (a neutral grey for one it does not have). */
+export const strategyColor = (s) => REGISTRY.get(s)?.colour ?? "#555555";
 
 /** The label of a series: "Global minimum variance (gmvp) · Weekly"; the merged ewp row has no frequency. */
 export function seriesLabel(id, merged = false) {
@@ -213,7 +206,7 @@ export function toCsv(headers, rows) {
   return [headers, ...rows].map((r) => r.map(field).join(",")).join("\n") + "\n";
 }
 
-const URL_FIELDS = ["start", "end", "covariance", "hrp", "max_weight", "min_weight", "mode", "runs", "seed", "model", "rebalance", "window", "costs"];
+const URL_FIELDS = ["start", "end", "covariance", "hrp", "max_weight", "min_weight", "strategies", "mode", "runs", "seed", "model", "rebalance", "window", "costs"];
 /** Rebalancing rules the page offers (docs/method.md §7.2); "none" (buy and hold) is the default and stays out of URLs. */
 export const REBALANCE_RULES = ["none", "monthly", "quarterly", "annual"];
 
@@ -247,7 +240,22 @@ export function queryToRequest(search) {
   if (req.window && req.window !== "rolling" && req.window !== "expanding") delete req.window;
   if (req.costs && !/^\d+(\.\d+)?$/.test(req.costs)) delete req.costs;
   for (const k of ["max_weight", "min_weight"]) if (req[k] && !/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(req[k])) delete req[k];
+  if (req.strategies && !/^[a-z]+(,[a-z]+)*$/.test(req.strategies)) delete req.strategies;
   return req;
+}
+
+/**
+ * The `strategies` member of a body: absent for the default selection (so the request, its URL and its bytes are
+ * PathLit's), else the chosen ids in registry order. `chosen`: the comma-separated ids of the form or the URL.
+ */
+export function strategiesField(chosen) {
+  if (!chosen) return {};
+  const ids = registryStrategies().filter((s) => chosen.split(",").includes(s));
+  const unknown = chosen.split(",").filter((s) => !REGISTRY.has(s));
+  const defaults = defaultStrategies();
+  if (unknown.length === 0 && ids.length === defaults.length && ids.every((s, i) => s === defaults[i])) return {};
+  // an id the page does not know is sent as given, so that the server's message names it
+  return { strategies: [...ids, ...unknown] };
 }
 
 /** Does a request rebalance (a rule other than "none")? */
