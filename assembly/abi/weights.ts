@@ -20,11 +20,11 @@ import { mdpOnCorrelation } from "../strategies/mdp";
 import { rpp, rppShrunk } from "../strategies/rpp";
 import { hrpWeights, hrpTree } from "../strategies/hrp";
 import { simplexQPWithFactor } from "../solvers/simplex-qp";
-import { boxQP, feasibleBounds, waterFill } from "../solvers/box-qp";
+import { boxQP, feasibleBounds } from "../solvers/box-qp";
 import { mdpBounded } from "../strategies/mdp";
 import { rppWithBounds } from "../strategies/rpp-bounded";
 import { HrpCode, Slot } from "../shared/vocabulary";
-import { weightSet, lastFailedSeries as driverFailedSeries, slotsWithDependencies } from "../strategies/driver";
+import { weightSet, lastFailedSeries as driverFailedSeries, slotOnCovariance, slotsWithDependencies } from "../strategies/driver";
 
 /** The series (response order l2d.*, l2m.*, l2w.*; strategies alphabetical) that made kWeightSet fail, or -1. */
 export function lastFailedSeries(): i32 {
@@ -147,8 +147,10 @@ export function kQP(Q: usize, N: i32, lo: f64, hi: f64, warm: usize, out: usize)
 
 /**
  * One strategy under weight bounds on the covariance S (docs/method.md §5.6), as kWeightSet computes it per
- * frequency: `slot` a `Slot` (ewp, gmvp, hrp (paper), ivp, mdcp, mdp, rpp: rpp without the shrinkage fallback),
- * lo ≤ w_i ≤ hi, `warm` N previous weights or 0. `InfeasibleBounds` when N·hi < 1 or N·lo > 1.
+ * frequency: `slot` a `Slot`; gmvp, mdcp, mdp and rpp (without the shrinkage fallback) by their bounded solvers, every
+ * other strategy through the driver's slot table (`slotOnCovariance`: hrp paper; a strategy that reads the
+ * observations or another row is `BadDimensions`). lo ≤ w_i ≤ hi, `warm` N previous weights or 0.
+ * `InfeasibleBounds` when N·hi < 1 or N·lo > 1.
  */
 export function kBoundedWeights(S: usize, N: i32, slot: i32, lo: f64, hi: f64, warm: usize, out: usize): i32 {
   if (!(lo >= 0.0) || !(hi <= 1.0) || !(lo <= hi) || slot < 0) return Status.BadDimensions;
@@ -156,21 +158,11 @@ export function kBoundedWeights(S: usize, N: i32, slot: i32, lo: f64, hi: f64, w
   if (st != Status.Ok) return st;
   if (!feasibleBounds(N, lo, hi)) return Status.InfeasibleBounds;
   switch (slot) {
-    case Slot.ewp: {
-      const t = load<f64>(warm);
-      const cc = scratchF64(N);
-      for (let i: i32 = 0; i < N; i++) store<f64>(cc + (<usize>i << 3), -t * load<f64>(vol + (<usize>i << 3)));
-      return boxQP(S, N, lo, hi, out, 0, cc);
-    }
     case Slot.gmvp: return boxQP(S, N, lo, hi, out, warm);
     case Slot.mdcp: return boxQP(corr, N, lo, hi, out, warm);
     case Slot.mdp: return mdpBounded(S, vol, N, lo, hi, out, warm);
     case Slot.rpp: return rppWithBounds(S, N, lo, hi, out, warm);
-    case Slot.ivp: st = ivp(S, N, out); break;
-    case Slot.hrp: st = hrpWeights(S, corr, N, HrpCode.paper, out, 0, 0); break;
-    // a strategy without a case here (one that reads more than Σ) is refused, never answered by another one
-    default: return Status.BadDimensions;
+    // every other strategy as the driver's slot table computes it from Σ (BadDimensions for one that reads more)
+    default: return slotOnCovariance(S, corr, vol, N, slot, lo, hi, warm, out);
   }
-  if (st == Status.Ok) waterFill(out, N, lo, hi, out);
-  return st;
 }

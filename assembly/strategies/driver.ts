@@ -43,6 +43,8 @@ export enum Needs {
   CovarianceFactor = 8,
   /** `Frame.factor` with XfᵀXf = C_f when Σ_f is low-rank. A row needs at most one of the two factors. */
   CorrelationFactor = 16,
+  /** The frequency's observations X (n_f×N), read through `Frame.observations()`. */
+  Observations = 32,
 }
 
 /**
@@ -279,6 +281,39 @@ function rppWithFallback(f: Frame, out: usize): Status {
   const st = rppShrunk(f.observations(), f.nf, f.N, out, f.covarianceBlockAfter(Slot.rpp));
   if (st == Status.Ok) f.fellBack = true;
   return st;
+}
+
+/**
+ * One slot's row from a covariance alone, under bounds lo ≤ w ≤ hi, as the driver computes it (the slot table's
+ * row): kBoundedWeights' general case, so a strategy that reads only Σ_f, C_f and σ_f needs no case of its own
+ * there. `C`, `sd`: the correlation and volatilities of S. A slot not in the table, one that reads the observations,
+ * or one that reads another slot's row is `BadDimensions` (those have kernels of their own). `warm`: 0 or N
+ * previous weights of the slot.
+ */
+export function slotOnCovariance(S: usize, C: usize, sd: usize, N: i32, slot: i32, lo: f64, hi: f64, warm: usize,
+  out: usize): Status {
+  const table = slotTable();
+  for (let k: i32 = 0; k < table.length; k++) {
+    const row = table[k];
+    if (<i32>row.slot != slot) continue;
+    const bounded = lo != 0.0 || hi != 1.0;
+    if ((row.needs & Needs.Observations) != 0 || slotsWithDependencies(1 << slot, bounded) != 1 << slot) {
+      return Status.BadDimensions;
+    }
+    const f = new Frame();
+    f.N = N;
+    f.S = S;
+    f.C = C;
+    f.sd = sd;
+    f.lo = lo;
+    f.hi = hi;
+    f.rowBytes = <usize>N << 3;
+    // the frame's rows and warm rows laid so that the slot's own are `out` and `warm` (no other row is read)
+    f.rows = out - <usize>slot * f.rowBytes;
+    f.warm = warm == 0 ? 0 : warm - <usize>slot * f.rowBytes;
+    return row.compute(f, out);
+  }
+  return Status.BadDimensions;
 }
 
 let failedSeries: i32 = -1;
