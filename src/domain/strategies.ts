@@ -104,6 +104,18 @@ export const DEFAULT_STRATEGIES: readonly Strategy[] = STRATEGY_REGISTRY.filter(
 
 export type StrategyId = `l1r.l2${Frequency}.l3${Strategy}`;
 
+/** An own portfolio's series (`portfolios` of a request): after the strategies' series. */
+export type PortfolioId = `portfolio.${string}`;
+/** The benchmark's buy-and-hold series (`benchmark` of a request): the last series. */
+export type BenchmarkId = `benchmark.${string}`;
+/** Any series of a response: a strategy's, an own portfolio's or the benchmark's. */
+export type SeriesId = StrategyId | PortfolioId | BenchmarkId;
+
+export const portfolioId = (name: string): PortfolioId => `portfolio.${name}`;
+export const benchmarkId = (ticker: string): BenchmarkId => `benchmark.${ticker}`;
+/** The index of the benchmark's series among `ids`, or −1. */
+export const benchmarkIndex = (ids: readonly string[]): number => ids.findIndex((id) => id.startsWith("benchmark."));
+
 export function strategyId(f: Frequency, s: Strategy): StrategyId {
   return `l1r.l2${f}.l3${s}`;
 }

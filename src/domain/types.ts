@@ -1,5 +1,5 @@
 /** Types of the public library API (docs/spec.md §8). The HTTP layer and the CLI are clients of these. */
-import type { Strategy, StrategyId } from "./strategies.js";
+import type { SeriesId, Strategy, StrategyId } from "./strategies.js";
 import type { CovarianceMode, HrpMode, SimDrift, SimModel } from "./vocabulary.js";
 
 export type { CovarianceMode, HrpMode, SimDrift, SimModel } from "./vocabulary.js";
@@ -9,6 +9,12 @@ export interface PriceMatrix {
   tickers: string[];
   dates: string[];
   closes: number[][];
+  /**
+   * A benchmark's closes on the same dates (`alignPrices(store, tickers, { benchmark })` aligns it with the tickers by
+   * the same inner join): its buy-and-hold series `benchmark.<ticker>` is added to paths and sims, and every summary
+   * row gains the figures relative to it (docs/method.md §7.3).
+   */
+  benchmark?: { ticker: string; closes: number[] };
 }
 
 /** Options shared by weights, paths and sims (they mirror the HTTP body's optional fields). */
@@ -24,6 +30,12 @@ export interface WeightsOptions {
   max_weight?: number;
   /** Smallest weight of any ticker in every strategy, in [0, 1]; at most 1/N and at most max_weight. Absent: 0. */
   min_weight?: number;
+  /**
+   * Own portfolios: name (1–32 of A–Z a–z 0–9 _ -) → ticker (one of the prices' tickers) → weight ≥ 0, the weights of
+   * each summing to 1 within 1e-9; at most 20. Valued like a strategy (series `portfolio.<name>`, after the
+   * strategies'), rebalanced back to these weights under `rebalance`.
+   */
+  portfolios?: Record<string, Record<string, number>>;
   /**
    * The strategies computed and answered, ids of the registry (src/domain/strategies.ts), each once, in any order:
    * the series come in registry order, three frequencies each. Absent: PathLit's seven (the default response).
@@ -44,9 +56,14 @@ export interface RebalanceOptions {
   costs_bps?: number;
 }
 
-export type PathsOptions = WeightsOptions & RebalanceOptions;
+export type PathsOptions = WeightsOptions & RebalanceOptions & {
+  /** The benchmark's ticker: must be the prices' `benchmark.ticker` (the closes come with the prices). */
+  benchmark?: string;
+};
 
 export interface SimsOptions extends WeightsOptions, RebalanceOptions {
+  /** As PathsOptions.benchmark; in sims the benchmark is simulated with the tickers (docs/method.md §8.9). */
+  benchmark?: string;
   /** Number of simulated runs, default DEFAULTS.run_count (src/domain/vocabulary.ts). */
   run_count?: number;
   /**
@@ -63,21 +80,26 @@ export interface SimsOptions extends WeightsOptions, RebalanceOptions {
 }
 
 /** Strategy id → N weights in request ticker order. */
-export type Weights = Record<StrategyId, number[]>;
+export type Weights = Record<SeriesId, number[]>;
 
 /** One series of the HTTP shape: `PATH` first, then one key per test date (ascending), values with 2 decimals. */
-export type StrategySeries = { PATH: StrategyId } & { [date: string]: string };
+export type StrategySeries = { PATH: SeriesId } & { [date: string]: string };
 
-/** `run_1` … `run_n`, each the 21 series. */
+/** `run_1` … `run_n`, each the response's series. */
 export type SimsResponse = { [run: `run_${number}`]: StrategySeries[] };
 
 export interface WeightsReport {
+  /** Series id → weights: the selected strategies', then own portfolios'. */
   weights: Weights;
   /** Series whose RPP was recomputed on the shrunk covariance because ERC did not exist (docs/method.md §4.6). */
   covarianceFallback: StrategyId[];
+  /** Series answered with the gmvp weights (msr without a positive expected return); present only when there is one. */
+  gmvpFallback?: StrategyId[];
 }
 
 export interface PathsReport extends WeightsReport {
+  /** The series ids in response order (strategies, own portfolios, the benchmark): the rows of `values`. */
+  ids: SeriesId[];
   series: StrategySeries[];
   /** The test dates (the keys of every series). */
   dates: string[];
@@ -89,7 +111,7 @@ export interface PathsReport extends WeightsReport {
 
 /** Per series, what a rebalanced computation traded (sims: means over runs). */
 export interface RebalanceSeriesReport {
-  PATH: StrategyId;
+  PATH: SeriesId;
   /** Number of rebalances (the purchase excluded). */
   rebalances: number;
   /** Σ over the rebalances of ½ Σ_i |w_target,i − w_drifted,i| (each rebalance in [0, 1]). */
@@ -120,6 +142,8 @@ export interface PathsRebalance extends SimsRebalance {
 }
 
 export interface SimsReport extends WeightsReport {
+  /** The series ids in response order (strategies, own portfolios, the benchmark): the rows of each run. */
+  ids: SeriesId[];
   runs: SimsResponse;
   dates: string[];
   /** values[run][s][t] */

@@ -14,7 +14,9 @@ import { SEED_FORMS, SEED_NUMBER_MAX, SEED_STRING, seedProblem } from "../pipeli
 import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
 } from "../pipeline/rebalance.js";
-import { costsProblem, rebalanceProblem, STRATEGY_MESSAGES } from "../pipeline/validate.js";
+import {
+  costsProblem, MAX_PORTFOLIOS, portfoliosProblems, PORTFOLIO_SUM_TOLERANCE, rebalanceProblem, STRATEGY_MESSAGES,
+} from "../pipeline/validate.js";
 
 const TICKER_RE = /^[\x21-\x7e]{1,32}$/;
 
@@ -80,6 +82,12 @@ export const CostsBps = z.number({ error: costsMessage }).min(0, { error: costsM
 
 /** The rebalancing fields of paths, report and sims bodies (POST /weights refuses them: they change no weight). */
 const rebalanceFields = {
+  benchmark: TickerString.optional().describe(
+    "A ticker of the store, inside or outside `tickers`: aligned with them by the same inner join (a shorter history " +
+      "shortens the window), its buy-and-hold series `benchmark.<TICKER>` is the last series of paths and of every " +
+      "sims run (simulated with the tickers), and every report and summary row gains beta, alpha, tracking_error, " +
+      "information_ratio, correlation, up_capture and down_capture against it (docs/method.md §7.3). Not accepted by " +
+      "/weights."),
   rebalance: Rebalance.optional().describe(
     `Walk-forward rebalancing: ${REBALANCE_CALENDAR.map((x) => JSON.stringify(x)).join(", ")} or an integer k ` +
       `(1..${MAX_REBALANCE_DAYS}, every k-th test day); default "${REBALANCE_DEFAULTS.rebalance}" (buy and hold, ` +
@@ -160,8 +168,17 @@ const strategiesDoc = "The strategies computed and answered, each once, in any o
   "(PathLit's; the response is then PathLit's, byte for byte). The series come frequency by frequency (l2d, l2m, " +
   "l2w), the strategies in the order above; only the selected strategies are computed.";
 
+/** Own portfolios: the structure here; names, weights, sums and tickers by the library's rule (`portfoliosProblems`). */
+export const Portfolios = z.record(z.string(), z.record(z.string(), z.number({ error: "must be a weight ≥ 0" })),
+  { error: "must be an object: portfolio name → { ticker: weight, … }" });
+
 const weightsFields = {
   strategies: Strategies.optional().describe(strategiesDoc),
+  portfolios: Portfolios.optional().describe(
+    `Own portfolios, valued like the strategies: name (1–32 of A–Z a–z 0–9 _ -) → { ticker: weight, … }, the tickers ` +
+      `among \`tickers\`, weights ≥ 0 summing to 1 (within ${PORTFOLIO_SUM_TOLERANCE}); at most ${MAX_PORTFOLIOS}. ` +
+      "Series `portfolio.<name>`, after the strategies' series; with `rebalance`, traded back to these weights at each " +
+      "date (with `costs_bps`). Absent: the response is unchanged."),
   covariance: Covariance.optional().describe(
     `Covariance estimator: ${COVARIANCE_MODES.join(" or ")}; default "${DEFAULTS.covariance}" (shrink = Schäfer–Strimmer, ledoit-wolf = Ledoit–Wolf towards the scaled identity).`),
   hrp: Hrp.optional().describe(
@@ -175,8 +192,13 @@ const weightsFields = {
     "max_weight."),
 };
 
-function startBeforeEnd(b: { start?: string; end?: string; min_weight?: number; max_weight?: number },
-  ctx: z.RefinementCtx): void {
+function startBeforeEnd(b: { start?: string; end?: string; min_weight?: number; max_weight?: number;
+  tickers?: string[]; portfolios?: Record<string, Record<string, number>> }, ctx: z.RefinementCtx): void {
+  if (b.portfolios !== undefined) {
+    for (const p of portfoliosProblems(b.portfolios, b.tickers)) {
+      ctx.addIssue({ code: "custom", path: ["portfolios", ...p.path], message: p.message });
+    }
+  }
   if (b.start !== undefined && b.end !== undefined && b.start > b.end) {
     ctx.addIssue({ code: "custom", path: ["end"], message: `must not be before start (${b.start})` });
   }
@@ -273,6 +295,13 @@ export const SummaryRow = z.object({
   calmar: stat("annualised_return / max_drawdown."),
   var_95: stat("Historical 95 % value at risk of the daily simple returns, a positive loss fraction (type-7 5th percentile, negated)."),
   cvar_95: stat("Historical 95 % conditional value at risk: minus the mean of the daily simple returns at or below the VaR quantile."),
+  beta: stat("With a benchmark: cov(r, b) / var(b) of the daily log-returns r of this series and b of the benchmark (ddof 1).").optional(),
+  alpha: stat("With a benchmark: 252 · (mean r − beta · mean b).").optional(),
+  tracking_error: stat("With a benchmark: sd(r − b) · √252 (ddof 1).").optional(),
+  information_ratio: stat("With a benchmark: 252 · mean(r − b) / tracking_error.").optional(),
+  correlation: stat("With a benchmark: Pearson correlation of r and b.").optional(),
+  up_capture: stat("With a benchmark: mean(r | b > 0) / mean(b | b > 0).").optional(),
+  down_capture: stat("With a benchmark: mean(r | b < 0) / mean(b | b < 0).").optional(),
 }).describe("Summary statistics of one strategy series; null where a figure is undefined (docs/method.md §7.1).");
 export const ReportResponse = z.array(SummaryRow).describe("One summary row per strategy series, in response order.");
 

@@ -20,6 +20,11 @@ export interface AlignRange {
   start?: string | undefined;
   /** Last date to keep, `YYYY-MM-DD`, inclusive. */
   end?: string | undefined;
+  /**
+   * A benchmark ticker (`alignWithBenchmark`, `alignPrices`): joined with the tickers by the same inner join, so a
+   * benchmark with a shorter history shortens the window; its closes come back beside the tickers', not among them.
+   */
+  benchmark?: string | undefined;
 }
 
 export interface AlignBuffers {
@@ -297,11 +302,41 @@ export function alignTyped(store: PriceStore, tickers: readonly string[], range:
 }
 
 /**
- * The same as the public `PriceMatrix` (ISO dates, `number[][]` rows) for library users; same errors as
- * `alignTyped`.
+ * `alignTyped` with `range.benchmark`: the tickers and the benchmark joined by the same inner join (docs/data.md §4:
+ * a benchmark with a shorter history shortens the window), the benchmark's closes apart (`benchmark`), the tickers'
+ * closes T×N as without it. A benchmark among the tickers (case-insensitively) is that column, and changes nothing
+ * else. Without `range.benchmark`: `alignTyped`. Errors: those of `alignTyped`; an unknown benchmark is
+ * UNKNOWN_TICKERS.
+ */
+export function alignWithBenchmark(store: PriceStore, tickers: readonly string[], range: AlignRange = {},
+  buffers: AlignBuffers = {}): AlignedArrays & { benchmark?: { ticker: string; closes: Float64Array } } {
+  if (range.benchmark === undefined) return alignTyped(store, tickers, range, buffers);
+  const [ticker] = resolveTickers(store, [range.benchmark]);
+  const inside = tickers.findIndex((t) => t.toUpperCase() === ticker.toUpperCase());
+  const a = alignTyped(store, inside >= 0 ? tickers : [...tickers, ticker], range, inside >= 0 ? buffers : {});
+  const T = a.days.length;
+  if (inside >= 0) {
+    const N = a.tickers.length;
+    const closes = new Float64Array(T);
+    for (let t = 0; t < T; t++) closes[t] = a.closes[t * N + inside];
+    return { ...a, benchmark: { ticker, closes } };
+  }
+  const N = tickers.length;
+  const own = closesArray(T * N, buffers.reuse);
+  const closes = new Float64Array(T);
+  for (let t = 0; t < T; t++) {
+    own.set(a.closes.subarray(t * (N + 1), t * (N + 1) + N), t * N);
+    closes[t] = a.closes[t * (N + 1) + N];
+  }
+  return { tickers: a.tickers.slice(0, N), days: a.days, closes: own, benchmark: { ticker, closes } };
+}
+
+/**
+ * The same as the public `PriceMatrix` (ISO dates, `number[][]` rows) for library users, with the benchmark's closes
+ * when `range.benchmark` names one (`alignWithBenchmark`); same errors as `alignTyped`.
  */
 export function alignPrices(store: PriceStore, tickers: readonly string[], range: AlignRange = {}): PriceMatrix {
-  const a = alignTyped(store, tickers, range);
+  const a = alignWithBenchmark(store, tickers, range);
   const T = a.days.length;
   const N = a.tickers.length;
   const dates: string[] = new Array(T);
@@ -312,7 +347,10 @@ export function alignPrices(store: PriceStore, tickers: readonly string[], range
     for (let i = 0; i < N; i++) row[i] = a.closes[t * N + i];
     closes[t] = row;
   }
-  return { tickers: a.tickers, dates, closes };
+  return {
+    tickers: a.tickers, dates, closes,
+    ...(a.benchmark === undefined ? {} : { benchmark: { ticker: a.benchmark.ticker, closes: Array.from(a.benchmark.closes) } }),
+  };
 }
 
 /** The training set (first 252 rows) and the test set (the rest) of an aligned matrix; rows are shared, not copied. */

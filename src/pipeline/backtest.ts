@@ -4,7 +4,7 @@
  * runs `compute`, and shapes the numbers into report objects. The response objects (series × T keyed objects per run)
  * are built lazily, only when a caller reads them.
  */
-import type { StrategyId } from "../domain/strategies.js";
+import type { SeriesId } from "../domain/strategies.js";
 import type {
   Engine, PathsRebalance, PathsReport, PriceMatrix, SimsOptions, SimsRebalance, SimsReport, SimsResponse, Weights,
   WeightsOptions, WeightsReport,
@@ -24,7 +24,7 @@ function run(kernels: Kernels, kind: RespondKind, prices: PriceMatrix, options: 
   return compute(kernels, kind, p, opts);
 }
 
-function weightsRecord(ids: readonly StrategyId[], w: Float64Array, N: number): Weights {
+function weightsRecord(ids: readonly SeriesId[], w: Float64Array, N: number): Weights {
   const weights = {} as Weights;
   ids.forEach((id, s) => {
     weights[id] = Array.from(w.subarray(s * N, (s + 1) * N));
@@ -81,7 +81,7 @@ export function makeEngine(kernels: Kernels): Engine {
       const c = run(kernels, "paths", prices, options);
       const { dates } = c;
       const values = c.values!;
-      const report: Omit<PathsReport, "series"> = { ...weightsReport(c), dates, values };
+      const report: Omit<PathsReport, "series"> = { ...weightsReport(c), ids: [...c.ids], dates, values };
       if (c.rebalance) report.rebalance = pathsRebalance(c.rebalance, c.tickers.length);
       return lazy(report, "series", () => toSeries(c.ids, dates, values));
     },
@@ -92,7 +92,7 @@ export function makeEngine(kernels: Kernels): Engine {
       const values = c.runs!;
       const { drift, blockLength } = simsMeta(c);
       const report: Omit<SimsReport, "runs"> = {
-        ...weightsReport(c), dates, values, seed: c.seed!.toString(), model: c.model!, choleskyJitter: c.choleskyJitter ?? 0,
+        ...weightsReport(c), ids: [...c.ids], dates, values, seed: c.seed!.toString(), model: c.model!, choleskyJitter: c.choleskyJitter ?? 0,
         ...(drift !== undefined ? { drift } : {}), ...(blockLength !== undefined ? { blockLength } : {}),
       };
       if (c.rebalance) report.rebalance = simsRebalance(c.rebalance);

@@ -3,7 +3,7 @@
  * values as strings with exactly 2 decimals. `toFixed` is exact decimal rounding of the double (ECMAScript
  * Number::toFixed), so the same doubles give the same bytes on every machine.
  */
-import type { StrategyId } from "../domain/strategies.js";
+import type { SeriesId } from "../domain/strategies.js";
 import type { StrategySeries } from "../domain/types.js";
 import type { DollarsJsonWriter, PathsJsonLayout } from "../engine/dollars.js";
 
@@ -36,7 +36,7 @@ export function dollars(v: number): string {
 }
 
 /** Series objects for the library API. `values[s][t]` for series s, test day t. */
-export function toSeries(ids: readonly StrategyId[], dates: readonly string[], values: readonly ArrayLike<number>[]): StrategySeries[] {
+export function toSeries(ids: readonly SeriesId[], dates: readonly string[], values: readonly ArrayLike<number>[]): StrategySeries[] {
   const out: StrategySeries[] = [];
   for (let s = 0; s < ids.length; s++) {
     const v = values[s];
@@ -51,7 +51,7 @@ export function toSeries(ids: readonly StrategyId[], dates: readonly string[], v
  * The same series written straight to JSON text (what the HTTP layer sends): byte-identical to
  * `JSON.stringify(toSeries(...))`, without building the objects. Dates are `YYYY-MM-DD` (no escaping needed).
  */
-export function seriesJson(ids: readonly StrategyId[], dates: readonly string[], values: readonly ArrayLike<number>[]): string {
+export function seriesJson(ids: readonly SeriesId[], dates: readonly string[], values: readonly ArrayLike<number>[]): string {
   const keys = dates.map((d) => `,"${d}":"`);
   const parts: string[] = [];
   for (let s = 0; s < ids.length; s++) {
@@ -64,7 +64,7 @@ export function seriesJson(ids: readonly StrategyId[], dates: readonly string[],
 }
 
 /** `{"run_1":[…],…}` as JSON text; `runs[k]` is the values of run k+1. */
-export function simsJson(ids: readonly StrategyId[], dates: readonly string[], runs: readonly (readonly ArrayLike<number>[])[]): string {
+export function simsJson(ids: readonly SeriesId[], dates: readonly string[], runs: readonly (readonly ArrayLike<number>[])[]): string {
   return `{${runs.map((r, k) => `"run_${k + 1}":${seriesJson(ids, dates, r)}`).join(",")}}`;
 }
 
@@ -426,7 +426,7 @@ function fastWriter(keys: DateKeys, factory: DollarsJsonFactory | undefined): Do
   return factory(keys.bytes, keys.width, keys.offsets.length - 1);
 }
 
-function writeSeries(out: JsonBytes, ids: readonly StrategyId[], keys: DateKeys, values: readonly ArrayLike<number>[],
+function writeSeries(out: JsonBytes, ids: readonly SeriesId[], keys: DateKeys, values: readonly ArrayLike<number>[],
   fast?: DollarsJsonWriter): void {
   out.ascii("[");
   for (let s = 0; s < ids.length; s++) {
@@ -443,7 +443,7 @@ function writeSeries(out: JsonBytes, ids: readonly StrategyId[], keys: DateKeys,
  * body fits, otherwise a buffer of its own (and `out_`'s contents are then unspecified). `digits`: the engine's
  * WebAssembly value writer (`Kernels.dollarsJson`), same bytes, less CPU; it resets the engine's arena.
  */
-export function seriesJsonBytes(ids: readonly StrategyId[], dates: readonly string[], values: readonly ArrayLike<number>[],
+export function seriesJsonBytes(ids: readonly SeriesId[], dates: readonly string[], values: readonly ArrayLike<number>[],
   out_?: ArrayBuffer, digits?: DollarsJsonFactory): Uint8Array {
   const out = new JsonBytes(ids.length * (dates.length * 28 + 40) + 2, out_);
   const keys = dateKeys(dates);
@@ -459,7 +459,7 @@ function asciiBytes(s: string): Uint8Array {
 }
 
 /** The pieces of the last series ids laid out (per thread: the pipeline always passes STRATEGY_IDS). */
-let lastPieces: { ids: readonly StrategyId[]; pieces: Uint8Array[] } | undefined;
+let lastPieces: { ids: readonly SeriesId[]; pieces: Uint8Array[] } | undefined;
 
 /**
  * The layout of `seriesJsonBytes(ids, dates, …)` for the engine's `Kernels.valuePathsJson` (src/engine/dollars.ts),
@@ -468,7 +468,7 @@ let lastPieces: { ids: readonly StrategyId[]; pieces: Uint8Array[] } | undefined
  * there is no series or the keys lack the fixed-width layout (never, for YYYY-MM-DD dates): the caller then writes
  * the body with `seriesJsonBytes`.
  */
-export function pathsJsonLayout(ids: readonly StrategyId[], dates: readonly string[]): PathsJsonLayout | undefined {
+export function pathsJsonLayout(ids: readonly SeriesId[], dates: readonly string[]): PathsJsonLayout | undefined {
   const keys = dateKeys(dates);
   if (ids.length === 0 || keys.width === undefined) return undefined;
   const last = lastPieces;
@@ -483,7 +483,7 @@ export function pathsJsonLayout(ids: readonly StrategyId[], dates: readonly stri
 }
 
 /** `simsJson(...)` as UTF-8 bytes (`out_` and `digits` as for seriesJsonBytes). */
-export function simsJsonBytes(ids: readonly StrategyId[], dates: readonly string[], runs: readonly (readonly ArrayLike<number>[])[],
+export function simsJsonBytes(ids: readonly SeriesId[], dates: readonly string[], runs: readonly (readonly ArrayLike<number>[])[],
   out_?: ArrayBuffer, digits?: DollarsJsonFactory): Uint8Array {
   const out = new JsonBytes(runs.length * (ids.length * (dates.length * 28 + 40) + 16) + 2, out_);
   const keys = dateKeys(dates);

@@ -8,7 +8,9 @@
  * byte for byte.
  */
 import { monthIndex } from "../domain/dates.js";
-import { DEFAULT_SELECTION, TRAINING_DAYS, type Selection, type StrategyId } from "../domain/strategies.js";
+import {
+  DEFAULT_SELECTION, TRAINING_DAYS, type Selection, type SeriesId, type StrategyId,
+} from "../domain/strategies.js";
 import type { Kernels, SimulateClosesInput } from "./kernels.js";
 
 /** `rebalance`: a calendar rule, or every k trading days (an integer ≥ 1). */
@@ -92,27 +94,60 @@ export interface Schedule {
 }
 
 /**
+ * How the weight sets are laid out for valuation: the selection's rows, then `fixed` rows (own portfolios: the same
+ * weights at every set, P×N), then, when `benchmarkColumn` ≥ 0, the benchmark's row (all in that column), each row
+ * `columns` wide (N, or N + 1 when the benchmark is simulated as a column of its own after the tickers).
+ */
+export interface SetLayout {
+  fixed?: Float64Array;
+  columns: number;
+  benchmarkColumn: number;
+}
+
+/** Rows per set of a layout. */
+export function layoutRows(selection: Selection, N: number, layout: SetLayout): number {
+  return selection.series.length + (layout.fixed === undefined ? 0 : layout.fixed.length / N) +
+    (layout.benchmarkColumn >= 0 ? 1 : 0);
+}
+
+/**
+ * Write one set in the valuation layout at `out` (offset `at`): the selection's rows of the full-layout weight set
+ * `full` (SERIES_COUNT×N), the fixed rows, the benchmark's row; columns past N are 0 except the benchmark's.
+ */
+export function writeSet(out: Float64Array, at: number, full: Float64Array, selection: Selection, N: number,
+  layout: SetLayout): void {
+  const C = layout.columns;
+  let row = 0;
+  for (const s of selection.series) out.set(full.subarray(s * N, (s + 1) * N), at + (row++) * C);
+  const P = layout.fixed === undefined ? 0 : layout.fixed.length / N;
+  for (let p = 0; p < P; p++) out.set(layout.fixed!.subarray(p * N, (p + 1) * N), at + (row++) * C);
+  if (layout.benchmarkColumn >= 0) out[at + row * C + layout.benchmarkColumn] = 1;
+}
+
+/** The plain layout: the selection's rows only, N columns. */
+const PLAIN: SetLayout = { columns: 0, benchmarkColumn: -1 };
+
+/**
  * The walk-forward weights: set 0 = `initial` (from rows 0 … 251), then for each rebalance row r (absolute row
  * t = 252 + r) one `weightsAt` call (one weight set) on the window's closes (`windowStart`), warm-started from the
- * previous full set unless `warmStart` is false (the benchmark's cold baseline). The schedule keeps the selection's
- * rows of each set; only the previous full set is kept, for the warm start.
+ * previous full set unless `warmStart` is false (the benchmark's cold baseline). The schedule keeps each set in the
+ * valuation layout (`writeSet`: the selection's rows, own portfolios, the benchmark); only the previous full set is
+ * kept, for the warm start.
  */
 export function scheduleWeights(N: number, initial: { weights: Float64Array; fallback: boolean[] },
   rebalance: readonly number[], window: WindowMode, weightsAt: WindowWeights, selection: Selection,
-  warmStart = true): Schedule {
-  const S = selection.series.length;
+  warmStart = true, layout: SetLayout = PLAIN): Schedule {
+  const lay = layout.columns === 0 ? { ...layout, columns: N } : layout;
+  const setSize = layoutRows(selection, N, lay) * lay.columns;
   const R = rebalance.length + 1;
-  const weights = new Float64Array(R * S * N);
-  const take = (full: Float64Array, j: number) => selection.series.forEach((s, k) => {
-    weights.set(full.subarray(s * N, (s + 1) * N), (j * S + k) * N);
-  });
-  take(initial.weights, 0);
+  const weights = new Float64Array(R * setSize);
+  writeSet(weights, 0, initial.weights, selection, N, lay);
   const fallback = [...initial.fallback];
   let previous = initial.weights;
   for (let j = 1; j < R; j++) {
     const t = TRAINING_DAYS + rebalance[j - 1];
     const w = weightsAt(windowStart(t, window), t, warmStart ? previous : undefined);
-    take(w.weights, j);
+    writeSet(weights, j * setSize, w.weights, selection, N, lay);
     previous = w.weights;
     w.fallback.forEach((f, s) => { if (f) fallback[s] = true; });
   }
@@ -121,7 +156,7 @@ export function scheduleWeights(N: number, initial: { weights: Float64Array; fal
 
 /** Per series, what a rebalanced computation traded (sums over its rebalances; sims: means over runs). */
 export interface RebalanceSeriesSummary {
-  PATH: StrategyId;
+  PATH: SeriesId;
   /** Number of rebalances (the purchase excluded). */
   rebalances: number;
   /** Σ over rebalances of ½ Σ_i |w_target − w_drifted| (each term in [0, 1]). */
@@ -133,8 +168,8 @@ export interface RebalanceSeriesSummary {
 /** The rebalancing part of a computation. */
 export interface RebalanceOutcome {
   plan: RebalancePlan;
-  /** The series traded, in response order (the request's selection). */
-  ids: readonly StrategyId[];
+  /** The series traded, in response order (the request's selection, then own portfolios and the benchmark). */
+  ids: readonly SeriesId[];
   /** Rebalance test rows (purchase excluded) and their dates. */
   rows: number[];
   dates: string[];
@@ -175,6 +210,15 @@ export interface WalkForwardInput {
   initial: { weights: Float64Array; fallback: boolean[] };
   /** The series valued (the request's selection; default PathLit's). */
   selection?: Selection;
+  /** Own portfolios (P×N, request order): valued after the selection's rows, traded back to these weights. */
+  fixed?: Float64Array;
+  /** The series ids of the rows after the selection's (own portfolios, then the benchmark), for the outcome. */
+  extraIds?: readonly SeriesId[];
+  /**
+   * Sims with a benchmark: its T closes (aligned with `closes`) and its column among the simulated assets: its index
+   * among the tickers, or N when it is not one of them (then it is simulated as one more asset after them).
+   */
+  benchmark?: { closes: Float64Array; column: number };
   plan: RebalancePlan;
   /** The window weights over a T×N closes array (the real closes, or a run's training + simulated closes). */
   weightsOn: (closes: Float64Array) => WindowWeights;
@@ -202,21 +246,32 @@ export function rebalancedPaths(input: WalkForwardInput): {
   const T = days.length;
   const nTest = T - TRAINING_DAYS;
   const rows = rebalanceRows(days.subarray(TRAINING_DAYS), plan.rule);
+  const layout: SetLayout = { fixed: input.fixed, columns: N, benchmarkColumn: -1 };
   const sched = scheduleWeights(N, input.initial, rows, plan.window, input.weightsOn(closes), selection,
-    input.warmStart ?? true);
+    input.warmStart ?? true, layout);
+  const S = layoutRows(selection, N, layout);
   const r = kernels.rebalancePaths({
-    testCloses: closes.subarray(TRAINING_DAYS * N, T * N), nTest, N, weights: sched.weights,
-    S: selection.series.length,
+    testCloses: closes.subarray(TRAINING_DAYS * N, T * N), nTest, N, weights: sched.weights, S,
     rows: sched.rows, costRate: plan.costsBps / 1e4, capital: input.capital, tickers,
   });
   return {
     values: r.values,
     fallback: sched.fallback,
     outcome: {
-      plan, ids: selection.ids, rows, dates: rebalanceDates(input, rows), weights: sched.weights,
-      turnover: [r.turnover], costs: [r.costs],
+      plan, ids: [...selection.ids, ...(input.extraIds ?? [])].slice(0, S), rows, dates: rebalanceDates(input, rows),
+      weights: sched.weights, turnover: [r.turnover], costs: [r.costs],
     },
   };
+}
+
+/** T×N closes with one more column (T values) after them: T×(N+1). */
+export function withColumn(closes: Float64Array, T: number, N: number, column: Float64Array): Float64Array {
+  const out = new Float64Array(T * (N + 1));
+  for (let t = 0; t < T; t++) {
+    out.set(closes.subarray(t * N, (t + 1) * N), t * (N + 1));
+    out[t * (N + 1) + N] = column[t];
+  }
+  return out;
 }
 
 /** The simulation side of a rebalanced sims request. */
@@ -241,35 +296,45 @@ export function rebalancedSims(input: WalkForwardInput, sims: SimsPlan): {
   const N = tickers.length;
   const T = days.length;
   const nTest = T - TRAINING_DAYS;
-  const S = selection.series.length;
   const rows = rebalanceRows(days.subarray(TRAINING_DAYS), plan.rule);
-  const trainCloses = closes.subarray(0, TRAINING_DAYS * N);
-  const firstTestClose = closes.subarray(TRAINING_DAYS * N, (TRAINING_DAYS + 1) * N);
+  // the simulated market: the tickers, and the benchmark as one more asset when it is not one of them
+  const bench = input.benchmark;
+  const C = bench !== undefined && bench.column === N ? N + 1 : N;
+  const market = C === N ? closes : withColumn(closes, T, N, bench!.closes);
+  const marketTickers = C === N ? tickers : [...tickers, "benchmark"];
+  const layout: SetLayout = { fixed: input.fixed, columns: C, benchmarkColumn: bench?.column ?? -1 };
+  const S = layoutRows(selection, N, layout);
+  const trainCloses = market.subarray(0, TRAINING_DAYS * C);
+  const firstTestClose = market.subarray(TRAINING_DAYS * C, (TRAINING_DAYS + 1) * C);
   const values = new Float64Array(sims.runCount * S * nTest);
   const fallback = [...input.initial.fallback];
   const turnover: Float64Array[] = [];
   const costs: Float64Array[] = [];
+  // the closes the weights are computed from: the tickers' training closes, then the run's simulated ones
   const full = new Float64Array(T * N);
-  full.set(trainCloses, 0);
+  full.set(closes.subarray(0, TRAINING_DAYS * N), 0);
   for (let k = 0; k < sims.runCount; k++) {
     const simulated = kernels.simulateCloses({
-      ...sims.simulation, trainCloses, firstTestClose, nTest, N, tickers, runFrom: k, runCount: 1,
+      ...sims.simulation, trainCloses, firstTestClose, nTest, N: C, tickers: marketTickers, runFrom: k, runCount: 1,
     });
-    full.set(simulated, TRAINING_DAYS * N);
+    if (C === N) full.set(simulated, TRAINING_DAYS * N);
+    else for (let t = 0; t < nTest; t++) full.set(simulated.subarray(t * C, t * C + N), (TRAINING_DAYS + t) * N);
     const sched = scheduleWeights(N, input.initial, rows, plan.window, input.weightsOn(full), selection,
-      input.warmStart ?? true);
+      input.warmStart ?? true, layout);
     sched.fallback.forEach((f, s) => { if (f) fallback[s] = true; });
     const r = kernels.rebalancePaths({
-      testCloses: simulated, nTest, N, weights: sched.weights, S, rows: sched.rows, costRate: plan.costsBps / 1e4,
-      capital: input.capital, tickers,
+      testCloses: simulated, nTest, N: C, weights: sched.weights, S, rows: sched.rows, costRate: plan.costsBps / 1e4,
+      capital: input.capital, tickers: marketTickers,
     });
     values.set(r.values, k * S * nTest);
     turnover.push(r.turnover);
     costs.push(r.costs);
   }
-  const jitter = kernels.simulationJitter({ trainCloses, N, tickers, model: sims.simulation.model });
+  const jitter = kernels.simulationJitter({ trainCloses, N: C, tickers: marketTickers, model: sims.simulation.model });
   return {
     values, fallback, jitter,
-    outcome: { plan, ids: selection.ids, rows, dates: rebalanceDates(input, rows), turnover, costs },
+    outcome: {
+      plan, ids: [...selection.ids, ...(input.extraIds ?? [])], rows, dates: rebalanceDates(input, rows), turnover, costs,
+    },
   };
 }

@@ -12,8 +12,9 @@
  */
 import {
   DEFAULT_STRATEGIES, INITIAL_CAPITAL, TRAINING_DAYS, MIN_ALIGNED_DAYS, selectStrategies, strategyOfId, strategyRow,
-  type FallbackKind, type Selection, type StrategyId,
+  benchmarkId, portfolioId, type FallbackKind, type Selection, type SeriesId, type StrategyId,
 } from "../domain/strategies.js";
+import { Problems } from "../domain/problems.js";
 import type { SimDrift, SimModel, SimsOptions } from "../domain/types.js";
 import { DEFAULTS, SERIES_COUNT } from "../domain/vocabulary.js";
 import type { Frequency, Strategy } from "../domain/vocabulary.js";
@@ -24,9 +25,10 @@ import { buckets } from "./calendar.js";
 import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
 import type { Kernels } from "./kernels.js";
 import { defaultSeed, parseSeed } from "./seed.js";
-import { checkBoundsFeasible, checkOptions, type CheckedOptions } from "./validate.js";
+import { checkBoundsFeasible, checkOptions, portfoliosProblems, type CheckedOptions } from "./validate.js";
 import {
-  isBuyAndHold, rebalancedPaths, rebalancedSims, summarizeRebalance, type RebalanceOutcome, type WalkForwardInput,
+  isBuyAndHold, layoutRows, rebalancedPaths, rebalancedSims, summarizeRebalance, withColumn, writeSet,
+  type RebalanceOutcome, type SetLayout, type WalkForwardInput,
 } from "./rebalance.js";
 
 /**
@@ -55,6 +57,8 @@ export interface TypedPrices {
   closes: Float64Array;
   /** The days as `YYYY-MM-DD` when the caller already has them (library input); formatted from `days` otherwise. */
   dates?: readonly string[];
+  /** A benchmark's canonical ticker and its closes on the same days (src/pipeline/align.ts `alignBenchmark`). */
+  benchmark?: { ticker: string; closes: Float64Array };
 }
 
 /** What a response says besides its body (the HTTP layer turns it into headers, the CLI into text). */
@@ -95,9 +99,12 @@ export interface Responded {
 /** The numbers of one computation, before any formatting. */
 export interface Computation {
   tickers: string[];
-  /** The series answered, in response order (the request's selection of strategies). */
-  ids: readonly StrategyId[];
-  /** ids.length×N, response order. */
+  /**
+   * The series answered, in response order: the selected strategies', the own portfolios', then the benchmark's
+   * (paths and sims only).
+   */
+  ids: readonly SeriesId[];
+  /** The weight vectors in response order (the strategies', then the own portfolios'), (S + P)×N. */
   weights: Float64Array;
   covarianceFallback: StrategyId[];
   /** Series that took the gmvp weights (msr without a positive expected return). */
@@ -249,16 +256,20 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     throw new Error(`precomputed weights must hold ${SERIES_COUNT}×${N} values and ${SERIES_COUNT} fallback flags`);
   }
   const selection = selectStrategies(options.strategies);
-  const { ids } = selection;
-  const S = ids.length;
+  const own = ownPortfolios(options.portfolios, tickers);
+  const bench = benchmarkOf(prices, options);
   const initial = precomputed ?? trainingWeights(
     kernels, tickers, prices.days.subarray(0, TRAINING_DAYS), prices.closes.subarray(0, TRAINING_DAYS * N), options);
-  const weights = selectRows(initial.weights, selection, N);
+  // the strategies' rows, then the own portfolios': what is valued (and the /weights body)
+  const S = selection.series.length + own.ids.length;
+  const weights = new Float64Array(S * N);
+  writeSet(weights, 0, initial.weights, selection, N, { fixed: own.weights, columns: N, benchmarkColumn: -1 });
+  const valued: SeriesId[] = [...selection.ids, ...own.ids];
   const fallbacks = (fallback: readonly boolean[]) => ({
     covarianceFallback: fallbackIds(selection, fallback, "covariance"),
     gmvpFallback: fallbackIds(selection, fallback, "gmvp"),
   });
-  const base = { tickers, ids, weights, ...fallbacks(initial.fallback) };
+  const base = { tickers, ids: valued, weights, ...fallbacks(initial.fallback) };
   const computed = computedKind(kind);
   if (computed === "weights") return { ...base, dates: [] };
 
@@ -266,43 +277,56 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const dateAt = (t: number): string => prices.dates?.[t] ?? formatIsoDay(prices.days[t]);
   const dates: string[] = new Array(nTest);
   for (let t = 0; t < nTest; t++) dates[t] = dateAt(TRAINING_DAYS + t);
+  const ids: SeriesId[] = bench === undefined ? valued : [...valued, benchmarkId(bench.ticker)];
 
   const walk = isBuyAndHold(options.rebalance) ? undefined : walkForward(kernels, prices, tickers, options,
-    initial, selection, dateAt);
-  if (computed === "paths" && walk) {
-    const r = rebalancedPaths(walk);
-    return { ...base, ...fallbacks(r.fallback), dates, values: split(r.values, S, nTest), rebalance: r.outcome };
-  }
+    initial, selection, dateAt, own, bench);
   if (computed === "paths") {
     const input = { testCloses: prices.closes.subarray(TRAINING_DAYS * N, T * N), nTest, N, weights, S, capital: INITIAL_CAPITAL };
-    const layout = body !== undefined && kind === "paths" && kernels.valuePathsJson !== undefined
+    // the benchmark, bought and held alone (one asset: the same arithmetic as a strategy holding only it)
+    const withBenchmark = (values: Float64Array[]): Float64Array[] => bench === undefined ? values
+      : [...values, kernels.valuePaths({ testCloses: bench.closes.subarray(TRAINING_DAYS, T), nTest, N: 1,
+        weights: Float64Array.of(1), S: 1, capital: INITIAL_CAPITAL })];
+    if (walk) {
+      const r = rebalancedPaths(walk);
+      return { ...base, ids, ...fallbacks(r.fallback), dates, values: withBenchmark(split(r.values, S, nTest)),
+        rebalance: r.outcome };
+    }
+    const layout = body !== undefined && kind === "paths" && kernels.valuePathsJson !== undefined && bench === undefined
       ? pathsJsonLayout(ids, dates) : undefined;
     if (layout !== undefined) {
-      return { ...base, dates, body: kernels.valuePathsJson!(input, layout, body!.out) };
+      return { ...base, ids, dates, body: kernels.valuePathsJson!(input, layout, body!.out) };
     }
     const flat = kernels.valuePaths(input);
-    return { ...base, dates, values: split(flat, S, nTest) };
+    return { ...base, ids, dates, values: withBenchmark(split(flat, S, nTest)) };
   }
 
   const seed = options.seed === undefined
     ? defaultSeed(tickers, dateAt(0), dateAt(T - 1))
     : parseSeed(options.seed);
+  const R = ids.length;
   if (walk) {
     const r = rebalancedSims(walk, { runCount: options.runCount, simulation: {
       model: options.model, seed, drift: options.drift, blockLength: options.blockLength,
     } });
     const runs: Float64Array[][] = [];
-    for (let k = 0; k < options.runCount; k++) runs.push(split(r.values, S, nTest, k * S * nTest));
+    for (let k = 0; k < options.runCount; k++) runs.push(split(r.values, R, nTest, k * R * nTest));
     return {
-      ...base, ...fallbacks(r.fallback), dates, runs, seed,
+      ...base, ids, ...fallbacks(r.fallback), dates, runs, seed,
       model: options.model, choleskyJitter: r.jitter, rebalance: r.outcome,
       drift: options.drift, blockLength: options.model === "bootstrap" ? options.blockLength : undefined,
     };
   }
+  // the simulated market: the tickers, and the benchmark as one more asset when it is not one of them
+  const C = bench !== undefined && bench.column === N ? N + 1 : N;
+  const market = C === N ? prices.closes : withColumn(prices.closes, T, N, bench!.closes);
+  const layout: SetLayout = { fixed: own.weights, columns: C, benchmarkColumn: bench?.column ?? -1 };
+  const simWeights = new Float64Array(layoutRows(selection, N, layout) * C);
+  writeSet(simWeights, 0, initial.weights, selection, N, layout);
   const { values: flat, jitter } = kernels.simulateRuns({
-    trainCloses: prices.closes.subarray(0, TRAINING_DAYS * N),
-    firstTestClose: prices.closes.subarray(TRAINING_DAYS * N, (TRAINING_DAYS + 1) * N),
-    nTest, N, tickers, weights, S,
+    trainCloses: market.subarray(0, TRAINING_DAYS * C),
+    firstTestClose: market.subarray(TRAINING_DAYS * C, (TRAINING_DAYS + 1) * C),
+    nTest, N: C, tickers: C === N ? tickers : [...tickers, bench!.ticker], weights: simWeights, S: R,
     model: options.model,
     seed,
     runFrom: 0,
@@ -312,20 +336,62 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     blockLength: options.blockLength,
   });
   const runs: Float64Array[][] = [];
-  for (let k = 0; k < options.runCount; k++) runs.push(split(flat, S, nTest, k * S * nTest));
-  return { ...base, dates, runs, seed, model: options.model, choleskyJitter: jitter,
+  for (let k = 0; k < options.runCount; k++) runs.push(split(flat, R, nTest, k * R * nTest));
+  return { ...base, ids, dates, runs, seed, model: options.model, choleskyJitter: jitter,
     drift: options.drift, blockLength: options.model === "bootstrap" ? options.blockLength : undefined };
+}
+
+/**
+ * A request's own portfolios as weight rows over its tickers (request order of the portfolios; P×N, 0 for a ticker a
+ * portfolio does not hold) and their series ids. Checked against the tickers (`portfoliosProblems`: INVALID_REQUEST
+ * naming `/portfolios/<name>/<ticker>`).
+ */
+export function ownPortfolios(portfolios: CheckedOptions["portfolios"], tickers: readonly string[]):
+  { ids: SeriesId[]; weights: Float64Array } {
+  if (portfolios === undefined) return { ids: [], weights: new Float64Array(0) };
+  const p = new Problems("options");
+  for (const why of portfoliosProblems(portfolios, tickers)) p.add(["portfolios", ...why.path], why.message);
+  p.throwIfAny();
+  const N = tickers.length;
+  const column = new Map(tickers.map((t, i) => [t.toUpperCase(), i]));
+  const names = Object.keys(portfolios);
+  const weights = new Float64Array(names.length * N);
+  names.forEach((name, k) => {
+    for (const [ticker, w] of Object.entries(portfolios[name])) weights[k * N + column.get(ticker.toUpperCase())!] = w;
+  });
+  return { ids: names.map(portfolioId), weights };
+}
+
+/**
+ * The request's benchmark: its canonical ticker, closes and column among the simulated assets (its index among the
+ * tickers, or N when it is not one of them); undefined without one. The closes come with the prices; a `benchmark`
+ * option without them, or naming another ticker, is INVALID_REQUEST.
+ */
+function benchmarkOf(prices: TypedPrices, options: CheckedOptions):
+  { ticker: string; closes: Float64Array; column: number } | undefined {
+  const b = prices.benchmark;
+  if (b === undefined && options.benchmark === undefined) return undefined;
+  if (b === undefined || (options.benchmark !== undefined && options.benchmark.toUpperCase() !== b.ticker.toUpperCase())) {
+    Problems.fail("/benchmark", `the prices carry ${b === undefined ? "no benchmark closes" : `the closes of ${JSON.stringify(b.ticker)}`}: ` +
+      "align the prices with the benchmark (alignPrices(store, tickers, { benchmark }))");
+  }
+  const i = prices.tickers.findIndex((t) => t.toUpperCase() === b.ticker.toUpperCase());
+  return { ticker: b.ticker, closes: b.closes, column: i >= 0 ? i : prices.tickers.length };
 }
 
 /** The walk-forward input of a rebalancing request: re-optimisations use `trainingWeights` on each window. */
 function walkForward(kernels: Kernels, prices: TypedPrices, tickers: readonly string[], options: CheckedOptions,
-  initial: { weights: Float64Array; fallback: boolean[] }, selection: Selection,
-  dateAt: (t: number) => string): WalkForwardInput {
+  initial: { weights: Float64Array; fallback: boolean[] }, selection: Selection, dateAt: (t: number) => string,
+  own: { ids: SeriesId[]; weights: Float64Array }, bench?: { ticker: string; closes: Float64Array; column: number }):
+  WalkForwardInput {
   const N = tickers.length;
   const { days } = prices;
   return {
     kernels, tickers, days, closes: prices.closes, initial, selection, plan: options.rebalance, dateAt,
     capital: INITIAL_CAPITAL,
+    ...(own.ids.length > 0 ? { fixed: own.weights } : {}),
+    extraIds: [...own.ids, ...(bench === undefined ? [] : [benchmarkId(bench.ticker)])],
+    ...(bench === undefined ? {} : { benchmark: { closes: bench.closes, column: bench.column } }),
     weightsOn: (closes) => (start, end, warm) =>
       trainingWeights(kernels, tickers, days.subarray(start, end), closes.subarray(start * N, end * N), options, warm),
   };
@@ -361,7 +427,8 @@ function withRebalance<R extends { PATH: string }>(rows: R[], c: Computation): R
   if (!c.rebalance) return rows;
   const extra = summarizeRebalance(c.rebalance);
   return rows.map((row, s) => {
-    const { rebalances, turnover, costs_paid } = extra[s];
+    // a row the walk-forward did not trade (the benchmark of paths: bought and held) trades nothing
+    const { rebalances, turnover, costs_paid } = extra[s] ?? { rebalances: 0, turnover: 0, costs_paid: 0 };
     return { ...row, rebalances, turnover, costs_paid };
   });
 }
@@ -412,7 +479,8 @@ function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOpt
   if (computedKind(kind) === "sims") {
     // Bound the computation before running it: run_count × series × test days dollar values (held in memory for
     // a summary too, even though its body is small).
-    const series = selectStrategies(opts.strategies).ids.length;
+    const series = selectStrategies(opts.strategies).ids.length + Object.keys(opts.portfolios ?? {}).length +
+      (opts.benchmark === undefined && prices.benchmark === undefined ? 0 : 1);
     const values = opts.runCount * series * Math.max(0, prices.days.length - TRAINING_DAYS);
     const limit = limits.maxResponseValues ?? 10_000_000;
     if (values > limit) throw folioError("RESPONSE_TOO_LARGE", { values, limit }, { values, limit });

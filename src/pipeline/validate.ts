@@ -24,6 +24,7 @@ export interface CheckedPrices {
   closes: Float64Array;
   T: number;
   N: number;
+  benchmark?: { ticker: string; closes: Float64Array };
 }
 
 export function checkPrices(prices: PriceMatrix): CheckedPrices {
@@ -93,7 +94,30 @@ export function checkPrices(prices: PriceMatrix): CheckedPrices {
       { found: T, required: MIN_ALIGNED_DAYS, first: dates[0] ?? null, last: dates[T - 1] ?? null },
     );
   }
-  return { tickers: [...tickers], dates: [...dates], days, closes: flat, T, N };
+  const benchmark = checkBenchmark(prices, T);
+  return { tickers: [...tickers], dates: [...dates], days, closes: flat, T, N, ...(benchmark ? { benchmark } : {}) };
+}
+
+/** The prices' benchmark (`PriceMatrix.benchmark`): a ticker and T closes, each finite and > 0, as a typed array. */
+function checkBenchmark(prices: PriceMatrix, T: number): { ticker: string; closes: Float64Array } | undefined {
+  const b = prices.benchmark;
+  if (b === undefined) return undefined;
+  const p = new Problems("prices");
+  if (typeof b !== "object" || b === null || typeof b.ticker !== "string" || b.ticker === "" || !Array.isArray(b.closes)) {
+    p.add("/benchmark", "must be { ticker, closes } with one close per date");
+    p.throwIfAny();
+  }
+  if (b.closes.length !== T) p.add("/benchmark/closes", `has ${b.closes.length} closes but there are ${T} dates`);
+  p.throwIfAny();
+  const closes = new Float64Array(T);
+  b.closes.forEach((v, t) => {
+    if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) {
+      p.add(`/benchmark/closes/${t}`, `close of ${b.ticker} on ${prices.dates[t]} must be a finite number > 0 (got ${String(v)})`);
+    }
+    closes[t] = v;
+  });
+  p.throwIfAny();
+  return { ticker: b.ticker, closes };
 }
 
 export interface CheckedOptions {
@@ -116,10 +140,81 @@ export interface CheckedOptions {
   maxWeight?: number;
   /** The strategies computed and answered (src/domain/strategies.ts), registry order; default PathLit's. */
   strategies: readonly Strategy[];
+  /** Own portfolios, name → ticker → weight (checked: `portfoliosProblems`), valued after the strategies. */
+  portfolios?: Portfolios;
+  /** The benchmark's ticker (its closes come with the prices: `TypedPrices.benchmark`). */
+  benchmark?: string;
+}
+
+/** Own portfolios as a request gives them: name → ticker → weight. */
+export type Portfolios = Record<string, Record<string, number>>;
+
+/** At most this many own portfolios per request. */
+export const MAX_PORTFOLIOS = 20;
+/** A portfolio's name: 1 to 32 letters, digits, "_" or "-" (its series id is `portfolio.<name>`). */
+export const PORTFOLIO_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+/** How far a portfolio's weights may sum from 1. */
+export const PORTFOLIO_SUM_TOLERANCE = 1e-9;
+/** A benchmark ticker: as a request's tickers (1 to 32 printable ASCII characters without spaces). */
+const BENCHMARK_RE = /^[\x21-\x7e]{1,32}$/;
+
+/**
+ * Why `portfolios` is refused (every problem, paths relative to `portfolios`), or [] when it is fine: an object of at
+ * most MAX_PORTFOLIOS entries named by PORTFOLIO_NAME, each a non-empty object ticker → weight, every weight a finite
+ * number ≥ 0, each ticker once (case-insensitively), the weights summing to 1 within PORTFOLIO_SUM_TOLERANCE; with
+ * `tickers` (the request's), every ticker among them (case-insensitively). The HTTP schema and the library share it.
+ */
+export function portfoliosProblems(v: unknown, tickers?: readonly string[]): { path: string[]; message: string }[] {
+  const out: { path: string[]; message: string }[] = [];
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    return [{ path: [], message: 'must be an object: portfolio name → { ticker: weight, … }, e.g. {"mine": {"AAPL": 0.6, "MSFT": 0.4}}' }];
+  }
+  const names = Object.keys(v);
+  if (names.length === 0) out.push({ path: [], message: "must name at least one portfolio (or leave portfolios out)" });
+  if (names.length > MAX_PORTFOLIOS) out.push({ path: [], message: `must hold at most ${MAX_PORTFOLIOS} portfolios (got ${names.length})` });
+  const known = tickers === undefined ? undefined : new Set(tickers.map((t) => t.toUpperCase()));
+  for (const name of names) {
+    if (!PORTFOLIO_NAME.test(name)) {
+      out.push({ path: [name], message: "a portfolio name must be 1 to 32 letters, digits, _ or -" });
+    }
+    const p = (v as Record<string, unknown>)[name];
+    if (typeof p !== "object" || p === null || Array.isArray(p) || Object.keys(p).length === 0) {
+      out.push({ path: [name], message: "must be a non-empty object ticker → weight" });
+      continue;
+    }
+    let sum = 0;
+    let numbers = true;
+    const seen = new Map<string, string>();
+    for (const [ticker, w] of Object.entries(p)) {
+      if (typeof w !== "number" || !Number.isFinite(w) || w < 0) {
+        out.push({ path: [name, ticker], message: `must be a weight ≥ 0 (got ${show(w)})` });
+        numbers = false;
+        continue;
+      }
+      sum += w;
+      const key = ticker.toUpperCase();
+      const first = seen.get(key);
+      if (first !== undefined) out.push({ path: [name, ticker], message: `duplicates ${show(first)}; tickers are case-insensitive` });
+      seen.set(key, ticker);
+      if (known !== undefined && !known.has(key)) {
+        out.push({ path: [name, ticker], message: `${show(ticker)} is not among the request's tickers: add it to tickers or remove it from this portfolio` });
+      }
+    }
+    if (numbers && Math.abs(sum - 1) > PORTFOLIO_SUM_TOLERANCE) {
+      out.push({ path: [name], message: `weights sum to ${sum}, not 1 (within ${PORTFOLIO_SUM_TOLERANCE}): divide each weight by ${sum}, or change them so that they sum to 1` });
+    }
+  }
+  return out;
+}
+
+/** Why a `benchmark` value is refused, or undefined. */
+export function benchmarkProblem(v: unknown): string | undefined {
+  return typeof v === "string" && BENCHMARK_RE.test(v) ? undefined
+    : "must be one ticker symbol of the store (1 to 32 printable ASCII characters without spaces)";
 }
 
 const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "rebalance" | "costs" | "blockLength" | "weight" |
-  "strategies"> = {
+  "strategies" | "portfolios" | "benchmark"> = {
   covariance: COVARIANCE_MODES,
   hrp: HRP_MODES,
   max_weight: "weight",
@@ -133,12 +228,14 @@ const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "rebalance" 
   window: WINDOW_MODES,
   costs_bps: "costs",
   strategies: "strategies",
+  portfolios: "portfolios",
+  benchmark: "benchmark",
 };
 
 /** Options that only sims accept. */
 const SIMS_ONLY = new Set(["run_count", "seed", "model", "drift", "block_length"]);
 /** Options that weights do not accept (they change the valuation, not the initial weights). */
-const VALUATION_ONLY = new Set(["rebalance", "window", "costs_bps"]);
+const VALUATION_ONLY = new Set(["rebalance", "window", "costs_bps", "benchmark"]);
 
 /** Why a `rebalance` value is refused, or undefined when it is one of the rules (docs/method.md §7.2). */
 export function rebalanceProblem(v: unknown): string | undefined {
@@ -223,6 +320,11 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     } else if (rule === "costs") {
       const why = costsProblem(v);
       if (why !== undefined) p.add([k], why);
+    } else if (rule === "portfolios") {
+      for (const why of portfoliosProblems(v)) p.add([k, ...why.path], why.message);
+    } else if (rule === "benchmark") {
+      const why = benchmarkProblem(v);
+      if (why !== undefined) p.add([k], why);
     } else if (rule === "strategies") {
       const why = strategiesProblem(v);
       if (why !== undefined) p.add([k, ...why.path], why.message);
@@ -250,6 +352,8 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     ...(o.min_weight === undefined ? {} : { minWeight: o.min_weight as number }),
     ...(o.max_weight === undefined ? {} : { maxWeight: o.max_weight as number }),
     strategies: selectStrategies((o.strategies as Strategy[] | undefined) ?? DEFAULT_STRATEGIES).strategies,
+    ...(o.portfolios === undefined ? {} : { portfolios: o.portfolios as Portfolios }),
+    ...(o.benchmark === undefined ? {} : { benchmark: o.benchmark as string }),
   };
 }
 

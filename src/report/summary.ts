@@ -45,7 +45,7 @@
  * running peak, two for mean and sd); the risk figures add one pass and a sort of the m returns, O(m log m) time and
  * O(m) memory.
  */
-import { STRATEGY_IDS, type StrategyId } from "../domain/strategies.js";
+import { STRATEGY_IDS, benchmarkIndex, type SeriesId } from "../domain/strategies.js";
 
 /** Trading days per year used for annualisation (docs/method.md §6.3). */
 export const TRADING_DAYS_PER_YEAR = 252;
@@ -53,7 +53,7 @@ export const TRADING_DAYS_PER_YEAR = 252;
 export const VAR_LEVEL_PERCENTILE = 5;
 
 export interface StrategySummary {
-  PATH: StrategyId;
+  PATH: SeriesId;
   final_value: number | null;
   total_return: number | null;
   annualised_return: number | null;
@@ -68,12 +68,100 @@ export interface StrategySummary {
   var_95: number | null;
   /** Historical 95 % conditional value at risk (expected shortfall) of the daily simple returns, as a loss fraction. */
   cvar_95: number | null;
+  /** Present only with a benchmark (`relativeFigures`). */
+  beta?: number | null;
+  alpha?: number | null;
+  tracking_error?: number | null;
+  information_ratio?: number | null;
+  correlation?: number | null;
+  up_capture?: number | null;
+  down_capture?: number | null;
 }
 
-/** The values of one or more series on common dates (values[s][t]). */
+/** The figures of a series relative to a benchmark (docs/method.md §7.3), in the order they are reported. */
+export interface RelativeFigures {
+  beta: number | null;
+  alpha: number | null;
+  tracking_error: number | null;
+  information_ratio: number | null;
+  correlation: number | null;
+  up_capture: number | null;
+  down_capture: number | null;
+}
+
+/** The values of one or more series on common dates (values[s][t]), and their ids when the caller has them. */
 export interface ValueSeries {
   dates: string[];
   values: ArrayLike<number>[];
+  ids?: readonly SeriesId[];
+}
+
+/**
+ * A series against a benchmark on the same days: from the daily log-returns r_t = ln(V_t/V_{t−1}) and
+ * b_t = ln(B_t/B_{t−1}) (t = 1 … m, in order; means and co-moments two-pass, ddof 1):
+ *   beta = cov(r, b) / var(b);  alpha = 252 · (mean r − beta · mean b);
+ *   tracking_error = sd(r − b) · √252;  information_ratio = 252 · mean(r − b) / tracking_error;
+ *   correlation = cov(r, b) / (sd r · sd b);
+ *   up_capture = mean(r_t | b_t > 0) / mean(b_t | b_t > 0);  down_capture = mean(r_t | b_t < 0) / mean(b_t | b_t < 0).
+ * null where a figure is undefined: fewer than 2 returns (every figure), var(b) = 0 (beta, alpha, correlation), a
+ * zero tracking error (information_ratio; the benchmark against itself), sd r = 0 (correlation), no day with b > 0
+ * (up_capture) or b < 0 (down_capture), any non-finite result. O(m) time, O(1) memory.
+ * References: W. F. Sharpe (1964), J. Finance 19(3):425–442 (beta); R. C. Grinold, R. N. Kahn (2000), "Active
+ * Portfolio Management", 2nd ed., ch. 5 (tracking error, information ratio); capture ratios as Morningstar and
+ * Portfolio Visualizer define them on arithmetic means of period returns, here of daily log-returns.
+ */
+export function relativeFigures(v: ArrayLike<number>, b: ArrayLike<number>): RelativeFigures {
+  const none: RelativeFigures = {
+    beta: null, alpha: null, tracking_error: null, information_ratio: null, correlation: null, up_capture: null,
+    down_capture: null,
+  };
+  const m = Math.min(v.length, b.length) - 1;
+  if (m < 2) return none;
+  let mr = 0;
+  let mb = 0;
+  let upR = 0;
+  let upB = 0;
+  let nUp = 0;
+  let downR = 0;
+  let downB = 0;
+  let nDown = 0;
+  for (let t = 1; t <= m; t++) {
+    const r = Math.log(v[t] / v[t - 1]);
+    const q = Math.log(b[t] / b[t - 1]);
+    mr += r;
+    mb += q;
+    if (q > 0) { upR += r; upB += q; nUp++; }
+    if (q < 0) { downR += r; downB += q; nDown++; }
+  }
+  mr /= m;
+  mb /= m;
+  const md = mr - mb;
+  let srr = 0;
+  let sbb = 0;
+  let srb = 0;
+  let sdd = 0;
+  for (let t = 1; t <= m; t++) {
+    const r = Math.log(v[t] / v[t - 1]) - mr;
+    const q = Math.log(b[t] / b[t - 1]) - mb;
+    const d = r - q;
+    srr += r * r;
+    sbb += q * q;
+    srb += r * q;
+    sdd += d * d;
+  }
+  const varB = sbb / (m - 1);
+  const cov = srb / (m - 1);
+  const beta = varB > 0 ? finiteOrNull(cov / varB) : null;
+  const te = finiteOrNull(Math.sqrt(sdd / (m - 1)) * Math.sqrt(TRADING_DAYS_PER_YEAR));
+  return {
+    beta,
+    alpha: beta === null ? null : finiteOrNull(TRADING_DAYS_PER_YEAR * (mr - beta * mb)),
+    tracking_error: te,
+    information_ratio: te !== null && te > 0 ? finiteOrNull((TRADING_DAYS_PER_YEAR * md) / te) : null,
+    correlation: varB > 0 && srr > 0 ? finiteOrNull(srb / Math.sqrt(srr * sbb)) : null,
+    up_capture: nUp > 0 ? finiteOrNull(upR / nUp / (upB / nUp)) : null,
+    down_capture: nDown > 0 ? finiteOrNull(downR / nDown / (downB / nDown)) : null,
+  };
 }
 
 const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
@@ -96,7 +184,7 @@ const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : nul
  * Departures: the Sharpe ratio uses log-returns (so mean·252 is the continuously compounded return), not the
  * arithmetic mean of simple returns; both are common, and the choice is stated wherever the figure is shown.
  */
-export function summarizeSeries(id: StrategyId, v: ArrayLike<number>): StrategySummary {
+export function summarizeSeries(id: SeriesId, v: ArrayLike<number>): StrategySummary {
   return seriesStatistics(id, v, true);
 }
 
@@ -104,7 +192,7 @@ export function summarizeSeries(id: StrategyId, v: ArrayLike<number>): StrategyS
  * `summarizeSeries`, with the risk figures (sortino, calmar, var_95, cvar_95: one O(m log m) sort) only when `risk`;
  * otherwise they are null. `summarizeSims` reads none of them, and skips their cost for every run.
  */
-function seriesStatistics(id: StrategyId, v: ArrayLike<number>, risk: boolean): StrategySummary {
+function seriesStatistics(id: SeriesId, v: ArrayLike<number>, risk: boolean): StrategySummary {
   const n = v.length;
   if (n === 0) {
     return {
@@ -193,22 +281,25 @@ function seriesStatistics(id: StrategyId, v: ArrayLike<number>, risk: boolean): 
  * `risk` = false leaves the risk figures null (and skips their sort).
  * Throws a plain Error when the shapes disagree (a programming error, not user input).
  */
-export function summarize({ dates, values }: ValueSeries, ids: readonly StrategyId[] = STRATEGY_IDS,
+export function summarize({ dates, values, ids: own }: ValueSeries, ids: readonly SeriesId[] = own ?? STRATEGY_IDS,
   risk = true): StrategySummary[] {
   if (values.length !== ids.length) {
     throw new Error(`summarize: ${values.length} series but ${ids.length} strategy ids`);
   }
+  // with a benchmark series among them, every row gains the figures relative to it
+  const bi = benchmarkIndex(ids);
   return values.map((v, s) => {
     if (v.length !== dates.length) {
       throw new Error(`summarize: series ${ids[s]} has ${v.length} values but there are ${dates.length} dates`);
     }
-    return seriesStatistics(ids[s], v, risk);
+    const row = seriesStatistics(ids[s], v, risk);
+    return bi < 0 ? row : { ...row, ...relativeFigures(v, values[bi]) };
   });
 }
 
 /** Distribution over simulated runs of one strategy's outcome. */
 export interface SimsStrategySummary {
-  PATH: StrategyId;
+  PATH: SeriesId;
   runs: number;
   final_value_min: number | null;
   final_value_median: number | null;
@@ -226,7 +317,18 @@ export interface SimsStrategySummary {
   final_value_p50: number | null;
   final_value_p75: number | null;
   final_value_p95: number | null;
+  /** With a benchmark: the mean over runs of each run's figures relative to that run's benchmark (nulls left out). */
+  beta?: number | null;
+  alpha?: number | null;
+  tracking_error?: number | null;
+  information_ratio?: number | null;
+  correlation?: number | null;
+  up_capture?: number | null;
+  down_capture?: number | null;
 }
+
+const RELATIVE_KEYS = ["beta", "alpha", "tracking_error", "information_ratio", "correlation", "up_capture",
+  "down_capture"] as const;
 
 const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
 
@@ -247,9 +349,10 @@ export function median(xs: readonly number[]): number | null {
  */
 export function summarizeSims(
   { dates, values }: { dates: string[]; values: ArrayLike<number>[][] },
-  ids: readonly StrategyId[] = STRATEGY_IDS,
+  ids: readonly SeriesId[] = STRATEGY_IDS,
 ): SimsStrategySummary[] {
   const perRun = values.map((run) => summarize({ dates, values: run }, ids, false));
+  const withBenchmark = benchmarkIndex(ids) >= 0;
   return ids.map((id, s) => {
     const rows = perRun.map((r) => r[s]);
     const finals = rows.map((r) => r.final_value).filter((x): x is number => x !== null);
@@ -273,6 +376,8 @@ export function summarizeSims(
       final_value_p50: pct(50),
       final_value_p75: pct(75),
       final_value_p95: pct(95),
+      ...(withBenchmark ? Object.fromEntries(RELATIVE_KEYS.map((k) =>
+        [k, mean(rows.map((r) => r[k]).filter((x): x is number => x !== null && x !== undefined))])) : {}),
     };
   });
 }
@@ -303,7 +408,7 @@ const cents = (v: number): number | null => (Number.isFinite(v) ? Math.round(v *
 
 /** One strategy of a sims summary. */
 export interface SimsStrategyDistribution {
-  PATH: StrategyId;
+  PATH: SeriesId;
   /** Per percentile, the value on each test date over the runs (cents), e.g. `bands.p50[t]`. */
   bands: Record<PercentileKey, (number | null)[]>;
   /** The distribution of the final value over the runs: percentiles and mean (cents), and the share of losing runs. */
@@ -329,7 +434,7 @@ export interface SimsSummaryReport {
  */
 export function summarizeSimsDistribution(
   { dates, values }: { dates: string[]; values: ArrayLike<number>[][] },
-  ids: readonly StrategyId[] = STRATEGY_IDS,
+  ids: readonly SeriesId[] = STRATEGY_IDS,
 ): SimsSummaryReport {
   const k = values.length;
   const n = dates.length;

@@ -14,7 +14,7 @@ import { folioError, isFolioError, toWire } from "../errors.js";
 import { loadEngine } from "../engine/index.js";
 import type { Wasm } from "../engine/wasm.js";
 import { makeEngine } from "../pipeline/backtest.js";
-import { alignedDates, alignTyped } from "../pipeline/align.js";
+import { alignedDates, alignWithBenchmark } from "../pipeline/align.js";
 import type { Kernels } from "../pipeline/kernels.js";
 import { ALL_SERIES_IDS, selectStrategies, STRATEGIES } from "../domain/strategies.js";
 import {
@@ -120,7 +120,8 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
     // One frequency of a split request (src/workers/split.ts): the weights as f64 bytes, that frequency's fallbacks.
     if (!RESPOND_KINDS.includes(task.of)) throw new Error(`unknown task kind ${JSON.stringify(task.of)}`);
     const { tickers, start, end, ...options } = task.request;
-    const prices = alignTyped(storeFor(task.snapshot), tickers, { start, end });
+    // the same window as the request's own step: the benchmark joins the alignment
+    const prices = alignWithBenchmark(storeFor(task.snapshot), tickers, { start, end, benchmark: task.request.benchmark });
     const w = respondWeights(k, task.of, prices, options, { maxResponseValues: config.maxResponseValues },
       [task.frequency], task.strategies, { rows: task.gramRows, given: task.gram });
     const meta: ResponseMeta = {
@@ -136,7 +137,7 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
   const { tickers, start, end, ...options } = task.request;
   const store = storeFor(task.snapshot);
   // the closes in this thread's reusable buffer: they are copied into the kernels and not kept past this task
-  const aligned = alignTyped(store, tickers, { start, end }, { reuse: true });
+  const aligned = alignWithBenchmark(store, tickers, { start, end, benchmark: options.benchmark }, { reuse: true });
   // The test dates' strings from the calendar's (formatted once per thread), when the tickers share one.
   const dates = alignedDates(store, aligned);
   const prices = dates === undefined ? aligned : { ...aligned, dates };

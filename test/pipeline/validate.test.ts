@@ -83,7 +83,7 @@ describe("library input validation", () => {
     expect(failure(() => checkOptions({ run_count: 5n } as never, "sims")).extras.errors)
       .toEqual([{ pointer: "/run_count", message: "must be an integer from 1 to 10000 (got 5n)" }]);
     expect(failure(() => checkOptions({ "a/b": 1 } as never, "weights")).extras.errors)
-      .toEqual([{ pointer: "/a~1b", message: "unknown option for weights; accepted: covariance, hrp, max_weight, min_weight, strategies" }]);
+      .toEqual([{ pointer: "/a~1b", message: "unknown option for weights; accepted: covariance, hrp, max_weight, min_weight, strategies, portfolios" }]);
   });
 });
 
