@@ -25,7 +25,8 @@ import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LE
 import { installRateLimit, installSecurityHeaders } from "./plugins/security.js";
 import type { AppContext } from "./routes/context.js";
 import { healthRoute, infoRoute, readyRoute } from "./routes/meta.js";
-import { estimateCost, optimiserRoutes } from "./routes/optimiser.js";
+import { optimiserRoutes } from "./routes/optimiser.js";
+import { estimateCost } from "./cost.js";
 import { simsSummaryRoute } from "./routes/summary.js";
 import { ResponseBudget } from "./response-budget.js";
 import { ResponseCache } from "./cache.js";

@@ -14,7 +14,7 @@ import { installErrorHandling } from "../../src/http/plugins/errors.js";
 import { installRateLimit } from "../../src/http/plugins/security.js";
 import { describeWithServers, missingServers, redisCommand, startRedis, type RunningRedis } from "../helpers/servers.js";
 import { hashKey } from "../../src/config.js";
-import { estimateCost } from "../../src/http/routes/optimiser.js";
+import { estimateCost } from "../../src/http/cost.js";
 import { closeTestApp, createTestApp, OTHER_KEY, TEST_KEY, type TestApp } from "../helpers/app.js";
 
 const THIRD_KEY = "folio-third-key-0123456789abcdef";

@@ -7,15 +7,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { DEFAULTS } from "../../domain/vocabulary.js";
-import { parseIsoDay } from "../../domain/dates.js";
-import type { PriceStore } from "../../store/types.js";
 import { runSplit, shouldSplit } from "../../workers/split.js";
 import type { ResponseMeta } from "../../pipeline/respond.js";
 import { codingFor } from "../../workers/compress.js";
 import { ClientClosedError, type ComputeResult } from "../../workers/pool.js";
 import type { BacktestTask, Coding, ComputeKind, ComputeTask, RequestBody } from "../../workers/tasks.js";
 import { etagOf } from "../etag.js";
+import { estimateCost } from "../cost.js";
 import { etagFor, matchedTag, negotiate } from "../encoding.js";
 import { HEADER, metaHeaders } from "../headers.js";
 import { requireJson } from "../plugins/errors.js";
@@ -39,7 +37,7 @@ const SIMS_NOTE =
   "Each run draws i.i.d. normal daily log-returns with each asset's training mean and standard deviation (or, with " +
   'model "correlated", multivariate normal with the training mean vector and covariance; with model "bootstrap", ' +
   "whole training days resampled in blocks), compounds them from the " +
-  "first test-day close, and values the 21 portfolios on them.";
+  "first test-day close, and values the selected portfolios on them.";
 const COMMON_NOTE =
   " Headers: x-tickers (the tickers in their canonical form, request order); x-covariance-fallback (the series whose " +
   "risk parity used the shrunk covariance because equal risk contributions do not exist on the sample one); etag " +
@@ -55,64 +53,6 @@ export function isLoopbackPeer(address: string | undefined): boolean {
   if (address === undefined) return false;
   const a = address.toLowerCase();
   return a === "::1" || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
-}
-
-/** Aligned days a request starts its test period after (docs/spec.md §2: 252 training days). */
-const TRAIN_DAYS = 252;
-
-/**
- * The compute cost of a validated request, before computing: tickers × test days × runs (runs = run_count for sims,
- * 1 otherwise), plus tickers × 252 × runs per estimated rebalance date when the request rebalances. Test days are estimated from the store: the fewest closes any requested ticker has within
- * start/end (an upper bound of the common days) minus the 252 training days, at least 1. Unknown tickers count
- * nothing beyond their share of the ticker count (the request then fails with UNKNOWN_TICKERS).
- */
-export function estimateCost(store: PriceStore, kind: string, request: RequestBody): number {
-  const lo = request.start === undefined ? -Infinity : parseIsoDay(request.start) ?? -Infinity;
-  const hi = request.end === undefined ? Infinity : parseIsoDay(request.end) ?? Infinity;
-  let days = Infinity;
-  for (const t of request.tickers) {
-    const canonical = store.resolve(t);
-    if (canonical === undefined) continue;
-    const d = store.read(canonical).days;
-    days = Math.min(days, upperBound(d, hi) - lowerBound(d, lo));
-  }
-  const testDays = Number.isFinite(days) ? Math.max(1, days - TRAIN_DAYS) : 1;
-  const runs = kind === "sims" || kind === "sims-summary" ? request.run_count ?? DEFAULTS.run_count : 1;
-  return request.tickers.length * (testDays + TRAIN_DAYS * rebalanceDates(request.rebalance, testDays)) * runs;
-}
-
-/**
- * An estimate of the number of rebalance dates (docs/method.md §7.2): each re-optimises on a window of at least 252
- * closes, so it is counted as 252 more days per ticker and run. 0 for buy and hold (the cost is then unchanged).
- */
-function rebalanceDates(rule: RequestBody["rebalance"], testDays: number): number {
-  if (rule === undefined || rule === "none") return 0;
-  const every = typeof rule === "number" ? rule : rule === "monthly" ? 21 : rule === "quarterly" ? 63 : 252;
-  return Math.floor((testDays - 1) / every);
-}
-
-/** First index with d[i] >= x. */
-function lowerBound(d: Int32Array, x: number): number {
-  let a = 0;
-  let b = d.length;
-  while (a < b) {
-    const m = (a + b) >>> 1;
-    if (d[m] < x) a = m + 1;
-    else b = m;
-  }
-  return a;
-}
-
-/** First index with d[i] > x. */
-function upperBound(d: Int32Array, x: number): number {
-  let a = 0;
-  let b = d.length;
-  while (a < b) {
-    const m = (a + b) >>> 1;
-    if (d[m] <= x) a = m + 1;
-    else b = m;
-  }
-  return a;
 }
 
 /**

@@ -1,0 +1,78 @@
+/**
+ * The cost model of a compute request, estimated on the event loop before computing (docs/decisions.md "Fair
+ * queue"): the pool's lanes and the per-key budget read it, and a request too large for the deadline is told how to
+ * shrink (src/http/routes/optimiser.ts). Its unit is one ticker-day of one PathLit-shaped computation: a default
+ * /paths request costs tickers × test days.
+ */
+import { DEFAULTS } from "../domain/vocabulary.js";
+import { parseIsoDay } from "../domain/dates.js";
+import { DEFAULT_STRATEGIES, selectStrategies } from "../domain/strategies.js";
+import type { PriceStore } from "../store/types.js";
+import type { RequestBody } from "../workers/tasks.js";
+
+/** Aligned days a request starts its test period after (docs/spec.md §2: 252 training days). */
+const TRAIN_DAYS = 252;
+
+/**
+ * The compute cost of a validated request: tickers × (test days × valued + 252 × optimised × rebalance dates) × runs,
+ * where runs = run_count for sims (1 otherwise), `valued` = the series valued relative to PathLit's 21 (the selected
+ * strategies' series, the own portfolios and the benchmark; 1 for a default request) and `optimised` = the selected
+ * strategies relative to PathLit's seven (each rebalance date re-optimises a window of at least 252 closes). Test
+ * days are estimated from the store: the fewest closes any requested ticker has within start/end (an upper bound of
+ * the common days) minus the 252 training days, at least 1. Unknown tickers count nothing beyond their share of the
+ * ticker count (the request then fails with UNKNOWN_TICKERS). A default request costs tickers × test days × runs, as
+ * before the selection existed.
+ */
+export function estimateCost(store: PriceStore, kind: string, request: RequestBody): number {
+  const lo = request.start === undefined ? -Infinity : parseIsoDay(request.start) ?? -Infinity;
+  const hi = request.end === undefined ? Infinity : parseIsoDay(request.end) ?? Infinity;
+  let days = Infinity;
+  for (const t of [...request.tickers, ...(request.benchmark === undefined ? [] : [request.benchmark])]) {
+    const canonical = store.resolve(t);
+    if (canonical === undefined) continue;
+    const d = store.read(canonical).days;
+    days = Math.min(days, upperBound(d, hi) - lowerBound(d, lo));
+  }
+  const testDays = Number.isFinite(days) ? Math.max(1, days - TRAIN_DAYS) : 1;
+  const runs = kind === "sims" || kind === "sims-summary" ? request.run_count ?? DEFAULTS.run_count : 1;
+  const chosen = selectStrategies(request.strategies).strategies.length;
+  const series = 3 * chosen + Object.keys(request.portfolios ?? {}).length + (request.benchmark === undefined ? 0 : 1);
+  const valued = series / (3 * DEFAULT_STRATEGIES.length);
+  const optimised = chosen / DEFAULT_STRATEGIES.length;
+  const rebalancing = TRAIN_DAYS * rebalanceDates(request.rebalance, testDays) * optimised;
+  return Math.ceil(request.tickers.length * (testDays * valued + rebalancing) * runs);
+}
+
+/**
+ * An estimate of the number of rebalance dates (docs/method.md §7.2): calendar rules by their typical trading days
+ * (21, 63, 252), every k days exactly. 0 for buy and hold.
+ */
+export function rebalanceDates(rule: RequestBody["rebalance"], testDays: number): number {
+  if (rule === undefined || rule === "none") return 0;
+  const every = typeof rule === "number" ? rule : rule === "monthly" ? 21 : rule === "quarterly" ? 63 : 252;
+  return Math.floor((testDays - 1) / every);
+}
+
+/** First index with d[i] >= x. */
+function lowerBound(d: Int32Array, x: number): number {
+  let a = 0;
+  let b = d.length;
+  while (a < b) {
+    const m = (a + b) >>> 1;
+    if (d[m] < x) a = m + 1;
+    else b = m;
+  }
+  return a;
+}
+
+/** First index with d[i] > x. */
+function upperBound(d: Int32Array, x: number): number {
+  let a = 0;
+  let b = d.length;
+  while (a < b) {
+    const m = (a + b) >>> 1;
+    if (d[m] <= x) a = m + 1;
+    else b = m;
+  }
+  return a;
+}

@@ -1,0 +1,37 @@
+/**
+ * The cost model (src/http/cost.ts): a default request costs tickers × test days × runs; the selected strategies,
+ * own portfolios, a benchmark and rebalancing scale it as documented.
+ */
+import { describe, expect, it } from "vitest";
+import { estimateCost, rebalanceDates } from "../../src/http/cost.js";
+import { openSyntheticStore } from "../../src/store/index.js";
+
+describe("estimateCost", () => {
+  const store = openSyntheticStore();
+  const tickers = ["SYN-TEC1", "SYN-FIN2", "SYN-UTL3"];
+  const days = store.read("SYN-TEC1").days.length;
+  const test = days - 252;
+
+  it("a default request: tickers × test days × runs", () => {
+    expect(estimateCost(store, "paths", { tickers })).toBe(3 * test);
+    expect(estimateCost(store, "sims", { tickers, run_count: 40 })).toBe(3 * test * 40);
+    expect(estimateCost(store, "weights", { tickers, strategies: ["ewp", "gmvp", "hrp", "ivp", "mdcp", "mdp", "rpp"] })).toBe(3 * test);
+  });
+
+  it("scales with the series valued and the strategies re-optimised", () => {
+    const ivp = estimateCost(store, "paths", { tickers, strategies: ["ivp"] });
+    expect(ivp).toBeGreaterThanOrEqual((3 * test) / 7);
+    expect(ivp).toBeLessThan((3 * test) / 7 + 2);
+    expect(estimateCost(store, "paths", { tickers, portfolios: { a: { "SYN-TEC1": 1 } }, benchmark: "SYN-NRG1" }))
+      .toBe(Math.ceil(3 * test * 23 / 21));
+    const monthly = rebalanceDates("monthly", test);
+    expect(monthly).toBe(Math.floor((test - 1) / 21));
+    expect(estimateCost(store, "sims", { tickers, run_count: 10, rebalance: "monthly" }))
+      .toBe(Math.ceil(3 * (test + 252 * monthly) * 10));
+    // the exact rational cost, rounded up (the floating-point product may land a hair above an integer)
+    const exact = (3 * (test + 252 * monthly) * 10) / 7;
+    const gmvp = estimateCost(store, "sims", { tickers, run_count: 10, rebalance: "monthly", strategies: ["gmvp"] });
+    expect(gmvp).toBeGreaterThanOrEqual(exact);
+    expect(gmvp).toBeLessThan(exact + 2);
+  });
+});
