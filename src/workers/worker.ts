@@ -25,7 +25,9 @@ import { storeOfSnapshot } from "../store/backend.js";
 import type { BinaryPriceStore } from "../store/index.js";
 import type { StoreSnapshot } from "../store/types.js";
 import { codingFor, compressBody } from "./compress.js";
-import type { ComputeTask, EncodingChoice, TaskResult, WorkerConfig } from "./tasks.js";
+import type {
+  BacktestTask, ComputeTask, CompressTask, EncodingChoice, SleepTask, TaskResult, WeightsPartTask, WorkerConfig,
+} from "./tasks.js";
 
 const config = (workerData ?? {}) as WorkerConfig;
 
@@ -93,47 +95,51 @@ function blockFor(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-async function compute(task: ComputeTask): Promise<TaskResult> {
-  if (task.kind === "sleep" || task.kind === "probe") {
-    if (!config.allowTestTasks) Problems.fail("/kind", "unknown task kind");
-    if (task.kind === "probe") {
-      const first = cached?.store.list()[0];
-      const shared = first === undefined ? null : cached!.store.read(first.ticker).closes.buffer instanceof SharedArrayBuffer;
-      return ok(JSON.stringify({
-        storeVersion: cached?.hash ?? null, sharedMemory: shared, memoryBytes: engine?.memoryBytes ?? null, recycles,
-      }));
-    }
-    blockFor(task.ms);
-    return ok(JSON.stringify({ slept: task.ms }));
-  }
-  if (task.kind === "release") {
-    release();
-    return ok("{}");
-  }
-  if (task.kind === "compress") {
-    const bytes = compressBody(task.body, task.coding);
-    return move({ [transferableSymbol]: [bytes.buffer], [valueSymbol]: { ok: true, body: bytes, coding: task.coding } } as never) as unknown as TaskResult;
-  }
-  const k = await kernels;
-  if (task.kind === "ping") return ok('{"ready":true}');
-  if (task.kind === "weights-part") {
-    // One frequency of a split request (src/workers/split.ts): the weights as f64 bytes, that frequency's fallbacks.
-    if (!RESPOND_KINDS.includes(task.of)) throw new Error(`unknown task kind ${JSON.stringify(task.of)}`);
-    const { tickers, start, end, ...options } = task.request;
-    // the same window as the request's own step: the benchmark joins the alignment
-    const prices = alignWithBenchmark(storeFor(task.snapshot), tickers, { start, end, benchmark: task.request.benchmark });
-    const w = respondWeights(k, task.of, prices, options, { maxResponseValues: config.maxResponseValues },
-      [task.frequency], task.strategies, { rows: task.gramRows, given: task.gram });
-    const meta: ResponseMeta = {
-      kind: task.of,
-      tickers: [...prices.tickers],
-      ...partFallbacks(w.fallback),
-    };
-    const out = w.gram ?? w.weights; // the Gram rows when asked for (src/workers/split.ts), else the weights
-    return ok(new Uint8Array(out.buffer, out.byteOffset, out.byteLength), meta);
-  }
-  if (!RESPOND_KINDS.includes(task.kind as RespondKind)) throw new Error(`unknown task kind ${JSON.stringify(task.kind)}`);
+/** The tasks only a pool that allows test tasks accepts (`WorkerConfig.allowTestTasks`). */
+function testOnly(): void {
+  if (!config.allowTestTasks) Problems.fail("/kind", "unknown task kind");
+}
 
+/** Reports the store version held and whether its closes are views over shared memory (test task). */
+function probe(): TaskResult {
+  testOnly();
+  const first = cached?.store.list()[0];
+  const shared = first === undefined ? null : cached!.store.read(first.ticker).closes.buffer instanceof SharedArrayBuffer;
+  return ok(JSON.stringify({
+    storeVersion: cached?.hash ?? null, sharedMemory: shared, memoryBytes: engine?.memoryBytes ?? null, recycles,
+  }));
+}
+
+/** Blocks the thread for `ms` (test task: a synchronous stand-in for a heavy kernel). */
+function sleep(task: SleepTask): TaskResult {
+  testOnly();
+  blockFor(task.ms);
+  return ok(JSON.stringify({ slept: task.ms }));
+}
+
+/** Compresses a body computed earlier (its buffer is transferred back). */
+function compress(task: CompressTask): TaskResult {
+  const bytes = compressBody(task.body, task.coding);
+  return move({ [transferableSymbol]: [bytes.buffer], [valueSymbol]: { ok: true, body: bytes, coding: task.coding } } as never) as unknown as TaskResult;
+}
+
+/** One part of a split request's weights (src/workers/split.ts): the weights as f64 bytes, that part's fallbacks. */
+async function weightsPart(task: WeightsPartTask): Promise<TaskResult> {
+  const k = await kernels;
+  if (!RESPOND_KINDS.includes(task.of)) throw new Error(`unknown task kind ${JSON.stringify(task.of)}`);
+  const { tickers, start, end, ...options } = task.request;
+  // the same window as the request's own step: the benchmark joins the alignment
+  const prices = alignWithBenchmark(storeFor(task.snapshot), tickers, { start, end, benchmark: task.request.benchmark });
+  const w = respondWeights(k, task.of, prices, options, { maxResponseValues: config.maxResponseValues },
+    [task.frequency], task.strategies, { rows: task.gramRows, given: task.gram });
+  const meta: ResponseMeta = { kind: task.of, tickers: [...prices.tickers], ...partFallbacks(w.fallback) };
+  const out = w.gram ?? w.weights; // the Gram rows when asked for (src/workers/split.ts), else the weights
+  return ok(new Uint8Array(out.buffer, out.byteOffset, out.byteLength), meta);
+}
+
+/** A request of one of the respond kinds, end to end (src/pipeline/respond.ts), on the task's store version. */
+async function backtest(task: BacktestTask): Promise<TaskResult> {
+  const k = await kernels;
   const { tickers, start, end, ...options } = task.request;
   const store = storeFor(task.snapshot);
   // the closes in this thread's reusable buffer: they are copied into the kernels and not kept past this task
@@ -148,6 +154,34 @@ async function compute(task: ComputeTask): Promise<TaskResult> {
   const r = respond(k, task.kind, prices, options, { maxResponseValues: config.maxResponseValues }, precomputed,
     task.out);
   return ok(r.body, r.meta, task.encoding, task.keepIdentity === true);
+}
+
+/** The task kinds and their handlers: one row each; a kind not here is refused. */
+const HANDLERS: { [K in ComputeTask["kind"]]: (task: Extract<ComputeTask, { kind: K }>) => TaskResult | Promise<TaskResult> } & {
+  [K in RespondKind]: (task: BacktestTask) => Promise<TaskResult> } = {
+  probe,
+  sleep,
+  release: () => {
+    release();
+    return ok("{}");
+  },
+  compress,
+  ping: async () => {
+    await kernels;
+    return ok('{"ready":true}');
+  },
+  "weights-part": weightsPart,
+  weights: backtest,
+  paths: backtest,
+  sims: backtest,
+  report: backtest,
+  "sims-summary": backtest,
+};
+
+async function compute(task: ComputeTask): Promise<TaskResult> {
+  const handler = Object.hasOwn(HANDLERS, task.kind) ? HANDLERS[task.kind] as (t: ComputeTask) => TaskResult | Promise<TaskResult> : undefined;
+  if (handler === undefined) throw new Error(`unknown task kind ${JSON.stringify(task.kind)}`);
+  return handler(task);
 }
 
 /** Every series of the full layout (a part reports the fallbacks of whatever rows it computed). */
