@@ -12,7 +12,7 @@
 import { statSync, watch as fsWatch, type FSWatcher } from "node:fs";
 import { decodeStore, encodeStore, STORE_FILE, StoreFormatError } from "./binary.js";
 import { describeContents, EMPTY_STORE_DESCRIPTION, readStoreFile, storeFilePath } from "./file.js";
-import { BinaryPriceStore, syntheticStoreBytes } from "./index.js";
+import { BinaryPriceStore, syntheticStoreBytes } from "./binary-store.js";
 import { makeSnapshot } from "./snapshot.js";
 import { SYNTHETIC_DESCRIPTION } from "./synthetic.js";
 import type { PriceStore, StoreBackend, StoreSnapshot } from "./types.js";
