@@ -1,18 +1,11 @@
 /**
  * The compute pool: a piscina pool of worker threads sized to the cores, so the event loop never runs a kernel.
  *
- * - Bounded queue: when every worker is busy and `queueSize` tasks already wait, `run` fails at once with
- *   503 OVERLOADED (retry-after) instead of queueing without bound.
- * - Fair between keys: waiting tasks are held here, not in piscina, one FIFO per key; when a worker frees up, the
- *   next task is taken from the key with the fewest running tasks (ties: the key served longest ago). So a key that
- *   floods the queue delays another key by at most one job per worker (docs/decisions.md "Fair sharing and bounded memory").
- * - Per-key cap: a key with `maxInflightPerKey` tasks running or waiting gets 429 TOO_MANY_IN_FLIGHT. A request
- *   split into several tasks (src/workers/split.ts) is one `TaskGroup`: counted once against the cap and the queue
- *   bound, its tasks queued and run like any other of its key.
- * - A light lane: a task whose cost (tickers × test days × runs) is above `lightTaskCost` is heavy, and heavy tasks
- *   may occupy at most `workers − reservedLightWorkers` workers. Workers do not preempt, so without this a key
- *   keeping every worker busy with multi-second sims would make another key's small request wait for one of them;
- *   with it, a light task finds a worker that runs light tasks only.
+ * - Admission and order (src/workers/fair-queue.ts): the bounded queue (503 OVERLOADED with retry-after), the
+ *   per-key cap (429 TOO_MANY_IN_FLIGHT), one FIFO per key served fairly, and the light lane for cheap tasks. A
+ *   request split into several tasks (src/workers/split.ts) is one `TaskGroup`: counted once against the cap and the
+ *   queue bound, its tasks queued and run like any other of its key.
+ * - Response buffers (src/workers/buffers.ts): bodies already sent go back to the workers to be written into.
  * - Deadline: each task gets an AbortSignal that fires after `timeoutMs` (queue wait included). A running task is
  *   stopped by terminating its worker (piscina starts a replacement, which loads the engine again) → 504
  *   COMPUTE_TIMEOUT.
@@ -32,6 +25,8 @@ import { projectRoot } from "../config.js";
 import { folioError, fromWire, isFolioError, type FolioError } from "../errors.js";
 import type { ResponseMeta } from "../pipeline/respond.js";
 import type { BacktestTask, ComputeTask, TaskResult, WorkerConfig } from "./tasks.js";
+import { ResponseBuffers } from "./buffers.js";
+import { FairQueue } from "./fair-queue.js";
 
 export interface PoolOptions {
   /** Worker threads (fixed: min = max, so a recycled worker is replaced at once). */
@@ -96,23 +91,6 @@ export interface TaskGroup {
   close(): void;
 }
 
-/** A task waiting for a worker. */
-interface Waiting {
-  task: ComputeTask;
-  key: string;
-  heavy: boolean;
-  signal: AbortSignal;
-  start: () => void;
-}
-
-/** Per-key bookkeeping: tasks waiting (FIFO), tasks running, tasks in flight, when last served. */
-interface KeyState {
-  waiting: Waiting[];
-  running: number;
-  inflight: number;
-  lastServed: number;
-}
-
 export interface ComputeResult {
   body: Buffer;
   /** What the response says besides its body (src/http/headers.ts turns it into headers); absent for test tasks. */
@@ -140,10 +118,6 @@ export interface PoolStats {
   cancelled: number;
 }
 
-/** Response buffers kept for reuse: at least a small paths body, at most what the writers' scratch would hold. */
-const RECYCLE_MIN = 64 * 1024;
-const RECYCLE_MAX = 4 * 1024 * 1024;
-
 export function defaultWorkerFile(): string {
   return join(projectRoot(), "dist", "src", "workers", "worker.js");
 }
@@ -153,27 +127,13 @@ export class ComputePool {
   private readonly opts: Required<Omit<PoolOptions, "filename" | "recycleAboveBytes">>;
   private timedOut = 0;
   private cancelled = 0;
-  private rejected = 0;
-  private rejectedPerKey = 0;
-  /** Tasks in flight (running or waiting). */
-  private running = 0;
   /** The start-up ping shared by every `ready()` caller (undefined before it, or after it failed). */
   private readyPing: Promise<void> | undefined;
-  /** Tasks handed to piscina (at most `workers`, so piscina's own queue stays empty). */
-  private active = 0;
-  /** Of those, heavy tasks. */
-  private heavyActive = 0;
-  private waitingCount = 0;
-  private serveSeq = 0;
-  private readonly keys = new Map<string, KeyState>();
+  /** Admission, per-key caps and the fair order of waiting tasks (src/workers/fair-queue.ts). */
+  private readonly queue: FairQueue;
   private closed = false;
-  /**
-   * Response buffers whose bytes have been sent (recycle()), handed back to the workers with the next paths or sims
-   * tasks: a body that fits is written into one, so a steady stream of responses allocates no new ArrayBuffer on
-   * this thread. (A fresh buffer per response counted against V8's heap limits and made this thread run a full
-   * garbage collection every few dozen responses; bench/suites/throughput.ts measures the CPU per request.)
-   */
-  private readonly spare: ArrayBuffer[] = [];
+  /** Response buffers handed back to the workers with the next paths or sims tasks (src/workers/buffers.ts). */
+  private readonly buffers: ResponseBuffers;
   /** A task ran with `keepMemory` since the last `release` round: a worker may hold a large instance. */
   private kept = false;
   /** `release` tasks finished (not counted as completed tasks). */
@@ -198,6 +158,8 @@ export class ComputePool {
       releaseIdleMs: options.releaseIdleMs ?? 250,
     };
     this.opts.reservedLightWorkers = Math.min(this.opts.workers - 1, Math.max(0, Math.floor(options.reservedLightWorkers ?? 0)));
+    this.queue = new FairQueue(this.opts);
+    this.buffers = new ResponseBuffers(2 * this.opts.workers);
     const workerData: WorkerConfig = {
       allowTestTasks: this.opts.allowTestTasks,
       maxResponseValues: this.opts.maxResponseValues,
@@ -235,36 +197,29 @@ export class ComputePool {
   get stats(): PoolStats {
     return {
       workers: this.piscina.threads.length,
-      busy: this.running,
-      queued: this.waitingCount,
+      busy: this.queue.running,
+      queued: this.queue.waitingCount,
       completed: this.piscina.completed - this.releases,
       timedOut: this.timedOut,
-      rejected: this.rejected,
-      rejectedPerKey: this.rejectedPerKey,
+      rejected: this.queue.rejected,
+      rejectedPerKey: this.queue.rejectedPerKey,
       cancelled: this.cancelled,
     };
   }
 
-  /**
-   * Give the buffer of a response body back for reuse once its bytes are sent and nothing else holds it (not
-   * cached, not streamed any more). Bodies between 64 KiB and 4 MiB are kept, at most two per worker; others are
-   * left to the garbage collector.
-   */
+  /** Give a response body's buffer back for reuse once its bytes are sent (src/workers/buffers.ts). */
   recycle(body: Uint8Array): void {
-    const buf = body.buffer;
-    if (!(buf instanceof ArrayBuffer) || buf.byteLength < RECYCLE_MIN || buf.byteLength > RECYCLE_MAX) return;
-    if (this.spare.length >= 2 * this.opts.workers || this.spare.includes(buf)) return;
-    this.spare.push(buf);
+    this.buffers.recycle(body);
   }
 
   /** Buffers waiting for reuse (tests). */
   get spareBuffers(): number {
-    return this.spare.length;
+    return this.buffers.size;
   }
 
   /** Tasks the key has running or waiting. */
   inflightOf(key: string): number {
-    return this.keys.get(key)?.inflight ?? 0;
+    return this.queue.inflightOf(key);
   }
 
   /**
@@ -273,12 +228,7 @@ export class ComputePool {
    * run() checks again, since the pool may fill up meanwhile.
    */
   refuseIfFull(): void {
-    if (this.closed) return;
-    if (this.running >= this.opts.workers + this.opts.queueSize) {
-      this.rejected++;
-      const retryAfter = this.opts.retryAfterSeconds;
-      throw folioError("OVERLOADED", { retryAfter }, { retryAfter });
-    }
+    if (!this.closed) this.queue.refuseIfFull();
   }
 
   /**
@@ -310,7 +260,7 @@ export class ComputePool {
     const heavy = (o.cost ?? 0) > this.opts.lightTaskCost;
     if (this.closed) throw folioError("NOT_READY", {});
     if (o.cancel?.aborted) throw new ClientClosedError();
-    const state = grouped ? this.stateOf(key) : this.admitCount(key);
+    const state = grouped ? this.queue.stateOf(key) : this.queue.admitCount(key);
     const stop = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -319,25 +269,19 @@ export class ComputePool {
     }, limitMs);
     const onCancel = () => stop.abort(new Error("client closed"));
     o.cancel?.addEventListener("abort", onCancel, { once: true });
-    if (!grouped) {
-      this.running++;
-      state.inflight++;
-    }
+    const uncount = grouped ? () => this.queue.forgetIfIdle(key, state) : this.queue.count(key, state);
     let result: TaskResult;
     try {
-      await this.admit(task, key, heavy, state, stop.signal);
+      await this.queue.enqueue(heavy, state, stop.signal);
       try {
         // A paths or sims task takes a recycled buffer along (transferred: it leaves this thread until it comes back
         // as the body).
-        const out = (task.kind === "paths" || task.kind === "sims") && task.out === undefined ? this.spare.pop() : undefined;
+        const out = (task.kind === "paths" || task.kind === "sims") && task.out === undefined ? this.buffers.take() : undefined;
         const sent = this.withKeep(out === undefined ? task : { ...(task as BacktestTask), out }, o.keepMemory ?? grouped);
         result = await this.piscina.run(sent,
           out === undefined ? { signal: stop.signal } : { signal: stop.signal, transferList: [out] as never });
       } finally {
-        this.active--;
-        if (heavy) this.heavyActive--;
-        state.running--;
-        this.dispatch();
+        this.queue.finished(heavy, state);
         this.releaseWhenIdle();
       }
     } catch (e) {
@@ -349,11 +293,7 @@ export class ComputePool {
     } finally {
       clearTimeout(timer);
       o.cancel?.removeEventListener("abort", onCancel);
-      if (!grouped) {
-        this.running--;
-        state.inflight--;
-      }
-      this.forgetIfIdle(key, state);
+      uncount();
     }
     if (!result.ok) throw fromWire(result.error);
     const bytes = result.body;
@@ -380,18 +320,15 @@ export class ComputePool {
    * fresh instance takes; tasks arriving meanwhile wait for them like any other.
    */
   private releaseWhenIdle(): void {
-    if (!this.kept || this.active > 0 || this.waitingCount > 0 || this.closed) return;
+    if (!this.kept || this.queue.active > 0 || this.queue.waitingCount > 0 || this.closed) return;
     if (this.releaseTimer !== undefined) clearTimeout(this.releaseTimer);
     this.releaseTimer = setTimeout(() => {
       this.releaseTimer = undefined;
-      if (this.active > 0 || this.waitingCount > 0 || this.closed) return; // the next task's end tries again
+      if (this.queue.active > 0 || this.queue.waitingCount > 0 || this.closed) return; // the next task's end tries again
       this.kept = false;
-      this.active += this.opts.workers;
+      this.queue.take(this.opts.workers);
       for (let i = 0; i < this.opts.workers; i++) {
-        this.piscina.run({ kind: "release" }).then(() => this.releases++, () => undefined).finally(() => {
-          this.active--;
-          this.dispatch();
-        });
+        this.piscina.run({ kind: "release" }).then(() => this.releases++, () => undefined).finally(() => this.queue.give());
       }
     }, this.opts.releaseIdleMs);
     this.releaseTimer.unref();
@@ -404,131 +341,17 @@ export class ComputePool {
    */
   openGroup(key = ""): TaskGroup {
     if (this.closed) throw folioError("NOT_READY", {});
-    const state = this.admitCount(key);
-    this.running++;
-    state.inflight++;
-    let open = true;
-    return {
-      key,
-      close: () => {
-        if (!open) return;
-        open = false;
-        this.running--;
-        state.inflight--;
-        this.forgetIfIdle(key, state);
-      },
-    };
-  }
-
-  /** The checks before a request is counted in flight: the queue bound, then the key's cap; returns its state. */
-  private admitCount(key: string): KeyState {
-    if (this.running >= this.opts.workers + this.opts.queueSize) {
-      this.rejected++;
-      const retryAfter = this.opts.retryAfterSeconds;
-      throw folioError("OVERLOADED", { retryAfter }, { retryAfter });
-    }
-    return this.checkKeyCap(key);
-  }
-
-  /** TOO_MANY_IN_FLIGHT when `key` is at its cap; its state else. */
-  private checkKeyCap(key: string): KeyState {
-    const state = this.stateOf(key);
-    if (key !== "" && state.inflight >= this.opts.maxInflightPerKey) {
-      this.rejectedPerKey++;
-      const retryAfter = this.opts.retryAfterSeconds;
-      throw folioError("TOO_MANY_IN_FLIGHT", { limit: this.opts.maxInflightPerKey, retryAfter }, { retryAfter, limit: this.opts.maxInflightPerKey });
-    }
-    return state;
+    const close = this.queue.count(key, this.queue.admitCount(key));
+    return { key, close };
   }
 
   /**
-   * Count one request of `key` in flight that occupies neither a worker nor a queue slot (a request waiting for an
-   * identical one's computation, src/http/single-flight.ts): TOO_MANY_IN_FLIGHT when the key is at its cap, so that
-   * joining another key's computation does not bypass the cap. Returns the release (idempotent).
+   * Count one request of `key` in flight that occupies neither a worker nor a queue slot (src/http/single-flight.ts):
+   * TOO_MANY_IN_FLIGHT when the key is at its cap. Returns the release (idempotent).
    */
   holdKeySlot(key: string): () => void {
     if (this.closed) throw folioError("NOT_READY", {});
-    const state = this.checkKeyCap(key);
-    state.inflight++;
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      state.inflight--;
-      this.forgetIfIdle(key, state);
-    };
-  }
-
-  private forgetIfIdle(key: string, state: KeyState): void {
-    if (state.inflight === 0 && state.waiting.length === 0 && state.running === 0 && this.keys.get(key) === state) {
-      this.keys.delete(key);
-    }
-  }
-
-  private stateOf(key: string): KeyState {
-    let st = this.keys.get(key);
-    if (st === undefined) {
-      st = { waiting: [], running: 0, inflight: 0, lastServed: -1 };
-      this.keys.set(key, st);
-    }
-    return st;
-  }
-
-  /**
-   * Resolve when dispatch() gives the task a worker (at once when one is free for it). Rejects with the signal's
-   * reason if it fires while the task waits (deadline or client gone).
-   */
-  private admit(task: ComputeTask, key: string, heavy: boolean, state: KeyState, signal: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        const i = state.waiting.indexOf(w);
-        if (i >= 0) {
-          state.waiting.splice(i, 1);
-          this.waitingCount--;
-        }
-        reject(signal.reason);
-      };
-      const w: Waiting = {
-        task, key, heavy, signal,
-        start: () => {
-          signal.removeEventListener("abort", onAbort);
-          resolve();
-        },
-      };
-      signal.addEventListener("abort", onAbort, { once: true });
-      state.waiting.push(w);
-      this.waitingCount++;
-      this.dispatch();
-    });
-  }
-
-  /** Whether a free worker may take this task now (heavy tasks leave the reserved workers to light ones). */
-  private canStart(w: Waiting): boolean {
-    return !w.heavy || this.heavyActive < this.opts.workers - this.opts.reservedLightWorkers;
-  }
-
-  /**
-   * Give free workers to waiting tasks: among the keys whose next task may start, the one with the fewest running
-   * tasks first, then the one served longest ago; within a key, FIFO.
-   */
-  private dispatch(): void {
-    while (this.active < this.opts.workers && this.waitingCount > 0) {
-      let best: KeyState | undefined;
-      for (const st of this.keys.values()) {
-        if (st.waiting.length === 0 || !this.canStart(st.waiting[0])) continue;
-        if (best === undefined || st.running < best.running || (st.running === best.running && st.lastServed < best.lastServed)) {
-          best = st;
-        }
-      }
-      if (best === undefined) return;
-      const w = best.waiting.shift()!;
-      this.waitingCount--;
-      this.active++;
-      if (w.heavy) this.heavyActive++;
-      best.running++;
-      best.lastServed = this.serveSeq++;
-      w.start();
-    }
+    return this.queue.holdKeySlot(key);
   }
 
   private mapFailure(e: unknown, timedOut: boolean, timeoutMs: number): FolioError {
@@ -539,9 +362,8 @@ export class ComputePool {
       return folioError("COMPUTE_TIMEOUT", { limitMs: timeoutMs }, { limitMs: timeoutMs });
     }
     if (err?.message === "Task queue is at limit" || err?.message?.startsWith("No task queue available")) {
-      this.rejected++;
-      const retryAfter = this.opts.retryAfterSeconds;
-      return folioError("OVERLOADED", { retryAfter }, { retryAfter });
+      this.queue.rejected++;
+      return this.queue.overloaded();
     }
     if (err?.name === "AbortError" || this.closed) return folioError("NOT_READY", {});
     return withCause(folioError("INTERNAL_ERROR", {}), err);
@@ -556,7 +378,7 @@ export class ComputePool {
     if (this.closed) return;
     this.closed = true;
     if (this.releaseTimer !== undefined) clearTimeout(this.releaseTimer);
-    while (this.running > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (this.queue.running > 0) await new Promise((resolve) => setTimeout(resolve, 10));
     await this.piscina.destroy();
   }
 

@@ -10,7 +10,7 @@
 import { workerData } from "node:worker_threads";
 import { move, transferableSymbol, valueSymbol } from "piscina";
 import { Problems } from "../domain/problems.js";
-import { folioError, isFolioError, toWire } from "../errors.js";
+import { isFolioError, toWire } from "../errors.js";
 import { loadEngine } from "../engine/index.js";
 import type { Wasm } from "../engine/wasm.js";
 import { makeEngine } from "../pipeline/backtest.js";
