@@ -1,0 +1,231 @@
+/**
+ * One compute request as named steps (the handler of every POST /v1/optimiser/* route):
+ *
+ *   conditional → admit → cached → followed → computed, then sent.
+ *
+ * - `conditional`: the strong ETag of (route, validated body, store version, engine version); a matching
+ *   If-None-Match is answered 304 without computing.
+ * - `admit`: while slow clients hold too many unsent bytes, nothing new starts (503 RESPONSE_BACKLOG).
+ * - `cached`: a repeat on the same store version is sent from memory (src/http/cache.ts), in the client's coding
+ *   (compressed once off the event loop and kept).
+ * - `followed`: an identical request computing now (src/http/single-flight.ts): wait for it and answer from its
+ *   result, counted against this key's in-flight cap.
+ * - `computed`: the pool (or the split plan of a large request, src/workers/split.ts) with the key's turn and the
+ *   request's estimated cost (src/http/cost.ts), stopped when the client goes away; the result feeds the followers,
+ *   the cache, and the buffers recycled for the next response.
+ * - `send`: the worker's metadata becomes headers (src/http/headers.ts), the body goes out in its coding.
+ * Each step answers (returns the reply) or passes (returns undefined).
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ResponseMeta } from "../pipeline/respond.js";
+import { runSplit, shouldSplit } from "../workers/split.js";
+import { codingFor } from "../workers/compress.js";
+import { ClientClosedError, type ComputeResult } from "../workers/pool.js";
+import type { BacktestTask, Coding, ComputeKind, ComputeTask, EncodingChoice, RequestBody } from "../workers/tasks.js";
+import { etagOf } from "./etag.js";
+import { estimateCost } from "./cost.js";
+import { etagFor, matchedTag, negotiate } from "./encoding.js";
+import { HEADER, metaHeaders } from "./headers.js";
+import { flightsOf, LeaderGoneError, type Flight } from "./single-flight.js";
+import type { AppContext } from "./routes/context.js";
+
+const JSON_UTF8 = "application/json; charset=utf-8";
+
+/** Whether a peer address is on the loopback interface (IPv4 127/8, IPv6 ::1, or IPv4-mapped 127/8). */
+export function isLoopbackPeer(address: string | undefined): boolean {
+  if (address === undefined) return false;
+  const a = address.toLowerCase();
+  return a === "::1" || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}
+
+export class ComputeExchange {
+  private readonly request: RequestBody;
+  /** The version this request runs on, start to finish (a reload meanwhile does not affect it). */
+  private readonly current: AppContext["live"]["current"];
+  private readonly etag: string;
+  /** The coding the worker will use for a large enough body (src/http/encoding.ts); undefined: identity. */
+  private readonly encoding: EncodingChoice | undefined;
+  /** What If-None-Match matched: a tag, "any" (`*`), or nothing. */
+  private pre: string | undefined;
+  private readonly key: string;
+
+  constructor(private readonly ctx: AppContext, private readonly kind: ComputeKind, route: string,
+    private readonly req: FastifyRequest, private readonly reply: FastifyReply) {
+    this.request = req.body as RequestBody;
+    this.current = ctx.live.current;
+    this.key = req.apiKeyId ?? "";
+    this.etag = etagOf({ route, request: this.request, store: this.storeHash, engine: ctx.engineVersion });
+    let encoding = ctx.limits.compression === false ? undefined : negotiate(req.headers[HEADER.acceptEncoding]);
+    // COMPRESSION=remote: a loopback client gets identity unless it refuses it.
+    if (ctx.limits.compression === "remote" && encoding?.force === false && isLoopbackPeer(req.socket.remoteAddress)) encoding = undefined;
+    this.encoding = encoding;
+  }
+
+  private get storeHash(): string {
+    return this.current.snapshot.version.hash;
+  }
+
+  /**
+   * The steps in order: the first that answers ends the request. From the cache look-up to leading a flight nothing
+   * awaits unless it answers, so that identical requests arriving together find the one leader.
+   */
+  async answer(): Promise<FastifyReply> {
+    const early = this.conditional();
+    if (early !== undefined) return early;
+    this.admit();
+    const hit = this.cached();
+    if (hit !== undefined) return hit;
+    const followed = await this.followed();
+    return "reply" in followed ? followed.reply : this.computed(followed.lead);
+  }
+
+  /** 304 when If-None-Match lists a tag sent with a 200 for these very inputs (the client's copy is current). */
+  conditional(): FastifyReply | undefined {
+    // With compression on, the same URL answers in several codings: caches must key on Accept-Encoding.
+    if (this.ctx.limits.compression !== false) this.reply.header(HEADER.vary, "accept-encoding");
+    this.pre = matchedTag(this.req.headers[HEADER.ifNoneMatch], this.etag, this.encoding);
+    if (this.pre !== undefined && this.pre !== "any") return this.reply.code(304).header(HEADER.etag, this.pre).send();
+    if (this.pre === "any" && this.ctx.seenTags.has(this.etag)) return this.reply.code(304).header(HEADER.etag, this.etag).send();
+    return undefined;
+  }
+
+  /** While slow clients hold too many unsent bytes, start nothing new (503 RESPONSE_BACKLOG). */
+  admit(): void {
+    this.ctx.responses?.admit();
+  }
+
+  private get cache() {
+    return this.ctx.responseCache?.enabled === true ? this.ctx.responseCache : undefined;
+  }
+
+  /** A repeat on the same store version, from the response cache, in this request's coding (undefined: a miss). */
+  cached(): Promise<FastifyReply> | undefined {
+    const hit = this.cache?.get(this.etag, this.storeHash);
+    if (hit === undefined) return undefined;
+    return (async () => {
+      const coding = codingFor(this.encoding, hit.body.byteLength);
+      if (coding === "identity") return this.send(hit.body, coding, hit.meta);
+      let coded = hit.coded.get(coding);
+      if (coded === undefined) {
+        // Stored in identity only (first asked by another client): compress once, off the event loop, and keep it.
+        coded = (await this.run({ kind: "compress", body: hit.body, coding }, 1)).body;
+        this.cache!.addCoding(this.etag, this.storeHash, coding, coded);
+      }
+      return this.send(coded, coding, hit.meta);
+    })();
+  }
+
+  /**
+   * An identical request computing now: wait for it and answer from its result (a newer leader if it goes away).
+   * When there is none, this request leads: the flight is begun at once (no await between the last look-up and it)
+   * and returned for `computed`.
+   */
+  async followed(): Promise<{ reply: FastifyReply } | { lead: Flight }> {
+    const flights = flightsOf(this.ctx);
+    for (let flight = flights.join(this.etag, this.storeHash); flight !== undefined; flight = flights.join(this.etag, this.storeHash)) {
+      try {
+        const shared = await this.follow(flight);
+        return { reply: this.send(shared.body, shared.coding, shared.meta) };
+      } catch (e) {
+        // The leader's client went away, or its key was refused: compute afresh (lead, or follow a newer leader).
+        if (e instanceof LeaderGoneError) continue;
+        throw e;
+      }
+    }
+    return { lead: flights.begin(this.etag, this.storeHash) };
+  }
+
+  /**
+   * Wait for an identical request's computation (a follower): counted against this key's in-flight cap (no worker,
+   * no queue slot; the cost was charged to its rate budget before the handler, like any compute request), stopped
+   * when this client goes away, answered in this request's coding (compressed once per coding for all followers).
+   */
+  private async follow(flight: Flight): Promise<{ body: Buffer; coding: Coding; meta: ResponseMeta | undefined }> {
+    const release = this.ctx.pool.holdKeySlot(this.key);
+    let onClose: (() => void) | undefined;
+    try {
+      const gone = new Promise<never>((_, reject) => {
+        onClose = () => {
+          if (!this.reply.raw.writableEnded) reject(new ClientClosedError());
+        };
+        this.reply.raw.once("close", onClose);
+      });
+      gone.catch(() => undefined);
+      const shared = await Promise.race([flight.result, gone]);
+      const coding = codingFor(this.encoding, shared.body.byteLength);
+      if (coding === "identity") return { body: shared.body, coding, meta: shared.meta };
+      const body = await Promise.race([flight.coded(coding, async () => {
+        // Shared by every follower of this coding: not cancelled by one of them going away.
+        const c = (await this.ctx.pool.run({ kind: "compress", body: shared.body, coding }, undefined, { key: this.key, cost: 1 })).body;
+        this.cache?.addCoding(this.etag, this.storeHash, coding, c);
+        return c;
+      }), gone]);
+      return { body, coding, meta: shared.meta };
+    } finally {
+      if (onClose !== undefined) this.reply.raw.off("close", onClose);
+      release();
+    }
+  }
+
+  /** Compute it (leading `flight`: identical requests arriving meanwhile follow it), keep it for repeats, send it. */
+  async computed(flight: Flight): Promise<FastifyReply> {
+    const { snapshot, store } = this.current;
+    const cost = estimateCost(store, this.kind, this.request);
+    const task: BacktestTask = { kind: this.kind, request: this.request, snapshot };
+    if (this.encoding !== undefined) task.encoding = this.encoding;
+    // The identity body comes back beside a compressed one: the cache keeps it, and followers asking for identity
+    // (or another coding) are answered from it.
+    task.keepIdentity = true;
+    let result: ComputeResult;
+    try {
+      result = await this.run(task, cost);
+    } catch (e) {
+      flight.fail(e);
+      throw e;
+    }
+    const coding: Coding = result.coding ?? "identity";
+    const identity = coding === "identity" ? result.body : result.identity;
+    const coded = coding === "identity" ? undefined : { coding, body: result.body };
+    let kept = false;
+    if (identity === undefined) {
+      // No identity copy came back (not expected: keepIdentity is set): the followers compute for themselves.
+      flight.abandon();
+    } else {
+      kept = flight.succeed(result.meta === undefined ? { body: identity, coded } : { body: identity, meta: result.meta, coded }) > 0;
+      if (this.cache !== undefined) kept = this.cache.put(this.etag, this.storeHash, identity, result.meta, coded) || kept;
+    }
+    // A body nothing keeps (no cache entry, no follower) goes back to the pool for the next response once its last
+    // byte has been handed to the socket (HTTP/1.1 only: there 'finish' means the kernel has the bytes).
+    if (!kept && coding === "identity" && this.req.raw.httpVersionMajor === 1) {
+      this.reply.raw.once("finish", () => this.ctx.pool.recycle(result.body));
+    }
+    return this.send(result.body, coding, result.meta);
+  }
+
+  /** A task on the pool, with the key's turn; stopped if the client goes away first (queued: dropped; running: its worker is replaced). */
+  private run(task: ComputeTask, cost: number): Promise<ComputeResult> {
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!this.reply.raw.writableEnded) gone.abort();
+    };
+    this.reply.raw.once("close", onClose);
+    const o = { cancel: gone.signal, key: this.key, cost };
+    // A large request runs on several workers (src/workers/split.ts; same bytes).
+    const split = task.kind !== "compress" && task.kind !== "weights-part" && "request" in task &&
+      shouldSplit(task.request.tickers.length, this.ctx.limits.splitMinTickers, this.ctx.limits.workers);
+    return (split ? runSplit(this.ctx.pool, task as BacktestTask, o) : this.ctx.pool.run(task, undefined, o))
+      .finally(() => this.reply.raw.off("close", onClose));
+  }
+
+  /** 200 with `body` in `coding`, or 304 for `If-None-Match: *` (the response exists now). */
+  private send(body: Buffer, coding: Coding, meta: ResponseMeta | undefined): FastifyReply {
+    this.ctx.seenTags.add(this.etag);
+    const tag = etagFor(this.etag, coding);
+    // `*` on a response not seen before: it exists now (computed without error), so the answer is still 304.
+    if (this.pre === "any") return this.reply.code(304).header(HEADER.etag, tag).send();
+    // The body is already in its coding (compressed by a worker); content-length counts the bytes sent.
+    if (coding !== "identity") this.reply.header(HEADER.contentEncoding, coding);
+    const payload = this.ctx.responses === undefined ? body : this.ctx.responses.payload(this.reply, body);
+    return this.reply.headers(metaHeaders(meta)).header(HEADER.etag, tag).type(JSON_UTF8).send(payload);
+  }
+}
