@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
-import { estimateCost } from "../../src/http/routes/optimiser.js";
+import { estimateCost } from "../../src/http/cost.js";
 import { problemOf, useTestApp } from "../helpers/app.js";
 
 describe("rebalancing over HTTP", () => {
