@@ -6,6 +6,9 @@
  * split and nco's two stages. Ties are not handled specially: the tests that compare with it use inputs without
  * tied distances. O(N³); for the tests only.
  */
+import { readFileSync } from "node:fs";
+import { sampleCov } from "../../helpers/kernels.js";
+import { sharedDataPath } from "../../helpers/shared-data.js";
 
 export interface RefTree {
   /** Merges in the order made (= increasing height: Ward is monotone): scipy rows [a, b, height, size]. */
@@ -211,4 +214,15 @@ export function ncoReference(S: ArrayLike<number>, N: number, k = 0): { weights:
   }));
   const y = bruteForceMinVariance(R);
   return { weights: u.map((x, i) => x * y[labels[i]]), labels, k: kk };
+}
+
+/** Daily log-returns of the first `rows` closes of the first N tickers of cvxportfolio's S&P 500 prices. */
+export function realCov(N: number, rows = 253): Float64Array {
+  const lines = readFileSync(sharedDataPath("cvxportfolio-sp500", "prices.csv"), "utf8").split("\n")
+    .filter((l) => l.length > 0);
+  const closes = lines.slice(1, rows + 1).map((l) => l.split(",").slice(1, N + 1).map(Number));
+  const n = closes.length - 1;
+  const X = new Float64Array(n * N);
+  for (let t = 0; t < n; t++) for (let i = 0; i < N; i++) X[t * N + i] = Math.log(closes[t + 1][i] / closes[t][i]);
+  return sampleCov(X, n, N);
 }

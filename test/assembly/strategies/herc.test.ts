@@ -5,13 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { readFileSync } from "node:fs";
 import { TOL, expectClose } from "../../helpers/tolerances.js";
-import { engine, randomCov, covFrom, constCorr, sampleCov, sum } from "../../helpers/kernels.js";
-import { describeWithSharedData, sharedDataPath } from "../../helpers/shared-data.js";
+import { engine, randomCov, covFrom, constCorr, sum } from "../../helpers/kernels.js";
+import { describeWithSharedData } from "../../helpers/shared-data.js";
 import { hercWeights, tryHercWeights, correlationClusters } from "../../../src/engine/clustered.js";
 import { Status } from "../../../src/engine/status.js";
-import { hercReference } from "../cluster/ward-reference.js";
+import { hercReference, realCov } from "../cluster/ward-reference.js";
 
 const wasm = engine();
 
@@ -25,17 +24,6 @@ function permute(S: Float64Array, N: number, p: number[]): Float64Array {
   const P = new Float64Array(N * N);
   for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) P[i * N + j] = S[p[i] * N + p[j]];
   return P;
-}
-
-/** Daily log-returns of the first `rows` closes of the first N tickers of cvxportfolio's S&P 500 prices. */
-export function realCov(N: number, rows = 253): Float64Array {
-  const lines = readFileSync(sharedDataPath("cvxportfolio-sp500", "prices.csv"), "utf8").split("\n")
-    .filter((l) => l.length > 0);
-  const closes = lines.slice(1, rows + 1).map((l) => l.split(",").slice(1, N + 1).map(Number));
-  const n = closes.length - 1;
-  const X = new Float64Array(n * N);
-  for (let t = 0; t < n; t++) for (let i = 0; i < N; i++) X[t * N + i] = Math.log(closes[t + 1][i] / closes[t][i]);
-  return sampleCov(X, n, N);
 }
 
 describe("l3herc: hierarchical equal risk contribution", () => {
