@@ -25,7 +25,7 @@ const C4 = [
 ];
 
 /** A covariance with `blocks` clear groups: returns = block factor + noise (seeded). */
-export function blockCov(seed: number, sizes: number[], n = 120): Float64Array {
+function blockCov(seed: number, sizes: number[], n = 120): Float64Array {
   let s = seed >>> 0;
   const r = () => {
     s = (s + 0x6d2b79f5) >>> 0;
