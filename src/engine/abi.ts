@@ -80,6 +80,11 @@ export interface EngineExports {
   __pin(ptr: Ptr): Ptr;
   __unpin(ptr: Ptr): void;
   __collect(): void;
+
+  // the clustered strategies herc and nco, and their clustering (assembly/abi/clustered.ts)
+  kHerc(S: Ptr, N: number, k: number, out: Ptr): Status;
+  kNco(S: Ptr, N: number, k: number, out: Ptr, warm: Ptr, intra: Ptr, inter: Ptr): Status;
+  kCorrelationClusters(S: Ptr, N: number, k: number, labels: Ptr, Z: Ptr): Status;
 }
 
 /** What the runtime table records for one export: a function's arity, or "memory" / "global". */
@@ -135,4 +140,8 @@ export const ENGINE_EXPORTS = {
   __pin: 1,
   __unpin: 1,
   __collect: 0,
+  // the clustered strategies herc and nco (assembly/abi/clustered.ts)
+  kHerc: 4,
+  kNco: 7,
+  kCorrelationClusters: 5,
 } as const satisfies { [K in keyof EngineExports]: ExportShape<EngineExports[K]> };

@@ -1,0 +1,126 @@
+import { Status } from "../shared/status";
+import { arenaMark, arenaRelease, scratchF64, scratchI32 } from "../memory";
+import { correlationClusters } from "../cluster/ward";
+import { clusterMembers } from "./herc";
+import { simplexQPWithFactor } from "../solvers/simplex-qp";
+
+/**
+ * l3nco: nested clustered optimisation, López de Prado (2019), long-only minimum variance (docs/method.md §4.9).
+ *
+ * Method: (1) clusters as herc's (cluster/ward.ts: Ward linkage of D2 = (1 − ρ)/2, cut by the elbow rule),
+ *   labels numbered by smallest asset index. (2) Intra: for each cluster c (n_c assets in increasing index),
+ *   u_c = argmin ½uᵀΣ_cc u over the simplex (the simplex QP, `simplexQPWithFactor(Σ_cc, n_c, u, 0, 0, hint)`;
+ *   a singleton gets [1]). (3) Reduced covariance R_ab = Σ_{i∈a} Σ_{j∈b} (u_i·Σ_ij)·u_j for a ≤ b, summed in
+ *   increasing i then j, mirrored (exactly symmetric). (4) Inter: y = argmin ½yᵀRy over the simplex (the same
+ *   QP on R, k×k). (5) w_i = u_i·y_{c(i)}.
+ * Preconditions: S symmetric PSD, finite, Σ_ii > 0 (checked by the caller); sd = √Σ_ii. Each QP is certified
+ *   (KKT residual ≤ 1e-9, docs/method.md §4.3); a singular block is handled by the QP's ridge (minimum-norm optimum).
+ *   Permutation-equivariant when no linkage distances tie and every QP has a unique optimum.
+ * Convergence: that of the simplex QP (`NotConverged`, `NotCertified`, `NotPositiveDefinite` are passed on).
+ * Warm start: `warm` = 0 or N previous nco weights. Cluster c's QP starts from the hint restricted to c (the QP
+ *   renormalises it; no positive entry there → cold start), the inter QP from the hint's cluster sums. The hint only
+ *   changes the starting face: the answers pass the same certificates (the same point when the blocks are ≻ 0).
+ * Edge cases: N = 1 → [1]; k = 1 → gmvp on Σ; k = N (each asset its own cluster) → u = 1, R = Σ, i.e. gmvp
+ *   (bit for bit: the same QP on the same matrix); N ≤ 3 → k = 1 (so gmvp).
+ * Layout: S N×N row-major, sd N f64, out N weights, warm 0 or N f64; k (in `ncoWeightsK`) 0 = the elbow rule;
+ *   intra/inter: 0, or N f64 for u (per asset) and y (first k entries).
+ * Complexity: O(N²) (linkage, reduced covariance) + the QPs on the n_c×n_c blocks and on R; scratch one N×N block
+ *   (the linkage's, released before the QPs), max n_c² + k² + O(N) f64 + the QPs' own.
+ * References: López de Prado (2019), "A Robust Estimator of the Efficient Frontier", SSRN 3469961; López de
+ *   Prado (2020), Machine Learning for Asset Managers, CUP, ch. 7, doi:10.1017/9781108883658.
+ * Departures: the paper clusters with k-means on the correlation matrix with random restarts and a silhouette-
+ *   based choice of k; here the deterministic Ward + elbow clustering of herc; the paper's intra/inter allocation is
+ *   the unconstrained minimum variance (or max Sharpe), here the long-only minimum variance.
+ */
+export function ncoWeights(S: usize, sd: usize, N: i32, out: usize, warm: usize): Status {
+  return ncoWeightsK(S, sd, N, 0, out, warm, 0, 0);
+}
+
+/** `ncoWeights` with the number of clusters (k ≥ 1, capped at N; 0 = elbow rule) and optional intra/inter output. */
+export function ncoWeightsK(S: usize, sd: usize, N: i32, k: i32, out: usize, warm: usize, intra: usize,
+  inter: usize): Status {
+  if (N < 1 || k < 0) return Status.BadDimensions;
+  if (N == 1) {
+    store<f64>(out, 1.0);
+    if (intra != 0) store<f64>(intra, 1.0);
+    if (inter != 0) store<f64>(inter, 1.0);
+    return Status.Ok;
+  }
+  const labels = scratchI32(N);
+  const Z = scratchF64((N - 1) * 4);
+  const mark = arenaMark();
+  k = correlationClusters(S, sd, N, k, labels, Z);
+  arenaRelease(mark);
+  const start = scratchI32(k + 1);
+  const members = scratchI32(N);
+  clusterMembers(labels, N, k, start, members);
+  let nmax: i32 = 0;
+  for (let c: i32 = 0; c < k; c++) {
+    nmax = max(nmax, load<i32>(start + (<usize>(c + 1) << 2)) - load<i32>(start + (<usize>c << 2)));
+  }
+  const Q = scratchF64(nmax * nmax);
+  const u = scratchF64(nmax > k ? nmax : k);
+  const hint = warm != 0 ? scratchF64(nmax > k ? nmax : k) : 0;
+  const r = <usize>N << 3;
+  for (let c: i32 = 0; c < k; c++) {
+    const b = load<i32>(start + (<usize>c << 2));
+    const n = load<i32>(start + (<usize>(c + 1) << 2)) - b;
+    for (let p: i32 = 0; p < n; p++) {
+      const Si = S + <usize>load<i32>(members + (<usize>(b + p) << 2)) * r;
+      const Qp = Q + <usize>(p * n) * 8;
+      for (let q: i32 = 0; q < n; q++) {
+        store<f64>(Qp + (<usize>q << 3), load<f64>(Si + (<usize>load<i32>(members + (<usize>(b + q) << 2)) << 3)));
+      }
+      if (hint != 0) {
+        store<f64>(hint + (<usize>p << 3), load<f64>(warm + (<usize>load<i32>(members + (<usize>(b + p) << 2)) << 3)));
+      }
+    }
+    const m = arenaMark();
+    const st = simplexQPWithFactor(Q, n, u, 0, 0, hint);
+    arenaRelease(m);
+    if (st != Status.Ok) return st;
+    for (let p: i32 = 0; p < n; p++) {
+      store<f64>(out + (<usize>load<i32>(members + (<usize>(b + p) << 2)) << 3), load<f64>(u + (<usize>p << 3)));
+    }
+  }
+  if (intra != 0) memory.copy(intra, out, <usize>N << 3);
+  // reduced covariance R (k×k) in Q's block when it fits, else fresh scratch
+  const Rk = nmax * nmax >= k * k ? Q : scratchF64(k * k);
+  for (let a: i32 = 0; a < k; a++) {
+    const ba = load<i32>(start + (<usize>a << 2));
+    const ea = load<i32>(start + (<usize>(a + 1) << 2));
+    for (let c: i32 = a; c < k; c++) {
+      const bc = load<i32>(start + (<usize>c << 2));
+      const ec = load<i32>(start + (<usize>(c + 1) << 2));
+      let s = 0.0;
+      for (let p = ba; p < ea; p++) {
+        const i = load<i32>(members + (<usize>p << 2));
+        const Si = S + <usize>i * r;
+        const ui = load<f64>(out + (<usize>i << 3));
+        for (let q = bc; q < ec; q++) {
+          const j = load<i32>(members + (<usize>q << 2));
+          s += ui * load<f64>(Si + (<usize>j << 3)) * load<f64>(out + (<usize>j << 3));
+        }
+      }
+      store<f64>(Rk + (<usize>(a * k + c) << 3), s);
+      store<f64>(Rk + (<usize>(c * k + a) << 3), s);
+    }
+  }
+  if (hint != 0) {
+    for (let c: i32 = 0; c < k; c++) store<f64>(hint + (<usize>c << 3), 0.0);
+    for (let i: i32 = 0; i < N; i++) {
+      const p = hint + (<usize>load<i32>(labels + (<usize>i << 2)) << 3);
+      store<f64>(p, load<f64>(p) + load<f64>(warm + (<usize>i << 3)));
+    }
+  }
+  const m = arenaMark();
+  const st = simplexQPWithFactor(Rk, k, u, 0, 0, hint);
+  arenaRelease(m);
+  if (st != Status.Ok) return st;
+  if (inter != 0) memory.copy(inter, u, <usize>k << 3);
+  for (let i: i32 = 0; i < N; i++) {
+    const p = out + (<usize>i << 3);
+    store<f64>(p, load<f64>(p) * load<f64>(u + (<usize>load<i32>(labels + (<usize>i << 2)) << 3)));
+  }
+  return Status.Ok;
+}
