@@ -23,14 +23,16 @@ export const ALL_FREQUENCIES = (1 << FREQUENCY_COUNT) - 1;
 export enum Slot {
   ewp = 0,
   gmvp = 1,
-  hrp = 2,
-  ivp = 3,
-  mdcp = 4,
-  mdp = 5,
-  rpp = 6,
+  herc = 2,
+  hrp = 3,
+  ivp = 4,
+  mdcp = 5,
+  mdp = 6,
+  nco = 7,
+  rpp = 8,
 }
 /** Number of members of `Slot`. */
-export const STRATEGY_COUNT = 7;
+export const STRATEGY_COUNT = 9;
 
 /** Weight vectors per request: series s = frequency · STRATEGY_COUNT + slot. */
 export const SERIES_COUNT = FREQUENCY_COUNT * STRATEGY_COUNT;

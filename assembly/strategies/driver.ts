@@ -23,6 +23,8 @@ import { gmvpWithFactor } from "./gmvp";
 import { HRP_GRAM_ROWS, hrpGramRows, hrpWeights } from "./hrp";
 import { paddedOrder } from "../cluster/linkage";
 import { ivp } from "./ivp";
+import { hercWeights } from "./herc";
+import { ncoWeights } from "./nco";
 import { mdcpWithFactor } from "./mdcp";
 import { mdpFromMdcp } from "./mdp";
 import { ercExists, ercExistTol, Existence, rppShrunk, rppSolve } from "./rpp";
@@ -172,7 +174,7 @@ export class SlotRow {
 /**
  * The slot table, one row per `Slot`, in slot order (= the computation order within a frequency): the slot, what
  * its strategy reads from the frame (`Needs`), and the computation (docs/method.md §4.1–§4.7). Built per call
- * (seven small objects in the arena: objects made at module start would not survive the host's `reset()`).
+ * (one small object per strategy in the arena: objects made at module start would not survive the host's `reset()`).
  */
 function slotTable(): StaticArray<SlotRow> {
   return [
@@ -181,6 +183,8 @@ function slotTable(): StaticArray<SlotRow> {
     new SlotRow(Slot.gmvp, Needs.Covariance | Needs.CovarianceFactor, (f, out) => f.bounded()
       ? boxQP(f.S, f.N, f.lo, f.hi, out, f.warmRow(Slot.gmvp))
       : gmvpWithFactor(f.S, f.N, out, f.factor, f.nf, f.warmRow(Slot.gmvp))),
+    // clusters of ρ (formed from Σ_f and σ_f), inverse variance inside, risk split equally across; bounds: clipped
+    new SlotRow(Slot.herc, Needs.Covariance | Needs.Volatility, (f, out) => clipped(f, out, hercWeights(f.S, f.sd, f.N, out))),
     // ρ formed from Σ_f and σ_f (the same bits as C_f): the tree needs no C_f block beside its own N'² block
     new SlotRow(Slot.hrp, Needs.Covariance | Needs.Volatility, (f, out) => f.gramFrom < f.gramTo
       ? gramRowsOnly(f, out)
@@ -192,6 +196,9 @@ function slotTable(): StaticArray<SlotRow> {
     new SlotRow(Slot.mdp, Needs.Covariance | Needs.Volatility, (f, out) => f.bounded()
       ? mdpBounded(f.S, f.sd, f.N, f.lo, f.hi, out, f.warmRow(Slot.mdp))
       : mdpFromMdcp(f.row(Slot.mdcp), f.sd, f.N, out)),
+    // the same clusters, long-only minimum variance inside each and across their reduced covariance; bounds: clipped
+    new SlotRow(Slot.nco, Needs.Covariance | Needs.Volatility, (f, out) =>
+      clipped(f, out, ncoWeights(f.S, f.sd, f.N, out, f.warmRow(Slot.nco)))),
     new SlotRow(Slot.rpp, Needs.Covariance | Needs.Correlation, rppWithFallback), // C and the mdcp row: existence
   ];
 }

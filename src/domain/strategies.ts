@@ -57,6 +57,13 @@ const ROWS: { [S in Strategy]: Omit<StrategyRow, "id"> } = {
     needs: ["covariance"], bounds: "optimised", certificate: "KKT of the simplex (or box) QP", pathlit: true,
     colour: "#0072B2",
   },
+  herc: {
+    name: "Hierarchical equal risk contribution",
+    description: "Ward clusters of the correlation distance, risk split equally across clusters top-down, inverse " +
+      "variance within each (Raffinot 2017).",
+    needs: ["covariance", "clustering"], bounds: "clipped", certificate: "exact recursion (weights ≥ 0, sum 1)",
+    pathlit: false, colour: "#EE3377",
+  },
   hrp: {
     name: "Hierarchical risk parity",
     description: "Single-linkage tree of the correlation distances, inverse-variance bisection (López de Prado 2016).",
@@ -77,6 +84,13 @@ const ROWS: { [S in Strategy]: Omit<StrategyRow, "id"> } = {
     description: "Most diversified portfolio: the maximum decorrelation solution rescaled by 1/σ.",
     needs: ["covariance", "correlation"], bounds: "optimised", certificate: "KKT of the (bounded) diversification ratio",
     pathlit: true, colour: "#E69F00",
+  },
+  nco: {
+    name: "Nested clustered optimisation",
+    description: "Long-only minimum variance within each correlation cluster, then across the clusters' reduced " +
+      "covariance (López de Prado 2019).",
+    needs: ["covariance", "clustering"], bounds: "clipped", certificate: "KKT of each simplex QP (within and across clusters)",
+    pathlit: false, colour: "#7F3C8D",
   },
   rpp: {
     name: "Risk parity", description: "Equal risk contributions (Spinu's convex form).",

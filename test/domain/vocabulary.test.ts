@@ -1,6 +1,6 @@
 /** The host's lists come from the enums of assembly/shared/vocabulary.ts, and every consumer reads them. */
 import { describe, expect, it } from "vitest";
-import { DEFAULT_STRATEGIES, FREQUENCIES, STRATEGIES, STRATEGY_IDS } from "../../src/domain/strategies.js";
+import { ALL_SERIES_IDS, DEFAULT_STRATEGIES, FREQUENCIES, STRATEGIES, STRATEGY_IDS } from "../../src/domain/strategies.js";
 import {
   COVARIANCE_MODES, covarianceCode, DEFAULTS, FREQUENCY_NAMES, HRP_MODES, hrpCode, modelCode, SERIES_COUNT, SIM_DRIFTS,
   SIM_MODELS, STRATEGY_NAMES,
@@ -19,7 +19,9 @@ describe("the one vocabulary", () => {
       "l1r.l2w.l3ewp", "l1r.l2w.l3gmvp", "l1r.l2w.l3hrp", "l1r.l2w.l3ivp", "l1r.l2w.l3mdcp", "l1r.l2w.l3mdp", "l1r.l2w.l3rpp",
     ];
     expect(STRATEGY_IDS).toEqual(pathlit);
-    expect(STRATEGY_IDS).toHaveLength(SERIES_COUNT);
+    // the engine's full layout holds every strategy of the registry; PathLit's are its default selection
+    expect(ALL_SERIES_IDS).toHaveLength(SERIES_COUNT);
+    expect(ALL_SERIES_IDS.filter((id) => (STRATEGY_IDS as readonly string[]).includes(id))).toEqual(pathlit);
     expect([...STRATEGY_IDS].sort()).toEqual(STRATEGY_IDS);
     expect(FREQUENCIES).toBe(FREQUENCY_NAMES);
     expect(STRATEGIES).toBe(STRATEGY_NAMES);

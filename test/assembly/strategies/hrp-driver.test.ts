@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { bucketSums, covariance, logReturns } from "../../../src/engine/core.js";
 import { Wasm } from "../../../src/engine/wasm.js";
 import { computeWeightSet, hrpWeights, type WeightSetInput } from "../../../src/engine/weights.js";
-import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
+import { ALL_SERIES_IDS, DEFAULT_STRATEGIES } from "../../../src/domain/strategies.js";
 import { factorWeightsInput } from "../../helpers/prices.js";
 import { engine } from "../../helpers/kernels.js";
 
@@ -29,7 +29,7 @@ describe("HRP in the 21-vector driver", () => {
       };
       for (const f of ["d", "m", "w"] as const) {
         const S = covariance(wasm, obs[f][0], obs[f][1], N).covariance;
-        const s = STRATEGY_IDS.indexOf(`l1r.l2${f}.l3hrp` as never);
+        const s = ALL_SERIES_IDS.indexOf(`l1r.l2${f}.l3hrp` as never);
         const row = weights.slice(s * N, (s + 1) * N);
         expect(Buffer.from(row.buffer).equals(Buffer.from(hrpWeights(wasm, S, N, hrp).buffer)), `${hrp} ${f}`).toBe(true);
       }
@@ -40,7 +40,8 @@ describe("HRP in the 21-vector driver", () => {
     it(`the whole call (hrp ${hrp}) stays at or below 4 N² doubles of arena at N = 500`, () => {
       const N = 500;
       const wasm = Wasm.loadSync({ recycleAboveBytes: Infinity });
-      const w = computeWeightSet(wasm, factorWeightsInput(N, hrp));
+      // PathLit's seven (the default request; issue #14's bound)
+      const w = computeWeightSet(wasm, { ...factorWeightsInput(N, hrp), strategies: DEFAULT_STRATEGIES });
       expect(w.fallback.some((x) => x)).toBe(true); // the monthly rpp falls back: its shrinkage scratch is counted
       expect(wasm.arenaHighWater / (8 * N * N)).toBeLessThanOrEqual(4);
     }, 60_000);

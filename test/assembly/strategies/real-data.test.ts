@@ -10,7 +10,7 @@ import { describeWithSharedData, sharedDataPath } from "../../helpers/shared-dat
 import { TOL } from "../../helpers/tolerances.js";
 import { engine, sampleCov, kktResidual, ercResidual, corrOf } from "../../helpers/kernels.js";
 import { computeWeightSet, shrinkCovariance, rppWeights } from "../../../src/engine/weights.js";
-import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
+import { ALL_SERIES_IDS } from "../../../src/domain/strategies.js";
 import { FREQUENCY_COUNT, STRATEGY_COUNT } from "../../../src/domain/vocabulary.js";
 import { Slot } from "../../../assembly/shared/vocabulary.js";
 
@@ -76,21 +76,21 @@ function check(N: number, data: ReturnType<typeof load>) {
       const x = row(k);
       let s = 0;
       for (const v of x) { expect(v).toBeGreaterThanOrEqual(0); s += v; }
-      expect(Math.abs(s - 1), STRATEGY_IDS[series(k)]).toBeLessThanOrEqual(TOL.budget);
+      expect(Math.abs(s - 1), ALL_SERIES_IDS[series(k)]).toBeLessThanOrEqual(TOL.budget);
     }
-    expect(kktResidual(S, row(Slot.gmvp), N), STRATEGY_IDS[series(Slot.gmvp)]).toBeLessThanOrEqual(TOL.kkt);
-    expect(kktResidual(C, row(Slot.mdcp), N), STRATEGY_IDS[series(Slot.mdcp)]).toBeLessThanOrEqual(TOL.kkt);
+    expect(kktResidual(S, row(Slot.gmvp), N), ALL_SERIES_IDS[series(Slot.gmvp)]).toBeLessThanOrEqual(TOL.kkt);
+    expect(kktResidual(C, row(Slot.mdcp), N), ALL_SERIES_IDS[series(Slot.mdcp)]).toBeLessThanOrEqual(TOL.kkt);
     // mdp = mdcp/σ renormalised, so the KKT certificate of mdcp on C is mdp's core property
     const mdp = row(Slot.mdp);
     const y = Array.from(mdp, (v, i) => v * Math.sqrt(S[i * N + i]));
     const ys = y.reduce((a, b) => a + b, 0);
-    expect(kktResidual(C, y.map((v) => v / ys), N), STRATEGY_IDS[series(Slot.mdp)]).toBeLessThanOrEqual(TOL.kkt);
+    expect(kktResidual(C, y.map((v) => v / ys), N), ALL_SERIES_IDS[series(Slot.mdp)]).toBeLessThanOrEqual(TOL.kkt);
     const rpp = row(Slot.rpp);
     if (res.fallback[series(Slot.rpp)]) {
       const Ss = shrinkCovariance(wasm, Xs[f], ns[f], N).covariance;
       expect(ercResidual(Ss, rpp, N)).toBeLessThanOrEqual(TOL.erc);
     } else {
-      expect(ercResidual(S, rpp, N), STRATEGY_IDS[series(Slot.rpp)]).toBeLessThanOrEqual(TOL.erc);
+      expect(ercResidual(S, rpp, N), ALL_SERIES_IDS[series(Slot.rpp)]).toBeLessThanOrEqual(TOL.erc);
     }
   }
   return { fallback: res.fallback };
@@ -113,7 +113,7 @@ describeWithSharedData("real data: cvxportfolio S&P 500 prices, first 252 closes
   it("N = 430: every QP solution is KKT-certified; monthly rpp (13 observations, ERC does not exist: docs/method.md §4.6) " +
     "falls back to the shrunk covariance, flagged, and is ERC there; the other rpp rows need no fallback", () => {
     const { fallback } = check(430, data);
-    expect(fallback.flatMap((x, s) => (x ? [STRATEGY_IDS[s]] : []))).toEqual(["l1r.l2m.l3rpp"]);
+    expect(fallback.flatMap((x, s) => (x ? [ALL_SERIES_IDS[s]] : []))).toEqual(["l1r.l2m.l3rpp"]);
   });
   it("N = 430 monthly: the stand-alone rpp kernel reports that ERC does not exist (SOLVER_FAILED), no fallback", () => {
     const N = 430;

@@ -18,7 +18,7 @@ import { bucketSums, logReturns } from "../../../src/engine/core.js";
 import { Status } from "../../../src/engine/status.js";
 import { buckets } from "../../../src/pipeline/calendar.js";
 import { parseIsoDay } from "../../../src/domain/dates.js";
-import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
+import { ALL_SERIES_IDS } from "../../../src/domain/strategies.js";
 import { Frequency, Slot, STRATEGY_COUNT } from "../../../assembly/shared/vocabulary.js";
 
 const wasm = engine();
@@ -63,7 +63,7 @@ function run(closes: number[][]) {
     return res.weights.subarray(s * N, (s + 1) * N);
   };
   const flagged = (f: Frequency) => res.fallback[f * STRATEGY_COUNT + Slot.rpp];
-  const ids = res.fallback.flatMap((x, s) => (x ? [STRATEGY_IDS[s]] : []));
+  const ids = res.fallback.flatMap((x, s) => (x ? [ALL_SERIES_IDS[s]] : []));
   return { N, res, X, row, flagged, ids };
 }
 
@@ -82,7 +82,7 @@ function expectFallbackIffNoErc(r: ReturnType<typeof run>) {
   for (const f of [Frequency.d, Frequency.m, Frequency.w]) {
     const { X, n } = r.X[f];
     const S = sampleCov(X, n, r.N);
-    const id = STRATEGY_IDS[f * STRATEGY_COUNT + Slot.rpp];
+    const id = ALL_SERIES_IDS[f * STRATEGY_COUNT + Slot.rpp];
     const v = quad(corrOf(S, r.N), r.row(f, Slot.mdcp), r.N);
     if (r.flagged(f)) {
       expect(v, `${id}: witness of non-existence`).toBeLessThanOrEqual(existTol(n, r.N));

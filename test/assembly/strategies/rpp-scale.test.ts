@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { bucketSums, logReturns } from "../../../src/engine/core.js";
 import { Wasm } from "../../../src/engine/wasm.js";
 import { computeWeightSet, rppWeights, shrinkCovariance, tryRppShrunk, type WeightSetInput } from "../../../src/engine/weights.js";
-import { STRATEGY_IDS } from "../../../src/domain/strategies.js";
+import { ALL_SERIES_IDS } from "../../../src/domain/strategies.js";
 import { factorWeightsInput } from "../../helpers/prices.js";
 import { engine } from "../../helpers/kernels.js";
 import { TOL } from "../../helpers/tolerances.js";
@@ -25,7 +25,7 @@ describe("the rpp fallback at N = 1,000 (12 monthly observations: ERC does not e
 
   it("kRppShrunk on the monthly sums gives the driver's l1r.l2m.l3rpp row bit for bit", () => {
     const w21 = computeWeightSet(wasm, { ...input, frequencies: ["m"] });
-    const s = STRATEGY_IDS.indexOf("l1r.l2m.l3rpp");
+    const s = ALL_SERIES_IDS.indexOf("l1r.l2m.l3rpp");
     expect(w21.fallback[s]).toBe(true);
     const o = tryRppShrunk(wasm, X, input.nMonths, N);
     expect(o.status).toBe(0);
