@@ -10,6 +10,26 @@ export const BOUNDS_SLACK: f64 = 1e-12;
 /** Recompute the free-set factor from scratch after this many up/down-dates (bounds rounding drift), as §5.2. */
 const REFACTOR_EVERY: i32 = 256;
 
+/** The ridge of the face solves relative to trace(Q)/N: Q̃ = Q + δI, δ = BOX_RIDGE·trace(Q)/N (docs/method.md §5.2). */
+export const BOX_RIDGE: f64 = 1e-12;
+
+/** trace(Q) of an N×N row-major matrix, summed in index order. O(N). */
+function traceOf(Q: usize, N: i32): f64 {
+  const rowQ = <usize>N << 3;
+  let trace = 0.0;
+  for (let i: i32 = 0; i < N; i++) trace += load<f64>(Q + <usize>i * rowQ + (<usize>i << 3));
+  return trace;
+}
+
+/**
+ * The ridge δ that `boxQP` adds to Q's diagonal in its face solves, bit for bit (BOX_RIDGE·trace(Q)/N): `boxQP`
+ * minimises ½wᵀ(Q + δI)w + cᵀw, so a caller whose fixed point must be exact (rpp's Newton steps) folds −δw into c.
+ * O(N).
+ */
+export function boxRidge(Q: usize, N: i32): f64 {
+  return BOX_RIDGE * (traceOf(Q, N) / <f64>N);
+}
+
 /** Initial row capacity of the free-set factor (doubled as F grows, capped at N). */
 const FACTOR_START: i32 = 64;
 
@@ -82,11 +102,9 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
   const lo = effectiveLo(N, lo0);
   const hi = effectiveHi(N, hi0);
   const rowQ = <usize>N << 3;
-  let trace = 0.0;
-  for (let i: i32 = 0; i < N; i++) trace += load<f64>(Q + <usize>i * rowQ + (<usize>i << 3));
+  const trace = traceOf(Q, N);
   if (!(trace > 0.0) || !isFinite(trace)) return Status.NotPositiveDefinite;
-  const scale = trace / <f64>N;
-  const delta = 1e-12 * scale;
+  const delta = boxRidge(Q, N);
 
   const w = scratchF64(N);
   const z = scratchF64(N); // w* per F-position

@@ -2,7 +2,7 @@ import { Status } from "../shared/status";
 import { beginSolve, lastIterations, SOLVE, setIterations, setResidual } from "../result";
 import { arenaMark, arenaRelease, scratchF64 } from "../memory";
 import { dot, symv } from "../linalg/blas";
-import { boxQP, effectiveHi, effectiveLo, feasibleBounds, gradientResidual, waterFill } from "../solvers/box-qp";
+import { boxQP, boxRidge, effectiveHi, effectiveLo, feasibleBounds, gradientResidual, waterFill } from "../solvers/box-qp";
 import { Existence, rppSolve } from "./rpp";
 
 /**
@@ -59,10 +59,13 @@ const RPP_BOUNDED_MAX_IT: i32 = 500;
  *   zero weight is then moved halfway to 1/N). The scale is split off as in the cone problem: for a fixed s,
  *   w(s) = argmin P_s(w) = ½s²wᵀΣw − Σ b ln w_i over the box (convex, Hessian s²Σ + diag(b/w²) ≻ 0), and the KKT
  *   conditions of P_s and of G coincide where s² = 1/w(s)ᵀΣw(s). Outer loop (≤ 200): the secant method on
- *   f(ln s) = ln s + ½ ln(w(s)ᵀΣw(s)) from s₀ = 1/√(w₀ᵀΣw₀) (first step s ← 1/√(w(s)ᵀΣw(s))), until the
- *   certificate is ≤ 1e-12 or s repeats. Inner loop (`innerNewton`, ≤ 500 steps, solved only to 1e-3 of the
- *   scale's mismatch |f| while that is large, to its rounding floor at the end): damped Newton with the box QP of the quadratic model (`boxQP`, c = ∇P_s − Hw, warm-started at w) and Armijo
- *   backtracking that keeps w > 0 (the box is convex, so every step is feasible).
+ *   f(ln s) = ln s + ½ ln(w(s)ᵀΣw(s)) from s₀ = 1/√(w₀ᵀΣw₀) (first step s ← 1/√(w(s)ᵀΣw(s)); a secant slope
+ *   outside [1/64, 4] falls back to that fixed-point step), until the certificate is ≤ 1e-12, or s repeats, or 8
+ *   steps bring no better certified point (the rounding floor of f on an ill-conditioned Σ); the best point is
+ *   returned. Inner loop (`innerNewton`, ≤ 500 steps, solved only to 1e-3 of the scale's mismatch |f| while that
+ *   is large, to its rounding floor at the end): damped Newton with the box QP of the quadratic model (`boxQP`,
+ *   c = ∇P_s − (H + δI)w with δ the QP's own ridge, `boxRidge`, so that the fixed point is exact; warm-started
+ *   at w) and Armijo backtracking that keeps w > 0 (the box is convex, so every step is feasible).
  * Certification: `gradientResidual` of γ (scale 1) times max_i w_i ≤ 1e-10, i.e. in the units of the risk shares
  *   below, the same tolerance as the unbounded ERC certificate (§4.6): with λ the multiplier of the budget and μ of the
  *   bounds, γ_i = λ + μ_i^lo − μ_i^hi, i.e. the relative risk contributions are RC_i/ΣRC = b_i + w_i(λ + μ_i^lo −
@@ -71,11 +74,14 @@ const RPP_BOUNDED_MAX_IT: i32 = 500;
  *   risk contributions cannot hold; this is what is certified instead.
  * Preconditions: Σ symmetric PSD with Σ_ii > 0, and no zero-variance portfolio inside the box (else G is unbounded
  *   below: the caller's existence test, docs/method.md §5.6). Infeasible bounds → `InfeasibleBounds`.
- * Convergence: 200 outer iterations → `NotConverged`; a stalled inner loop ends it and the certificate decides
- *   (`NotCertified`). `lastIterations()` counts the box-QP iterations of every Newton step. Measured (cvxportfolio,
+ * Convergence: 200 outer iterations without a certified point → `NotConverged`; a stalled inner loop ends it
+ *   and the certificate decides (`NotCertified`). Ill-conditioned Σ (docs/method.md §5.6): the real window of
+ *   test/assembly/strategies/rpp-bounded-conditioning.test.ts (relative variance ≈ 8e-5 at the solution) takes 10
+ *   outer steps; where wᵀΣw/(σᵀw)² at the solution is near 3e-8 the f64 floor of ∇P (≈ eps·|Σ||w|/wᵀΣw) lies above
+ *   the certificate and the answer is `NotConverged`. `lastIterations()` counts the box-QP iterations of every Newton step. Measured (cvxportfolio,
  *   N = 430, max_weight 0.01, 12 monthly sums): 104 box-QP iterations, 0.15 s.
  * Complexity: per Newton step N² (the Hessian) plus one warm-started box QP (one O(k³/3) factorisation, O(k²) per
- *   further face); scratch N² + 7N f64 plus one box QP at a time.
+ *   further face); scratch N² + 8N f64 plus one box QP at a time.
  */
 export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize): Status {
   if (N >= 1 && !feasibleBounds(N, lo0, hi0)) return Status.InfeasibleBounds;
@@ -112,6 +118,12 @@ export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, war
   let fPrev = 0.0;
   let outer: i32 = 0;
   let innerTol = 1e-6;
+  // the best certified point so far: at the rounding floor of f the certificate wanders around RPP_BOUNDED_TARGET
+  // (between 1e-12 and 1e-10 on ill-conditioned Σ) and the loop stops on it after RPP_BOUNDED_STALL outer steps
+  // without a better one, instead of running out of outer iterations
+  const best = scratchF64(N);
+  let bestRes = Infinity;
+  let sinceBest: i32 = 0;
   for (; outer < RPP_BOUNDED_MAX_OUTER; outer++) {
     const s2 = Math.exp(2.0 * u0);
     const st = innerNewton(S, N, lo, hi, b, s2, w, y, gam, cv, u, wt, H, innerTol);
@@ -125,28 +137,49 @@ export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, war
     }
     res = gradientResidual(gam, w, N, lo, hi, 1.0) * maxOf(w, N);
     if (res <= RPP_BOUNDED_TARGET) break;
+    if (res < bestRes) {
+      bestRes = res;
+      memory.copy(best, w, row);
+      sinceBest = 0;
+    } else if (++sinceBest >= RPP_BOUNDED_STALL && bestRes <= RPP_BOUNDED_TOL) {
+      break;
+    }
     const f = u0 + 0.5 * Math.log(v);
     // inexact inner solves while the scale is far off: w(s) only to 1e-3 of the scale's mismatch
     innerTol = Math.max(1e-14, 1e-3 * Math.abs(f));
     let next = u0 - f; // the fixed-point step
     if (outer > 0 && f != fPrev) {
-      const sec = u0 - f * (u0 - uPrev) / (f - fPrev);
-      if (isFinite(sec) && Math.abs(sec - u0) <= 4.0 * Math.abs(f)) next = sec;
+      // f is increasing with slope f' = 1 + d(½ ln v)/du in (0, 1] (a larger scale weighs the variance more, so v
+      // falls), so the secant slope is trusted in [SECANT_MIN_SLOPE, 4]: a step of at most |f|/SECANT_MIN_SLOPE.
+      // On an ill-conditioned Σ the slope is far below 1 (0.19 on the real window of the tests), where the
+      // fixed-point step alone converges only linearly at the rate 1 − f'.
+      const slopeF = (f - fPrev) / (u0 - uPrev);
+      if (slopeF >= SECANT_MIN_SLOPE && slopeF <= 4.0) next = u0 - f / slopeF;
     }
     if (next == u0) break;
     uPrev = u0;
     fPrev = f;
     u0 = next;
   }
+  if (bestRes < res) {
+    res = bestRes;
+    memory.copy(w, best, row);
+  }
   setIterations(total);
   setResidual(res);
   memory.copy(out, w, row);
-  if (outer >= RPP_BOUNDED_MAX_OUTER) return Status.NotConverged;
-  return res <= RPP_BOUNDED_TOL ? Status.Ok : Status.NotCertified;
+  if (res <= RPP_BOUNDED_TOL) return Status.Ok;
+  return outer >= RPP_BOUNDED_MAX_OUTER ? Status.NotConverged : Status.NotCertified;
 }
 
 /** The outer loop stops once the certificate is this small (a margin below the accepted RPP_BOUNDED_TOL). */
 const RPP_BOUNDED_TARGET: f64 = 1e-12;
+
+/** The smallest secant slope of the scale equation the outer loop trusts (a step of at most 64·|f|). */
+const SECANT_MIN_SLOPE: f64 = 1.0 / 64.0;
+
+/** Outer steps without a better certificate after which a certified best point ends the loop. */
+const RPP_BOUNDED_STALL: i32 = 8;
 
 /** Outer iterations (updates of the scale) of the bounded rpp. */
 const RPP_BOUNDED_MAX_OUTER: i32 = 200;
@@ -165,6 +198,7 @@ function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usi
   let total: i32 = 0;
   let forced: i32 = 0;
   let rLast = Infinity;
+  let lastTiny = false;
   for (let it: i32 = 0; it < RPP_BOUNDED_MAX_IT; it++) {
     symv(N, S, w, y);
     for (let i: i32 = 0; i < N; i++) {
@@ -172,7 +206,9 @@ function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usi
     }
     const r = gradientResidual(gam, w, N, lo, hi, 1.0);
     if (r <= tol) break;
-    if (it > 0 && r > 0.25 * rLast) break; // no longer converging quadratically: at the rounding floor of ∇P
+    // no longer converging quadratically after a step whose predicted decrease was below P's rounding: at the
+    // rounding floor of ∇P. (After a damped or a large step a slow decrease is only the damped phase of Newton.)
+    if (lastTiny && r > 0.25 * rLast) break;
     rLast = r;
     for (let i: i32 = 0; i < N; i++) {
       const Hi = H + <usize>i * row;
@@ -181,8 +217,16 @@ function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usi
       const wi = load<f64>(w + (<usize>i << 3));
       store<f64>(Hi + (<usize>i << 3), load<f64>(Hi + (<usize>i << 3)) + b / (wi * wi));
     }
+    // c = ∇P − (H + δI)w with δ the box QP's own ridge (`boxRidge`): the QP minimises the ridged model, whose
+    // gradient at w is then ∇P exactly, so "the model's minimiser is w" means "w is a KKT point of P". With
+    // c = ∇P − Hw the fixed point would be a KKT point of P + ½δ‖w‖² instead, a gradient bias of δ·w_i that is
+    // far above the certificate when a tiny weight makes b/w_i² (hence δ ∝ trace(H)/N) large.
     symv(N, H, w, cv);
-    for (let i: i32 = 0; i < N; i++) store<f64>(cv + (<usize>i << 3), load<f64>(gam + (<usize>i << 3)) - load<f64>(cv + (<usize>i << 3)));
+    const ridge = boxRidge(H, N);
+    for (let i: i32 = 0; i < N; i++) {
+      store<f64>(cv + (<usize>i << 3), load<f64>(gam + (<usize>i << 3)) - load<f64>(cv + (<usize>i << 3)) -
+        ridge * load<f64>(w + (<usize>i << 3)));
+    }
     const mark = arenaMark();
     const st = boxQP(H, N, lo, hi, u, w, cv);
     arenaRelease(mark);
@@ -213,6 +257,7 @@ function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usi
     // near the optimum the predicted decrease (−slope, P is of order 1) is below the rounding of P itself and
     // Armijo cannot see it: there the full Newton step (quadratic convergence) is taken if it stays positive
     const tiny = -slope <= 1e-10;
+    lastTiny = tiny;
     for (let h: i32 = 0; h < 60; h++) {
       let positive = true;
       for (let i: i32 = 0; i < N; i++) {

@@ -20,13 +20,14 @@
  *
  * Opening is one read into a fresh ArrayBuffer plus typed-array views over it (no per-row parsing, one checksum
  * pass and one validation pass). The file size must match the header exactly, the checksum must match, and every
- * close must be finite and > 0 with days strictly ascending within a ticker; anything else is reported as a corrupt
- * store (StoreFormatError), so a bad stored value can never reach a client. Big-endian hosts are refused (none run
- * Node 20 in practice).
+ * close must be finite and > 0, from 1e-150 to 1e150 (`MIN_CLOSE`, `MAX_CLOSE`), with days strictly ascending within
+ * a ticker; anything else is reported as a corrupt store (StoreFormatError), so a bad stored value can never reach
+ * a client. Big-endian hosts are refused (none run Node 20 in practice).
  */
 import { createHash } from "node:crypto";
 import { endianness } from "node:os";
 import type { TickerSeries } from "./types.js";
+import { MAX_CLOSE, MIN_CLOSE } from "./import/cells.js";
 
 export const STORE_FILE = "prices.folio";
 const MAGIC = "FOLIOPX1";
@@ -177,7 +178,8 @@ export function decodeStore(input: Uint8Array): StoreContents {
 }
 
 /**
- * Every close finite and > 0, days strictly ascending within each ticker: a store breaking this is corrupt and
+ * Every close finite and in [MIN_CLOSE, MAX_CLOSE] (1e-150 to 1e150, the range an import accepts: outside it
+ * valuation overflows), days strictly ascending within each ticker: a store breaking this is corrupt and
  * refused at open, so no bad stored value can surface later as a client error or a `null` in a response.
  */
 function validateSeries(tickers: readonly string[], starts: Uint32Array, counts: Uint32Array, days: Int32Array, closes: Float64Array): void {
@@ -185,8 +187,9 @@ function validateSeries(tickers: readonly string[], starts: Uint32Array, counts:
     const end = starts[k] + counts[k];
     for (let i = starts[k]; i < end; i++) {
       const c = closes[i];
-      if (!(c > 0 && c < Infinity)) {
-        throw new StoreFormatError(`corrupt price store: ${JSON.stringify(tickers[k])} has close ${c} at row ${i - starts[k]} (closes must be finite and > 0)`);
+      if (!(c >= MIN_CLOSE && c <= MAX_CLOSE)) {
+        throw new StoreFormatError(`corrupt price store: ${JSON.stringify(tickers[k])} has close ${c} at row ${i - starts[k]} ` +
+          `(closes must be finite and > 0, from ${MIN_CLOSE} to ${MAX_CLOSE}: docs/data.md "Validation rules")`);
       }
       if (i > starts[k] && days[i] <= days[i - 1]) {
         throw new StoreFormatError(`corrupt price store: ${JSON.stringify(tickers[k])} has days out of order at row ${i - starts[k]} (days must be strictly ascending)`);

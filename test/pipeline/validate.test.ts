@@ -42,6 +42,22 @@ describe("library input validation", () => {
     expect(e.detail).toContain("/closes/3/1: close of T1");
   });
 
+  it("if a close is outside [1e-150, 1e150] (e.g. 1e-305 or a subnormal), it fails with INVALID_REQUEST saying the smallest accepted close", () => {
+    const m = matrix(253, 2);
+    m.closes[4][0] = 1e-305;
+    m.closes[9][1] = 5e-324;
+    m.closes[11][1] = 1e151;
+    m.closes[12][0] = 1e-150; // the bounds themselves are accepted
+    m.closes[13][0] = 1e150;
+    const e = failure(() => checkPrices(m));
+    expect(e.code).toBe("INVALID_REQUEST");
+    expect(e.extras.errors).toEqual([
+      { pointer: "/closes/4/0", message: expect.stringMatching(/^close of T0 on .* \(1e-305\) is below the smallest accepted close 1e-150 \(valuation buys 100000·weight\/close shares/) },
+      { pointer: "/closes/9/1", message: expect.stringMatching(/^close of T1 on .* \(5e-324\) is below the smallest accepted close 1e-150 /) },
+      { pointer: "/closes/11/1", message: expect.stringMatching(/^close of T1 on .* \(1e\+151\) is above the largest accepted close 1e\+150 /) },
+    ]);
+  });
+
   it("if dates are not strictly ascending calendar dates, it says which", () => {
     const m = matrix(253, 1);
     m.dates[5] = m.dates[4];

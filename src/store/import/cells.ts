@@ -72,17 +72,43 @@ function fastDecimal(s: string): number {
   return frac > 0 ? m / POW10[frac] : m;
 }
 
+/**
+ * The smallest and the largest accepted close (docs/data.md "Validation rules", docs/method.md §9). Valuation buys
+ * shares = capital·w/P₀ (capital 100,000, 0 ≤ w ≤ 1) and values them at later closes, Σ shares·P_t; with every close
+ * in [MIN_CLOSE, MAX_CLOSE] the shares are at most 1e5/1e-150 = 1e155 and a value at most 1e5·MAX_CLOSE/MIN_CLOSE =
+ * 1e305, finite with a margin of 1,800 below the largest double (1.8e308) for rounding. Below about 5.6e-304 the
+ * shares themselves overflow (1e-305, subnormals such as 1e-320), and a range wider than 1e303 overflows the value
+ * of shares bought at its bottom and valued at its top. The range is symmetric in decades and far from real prices.
+ * Imports, the store (at open) and the library's price check all apply it.
+ */
+export const MIN_CLOSE = 1e-150;
+export const MAX_CLOSE = 1e150;
+
+/** Why a close outside [MIN_CLOSE, MAX_CLOSE] is refused, for the messages. */
+const CLOSE_RANGE_WHY = `valuation buys 100000·weight/close shares and values them at closes from ${MIN_CLOSE} to ` +
+  `${MAX_CLOSE}; outside that range it overflows`;
+
+/**
+ * The reason a finite close > 0 is refused (outside [MIN_CLOSE, MAX_CLOSE]), or undefined if it is accepted. `what`
+ * names the value in the message (`price "1e-305"`, `close of X on 2020-01-02`).
+ */
+export function closeRangeProblem(v: number, what: string): string | undefined {
+  if (v < MIN_CLOSE) return `${what} is below the smallest accepted close ${MIN_CLOSE} (${CLOSE_RANGE_WHY})`;
+  if (v > MAX_CLOSE) return `${what} is above the largest accepted close ${MAX_CLOSE} (${CLOSE_RANGE_WHY})`;
+  return undefined;
+}
+
 /** A cell → price, `null` for a missing value, or a string reason for a rejection. */
 export function parsePriceCell(raw: string): number | null | string {
   const f = fastDecimal(raw);
-  if (f > 0) return f;
+  if (f > 0) return f; // at most 15 digits: from 1e-15 to 999999999999999, always inside [MIN_CLOSE, MAX_CLOSE]
   const s = raw.length > 0 && (raw.charCodeAt(0) === 32 || raw.charCodeAt(raw.length - 1) === 32) ? raw.trim() : raw;
   if (MISSING.has(s)) return null;
   if (!isDecimal(s)) return `price ${JSON.stringify(raw)} is not a number`;
   const v = Number(s);
   if (!Number.isFinite(v)) return `price ${JSON.stringify(raw)} is not finite`;
   if (!(v > 0)) return `price ${JSON.stringify(raw)} is not > 0`;
-  return v;
+  return closeRangeProblem(v, `price ${JSON.stringify(raw)}`) ?? v;
 }
 
 const TIME_SUFFIX = /^[ T]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?$/;
