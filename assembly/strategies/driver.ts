@@ -246,7 +246,9 @@ function clipped(f: Frame, out: usize, st: Status): Status {
  * zero-variance portfolio lies inside the box, tested on the bounded gmvp row w (computed before this one, the
  * minimum of wᵀΣ_f w over the box): no solution iff wᵀΣ_f w ≤ `ercExistTol(n_f, N)`·(σᵀw)² (the relative variance
  * yᵀC_f y of y = Dw/σᵀw, on C's rounding floor). Then, with the sample covariance, the bounded problem is solved
- * on the shrunk covariance and the series is flagged, as without bounds.
+ * on the shrunk covariance and the series is flagged, as without bounds. The same fallback answers a solution that
+ * exists but cannot be certified on the sample Σ (`NotConverged`/`NotCertified`: a box all but touching Σ's null
+ * space), so a valid request never gets SOLVER_FAILED from bounded rpp with the sample covariance.
  */
 function rppBoundedWithFallback(f: Frame, out: usize): Status {
   f.releaseCorrelation(Slot.rpp); // not read on this path
@@ -256,8 +258,16 @@ function rppBoundedWithFallback(f: Frame, out: usize): Status {
   const v = dot(w, y, f.N);
   const s = dot(f.sd, w, f.N);
   const warm = f.warmRow(Slot.rpp);
-  if (v > ercExistTol(f.nf, f.N) * s * s) return rppWithBounds(f.S, f.N, f.lo, f.hi, out, warm);
-  if (f.covMode != CovarianceCode.sample) return Status.NotConverged;
+  if (v > ercExistTol(f.nf, f.N) * s * s) {
+    const st = rppWithBounds(f.S, f.N, f.lo, f.hi, out, warm);
+    // A bounded solution exists but cannot be certified in f64 (relative variance near 3e-8: ∇P's rounding floor is
+    // above the certificate, docs/method.md §5.6): with the sample covariance the shrunk one answers, flagged, as
+    // when no solution exists; with a shrunk estimator the failure is reported.
+    if (st == Status.Ok || (st != Status.NotConverged && st != Status.NotCertified) ||
+      f.covMode != CovarianceCode.sample) return st;
+  } else if (f.covMode != CovarianceCode.sample) {
+    return Status.NotConverged;
+  }
   const Ss = f.covarianceBlockAfter(Slot.rpp); // Σ_f is dead here unless a later row reads it
   let st = shrinkCovariance(f.observations(), f.nf, f.N, Ss, 0);
   if (st == Status.Ok) st = rppWithBounds(Ss, f.N, f.lo, f.hi, out, warm);

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createEngine, type Engine, type PriceMatrix } from "../../../src/index.js";
 import { engine, matVec, randomCov, sampleCov } from "../../helpers/kernels.js";
 import { describeWithSharedData, sharedDataPath } from "../../helpers/shared-data.js";
-import { tryBoundedWeights } from "../../../src/engine/weights.js";
+import { shrinkCovariance, tryBoundedWeights } from "../../../src/engine/weights.js";
 import { Status } from "../../../assembly/shared/status.js";
 
 const wasm = engine();
@@ -54,12 +54,12 @@ const TICKERS = ("ABT ADBE AKAM ALXN ALL AXP AMT AAPL AMAT T AN AZO BK BBBY HRB 
   "L MAC M MAR MA MCK MDLZ MNST MSI MUR NKE NBL JWN NTRS NRG NVDA PNW PRU PEG PHM RTN REGN RAI R SIG SPG SLG SNA LUV " +
   "SPLS STI VLO VAR VTR VRSN VIAB VNO WMT WM ANTM WFC WU WY WHR WYN ZBH ZION").split(" ");
 
-/** The 100 tickers' first 253 aligned rows from 2012-01-03 (this file has no missing cell), read naively. */
-function window2012(): PriceMatrix {
+/** The 100 tickers' first 253 aligned rows from `from` (this file has no missing cell), read naively. */
+function window2012(from = "2012-01-03"): PriceMatrix {
   const lines = readFileSync(sharedDataPath("cvxportfolio-sp500", "prices.csv"), "utf8").trim().split(/\r?\n/);
   const header = lines[0].split(",");
   const cols = TICKERS.map((t) => header.indexOf(t));
-  const rows = lines.slice(1).map((l) => l.split(",")).filter((r) => r[0] >= "2012-01-03").slice(0, 253);
+  const rows = lines.slice(1).map((l) => l.split(",")).filter((r) => r[0] >= from).slice(0, 253);
   return { tickers: TICKERS, dates: rows.map((r) => r[0]), closes: rows.map((r) => cols.map((c) => Number(r[c]))) };
 }
 
@@ -123,6 +123,32 @@ describeWithSharedData("bounded rpp on the cvxportfolio window of 2012 (100 tick
       expect(rppResidual(S, r.value, N, 0, hi), `max_weight ${hi}`).toBeLessThanOrEqual(1e-10);
     }
   });
+});
+
+describeWithSharedData("bounded rpp on the cvxportfolio window of 2012-03-15 (monthly, max_weight 0.07): not certifiable on Σ", () => {
+  it("the kernel cannot certify it on the sample Σ, so the driver answers from the shrunk covariance, flagged and certified", async () => {
+    const prices = window2012("2012-03-15");
+    const N = TICKERS.length;
+    const { S } = monthlyCovariance(prices, 252);
+    // a bounded solution exists on Σ (the driver's existence test), yet the kernel does not certify one (f64 floor)
+    expect(relativeVariance(S, tryBoundedWeights(wasm, "gmvp", S, N, 0, 0.07).value, N)).toBeGreaterThan(1e-9);
+    expect(tryBoundedWeights(wasm, "rpp", S, N, 0, 0.07).status).not.toBe(Status.Ok);
+    const eng = await createEngine();
+    const r = eng.weightsReport(prices, { max_weight: 0.07 });
+    expect(r.covarianceFallback).toContain("l1r.l2m.l3rpp");
+    const w = r.weights["l1r.l2m.l3rpp"];
+    expectInBox(w, 0, 0.07);
+    // certified on the Schäfer–Strimmer shrunk covariance of the same monthly sums (the fallback's matrix)
+    const sums: number[][] = [];
+    let month = "";
+    for (let t = 1; t < 252; t++) {
+      if (prices.dates[t].slice(0, 7) !== month) { month = prices.dates[t].slice(0, 7); sums.push(new Array<number>(N).fill(0)); }
+      const row = sums[sums.length - 1];
+      for (let i = 0; i < N; i++) row[i] += Math.log(prices.closes[t][i]) - Math.log(prices.closes[t - 1][i]);
+    }
+    const shrunk = shrinkCovariance(wasm, Float64Array.from(sums.flat()), sums.length, N).covariance;
+    expect(rppResidual(shrunk, w, N, 0, 0.07)).toBeLessThanOrEqual(1e-10);
+  }, 60_000);
 });
 
 describe("bounded rpp on synthetic singular covariances (n observations < N assets, caps a few times 1/N)", () => {
