@@ -9,7 +9,8 @@ import { $, isPhone } from "/js/dom.js";
 import { getKey } from "/js/api.js";
 import { checkKey, initKey } from "/js/key.js";
 import { initTickers } from "/js/tickers.js";
-import { mode, initStrategyPicker, restoreRequest } from "/js/form.js";
+import { mode, initStrategyPicker, restoreRequest, syncBlockLength } from "/js/form.js";
+import { initPortfolios } from "/js/portfolios.js";
 import { run } from "/js/run.js";
 import { state } from "/js/state.js";
 import { chartHeight, panelHeight, chartWidth, drawPaths, drawSims, drawDistribution } from "/js/charts.js";
@@ -20,6 +21,11 @@ useRegistry(STRATEGY_REGISTRY);
 
 function initRun() {
   $("run-form").addEventListener("submit", run);
+  $("cancel").addEventListener("click", () => {
+    $("cancel").disabled = true;
+    state.controller?.abort();
+  });
+  $("model").addEventListener("change", syncBlockLength);
   for (const radio of document.querySelectorAll('input[name="mode"]')) {
     radio.addEventListener("change", () => {
       document.querySelector(".sims-only").hidden = mode() !== "sims";
@@ -44,10 +50,11 @@ function initRun() {
 }
 
 function init() {
-  for (const name of ["covariance", "hrp", "model"]) $(name).addEventListener("change", () => ($(name).dataset.chosen = "user"));
+  for (const name of ["covariance", "hrp", "model", "drift"]) $(name).addEventListener("change", () => ($(name).dataset.chosen = "user"));
   initKey();
   initTickers();
   initStrategyPicker();
+  initPortfolios();
   initRun();
   initDownloads();
   const req = queryToRequest(location.search);

@@ -15,19 +15,31 @@ export class ApiError extends Error {
 
 export const getKey = () => localStorage.getItem(KEY_STORAGE) ?? "";
 
-export async function api(path, body, key = getKey()) {
+/** A request the person cancelled (the fetch was aborted: the server stops the work when the client goes away). */
+export class Cancelled extends Error {
+  constructor() {
+    super("Cancelled");
+    this.cancelled = true;
+  }
+}
+
+/** `signal`: an AbortSignal (the run's Cancel button); an aborted call throws `Cancelled`. */
+export async function api(path, body, key = getKey(), signal = undefined) {
   if (!key) throw new ApiError("No API key", "Enter your API key at the top of the page and press Save key.");
   let res;
+  let text;
   try {
     res = await fetch(path, {
       method: body === undefined ? "GET" : "POST",
       headers: { "x-api-key": key, accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
     });
+    text = await res.text();
   } catch (e) {
+    if (e?.name === "AbortError" || signal?.aborted) throw new Cancelled();
     throw new ApiError("Network error", `Could not reach the server (${e.message}). Is it still running?`);
   }
-  const text = await res.text();
   let data = null;
   try {
     data = text ? JSON.parse(text) : null;

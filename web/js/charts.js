@@ -1,10 +1,13 @@
 // The charts: paths (equity, drawdown, rolling panels; uPlot), sims (fan or overlay; uPlot) and the box plots (canvas).
 import uPlot from "/vendor/uPlot.esm.js";
-import { FREQ_DASH, strategyColor, drawdownSeries, fanOfSummary, finalBoxOfSummary, parseId, rollingReturn, rollingVolatility, seriesLabel } from "/js/compute.js";
+import {
+  drawdownSeries, fanOfSummary, finalBoxOfSummary, moneyTickLabels, niceTicks, parseId, percentTickLabels, rollingReturn,
+  rollingVolatility, seriesKind, seriesLabel, seriesLine,
+} from "/js/compute.js";
 import { $, isPhone } from "./dom.js";
 import { api, showError } from "./api.js";
 import { state } from "./state.js";
-import { money, money0, fmtMoney, fmtPct, fmtDate } from "./format.js";
+import { money, fmtMoney, fmtPct, fmtDate } from "./format.js";
 import { parseSeries } from "./run.js";
 import { dashSvg, renderLegend } from "./legend.js";
 
@@ -28,13 +31,24 @@ export function syncX(u, key) {
   syncingScale = false;
 }
 
-export function chartOpts(el, series, { height, yValues, yLog = false, bands, onCursor } = {}) {
+/**
+ * uPlot options of one chart. `yLabels(ticks)` → the y axis labels (null for a blank tick, which uPlot skips); the
+ * labels drawn last are kept in `state.axisLabels[el.id]` (read by the browser tests).
+ */
+export function chartOpts(el, series, { height, yLabels, yLog = false, bands, onCursor } = {}) {
   return {
     width: chartWidth(el),
     height,
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"),
     scales: { x: { time: true }, y: yLog ? { distr: 3 } : {} },
-    axes: [{}, { values: (u, ticks) => ticks.map(yValues), size: 64 }],
+    axes: [{}, {
+      values: (u, ticks) => {
+        const labels = yLabels(ticks);
+        state.axisLabels[el.id] = labels;
+        return labels;
+      },
+      size: 64,
+    }],
     legend: { show: false },
     cursor: { sync: { key: "folio", setSeries: true }, focus: { prox: 24 } },
     focus: { alpha: 0.35 },
@@ -62,13 +76,15 @@ export function mount(elId, opts, data) {
 
 /** One uPlot series per displayed row, coloured by strategy, dashed by frequency. */
 export function rowSeries(r) {
+  // strategies coloured by strategy and dashed by frequency; own portfolios and the benchmark thicker, in their own
+  // colours (compute.js seriesLine)
   return r.rows.map((row) => {
-    const { f, s } = parseId(row.id);
+    const line = seriesLine(row.id, r.ids, row.merged);
     return {
       label: seriesLabel(row.id, row.merged),
-      stroke: strategyColor(s),
-      dash: row.merged ? [] : FREQ_DASH[f] ?? [],
-      width: s === "ewp" ? 2 : 1.5,
+      stroke: line.color,
+      dash: line.dash,
+      width: line.width,
       show: !state.hidden.has(row.id),
     };
   });
@@ -123,13 +139,13 @@ export function drawPaths(r) {
   const log = $("log-scale").checked;
   const head = [{ label: "Date", value: (u, v) => (v == null ? "—" : fmtDate(v)) }];
   const main = mount("chart", chartOpts($("chart"), [...head, ...rowSeries(r)], {
-    height: chartHeight(), yValues: (v) => money0.format(v), yLog: log, onCursor: readout,
+    height: chartHeight(), yLabels: moneyTickLabels, yLog: log, onCursor: readout,
   }), [x, ...ys.map((v) => Array.from(v))]);
   mount("drawdown-chart", chartOpts($("drawdown-chart"), [...head, ...rowSeries(r)], {
-    height: panelHeight(), yValues: (v) => `${Math.round(v * 100)}%`,
+    height: panelHeight(), yLabels: percentTickLabels,
   }), [x, ...r.dd]);
   mount("rolling-chart", chartOpts($("rolling-chart"), [...head, ...rowSeries(r)], {
-    height: panelHeight(), yValues: (v) => `${Math.round(v * 100)}%`,
+    height: panelHeight(), yLabels: percentTickLabels,
   }), [x, ...rolling]);
   const el = $("chart");
   el.dataset.mode = "paths";
@@ -162,7 +178,7 @@ export function drawFan(x, pct, color, log) {
   ];
   const bands = [{ series: [5, 1], fill: `${color}22` }, { series: [4, 2], fill: `${color}44` }];
   return mount("chart", chartOpts($("chart"), series, {
-    height: chartHeight(), yValues: (v) => money0.format(v), yLog: log, bands, onCursor: (u) => {
+    height: chartHeight(), yLabels: moneyTickLabels, yLog: log, bands, onCursor: (u) => {
       const idx = u.cursor.idx;
       $("readout").textContent = idx == null ? "Hover the chart for the percentiles of a day."
         : `${fmtDate(x[idx])} · 5%: ${fmtMoney(at(0.05)[idx])} · 25%: ${fmtMoney(at(0.25)[idx])} · median: ${fmtMoney(at(0.5)[idx])}` +
@@ -202,7 +218,7 @@ export function drawSims(r) {
   const id = $("sims-strategy").value || r.rows[0]?.id;
   const row = r.rows.find((x) => x.id === id) ?? r.rows[0];
   const s = row.index;
-  const color = strategyColor(parseId(row.id).s);
+  const color = seriesLine(row.id, r.ids, row.merged).color;
   const x = toX(r.dates);
   const log = $("sims-log-scale").checked;
   const el = $("chart");
@@ -211,7 +227,7 @@ export function drawSims(r) {
   if ($("sims-view").value === "overlay") {
     const series = [{ label: "Date" }, ...r.runs.map((_, k) => ({ label: `run ${k + 1}`, stroke: `${color}${r.runs.length > 20 ? "44" : "aa"}`, width: 1 }))];
     mount("chart", chartOpts(el, series, {
-      height: chartHeight(), yValues: (v) => money0.format(v), yLog: log, onCursor: (u) => {
+      height: chartHeight(), yLabels: moneyTickLabels, yLog: log, onCursor: (u) => {
         const idx = u.cursor.idx;
         const k = state.focused && state.focused > 0 ? state.focused - 1 : null;
         $("readout").textContent = idx == null ? "Hover a line for its run and value."
@@ -243,14 +259,18 @@ export function drawSims(r) {
   $("readout").textContent = el.dataset.view === "fan" ? "Hover the chart for the percentiles of a day." : "Hover a line for its run and value.";
 }
 
-/** Box plots of the final value over runs, one row per strategy, on a canvas (so it can be saved as PNG too). */
+/**
+ * Box plots of the final value over runs, one row per series, on a canvas (so it can be saved as PNG too). The axis
+ * has nice ticks (compute.js niceTicks: 1, 2, 2.5 or 5 × 10^k) from 0 at the lowest, never negative dollars; the
+ * dashed line at the starting capital carries its label. The ticks drawn are kept in the canvas' data-ticks.
+ */
 export function drawDistribution(r) {
   const canvas = $("dist-chart");
   const boxes = r.rows.map((row) => ({ row, box: finalBoxOfSummary(r.summary.strategies[row.index]) }));
   const width = Math.max(canvas.parentElement.clientWidth, 200);
   const rowH = 22;
   const labelW = isPhone() ? 92 : 270;
-  const top = 8;
+  const top = 20; // room for the start line's label
   const bottom = 28;
   const height = top + rowH * boxes.length + bottom;
   const dpr = window.devicePixelRatio || 1;
@@ -264,32 +284,50 @@ export function drawDistribution(r) {
   ctx.fillRect(0, 0, width, height);
   const lo = Math.min(...boxes.map((b) => b.box.p5));
   const hi = Math.max(...boxes.map((b) => b.box.p95));
-  const pad = (hi - lo) * 0.05 || 1;
-  const x0 = labelW + 8;
-  const x1 = width - 36; // room for the last axis label
-  const sx = (v) => x0 + ((v - (lo - pad)) / (hi - lo + 2 * pad)) * (x1 - x0);
+  const pad = (hi - lo) * 0.05 || hi * 0.05 || 1;
+  const axis = niceTicks(Math.max(0, lo - pad), hi + pad, isPhone() ? 3 : 5);
+  const labels = moneyTickLabels(axis.ticks);
+  const x0 = labelW + 8 + 20; // room for the first tick label
+  const x1 = width - 28; // room for the last tick label
+  const sx = (v) => x0 + ((v - axis.min) / (axis.max - axis.min)) * (x1 - x0);
   ctx.font = "12px system-ui, sans-serif";
   ctx.textBaseline = "middle";
-  // The starting capital as a reference line.
-  if (100000 > lo - pad && 100000 < hi + pad) {
-    ctx.strokeStyle = "#b8c0cc";
+  const plotBottom = top + rowH * boxes.length;
+  // Grid lines at the ticks, then the starting capital as a labelled reference line.
+  ctx.strokeStyle = "#eef1f5";
+  ctx.lineWidth = 1;
+  for (const v of axis.ticks) {
+    ctx.beginPath();
+    ctx.moveTo(sx(v), top);
+    ctx.lineTo(sx(v), plotBottom);
+    ctx.stroke();
+  }
+  if (100000 >= axis.min && 100000 <= axis.max) {
+    ctx.strokeStyle = "#8a94a3";
     ctx.setLineDash([3, 3]);
     ctx.beginPath();
-    ctx.moveTo(sx(100000), top);
-    ctx.lineTo(sx(100000), top + rowH * boxes.length);
+    ctx.moveTo(sx(100000), top - 4);
+    ctx.lineTo(sx(100000), plotBottom);
     ctx.stroke();
     ctx.setLineDash([]);
-  }
+    ctx.fillStyle = "#5d6878";
+    ctx.textAlign = sx(100000) > x1 - 60 ? "right" : "left";
+    ctx.fillText("start $100K", sx(100000) + (ctx.textAlign === "right" ? -4 : 4), top - 10);
+    ctx.textAlign = "left";
+    canvas.dataset.startLabel = "start $100K";
+  } else delete canvas.dataset.startLabel;
   boxes.forEach(({ row, box }, i) => {
     const { f, s } = parseId(row.id);
     const y = top + rowH * i + rowH / 2;
-    const color = strategyColor(s);
+    const line = seriesLine(row.id, r.ids, row.merged);
     ctx.fillStyle = "#1d2430";
-    const label = isPhone() ? `${s}${row.merged ? "" : ` · ${f}`}` : seriesLabel(row.id, row.merged);
-    ctx.fillText(label, 4, y, labelW);
-    ctx.strokeStyle = color;
-    ctx.lineWidth = 1.5;
-    ctx.setLineDash(row.merged ? [] : FREQ_DASH[f] ?? []);
+    const kind = seriesKind(row.id);
+    const short = kind === "strategy" ? `${s}${row.merged ? "" : ` · ${f}`}` : seriesLabel(row.id);
+    ctx.font = `${kind === "strategy" ? 400 : 600} 12px system-ui, sans-serif`;
+    ctx.fillText(isPhone() ? short : seriesLabel(row.id, row.merged), 4, y, labelW);
+    ctx.strokeStyle = line.color;
+    ctx.lineWidth = Math.max(1.5, line.width - 0.5);
+    ctx.setLineDash(line.dash);
     ctx.beginPath();
     ctx.moveTo(sx(box.p5), y);
     ctx.lineTo(sx(box.p25), y);
@@ -297,8 +335,10 @@ export function drawDistribution(r) {
     ctx.lineTo(sx(box.p95), y);
     ctx.stroke();
     ctx.setLineDash([]);
-    ctx.fillStyle = `${color}40`;
+    ctx.fillStyle = line.color;
+    ctx.globalAlpha = 0.25;
     ctx.fillRect(sx(box.p25), y - 7, Math.max(1, sx(box.p75) - sx(box.p25)), 14);
+    ctx.globalAlpha = 1;
     ctx.strokeRect(sx(box.p25), y - 7, Math.max(1, sx(box.p75) - sx(box.p25)), 14);
     ctx.lineWidth = 2.5;
     ctx.beginPath();
@@ -306,14 +346,12 @@ export function drawDistribution(r) {
     ctx.lineTo(sx(box.p50), y + 8);
     ctx.stroke();
   });
-  // Axis: five ticks.
+  ctx.font = "12px system-ui, sans-serif";
   ctx.fillStyle = "#5d6878";
   ctx.textAlign = "center";
-  const axisY = top + rowH * boxes.length + 14;
-  for (let k = 0; k <= 4; k++) {
-    const v = lo - pad + ((hi - lo + 2 * pad) * k) / 4;
-    ctx.fillText(money0.format(v), sx(v), axisY);
-  }
+  const axisY = plotBottom + 14;
+  axis.ticks.forEach((v, k) => ctx.fillText(labels[k], sx(v), axisY));
   ctx.textAlign = "left";
   canvas.dataset.rows = String(boxes.length);
+  canvas.dataset.ticks = JSON.stringify(labels);
 }

@@ -4,6 +4,7 @@ import { requestToQuery, defaultStrategies } from "/js/compute.js";
 import { $ } from "./dom.js";
 import { state } from "./state.js";
 import { renderTickerList, renderSelected } from "./tickers.js";
+import { formPortfolios, setPortfolios } from "./portfolios.js";
 
 export const mode = () => document.querySelector('input[name="mode"]:checked').value;
 
@@ -14,6 +15,11 @@ export function formRequest() {
     rebalance: $("rebalance").value, window: $("window").value, costs: $("costs").value.trim(),
     max_weight: $("max-weight").value.trim(), min_weight: $("min-weight").value.trim(),
     strategies: chosenStrategies(),
+    benchmark: $("benchmark").value.trim(),
+    // sims options: the drift only when it is not the server's default, the block length only for the bootstrap
+    drift: $("drift").value && $("drift").value !== state.optionDefaults.drift ? $("drift").value : "",
+    block_length: $("model").value === "bootstrap" ? $("block-length").value.trim() : "",
+    portfolios: formPortfolios(),
   };
 }
 
@@ -65,6 +71,11 @@ export function restoreRequest(req) {
   pick("covariance", req.covariance);
   pick("hrp", req.hrp);
   pick("model", req.model);
+  pick("drift", req.drift);
+  $("block-length").value = req.block_length ?? "";
+  syncBlockLength();
+  $("benchmark").value = req.benchmark ?? "";
+  setPortfolios(req.portfolios ?? []);
   document.querySelector(`input[name="mode"][value="${req.mode}"]`).checked = true;
   document.querySelector(".sims-only").hidden = req.mode !== "sims";
   $("max-weight").value = req.max_weight ?? "";
@@ -79,6 +90,11 @@ export function restoreRequest(req) {
   pick("window", req.window);
   $("costs").value = req.costs ?? "";
   $("seed").value = req.seed ?? "";
+}
+
+/** The block length applies to the bootstrap model only: disabled otherwise. */
+export function syncBlockLength() {
+  $("block-length").disabled = $("model").value !== "bootstrap";
 }
 
 export function writeUrl(req) {

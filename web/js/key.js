@@ -2,12 +2,23 @@
 import { $ } from "./dom.js";
 import { KEY_STORAGE, ApiError, getKey, api, showError } from "./api.js";
 import { loadTickers } from "./tickers.js";
+import { state } from "./state.js";
+import { syncBlockLength } from "./form.js";
 
 /** The option selects; their values and defaults come from /v1/info's `options` (the server's one vocabulary). */
-export const OPTION_SELECTS = ["covariance", "hrp", "model"];
+export const OPTION_SELECTS = ["covariance", "hrp", "model", "drift"];
 
 export function applyOptions(options) {
+  state.optionDefaults = { ...(options?.defaults ?? {}) };
   if (options?.defaults?.run_count != null) $("run-count").placeholder = String(options.defaults.run_count);
+  const bl = $("block-length");
+  if (options?.block_length) {
+    bl.min = String(options.block_length.min);
+    bl.max = String(options.block_length.max);
+    bl.title = `Mean block length of the bootstrap model in trading days, ${options.block_length.min} to ${options.block_length.max} (only with model bootstrap)`;
+  }
+  if (options?.defaults?.block_length != null) bl.placeholder = String(options.defaults.block_length);
+  syncBlockLength();
   for (const name of OPTION_SELECTS) {
     if (!Array.isArray(options?.[name]) || options[name].length === 0) continue;
     const list = options[name].map(String);
@@ -24,6 +35,16 @@ export function applyOptions(options) {
   }
 }
 
+/** Says visibly when the server's prices are synthetic (/v1/info `synthetic: true`): no result is a market's. */
+function showDataNote(info) {
+  const note = $("data-note");
+  note.hidden = !info?.synthetic;
+  note.textContent = info?.synthetic
+    ? `Synthetic data, not market prices. ${info.data ?? ""} Results here illustrate the engine; import real closes ` +
+      "to backtest real tickers (README: importing prices)."
+    : "";
+}
+
 /** Checks a key against GET /v1/info; only a key the server accepts is kept. */
 export async function checkKey(key, { saving }) {
   const status = $("key-status");
@@ -37,6 +58,7 @@ export async function checkKey(key, { saving }) {
       ` (${data?.message ?? "Folio"}, ${data?.tickers ?? "?"} tickers).`;
     status.dataset.state = "saved";
     if (data?.options) applyOptions(data.options);
+    showDataNote(data);
     showError(null);
     await loadTickers();
     return true;

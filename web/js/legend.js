@@ -1,5 +1,7 @@
 // The chart legend (plain DOM outside the chart): strategy rows × frequency columns, toggling series.
-import { FREQ_DASH, FREQ_NAMES, FREQ_ORDER, strategiesOf, strategyColor, strategyName, parseId, seriesLabel } from "/js/compute.js";
+import {
+  FREQ_DASH, FREQ_NAMES, FREQ_ORDER, strategiesOf, strategyColor, strategyName, parseId, seriesKind, seriesLabel, seriesLine,
+} from "/js/compute.js";
 import { $, twoNames } from "./dom.js";
 import { state } from "./state.js";
 
@@ -102,7 +104,27 @@ export function renderLegend(r) {
       grid.append(b);
     }
   }
-  body.replaceChildren(grid);
-  $("legend-hint").textContent = "colour = strategy, line = frequency; click to hide or show";
+  // Own portfolios and the benchmark: their own section, one button each, drawn with their thicker lines.
+  const own = r.rows.filter((row) => seriesKind(row.id) !== "strategy");
+  const parts = [grid];
+  if (own.length) {
+    const section = document.createElement("div");
+    section.className = "legend-own";
+    const title = document.createElement("span");
+    title.className = "lg-corner muted";
+    title.textContent = own.some((row) => seriesKind(row.id) === "portfolio") ? "Own portfolios & benchmark" : "Benchmark";
+    if (!own.some((row) => seriesKind(row.id) === "benchmark")) title.textContent = "Own portfolios";
+    section.append(title);
+    for (const row of own) {
+      const line = seriesLine(row.id, r.ids);
+      const b = button([row.id], `lg-own lg-${seriesKind(row.id)}`, dashSvg(line.dash, line.color, line.width), seriesLabel(row.id));
+      b.dataset.id = row.id;
+      b.title = row.id;
+      section.append(b);
+    }
+    parts.push(section);
+  }
+  body.replaceChildren(...parts);
+  $("legend-hint").textContent = "colour = strategy, line = frequency; thick lines: own portfolios and the benchmark; click to hide or show";
   syncLegend();
 }

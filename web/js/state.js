@@ -10,4 +10,8 @@ export const state = {
   last: null,
   pending: null, // a request restored from the URL, run once the key and tickers are there
   focused: null,
+  portfolios: [], // the own-portfolios editor: [{ name, weights: [[TICKER, "typed weight"], …] }]
+  optionDefaults: {}, // /v1/info options.defaults
+  controller: null, // the AbortController of the run in flight
+  axisLabels: {}, // chart element id → the y axis labels drawn last
 };

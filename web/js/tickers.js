@@ -3,6 +3,7 @@ import { $ } from "./dom.js";
 import { api, showError } from "./api.js";
 import { state } from "./state.js";
 import { restoreRequest } from "./form.js";
+import { renderPortfolios } from "./portfolios.js";
 
 export const MAX_LISTED = 80;
 
@@ -14,6 +15,8 @@ export async function loadTickers() {
     state.tickers = Array.isArray(data) ? data.map(String) : [];
     status.textContent = `${state.tickers.length} tickers available.`;
     $("ticker-search").disabled = false;
+    // the benchmark picker offers every ticker of the store
+    $("benchmark-list").replaceChildren(...state.tickers.map((t) => new Option(t, t)));
     showError(null);
     renderTickerList();
     if (state.pending) {
@@ -108,6 +111,7 @@ export function renderSelected() {
     hint.textContent = "No tickers picked yet.";
     box.append(hint);
   }
+  renderPortfolios();
 }
 
 export function initTickers() {
