@@ -11,7 +11,7 @@ import { money, fmtMoney, fmtPct, fmtDate } from "./format.js";
 import { parseSeries } from "./run.js";
 import { dashSvg, renderLegend } from "./legend.js";
 
-export const chartHeight = () => (isPhone() ? 260 : 360);
+export const chartHeight = () => (isPhone() ? 280 : 360);
 export const panelHeight = () => (isPhone() ? 140 : 170);
 export const toX = (dates) => dates.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
 export const chartWidth = (el) => Math.max(el.clientWidth, 200);

@@ -1,5 +1,7 @@
 // Downloads: values CSV, table CSV, the charts as one PNG.
-import { FREQ_DASH, FREQ_NAMES, FREQ_ORDER, strategiesOf, strategyColor, strategyName, toCsv } from "/js/compute.js";
+import {
+  FREQ_DASH, FREQ_NAMES, FREQ_ORDER, seriesKind, seriesLabel, seriesLine, strategiesOf, strategyColor, strategyName, toCsv,
+} from "/js/compute.js";
 import { $ } from "./dom.js";
 import { showError } from "./api.js";
 import { state } from "./state.js";
@@ -48,7 +50,9 @@ export function chartsPng() {
   const dpr = window.devicePixelRatio || 1;
   const px = (v) => Math.round(v * dpr);
   const headH = px(24);
-  const legendH = px(r.mode === "paths" ? 28 + 20 * Math.ceil(strategiesOf(r.ids).length / 4) : 8);
+  const own = r.ids.filter((id) => seriesKind(id) !== "strategy");
+  const ownLines = Math.ceil(own.length / 4);
+  const legendH = px(r.mode === "paths" ? 28 + 20 * (Math.ceil(strategiesOf(r.ids).length / 4) + ownLines) : 8);
   const w = Math.max(...parts.map((p) => p.canvas.width));
   const h = parts.reduce((a, p) => a + headH + p.canvas.height, 0) + legendH;
   const out = document.createElement("canvas");
@@ -90,6 +94,13 @@ export function chartsPng() {
     });
     x = px(8);
     for (const f of FREQ_ORDER) item("#1d2430", FREQ_DASH[f], FREQ_NAMES[f], Math.ceil(shown.length / 4));
+    // own portfolios and the benchmark, thick, on their own line(s)
+    own.forEach((id, k) => {
+      if (k % 4 === 0) x = px(8);
+      const line = seriesLine(id, r.ids);
+      ctx.lineWidth = px(line.width);
+      item(line.color, line.dash, seriesLabel(id), Math.ceil(shown.length / 4) + 1 + Math.floor(k / 4));
+    });
   }
   return new Promise((resolve) => out.toBlob(resolve, "image/png"));
 }

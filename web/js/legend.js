@@ -112,12 +112,15 @@ export function renderLegend(r) {
     section.className = "legend-own";
     const title = document.createElement("span");
     title.className = "lg-corner muted";
-    title.textContent = own.some((row) => seriesKind(row.id) === "portfolio") ? "Own portfolios & benchmark" : "Benchmark";
-    if (!own.some((row) => seriesKind(row.id) === "benchmark")) title.textContent = "Own portfolios";
+    const kinds = new Set(own.map((row) => seriesKind(row.id)));
+    const full = kinds.size === 2 ? "Own portfolios & benchmark" : kinds.has("portfolio") ? "Own portfolios" : "Benchmark";
+    title.append(twoNames(full, "Own"));
     section.append(title);
     for (const row of own) {
       const line = seriesLine(row.id, r.ids);
-      const b = button([row.id], `lg-own lg-${seriesKind(row.id)}`, dashSvg(line.dash, line.color, line.width), seriesLabel(row.id));
+      const short = row.id.slice(row.id.indexOf(".") + 1);
+      const b = button([row.id], `lg-own lg-${seriesKind(row.id)}`, dashSvg(line.dash, line.color, line.width), twoNames(seriesLabel(row.id), short));
+      b.setAttribute("aria-label", seriesLabel(row.id));
       b.dataset.id = row.id;
       b.title = row.id;
       section.append(b);
@@ -125,6 +128,9 @@ export function renderLegend(r) {
     parts.push(section);
   }
   body.replaceChildren(...parts);
-  $("legend-hint").textContent = "colour = strategy, line = frequency; thick lines: own portfolios and the benchmark; click to hide or show";
+  // the hint, shorter on a phone (where the legend must stay smaller than the chart)
+  const hint = own.length ? "colour = strategy, line = frequency, thick = own and benchmark; click to hide or show"
+    : "colour = strategy, line = frequency; click to hide or show";
+  $("legend-hint").replaceChildren(twoNames(hint, own.length ? "thick = own; tap to hide or show" : "tap to hide or show"));
   syncLegend();
 }

@@ -1,7 +1,7 @@
 // The summary and weights tables: sortable, exported as CSV.
 import { summarize } from "/lib/report/summary.js";
 import {
-  displayRows, finalBoxOfSummary, parseId, rebalanceDates, seriesColor, seriesKind, seriesLabel, sortOrder, tickerColor, toCsv,
+  FREQ_ORDER, displayRows, finalBoxOfSummary, parseId, rebalanceDates, seriesColor, seriesKind, seriesLabel, sortOrder, tickerColor, toCsv,
 } from "/js/compute.js";
 import { $, cell, signClass, twoNames } from "./dom.js";
 import { state } from "./state.js";
@@ -23,7 +23,9 @@ export function strategyCell(row, ids) {
 }
 
 /** The ids a displayed row stands for: the merged ewp row stands for every ewp series of `ids`. */
-const rowIds = (row, ids) => (row.merged ? ids.filter((id) => parseId(id).s === parseId(row.id).s) : [row.id]);
+const rowIds = (row, ids) => (row.merged
+  ? ids.filter((id) => parseId(id).s === parseId(row.id).s).sort((a, b) => FREQ_ORDER.indexOf(parseId(a).f) - FREQ_ORDER.indexOf(parseId(b).f))
+  : [row.id]);
 
 /**
  * A sortable table. `columns`: { label, key(row) → sort key / CSV value, text(row) → shown text, cls(row) }.
@@ -118,22 +120,25 @@ function columnGroups(table, groups) {
   const box = $("summary-columns");
   const present = groups.filter((g) => g.present);
   box.hidden = present.length < 2;
-  const apply = () => {
-    for (const g of present) table.classList.toggle(`hide-${g.id}`, !state.summaryGroups[g.id]);
-  };
+  // a group the person showed or hid stays so across runs; otherwise it takes this table's default
   state.summaryGroups ??= {};
+  const shown = (g) => state.summaryGroups[g.id] ?? g.on;
+  const apply = () => {
+    for (const id of ["tail", "trades", "relative", "pct"]) {
+      const g = present.find((x) => x.id === id);
+      table.classList.toggle(`hide-${id}`, g !== undefined && !shown(g));
+    }
+  };
   const label = document.createElement("span");
   label.className = "muted";
   label.textContent = "Columns:";
   box.replaceChildren(label, ...present.map((g) => {
-    // a group keeps the person's choice across runs; a new group starts with its default
-    state.summaryGroups[g.id] ??= g.on;
     const l = document.createElement("label");
     l.className = "check";
     const input = document.createElement("input");
     input.type = "checkbox";
     input.dataset.group = g.id;
-    input.checked = state.summaryGroups[g.id];
+    input.checked = shown(g);
     input.addEventListener("change", () => {
       state.summaryGroups[g.id] = input.checked;
       apply();
@@ -141,11 +146,12 @@ function columnGroups(table, groups) {
     l.append(input, ` ${g.label}`);
     return l;
   }));
-  for (const g of groups) if (!g.present) table.classList.remove(`hide-${g.id}`);
   apply();
 }
 
 const fmtRatio = (x) => (x == null ? "—" : x.toFixed(2));
+/** Whole dollars (the sims table: percentiles over runs need no cents). */
+const fmtDollars = (x) => (x == null ? "—" : `$${Math.round(x).toLocaleString("en-US")}`);
 
 /**
  * The figures relative to the benchmark (docs/method.md §7.3), from each row's summary `x` (present only with a
@@ -204,10 +210,11 @@ export function renderSummary(r) {
     ...trades,
     ...relative,
   ], items, { rowAttrs: summaryRowAttrs });
-  // Every group fits a 1366 px screen alone; with trades or relative figures the tail risk figures start hidden.
+  // The default columns fit a 1366 px screen: with trades or relative figures the tail risk figures start hidden, and
+  // with relative figures the trades too (each group can be shown; the CSV has them all).
   columnGroups(table, [
     { id: "tail", label: "Sortino, Calmar, VaR, CVaR", present: true, on: trades.length === 0 && relative.length === 0 },
-    { id: "trades", label: "Rebalancing", present: trades.length > 0, on: true },
+    { id: "trades", label: "Rebalancing", present: trades.length > 0, on: relative.length === 0 },
     { id: "relative", label: `Relative to ${bench?.slice("benchmark.".length)}`, present: relative.length > 0, on: true },
   ]);
 }
@@ -240,25 +247,25 @@ export function renderSimsSummary(r) {
     "the mean of each run's annualised return and maximum drawdown." +
     (relative.length ? " Relative figures: the mean over runs of each run's figure against that run's simulated benchmark." : "") +
     " Click a column header to sort; the CSV has every column.";
-  const num = (label, csvLabel, get, fmt, signed) =>
-    ({ label, csvLabel, key: get, text: (it) => fmt(get(it)), cls: signed ? (it) => signClass(get(it)) : undefined });
+  const num = (label, csvLabel, get, fmt, signed, group) =>
+    ({ label, csvLabel, group, key: get, text: (it) => fmt(get(it)), cls: signed ? (it) => signClass(get(it)) : undefined });
   sortableTable($("summary"), [
     strategyColumn,
     num("Runs", "runs", (it) => it.x.runs, String),
-    num("Final 5%", "final_value_p5", (it) => it.box.p5, fmtMoney),
-    num("Final 25%", "final_value_p25", (it) => it.box.p25, fmtMoney),
-    num("Final median", "final_value_median", (it) => it.x.final_value_median, fmtMoney),
-    num("Final 75%", "final_value_p75", (it) => it.box.p75, fmtMoney),
-    num("Final mean", "final_value_mean", (it) => it.x.final_value_mean, fmtMoney),
-    num("Final 95%", "final_value_p95", (it) => it.box.p95, fmtMoney),
+    num("Final 5%", "final_value_p5", (it) => it.box.p5, fmtDollars, false, "pct"),
+    num("Final 25%", "final_value_p25", (it) => it.box.p25, fmtDollars, false, "pct"),
+    num("Final median", "final_value_median", (it) => it.x.final_value_median, fmtDollars),
+    num("Final 75%", "final_value_p75", (it) => it.box.p75, fmtDollars, false, "pct"),
+    num("Final mean", "final_value_mean", (it) => it.x.final_value_mean, fmtDollars),
+    num("Final 95%", "final_value_p95", (it) => it.box.p95, fmtDollars, false, "pct"),
     num("P(loss)", "loss_probability", (it) => it.x.loss_probability, fmtPct),
     num("Mean ann. return", "mean_annualised_return", (it) => it.x.mean_annualised_return, fmtPct, true),
     num("Mean max drawdown", "mean_max_drawdown", (it) => it.x.mean_max_drawdown, fmtPct),
     ...relative,
   ], items, { rowAttrs: summaryRowAttrs });
+  // with relative figures, the final value's 5/25/75/95th percentiles start hidden (the box plots show them)
   columnGroups($("summary"), [
-    { id: "tail", present: false },
-    { id: "trades", present: false },
+    { id: "pct", label: "Final 5/25/75/95%", present: true, on: relative.length === 0 },
     { id: "relative", label: "Relative to the benchmark", present: relative.length > 0, on: true },
   ]);
 }
