@@ -257,6 +257,7 @@ describeWithChromium("the analyst's page: own portfolios, a benchmark, axes, can
     // the weights table has the portfolios' rows too
     expect(await page.locator('#weights tbody tr[data-strategy="portfolio.core"]').count()).toBe(1);
     await page.screenshot({ path: join(OUT, "analyst-own-1366.png"), fullPage: true });
+    await page.locator("#summary-card").screenshot({ path: join(OUT, "analyst-summary-1366.png") });
   });
 
   it("names real series ids in the Table CSV (equal weight once per frequency, never l1r.l2*.l3ewp)", async () => {

@@ -285,6 +285,19 @@ describe("axis labels", () => {
       }));
   });
 
+  it("widens a log-scale range to one significant digit at each end", () => {
+    expect(C.logRange(36_749, 157_500)).toEqual([30_000, 200_000]);
+    expect(C.logRange(100_000, 100_000)).toEqual([100_000, 100_000]);
+    expect(C.logRange(null, 5)).toEqual([1e4, 1e6]);
+    fc.assert(fc.property(fc.double({ min: 1, max: 1e9, noNaN: true }), fc.double({ min: 1, max: 100, noNaN: true }), (lo, f) => {
+      const [a, b] = C.logRange(lo, lo * f);
+      expect(a).toBeLessThanOrEqual(lo);
+      expect(b).toBeGreaterThanOrEqual(lo * f * (1 - 1e-12));
+      expect(a).toBeGreaterThan(lo / 10);
+      expect(C.moneyTickLabels([a, b]).every((l: string) => /^\$\d+(\.\d+)?[KMB]?$/.test(l))).toBe(true);
+    }));
+  });
+
   it("picks nice box-plot ticks (1, 2, 2.5 or 5 × 10^k) covering the range, never below 0 from a range ≥ 0", () => {
     expect(C.niceTicks(85_000, 131_000, 5).ticks).toEqual([80_000, 90_000, 100_000, 110_000, 120_000, 130_000, 140_000]);
     fc.assert(fc.property(fc.double({ min: 0, max: 1e7, noNaN: true }), fc.double({ min: 1, max: 1e7, noNaN: true }),

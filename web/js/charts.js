@@ -1,7 +1,7 @@
 // The charts: paths (equity, drawdown, rolling panels; uPlot), sims (fan or overlay; uPlot) and the box plots (canvas).
 import uPlot from "/vendor/uPlot.esm.js";
 import {
-  drawdownSeries, fanOfSummary, finalBoxOfSummary, moneyTickLabels, niceTicks, parseId, percentTickLabels, rollingReturn,
+  drawdownSeries, fanOfSummary, logRange, finalBoxOfSummary, moneyTickLabels, niceTicks, parseId, percentTickLabels, rollingReturn,
   rollingVolatility, seriesKind, seriesLabel, seriesLine,
 } from "/js/compute.js";
 import { $, isPhone } from "./dom.js";
@@ -40,7 +40,9 @@ export function chartOpts(el, series, { height, yLabels, yLog = false, bands, on
     width: chartWidth(el),
     height,
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"),
-    scales: { x: { time: true }, y: yLog ? { distr: 3 } : {} },
+    // log scale: the data's range with a margin (uPlot's default snaps to whole powers of ten: $10K to $1M for data
+    // between $50K and $150K, most of the chart empty)
+    scales: { x: { time: true }, y: yLog ? { distr: 3, range: (u, min, max) => logRange(min, max) } : {} },
     axes: [{}, {
       values: (u, ticks) => {
         const labels = yLabels(ticks);

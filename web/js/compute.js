@@ -394,6 +394,22 @@ export function niceTicks(lo, hi, target = 5) {
   return { min: ticks[0], max: ticks[ticks.length - 1], step, ticks };
 }
 
+/**
+ * The y range of a log-scale chart: the data's [min, max] widened to one significant digit (36,749 → 30,000;
+ * 157,500 → 200,000), so the ends are ticks that label exactly; [10^4, 10^6] without positive data.
+ */
+export function logRange(min, max) {
+  if (!(min > 0 && max > 0)) return [1e4, 1e6];
+  // the power of ten at or below x (log10 can round up just below a power of ten)
+  const pow = (x) => {
+    const p = 10 ** Math.floor(Math.log10(x));
+    return p > x ? p / 10 : p;
+  };
+  const down = (x) => Math.floor(x / pow(x)) * pow(x);
+  const up = (x) => Math.ceil(x / pow(x) - 1e-12) * pow(x);
+  return [down(min), up(max)];
+}
+
 // ---------- own portfolios ----------
 
 /** A portfolio name as the API takes it (docs/method.md §7.3). */
