@@ -2,6 +2,7 @@
  * The page's pure computations (web/js/compute.js, no DOM), in Node: display order and names, palettes, chart panels,
  * percentile fans, box-plot figures, sorting, CSV and the request <-> URL mapping.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { STRATEGY_IDS, STRATEGY_REGISTRY } from "../../src/domain/strategies.js";
 // @ts-expect-error plain ES module of the page, no type declarations
@@ -174,5 +175,153 @@ describe("strategies on the page come from the engine's ids", () => {
     expect(C.strategyColor("abc")).toMatch(/^#[0-9a-f]{6}$/i);
     const rows = C.displayRows(withNew);
     expect(rows.map((r: { id: string }) => r.id)).toContain("l1r.l2d.l3abc");
+  });
+});
+
+describe("own portfolios and the benchmark on the page", () => {
+  const ids = [...STRATEGY_IDS, "portfolio.core", "portfolio.b-2", "benchmark.SPY"];
+
+  it("orders rows strategies first, then own portfolios in response order, then the benchmark, with their own labels", () => {
+    const rows: Row[] = C.displayRows(ids, () => [1]);
+    expect(rows.slice(-3).map((r) => r.id)).toEqual(["portfolio.core", "portfolio.b-2", "benchmark.SPY"]);
+    expect(rows).toHaveLength(22);
+    expect(C.seriesLabel("portfolio.core")).toBe("Portfolio core");
+    expect(C.seriesLabel("benchmark.SPY")).toBe("Benchmark SPY");
+    expect(C.strategiesOf(ids)).toEqual(["ewp", "gmvp", "hrp", "ivp", "mdcp", "mdp", "rpp"]);
+    expect(C.seriesKind("portfolio.ewp")).toBe("portfolio");
+  });
+
+  it("draws own portfolios and the benchmark thicker, in colours no strategy or ticker has", () => {
+    const strategyColours = STRATEGY_REGISTRY.map((r) => r.colour.toLowerCase());
+    const tickers = Array.from({ length: 40 }, (_, i) => String(C.tickerColor(i)).toLowerCase());
+    const own = Array.from({ length: 20 }, (_, k) => String(C.portfolioColor(k)).toLowerCase());
+    expect(new Set(own).size).toBe(20);
+    for (const c of [...own, C.BENCHMARK_COLOR.toLowerCase()]) {
+      expect(strategyColours).not.toContain(c);
+      expect(tickers).not.toContain(c);
+    }
+    expect(own).not.toContain(C.BENCHMARK_COLOR.toLowerCase());
+    const strategyWidth = Math.max(...STRATEGY_IDS.map((id) => C.seriesLine(id, ids).width));
+    expect(C.seriesLine("portfolio.core", ids).width).toBeGreaterThan(strategyWidth);
+    expect(C.seriesLine("benchmark.SPY", ids).width).toBeGreaterThan(strategyWidth);
+    expect(C.seriesLine("portfolio.b-2", ids).color).toBe(C.portfolioColor(1));
+  });
+
+  it("keeps portfolios, the benchmark, drift and block length in the URL and reads them back", () => {
+    const req = {
+      tickers: ["AAA", "BBB", "CCC"], mode: "sims", benchmark: "SPY", drift: "zero", block_length: "5", model: "bootstrap",
+      portfolios: [{ name: "core", weights: [["AAA", "0.6"], ["BBB", "0.4"]] }, { name: "solo_1", weights: [["CCC", "1"]] }],
+    };
+    const q = C.requestToQuery(req);
+    expect(new URLSearchParams(q).getAll("portfolio")).toEqual(["core=AAA:0.6,BBB:0.4", "solo_1=CCC:1"]);
+    const back = C.queryToRequest(`?${q}`);
+    expect(back.portfolios).toEqual(req.portfolios);
+    expect(back).toMatchObject({ benchmark: "SPY", drift: "zero", block_length: "5", model: "bootstrap", mode: "sims" });
+    // the sims options stay out of a paths URL; the benchmark and portfolios stay in
+    const paths = new URLSearchParams(C.requestToQuery({ ...req, mode: "paths" }));
+    expect(paths.get("drift")).toBeNull();
+    expect(paths.get("block_length")).toBeNull();
+    expect(paths.get("benchmark")).toBe("SPY");
+    expect(paths.getAll("portfolio")).toHaveLength(2);
+  });
+
+  it("drops a malformed portfolio from a URL (bad name, bad weight, repeated ticker, repeated name) and keeps the others", () => {
+    const p = new URLSearchParams();
+    for (const v of ["ok=A:1", "bad name=A:1", "w=A:x", "dup=A:0.5,a:0.5", "ok=B:1", "neg=A:-1", "empty="]) p.append("portfolio", v);
+    expect(C.queryToRequest(`?tickers=A&${p}`).portfolios).toEqual([{ name: "ok", weights: [["A", "1"]] }]);
+    expect(C.queryToRequest("?tickers=A&benchmark=has%20space").benchmark).toBeUndefined();
+  });
+
+  it("sends portfolios as numbers (a non-number as typed, for the server's message) and nothing without portfolios", () => {
+    expect(C.portfoliosField([])).toEqual({});
+    expect(C.portfoliosField(undefined)).toEqual({});
+    expect(C.portfoliosField([{ name: "p", weights: [["A", "0.25"], ["B", "0.75"]] }])).toEqual({ portfolios: { p: { A: 0.25, B: 0.75 } } });
+    expect(C.portfoliosField([{ name: "p", weights: [["A", "abc"]] }])).toEqual({ portfolios: { p: { A: "abc" } } });
+  });
+
+  it("normalises typed weights to a sum of 1 within the API's 1e-9, and refuses what cannot be normalised", () => {
+    expect(C.normaliseWeights([["A", "60"], ["B", "40"], ["C", ""]])).toEqual([["A", "0.6"], ["B", "0.4"], ["C", "0"]]);
+    expect(C.normaliseWeights([["A", "1"], ["B", "-1"]])).toBeNull();
+    expect(C.normaliseWeights([["A", "0"], ["B", ""]])).toBeNull();
+    expect(C.normaliseWeights([["A", "x"]])).toBeNull();
+    fc.assert(fc.property(fc.array(fc.double({ min: 0, max: 1e6, noNaN: true }), { minLength: 1, maxLength: 60 }), (xs) => {
+      fc.pre(xs.some((x) => x > 1e-300));
+      const out = C.normaliseWeights(xs.map((x, i) => [`T${i}`, String(x)]));
+      expect(out).not.toBeNull();
+      const sum = out.reduce((a: number, [, w]: [string, string]) => a + Number(w), 0);
+      expect(Math.abs(sum - 1)).toBeLessThanOrEqual(1e-9);
+      for (const [, w] of out) expect(Number(w)).toBeGreaterThanOrEqual(0);
+    }));
+    expect(C.weightSum([["A", "0.5"], ["B", ""], ["C", "0.25"]])).toBe(0.75);
+  });
+});
+
+describe("axis labels", () => {
+  const parseMoney = (s: string) => {
+    const m = /^(-?)\$(\d+(?:\.\d+)?)([KMB]?)$/.exec(s)!;
+    return (m[1] ? -1 : 1) * Number(m[2]) * ({ "": 1, K: 1e3, M: 1e6, B: 1e9 } as Record<string, number>)[m[3]];
+  };
+
+  it("never writes a blank log-scale tick as $0, and writes 1.25M as $1.25M", () => {
+    // uPlot hands the log-scale ticks it leaves unlabelled as null (the labels read "$1M, $0, $0, $700K" before)
+    expect(C.moneyTickLabels([1e6, null, null, 7e5])).toEqual(["$1M", null, null, "$700K"]);
+    expect(C.moneyTickLabels([1e6, 1.25e6, 1.5e6, 1.75e6, 2e6])).toEqual(["$1M", "$1.25M", "$1.5M", "$1.75M", "$2M"]);
+    expect(C.moneyTickLabels([0, 15000, -2500])).toEqual(["$0", "$15K", "-$2.5K"]);
+    expect(C.percentTickLabels([-0.125, 0, 0.05, null])).toEqual(["-12.5%", "0%", "5%", null]);
+  });
+
+  it("labels every nice tick sequence exactly and distinctly (property)", () => {
+    fc.assert(fc.property(fc.integer({ min: -2, max: 9 }), fc.constantFrom(1, 2, 2.5, 5), fc.integer({ min: 0, max: 50 }),
+      fc.integer({ min: 2, max: 12 }), (e, m, k0, n) => {
+        const step = m * 10 ** e;
+        const ticks = Array.from({ length: n }, (_, k) => (k0 + k) * step);
+        const labels: string[] = C.moneyTickLabels(ticks);
+        expect(new Set(labels).size).toBe(n);
+        labels.forEach((l, k) => {
+          if (Math.abs(ticks[k]) >= 1000 || Number.isInteger(Number((ticks[k]).toFixed(3)))) {
+            expect(Math.abs(parseMoney(l) - ticks[k])).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(ticks[k])));
+          }
+        });
+      }));
+  });
+
+  it("widens a log-scale range to one significant digit at each end", () => {
+    expect(C.logRange(36_749, 157_500)).toEqual([30_000, 200_000]);
+    expect(C.logRange(100_000, 100_000)).toEqual([100_000, 100_000]);
+    expect(C.logRange(null, 5)).toEqual([1e4, 1e6]);
+    fc.assert(fc.property(fc.double({ min: 1, max: 1e9, noNaN: true }), fc.double({ min: 1, max: 100, noNaN: true }), (lo, f) => {
+      const [a, b] = C.logRange(lo, lo * f);
+      expect(a).toBeLessThanOrEqual(lo);
+      expect(b).toBeGreaterThanOrEqual(lo * f * (1 - 1e-12));
+      expect(a).toBeGreaterThan(lo / 10);
+      expect(C.moneyTickLabels([a, b]).every((l: string) => /^\$\d+(\.\d+)?[KMB]?$/.test(l))).toBe(true);
+    }));
+  });
+
+  it("picks nice box-plot ticks (1, 2, 2.5 or 5 × 10^k) covering the range, never below 0 from a range ≥ 0", () => {
+    expect(C.niceTicks(85_000, 131_000, 5).ticks).toEqual([80_000, 90_000, 100_000, 110_000, 120_000, 130_000, 140_000]);
+    fc.assert(fc.property(fc.double({ min: 0, max: 1e7, noNaN: true }), fc.double({ min: 1, max: 1e7, noNaN: true }),
+      fc.integer({ min: 2, max: 8 }), (lo, width, target) => {
+        const { ticks, step, min, max } = C.niceTicks(lo, lo + width, target);
+        expect(min).toBeLessThanOrEqual(lo);
+        expect(max).toBeGreaterThanOrEqual(lo + width);
+        expect(min).toBeGreaterThanOrEqual(0);
+        const mantissa = step / 10 ** Math.floor(Math.log10(step) + 1e-12);
+        expect([1, 2, 2.5, 5].some((m) => Math.abs(m - mantissa) < 1e-9)).toBe(true);
+        for (let k = 1; k < ticks.length; k++) expect(ticks[k] - ticks[k - 1]).toBeCloseTo(step, 6);
+        expect(ticks.length).toBeLessThanOrEqual(2 * target + 2);
+      }));
+  });
+});
+
+describe("rebalance dates over the test dates", () => {
+  const dates = ["2020-01-30", "2020-01-31", "2020-02-03", "2020-02-28", "2020-03-02", "2020-04-01", "2020-12-31", "2021-01-04"];
+  it("takes the first test day of each new month, quarter or year after the purchase, or every k-th day", () => {
+    expect(C.rebalanceDates(dates, "monthly")).toEqual(["2020-02-03", "2020-03-02", "2020-04-01", "2020-12-31", "2021-01-04"]);
+    expect(C.rebalanceDates(dates, "quarterly")).toEqual(["2020-04-01", "2020-12-31", "2021-01-04"]);
+    expect(C.rebalanceDates(dates, "annual")).toEqual(["2021-01-04"]);
+    expect(C.rebalanceDates(dates, "3")).toEqual(["2020-02-28", "2020-12-31"]);
+    expect(C.rebalanceDates(dates, "none")).toEqual([]);
+    expect(C.rebalanceDates(["2020-01-31", "2020-02-03"], "monthly")).toEqual(["2020-02-03"]);
   });
 });

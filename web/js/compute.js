@@ -13,7 +13,7 @@ export const FREQ_DASH = { d: [], w: [8, 4], m: [2, 3] };
  * a strategy added to the engine appears here without a change to the page.
  */
 export function strategiesOf(ids) {
-  return [...new Set(ids.map((id) => parseId(id).s))];
+  return [...new Set(ids.filter((id) => seriesKind(id) === "strategy").map((id) => parseId(id).s))];
 }
 
 /**
@@ -41,10 +41,54 @@ export function tickerColor(i) {
   return `hsl(${hue.toFixed(1)} ${sat}% ${light}%)`;
 }
 
-/** "l1r.l2w.l3gmvp" → { f: "w", s: "gmvp" }. */
+/** "l1r.l2w.l3gmvp" → { f: "w", s: "gmvp" }; an own portfolio or the benchmark → { f: null, s: its id }. */
 export function parseId(id) {
   const m = /^l1r\.l2([dmw])\.l3([a-z]+)$/.exec(id);
-  return m ? { f: m[1], s: m[2] } : { f: "d", s: id };
+  if (m) return { f: m[1], s: m[2] };
+  return seriesKind(id) === "strategy" ? { f: "d", s: id } : { f: null, s: id };
+}
+
+/**
+ * What a series is: "portfolio" (`portfolio.<name>`, an own portfolio), "benchmark" (`benchmark.<TICKER>`) or
+ * "strategy" (every other id). The server sends them in that order (docs/spec.md §3).
+ */
+export function seriesKind(id) {
+  if (id.startsWith("portfolio.")) return "portfolio";
+  if (id.startsWith("benchmark.")) return "benchmark";
+  return "strategy";
+}
+
+/**
+ * Own portfolios' line colours: dark hues outside the strategy palette (Okabe–Ito + black) and the ticker palette
+ * (Tol's muted), drawn thicker than the strategies; past six, golden-angle hues at a dark lightness.
+ */
+const PORTFOLIO_BASE = ["#6A3D9A", "#B2182B", "#8C510A", "#01665E", "#1F1F7A", "#7A7A00"];
+export function portfolioColor(k) {
+  if (k < PORTFOLIO_BASE.length) return PORTFOLIO_BASE[k];
+  const j = k - PORTFOLIO_BASE.length;
+  return `hsl(${((j * 137.508 + 300) % 360).toFixed(1)} 70% 30%)`;
+}
+/** The benchmark: a mid grey, thick, dash-dotted (no strategy, portfolio or ticker has it). */
+export const BENCHMARK_COLOR = "#737373";
+export const BENCHMARK_DASH = [12, 4, 2, 4];
+/** Line widths (px): strategies 1.5 (ewp 2), own portfolios 3, the benchmark 3. */
+export const LINE_WIDTH = { strategy: 1.5, ewp: 2, portfolio: 3, benchmark: 3 };
+
+/** The colour of any series of `ids`: its strategy's, its portfolio's (by order among the portfolios), the benchmark's. */
+export function seriesColor(id, ids = [id]) {
+  const kind = seriesKind(id);
+  if (kind === "benchmark") return BENCHMARK_COLOR;
+  if (kind === "portfolio") return portfolioColor(Math.max(0, ids.filter((x) => seriesKind(x) === "portfolio").indexOf(id)));
+  return strategyColor(parseId(id).s);
+}
+
+/** The line of a series: { color, dash, width } (strategies dashed by frequency; see FREQ_DASH). */
+export function seriesLine(id, ids, merged = false) {
+  const kind = seriesKind(id);
+  const { f, s } = parseId(id);
+  if (kind === "benchmark") return { color: BENCHMARK_COLOR, dash: BENCHMARK_DASH, width: LINE_WIDTH.benchmark };
+  if (kind === "portfolio") return { color: seriesColor(id, ids), dash: [], width: LINE_WIDTH.portfolio };
+  return { color: strategyColor(s), dash: merged ? [] : FREQ_DASH[f] ?? [], width: s === "ewp" ? LINE_WIDTH.ewp : LINE_WIDTH.strategy };
 }
 
 /** A strategy's full name with its id in brackets ("Risk parity (rpp)"), or its id when the registry lacks it. */
@@ -54,6 +98,9 @@ export const strategyColor = (s) => REGISTRY.get(s)?.colour ?? "#555555";
 
 /** The label of a series: "Global minimum variance (gmvp) · Weekly"; the merged ewp row has no frequency. */
 export function seriesLabel(id, merged = false) {
+  const kind = seriesKind(id);
+  if (kind === "portfolio") return `Portfolio ${id.slice("portfolio.".length)}`;
+  if (kind === "benchmark") return `Benchmark ${id.slice("benchmark.".length)}`;
   const { f, s } = parseId(id);
   const name = strategyName(s);
   return merged ? name : `${name} · ${FREQ_NAMES[f] ?? f}`;
@@ -69,11 +116,15 @@ const sameValues = (a, b) => a.length === b.length && Array.prototype.every.call
  */
 export function displayRows(ids, valuesOf) {
   const strategies = strategiesOf(ids);
-  const rank = (id) => {
+  // strategies (by strategy, then d/w/m), then own portfolios in response order, then the benchmark
+  const rank = (id, index) => {
+    const kind = seriesKind(id);
+    if (kind === "portfolio") return 1e6 + index;
+    if (kind === "benchmark") return 2e6 + index;
     const { f, s } = parseId(id);
     return strategies.indexOf(s) * FREQ_ORDER.length + FREQ_ORDER.indexOf(f);
   };
-  const order = ids.map((id, index) => ({ id, index })).sort((a, b) => rank(a.id) - rank(b.id));
+  const order = ids.map((id, index) => ({ id, index })).sort((a, b) => rank(a.id, a.index) - rank(b.id, b.index));
   const ewp = order.filter((r) => parseId(r.id).s === "ewp");
   const collapse = ewp.length > 1 && (!valuesOf || ewp.every((r) => sameValues(valuesOf(r.index), valuesOf(ewp[0].index))));
   if (!collapse) return order.map((r) => ({ ...r, merged: false }));
@@ -206,7 +257,9 @@ export function toCsv(headers, rows) {
   return [headers, ...rows].map((r) => r.map(field).join(",")).join("\n") + "\n";
 }
 
-const URL_FIELDS = ["start", "end", "covariance", "hrp", "max_weight", "min_weight", "strategies", "mode", "runs", "seed", "model", "rebalance", "window", "costs"];
+const URL_FIELDS = ["start", "end", "covariance", "hrp", "max_weight", "min_weight", "strategies", "benchmark", "mode", "runs", "seed", "model", "drift", "block_length", "rebalance", "window", "costs"];
+/** The sims-only fields: in a URL only with mode=sims. */
+const SIMS_FIELDS = ["runs", "seed", "model", "drift", "block_length"];
 /** Rebalancing rules the page offers (docs/method.md §7.2); "none" (buy and hold) is the default and stays out of URLs. */
 export const REBALANCE_RULES = ["none", "monthly", "quarterly", "annual"];
 
@@ -216,12 +269,14 @@ export function requestToQuery(req) {
   if (req.tickers?.length) p.set("tickers", req.tickers.join(","));
   for (const k of URL_FIELDS) {
     if (k === "mode" && req.mode === "paths") continue;
-    if ((k === "runs" || k === "seed" || k === "model") && req.mode !== "sims") continue;
+    if (SIMS_FIELDS.includes(k) && req.mode !== "sims") continue;
     // the rebalancing fields only with a rule: without one they change nothing
     if ((k === "rebalance" || k === "window" || k === "costs") && !rebalances(req)) continue;
     if (k === "window" && req.window === "rolling") continue;
     if (req[k] != null && req[k] !== "") p.set(k, String(req[k]));
   }
+  // own portfolios: one parameter each, as the CLI's --portfolio (name=TICKER:w,TICKER:w)
+  for (const pf of req.portfolios ?? []) p.append("portfolio", portfolioToParam(pf));
   return p.toString();
 }
 
@@ -241,6 +296,15 @@ export function queryToRequest(search) {
   if (req.costs && !/^\d+(\.\d+)?$/.test(req.costs)) delete req.costs;
   for (const k of ["max_weight", "min_weight"]) if (req[k] && !/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(req[k])) delete req[k];
   if (req.strategies && !/^[a-z]+(,[a-z]+)*$/.test(req.strategies)) delete req.strategies;
+  if (req.benchmark && !/^[!-~]{1,32}$/.test(req.benchmark)) delete req.benchmark;
+  if (req.drift && !/^[a-z]+$/.test(req.drift)) delete req.drift;
+  if (req.block_length && !/^\d+(\.\d+)?$/.test(req.block_length)) delete req.block_length;
+  const portfolios = [];
+  for (const v of p.getAll("portfolio")) {
+    const pf = paramToPortfolio(v);
+    if (pf && portfolios.length < MAX_PORTFOLIOS && !portfolios.some((x) => x.name === pf.name)) portfolios.push(pf);
+  }
+  if (portfolios.length) req.portfolios = portfolios;
   return req;
 }
 
@@ -273,4 +337,159 @@ export function rebalanceFields(req) {
   if (req.window) body.window = req.window;
   if (req.costs) body.costs_bps = Number(req.costs);
   return body;
+}
+
+// ---------- axes ----------
+
+/** The fewest decimals (0…maxDigits) that write x exactly (to 1e-9 relative: tick values carry float noise). */
+function exactDigits(x, maxDigits) {
+  for (let d = 0; d < maxDigits; d++) {
+    if (Math.abs(Number(x.toFixed(d)) - x) <= 1e-9 * Math.max(1, Math.abs(x))) return d;
+  }
+  return maxDigits;
+}
+
+/**
+ * Dollar labels of axis ticks: compact ($700K, $1.25M, $2B), each with the fewest decimals that write its tick
+ * exactly (so 1,250,000 is "$1.25M", never "$1.3M", and neighbouring ticks never read the same), null for a blank
+ * tick (uPlot passes the log-scale ticks it leaves unlabelled as null: they stay blank, never "$0").
+ */
+export function moneyTickLabels(ticks) {
+  return ticks.map((v) => {
+    if (v == null || !Number.isFinite(v)) return null;
+    const a = Math.abs(v);
+    const [unit, suffix] = a >= 1e9 ? [1e9, "B"] : a >= 1e6 ? [1e6, "M"] : a >= 1e3 ? [1e3, "K"] : [1, ""];
+    const x = a / unit;
+    return `${v < 0 ? "-" : ""}$${x.toFixed(exactDigits(x, 3))}${suffix}`;
+  });
+}
+
+/** Percent labels of axis ticks (fractions: -0.125 → "-12.5%"), the fewest exact decimals, null for a blank tick. */
+export function percentTickLabels(ticks) {
+  return ticks.map((v) => {
+    if (v == null || !Number.isFinite(v)) return null;
+    const x = Math.abs(v * 100);
+    const s = x.toFixed(exactDigits(x, 2));
+    return `${v < 0 && Number(s) !== 0 ? "-" : ""}${s}%`;
+  });
+}
+
+/**
+ * "Nice" axis ticks over [lo, hi]: a step of 1, 2, 2.5 or 5 × 10^k giving about `target` intervals, the ends rounded
+ * out to the step. Returns { min, max, step, ticks }. With lo ≥ 0 every tick is ≥ 0 (no negative dollars).
+ */
+export function niceTicks(lo, hi, target = 5) {
+  if (!(hi > lo)) {
+    const w = Math.abs(lo) * 0.05 || 1;
+    lo -= w;
+    hi += w;
+  }
+  const raw = (hi - lo) / target;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw * 0.999);
+  const first = Math.floor(lo / step);
+  const last = Math.ceil(hi / step);
+  const ticks = [];
+  for (let k = first; k <= last; k++) ticks.push(Number((k * step).toPrecision(12)));
+  return { min: ticks[0], max: ticks[ticks.length - 1], step, ticks };
+}
+
+/**
+ * The y range of a log-scale chart: the data's [min, max] widened to one significant digit (36,749 → 30,000;
+ * 157,500 → 200,000), so the ends are ticks that label exactly; [10^4, 10^6] without positive data.
+ */
+export function logRange(min, max) {
+  if (!(min > 0 && max > 0)) return [1e4, 1e6];
+  // the power of ten at or below x (log10 can round up just below a power of ten)
+  const pow = (x) => {
+    const p = 10 ** Math.floor(Math.log10(x));
+    return p > x ? p / 10 : p;
+  };
+  const down = (x) => Math.floor(x / pow(x)) * pow(x);
+  const up = (x) => Math.ceil(x / pow(x) - 1e-12) * pow(x);
+  return [down(min), up(max)];
+}
+
+// ---------- own portfolios ----------
+
+/** A portfolio name as the API takes it (docs/method.md §7.3). */
+export const PORTFOLIO_NAME_RE = /^[A-Za-z0-9_-]{1,32}$/;
+export const MAX_PORTFOLIOS = 20;
+const WEIGHT_RE = /^(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
+
+/**
+ * A portfolio of the editor: { name, weights: [[TICKER, "typed weight"], …] }. In the URL, like the CLI's
+ * `--portfolio`: `portfolio=<name>=<TICKER>:<w>,<TICKER>:<w>` (the parameter repeated for each portfolio).
+ */
+export function portfolioToParam(p) {
+  return `${p.name}=${p.weights.map(([t, w]) => `${t}:${w}`).join(",")}`;
+}
+
+/** Parses one `portfolio` URL parameter; null when it is malformed (dropped, not guessed). */
+export function paramToPortfolio(v) {
+  const m = /^([^=]+)=(.+)$/.exec(v);
+  if (!m || !PORTFOLIO_NAME_RE.test(m[1])) return null;
+  const weights = [];
+  for (const item of m[2].split(",")) {
+    const k = item.lastIndexOf(":");
+    const t = item.slice(0, k).trim();
+    const w = item.slice(k + 1).trim();
+    if (k <= 0 || !/^[!-~]{1,32}$/.test(t) || !WEIGHT_RE.test(w)) return null;
+    if (weights.some(([x]) => x.toUpperCase() === t.toUpperCase())) return null;
+    weights.push([t, w]);
+  }
+  return { name: m[1], weights };
+}
+
+/** The `portfolios` member of a body (none without portfolios): name → ticker → weight, numbers as typed. */
+export function portfoliosField(list) {
+  if (!list || list.length === 0) return {};
+  const out = {};
+  for (const p of list) {
+    // a weight that is not a number is sent as typed, so that the server's message names it
+    out[p.name] = Object.fromEntries(p.weights.map(([t, w]) => [t, w.trim() !== "" && Number.isFinite(Number(w)) ? Number(w) : w]));
+  }
+  return { portfolios: out };
+}
+
+/** The sum of a portfolio's typed weights (blank = 0); NaN when one is not a number. */
+export function weightSum(weights) {
+  return weights.reduce((a, [, w]) => a + (w.trim() === "" ? 0 : Number(w)), 0);
+}
+
+/**
+ * "Normalise": each weight divided by their sum, written with 12 significant digits (the sum is then 1 within
+ * n · 5e-13, well inside the API's 1e-9). Null when the weights cannot be normalised (a negative or non-numeric one,
+ * or a sum of 0).
+ */
+export function normaliseWeights(weights) {
+  const xs = weights.map(([, w]) => (w.trim() === "" ? 0 : Number(w)));
+  if (xs.some((x) => !Number.isFinite(x) || x < 0)) return null;
+  const sum = xs.reduce((a, b) => a + b, 0);
+  if (!(sum > 0)) return null;
+  return weights.map(([t], i) => [t, String(Number((xs[i] / sum).toPrecision(12)))]);
+}
+
+// ---------- rebalance dates ----------
+
+/**
+ * The rebalance dates of a rule over the test dates (docs/method.md §7.2 `rebalanceRows`): row 0 is the purchase;
+ * "monthly"/"quarterly"/"annual": every row whose month/quarter/year differs from the previous row's; an integer k:
+ * rows k, 2k, …. `dates`: the test dates, YYYY-MM-DD ascending.
+ */
+export function rebalanceDates(dates, rule) {
+  if (!rule || rule === "none") return [];
+  if (/^\d+$/.test(String(rule))) {
+    const k = Number(rule);
+    const out = [];
+    for (let j = k; j < dates.length; j += k) out.push(dates[j]);
+    return out;
+  }
+  const period = {
+    monthly: (d) => d.slice(0, 7),
+    quarterly: (d) => `${d.slice(0, 4)}Q${Math.floor((Number(d.slice(5, 7)) - 1) / 3)}`,
+    annual: (d) => d.slice(0, 4),
+  }[rule];
+  if (!period) return [];
+  return dates.filter((d, j) => j > 0 && period(d) !== period(dates[j - 1]));
 }
