@@ -305,6 +305,16 @@ export const SummaryRow = z.object({
 }).describe("Summary statistics of one strategy series; null where a figure is undefined (docs/method.md §7.1).");
 export const ReportResponse = z.array(SummaryRow).describe("One summary row per strategy series, in response order.");
 
+export const ScheduleResponse = z.object({
+  tickers: z.array(z.string()).describe("The tickers in canonical form, request order: the columns of every weight vector."),
+  dates: z.array(z.string()).describe("The purchase (the first test date), then each rebalance date."),
+  series: z.record(z.string(), z.object({
+    weights: z.array(z.array(z.number())).describe("One weight vector per date."),
+    turnover: z.array(z.number()).describe("½ Σ|w_target − w_drifted| of each trade (0 at the purchase)."),
+    costs: z.array(z.number()).describe("Dollars paid at each trade (costs_bps of the traded value)."),
+  })).describe("Per traded series (the selected strategies', then the own portfolios'; not the benchmark)."),
+}).describe("The weight schedule of a paths request (docs/method.md §7.2).");
+
 export const InfoResponse = z
   .object({
     message: z.string(),
@@ -322,7 +332,7 @@ export const InfoResponse = z
       hrp: z.array(z.enum(HRP_MODES)),
       model: z.array(z.enum(SIM_MODELS)),
       drift: z.array(z.enum(SIM_DRIFTS)).optional(),
-      block_length: z.object({ min: z.number(), max: z.number() }).optional()
+      block_length: z.object({ min: z.number(), max: z.number(), model: z.string().optional() }).optional()
         .describe('The accepted mean block lengths of model "bootstrap" (trading days).'),
       rebalance: z.object({
         calendar: z.array(z.string()),

@@ -36,12 +36,15 @@ import {
  * POST /v1/optimiser/sims/summary ("sims-summary": the sims computation, answered with percentile bands and
  * distribution summaries instead of every run's values).
  */
-export type RespondKind = "weights" | "paths" | "sims" | "report" | "sims-summary";
-export const RESPOND_KINDS: readonly RespondKind[] = ["weights", "paths", "sims", "report", "sims-summary"];
+export type RespondKind = "weights" | "paths" | "sims" | "report" | "sims-summary" | "schedule";
+export const RESPOND_KINDS: readonly RespondKind[] = ["weights", "paths", "sims", "report", "sims-summary", "schedule"];
 
-/** The computation behind a kind: a report is a paths computation, a sims summary a sims one. */
+/**
+ * The computation behind a kind: a report is a paths computation, a sims summary a sims one, a schedule (the weights
+ * traded at each rebalance, POST /v1/optimiser/schedule) a paths one.
+ */
 function computedKind(kind: RespondKind): "weights" | "paths" | "sims" {
-  return kind === "report" ? "paths" : kind === "sims-summary" ? "sims" : kind;
+  return kind === "report" || kind === "schedule" ? "paths" : kind === "sims-summary" ? "sims" : kind;
 }
 
 /** The random-number generator behind every simulated run (reported with every sims response). */
@@ -468,7 +471,32 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
       meta.sims = simsMeta(c);
       // From the runs' doubles, not from their formatted JSON.
       return { body: encoder.encode(JSON.stringify(summarizeSimsDistribution({ dates: c.dates, values: c.runs! }, c.ids))), meta };
+    case "schedule":
+      return { body: encoder.encode(scheduleJson(c)), meta };
   }
+}
+
+/**
+ * The weights traded over the test period (POST /v1/optimiser/schedule): `dates` (the purchase, then each rebalance
+ * date), and per traded series (the strategies', the own portfolios'; not the benchmark's, bought and held) its
+ * weight vector at each date, the turnover of each trade (½ Σ|w_target − w_drifted|, 0 at the purchase) and its
+ * costs in dollars. Buy and hold: the purchase alone. Numbers are shortest round-trip doubles.
+ */
+function scheduleJson(c: Computation): string {
+  const N = c.tickers.length;
+  const r = c.rebalance;
+  const traded = r === undefined ? c.ids.filter((id) => !id.startsWith("benchmark.")) : r.ids;
+  const S = traded.length;
+  const R = r === undefined ? 1 : r.rows.length + 1;
+  const sets = r?.weights ?? c.weights;
+  const dates = [c.dates[0], ...(r?.dates ?? [])];
+  const series = traded.map((id, s) => {
+    const weights = Array.from({ length: R }, (_, j) => Array.from(sets.subarray((j * S + s) * N, (j * S + s + 1) * N)));
+    const column = (m: Float64Array[] | undefined) => Array.from({ length: R }, (_, j) => (m === undefined ? 0 : m[0][j * S + s]));
+    return `${JSON.stringify(id)}:{"weights":${JSON.stringify(weights)},"turnover":${JSON.stringify(column(r?.turnover))},` +
+      `"costs":${JSON.stringify(column(r?.costs))}}`;
+  });
+  return `{"tickers":${JSON.stringify(c.tickers)},"dates":${JSON.stringify(dates)},"series":{${series.join(",")}}}`;
 }
 
 /** What `respond` checks before computing anything (the kind, the options, the size of a sims response). */

@@ -176,6 +176,7 @@ const HANDLERS: { [K in ComputeTask["kind"]]: (task: Extract<ComputeTask, { kind
   sims: backtest,
   report: backtest,
   "sims-summary": backtest,
+  schedule: backtest,
 };
 
 async function compute(task: ComputeTask): Promise<TaskResult> {

@@ -4,7 +4,7 @@
  * number; a seed number above 2^53-1 is refused, before any computation, with one message saying to send a string.
  */
 import { MAX_COSTS_BPS, MAX_REBALANCE_DAYS } from "../../src/pipeline/rebalance.js";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { projectRoot } from "../../src/config.js";
@@ -24,7 +24,7 @@ describe("the vocabulary over HTTP", () => {
       hrp: [...HRP_MODES],
       model: [...SIM_MODELS],
       drift: [...SIM_DRIFTS],
-      block_length: { ...BLOCK_LENGTH_RANGE },
+      block_length: { ...BLOCK_LENGTH_RANGE, model: "bootstrap" },
       rebalance: { calendar: ["none", "monthly", "quarterly", "annual"], every_days: { min: 1, max: MAX_REBALANCE_DAYS } },
       window: ["rolling", "expanding"],
       costs_bps: { min: 0, max: MAX_COSTS_BPS },
@@ -40,7 +40,10 @@ describe("the vocabulary over HTTP", () => {
 
   it("the web page writes no option value into its HTML: the selects are filled from /v1/info", () => {
     const html = readFileSync(join(projectRoot(), "web", "index.html"), "utf8");
-    const js = readFileSync(join(projectRoot(), "web", "app.js"), "utf8");
+    // the page's code: its entry and every module it is split into (web/js/)
+    const js = [join(projectRoot(), "web", "app.js"), ...readdirSync(join(projectRoot(), "web", "js"))
+      .filter((f) => f.endsWith(".js")).map((f) => join(projectRoot(), "web", "js", f))]
+      .map((f) => readFileSync(f, "utf8")).join("\n");
     for (const id of ["covariance", "hrp", "model"]) {
       const select = new RegExp(`<select id="${id}"[^>]*data-option="${id}"[^>]*></select>`);
       expect(html, id).toMatch(select);

@@ -18,7 +18,7 @@ export function formRequest() {
     benchmark: $("benchmark").value.trim(),
     // sims options: the drift only when it is not the server's default, the block length only for the bootstrap
     drift: $("drift").value && $("drift").value !== state.optionDefaults.drift ? $("drift").value : "",
-    block_length: $("model").value === "bootstrap" ? $("block-length").value.trim() : "",
+    block_length: $("model").value === state.blockLengthModel ? $("block-length").value.trim() : "",
     portfolios: formPortfolios(),
   };
 }
@@ -94,7 +94,7 @@ export function restoreRequest(req) {
 
 /** The block length applies to the bootstrap model only: disabled otherwise. */
 export function syncBlockLength() {
-  $("block-length").disabled = $("model").value !== "bootstrap";
+  $("block-length").disabled = $("model").value !== state.blockLengthModel;
 }
 
 export function writeUrl(req) {

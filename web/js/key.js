@@ -10,6 +10,7 @@ export const OPTION_SELECTS = ["covariance", "hrp", "model", "drift"];
 
 export function applyOptions(options) {
   state.optionDefaults = { ...(options?.defaults ?? {}) };
+  state.blockLengthModel = options?.block_length?.model;
   if (options?.defaults?.run_count != null) $("run-count").placeholder = String(options.defaults.run_count);
   const bl = $("block-length");
   if (options?.block_length) {

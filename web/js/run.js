@@ -120,7 +120,7 @@ export async function run(e) {
       if (req.model) simsBody.model = req.model;
       if (req.drift) simsBody.drift = req.drift;
       // a typed block length is sent as a number (the server validates its range), only with the bootstrap
-      if (req.block_length && req.model === "bootstrap") simsBody.block_length = Number(req.block_length);
+      if (req.block_length && req.model === state.blockLengthModel) simsBody.block_length = Number(req.block_length);
       if (req.runs) simsBody.run_count = Number(req.runs); // the server validates (1 … its configured maximum)
       if (req.seed) simsBody.seed = /^\d{1,15}$/.test(req.seed) ? Number(req.seed) : req.seed;
       // The percentile bands and distributions, computed by the server (POST /v1/optimiser/sims/summary): the page

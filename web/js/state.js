@@ -12,6 +12,7 @@ export const state = {
   focused: null,
   portfolios: [], // the own-portfolios editor: [{ name, weights: [[TICKER, "typed weight"], …] }]
   optionDefaults: {}, // /v1/info options.defaults
+  blockLengthModel: undefined, // /v1/info options.block_length.model: the model that reads block_length
   controller: null, // the AbortController of the run in flight
   axisLabels: {}, // chart element id → the y axis labels drawn last
 };

@@ -1,6 +1,7 @@
 /** GET /healthz, GET /readyz (no key) and GET /v1/info. */
 import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
+import { ModelCode } from "../../../assembly/shared/vocabulary.js";
 import { z } from "zod";
 import { STRATEGY_IDS, STRATEGY_REGISTRY } from "../../domain/strategies.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../../domain/vocabulary.js";
@@ -97,7 +98,8 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
         hrp: [...HRP_MODES],
         model: [...SIM_MODELS],
         drift: [...SIM_DRIFTS],
-        block_length: { ...BLOCK_LENGTH_RANGE },
+        // the accepted mean block lengths, and the one model that reads them
+        block_length: { ...BLOCK_LENGTH_RANGE, model: SIM_MODELS[ModelCode.bootstrap] },
         rebalance: { calendar: [...REBALANCE_CALENDAR], every_days: { min: 1, max: MAX_REBALANCE_DAYS } },
         window: [...WINDOW_MODES],
         costs_bps: { min: 0, max: MAX_COSTS_BPS },

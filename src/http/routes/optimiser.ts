@@ -10,7 +10,7 @@ import type { ComputeKind } from "../../workers/tasks.js";
 import { ComputeExchange } from "../exchange.js";
 import { requireJson } from "../plugins/errors.js";
 import {
-  makeSchemas, PathsResponse, ProblemResponse, ReportResponse, SimsResponse, WeightsResponse,
+  makeSchemas, PathsResponse, ProblemResponse, ReportResponse, ScheduleResponse, SimsResponse, WeightsResponse,
 } from "../schemas.js";
 import type { AppContext } from "./context.js";
 
@@ -67,6 +67,9 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
     "seven strategies by default): series id → N weights in request ticker order.", WeightsResponse);
   route("paths", "The buy-and-hold value series of 100,000 USD over the test period, one per series.", PathsResponse);
   route("sims", "The series valued on simulated test-period prices, run_1 … run_n.", SimsResponse, SimsSchema);
+  route("schedule", "The weights traded over the test period: the purchase, then each rebalance date's weights per " +
+    "series (strategies and own portfolios), with each trade's turnover and costs. Buy and hold: the purchase alone.",
+    ScheduleResponse);
   if (opts.report) {
     route("report", "Summary statistics per strategy of the paths (final value, returns, volatility, Sharpe, drawdown, " +
       "Sortino, Calmar, historical 95 % VaR and CVaR of the daily returns).",

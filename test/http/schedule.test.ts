@@ -1,0 +1,54 @@
+/**
+ * POST /v1/optimiser/schedule: the weights traded over the test period, equal to the library's paths report's
+ * schedule, turnover and costs (rebalanced with costs, with an own portfolio and a selection); buy and hold gives the
+ * purchase alone, i.e. the /weights body's vectors.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { createEngine } from "../../src/index.js";
+import { alignPrices } from "../../src/pipeline/align.js";
+import { useTestApp } from "../helpers/app.js";
+
+type Schedule = { tickers: string[]; dates: string[]; series: Record<string, { weights: number[][]; turnover: number[]; costs: number[] }> };
+
+describe("POST /v1/optimiser/schedule", () => {
+  const t = useTestApp();
+  let tickers: string[];
+  beforeAll(() => {
+    tickers = t().store.list().map((x) => x.ticker).slice(0, 4);
+  });
+
+  it("rebalanced: one weight vector per date per traded series, as the library's schedule, turnover and costs", async () => {
+    const body = { tickers, rebalance: "quarterly", costs_bps: 15, strategies: ["gmvp", "rpp"],
+      portfolios: { half: { [tickers[0]]: 0.5, [tickers[1]]: 0.5 } }, benchmark: tickers[2] };
+    const [res, paths] = await Promise.all([t().post("/v1/optimiser/schedule", body), t().post("/v1/optimiser/paths", body)]);
+    expect(res.statusCode).toBe(200);
+    const s = res.json() as Schedule;
+    expect(s.dates).toHaveLength(Number(paths.headers["x-rebalance-count"]) + 1);
+    expect(Object.keys(s.series)).toEqual(["l1r.l2d.l3gmvp", "l1r.l2d.l3rpp", "l1r.l2m.l3gmvp", "l1r.l2m.l3rpp",
+      "l1r.l2w.l3gmvp", "l1r.l2w.l3rpp", "portfolio.half"]);
+    const engine = await createEngine();
+    const { benchmark: _, tickers: __, ...options } = body;
+    const report = engine.pathsReport(alignPrices(t().store, tickers, { benchmark: tickers[2] }), options as never);
+    const reb = report.rebalance!;
+    expect(s.dates.slice(1)).toEqual(reb.dates);
+    Object.entries(s.series).forEach(([id, row], k) => {
+      row.weights.forEach((w, j) => expect(w).toEqual(reb.schedule[j][id as keyof (typeof reb.schedule)[number]]));
+      expect(row.turnover).toEqual(reb.turnover.map((x) => x[k]));
+      expect(row.costs).toEqual(reb.costs.map((x) => x[k]));
+    });
+    expect(s.series["portfolio.half"].weights.every((w) => w[0] === 0.5 && w[1] === 0.5)).toBe(true);
+    expect(s.series["portfolio.half"].costs.slice(1).some((x) => x > 0)).toBe(true); // traded back to 50/50, paying
+  });
+
+  it("buy and hold: the purchase alone, the /weights vectors", async () => {
+    const [res, w] = await Promise.all([t().post("/v1/optimiser/schedule", { tickers }), t().post("/v1/optimiser/weights", { tickers })]);
+    const s = res.json() as Schedule;
+    expect(s.dates).toHaveLength(1);
+    const weights = w.json() as Record<string, number[]>;
+    expect(Object.keys(s.series)).toEqual(Object.keys(weights));
+    for (const [id, row] of Object.entries(s.series)) {
+      expect(row.weights).toEqual([weights[id]]);
+      expect(row.turnover).toEqual([0]);
+    }
+  });
+});
