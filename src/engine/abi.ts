@@ -78,6 +78,10 @@ export interface EngineExports {
   __pin(ptr: Ptr): Ptr;
   __unpin(ptr: Ptr): void;
   __collect(): void;
+
+  // l3msr, maximum Sharpe ratio (assembly/abi/msr.ts)
+  kMsr(S: Ptr, X: Ptr, n: number, N: number, lo: number, hi: number, out: Ptr, warm: Ptr): Status;
+  lastMsrFellBack(): number;
 }
 
 /** What the runtime table records for one export: a function's arity, or "memory" / "global". */
@@ -132,4 +136,7 @@ export const ENGINE_EXPORTS = {
   __pin: 1,
   __unpin: 1,
   __collect: 0,
+  // l3msr, maximum Sharpe ratio (assembly/abi/msr.ts)
+  kMsr: 8,
+  lastMsrFellBack: 0,
 } as const satisfies { [K in keyof EngineExports]: ExportShape<EngineExports[K]> };
