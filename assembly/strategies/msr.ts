@@ -42,8 +42,11 @@ export function msrFellBack(): bool {
  *     `Ok`, nothing written.
  *   - lo = 0 and hi = 1 (no bounds): the homogenised convex QP min ½yᵀΣ̃y s.t. μᵀy = 1, y ≥ 0, w = y/1ᵀy
  *     (`sharpeSimplex`, a primal active set).
- *   - Other bounds: the parametric box QP w(t) = argmin ½wᵀΣ̃w − tμᵀw over the box (`sharpeBox`); w(t) is the answer
- *     iff φ(t) = t·μᵀw(t) − w(t)ᵀΣ̃w(t) = 0, bracketed by doubling and narrowed by the Illinois method.
+ *   - Other bounds: the unbounded answer first; if it lies in the box it is the answer. Otherwise the parametric
+ *     box QP w(t) = argmin ½wᵀΣ̃w − tμᵀw over the box (`sharpeBox`); w(t) is the answer iff
+ *     φ(t) = t·μᵀw(t) − w(t)ᵀΣ̃w(t) = 0, bracketed from the unbounded answer's t = ṽ/m and narrowed by the Illinois
+ *     method; the first QP starts from `warm` if given, else from the box vertex that fills names in the order of
+ *     the unbounded weights (`vertexByScore`).
  * Certification (both paths, on the un-ridged Σ): with g = Σw, v = wᵀg, m = μᵀw > 0, the gradient
  *   G = g − (v/m)μ (−∇S times the positive factor v^{3/2}/m) passes the box test of §5.6 (`gradientResidual`:
  *   max(0, max_{w_i>lo} G_i − min_{w_i<hi} G_i)/2 / (trace(Σ)/N), with |1ᵀw − 1| and bound violations) at ≤ 1e-9.
@@ -97,9 +100,42 @@ export function msrWeights(S: usize, X: usize, n: i32, N: i32, lo: f64, hi: f64,
   const delta = 1e-12 * scale;
   const w = scratchF64(N);
   const g = scratchF64(N);
-  const st = unbounded
-    ? sharpeSimplex(S, mu, N, delta, muAbs, w, warm)
-    : sharpeBox(S, mu, N, lo, hi, delta, scale, muAbs, mMax, w, g, warm);
+  let st: Status;
+  if (unbounded) {
+    st = sharpeSimplex(S, mu, N, delta, muAbs, w, warm);
+  } else {
+    // The unbounded answer first (cheap): inside the box it is the bounded answer too; otherwise its t = ṽ/m
+    // starts the bracket search, and it is the first QP's hint unless `warm` is given.
+    const mark = arenaMark();
+    const su = sharpeSimplex(S, mu, N, delta, muAbs, w, 0);
+    let itU = lastIterations();
+    arenaRelease(mark);
+    let t0 = 0.0;
+    let inside = false;
+    if (su == Status.Ok) {
+      inside = true;
+      for (let i: i32 = 0; i < N; i++) {
+        const x = load<f64>(w + (<usize>i << 3));
+        if (x < eLo || x > eHi) { inside = false; break; }
+      }
+      const m = dot(mu, w, N);
+      t0 = ridgedQuad(S, N, w, delta, g) / m;
+    }
+    if (inside) {
+      st = Status.Ok;
+    } else {
+      // the first QP's hint: `warm`, else a vertex of the box ordered by the unbounded weights (a water-filled
+      // projection would free every name the unbounded answer does not hold: thousands of free names at N = 2,000)
+      let hint: usize = warm;
+      if (warm == 0 && su == Status.Ok) {
+        hint = scratchF64(N);
+        vertexByScore(w, mu, N, eLo, eHi, hint, scratchI32(N));
+      }
+      st = sharpeBox(S, mu, N, lo, hi, delta, scale, muAbs, mMax, w, g, t0, hint);
+      itU += lastIterations();
+    }
+    setIterations(itU);
+  }
   if (st != Status.Ok) return st;
   const res = sharpeResidual(S, mu, N, w, eLo, eHi, 0.0, scale, g);
   setResidual(res);
@@ -142,6 +178,34 @@ export function maxMean(mu: usize, N: i32, lo: f64, hi: f64, used: usize): f64 {
     m += wi * load<f64>(mu + (<usize>i << 3));
   }
   return m;
+}
+
+/**
+ * A vertex of the box {1ᵀw = 1, lo ≤ w ≤ hi} (bounds effective) as a starting hint: every weight at lo, then names
+ * raised to hi in descending order of (score_i, then μ_i; lowest index on ties) until the budget 1 − N·lo is spent,
+ * the last one partly. `used`: N i32 scratch. O(N·m), m = the names raised.
+ */
+function vertexByScore(score: usize, mu: usize, N: i32, lo: f64, hi: f64, out: usize, used: usize): void {
+  memory.fill(used, 0, <usize>N << 2);
+  for (let i: i32 = 0; i < N; i++) store<f64>(out + (<usize>i << 3), lo);
+  let r = 1.0 - <f64>N * lo;
+  const room = hi - lo;
+  while (r > 0.0 && room > 0.0) {
+    let j: i32 = -1;
+    let bs = -Infinity;
+    let bm = -Infinity;
+    for (let i: i32 = 0; i < N; i++) {
+      if (load<i32>(used + (<usize>i << 2)) != 0) continue;
+      const sc = load<f64>(score + (<usize>i << 3));
+      const m = load<f64>(mu + (<usize>i << 3));
+      if (sc > bs || (sc == bs && m > bm)) { bs = sc; bm = m; j = i; }
+    }
+    if (j < 0) break;
+    store<i32>(used + (<usize>j << 2), 1);
+    const step = r < room ? r : room;
+    store<f64>(out + (<usize>j << 3), lo + step);
+    r -= step;
+  }
 }
 
 /**
@@ -388,35 +452,81 @@ function sharpeSimplex(S: usize, mu: usize, N: i32, delta: f64, muAbs: f64, w: u
  * lo ≤ w ≤ hi (`boxQP` with c = −tμ; its ridge is the same δ), each QP warm-started from the last point.
  * Method: along the path d(S̃²)/dt = −2m m′φ/ṽ² with m = μᵀw(t), ṽ = w(t)ᵀΣ̃w(t), φ(t) = t·m − ṽ; the Sharpe maximiser
  *   is w(t*) with φ(t*) = 0 (its KKT conditions are those of the QP at t* = ṽ/m). φ(0) = −ṽ(gmvp) < 0, and φ > 0
- *   for large t because max μᵀw > 0 (checked by the caller). From t₀ = ṽ₀/m₀ (m₀ = μᵀw(0) if > 0, else the
- *   greedy maximum mMax), at least 1e-14·(trace/N)/max|μ|, t is doubled (≤ 200 times) until φ ≥ 0, then the bracket
- *   is narrowed by the Illinois method (≤ 200 steps, to 1e-15 relative); every point's ridged certificate
- *   (G̃ = Σ̃w − (ṽ/m)μ) is checked on the spot and the first ≤ 1e-12 is the answer, else w(t_hi).
- *   `warm` is the hint of the first QP only.
+ *   for large t because max μᵀw > 0 (checked by the caller). Bracket: from the guess t0 (the caller's: ṽ/m of the
+ *   unbounded answer) t is halved while φ ≥ 0 or doubled while φ < 0 (≤ 200 times each); without a usable guess
+ *   (or when halving passes tMin = 1e-14·(trace/N)/max|μ|) the lower end is t = 0 (the bounded minimum-variance
+ *   point) and the upper starts at ṽ₀/m₀ (m₀ = μᵀw(0) if > 0, else the greedy maximum mMax). Then the Illinois
+ *   method (≤ 200 steps, to 1e-15 relative); every point's ridged certificate (G̃ = Σ̃w − (ṽ/m)μ) is checked on the
+ *   spot and the first ≤ 1e-12 is the answer, else w(t_hi). `hint0` (N weights or 0) is the first QP's hint.
  * Convergence: `NotConverged` if φ stays < 0 after the doublings; a box QP's failure status is returned as is.
- * Complexity: each point a warm-started box QP (usually one face solve and one factorisation of its free set) plus
- *   O(N·nnz(w)). Scratch: 3N f64 plus one box QP at a time (`arenaMark`/`arenaRelease`).
+ * Complexity: each point a warm-started box QP (usually a few face solves and one factorisation of its free set)
+ *   plus O(N·nnz(w)). Scratch: 3N f64 plus one box QP at a time (`arenaMark`/`arenaRelease`).
  */
 function sharpeBox(S: usize, mu: usize, N: i32, lo: f64, hi: f64, delta: f64, scale: f64, muAbs: f64, mMax: f64,
-  w: usize, g: usize, warm: usize): Status {
+  w: usize, g: usize, t0: f64, hint0: usize): Status {
   const row = <usize>N << 3;
   const c = scratchF64(N);
   const hint = scratchF64(N);
   const eLo = effectiveLo(N, lo);
   const eHi = effectiveHi(N, hi);
-  let total: i32 = 0;
-  let st = pathPoint(S, mu, N, lo, hi, 0.0, c, w, warm);
-  total += lastIterations();
-  if (st != Status.Ok) { setIterations(total); return st; }
-  memory.copy(hint, w, row);
-  let v = ridgedQuad(S, N, w, delta, g);
-  let m = dot(mu, w, N);
-  let tLo = 0.0;
-  let fLo = -v;
-  let tHi = m > 0.0 ? v / m : v / mMax;
   const tMin = 1e-14 * scale / muAbs;
-  if (!(tHi > tMin)) tHi = tMin;
+  let total: i32 = 0;
+  let tLo = 0.0;
+  let fLo = 0.0;
+  let tHi = 0.0;
   let phi = -1.0;
+  let v = 0.0;
+  let m = 0.0;
+  let haveLo = false;
+  let st = Status.Ok;
+  let h = hint0;
+  if (t0 > tMin && isFinite(t0)) {
+    // from the guess: halve while φ ≥ 0 (t0 then bounds t* from above), else double below
+    st = pathPoint(S, mu, N, lo, hi, t0, c, w, h);
+    total += lastIterations();
+    if (st != Status.Ok) { setIterations(total); return st; }
+    memory.copy(hint, w, row);
+    h = hint;
+    v = ridgedQuad(S, N, w, delta, g);
+    m = dot(mu, w, N);
+    phi = t0 * m - v;
+    if (phi >= 0.0) {
+      tHi = t0;
+      let t = t0;
+      for (let it: i32 = 0; it < 200 && t > tMin; it++) {
+        t *= 0.5;
+        st = pathPoint(S, mu, N, lo, hi, t, c, w, hint);
+        total += lastIterations();
+        if (st != Status.Ok) { setIterations(total); return st; }
+        memory.copy(hint, w, row);
+        v = ridgedQuad(S, N, w, delta, g);
+        m = dot(mu, w, N);
+        const f = t * m - v;
+        if (f < 0.0) { tLo = t; fLo = f; haveLo = true; break; }
+        tHi = t;
+      }
+    } else {
+      tLo = t0; fLo = phi; haveLo = true;
+      tHi = 2.0 * t0;
+    }
+  }
+  if (!haveLo) {
+    // t = 0: the bounded minimum-variance point, φ(0) = −ṽ₀ < 0
+    st = pathPoint(S, mu, N, lo, hi, 0.0, c, w, h);
+    total += lastIterations();
+    if (st != Status.Ok) { setIterations(total); return st; }
+    memory.copy(hint, w, row);
+    v = ridgedQuad(S, N, w, delta, g);
+    m = dot(mu, w, N);
+    tLo = 0.0;
+    fLo = -v;
+    if (!(tHi > 0.0)) {
+      tHi = m > 0.0 ? v / m : v / mMax;
+      if (!(tHi > tMin)) tHi = tMin;
+    }
+  }
+  // double tHi until φ(tHi) ≥ 0 (also evaluates w(tHi) when the bracket came from halving)
+  phi = -1.0;
   for (let it: i32 = 0; it < 200; it++) {
     st = pathPoint(S, mu, N, lo, hi, tHi, c, w, hint);
     total += lastIterations();
