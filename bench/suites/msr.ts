@@ -6,8 +6,8 @@
  * 251 returns; monthly: X = 12 sums of 21 returns (fixed 21-row blocks, as the weights suite's buckets); Σ = the
  * sample covariance of X (singular for monthly X with N ≥ 12). Tasks, for N = 100, 500, 2,000:
  *   kernel:msr:<freq>:n=…            no bounds (the homogenised active-set QP)
- *   kernel:msr-bounded:<freq>:n=…    max_weight = max(5/N, 0.02)·… (hi = 0.05 at N = 100, 0.01 at N = 500, 0.005 at
- *                                    N = 2,000: the bound binds), by the parametric box QP
+ *   kernel:msr-bounded:<freq>:n=…    with max_weight hi = 0.05 at N = 100, 0.01 at N = 500, 0.005 at N = 2,000 (the
+ *                                    bound binds), by the parametric box QP
  * After the table, one line per case: held names, iterations, residual and whether it fell back.
  * Every result is checked finite (or a recorded fallback) and consumed.
  */

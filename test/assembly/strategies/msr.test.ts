@@ -504,3 +504,23 @@ describeWithSharedData("msr: real monthly and daily windows (cvxportfolio-sp500)
     }
   });
 });
+
+describe("msr: docs/test-vectors.md §11-K", () => {
+  // §11-A's covariance
+  const S = covFrom([0.1, 0.15, 0.2, 0.25],
+    [[1, 0.7, 0.2, -0.1], [0.7, 1, 0.4, 0.1], [0.2, 0.4, 1, 0.5], [-0.1, 0.1, 0.5, 1]]);
+  const vectors: [string, number[], number, number, number[], number][] = [
+    ["K-1", [0.05, 0.07, 0.09, 0.06], 0, 1, [0.6596951480, 0.0413763614, 0.2129813618, 0.0859471288], 0.6265441769],
+    ["K-2", [0.08, -0.01, 0.05, -0.002], 0, 1, [0.9390913647, 0, 0.0452635379, 0.0156450974], 0.8057298847],
+    ["K-3", [0.05, 0.07, 0.09, 0.06], 0, 0.4, [0.4, 0.2610484584, 0.2536778808, 0.0852736608], 0.6087412721],
+    ["K-4", [0.08, -0.01, 0.05, 0.03], 0.1, 0.5, [0.5, 0.1, 0.2826916436, 0.1173083564], 0.5378869949],
+  ];
+  for (const [name, mu, lo, hi, w, s] of vectors) {
+    it(`${name}: the weights and the Sharpe ratio of the enumerated reference (bounds ${lo}..${hi})`, () => {
+      const o = solve(S, mu, 4, lo, hi);
+      expect(o.status).toBe(Status.Ok);
+      expectClose(o.value, w, TOL.vector10, name);
+      expect(Math.abs(sharpe(S, mu, o.value, 4) - s)).toBeLessThanOrEqual(TOL.table10);
+    });
+  }
+});
