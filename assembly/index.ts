@@ -8,3 +8,4 @@ export * from "./abi/weights";
 export * from "./abi/sims";
 export * from "./abi/rebalance";
 export * from "./abi/clustered";
+export * from "./abi/msr";

@@ -85,6 +85,9 @@ export interface EngineExports {
   kHerc(S: Ptr, N: number, k: number, out: Ptr): Status;
   kNco(S: Ptr, N: number, k: number, out: Ptr, warm: Ptr, intra: Ptr, inter: Ptr): Status;
   kCorrelationClusters(S: Ptr, N: number, k: number, labels: Ptr, Z: Ptr): Status;
+  // l3msr, maximum Sharpe ratio (assembly/abi/msr.ts)
+  kMsr(S: Ptr, X: Ptr, n: number, N: number, lo: number, hi: number, out: Ptr, warm: Ptr): Status;
+  lastMsrFellBack(): number;
 }
 
 /** What the runtime table records for one export: a function's arity, or "memory" / "global". */
@@ -144,4 +147,7 @@ export const ENGINE_EXPORTS = {
   kHerc: 4,
   kNco: 7,
   kCorrelationClusters: 5,
+  // l3msr, maximum Sharpe ratio (assembly/abi/msr.ts)
+  kMsr: 8,
+  lastMsrFellBack: 0,
 } as const satisfies { [K in keyof EngineExports]: ExportShape<EngineExports[K]> };

@@ -1,0 +1,597 @@
+import { Status } from "../shared/status";
+import { setBadIndex, setIterations, setResidual, lastIterations } from "../result";
+import { arenaMark, arenaRelease, scratchF64, scratchI32 } from "../memory";
+import { axpy, dot } from "../linalg/blas";
+import { appendRow, backL, cleanWeights, growFactor, refactor, removeRow } from "../solvers/simplex-qp";
+import { boxQP, effectiveHi, effectiveLo, feasibleBounds, gradientResidual } from "../solvers/box-qp";
+
+/** Recompute the free-set factor from scratch after this many up/down-dates (as docs/method.md §5.2). */
+const REFACTOR_EVERY: i32 = 256;
+
+/** Initial row capacity of the free-set factor (doubled as F grows, capped at N). */
+const FACTOR_START: i32 = 64;
+
+/** The bounded path's search stops at the first point whose ridged certificate is below this (margin under 1e-9). */
+const PATH_TARGET: f64 = 1e-12;
+
+/** Accepted certificate residual (docs/method.md §4.3, §4.11). */
+const CERT_TOL: f64 = 1e-9;
+
+let fellBack: bool = false;
+
+/**
+ * Whether the last `msrWeights` call found no feasible portfolio with a positive expected return (max μᵀw over the
+ * bounded simplex ≤ 0): it then returned `Ok` and wrote nothing to `out`; the caller substitutes the gmvp weights
+ * computed under the same bounds and flags the series (docs/method.md §4.11).
+ */
+export function msrFellBack(): bool {
+  return fellBack;
+}
+
+/**
+ * l3msr: maximum Sharpe ratio, long-only, zero risk-free rate (docs/method.md §4.11):
+ *   max S(w) = μᵀw / √(wᵀΣw)  s.t. 1ᵀw = 1, lo ≤ w_i ≤ hi,
+ * with μ_i the column mean of the n×N observations X (Σ_t X_ti summed in row order t = 0..n−1, then divided by n)
+ * and Σ the given covariance.
+ * Layout: S N×N row-major (read only; Σ_ii > 0 checked by the caller), X n×N row-major (read only), out N f64,
+ *   warm 0 or N previous weights (a starting hint only).
+ * Method: δ = 1e-12·trace(Σ)/N, Σ̃ = Σ + δI (the ridge of §5.2); the answer is the maximiser of μᵀw/√(wᵀΣ̃w),
+ *   unique because Σ̃ ≻ 0, so it is defined (and deterministic) when Σ is singular too.
+ *   - No positive mean: m* = max μᵀw over the feasible set, computed greedily (every weight at lo, then the names in
+ *     descending μ, lowest index on ties, raised to hi until the budget is spent); m* ≤ 0 → `msrFellBack()` is true,
+ *     `Ok`, nothing written.
+ *   - lo = 0 and hi = 1 (no bounds): the homogenised convex QP min ½yᵀΣ̃y s.t. μᵀy = 1, y ≥ 0, w = y/1ᵀy
+ *     (`sharpeSimplex`, a primal active set).
+ *   - Other bounds: the unbounded answer first; if it lies in the box it is the answer. Otherwise the parametric
+ *     box QP w(t) = argmin ½wᵀΣ̃w − tμᵀw over the box (`sharpeBox`); w(t) is the answer iff
+ *     φ(t) = t·μᵀw(t) − w(t)ᵀΣ̃w(t) = 0, bracketed from the unbounded answer's t = ṽ/m and narrowed by the Illinois
+ *     method; the first QP starts from `warm` if given, else from the box vertex that fills names in the order of
+ *     the unbounded weights (`vertexByScore`).
+ * Certification (both paths, on the un-ridged Σ): with g = Σw, v = wᵀg, m = μᵀw > 0, the gradient
+ *   G = g − (v/m)μ (−∇S times the positive factor v^{3/2}/m) passes the box test of §5.6 (`gradientResidual`:
+ *   max(0, max_{w_i>lo} G_i − min_{w_i<hi} G_i)/2 / (trace(Σ)/N), with |1ᵀw − 1| and bound violations) at ≤ 1e-9.
+ *   S is pseudo-concave where m > 0, so these KKT conditions are sufficient. `lastResidual()` reports it.
+ * Preconditions: S symmetric PSD with Σ_ii > 0; n ≥ 1; 0 ≤ lo ≤ hi ≤ 1 (else `BadDimensions`); N·hi ≥ 1 ≥ N·lo
+ *   (else `InfeasibleBounds`). A non-finite mean → `NonFinite` (lastBadIndex = asset).
+ * Convergence: the active set terminates finitely (cap 20N + 100 → `NotConverged`); the bounded search ≤ 200
+ *   doublings + 200 Illinois steps; a failed certificate → `NotCertified`. `lastIterations()` reports the work.
+ * Complexity: n·N for μ; unbounded O(k²) per face + O(N·k) per multiplier check (k = held names); bounded a few dozen
+ *   warm-started box QPs plus O(N·nnz) per path point. Scratch: c² + 6N f64 + 3N i32 (c ≤ N the factor's capacity),
+ *   one box QP at a time.
+ * Edge cases: N = 1 → [1] if μ_0 > 0 (else fellBack). A zero-variance portfolio with positive mean (singular Σ): the
+ *   ridge picks the one maximising μᵀw/‖w‖₂ among them (S̃ ≈ μᵀw/(√δ‖w‖₂) there); its certificate holds with v ≈ 0.
+ * References: Sharpe (1966), J. Business 39(1):119–138; Cornuejols & Tütüncü, Optimization Methods in Finance
+ *   (2007), §8.2 (the homogenisation); Nocedal & Wright (2006) §16.5 (active set).
+ */
+export function msrWeights(S: usize, X: usize, n: i32, N: i32, lo: f64, hi: f64, out: usize, warm: usize): Status {
+  fellBack = false;
+  setIterations(0);
+  setResidual(0.0);
+  setBadIndex(-1);
+  if (N < 1 || n < 1) return Status.BadDimensions;
+  if (!(lo >= 0.0) || !(hi <= 1.0) || !(lo <= hi)) return Status.BadDimensions;
+  if (!feasibleBounds(N, lo, hi)) return Status.InfeasibleBounds;
+  const unbounded = lo == 0.0 && hi == 1.0;
+  const eLo = effectiveLo(N, lo);
+  const eHi = effectiveHi(N, hi);
+
+  // μ: column means, summed in row order
+  const mu = scratchF64(N);
+  memory.fill(mu, 0, <usize>N << 3);
+  const rowX = <usize>N << 3;
+  for (let t: i32 = 0; t < n; t++) axpy(N, 1.0, X + <usize>t * rowX, mu);
+  let muAbs = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    const p = mu + (<usize>i << 3);
+    const m = load<f64>(p) / <f64>n;
+    if (!isFinite(m)) { setBadIndex(i); return Status.NonFinite; }
+    store<f64>(p, m);
+    if (Math.abs(m) > muAbs) muAbs = Math.abs(m);
+  }
+  const mMax = maxMean(mu, N, eLo, eHi, scratchI32(N));
+  if (!(mMax > 0.0)) { fellBack = true; return Status.Ok; }
+  if (N == 1) { store<f64>(out, 1.0); return Status.Ok; }
+
+  const row = <usize>N << 3;
+  let trace = 0.0;
+  for (let i: i32 = 0; i < N; i++) trace += load<f64>(S + <usize>i * row + (<usize>i << 3));
+  if (!(trace > 0.0) || !isFinite(trace)) return Status.NotPositiveDefinite;
+  const scale = trace / <f64>N;
+  const delta = 1e-12 * scale;
+  const w = scratchF64(N);
+  const g = scratchF64(N);
+  let st: Status;
+  if (unbounded) {
+    st = sharpeSimplex(S, mu, N, delta, muAbs, w, warm);
+  } else {
+    // The unbounded answer first (cheap): inside the box it is the bounded answer too; otherwise its t = ṽ/m
+    // starts the bracket search, and it is the first QP's hint unless `warm` is given.
+    const mark = arenaMark();
+    const su = sharpeSimplex(S, mu, N, delta, muAbs, w, 0);
+    let itU = lastIterations();
+    arenaRelease(mark);
+    let t0 = 0.0;
+    let inside = false;
+    if (su == Status.Ok) {
+      inside = true;
+      for (let i: i32 = 0; i < N; i++) {
+        const x = load<f64>(w + (<usize>i << 3));
+        if (x < eLo || x > eHi) { inside = false; break; }
+      }
+      const m = dot(mu, w, N);
+      t0 = ridgedQuad(S, N, w, delta, g) / m;
+    }
+    if (inside) {
+      st = Status.Ok;
+    } else {
+      // the first QP's hint: `warm`, else a vertex of the box ordered by the unbounded weights (a water-filled
+      // projection would free every name the unbounded answer does not hold: thousands of free names at N = 2,000)
+      let hint: usize = warm;
+      if (warm == 0 && su == Status.Ok) {
+        hint = scratchF64(N);
+        vertexByScore(w, mu, N, eLo, eHi, hint, scratchI32(N));
+      }
+      st = sharpeBox(S, mu, N, lo, hi, delta, scale, muAbs, mMax, w, g, t0, hint);
+      itU += lastIterations();
+    }
+    setIterations(itU);
+  }
+  if (st != Status.Ok) return st;
+  const res = sharpeResidual(S, mu, N, w, eLo, eHi, 0.0, scale, g);
+  setResidual(res);
+  memory.copy(out, w, row);
+  return res <= CERT_TOL ? Status.Ok : Status.NotCertified;
+}
+
+/**
+ * max μᵀw s.t. 1ᵀw = 1, lo ≤ w ≤ hi (bounds already effective): every weight at lo, then the names in descending μ
+ * (lowest index on ties) raised to hi until the budget 1 − N·lo is spent, the last one partly. The sum is formed in
+ * index order. `used`: N i32 scratch. O(N·m), m = the names raised.
+ */
+export function maxMean(mu: usize, N: i32, lo: f64, hi: f64, used: usize): f64 {
+  memory.fill(used, 0, <usize>N << 2);
+  let r = 1.0 - <f64>N * lo;
+  const room = hi - lo;
+  // `used` marks the raised names (1: at hi, 2: the last, partly raised); the sum is formed below in index order
+  let partialAmount = 0.0;
+  while (r > 0.0 && room > 0.0) {
+    let j: i32 = -1;
+    let best = -Infinity;
+    for (let i: i32 = 0; i < N; i++) {
+      if (load<i32>(used + (<usize>i << 2)) != 0) continue;
+      const v = load<f64>(mu + (<usize>i << 3));
+      if (v > best) { best = v; j = i; }
+    }
+    if (j < 0) break;
+    if (r < room) {
+      store<i32>(used + (<usize>j << 2), 2);
+      partialAmount = r;
+      break;
+    }
+    store<i32>(used + (<usize>j << 2), 1);
+    r -= room;
+  }
+  let m = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    const u = load<i32>(used + (<usize>i << 2));
+    const wi = u == 1 ? hi : (u == 2 ? lo + partialAmount : lo);
+    m += wi * load<f64>(mu + (<usize>i << 3));
+  }
+  return m;
+}
+
+/**
+ * A vertex of the box {1ᵀw = 1, lo ≤ w ≤ hi} (bounds effective) as a starting hint: every weight at lo, then names
+ * raised to hi in descending order of (score_i, then μ_i; lowest index on ties) until the budget 1 − N·lo is spent,
+ * the last one partly. `used`: N i32 scratch. O(N·m), m = the names raised.
+ */
+function vertexByScore(score: usize, mu: usize, N: i32, lo: f64, hi: f64, out: usize, used: usize): void {
+  memory.fill(used, 0, <usize>N << 2);
+  for (let i: i32 = 0; i < N; i++) store<f64>(out + (<usize>i << 3), lo);
+  let r = 1.0 - <f64>N * lo;
+  const room = hi - lo;
+  while (r > 0.0 && room > 0.0) {
+    let j: i32 = -1;
+    let bs = -Infinity;
+    let bm = -Infinity;
+    for (let i: i32 = 0; i < N; i++) {
+      if (load<i32>(used + (<usize>i << 2)) != 0) continue;
+      const sc = load<f64>(score + (<usize>i << 3));
+      const m = load<f64>(mu + (<usize>i << 3));
+      if (sc > bs || (sc == bs && m > bm)) { bs = sc; bm = m; j = i; }
+    }
+    if (j < 0) break;
+    store<i32>(used + (<usize>j << 2), 1);
+    const step = r < room ? r : room;
+    store<f64>(out + (<usize>j << 3), lo + step);
+    r -= step;
+  }
+}
+
+/**
+ * The certificate of `msrWeights` for a point w: g = (Σ + ridge·I)w, v = wᵀg, m = μᵀw; Infinity unless m > 0;
+ * else `gradientResidual` of G = g − (v/m)μ over the box [lo, hi] with the given scale. `g`: N f64 scratch (holds
+ * G afterwards). ridge = 0 for the final certificate, δ for the bounded search's stopping test. O(N·nnz(w)).
+ */
+export function sharpeResidual(S: usize, mu: usize, N: i32, w: usize, lo: f64, hi: f64, ridge: f64, scale: f64,
+  g: usize): f64 {
+  const row = <usize>N << 3;
+  memory.fill(g, 0, row);
+  for (let j: i32 = 0; j < N; j++) {
+    const wj = load<f64>(w + (<usize>j << 3));
+    if (wj != 0.0) axpy(N, wj, S + <usize>j * row, g);
+  }
+  if (ridge != 0.0) axpy(N, ridge, w, g);
+  const v = dot(w, g, N);
+  const m = dot(mu, w, N);
+  if (!(m > 0.0)) return Infinity;
+  axpy(N, -v / m, mu, g);
+  return gradientResidual(g, w, N, lo, hi, scale);
+}
+
+/**
+ * The unbounded path of `msrWeights`: the homogenised QP min ½yᵀΣ̃y s.t. μᵀy = 1, y ≥ 0 (Σ̃ = Σ + δI), whose
+ * solution is y* = w* ÷ μᵀw* for the maximum-Sharpe w* (Cornuejols & Tütüncü 2007, §8.2). Writes w = y/1ᵀy, cleaned
+ * as §3.5 (w_i < 1e-14 → 0, renormalised), into `w`.
+ * Method: the primal active set of docs/method.md §5.2 with μ in place of 1:
+ *   start (cold): the single name with the best Sharpe ratio, k = argmax_{μ_i>0} μ_i²/Σ̃_ii (lowest index on ties),
+ *   y = e_k/μ_k; (warm) the hint's support (entries ≥ 1e-14) scaled to μᵀy = 1, if its mean is > 0 and it is finite.
+ *   Each face F solves Σ̃_FF z = μ_F (the up/down-dated Cholesky factor of simplex-qp.ts, then one forward and one
+ *   back substitution) and y* = z/μ_Fᵀz; p = y* − y. If max|p| ≤ 1e-15·1ᵀy: g = Σ̃y, κ = yᵀg (the multiplier of
+ *   μᵀy = 1) and ν_i = g_i − κμ_i (i ∉ F); optimal if min ν ≥ −1e-13·κ·max|μ|, else the most negative (lowest index
+ *   on ties) enters F. Otherwise the ratio test of §5.2 (lowest index on ties) moves y, drops the blocking index,
+ *   clips y ≥ 0 and rescales to μᵀy = 1. Anti-cycling as §5.2: an index that entered on a multiplier and gets
+ *   y*_j ≤ 0 on its new face leaves again and is barred until y next moves.
+ * Convergence: finite in exact arithmetic; cap 20N + 100 iterations → `NotConverged`; a failed factorisation →
+ *   `NotPositiveDefinite`; μ_Fᵀz ≤ 0 (impossible in exact arithmetic: F always holds a name with y_i > 0, so
+ *   μ_F ≠ 0) → `NotConverged`.
+ * Complexity: O(k²) per face, O(N·k) per multiplier check; scratch c² + 4N f64 + 3N i32.
+ */
+function sharpeSimplex(S: usize, mu: usize, N: i32, delta: f64, muAbs: f64, w: usize, warm: usize): Status {
+  const row = <usize>N << 3;
+  const y = w;
+  const z = scratchF64(N);
+  const g = scratchF64(N);
+  const ones = scratchF64(N); // L⁻¹1 kept by the shared factor helpers; unused here
+  const F = scratchI32(N);
+  const inF = scratchI32(N);
+  const tabu = scratchI32(N);
+  let ld: i32 = N < FACTOR_START ? N : FACTOR_START;
+  let L = scratchF64(ld * ld); // allocated last: growFactor extends it in place
+  memory.fill(y, 0, row);
+  memory.fill(inF, 0, <usize>N << 2);
+  memory.fill(tabu, 0, <usize>N << 2);
+
+  let k: i32 = 0;
+  if (warm != 0) {
+    let ok = true;
+    let m = 0.0;
+    for (let i: i32 = 0; i < N; i++) {
+      const v = load<f64>(warm + (<usize>i << 3));
+      if (!isFinite(v)) { ok = false; break; }
+      if (v >= 1e-14) m += v * load<f64>(mu + (<usize>i << 3));
+    }
+    if (ok && m > 0.0 && isFinite(m)) {
+      for (let i: i32 = 0; i < N; i++) {
+        const v = load<f64>(warm + (<usize>i << 3));
+        if (v >= 1e-14) {
+          store<f64>(y + (<usize>i << 3), v / m);
+          store<i32>(F + (<usize>k << 2), i);
+          store<i32>(inF + (<usize>i << 2), 1);
+          k++;
+        }
+      }
+    }
+  }
+  if (k == 0) {
+    let k0: i32 = -1;
+    let best = 0.0;
+    for (let i: i32 = 0; i < N; i++) {
+      const m = load<f64>(mu + (<usize>i << 3));
+      if (!(m > 0.0)) continue;
+      const r = m * m / (load<f64>(S + <usize>i * row + (<usize>i << 3)) + delta);
+      if (k0 < 0 || r > best) { best = r; k0 = i; }
+    }
+    store<f64>(y + (<usize>k0 << 3), 1.0 / load<f64>(mu + (<usize>k0 << 3)));
+    store<i32>(F, k0);
+    store<i32>(inF + (<usize>k0 << 2), 1);
+    k = 1;
+  }
+  let lValid = false;
+  let updates: i32 = 0;
+  let lastAdded: i32 = -1;
+  let nTabu: i32 = 0;
+  let zValid = false;
+  let done = false;
+  const maxIter = 20 * N + 100;
+  let it: i32 = 0;
+  for (; it < maxIter; it++) {
+    if (!zValid) {
+      if (!lValid) {
+        if (ld < k) {
+          const cap = k <= (N >> 1) ? k << 1 : N;
+          L = growFactor(L, ld, cap, 0);
+          ld = cap;
+        }
+        if (!refactor(S, N, delta, F, k, L, ld, ones)) return Status.NotPositiveDefinite;
+        lValid = true;
+        updates = 0;
+      }
+      // z = Σ̃_FF⁻¹ μ_F: forward (L r = μ_F) then back substitution
+      const rowL = <usize>ld << 3;
+      for (let r: i32 = 0; r < k; r++) {
+        const Lr = L + <usize>r * rowL;
+        const mr = load<f64>(mu + (<usize>load<i32>(F + (<usize>r << 2)) << 3));
+        store<f64>(z + (<usize>r << 3), (mr - dot(Lr, z, r)) / load<f64>(Lr + (<usize>r << 3)));
+      }
+      backL(L, ld, k, z);
+      let sz = 0.0;
+      for (let r: i32 = 0; r < k; r++) {
+        sz += load<f64>(mu + (<usize>load<i32>(F + (<usize>r << 2)) << 3)) * load<f64>(z + (<usize>r << 3));
+      }
+      if (!(sz > 0.0) || !isFinite(sz)) { setIterations(it); return Status.NotConverged; }
+      for (let r: i32 = 0; r < k; r++) store<f64>(z + (<usize>r << 3), load<f64>(z + (<usize>r << 3)) / sz);
+      zValid = true;
+    }
+    // an index released on a noise multiplier: its optimum on the new face is ≤ 0
+    if (lastAdded >= 0 && load<f64>(z + (<usize>(k - 1) << 3)) <= 0.0) {
+      store<i32>(tabu + (<usize>lastAdded << 2), 1);
+      nTabu++;
+      store<i32>(inF + (<usize>lastAdded << 2), 0);
+      if (lValid) removeRow(L, ld, k, k - 1, ones);
+      k--;
+      lastAdded = -1;
+      zValid = false;
+      continue;
+    }
+    lastAdded = -1;
+    let pmax = 0.0;
+    let ysum = 0.0;
+    for (let r: i32 = 0; r < k; r++) {
+      const i = load<i32>(F + (<usize>r << 2));
+      const yi = load<f64>(y + (<usize>i << 3));
+      const p = Math.abs(load<f64>(z + (<usize>r << 3)) - yi);
+      if (p > pmax) pmax = p;
+      ysum += yi;
+    }
+    if (pmax <= 1e-15 * ysum) {
+      // g = Σ̃y, κ = yᵀg, multipliers ν_i = g_i − κμ_i off F
+      memory.fill(g, 0, row);
+      for (let r: i32 = 0; r < k; r++) {
+        const j = load<i32>(F + (<usize>r << 2));
+        const yj = load<f64>(y + (<usize>j << 3));
+        if (yj != 0.0) axpy(N, yj, S + <usize>j * row, g);
+      }
+      let kappa = 0.0;
+      for (let r: i32 = 0; r < k; r++) {
+        const j = load<i32>(F + (<usize>r << 2));
+        const yj = load<f64>(y + (<usize>j << 3));
+        const gj = load<f64>(g + (<usize>j << 3)) + delta * yj;
+        store<f64>(g + (<usize>j << 3), gj);
+        kappa += yj * gj;
+      }
+      let jmin: i32 = -1;
+      let numin = Infinity;
+      for (let i: i32 = 0; i < N; i++) {
+        if (load<i32>(inF + (<usize>i << 2)) != 0 || load<i32>(tabu + (<usize>i << 2)) != 0) continue;
+        const nu = load<f64>(g + (<usize>i << 3)) - kappa * load<f64>(mu + (<usize>i << 3));
+        if (nu < numin) { numin = nu; jmin = i; }
+      }
+      if (jmin < 0 || numin >= -1e-13 * Math.abs(kappa) * muAbs) { done = true; break; }
+      lastAdded = jmin;
+      zValid = false;
+      store<i32>(F + (<usize>k << 2), jmin);
+      store<i32>(inF + (<usize>jmin << 2), 1);
+      k++;
+      if (lValid) {
+        if (k > ld) {
+          const cap = ld <= (N >> 1) ? ld << 1 : N;
+          L = growFactor(L, ld, cap, k - 1);
+          ld = cap;
+        }
+        updates++;
+        if (updates > REFACTOR_EVERY || !appendRow(S, N, delta, F, k, L, ld, ones)) lValid = false;
+      }
+    } else {
+      // ratio test over F with p < 0; ties → lowest asset index
+      let alpha = 1.0;
+      let blockPos: i32 = -1;
+      let blockAsset: i32 = N;
+      for (let r: i32 = 0; r < k; r++) {
+        const i = load<i32>(F + (<usize>r << 2));
+        const yi = load<f64>(y + (<usize>i << 3));
+        const p = load<f64>(z + (<usize>r << 3)) - yi;
+        if (p < 0.0) {
+          const t = -yi / p;
+          if (t < 1.0 && (t < alpha || (t == alpha && blockPos >= 0 && i < blockAsset))) {
+            alpha = t; blockPos = r; blockAsset = i;
+          }
+        }
+      }
+      let m = 0.0;
+      for (let r: i32 = 0; r < k; r++) {
+        const i = load<i32>(F + (<usize>r << 2));
+        const yi = load<f64>(y + (<usize>i << 3));
+        let v = yi + alpha * (load<f64>(z + (<usize>r << 3)) - yi);
+        if (r == blockPos || v < 0.0) v = 0.0;
+        store<f64>(y + (<usize>i << 3), v);
+        m += v * load<f64>(mu + (<usize>i << 3));
+      }
+      if (!(m > 0.0)) { setIterations(it); return Status.NotConverged; }
+      for (let r: i32 = 0; r < k; r++) {
+        const i = load<i32>(F + (<usize>r << 2));
+        store<f64>(y + (<usize>i << 3), load<f64>(y + (<usize>i << 3)) / m);
+      }
+      if (nTabu > 0 && alpha > 0.0) {
+        memory.fill(tabu, 0, <usize>N << 2);
+        nTabu = 0;
+      }
+      if (blockPos >= 0) {
+        zValid = false;
+        store<i32>(inF + (<usize>blockAsset << 2), 0);
+        if (lValid) removeRow(L, ld, k, blockPos, ones);
+        for (let r: i32 = blockPos; r < k - 1; r++) store<i32>(F + (<usize>r << 2), load<i32>(F + (<usize>(r + 1) << 2)));
+        k--;
+        updates++;
+        if (updates > REFACTOR_EVERY) lValid = false;
+      }
+    }
+  }
+  setIterations(it);
+  if (!done) return Status.NotConverged;
+  // w = y/1ᵀy, cleaned (§3.5)
+  let s = 0.0;
+  for (let i: i32 = 0; i < N; i++) s += load<f64>(y + (<usize>i << 3));
+  for (let i: i32 = 0; i < N; i++) store<f64>(w + (<usize>i << 3), load<f64>(y + (<usize>i << 3)) / s);
+  cleanWeights(w, N);
+  return Status.Ok;
+}
+
+/**
+ * The bounded path of `msrWeights` (any bounds other than 0 and 1): w(t) = argmin ½wᵀΣ̃w − tμᵀw s.t. 1ᵀw = 1,
+ * lo ≤ w ≤ hi (`boxQP` with c = −tμ; its ridge is the same δ), each QP warm-started from the last point.
+ * Method: along the path d(S̃²)/dt = −2m m′φ/ṽ² with m = μᵀw(t), ṽ = w(t)ᵀΣ̃w(t), φ(t) = t·m − ṽ; the Sharpe maximiser
+ *   is w(t*) with φ(t*) = 0 (its KKT conditions are those of the QP at t* = ṽ/m). φ(0) = −ṽ(gmvp) < 0, and φ > 0
+ *   for large t because max μᵀw > 0 (checked by the caller). Bracket: from the guess t0 (the caller's: ṽ/m of the
+ *   unbounded answer) t is halved while φ ≥ 0 or doubled while φ < 0 (≤ 200 times each); without a usable guess
+ *   (or when halving passes tMin = 1e-14·(trace/N)/max|μ|) the lower end is t = 0 (the bounded minimum-variance
+ *   point) and the upper starts at ṽ₀/m₀ (m₀ = μᵀw(0) if > 0, else the greedy maximum mMax). Then the Illinois
+ *   method (≤ 200 steps, to 1e-15 relative); every point's ridged certificate (G̃ = Σ̃w − (ṽ/m)μ) is checked on the
+ *   spot and the first ≤ 1e-12 is the answer, else w(t_hi). `hint0` (N weights or 0) is the first QP's hint.
+ * Convergence: `NotConverged` if φ stays < 0 after the doublings; a box QP's failure status is returned as is.
+ * Complexity: each point a warm-started box QP (usually a few face solves and one factorisation of its free set)
+ *   plus O(N·nnz(w)). Scratch: 3N f64 plus one box QP at a time (`arenaMark`/`arenaRelease`).
+ */
+function sharpeBox(S: usize, mu: usize, N: i32, lo: f64, hi: f64, delta: f64, scale: f64, muAbs: f64, mMax: f64,
+  w: usize, g: usize, t0: f64, hint0: usize): Status {
+  const row = <usize>N << 3;
+  const c = scratchF64(N);
+  const hint = scratchF64(N);
+  const eLo = effectiveLo(N, lo);
+  const eHi = effectiveHi(N, hi);
+  const tMin = 1e-14 * scale / muAbs;
+  let total: i32 = 0;
+  let tLo = 0.0;
+  let fLo = 0.0;
+  let tHi = 0.0;
+  let phi = -1.0;
+  let v = 0.0;
+  let m = 0.0;
+  let haveLo = false;
+  let st = Status.Ok;
+  let h = hint0;
+  if (t0 > tMin && isFinite(t0)) {
+    // from the guess: halve while φ ≥ 0 (t0 then bounds t* from above), else double below
+    st = pathPoint(S, mu, N, lo, hi, t0, c, w, h);
+    total += lastIterations();
+    if (st != Status.Ok) { setIterations(total); return st; }
+    memory.copy(hint, w, row);
+    h = hint;
+    v = ridgedQuad(S, N, w, delta, g);
+    m = dot(mu, w, N);
+    phi = t0 * m - v;
+    if (phi >= 0.0) {
+      tHi = t0;
+      let t = t0;
+      for (let it: i32 = 0; it < 200 && t > tMin; it++) {
+        t *= 0.5;
+        st = pathPoint(S, mu, N, lo, hi, t, c, w, hint);
+        total += lastIterations();
+        if (st != Status.Ok) { setIterations(total); return st; }
+        memory.copy(hint, w, row);
+        v = ridgedQuad(S, N, w, delta, g);
+        m = dot(mu, w, N);
+        const f = t * m - v;
+        if (f < 0.0) { tLo = t; fLo = f; haveLo = true; break; }
+        tHi = t;
+      }
+    } else {
+      tLo = t0; fLo = phi; haveLo = true;
+      tHi = 2.0 * t0;
+    }
+  }
+  if (!haveLo) {
+    // t = 0: the bounded minimum-variance point, φ(0) = −ṽ₀ < 0
+    st = pathPoint(S, mu, N, lo, hi, 0.0, c, w, h);
+    total += lastIterations();
+    if (st != Status.Ok) { setIterations(total); return st; }
+    memory.copy(hint, w, row);
+    v = ridgedQuad(S, N, w, delta, g);
+    m = dot(mu, w, N);
+    tLo = 0.0;
+    fLo = -v;
+    if (!(tHi > 0.0)) {
+      tHi = m > 0.0 ? v / m : v / mMax;
+      if (!(tHi > tMin)) tHi = tMin;
+    }
+  }
+  // double tHi until φ(tHi) ≥ 0 (also evaluates w(tHi) when the bracket came from halving)
+  phi = -1.0;
+  for (let it: i32 = 0; it < 200; it++) {
+    st = pathPoint(S, mu, N, lo, hi, tHi, c, w, hint);
+    total += lastIterations();
+    if (st != Status.Ok) { setIterations(total); return st; }
+    memory.copy(hint, w, row);
+    v = ridgedQuad(S, N, w, delta, g);
+    m = dot(mu, w, N);
+    phi = tHi * m - v;
+    if (phi >= 0.0) break;
+    tLo = tHi;
+    fLo = phi;
+    tHi *= 2.0;
+  }
+  if (phi < 0.0) { setIterations(total); return Status.NotConverged; }
+  let res = sharpeResidual(S, mu, N, w, eLo, eHi, delta, scale, g);
+  let fHi = phi;
+  let side: i32 = 0;
+  for (let it: i32 = 0; it < 200 && res > PATH_TARGET && tHi - tLo > 1e-15 * tHi; it++) {
+    let t = fHi != fLo ? (tLo * fHi - tHi * fLo) / (fHi - fLo) : 0.5 * (tLo + tHi);
+    if (!(t > tLo && t < tHi)) t = 0.5 * (tLo + tHi);
+    if (t <= tLo || t >= tHi) break;
+    st = pathPoint(S, mu, N, lo, hi, t, c, w, hint);
+    total += lastIterations();
+    if (st != Status.Ok) { setIterations(total); return st; }
+    memory.copy(hint, w, row);
+    v = ridgedQuad(S, N, w, delta, g);
+    m = dot(mu, w, N);
+    res = sharpeResidual(S, mu, N, w, eLo, eHi, delta, scale, g);
+    if (res <= PATH_TARGET) break;
+    const f = t * m - v;
+    if (f >= 0.0) {
+      tHi = t; fHi = f;
+      if (side == 1) fLo *= 0.5;
+      side = 1;
+    } else {
+      tLo = t; fLo = f;
+      if (side == -1) fHi *= 0.5;
+      side = -1;
+    }
+  }
+  if (!(res <= PATH_TARGET)) {
+    st = pathPoint(S, mu, N, lo, hi, tHi, c, w, hint);
+    total += lastIterations();
+    if (st != Status.Ok) { setIterations(total); return st; }
+  }
+  setIterations(total);
+  return Status.Ok;
+}
+
+/** w(t) of `sharpeBox`: the box QP with c = −tμ into `w`, its scratch released afterwards. */
+function pathPoint(S: usize, mu: usize, N: i32, lo: f64, hi: f64, t: f64, c: usize, w: usize, hint: usize): Status {
+  for (let i: i32 = 0; i < N; i++) store<f64>(c + (<usize>i << 3), -t * load<f64>(mu + (<usize>i << 3)));
+  const mark = arenaMark();
+  const st = boxQP(S, N, lo, hi, w, hint, c);
+  arenaRelease(mark);
+  return st;
+}
+
+/** wᵀ(Σ + δI)w, with g = Σw (the non-zero columns only) written. O(N·nnz(w)). */
+function ridgedQuad(S: usize, N: i32, w: usize, delta: f64, g: usize): f64 {
+  const row = <usize>N << 3;
+  memory.fill(g, 0, row);
+  for (let j: i32 = 0; j < N; j++) {
+    const wj = load<f64>(w + (<usize>j << 3));
+    if (wj != 0.0) axpy(N, wj, S + <usize>j * row, g);
+  }
+  return dot(w, g, N) + delta * dot(w, w, N);
+}
