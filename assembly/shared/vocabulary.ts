@@ -28,11 +28,12 @@ export enum Slot {
   ivp = 4,
   mdcp = 5,
   mdp = 6,
-  nco = 7,
-  rpp = 8,
+  msr = 7,
+  nco = 8,
+  rpp = 9,
 }
 /** Number of members of `Slot`. */
-export const STRATEGY_COUNT = 9;
+export const STRATEGY_COUNT = 10;
 
 /** Weight vectors per request: series s = frequency · STRATEGY_COUNT + slot. */
 export const SERIES_COUNT = FREQUENCY_COUNT * STRATEGY_COUNT;

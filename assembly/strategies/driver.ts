@@ -25,6 +25,7 @@ import { paddedOrder } from "../cluster/linkage";
 import { ivp } from "./ivp";
 import { hercWeights } from "./herc";
 import { ncoWeights } from "./nco";
+import { msrFellBack, msrWeights } from "./msr";
 import { mdcpWithFactor } from "./mdcp";
 import { mdpFromMdcp } from "./mdp";
 import { ercExists, ercExistTol, Existence, rppShrunk, rppSolve } from "./rpp";
@@ -196,6 +197,8 @@ function slotTable(): StaticArray<SlotRow> {
     new SlotRow(Slot.mdp, Needs.Covariance | Needs.Volatility, (f, out) => f.bounded()
       ? mdpBounded(f.S, f.sd, f.N, f.lo, f.hi, out, f.warmRow(Slot.mdp))
       : mdpFromMdcp(f.row(Slot.mdcp), f.sd, f.N, out)),
+    // the largest Sharpe ratio (zero rate, the observations' mean, Σ_f); bounds: in the QP; no positive mean: gmvp
+    new SlotRow(Slot.msr, Needs.Covariance | Needs.Observations, msrOrGmvp),
     // the same clusters, long-only minimum variance inside each and across their reduced covariance; bounds: clipped
     new SlotRow(Slot.nco, Needs.Covariance | Needs.Volatility, (f, out) =>
       clipped(f, out, ncoWeights(f.S, f.sd, f.N, out, f.warmRow(Slot.nco)))),
@@ -333,6 +336,19 @@ export function slotOnCovariance(S: usize, C: usize, sd: usize, N: i32, slot: i3
   return Status.BadDimensions;
 }
 
+/**
+ * l3msr (docs/method.md §4.11): the maximum Sharpe ratio under the frame's bounds; when no feasible portfolio has a
+ * positive expected return (`msrFellBack`), the gmvp row under the same bounds (computed before this one), flagged.
+ */
+function msrOrGmvp(f: Frame, out: usize): Status {
+  const st = msrWeights(f.S, f.observations(), f.nf, f.N, f.lo, f.hi, out, f.warmRow(Slot.msr));
+  if (st == Status.Ok && msrFellBack()) {
+    memory.copy(out, f.row(Slot.gmvp), f.rowBytes);
+    f.fellBack = true;
+  }
+  return st;
+}
+
 let failedSeries: i32 = -1;
 
 /** The slot mask selecting every slot (bit `Slot` s). */
@@ -340,11 +356,13 @@ export const ALL_SLOTS: i32 = (1 << STRATEGY_COUNT) - 1;
 
 /**
  * The slots computed for a selection `slotMask`: the selected ones and the rows they read (docs/method.md §4.5,
- * §4.6, §5.6): mdp reads the mdcp row, rpp reads the mdcp row (existence), bounded rpp the gmvp row.
+ * §4.6, §4.11, §5.6): mdp reads the mdcp row, rpp reads the mdcp row (existence), bounded rpp the gmvp row, msr the
+ * gmvp row (its fallback).
  */
 export function slotsWithDependencies(slotMask: i32, bounded: bool): i32 {
   let m = slotMask;
   if (!bounded && (m & (1 << Slot.mdp)) != 0) m |= 1 << Slot.mdcp;
+  if ((m & (1 << Slot.msr)) != 0) m |= 1 << Slot.gmvp; // its fallback without a positive expected return
   if ((m & (1 << Slot.rpp)) != 0) m |= bounded ? 1 << Slot.gmvp : 1 << Slot.mdcp;
   return m;
 }

@@ -85,6 +85,13 @@ const ROWS: { [S in Strategy]: Omit<StrategyRow, "id"> } = {
     needs: ["covariance", "correlation"], bounds: "optimised", certificate: "KKT of the (bounded) diversification ratio",
     pathlit: true, colour: "#E69F00",
   },
+  msr: {
+    name: "Maximum Sharpe ratio",
+    description: "Long-only portfolio of the largest mean-to-volatility ratio (zero rate, the training mean and the " +
+      "request's covariance); the gmvp weights, flagged, when no portfolio has a positive expected return.",
+    needs: ["covariance", "mean"], bounds: "optimised", certificate: "KKT of the homogenised QP (≤ 1e-9)",
+    pathlit: false, fallback: "gmvp", colour: "#17BECF",
+  },
   nco: {
     name: "Nested clustered optimisation",
     description: "Long-only minimum variance within each correlation cluster, then across the clusters' reduced " +

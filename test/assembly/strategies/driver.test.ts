@@ -4,6 +4,7 @@
  * The integrator's end-to-end test builds the buckets from dates; here they are typed from §11-D.
  */
 import { hercWeights, ncoWeights } from "../../../src/engine/clustered.js";
+import { msrWeights } from "../../../src/engine/msr.js";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { TOL, expectClose } from "../../helpers/tolerances.js";
@@ -53,7 +54,11 @@ describe("docs/test-vectors.md §11-D: all 21 weight vectors from 25 closes", ()
       const want = id.endsWith("ewp") ? [1 / 3, 1 / 3, 1 / 3] : EXPECTED[id];
       expectClose(row(weights, 3, s), want, TOL.vector10, id);
     });
-    expect(fallback).toEqual(new Array(SERIES_COUNT).fill(false));
+    // no fallback, but msr's where no asset has a positive mean (its gmvp fallback, docs/method.md §4.11)
+    ALL_SERIES_IDS.forEach((id, s) => {
+      if (!id.endsWith("l3msr")) expect(fallback[s], id).toBe(false);
+      else if (fallback[s]) expect(row(weights, 3, s), id).toEqual(row(weights, 3, s - Slot.msr + Slot.gmvp));
+    });
   });
   it("the three ewp series are identical", () => {
     const { weights } = run("sample");
@@ -68,7 +73,7 @@ describe("docs/test-vectors.md §11-D: all 21 weight vectors from 25 closes", ()
     const X = R.flat();
     const S = sampleCov(X, 24, 3);
     for (const id of STRATEGY_NAMES) {
-      expectClose(row(weights, 3, series(Frequency.d, Slot[id])), single(id, S, 3, "direct"), 1e-12, id);
+      expectClose(row(weights, 3, series(Frequency.d, Slot[id])), single(id, S, 3, "direct", Float64Array.from(X), 24), 1e-12, id);
     }
   });
   it("with shrinkage, the monthly series match the §11-D λ* = 0.8162554172 vectors and ivp is unchanged", () => {
@@ -138,9 +143,12 @@ describe("kWeightSet edge cases", () => {
     expect(o.failedSeries).toBe(series(Frequency.w, Slot.ewp));
   });
   it("N = 1 gives [1] in every series", () => {
-    const { weights, fallback } = run("sample", "paper", CLOSES.map((p) => [p[0]]), ["AAA"]);
+    const closes = CLOSES.map((p) => [p[0]]);
+    const { weights, fallback } = run("sample", "paper", closes, ["AAA"]);
     expect(Array.from(weights)).toEqual(new Array(SERIES_COUNT).fill(1));
-    expect(fallback.some(Boolean)).toBe(false);
+    // only msr may fall back (to gmvp's [1]), exactly when the asset's mean return is not positive: ln(P_T/P_0) ≤ 0
+    const positive = closes[closes.length - 1][0] > closes[0][0];
+    ALL_SERIES_IDS.forEach((id, s) => expect(fallback[s], id).toBe(id.endsWith("l3msr") ? !positive : false));
   });
   it("if an asset has a constant price, weights fails with DEGENERATE_INPUT naming that ticker", () => {
     const closes = CLOSES.map((p) => [p[0], 42, p[2]]);
@@ -171,7 +179,11 @@ describe("kWeightSet edge cases", () => {
 });
 
 /** Each strategy's single kernel on a covariance, keyed by `Slot` name (a new Slot must add its kernel here). */
-function single(id: Strategy, S: Float64Array, N: number, hrp: "paper" | "direct"): Float64Array {
+/**
+ * One strategy's kernel on S (and, for the strategies that read them, the observations X, n × N: msr's mean, with
+ * its gmvp fallback).
+ */
+function single(id: Strategy, S: Float64Array, N: number, hrp: "paper" | "direct", X?: Float64Array, n?: number): Float64Array {
   const kernels: Record<Strategy, () => Float64Array> = {
     ewp: () => ewpWeights(wasm, N),
     gmvp: () => gmvpWeights(wasm, S, N),
@@ -181,6 +193,10 @@ function single(id: Strategy, S: Float64Array, N: number, hrp: "paper" | "direct
     mdcp: () => mdcpWeights(wasm, S, N),
     mdp: () => mdpWeights(wasm, S, N),
     nco: () => ncoWeights(wasm, S, N),
+    msr: () => {
+      const r = msrWeights(wasm, S, X!, n!, N);
+      return r.weights ?? gmvpWeights(wasm, S, N);
+    },
     rpp: () => rppWeights(wasm, S, N),
   };
   return kernels[id]();
@@ -218,7 +234,7 @@ describe("the slot table of assembly/strategies/driver.ts", () => {
     for (const f of FREQUENCY_NAMES) {
       const S = kernelCovariance(obs[f][0], obs[f][1], 3);
       for (const id of STRATEGY_NAMES) {
-        expectClose(row(weights, 3, series(Frequency[f], Slot[id])), single(id, S, 3, "paper"), 1e-12, `${f}.${id}`);
+        expectClose(row(weights, 3, series(Frequency[f], Slot[id])), single(id, S, 3, "paper", obs[f][0], obs[f][1]), 1e-12, `${f}.${id}`);
       }
     }
   });

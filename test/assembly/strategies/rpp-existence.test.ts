@@ -18,7 +18,7 @@ import { bucketSums, logReturns } from "../../../src/engine/core.js";
 import { Status } from "../../../src/engine/status.js";
 import { buckets } from "../../../src/pipeline/calendar.js";
 import { parseIsoDay } from "../../../src/domain/dates.js";
-import { ALL_SERIES_IDS } from "../../../src/domain/strategies.js";
+import { ALL_SERIES_IDS, DEFAULT_STRATEGIES } from "../../../src/domain/strategies.js";
 import { Frequency, Slot, STRATEGY_COUNT } from "../../../assembly/shared/vocabulary.js";
 
 const wasm = engine();
@@ -51,6 +51,7 @@ function run(closes: number[][]) {
   const res = computeWeightSet(wasm, {
     closes: flat, N, tickers: Array.from({ length: N }, (_, i) => `A${i}`), weekBucket: w.bucket, nWeeks: w.count,
     monthBucket: m.bucket, nMonths: m.count, covariance: "sample", hrp: "direct",
+    strategies: DEFAULT_STRATEGIES, // PathLit's: the only rpp fallbacks are in question here
   });
   const R = logReturns(wasm, flat, T, N);
   const X: Record<Frequency, { X: Float64Array; n: number }> = {
