@@ -7,3 +7,4 @@ export * from "./abi/core";
 export * from "./abi/weights";
 export * from "./abi/sims";
 export * from "./abi/rebalance";
+export * from "./abi/mincvar";

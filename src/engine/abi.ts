@@ -78,6 +78,13 @@ export interface EngineExports {
   __pin(ptr: Ptr): Ptr;
   __unpin(ptr: Ptr): void;
   __collect(): void;
+
+  // l3mincvar, minimum CVaR at 95 % (assembly/abi/mincvar.ts)
+  kMinCvar(X: Ptr, n: number, N: number, lo: number, hi: number, out: Ptr, warm: Ptr): Status;
+  minCvarLastCvar(): number;
+  minCvarLastDual(): number;
+  minCvarLastVar(): number;
+  minCvarLastScale(): number;
 }
 
 /** What the runtime table records for one export: a function's arity, or "memory" / "global". */
@@ -132,4 +139,10 @@ export const ENGINE_EXPORTS = {
   __pin: 1,
   __unpin: 1,
   __collect: 0,
+  // l3mincvar (assembly/abi/mincvar.ts)
+  kMinCvar: 7,
+  minCvarLastCvar: 0,
+  minCvarLastDual: 0,
+  minCvarLastVar: 0,
+  minCvarLastScale: 0,
 } as const satisfies { [K in keyof EngineExports]: ExportShape<EngineExports[K]> };
