@@ -9,3 +9,4 @@ export * from "./abi/sims";
 export * from "./abi/rebalance";
 export * from "./abi/clustered";
 export * from "./abi/msr";
+export * from "./abi/mincvar";

@@ -88,6 +88,12 @@ export interface EngineExports {
   // l3msr, maximum Sharpe ratio (assembly/abi/msr.ts)
   kMsr(S: Ptr, X: Ptr, n: number, N: number, lo: number, hi: number, out: Ptr, warm: Ptr): Status;
   lastMsrFellBack(): number;
+  // l3mincvar, minimum CVaR at 95 % (assembly/abi/mincvar.ts)
+  kMinCvar(X: Ptr, n: number, N: number, lo: number, hi: number, out: Ptr, warm: Ptr): Status;
+  minCvarLastCvar(): number;
+  minCvarLastDual(): number;
+  minCvarLastVar(): number;
+  minCvarLastScale(): number;
 }
 
 /** What the runtime table records for one export: a function's arity, or "memory" / "global". */
@@ -150,4 +156,10 @@ export const ENGINE_EXPORTS = {
   // l3msr, maximum Sharpe ratio (assembly/abi/msr.ts)
   kMsr: 8,
   lastMsrFellBack: 0,
+  // l3mincvar (assembly/abi/mincvar.ts)
+  kMinCvar: 7,
+  minCvarLastCvar: 0,
+  minCvarLastDual: 0,
+  minCvarLastVar: 0,
+  minCvarLastScale: 0,
 } as const satisfies { [K in keyof EngineExports]: ExportShape<EngineExports[K]> };
