@@ -28,12 +28,13 @@ export enum Slot {
   ivp = 4,
   mdcp = 5,
   mdp = 6,
-  msr = 7,
-  nco = 8,
-  rpp = 9,
+  mincvar = 7,
+  msr = 8,
+  nco = 9,
+  rpp = 10,
 }
 /** Number of members of `Slot`. */
-export const STRATEGY_COUNT = 10;
+export const STRATEGY_COUNT = 11;
 
 /** Weight vectors per request: series s = frequency · STRATEGY_COUNT + slot. */
 export const SERIES_COUNT = FREQUENCY_COUNT * STRATEGY_COUNT;

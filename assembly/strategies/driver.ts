@@ -26,6 +26,7 @@ import { ivp } from "./ivp";
 import { hercWeights } from "./herc";
 import { ncoWeights } from "./nco";
 import { msrFellBack, msrWeights } from "./msr";
+import { minCvarWeights } from "./mincvar";
 import { mdcpWithFactor } from "./mdcp";
 import { mdpFromMdcp } from "./mdp";
 import { ercExists, ercExistTol, Existence, rppShrunk, rppSolve } from "./rpp";
@@ -197,6 +198,9 @@ function slotTable(): StaticArray<SlotRow> {
     new SlotRow(Slot.mdp, Needs.Covariance | Needs.Volatility, (f, out) => f.bounded()
       ? mdpBounded(f.S, f.sd, f.N, f.lo, f.hi, out, f.warmRow(Slot.mdp))
       : mdpFromMdcp(f.row(Slot.mdcp), f.sd, f.N, out)),
+    // least historical CVaR at 95 % of the frequency's observations (Rockafellar–Uryasev LP); bounds: in the LP
+    new SlotRow(Slot.mincvar, Needs.Observations, (f, out) =>
+      minCvarWeights(f.observations(), f.nf, f.N, f.lo, f.hi, out, f.warmRow(Slot.mincvar))),
     // the largest Sharpe ratio (zero rate, the observations' mean, Σ_f); bounds: in the QP; no positive mean: gmvp
     new SlotRow(Slot.msr, Needs.Covariance | Needs.Observations, msrOrGmvp),
     // the same clusters, long-only minimum variance inside each and across their reduced covariance; bounds: clipped

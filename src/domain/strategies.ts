@@ -85,6 +85,13 @@ const ROWS: { [S in Strategy]: Omit<StrategyRow, "id"> } = {
     needs: ["covariance", "correlation"], bounds: "optimised", certificate: "KKT of the (bounded) diversification ratio",
     pathlit: true, colour: "#E69F00",
   },
+  mincvar: {
+    name: "Minimum CVaR",
+    description: "Least historical conditional value at risk at 95 % of the frequency's training returns (the " +
+      "Rockafellar–Uryasev linear programme; ties: the lexicographically largest optimum).",
+    needs: ["returns"], bounds: "optimised", certificate: "LP primal feasibility and duality gap ≤ 1e-9 relative",
+    pathlit: false, colour: "#8C564B",
+  },
   msr: {
     name: "Maximum Sharpe ratio",
     description: "Long-only portfolio of the largest mean-to-volatility ratio (zero rate, the training mean and the " +

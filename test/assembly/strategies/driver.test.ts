@@ -5,6 +5,7 @@
  */
 import { hercWeights, ncoWeights } from "../../../src/engine/clustered.js";
 import { msrWeights } from "../../../src/engine/msr.js";
+import { minCvarWeights } from "../../../src/engine/mincvar.js";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { TOL, expectClose } from "../../helpers/tolerances.js";
@@ -193,6 +194,7 @@ function single(id: Strategy, S: Float64Array, N: number, hrp: "paper" | "direct
     mdcp: () => mdcpWeights(wasm, S, N),
     mdp: () => mdpWeights(wasm, S, N),
     nco: () => ncoWeights(wasm, S, N),
+    mincvar: () => minCvarWeights(wasm, X!, n!, N),
     msr: () => {
       const r = msrWeights(wasm, S, X!, n!, N);
       return r.weights ?? gmvpWeights(wasm, S, N);
