@@ -221,6 +221,8 @@ export function rebalancedPaths(input: WalkForwardInput): {
 
 /** The simulation side of a rebalanced sims request. */
 export interface SimsPlan {
+  /** The first run's absolute index (default 0): runs runFrom … runFrom + runCount − 1 are computed. */
+  runFrom?: number;
   runCount: number;
   /** The generator's options as `kernels.simulateCloses` takes them (model, seed, and any further model option). */
   simulation: Omit<SimulateClosesInput, "trainCloses" | "firstTestClose" | "nTest" | "N" | "tickers" | "runFrom" | "runCount">;
@@ -253,7 +255,7 @@ export function rebalancedSims(input: WalkForwardInput, sims: SimsPlan): {
   full.set(trainCloses, 0);
   for (let k = 0; k < sims.runCount; k++) {
     const simulated = kernels.simulateCloses({
-      ...sims.simulation, trainCloses, firstTestClose, nTest, N, tickers, runFrom: k, runCount: 1,
+      ...sims.simulation, trainCloses, firstTestClose, nTest, N, tickers, runFrom: (sims.runFrom ?? 0) + k, runCount: 1,
     });
     full.set(simulated, TRAINING_DAYS * N);
     const sched = scheduleWeights(N, input.initial, rows, plan.window, input.weightsOn(full), selection,
