@@ -11,6 +11,7 @@ import { createEngine } from "../../src/index.js";
 import { alignPrices } from "../../src/pipeline/align.js";
 import { openSyntheticStore } from "../../src/store/index.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
+import { cliCwd } from "../helpers/cli-cwd.js";
 
 const MAIN = join(PROJECT_ROOT, "dist", "src", "cli", "main.js");
 const TICKERS = ["SYN-TEC1", "SYN-FIN2", "SYN-UTL3", "SYN-HLT4"];
@@ -22,7 +23,7 @@ function run(args: string[]): Promise<{ code: number; stdout: string; stderr: st
   return new Promise((resolve) => {
     // --data-dir of a missing store is refused; the synthetic universe is the default only without ./.data, so the
     // test runs in a directory that has none
-    execFile(process.execPath, [MAIN, ...args], { env, cwd: join(PROJECT_ROOT, "test"), timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [MAIN, ...args], { env, cwd: cliCwd(), timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout: String(stdout), stderr: String(stderr) });
     });
   });
