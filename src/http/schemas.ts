@@ -14,7 +14,7 @@ import { SEED_FORMS, SEED_NUMBER_MAX, SEED_STRING, seedProblem } from "../pipeli
 import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
 } from "../pipeline/rebalance.js";
-import { costsProblem, rebalanceProblem, STRATEGY_MESSAGES } from "../pipeline/validate.js";
+import { costsProblem, rebalanceOnlyProblems, rebalanceProblem, STRATEGY_MESSAGES } from "../pipeline/validate.js";
 
 const TICKER_RE = /^[\x21-\x7e]{1,32}$/;
 
@@ -175,8 +175,10 @@ const weightsFields = {
     "max_weight."),
 };
 
-function startBeforeEnd(b: { start?: string; end?: string; min_weight?: number; max_weight?: number },
-  ctx: z.RefinementCtx): void {
+function startBeforeEnd(b: { start?: string; end?: string; min_weight?: number; max_weight?: number; rebalance?: unknown;
+  window?: unknown; costs_bps?: unknown }, ctx: z.RefinementCtx): void {
+  // window / costs_bps without a rebalancing rule: the library's rule and message (src/pipeline/validate.ts)
+  for (const { key, message } of rebalanceOnlyProblems(b)) ctx.addIssue({ code: "custom", path: [key], message });
   if (b.start !== undefined && b.end !== undefined && b.start > b.end) {
     ctx.addIssue({ code: "custom", path: ["end"], message: `must not be before start (${b.start})` });
   }

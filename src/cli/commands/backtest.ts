@@ -71,13 +71,14 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
   folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3 --rebalance monthly --costs-bps 10`);
   cmd.action(async (args: string[], opts: BacktestOptions, self: Command) => {
     if (opts.values && !opts.json && !opts.csv) throw new UsageError("--values needs --json or --csv");
+    const rebalanceOptions = rebalanceOptionsOf(opts); // a usage error before any work
     const progress = new Progress(4);
     progress.next("loading prices");
     const prices = await loadPrices(splitTickers(args), opts, self);
     progress.next("loading the engine");
     const engine = await createEngine();
     progress.next("computing paths");
-    const report = engine.pathsReport(prices, { covariance: opts.covariance, hrp: opts.hrp, ...rebalanceOptionsOf(opts), ...boundsOf(opts), ...strategiesOf(opts) });
+    const report = engine.pathsReport(prices, { covariance: opts.covariance, hrp: opts.hrp, ...rebalanceOptions, ...boundsOf(opts), ...strategiesOf(opts) });
     const reb = report.rebalance;
     progress.next("summarising");
     const ids = report.series.map((s) => s.PATH);

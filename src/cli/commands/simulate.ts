@@ -51,6 +51,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
   folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --model bootstrap --block-length 10 --drift zero
   folio simulate SYN-HLT1,SYN-NRG2 --runs 10 --json`);
   cmd.action(async (args: string[], opts: SimulateOptions, self: Command) => {
+    const rebalanceOptions = rebalanceOptionsOf(opts); // a usage error before any work
     const progress = new Progress(3);
     progress.next("loading prices");
     const prices = await loadPrices(splitTickers(args), opts, self);
@@ -59,7 +60,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     progress.next(`simulating ${opts.runs} run${opts.runs === 1 ? "" : "s"}`);
     // The runs in chunks, summarised as they come (src/cli/sims-chunks.ts): memory does not grow with --runs.
     const report = simsInChunks(kernels, prices, {
-      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, drift: opts.drift, ...rebalanceOptionsOf(opts), ...boundsOf(opts), ...strategiesOf(opts),
+      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, drift: opts.drift, ...rebalanceOptions, ...boundsOf(opts), ...strategiesOf(opts),
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
       ...(opts.blockLength !== undefined ? { block_length: opts.blockLength } : {}),
     }, (done, total) => progress.within(done, total, `${done} of ${total} runs`));
