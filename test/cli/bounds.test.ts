@@ -47,7 +47,7 @@ describe("folio weights/backtest with weight bounds", () => {
     const infeasible = await run(["backtest", ...tickers, "--max-weight", "0.2"]);
     expect(infeasible.code).toBe(2);
     expect(infeasible.stderr.trim().split("\n")).toHaveLength(1);
-    expect(infeasible.stderr).toContain("max_weight 0.2 with 3 tickers cannot sum to 1: raise max_weight to at least 1/3");
+    expect(infeasible.stderr).toContain("--max-weight 0.2 with 3 tickers cannot sum to 1: raise --max-weight to at least 1/3"); // flags named as flags (issue 21)
     expect(infeasible.stdout).toBe("");
   });
 });

@@ -16,7 +16,7 @@
  */
 import { Option, type Command } from "commander";
 import { importPrices, IMPORT_FORMATS, NO_ROWS, type ImportFormat, type ImportOptions, type ImportReport } from "../../store/import/index.js";
-import { EXIT, UsageError } from "../exit-codes.js";
+import { EXIT, UsageError, withFlagNames } from "../exit-codes.js";
 import { chooseStore, DEFAULT_DATA_DIR, storeArgsOf } from "../store-choice.js";
 import { formatBytes, ProgressBar } from "../progress.js";
 
@@ -110,7 +110,7 @@ Examples:
     }
     if (!report.ok) {
       const shown = report.rejected.slice(0, maxErrors);
-      for (const p of shown) process.stderr.write(`${p.file}${p.line > 0 ? `:${p.line}` : ""}: ${p.reason}\n`);
+      for (const p of shown) process.stderr.write(`${p.file}${p.line > 0 ? `:${p.line}` : ""}: ${withFlagNames(p.reason)}\n`);
       if (report.rejectedTotal > shown.length) {
         process.stderr.write(`… and ${report.rejectedTotal - shown.length} more (use --max-errors to see them)\n`);
       }
