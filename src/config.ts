@@ -63,6 +63,8 @@ export const EnvSchema = z.object({
   COMPRESSION: z.enum(["on", "off", "remote"]).default("on"),
   /** Bytes of computed responses kept for repeats (src/http/cache.ts); 0: no cache. */
   RESPONSE_CACHE_BYTES: int(0, Number.MAX_SAFE_INTEGER, 64 * 1024 * 1024),
+  /** Comma-separated exact origins (`https://app.example.com`) whose browser apps may call the API (CORS); unset: none. */
+  CORS_ORIGINS: z.string().optional(),
 });
 
 export interface Limits {
@@ -122,6 +124,11 @@ export interface Limits {
    * as three tasks in parallel, then the rest (src/workers/split.ts; same bytes). 0: never. Only with 2+ workers.
    */
   splitMinTickers?: number;
+  /**
+   * Origins (exact `scheme://host[:port]`) whose browser apps may call the API: CORS headers and preflight answers for
+   * them only (src/http/plugins/security.ts `corsHeaders`). Default none: no CORS header at all, as before.
+   */
+  corsOrigins?: readonly string[];
 }
 
 
@@ -140,6 +147,7 @@ export function fullLimits(l: Limits): Required<Limits> {
     compression: l.compression ?? true,
     splitMinTickers: l.splitMinTickers ?? DEFAULT_SPLIT_MIN_TICKERS,
     responseCacheBytes: l.responseCacheBytes ?? 64 * 1024 * 1024,
+    corsOrigins: l.corsOrigins ?? [],
   };
 }
 
@@ -244,6 +252,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
 
   const tls = readTls(e.TLS_CERT_FILE, e.TLS_KEY_FILE);
+  const corsOrigins = parseCorsOrigins(e.CORS_ORIGINS);
 
   let generatedKey: string | undefined;
   if (keys.length === 0) {
@@ -285,11 +294,40 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       compression: e.COMPRESSION === "remote" ? "remote" : e.COMPRESSION === "on",
       splitMinTickers: e.SPLIT_MIN_TICKERS,
       responseCacheBytes: e.RESPONSE_CACHE_BYTES,
+      ...(corsOrigins.length > 0 ? { corsOrigins } : {}),
     },
     keyHashes: keys.map(hashKey),
     keySource,
     ...(generatedKey !== undefined ? { generatedKey } : {}),
   };
+}
+
+/**
+ * CORS_ORIGINS: comma-separated exact origins, each `http(s)://host[:port]` with nothing after it (what a browser
+ * sends in `Origin`); empty pieces are ignored. "*" is refused: the API is keyed, and a wildcard would let any site's
+ * scripts use a key they obtain. A path, a trailing slash or a bad URL is a ConfigError naming the value.
+ */
+export function parseCorsOrigins(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const out: string[] = [];
+  for (const raw of value.split(",").map((x) => x.trim()).filter((x) => x.length > 0)) {
+    if (raw === "*") {
+      throw new ConfigError('CORS_ORIGINS: "*" is not accepted; list the exact origins (e.g. https://app.example.com), comma-separated.');
+    }
+    let origin: string | undefined;
+    try {
+      const u = new URL(raw);
+      if (u.protocol === "http:" || u.protocol === "https:") origin = u.origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin === undefined || origin !== raw) {
+      throw new ConfigError(`CORS_ORIGINS: ${JSON.stringify(raw)} is not an origin; write scheme://host[:port] with nothing after it` +
+        (origin !== undefined ? ` (${JSON.stringify(origin)})` : " (e.g. https://app.example.com)") + ".");
+    }
+    if (!out.includes(origin)) out.push(origin);
+  }
+  return out;
 }
 
 /** TLS_CERT_FILE and TLS_KEY_FILE: both or neither; each file read now, an unreadable or empty one named. */

@@ -48,6 +48,59 @@ function boundsAdvice(a: { minWeight?: number; maxWeight?: number; n: number }):
     `1/${a.n}.`;
 }
 
+/** A ticker and the date of its history that bounds the common window. */
+export interface TickerDate {
+  ticker: string;
+  date: string;
+}
+
+/** A trading day next to the common window on which these tickers (HISTORY_NAMED listed of `total`) have no close. */
+export interface TickerGap {
+  date: string;
+  tickers: readonly string[];
+  total: number;
+}
+
+/**
+ * The arguments of INSUFFICIENT_HISTORY: how many common days were found and their span, and (from a store, src/pipeline/
+ * align.ts `historyBounds`) the tickers that bound the common window: those whose first close in the range is the
+ * latest (`startsLatest`) and whose last is the earliest (`endsEarliest`), at most HISTORY_NAMED each, and those with
+ * no close in the range at all (`noData`, at most HISTORY_NAMED listed of `noDataTotal`).
+ */
+export interface HistoryArgs {
+  found: number;
+  required: number;
+  first?: string;
+  last?: string;
+  startsLatest?: readonly TickerDate[];
+  endsEarliest?: readonly TickerDate[];
+  noData?: readonly string[];
+  noDataTotal?: number;
+  /** The last trading day (a close of any requested ticker) before the common window, and who has no close on it. */
+  gapBefore?: TickerGap;
+  /** The first trading day after the common window, and who has no close on it. */
+  gapAfter?: TickerGap;
+}
+
+/** Most tickers INSUFFICIENT_HISTORY names per bound, whatever the number of tickers requested. */
+export const HISTORY_NAMED = 3;
+
+/** The sentence naming the tickers that bound the window ("" when none is named: the range bounds it). */
+function historyBounds(a: HistoryArgs): string {
+  const dated = (xs: readonly TickerDate[]) => xs.map((x) => `${clip(x.ticker)} ${x.date}`).join(", ");
+  const parts: string[] = [];
+  if (a.noData?.length) {
+    const more = (a.noDataTotal ?? a.noData.length) - a.noData.length;
+    parts.push(`no close in the range: ${a.noData.map((t) => clip(t)).join(", ")}${more > 0 ? ` and ${more} more` : ""}`);
+  }
+  if (a.startsLatest?.length) parts.push(`the latest first closes: ${dated(a.startsLatest)}`);
+  if (a.endsEarliest?.length) parts.push(`the earliest last closes: ${dated(a.endsEarliest)}`);
+  const who = (g: TickerGap) => `${g.tickers.map((t) => clip(t)).join(", ")}${g.total > g.tickers.length ? ` and ${g.total - g.tickers.length} more` : ""}`;
+  if (a.gapBefore) parts.push(`no close on ${a.gapBefore.date}, the trading day before it, for ${who(a.gapBefore)}`);
+  if (a.gapAfter) parts.push(`no close on ${a.gapAfter.date}, the trading day after it, for ${who(a.gapAfter)}`);
+  return parts.length === 0 ? "" : `The common window is bounded by ${parts.join("; ")}. `;
+}
+
 const list = (xs: readonly string[]): string => xs.map((x) => JSON.stringify(clip(x))).join(", ");
 
 /** Most items (problems, tickers) an error lists, so that an error body stays about as small as the request. */
@@ -103,11 +156,11 @@ export const CATALOGUE = {
     return `${total === 1 ? "This ticker is" : `These ${total} tickers are`} not in the price store: ${list(shown)}${more}. ` +
       "GET /v1/timeseries/info lists the supported tickers.";
   }),
-  INSUFFICIENT_HISTORY: entry<{ found: number; required: number; first?: string; last?: string }>(422,
+  INSUFFICIENT_HISTORY: entry<HistoryArgs>(422,
     "Insufficient history", (a) =>
       `The requested tickers have ${a.found} common trading days` +
       (a.first && a.last ? ` (${a.first} to ${a.last})` : "") +
-      `; at least ${a.required} are needed (252 training days and at least one test day). ` +
+      `; at least ${a.required} are needed (252 training days and at least one test day). ` + historyBounds(a) +
       "Choose tickers with a longer common history or widen start/end."),
   DEGENERATE_INPUT: entry<{ ticker?: string; reason: string }>(422, "Degenerate input", (a) =>
     a.ticker !== undefined

@@ -24,6 +24,10 @@ export interface CommonOptions {
   maxWeight?: number;
   minWeight?: number;
   strategies?: Strategy[];
+  /** `--portfolio name=TICKER:w,…` (repeatable): own portfolios, name → ticker → weight. */
+  portfolio?: Record<string, Record<string, number>>;
+  /** `--benchmark TICKER` (backtest, simulate). */
+  benchmark?: string;
   dataDir?: string;
   databaseUrl?: string;
   json?: boolean;
@@ -81,9 +85,45 @@ export function parseStrategiesArg(value: string): Strategy[] {
 export const STRATEGIES_HELP = "strategies to compute, comma-separated (default: " + DEFAULT_STRATEGIES.join(",") +
   "): " + STRATEGY_REGISTRY.map((r) => `${r.id} = ${r.name}`).join("; ");
 
-/** The strategy selection of a command's parsed options, as the library takes it (absent when not given). */
-export function strategiesOf(opts: CommonOptions): { strategies?: Strategy[] } {
-  return opts.strategies === undefined ? {} : { strategies: opts.strategies };
+/**
+ * The selection and own portfolios of a command's parsed options, as the library takes them (absent when not given;
+ * the library checks the portfolios against the tickers and says what to change).
+ */
+export function strategiesOf(opts: CommonOptions): { strategies?: Strategy[]; portfolios?: Record<string, Record<string, number>> } {
+  return {
+    ...(opts.strategies === undefined ? {} : { strategies: opts.strategies }),
+    ...(opts.portfolio === undefined ? {} : { portfolios: opts.portfolio }),
+  };
+}
+
+/**
+ * One `--portfolio name=TICKER:w,TICKER:w` into the portfolios given so far (the flag repeats; a name twice is a
+ * usage error). The weights' rules (≥ 0, summing to 1, tickers among the command's) are the library's.
+ */
+export function parsePortfolioArg(value: string, previous: Record<string, Record<string, number>> = {}):
+  Record<string, Record<string, number>> {
+  const m = /^([^=]+)=(.+)$/.exec(value.trim());
+  if (m === null) throw new InvalidArgumentError(`expected name=TICKER:weight,TICKER:weight…, got ${JSON.stringify(value)}`);
+  const name = m[1].trim();
+  if (name in previous) throw new InvalidArgumentError(`portfolio ${JSON.stringify(name)} is given twice`);
+  const weights: Record<string, number> = {};
+  for (const part of m[2].split(",")) {
+    const pm = /^\s*([^:\s]+)\s*:\s*([^\s]+)\s*$/.exec(part);
+    const w = pm === null ? NaN : Number(pm[2]);
+    if (pm === null || !Number.isFinite(w)) {
+      throw new InvalidArgumentError(`portfolio ${JSON.stringify(name)}: expected TICKER:weight, got ${JSON.stringify(part)}`);
+    }
+    weights[pm[1]] = w;
+  }
+  return { ...previous, [name]: weights };
+}
+
+/** Adds --benchmark (paths and sims: a store ticker aligned with the tickers; docs/method.md §7.3). */
+export function withBenchmark(cmd: Command): Command {
+  return cmd.option("--benchmark <ticker>",
+    "a ticker of the store to compare with (inside or outside the tickers; aligned by the same inner join): its " +
+    "buy and hold is added, and every row gains beta, alpha, tracking error, information ratio, correlation and " +
+    "up/down capture against it");
 }
 
 /** The weight-bound options of a command's parsed options, as the library takes them (absent when not given). */
@@ -104,6 +144,9 @@ export function withDataOptions(cmd: Command): Command {
     .addOption(new Option("--max-weight <w>", "largest weight of any ticker, 0 to 1 (default: no cap)").argParser(parseWeightArg))
     .addOption(new Option("--min-weight <w>", "smallest weight of any ticker, 0 to 1 (default: 0)").argParser(parseWeightArg))
     .addOption(new Option("--strategies <ids>", STRATEGIES_HELP).argParser(parseStrategiesArg))
+    .addOption(new Option("--portfolio <name=TICKER:w,...>",
+      "an own portfolio valued like the strategies (repeatable; weights ≥ 0 summing to 1, tickers among the command's)")
+      .argParser(parsePortfolioArg))
     .addOption(new Option("--data-dir <dir>", DATA_DIR_HELP).env("DATA_DIR"))
     .addOption(new Option("--database-url <url>", DATABASE_URL_HELP).env("DATABASE_URL"));
 }
@@ -137,7 +180,7 @@ export async function loadPrices(tickers: string[], opts: CommonOptions, cmd: Co
     throw new UsageError(`--start ${opts.start} is after --end ${opts.end}`);
   }
   const store = await openCliStore(storeArgsOf(cmd));
-  return alignPrices(store, tickers, { start: opts.start, end: opts.end });
+  return alignPrices(store, tickers, { start: opts.start, end: opts.end, benchmark: opts.benchmark });
 }
 
 /**

@@ -55,11 +55,47 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * The command line's name of each option of the library and HTTP vocabulary (issue 21: the CLI printed API pointers
+ * such as `/min_weight` and `/run_count`): the flag a user types.
+ */
+export const OPTION_FLAGS: Readonly<Record<string, string>> = {
+  run_count: "--runs", min_weight: "--min-weight", max_weight: "--max-weight", block_length: "--block-length",
+  costs_bps: "--costs-bps", rebalance: "--rebalance", window: "--window", model: "--model", drift: "--drift",
+  seed: "--seed", covariance: "--covariance", hrp: "--hrp", strategies: "--strategies", start: "--start", end: "--end",
+};
+
+/** A JSON pointer of the library's options as the CLI names it: `/run_count` → `--runs`, `/tickers/2` → `ticker 3`. */
+export function flagOfPointer(pointer: string): string {
+  const [, key, index] = /^\/([^/]+)(?:\/(\d+))?/.exec(pointer) ?? [];
+  if (key === "tickers" && index !== undefined) return `ticker ${Number(index) + 1}`;
+  if (key === "strategies" && index !== undefined) return `--strategies (item ${Number(index) + 1})`;
+  return (key !== undefined && OPTION_FLAGS[key]) || pointer;
+}
+
+/** A library or HTTP message with the option names (snake_case words, `/pointers`, `start/end`) as flags. */
+export function withFlagNames(text: string): string {
+  return text
+    .replace(/\/tickers\/(\d+)/g, (_, i: string) => `ticker ${Number(i) + 1}`)
+    .replace(/\bstart\/end\b/g, "--start/--end")
+    .replace(/(?<![\w/-])\/?(run_count|min_weight|max_weight|block_length|costs_bps)\b/g, (_, k: string) => OPTION_FLAGS[k])
+    .replace(/\bset model to\b/g, "set --model to")
+    .replace(/ \(replace: true\)/g, "");
+}
+
 /** The one line printed on stderr for an error: the FolioError detail or the error message, never a stack. */
 export function errorLine(err: unknown): string {
   if (isFolioError(err)) {
+    // The library's problems, each as `--flag: message` (the HTTP wording "does not match the schema" dropped).
+    const errors = err.extras.errors;
+    if (err.code === "INVALID_REQUEST" && Array.isArray(errors) && errors.length > 0) {
+      const more = typeof err.extras.errors_total === "number" ? err.extras.errors_total - errors.length : 0;
+      return `folio: ${(errors as { pointer: string; message: string }[])
+        .map((p) => `${p.pointer === "" ? "" : `${flagOfPointer(p.pointer)}: `}${withFlagNames(p.message)}`).join("; ")}` +
+        (more > 0 ? ` (and ${more} more)` : "");
+    }
     // The catalogue speaks HTTP; on the command line, point at the command instead of the endpoint.
-    return `folio: ${err.detail.replace("GET /v1/timeseries/info lists", "`folio tickers` lists")}`;
+    return `folio: ${withFlagNames(err.detail.replace("GET /v1/timeseries/info lists", "`folio tickers` lists"))}`;
   }
   // Multi-line messages (e.g. a list of configuration problems) are joined into one line.
   if (err instanceof Error) return `folio: ${err.message.split("\n").map((l) => l.trim()).filter(Boolean).join(" ")}`;

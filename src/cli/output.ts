@@ -51,18 +51,41 @@ export const fmtMoney = (x: number | null): string =>
 export const fmtPct = (x: number | null, digits = 2): string => (x === null ? "-" : `${(x * 100).toFixed(digits)}%`);
 export const fmtNum = (x: number | null, digits = 2): string => (x === null ? "-" : x.toFixed(digits));
 
-/** A step progress bar on stderr (src/cli/progress.ts ProgressBar: TTY only, never in CI) for multi-stage work. */
+/**
+ * The progress of multi-step work on stderr (src/cli/progress.ts ProgressBar: TTY only, never in CI). A step whose
+ * share of the work is not known shows its number, label and the seconds since the start, with no bar and no
+ * percentage (a bar at "50 %" for the whole of the one long step says nothing true); `within` shows a real fraction of
+ * the current step's work (e.g. runs done) as a bar. Lines are fitted to the terminal's width, never cut mid-label.
+ */
 export class Progress {
   private step = 0;
+  private label = "";
   private readonly bar: ProgressBar;
-  constructor(private readonly total: number, stream: NodeJS.WriteStream = process.stderr) {
+  private readonly start: number;
+  constructor(private readonly total: number, stream: NodeJS.WriteStream = process.stderr,
+    private readonly now: () => number = Date.now) {
     this.bar = new ProgressBar(stream);
+    this.start = now();
+  }
+
+  private prefix(): string {
+    return `[${this.step}/${this.total}] ${this.label}`;
+  }
+
+  private elapsed(): string {
+    return `${Math.floor((this.now() - this.start) / 1000)} s`;
   }
 
   /** Advance to the next step and show its label (TTY writes are synchronous, so it shows before sync work). */
   next(label: string): void {
     this.step = Math.min(this.step + 1, this.total);
-    this.bar.update(this.step - 1, this.total, `${this.step}/${this.total} ${label}`, true);
+    this.label = label;
+    this.bar.text(`${this.prefix()} (${this.elapsed()})`, true);
+  }
+
+  /** `done` of the current step's `total` units are finished: a bar of that fraction (throttled redraws). */
+  within(done: number, total: number, detail = `${done}/${total}`): void {
+    this.bar.update(done, total, `${this.prefix()}: ${detail} (${this.elapsed()})`, done >= total);
   }
 
   /** Erase the bar. */

@@ -11,19 +11,35 @@ export class ProgressBar {
     this.on = Boolean(stream.isTTY) && !process.env.CI;
   }
 
-  /** Show `done / total` with a label; redraws are throttled unless `force`. */
+  /**
+   * Show `done / total` with a label; redraws are throttled unless `force`. The line is fitted to the terminal: the
+   * bar narrows (and goes) before the label is shortened, and a label that still does not fit ends in "…".
+   */
   update(done: number, total: number, label = "", force = false): void {
+    const f = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
+    const pct = `${(100 * f).toFixed(0).padStart(3)}%`;
+    this.draw((room) => {
+      const bar = Math.min(this.width, room - pct.length - label.length - 2);
+      if (bar < 4) return `${pct} ${label}`;
+      const filled = Math.round(bar * f);
+      return `${"█".repeat(filled)}${"░".repeat(bar - filled)} ${pct} ${label}`;
+    }, force);
+  }
+
+  /** Show a line of text without a bar (a step whose share of the work is not known); throttled unless `force`. */
+  text(label: string, force = false): void {
+    this.draw(() => label, force);
+  }
+
+  private draw(line: (room: number) => string, force: boolean): void {
     if (!this.on) return;
     const now = Date.now();
     if (!force && this.drawn && now - this.lastDraw < 100) return;
     this.lastDraw = now;
     this.drawn = true;
-    const f = total > 0 ? Math.min(1, Math.max(0, done / total)) : 0;
-    const filled = Math.round(this.width * f);
-    const bar = "█".repeat(filled) + "░".repeat(this.width - filled);
-    const cols = this.stream.columns ?? 100;
-    const text = `${bar} ${(100 * f).toFixed(0).padStart(3)}% ${label}`;
-    this.stream.write(`\r\x1b[2K${text.length > cols - 1 ? text.slice(0, cols - 1) : text}`);
+    const room = Math.max(2, (this.stream.columns ?? 100) - 1);
+    const text = line(room);
+    this.stream.write(`\r\x1b[2K${text.length > room ? text.slice(0, room - 1) + "…" : text}`);
   }
 
   /** Erase the bar. */

@@ -15,7 +15,8 @@ import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
 } from "../pipeline/rebalance.js";
 import {
-  costsProblem, MAX_PORTFOLIOS, portfoliosProblems, PORTFOLIO_SUM_TOLERANCE, rebalanceProblem, STRATEGY_MESSAGES,
+  costsProblem, MAX_PORTFOLIOS, portfoliosProblems, PORTFOLIO_SUM_TOLERANCE, rebalanceOnlyProblems, rebalanceProblem,
+  STRATEGY_MESSAGES,
 } from "../pipeline/validate.js";
 
 const TICKER_RE = /^[\x21-\x7e]{1,32}$/;
@@ -192,8 +193,11 @@ const weightsFields = {
     "max_weight."),
 };
 
-function startBeforeEnd(b: { start?: string; end?: string; min_weight?: number; max_weight?: number;
-  tickers?: string[]; portfolios?: Record<string, Record<string, number>> }, ctx: z.RefinementCtx): void {
+function startBeforeEnd(b: { start?: string; end?: string; min_weight?: number; max_weight?: number; rebalance?: unknown;
+  window?: unknown; costs_bps?: unknown; tickers?: string[]; portfolios?: Record<string, Record<string, number>> },
+  ctx: z.RefinementCtx): void {
+  // window / costs_bps without a rebalancing rule: the library's rule and message (src/pipeline/validate.ts)
+  for (const { key, message } of rebalanceOnlyProblems(b)) ctx.addIssue({ code: "custom", path: [key], message });
   if (b.portfolios !== undefined) {
     for (const p of portfoliosProblems(b.portfolios, b.tickers)) {
       ctx.addIssue({ code: "custom", path: ["portfolios", ...p.path], message: p.message });

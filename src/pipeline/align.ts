@@ -5,7 +5,7 @@
  */
 import { MIN_ALIGNED_DAYS, TRAINING_DAYS } from "../domain/strategies.js";
 import type { PriceMatrix } from "../domain/types.js";
-import { folioError } from "../errors.js";
+import { folioError, HISTORY_NAMED, type HistoryArgs, type TickerDate, type TickerGap } from "../errors.js";
 import { DATE_RULE, formatIsoDay, parseIsoDay } from "../domain/dates.js";
 import { Problems } from "../domain/problems.js";
 import type { PriceStore } from "../store/types.js";
@@ -295,10 +295,83 @@ export function alignTyped(store: PriceStore, tickers: readonly string[], range:
   if (T < MIN_ALIGNED_DAYS) {
     const first = T > 0 ? formatIsoDay(a.days[0]) : undefined;
     const last = T > 0 ? formatIsoDay(a.days[T - 1]) : undefined;
-    const args = { found: T, required: MIN_ALIGNED_DAYS, first, last };
-    throw folioError("INSUFFICIENT_HISTORY", args, { ...args });
+    const b = historyBounds(store, a.tickers, range, a.days);
+    const args = { found: T, required: MIN_ALIGNED_DAYS, first, last, ...b };
+    throw folioError("INSUFFICIENT_HISTORY", args, {
+      found: T, required: MIN_ALIGNED_DAYS, first, last,
+      ...(b.startsLatest ? { starts_latest: b.startsLatest } : {}),
+      ...(b.endsEarliest ? { ends_earliest: b.endsEarliest } : {}),
+      ...(b.noData ? { no_data: b.noData, no_data_total: b.noDataTotal } : {}),
+      ...(b.gapBefore ? { gap_before: b.gapBefore } : {}),
+      ...(b.gapAfter ? { gap_after: b.gapAfter } : {}),
+    });
   }
   return a;
+}
+
+/**
+ * Which tickers bound the common window inside [start, end] (INSUFFICIENT_HISTORY names them: issue 21): per ticker,
+ * its first and last close in the range; the window cannot start before the latest first close nor end after the
+ * earliest last close. Named, at most HISTORY_NAMED each: the tickers whose first close in the range is later than
+ * another requested ticker's (they shorten the window), latest first (ties by request order); likewise the last
+ * closes earlier than another's, earliest first; and the tickers with no close in the range (counted in full). When
+ * every ticker starts (ends) on the same day, the range or the data themselves bound the window and no ticker is
+ * named for that side. Gaps inside a history also shorten the inner join; they are not named (the span `first`/`last`
+ * of the error shows where the common days are).
+ * Complexity O(N log T_max) (two binary searches per ticker) plus O(N log N) for the ordering.
+ */
+export function historyBounds(store: PriceStore, canonical: readonly string[], range: AlignRange = {},
+  common: Int32Array = new Int32Array(0)): Omit<HistoryArgs, "found" | "required" | "first" | "last"> {
+  const start = parseBound("start", range.start);
+  const end = parseBound("end", range.end);
+  const spans: { ticker: string; i: number; first: number; last: number }[] = [];
+  const empty: string[] = [];
+  canonical.forEach((ticker, i) => {
+    const d = store.read(ticker).days;
+    const p = start === undefined ? 0 : lowerBound(d, start, 0, d.length);
+    const q = end === undefined ? d.length : lowerBound(d, end + 1, p, d.length);
+    if (q > p) spans.push({ ticker, i, first: d[p], last: d[q - 1] });
+    else empty.push(ticker);
+  });
+  const out: Omit<HistoryArgs, "found" | "required" | "first" | "last"> = {};
+  const earliestFirst = Math.min(...spans.map((x) => x.first));
+  const latestLast = Math.max(...spans.map((x) => x.last));
+  const starts = spans.filter((x) => x.first > earliestFirst)
+    .sort((x, y) => y.first - x.first || x.i - y.i).slice(0, HISTORY_NAMED);
+  const ends = spans.filter((x) => x.last < latestLast)
+    .sort((x, y) => x.last - y.last || x.i - y.i).slice(0, HISTORY_NAMED);
+  if (starts.length > 0) out.startsLatest = starts.map((x) => ({ ticker: x.ticker, date: formatIsoDay(x.first) }));
+  if (ends.length > 0) out.endsEarliest = ends.map((x) => ({ ticker: x.ticker, date: formatIsoDay(x.last) }));
+  if (empty.length > 0) {
+    out.noData = empty.slice(0, HISTORY_NAMED);
+    out.noDataTotal = empty.length;
+  }
+  // The trading days (a close of any requested ticker) next to the common window: the tickers without a close there
+  // are what cut the window at that side, whether their history starts or ends there or has a gap.
+  if (common.length > 0 && spans.length > 0) {
+    const series = canonical.map((t) => store.read(t).days);
+    const has = (d: Int32Array, day: number): boolean => {
+      const k = lowerBound(d, day, 0, d.length);
+      return k < d.length && d[k] === day;
+    };
+    const lo = earliestFirst;
+    const mark = new Uint8Array(latestLast - lo + 1);
+    for (const { i, first, last } of spans) {
+      const d = series[i];
+      for (let k = lowerBound(d, first, 0, d.length); k < d.length && d[k] <= last; k++) mark[d[k] - lo] = 1;
+    }
+    const gap = (day: number): TickerGap => {
+      const missing = canonical.filter((_, i) => !has(series[i], day));
+      return { date: formatIsoDay(day), tickers: missing.slice(0, HISTORY_NAMED), total: missing.length };
+    };
+    let before = common[0] - 1 - lo;
+    while (before >= 0 && mark[before] === 0) before--;
+    let after = common[common.length - 1] + 1 - lo;
+    while (after < mark.length && mark[after] === 0) after++;
+    if (before >= 0) out.gapBefore = gap(before + lo);
+    if (after < mark.length) out.gapAfter = gap(after + lo);
+  }
+  return out;
 }
 
 /**

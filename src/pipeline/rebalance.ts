@@ -276,6 +276,8 @@ export function withColumn(closes: Float64Array, T: number, N: number, column: F
 
 /** The simulation side of a rebalanced sims request. */
 export interface SimsPlan {
+  /** The first run's absolute index (default 0): runs runFrom … runFrom + runCount − 1 are computed. */
+  runFrom?: number;
   runCount: number;
   /** The generator's options as `kernels.simulateCloses` takes them (model, seed, and any further model option). */
   simulation: Omit<SimulateClosesInput, "trainCloses" | "firstTestClose" | "nTest" | "N" | "tickers" | "runFrom" | "runCount">;
@@ -315,7 +317,8 @@ export function rebalancedSims(input: WalkForwardInput, sims: SimsPlan): {
   full.set(closes.subarray(0, TRAINING_DAYS * N), 0);
   for (let k = 0; k < sims.runCount; k++) {
     const simulated = kernels.simulateCloses({
-      ...sims.simulation, trainCloses, firstTestClose, nTest, N: C, tickers: marketTickers, runFrom: k, runCount: 1,
+      ...sims.simulation, trainCloses, firstTestClose, nTest, N: C, tickers: marketTickers,
+      runFrom: (sims.runFrom ?? 0) + k, runCount: 1,
     });
     if (C === N) full.set(simulated, TRAINING_DAYS * N);
     else for (let t = 0; t < nTest; t++) full.set(simulated.subarray(t * C, t * C + N), (TRAINING_DAYS + t) * N);

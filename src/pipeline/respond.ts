@@ -247,9 +247,12 @@ export interface PrecomputedWeights {
  * `body` (kind "paths"): when the kernels have `valuePathsJson` and the paths are buy-and-hold, the engine writes
  * the response body itself (into `body.out` when it fits) and the Computation carries `body` instead of `values`
  * (docs/decisions.md "Throughput": the values never leave WebAssembly memory).
+ * `runFrom` (sims): the first run's absolute index; runs [runFrom, runFrom + runCount) are computed, each bit-identical
+ * to the same run of a single call (run k's stream does not depend on the chunking), so a caller may compute many
+ * runs in chunks (src/cli/sims-chunks.ts).
  */
 export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: CheckedOptions,
-  precomputed?: PrecomputedWeights, body?: { out?: ArrayBuffer }): Computation {
+  precomputed?: PrecomputedWeights, body?: { out?: ArrayBuffer }, runFrom = 0): Computation {
   const N = prices.tickers.length;
   const T = prices.days.length;
   if (T < MIN_ALIGNED_DAYS) insufficient(prices);
@@ -309,7 +312,7 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     : parseSeed(options.seed);
   const R = ids.length;
   if (walk) {
-    const r = rebalancedSims(walk, { runCount: options.runCount, simulation: {
+    const r = rebalancedSims(walk, { runFrom, runCount: options.runCount, simulation: {
       model: options.model, seed, drift: options.drift, blockLength: options.blockLength,
     } });
     const runs: Float64Array[][] = [];
@@ -332,7 +335,7 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     nTest, N: C, tickers: C === N ? tickers : [...tickers, bench!.ticker], weights: simWeights, S: R,
     model: options.model,
     seed,
-    runFrom: 0,
+    runFrom,
     runCount: options.runCount,
     capital: INITIAL_CAPITAL,
     drift: options.drift,

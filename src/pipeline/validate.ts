@@ -279,6 +279,27 @@ export function strategiesProblem(v: unknown): { path: number[]; message: string
   return undefined;
 }
 
+/**
+ * `window` and `costs_bps` apply only when the portfolio is rebalanced (docs/method.md §7.2): given without
+ * `rebalance`, or with rebalance "none" (buy and hold), they would be silently ignored, so they are refused. One rule,
+ * one message for the library (`checkOptions`), the HTTP schemas (src/http/schemas.ts) and the CLI (with its flag
+ * names: `names`). Returns the refused option keys with their message (which reads after the option's name).
+ */
+export function rebalanceOnlyProblems(
+  o: { rebalance?: unknown; window?: unknown; costs_bps?: unknown },
+  names: { rebalance: string; window: string; costs_bps: string } = { rebalance: "rebalance", window: "window", costs_bps: "costs_bps" },
+): { key: "window" | "costs_bps"; message: string }[] {
+  const rule = o.rebalance;
+  if (rule !== undefined && rule !== "none") return []; // rebalanced (or a bad rule, refused on its own)
+  const state = rule === undefined ? `${names.rebalance} is not given` : `${names.rebalance} is "none"`;
+  return (["window", "costs_bps"] as const).filter((k) => o[k] !== undefined).map((key) => ({
+    key,
+    message: `applies only to a rebalanced portfolio, and ${state} (buy and hold, where it would be ignored); ` +
+      `remove ${names[key]} or set ${names.rebalance} to ${REBALANCE_CALENDAR.filter((x) => x !== "none").map((x) => JSON.stringify(x)).join(", ")} ` +
+      "or a number of trading days",
+  }));
+}
+
 /** Largest run_count the library accepts (the HTTP service has its own, smaller, configured limit). */
 export const LIBRARY_MAX_RUNS = 10_000;
 
@@ -335,6 +356,9 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     } else if (rule === "weight" && !(typeof v === "number" && v >= 0 && v <= 1)) {
       p.add([k], `must be a number from 0 to 1 (got ${show(v)})`);
     }
+  }
+  if (p.size === 0 && kind !== "weights") {
+    for (const { key, message } of rebalanceOnlyProblems(o)) p.add([key], message);
   }
   if (p.size === 0 && typeof o.min_weight === "number" && typeof o.max_weight === "number" && o.min_weight > o.max_weight) {
     p.add(["min_weight"], `must not be above max_weight (${o.max_weight})`);

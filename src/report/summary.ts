@@ -327,7 +327,7 @@ export interface SimsStrategySummary {
   down_capture?: number | null;
 }
 
-const RELATIVE_KEYS = ["beta", "alpha", "tracking_error", "information_ratio", "correlation", "up_capture",
+export const RELATIVE_KEYS = ["beta", "alpha", "tracking_error", "information_ratio", "correlation", "up_capture",
   "down_capture"] as const;
 
 const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { openStore } from "../../src/store/index.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
+import { cliCwd } from "../helpers/cli-cwd.js";
 
 const MAIN = join(PROJECT_ROOT, "dist", "src", "cli", "main.js");
 
@@ -16,7 +17,7 @@ function run(args: string[]): Promise<{ code: number; stdout: string; stderr: st
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.DATA_DIR;
   return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { env, cwd: PROJECT_ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [MAIN, ...args], { env, cwd: cliCwd(), timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout: String(stdout), stderr: String(stderr) });
     });
   });
@@ -46,7 +47,7 @@ describe("folio weights/backtest with weight bounds", () => {
     const infeasible = await run(["backtest", ...tickers, "--max-weight", "0.2"]);
     expect(infeasible.code).toBe(2);
     expect(infeasible.stderr.trim().split("\n")).toHaveLength(1);
-    expect(infeasible.stderr).toContain("max_weight 0.2 with 3 tickers cannot sum to 1: raise max_weight to at least 1/3");
+    expect(infeasible.stderr).toContain("--max-weight 0.2 with 3 tickers cannot sum to 1: raise --max-weight to at least 1/3"); // flags named as flags (issue 21)
     expect(infeasible.stdout).toBe("");
   });
 });

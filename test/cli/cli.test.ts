@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { openStore } from "../../src/store/index.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
+import { cliCwd } from "../helpers/cli-cwd.js";
 
 const MAIN = join(PROJECT_ROOT, "dist", "src", "cli", "main.js");
 const BIN = join(PROJECT_ROOT, "bin", "folio.js");
@@ -24,7 +25,7 @@ function run(args: string[], entry = MAIN): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.DATA_DIR;
   return new Promise((resolve) => {
-    execFile(process.execPath, [entry, ...args], { env, cwd: PROJECT_ROOT, timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [entry, ...args], { env, cwd: cliCwd(), timeout: 60_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr) });
     });
@@ -275,7 +276,7 @@ describe("folio CLI (built)", () => {
   it("serves the API and the page with `serve --port 0`, and stops cleanly with exit 0 on SIGTERM", async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, API_KEYS: "cli-serve-test-key-0123456789", WORKERS: "1", LOG_LEVEL: "silent" };
     delete env.DATA_DIR;
-    const child = spawn(process.execPath, [MAIN, "serve", "--port", "0", "--host", "127.0.0.1"], { env, cwd: PROJECT_ROOT });
+    const child = spawn(process.execPath, [MAIN, "serve", "--port", "0", "--host", "127.0.0.1"], { env, cwd: cliCwd() });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += String(d)));
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));

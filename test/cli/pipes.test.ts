@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { openStore } from "../../src/store/index.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
+import { cliCwd } from "../helpers/cli-cwd.js";
 
 const MAIN = join(PROJECT_ROOT, "dist", "src", "cli", "main.js");
 
@@ -28,7 +29,7 @@ function piped(args: string[], reader: string): Promise<Piped> {
   delete env.CI;
   const script = `( "$0" "$@"; echo "folio-exit=$?" >&2 ) | ${reader}`;
   return new Promise((resolve, reject) => {
-    const child = spawn("sh", ["-c", script, process.execPath, MAIN, ...args], { env, cwd: PROJECT_ROOT });
+    const child = spawn("sh", ["-c", script, process.execPath, MAIN, ...args], { env, cwd: cliCwd() });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));

@@ -10,6 +10,7 @@ import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { alignPrices, createEngine, openStore, summarize } from "../../src/index.js";
 import { summarizeSims } from "../../src/report/summary.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
+import { cliCwd } from "../helpers/cli-cwd.js";
 
 const MAIN = join(PROJECT_ROOT, "dist", "src", "cli", "main.js");
 const TICKERS = ["SYN-TEC1", "SYN-FIN2", "SYN-UTL3"];
@@ -18,7 +19,7 @@ function run(args: string[]): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.DATA_DIR;
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [MAIN, ...args], { env, cwd: PROJECT_ROOT, timeout: 60_000 },
+    execFile(process.execPath, [MAIN, ...args], { env, cwd: cliCwd(), timeout: 60_000 },
       (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(String(stdout))));
   });
 }

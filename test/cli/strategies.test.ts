@@ -11,6 +11,7 @@ import { createEngine } from "../../src/index.js";
 import { alignPrices } from "../../src/pipeline/align.js";
 import { openSyntheticStore } from "../../src/store/index.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
+import { cliCwd } from "../helpers/cli-cwd.js";
 
 const MAIN = join(PROJECT_ROOT, "dist", "src", "cli", "main.js");
 const TICKERS = ["SYN-TEC1", "SYN-FIN2", "SYN-UTL3", "SYN-HLT4"];
@@ -22,7 +23,7 @@ function run(args: string[]): Promise<{ code: number; stdout: string; stderr: st
   return new Promise((resolve) => {
     // --data-dir of a missing store is refused; the synthetic universe is the default only without ./.data, so the
     // test runs in a directory that has none
-    execFile(process.execPath, [MAIN, ...args], { env, cwd: join(PROJECT_ROOT, "test"), timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [MAIN, ...args], { env, cwd: cliCwd(), timeout: 60_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout: String(stdout), stderr: String(stderr) });
     });
   });
@@ -55,5 +56,39 @@ describe("folio --strategies", () => {
     expect(r.stderr).toContain(`unknown strategy "sharpe"; known strategies: ${STRATEGIES.join(", ")}`);
     const h = await run(["weights", "--help"]);
     for (const row of STRATEGY_REGISTRY) expect(h.stdout.replace(/\s+/g, " ")).toContain(`${row.id} = ${row.name}`);
+  });
+});
+
+describe("folio --portfolio and --benchmark", () => {
+  it("backtest --portfolio eq=…:0.25 … --benchmark: the portfolio is ewp's daily series, the benchmark last, relative figures", async () => {
+    const eq = TICKERS.map((t) => `${t}:0.25`).join(",");
+    const values = await run(["backtest", ...TICKERS, "--portfolio", `eq=${eq}`, "--portfolio", "tec=SYN-TEC1:1",
+      "--benchmark", "SYN-NRG1", "--values", "--json"]);
+    expect(values.code, values.stderr).toBe(0);
+    const series = JSON.parse(values.stdout) as ({ PATH: string } & Record<string, string>)[];
+    expect(series.map((s) => s.PATH).slice(-3)).toEqual(["portfolio.eq", "portfolio.tec", "benchmark.SYN-NRG1"]);
+    const { PATH: _a, ...eqValues } = series.find((s) => s.PATH === "portfolio.eq")!;
+    const { PATH: _b, ...ewpValues } = series.find((s) => s.PATH === "l1r.l2d.l3ewp")!;
+    expect(eqValues).toEqual(ewpValues);
+    const table = await run(["backtest", ...TICKERS, "--portfolio", `eq=${eq}`, "--benchmark", "SYN-NRG1"]);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toContain("Against the benchmark");
+    expect(table.stdout).toMatch(/portfolio\.eq/);
+    const csv = await run(["backtest", ...TICKERS, "--benchmark", "SYN-NRG1", "--csv"]);
+    expect(csv.stdout.split("\n")[0]).toContain("beta,alpha,tracking_error,information_ratio,correlation,up_capture,down_capture");
+  });
+
+  it("simulate --benchmark --json: every summary row has the relative figures; a bad portfolio is a usage error", async () => {
+    const s = await run(["simulate", ...TICKERS, "--runs", "3", "--benchmark", "SYN-NRG1", "--json"]);
+    expect(s.code, s.stderr).toBe(0);
+    const out = JSON.parse(s.stdout) as { summary: Record<string, unknown>[] };
+    expect(out.summary.at(-1)!.PATH).toBe("benchmark.SYN-NRG1");
+    expect(typeof out.summary[0].beta).toBe("number");
+    const bad = await run(["backtest", ...TICKERS, "--portfolio", "x=SYN-TEC1:0.5"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("weights sum to 0.5");
+    const outside = await run(["backtest", ...TICKERS, "--portfolio", "x=SYN-NRG2:1"]);
+    expect(outside.code).toBe(2);
+    expect(outside.stderr).toContain("not among the request's tickers");
   });
 });

@@ -12,6 +12,7 @@ export { freePort };
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cliCwd } from "./cli-cwd.js";
 import { describe, it } from "vitest";
 import { EnvSchema } from "../../src/config.js";
 
@@ -353,7 +354,7 @@ const FOLIO_VARIABLES = new Set(Object.keys(EnvSchema.shape));
 /** Run `node dist/src/cli/main.js <args>` to completion; resolves with its exit code and output. */
 export function runCli(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [builtCli(), ...args], { env: folioEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [builtCli(), ...args], { env: folioEnv(env), cwd: cliCwd(), stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (b) => (stdout += String(b)));
@@ -396,7 +397,7 @@ export async function startReplicas(n: number, env: Record<string, string>, read
     for (let i = 0; i < n; i++) {
       const port = await freePort();
       const child = spawnChild(process.execPath, [cli, "serve"], {
-        env: folioEnv({ HOST: "127.0.0.1", WORKERS: "1", LOG_LEVEL: "warn", ...env, PORT: String(port) }),
+        env: folioEnv({ HOST: "127.0.0.1", WORKERS: "1", LOG_LEVEL: "warn", ...env, PORT: String(port) }), cwd: cliCwd(),
       });
       replicas.push({
         url: `http://127.0.0.1:${port}`,

@@ -15,6 +15,7 @@ import { FREQUENCY_COUNT, STRATEGY_COUNT } from "../../src/domain/vocabulary.js"
 import { Slot } from "../../assembly/shared/vocabulary.js";
 import { useTestApp } from "../helpers/app.js";
 import { describeWithSharedData, PROJECT_ROOT, sharedDataPath } from "../helpers/shared-data.js";
+import { cliCwd } from "../helpers/cli-cwd.js";
 import { corrOf, engine as kernels, ercResidual, kktResidual } from "../helpers/kernels.js";
 import { TOL } from "../helpers/tolerances.js";
 
@@ -72,7 +73,7 @@ describe("covariance \"ledoit-wolf\" through the library, HTTP and the CLI", () 
   it("folio weights --covariance ledoit-wolf --json prints the library's weights", async () => {
     const out = await new Promise<string>((resolve, reject) => {
       execFile(process.execPath, [join(PROJECT_ROOT, "dist", "src", "cli", "main.js"), "weights", ...TICKERS,
-        "--covariance", "ledoit-wolf", "--json"], { cwd: PROJECT_ROOT, timeout: 60_000, env: { ...process.env, DATA_DIR: "" } },
+        "--covariance", "ledoit-wolf", "--json"], { cwd: cliCwd(), timeout: 60_000, env: { ...process.env, DATA_DIR: "" } },
       (err, stdout, stderr) => (err ? reject(new Error(stderr)) : resolve(String(stdout))));
     });
     const engine = await createEngine();

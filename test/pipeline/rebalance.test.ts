@@ -94,12 +94,13 @@ describe("rebalancing through respond and the library", () => {
     matrix = alignPrices(store, TICKERS, { start: "2022-01-01" });
   });
 
-  it("rebalance \"none\" (with any window or costs) gives today's paths, report and sims bytes", () => {
+  it("rebalance \"none\" gives today's paths, report and sims bytes (with a window or costs: refused, issue 21)", () => {
     for (const kind of ["paths", "report", "sims"] as const) {
       const today = respond(kernels, kind, typed, { run_count: kind === "sims" ? 2 : undefined });
-      const none = respond(kernels, kind, typed, {
+      expect(() => respond(kernels, kind, typed, {
         rebalance: "none", window: "expanding", costs_bps: 50, run_count: kind === "sims" ? 2 : undefined,
-      });
+      })).toThrow(/applies only to a rebalanced portfolio/);
+      const none = respond(kernels, kind, typed, { rebalance: "none", run_count: kind === "sims" ? 2 : undefined });
       expect(Buffer.from(none.body).equals(Buffer.from(today.body)), kind).toBe(true);
       expect(none.meta).toEqual(today.meta);
       expect(metaHeaders(none.meta)).not.toHaveProperty("x-rebalance-count");
@@ -251,7 +252,7 @@ describe("rebalancing properties on random price matrices", () => {
       (N, T, seed, rule, window, bps) => {
         const prices = factorPrices(T, N, seed);
         const today = engine.pathsReport(prices);
-        const none = engine.pathsReport(prices, { rebalance: "none", window: window as "rolling", costs_bps: bps });
+        const none = engine.pathsReport(prices, { rebalance: "none" }); // a window or costs with it: refused (issue 21)
         none.values.forEach((v, s) => expect(Buffer.from(v.buffer, v.byteOffset, v.byteLength)
           .equals(Buffer.from(today.values[s].buffer, today.values[s].byteOffset, today.values[s].byteLength))).toBe(true));
         const opts = { rebalance: rule as "monthly", window: window as "rolling" };

@@ -148,6 +148,7 @@ describe("folio import", () => {
 
 describe("folio tickers", () => {
   it("lists the synthetic universe by default, as a table or as JSON", async () => {
+    process.chdir(dir); // a directory without ./.data: never the store a developer imported into the checkout
     await run("tickers");
     expect(out).toMatch(/Synthetic universe/);
     expect(out).toMatch(/SYN-TEC1\s+2019-01-02\s+2024-12-31\s+1554/);

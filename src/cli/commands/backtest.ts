@@ -3,9 +3,10 @@
  * strategy (src/report/summary.ts), or --json / --csv; --values prints the daily values instead.
  */
 import type { Command } from "commander";
+import { RELATIVE_KEYS } from "../../report/summary.js";
 import { createEngine } from "../../index.js";
 import { summarize, type StrategySummary } from "../../report/summary.js";
-import { boundsOf, strategiesOf, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
+import { boundsOf, strategiesOf, withBenchmark, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
 import { UsageError } from "../exit-codes.js";
 import { formatTable, fmtMoney, fmtNum, fmtPct, Progress, toCsv } from "../output.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
@@ -20,6 +21,16 @@ export function summaryTable(rows: StrategySummary[]): string {
     ["strategy", "final value", "total", "ann. return", "ann. vol", "sharpe", "max drawdown"],
     rows.map((r) => [r.PATH, fmtMoney(r.final_value), fmtPct(r.total_return), fmtPct(r.annualised_return),
       fmtPct(r.annualised_volatility), fmtNum(r.sharpe), fmtPct(r.max_drawdown)]),
+  );
+}
+
+/** The figures relative to the benchmark (docs/method.md §7.3), when the rows have them. */
+export function relativeTable(rows: StrategySummary[]): string {
+  return formatTable(
+    ["series", "beta", "alpha", "tracking error", "info ratio", "correlation", "up capture", "down capture"],
+    rows.map((r) => [r.PATH, fmtNum(r.beta ?? null), fmtPct(r.alpha ?? null), fmtPct(r.tracking_error ?? null),
+      fmtNum(r.information_ratio ?? null), fmtNum(r.correlation ?? null), fmtNum(r.up_capture ?? null),
+      fmtNum(r.down_capture ?? null)]),
   );
 }
 
@@ -41,6 +52,7 @@ export function registerBacktest(program: Command): Command {
     .description("run the paths backtest: buy-and-hold portfolios of 100,000 USD (each strategy × frequency) over the test period")
     .argument("<tickers...>", "ticker symbols (space- or comma-separated)");
   withDataOptions(cmd);
+  withBenchmark(cmd);
   withRebalanceOptions(cmd);
   withMachineOutput(cmd);
   cmd.option("--values", "print the daily portfolio values (needs --json or --csv) instead of the summary");
@@ -71,13 +83,14 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
   folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3 --rebalance monthly --costs-bps 10`);
   cmd.action(async (args: string[], opts: BacktestOptions, self: Command) => {
     if (opts.values && !opts.json && !opts.csv) throw new UsageError("--values needs --json or --csv");
+    const rebalanceOptions = rebalanceOptionsOf(opts); // a usage error before any work
     const progress = new Progress(4);
     progress.next("loading prices");
     const prices = await loadPrices(splitTickers(args), opts, self);
     progress.next("loading the engine");
     const engine = await createEngine();
     progress.next("computing paths");
-    const report = engine.pathsReport(prices, { covariance: opts.covariance, hrp: opts.hrp, ...rebalanceOptionsOf(opts), ...boundsOf(opts), ...strategiesOf(opts) });
+    const report = engine.pathsReport(prices, { covariance: opts.covariance, hrp: opts.hrp, ...rebalanceOptions, ...boundsOf(opts), ...strategiesOf(opts) });
     const reb = report.rebalance;
     progress.next("summarising");
     const ids = report.series.map((s) => s.PATH);
@@ -98,7 +111,9 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
         ...(reb ? { rebalance: { rule: reb.rule, window: reb.window, costs_bps: reb.costs_bps, dates: reb.dates, series: reb.series } } : {}),
       }, null, 2) + "\n");
     } else if (opts.csv) {
-      process.stdout.write(toCsv([...SUMMARY_FIELDS], summary.map((r) => SUMMARY_FIELDS.map((k) => r[k]))));
+      // with a benchmark, the relative figures after the others (docs/method.md §7.3)
+      const fields = summary.some((r) => r.beta !== undefined) ? [...SUMMARY_FIELDS, ...RELATIVE_KEYS] : [...SUMMARY_FIELDS];
+      process.stdout.write(toCsv(fields, summary.map((r) => fields.map((k) => r[k] ?? null))));
     } else {
       const fallback = report.covarianceFallback.length
         ? `\nRisk parity fell back to the shrunk covariance for: ${report.covarianceFallback.join(", ")}\n` : "";
@@ -113,7 +128,10 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
       process.stdout.write(
         `${prices.tickers.join(", ")}: 100,000 USD bought at the close of ${first}, ${held} ` +
         `(${report.dates.length} test days).\n\n` + summaryTable(summary) +
-        "\nRisk of the daily returns (VaR and CVaR: historical 95%, as losses):\n\n" + riskTable(summary) + trades + fallback,
+        "\nRisk of the daily returns (VaR and CVaR: historical 95%, as losses):\n\n" + riskTable(summary) +
+        (summary.some((r) => r.beta !== undefined)
+          ? "\nAgainst the benchmark (daily log-returns of the test period):\n\n" + relativeTable(summary) : "") +
+        trades + fallback,
       );
     }
   });

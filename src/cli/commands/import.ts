@@ -15,8 +15,8 @@
  * `file:line: reason` (the first --max-errors of them, then a count), and the exit code is 3.
  */
 import { Option, type Command } from "commander";
-import { importPrices, IMPORT_FORMATS, type ImportFormat, type ImportOptions, type ImportReport } from "../../store/import/index.js";
-import { EXIT } from "../exit-codes.js";
+import { importPrices, IMPORT_FORMATS, NO_ROWS, type ImportFormat, type ImportOptions, type ImportReport } from "../../store/import/index.js";
+import { EXIT, UsageError, withFlagNames } from "../exit-codes.js";
 import { chooseStore, DEFAULT_DATA_DIR, storeArgsOf } from "../store-choice.js";
 import { formatBytes, ProgressBar } from "../progress.js";
 
@@ -103,9 +103,14 @@ Examples:
     }
     const seconds = (performance.now() - t0) / 1000;
     for (const w of report.warnings) process.stderr.write(`warning: ${w}\n`);
+    if (!report.ok && report.rejected.length > 0 && report.rejected.every((p) => p.reason === NO_ROWS)) {
+      // Only header-only files: nothing to import, a usage error (exit 2) naming them; the store is not touched.
+      const files = report.rejected.map((p) => p.file).join(", ");
+      throw new UsageError(`${files}: no rows (a header and no data rows), nothing to import; the store at ${where} was not changed`);
+    }
     if (!report.ok) {
       const shown = report.rejected.slice(0, maxErrors);
-      for (const p of shown) process.stderr.write(`${p.file}${p.line > 0 ? `:${p.line}` : ""}: ${p.reason}\n`);
+      for (const p of shown) process.stderr.write(`${p.file}${p.line > 0 ? `:${p.line}` : ""}: ${withFlagNames(p.reason)}\n`);
       if (report.rejectedTotal > shown.length) {
         process.stderr.write(`… and ${report.rejectedTotal - shown.length} more (use --max-errors to see them)\n`);
       }

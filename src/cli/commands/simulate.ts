@@ -4,9 +4,10 @@
  */
 import type { Command } from "commander";
 import type { SimDrift, SimModel } from "../../domain/types.js";
-import { createEngine } from "../../index.js";
-import { summarizeSims, type SimsStrategySummary } from "../../report/summary.js";
-import { boundsOf, strategiesOf, loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
+import { loadKernels } from "../../engine/index.js";
+import type { SimsStrategySummary } from "../../report/summary.js";
+import { simsInChunks } from "../sims-chunks.js";
+import { boundsOf, strategiesOf, withBenchmark, loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
 import { formatTable, fmtMoney, fmtPct, Progress, toCsv } from "../output.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
 
@@ -30,6 +31,7 @@ export function registerSimulate(program: Command): Command {
     .description("run the sims: value the portfolios (each strategy × frequency) on simulated prices, summarised over the runs")
     .argument("<tickers...>", "ticker symbols (space- or comma-separated)");
   withDataOptions(cmd);
+  withBenchmark(cmd);
   withSimsOptions(cmd);
   withRebalanceOptions(cmd);
   withMachineOutput(cmd);
@@ -50,20 +52,20 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
   folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --model bootstrap --block-length 10 --drift zero
   folio simulate SYN-HLT1,SYN-NRG2 --runs 10 --json`);
   cmd.action(async (args: string[], opts: SimulateOptions, self: Command) => {
-    const progress = new Progress(4);
+    const rebalanceOptions = rebalanceOptionsOf(opts); // a usage error before any work
+    const progress = new Progress(3);
     progress.next("loading prices");
     const prices = await loadPrices(splitTickers(args), opts, self);
     progress.next("loading the engine");
-    const engine = await createEngine();
+    const kernels = await loadKernels();
     progress.next(`simulating ${opts.runs} run${opts.runs === 1 ? "" : "s"}`);
-    const report = engine.simsReport(prices, {
-      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, drift: opts.drift, ...rebalanceOptionsOf(opts), ...boundsOf(opts), ...strategiesOf(opts),
+    // The runs in chunks, summarised as they come (src/cli/sims-chunks.ts): memory does not grow with --runs.
+    const report = simsInChunks(kernels, prices, {
+      covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, drift: opts.drift, ...rebalanceOptions, ...boundsOf(opts), ...strategiesOf(opts),
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
       ...(opts.blockLength !== undefined ? { block_length: opts.blockLength } : {}),
-    });
-    progress.next("summarising");
-    const ids = report.runs.run_1.map((s) => s.PATH);
-    const summary = summarizeSims({ dates: report.dates, values: report.values }, ids);
+    }, (done, total) => progress.within(done, total, `${done} of ${total} runs`));
+    const summary = report.summary;
     progress.done();
     const first = report.dates[0];
     const last = report.dates[report.dates.length - 1];
@@ -72,7 +74,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
         tickers: prices.tickers, seed: report.seed, model: report.model,
         ...(report.drift !== undefined ? { drift: report.drift } : {}),
         ...(report.blockLength !== undefined ? { block_length: report.blockLength } : {}),
-        runs: report.values.length,
+        runs: report.runs,
         first_date: first, last_date: last, days: report.dates.length, summary,
         ...(report.rebalance ? { rebalance: report.rebalance } : {}),
       }, null, 2) + "\n");
@@ -80,7 +82,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
       process.stdout.write(toCsv([...FIELDS], summary.map((r) => FIELDS.map((k) => r[k]))));
     } else {
       process.stdout.write(
-        `${prices.tickers.join(", ")}: ${report.values.length} simulated runs from ${first} to ${last} ` +
+        `${prices.tickers.join(", ")}: ${report.runs} simulated runs from ${first} to ${last} ` +
         `(${report.dates.length} days), model ${report.model}` +
         (report.blockLength !== undefined ? ` (mean block ${report.blockLength} days)` : "") +
         (report.drift !== undefined ? `, drift ${report.drift}` : "") + `, seed ${report.seed}` +

@@ -15,6 +15,7 @@
 import { createRequire } from "node:module";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { folioError } from "../../errors.js";
+import { HEADER } from "../headers.js";
 
 export const CSP_DIRECTIVES = {
   defaultSrc: ["'self'"],
@@ -60,15 +61,80 @@ export function securityHeaderList(): [string, string][] {
   return out;
 }
 
+/** The one header of helmet's that is sent only over TLS (RFC 6797 §7.2: not over plain HTTP). */
+const HSTS = "strict-transport-security";
+
+/**
+ * Whether the client's connection is TLS: this server's own (TLS_CERT_FILE), or a TLS-terminating proxy's, which says
+ * so with `X-Forwarded-Proto: https` (deploy/tls.conf). Browsers ignore HSTS received over plain HTTP (RFC 6797 §8.1),
+ * so a client that sends the header itself over plain HTTP gains nothing.
+ */
+export function overTls(req: FastifyRequest): boolean {
+  if ((req.raw.socket as { encrypted?: boolean } | null)?.encrypted === true) return true;
+  const proto = req.headers["x-forwarded-proto"];
+  const first = (Array.isArray(proto) ? proto[0] : proto)?.split(",")[0]?.trim().toLowerCase();
+  return first === "https";
+}
+
 export async function installSecurityHeaders(app: FastifyInstance): Promise<void> {
   const list = securityHeaderList();
-  const names = list.map(([n]) => n);
-  const values = list.map(([, v]) => v);
-  // On every route (the root instance's hook), first thing, as @fastify/helmet with `global: true` did.
-  app.addHook("onRequest", function securityHeaders(_req, reply, done) {
+  const plain = list.filter(([n]) => n.toLowerCase() !== HSTS);
+  const hsts = list.find(([n]) => n.toLowerCase() === HSTS);
+  const names = plain.map(([n]) => n);
+  const values = plain.map(([, v]) => v);
+  // On every route (the root instance's hook), first thing, as @fastify/helmet with `global: true` did; HSTS only
+  // over TLS (issue 21: it was sent on plain HTTP too).
+  app.addHook("onRequest", function securityHeaders(req, reply, done) {
     const raw = reply.raw;
     for (let i = 0; i < names.length; i++) raw.setHeader(names[i], values[i]);
+    if (hsts !== undefined && overTls(req)) raw.setHeader(hsts[0], hsts[1]);
     done();
+  });
+  const origins = (app as { folio?: { limits?: { corsOrigins?: readonly string[] } } }).folio?.limits?.corsOrigins ?? [];
+  if (origins.length > 0) installCors(app, origins);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// CORS for the configured origins only (CORS_ORIGINS; none by default: no CORS header at all).
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Methods and request headers a browser app may use (the API's own: the key, JSON bodies, conditional GETs). */
+export const CORS_ALLOW_METHODS = "GET, HEAD, POST";
+export const CORS_ALLOW_HEADERS = "content-type, x-api-key, if-none-match, x-request-id";
+/** Response headers a browser app may read: the metadata of src/http/headers.ts, the ETag, retry-after, the id. */
+export const CORS_EXPOSE_HEADERS = [
+  ...Object.values(HEADER).filter((h) => h.startsWith("x-")), "etag", "retry-after", "x-request-id",
+].join(", ");
+/** How long a browser may cache a preflight answer, seconds. */
+export const CORS_MAX_AGE = 600;
+
+/**
+ * CORS (Fetch standard) for exact origins: a request whose `Origin` is one of `origins` gets
+ * `access-control-allow-origin` with that origin and the exposed headers; a preflight (OPTIONS with
+ * `access-control-request-method`) from one of them is answered 204 with the allowed methods and headers, before any
+ * key check (a preflight carries no key). Other origins get no CORS header (the browser then blocks the response).
+ * Every response says `vary: origin`. No credentials: the key travels in x-api-key.
+ */
+export function installCors(app: FastifyInstance, origins: readonly string[]): void {
+  const allowed = new Set(origins);
+  app.addHook("onRequest", function cors(req, reply, done) {
+    const origin = req.headers.origin;
+    if (typeof origin !== "string" || !allowed.has(origin)) return done();
+    reply.header("access-control-allow-origin", origin);
+    if (req.method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
+      reply.header("access-control-allow-methods", CORS_ALLOW_METHODS);
+      reply.header("access-control-allow-headers", CORS_ALLOW_HEADERS);
+      reply.header("access-control-max-age", String(CORS_MAX_AGE));
+      reply.code(204).send();
+      return;
+    }
+    reply.header("access-control-expose-headers", CORS_EXPOSE_HEADERS);
+    done();
+  });
+  app.addHook("onSend", async (_req, reply) => {
+    const vary = reply.getHeader("vary");
+    const list = vary === undefined ? [] : String(vary).split(",").map((x) => x.trim()).filter(Boolean);
+    if (!list.some((x) => x.toLowerCase() === "origin" || x === "*")) reply.header("vary", [...list, "origin"].join(", "));
   });
 }
 

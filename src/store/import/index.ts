@@ -15,7 +15,7 @@ import { startReport } from "./records.js";
 import type { ImportOptions, ImportReport } from "./types.js";
 
 export { detectFormat, isValidTicker, parseImportDate, parsePriceCell } from "./cells.js";
-export { readInputs } from "./read.js";
+export { NO_ROWS, readInputs } from "./read.js";
 export { checkImportOptions } from "./options.js";
 export { mergeSeries, conflictReason } from "./merge.js";
 export type { Collected, ImportedSeries } from "./records.js";

@@ -19,6 +19,9 @@ import { yahooReader } from "./yahoo.js";
 
 const READERS: Record<ImportFormat, ReaderFactory> = { wide: wideReader, long: longReader, yahoo: yahooReader };
 
+/** The reason of a file with a header and no data rows (src/cli/commands/import.ts refuses it as a usage error). */
+export const NO_ROWS = "no rows: the file has a header and no data rows, nothing to import";
+
 const CSV_NAME = /\.csv(\.gz)?$/i;
 const TAR_NAME = /\.(tar|tar\.gz|tgz)$/i;
 
@@ -135,6 +138,7 @@ export async function readInputs(inputs: readonly string[], options: Pick<Import
     if (fi > 0) await new Promise<void>((r) => setImmediate(r));
     progress(file, fi, bytesBefore);
     sink.beginFile(file);
+    const rowsBefore = sink.rows;
     let text: string;
     try {
       text = readText(source);
@@ -196,12 +200,14 @@ export async function readInputs(inputs: readonly string[], options: Pick<Import
       sink.problem(e.line, e.message);
     }
     if (!header) sink.problem(0, "empty file (no header)");
+    // A header alone would import nothing yet create (or keep) a store that hides the synthetic universe: refused.
+    else if (!dead && sink.rows === rowsBefore) sink.problem(0, NO_ROWS);
     if (reader && !dead) reader.end();
     sink.fileDone(format ?? "unknown");
     bytesBefore += sizes[fi];
     progress(file, fi + 1, bytesBefore);
   }
   const out = sink.result();
-  if (out.problems.length === 0 && out.tickersSeen === 0) out.problems.push({ file: inputs.join(" "), line: 0, reason: "no prices found in the input" });
+  if (out.problems.length === 0 && out.series.length === 0) out.problems.push({ file: inputs.join(" "), line: 0, reason: "no prices found in the input" });
   return out;
 }
