@@ -8,13 +8,16 @@ import fc from "fast-check";
 import { parseIsoDay } from "../../src/domain/dates.js";
 import { STRATEGY_IDS, TRAINING_DAYS } from "../../src/domain/strategies.js";
 import type { PriceMatrix } from "../../src/domain/types.js";
-import { SERIES_COUNT } from "../../src/domain/vocabulary.js";
+import { DEFAULT_SELECTION } from "../../src/domain/strategies.js";
+
+/** The default response's series (PathLit's 21): the rows these tests trade. */
+const SERIES_COUNT = STRATEGY_IDS.length;
 import { loadKernels } from "../../src/engine/index.js";
 import { alignPrices, alignTyped } from "../../src/pipeline/align.js";
 import { makeEngine } from "../../src/pipeline/backtest.js";
 import type { Kernels } from "../../src/pipeline/kernels.js";
 import { rebalanceRows, windowStart } from "../../src/pipeline/rebalance.js";
-import { respond, trainingWeights, type TypedPrices } from "../../src/pipeline/respond.js";
+import { respond, selectRows, trainingWeights, type TypedPrices } from "../../src/pipeline/respond.js";
 import { checkOptions } from "../../src/pipeline/validate.js";
 import { metaHeaders } from "../../src/http/headers.js";
 import { toProblem } from "../../src/errors.js";
@@ -162,8 +165,8 @@ describe("rebalancing through respond and the library", () => {
     const rows = rebalanceRows(typed.days.subarray(TRAINING_DAYS), "quarterly");
     const N = TICKERS.length;
     const t = TRAINING_DAYS + rows[0];
-    const direct = (start: number) => trainingWeights(kernels, TICKERS, typed.days.subarray(start, t),
-      typed.closes.subarray(start * N, t * N), { covariance: "sample", hrp: "paper" }).weights;
+    const direct = (start: number) => selectRows(trainingWeights(kernels, TICKERS, typed.days.subarray(start, t),
+      typed.closes.subarray(start * N, t * N), { covariance: "sample", hrp: "paper" }).weights, DEFAULT_SELECTION, N);
     const flat = (set: Record<string, number[]>) => STRATEGY_IDS.flatMap((id) => set[id]);
     expectClose(flat(expanding.schedule[1]), direct(0), 1e-9, "expanding");
     expectClose(flat(rolling.schedule[1]), direct(t - TRAINING_DAYS), 1e-9, "rolling");
@@ -223,11 +226,15 @@ describe("rebalancing through respond and the library", () => {
     const W = new Float64Array((rows.length + 1) * SERIES_COUNT * N);
     const setSize = SERIES_COUNT * N;
     W.set(STRATEGY_IDS.flatMap((id) => three.weights[id]), 0);
+    // the engine's full weight sets (every row computed, for the warm start), the default series traded
+    let previous = trainingWeights(kernels, TICKERS, typed.days.subarray(0, TRAINING_DAYS),
+      typed.closes.subarray(0, TRAINING_DAYS * N), { covariance: "sample", hrp: "paper" }).weights;
     rows.forEach((r, j) => {
       const t = TRAINING_DAYS + r;
       // warm-started from the previous set, as the pipeline does
-      W.set(trainingWeights(kernels, TICKERS, typed.days.subarray(t - 252, t), full.subarray((t - 252) * N, t * N),
-        { covariance: "sample", hrp: "paper" }, W.slice(j * setSize, (j + 1) * setSize)).weights, (j + 1) * setSize);
+      previous = trainingWeights(kernels, TICKERS, typed.days.subarray(t - 252, t), full.subarray((t - 252) * N, t * N),
+        { covariance: "sample", hrp: "paper" }, previous).weights;
+      W.set(selectRows(previous, DEFAULT_SELECTION, N), (j + 1) * setSize);
     });
     const ref = refRebalance(simulated, nTest, N, W, SERIES_COUNT, [0, ...rows], 10e-4, 100_000);
     three.values[1].forEach((v, s) => expectRelClose(v, ref.values.subarray(s * nTest, (s + 1) * nTest), 1e-12, STRATEGY_IDS[s]));
