@@ -64,12 +64,23 @@ export async function installSecurityHeaders(app: FastifyInstance): Promise<void
   const list = securityHeaderList();
   const names = list.map(([n]) => n);
   const values = list.map(([, v]) => v);
+  // An HTTP/1.1 request without Host (RFC 9112 §3.2) is refused here with a problem document, after the security
+  // headers are set, rather than by Node's HTTP server, which answers a bare 400 without a body before any hook
+  // runs. (The HTTPS server (HTTP/2 with HTTP/1.1 allowed) has no such check of its own: the same hook answers.)
+  (app.server as { requireHostHeader?: boolean }).requireHostHeader = false;
   // On every route (the root instance's hook), first thing, as @fastify/helmet with `global: true` did.
-  app.addHook("onRequest", function securityHeaders(_req, reply, done) {
+  app.addHook("onRequest", function securityHeaders(req, reply, done) {
     const raw = reply.raw;
     for (let i = 0; i < names.length; i++) raw.setHeader(names[i], values[i]);
-    done();
+    done(missingHost(req) ? folioError("MALFORMED_REQUEST", { reason: "an HTTP/1.1 request needs a Host header" }) : undefined);
   });
+}
+
+/** An HTTP/1.1 request without a Host header, or with an empty one (HTTP/1.0 needs none; HTTP/2 has :authority). */
+export function missingHost(req: FastifyRequest): boolean {
+  if (req.raw.httpVersion !== "1.1") return false;
+  const host = req.headers.host;
+  return host === undefined || host.trim() === "";
 }
 
 // ---------------------------------------------------------------------------------------------------------------
