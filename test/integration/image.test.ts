@@ -72,6 +72,8 @@ describeWithServers("the container image", [...missingDocker(), ...missingServer
     const b = await d.docker(["build", "--network", "host", "-t", tag, ROOT], 1_200_000);
     timings["docker build"] = Date.now() - t;
     if (b.code !== 0) throw new Error(`docker build failed:\n${b.stdout.slice(-6000)}\n${b.stderr.slice(-6000)}`);
+    // Every installed package supports the image's Node 20 (package.json overrides content-disposition@3, Node ≥ 22).
+    expect((b.stdout + b.stderr).match(/.*EBADENGINE.*/g) ?? []).toEqual([]);
     [pg, redis] = [await startPostgres(), await startRedis()];
     // The prices, imported by the image's own command into PostgreSQL (DATABASE_URL wins over the image's DATA_DIR).
     t = Date.now();
