@@ -8,6 +8,8 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json asconfig.json ./
+# `npm run build` is scripts/build-if-changed.mjs (the WebAssembly engine, then the TypeScript).
+COPY scripts ./scripts
 COPY assembly ./assembly
 COPY src ./src
 COPY bench ./bench
@@ -20,7 +22,8 @@ RUN npm run build \
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
-    PORT=8080
+    PORT=8080 \
+    DATA_DIR=/data
 WORKDIR /app
 # Owned by root and read-only for the service user: the process cannot modify its own code.
 COPY --from=build /src/package.json /src/package-lock.json ./
@@ -29,8 +32,11 @@ COPY --from=build /src/dist ./dist
 COPY --from=build /src/build/engine.wasm ./build/engine.wasm
 COPY --from=build /src/bin ./bin
 COPY --from=build /src/web ./web
-# A place for a file store (DATA_DIR=/data) when no DATABASE_URL is given; writable by the service user only.
-RUN mkdir /data && chown node:node /data
+# The file store (DATA_DIR=/data) when no DATABASE_URL is given (DATABASE_URL wins when set): `docker run … import`
+# writes there, `serve` reads it. Owned by the service user (uid 1000) and declared a volume, so the prices outlive
+# the container; a fresh named volume takes this owner. (Created before VOLUME: ownership set after it is lost.)
+RUN mkdir /data && chown node:node /data && chmod 0750 /data
+VOLUME ["/data"]
 # The `node` user (uid 1000) comes with the base image.
 USER node
 EXPOSE 8080

@@ -225,6 +225,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const v = env[k];
     if (v !== undefined && v.trim() !== "") raw[k] = v.trim();
   }
+  // A key variable set to blanks is a mistake (a template left unfilled, a quoting slip), not "no key": starting
+  // with a generated key instead would hide it. (Set to "" it still counts as unset, like every variable.)
+  for (const k of ["API_KEYS", "API_KEYS_FILE"] as const) {
+    const v = env[k];
+    if (v !== undefined && v !== "" && v.trim() === "") {
+      throw new ConfigError(`${k} is set but holds only whitespace. Set it to ${k === "API_KEYS" ? "comma-separated keys" : "a file of keys, one per line"}, or unset it to run a local trial with a generated key.`);
+    }
+  }
   const parsed = EnvSchema.safeParse(raw);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message} (got ${JSON.stringify(raw[String(i.path[0])])})`);

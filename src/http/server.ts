@@ -8,7 +8,8 @@
  * on stdout. Keys are never logged.
  */
 import type { FastifyInstance, FastifyServerOptions } from "fastify";
-import { ConfigError, loadConfig, type Config } from "../config.js";
+import { createSecureContext } from "node:tls";
+import { ConfigError, loadConfig, type Config, type TlsFiles } from "../config.js";
 import { buildApp, loggerOptions } from "./app.js";
 import { isProcessEntry } from "../util/entry.js";
 import { StoreFormatError } from "../store/binary.js";
@@ -40,9 +41,39 @@ export interface RunningServer {
   healthUrl?: string;
 }
 
+/**
+ * The certificate and key of TLS_CERT_FILE / TLS_KEY_FILE checked as a pair before the server is built: a ConfigError
+ * naming both files when they cannot serve HTTPS (the key given as the certificate or the other way round, a key
+ * that does not belong to the certificate, an encrypted or unreadable key). Node's own error names neither file.
+ */
+export function checkTlsPair(tls: TlsFiles): void {
+  const names = `TLS_CERT_FILE ${JSON.stringify(tls.certFile)} and TLS_KEY_FILE ${JSON.stringify(tls.keyFile)}`;
+  const cert = tls.cert.toString("latin1");
+  const key = tls.key.toString("latin1");
+  const hasKey = (pem: string) => /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem);
+  const hasCert = (pem: string) => pem.includes("-----BEGIN CERTIFICATE-----");
+  if (!hasKey(key)) {
+    throw new ConfigError(`TLS_KEY_FILE ${JSON.stringify(tls.keyFile)} holds no private key ("-----BEGIN … PRIVATE KEY-----")` +
+      (hasCert(key) ? ": it holds a certificate. Set TLS_KEY_FILE to the private key's file." : "."));
+  }
+  if (!hasCert(cert)) {
+    throw new ConfigError(`TLS_CERT_FILE ${JSON.stringify(tls.certFile)} holds no certificate ("-----BEGIN CERTIFICATE-----")` +
+      (hasKey(cert) ? ": it holds a private key. Set TLS_CERT_FILE to the certificate's file." : "."));
+  }
+  try {
+    createSecureContext({ cert: tls.cert, key: tls.key });
+  } catch (err) {
+    const reason = (err as Error).message;
+    throw new ConfigError(/key values mismatch/i.test(reason)
+      ? `${names} do not match: the private key is not the certificate's (${reason}).`
+      : `${names} cannot serve HTTPS: ${reason}.`);
+  }
+}
+
 export async function startServer(overrides: ServerOverrides = {}): Promise<RunningServer> {
   const loaded = loadConfig(overrides.env ?? process.env);
   const config: Config = { ...loaded, ...overrides.config, limits: { ...loaded.limits, ...overrides.config?.limits } };
+  if (config.tls !== undefined) checkTlsPair(config.tls);
   const app = await buildApp({
     config,
     ...(overrides.logger !== undefined ? { logger: overrides.logger } : {}),

@@ -419,3 +419,171 @@ export async function startReplicas(n: number, env: Record<string, string>, read
   }
   return replicas;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Docker (test/integration/image.test.ts): Debian's docker.io, a daemon started by the test on a socket in a
+// temporary directory when none answers, and a local stand-in for the Dockerfile's base image when the real one
+// cannot be pulled. Every build and container uses the host's network, so all traffic stays on loopback.
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The result of one command run to completion. */
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `cmd args` to completion (never rejects on a non-zero exit; rejects after `timeoutMs`, killing it). */
+export function runCommand(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number; input?: string } = {}): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (b) => {
+      stdout += String(b);
+      if (stdout.length > 1_000_000) stdout = stdout.slice(-1_000_000);
+    });
+    child.stderr.on("data", (b) => {
+      stderr += String(b);
+      if (stderr.length > 1_000_000) stderr = stderr.slice(-1_000_000);
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${cmd} ${args.join(" ")}: still running after ${opts.timeoutMs} ms\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}`));
+    }, opts.timeoutMs ?? 600_000);
+    child.on("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? "");
+  });
+}
+
+export interface RunningDocker {
+  /** The environment every docker command runs with (DOCKER_HOST set when the test started the daemon). */
+  env: NodeJS.ProcessEnv;
+  /** `docker <args>` to completion. */
+  docker(args: string[], timeoutMs?: number): Promise<Ran>;
+  /** True when this test started the daemon (stop() then stops it and removes its directory). */
+  started: boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * What the image test needs that is not installed: `docker.io` (the client, and a daemon to talk to or `dockerd`
+ * to start as root) and `debootstrap` (for the stand-in base image; needed only when the real base cannot be
+ * pulled, but CI installs it with docker.io).
+ */
+export function missingDocker(): string[] {
+  const missing: string[] = [];
+  const asRoot = typeof process.getuid === "function" && process.getuid() === 0;
+  if (!which("docker") || (!which("dockerd") && !existsSync("/var/run/docker.sock")) || (!asRoot && !existsSync("/var/run/docker.sock"))) {
+    missing.push("docker.io");
+  }
+  if (!which("debootstrap")) missing.push("debootstrap");
+  return missing;
+}
+
+/**
+ * A Docker daemon to use: the one DOCKER_HOST (or the default socket) reaches, else a fresh `dockerd` started here
+ * (as root) with its data, state and socket in a temporary directory and no networking of its own (no bridge, no
+ * iptables: containers use `--network host`).
+ */
+export async function startDocker(): Promise<RunningDocker> {
+  const cli = which("docker");
+  if (!cli) throw new Error("docker not found (apt-get install docker.io)");
+  const mk = (env: NodeJS.ProcessEnv, started: boolean, stop: () => Promise<void>): RunningDocker => ({
+    env, started, stop,
+    // The classic builder: Debian's docker.io has no buildx, and it honours `--network host` for RUN steps.
+    docker: (args, timeoutMs) => runCommand(cli, args, { env: { ...env, DOCKER_BUILDKIT: "0" }, timeoutMs }),
+  });
+  const existing = await runCommand(cli, ["info", "--format", "{{.ServerVersion}}"], { timeoutMs: 20_000 }).catch(() => undefined);
+  if (existing?.code === 0 && existing.stdout.trim() !== "") return mk(process.env, false, async () => undefined);
+  const dockerd = which("dockerd");
+  if (!dockerd) throw new Error("no Docker daemon answers and dockerd is not installed (apt-get install docker.io)");
+  const dir = mkdtempSync(join(tmpdir(), "folio-dockerd-"));
+  const sock = `unix://${join(dir, "docker.sock")}`;
+  const child = spawnChild(dockerd, [
+    "--data-root", join(dir, "data"), "--exec-root", join(dir, "exec"), "--pidfile", join(dir, "docker.pid"), "--host", sock,
+    "--bridge=none", "--iptables=false", "--ip6tables=false", "--ip-forward=false", "--ip-masq=false",
+  ], { cwd: dir });
+  const env = { ...process.env, DOCKER_HOST: sock };
+  const stop = async () => {
+    await stopChild(child, "SIGTERM", 30_000);
+    // Overlay mounts of a killed daemon may linger: unmount what is below the directory before removing it.
+    spawnSync("sh", ["-c", `grep -o ' ${dir}[^ ]*' /proc/mounts | sort -r | xargs -r -n1 umount -l`]);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitFor("dockerd", async () => (await runCommand(cli, ["info", "--format", "{{.ServerVersion}}"], { env, timeoutMs: 10_000 })).code === 0, 60_000, child);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return mk(env, true, stop);
+}
+
+/**
+ * Make `image` (the Dockerfile's base, `node:20-bookworm-slim`) available: present already, pulled, or — when the
+ * registry cannot be reached — a local stand-in tagged with that name: Debian bookworm minbase (debootstrap, its
+ * tarball cached in `cacheDir` between runs) plus this machine's Node and npm in /usr/local as the official image
+ * has them, the user `node` (uid 1000, gid 1000), and this machine's CA bundle (for npm behind a TLS-intercepting
+ * proxy). Resolves with how it was obtained.
+ */
+export async function ensureBaseImage(d: RunningDocker, image: string, cacheDir: string): Promise<"present" | "pulled" | "stand-in"> {
+  if ((await d.docker(["image", "inspect", image], 30_000)).code === 0) return "present";
+  if ((await d.docker(["pull", image], 300_000)).code === 0) return "pulled";
+  const debootstrap = which("debootstrap");
+  if (!debootstrap) throw new Error(`${image} cannot be pulled and debootstrap is not installed to make a stand-in (apt-get install debootstrap)`);
+  const { mkdirSync, cpSync, realpathSync, copyFileSync } = await import("node:fs");
+  mkdirSync(cacheDir, { recursive: true });
+  const rootTar = join(cacheDir, "bookworm-minbase.tar");
+  if (!existsSync(rootTar)) {
+    const work = mkdtempSync(join(tmpdir(), "folio-debootstrap-"));
+    try {
+      const r = await runCommand(debootstrap, ["--variant=minbase", "bookworm", join(work, "rootfs"), "http://deb.debian.org/debian"], { timeoutMs: 900_000 });
+      if (r.code !== 0) throw new Error(`debootstrap failed:\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`);
+      const t = await runCommand("tar", ["-C", join(work, "rootfs"), "-cf", `${rootTar}.part`, "."], { timeoutMs: 300_000 });
+      if (t.code !== 0) throw new Error(`tar failed: ${t.stderr}`);
+      const { renameSync } = await import("node:fs");
+      renameSync(`${rootTar}.part`, rootTar);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+  const minbase = "folio-test/bookworm-minbase:latest";
+  const imp = await d.docker(["import", rootTar, minbase], 300_000);
+  if (imp.code !== 0) throw new Error(`docker import failed: ${imp.stderr}`);
+  // The context: this machine's node and npm, and its CA bundle.
+  const ctx = mkdtempSync(join(tmpdir(), "folio-standin-"));
+  try {
+    copyFileSync(process.execPath, join(ctx, "node"));
+    const npmCli = which("npm");
+    if (!npmCli) throw new Error("npm not found on PATH");
+    const npmDir = dirname(dirname(realpathSync(npmCli)));
+    cpSync(npmDir, join(ctx, "npm"), { recursive: true });
+    const ca = process.env.NODE_EXTRA_CA_CERTS ?? "/etc/ssl/certs/ca-certificates.crt";
+    const hasCa = existsSync(ca);
+    if (hasCa) copyFileSync(ca, join(ctx, "ca-certificates.crt"));
+    writeFileSync(join(ctx, "Dockerfile"), [
+      `FROM ${minbase}`,
+      "COPY node /usr/local/bin/node",
+      "COPY npm /usr/local/lib/node_modules/npm",
+      ...(hasCa ? ["COPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt", "ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt"] : []),
+      "RUN chmod 0755 /usr/local/bin/node && ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm" +
+        " && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx" +
+        " && groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/bash --create-home node",
+      'CMD ["node"]',
+      "",
+    ].join("\n"));
+    const b = await d.docker(["build", "--network", "host", "-t", image, ctx], 600_000);
+    if (b.code !== 0) throw new Error(`building the stand-in ${image} failed:\n${b.stdout.slice(-4000)}\n${b.stderr.slice(-4000)}`);
+  } finally {
+    rmSync(ctx, { recursive: true, force: true });
+  }
+  return "stand-in";
+}

@@ -82,13 +82,17 @@ export async function installSecurityHeaders(app: FastifyInstance): Promise<void
   const hsts = list.find(([n]) => n.toLowerCase() === HSTS);
   const names = plain.map(([n]) => n);
   const values = plain.map(([, v]) => v);
+  // An HTTP/1.1 request without Host (RFC 9112 §3.2) is refused here with a problem document, after the security
+  // headers are set, rather than by Node's HTTP server, which answers a bare 400 without a body before any hook
+  // runs. (The HTTPS server (HTTP/2 with HTTP/1.1 allowed) has no such check of its own: the same hook answers.)
+  (app.server as { requireHostHeader?: boolean }).requireHostHeader = false;
   // On every route (the root instance's hook), first thing, as @fastify/helmet with `global: true` did; HSTS only
   // over TLS (issue 21: it was sent on plain HTTP too).
   app.addHook("onRequest", function securityHeaders(req, reply, done) {
     const raw = reply.raw;
     for (let i = 0; i < names.length; i++) raw.setHeader(names[i], values[i]);
     if (hsts !== undefined && overTls(req)) raw.setHeader(hsts[0], hsts[1]);
-    done();
+    done(missingHost(req) ? folioError("MALFORMED_REQUEST", { reason: "an HTTP/1.1 request needs a Host header" }) : undefined);
   });
   const origins = (app as { folio?: { limits?: { corsOrigins?: readonly string[] } } }).folio?.limits?.corsOrigins ?? [];
   if (origins.length > 0) installCors(app, origins);
@@ -136,6 +140,13 @@ export function installCors(app: FastifyInstance, origins: readonly string[]): v
     const list = vary === undefined ? [] : String(vary).split(",").map((x) => x.trim()).filter(Boolean);
     if (!list.some((x) => x.toLowerCase() === "origin" || x === "*")) reply.header("vary", [...list, "origin"].join(", "));
   });
+}
+
+/** An HTTP/1.1 request without a Host header, or with an empty one (HTTP/1.0 needs none; HTTP/2 has :authority). */
+export function missingHost(req: FastifyRequest): boolean {
+  if (req.raw.httpVersion !== "1.1") return false;
+  const host = req.headers.host;
+  return host === undefined || host.trim() === "";
 }
 
 // ---------------------------------------------------------------------------------------------------------------

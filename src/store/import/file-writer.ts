@@ -5,10 +5,10 @@
  * directory. Readers see the old store or the new one, never a mix; an import never loses another's writes because
  * the read-merge-write happens entirely under the lock.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { encodeStore } from "../binary.js";
+import { encodeStore, STORE_FILE } from "../binary.js";
 import { loadStoreContents, storeFilePath } from "../file.js";
 import { acquireLock } from "../lock.js";
 import { mergeSeries, type MergeResult } from "./merge.js";
@@ -32,6 +32,7 @@ export async function writeFileStore(dataDir: string, series: readonly ImportedS
   mkdirSync(dataDir, { recursive: true });
   const lock = await acquireLock(join(dataDir, LOCK_FILE), { timeoutMs: options.lockTimeoutMs });
   try {
+    removeStaleTempFiles(dataDir);
     const merge = mergeSeries(loadStoreContents(dataDir), series, options.replace, fileName);
     if (merge.conflicts.length > 0) return { merge, written: false };
     writeStoreAtomically(dataDir, encodeStore(merge.merged, { synthetic: false, description: "" }));
@@ -39,6 +40,28 @@ export async function writeFileStore(dataDir: string, series: readonly ImportedS
   } finally {
     lock.release();
   }
+}
+
+/** The temporary files `writeStoreAtomically` creates: `prices.folio.tmp-<pid>-<12 hex digits>`. */
+const TEMP_FILE = new RegExp(`^${STORE_FILE.replace(/\./g, "\\.")}\\.tmp-\\d+-[0-9a-f]{12}$`);
+
+/**
+ * Remove the temporary store files an import killed before its rename left behind (a SIGKILL or a power cut
+ * skips the `finally` that removes them; each is as large as the store). Called under the import lock: only an
+ * import writes such a file, and only while it holds the lock, so every one found now is stale. Returns their names.
+ */
+export function removeStaleTempFiles(dataDir: string): string[] {
+  const removed: string[] = [];
+  for (const name of readdirSync(dataDir)) {
+    if (!TEMP_FILE.test(name)) continue;
+    try {
+      unlinkSync(join(dataDir, name));
+      removed.push(name);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+  }
+  return removed;
 }
 
 /** Write `bytes` to `<dir>/prices.folio` atomically: temp file in the same directory, fsync, rename, fsync dir. The caller holds the lock. */
