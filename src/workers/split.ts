@@ -24,13 +24,20 @@
  *     put together in shared memory; O(N²) from there). The cut frequencies are those with the fewest observations
  *     (each of their parts repeats their returns and covariance). On 2 workers: the daily and weekly frequencies
  *     whole, the monthly Gram in two halves queued after them, its other strategies, then its hrp row. On 3: the
- *     three frequencies whole (= "frequencies"). A Gram under two 64-row tiles is never cut.
- *   "frequencies": one part per frequency (the default with the direct HRP, whose HRP is O(N²)).
+ *     three frequencies whole (= "frequencies"). A Gram under two 64-row tiles is never cut. From 4 workers on every
+ *     Gram is cut (the cuts are 3 / W < 1 apart), and each cut frequency's other strategies are ⌈W / 3⌉ parts
+ *     (`strategyGroups`: the strategies that read one another's rows together, packed by an estimated cost), so
+ *     that the light work after the Grams is spread too (issue 20: every worker has work for any worker count).
+ *     With the direct HRP (or no hrp selected) there is no Gram: one part per frequency up to 3 workers (=
+ *     "frequencies"), from 4 on each frequency's strategies in ⌈W / 3⌉ groups ("balanced" is the default for both).
+ *   "frequencies": one part per frequency.
  *   "hrp": each frequency's paper HRP its own part, queued first, then one part per frequency with the other six
  *     strategies (`slotMask`). On 2 workers one worker runs two of the three HRPs back to back.
  *   "gram": every frequency's Gram in GRAM_BLOCKS blocks, then the other strategies, then the hrp rows (12 parts,
  *     each repeating its frequency's returns and covariance).
- * Measured (bench/suites/weights-scale.ts `--split-scale`): see docs/decisions.md.
+ * The same plans and the same assembly (`runParts`) serve the library's `weightsReportParallel`
+ * (src/pipeline/parallel.ts), on threads of its own instead of the pool.
+ * Measured (bench/suites/weights-scale.ts `--split-scale`, bench/suites/split-cores.ts): see docs/decisions.md.
  * Memory: the parts of a request run with `keepMemory` (src/workers/pool.ts), so a worker keeps its grown instance
  * from one part to the next instead of growing a fresh one for each; the last step gives it back.
  * Errors: when several parts fail, the answer is the failure the single task meets first (it computes the

@@ -314,6 +314,18 @@ describe("the plans for any worker count (issue 20 item 4)", () => {
     }
   });
 
+  it("are scheduled by the bench as the pool runs them: list schedule in queue order, hrp rows after their blocks", async () => {
+    const { makespan } = await import("../../bench/suites/split-cores.js");
+    const parts: WeightsPart[] = [{ frequency: "d" }, { frequency: "w" }, { frequency: "m", strategies: ["hrp"], gramRows: [0, 64] },
+      { frequency: "m", strategies: ["hrp"], gramRows: [64, 152] }, { frequency: "m", strategies: ["ewp"] },
+      { frequency: "m", strategies: ["hrp"], fromGram: true }];
+    // by hand: A d 0–4; B w 0–3, block 3–5; A block 4–6; B ewp 5–6; the hrp row once both blocks are done: 6–7
+    expect(makespan(parts, [4, 3, 2, 2, 1, 1], 2)).toBe(7);
+    // one worker: the sum; enough workers: the longest chain (the longest block, then the hrp row)
+    expect(makespan(parts, [4, 3, 2, 2, 1, 1], 1)).toBe(13);
+    expect(makespan(parts, [4, 3, 2, 5, 1, 1], 16)).toBe(6);
+  });
+
   it("keep the strategies that read one another in one part and pack the groups into at most k parts", () => {
     // mdp and rpp read mdcp (unbounded); bounded, rpp reads gmvp and mdp reads nothing
     const unbounded = strategyGroups(["ewp", "gmvp", "ivp", "mdcp", "mdp", "rpp"], 6, false);
