@@ -146,7 +146,9 @@ export function strategyPartsPerFrequency(workers: number): number {
 /**
  * A frequency's `strategies` cut into at most `parts` groups: the connected groups of `READS` (strategies reading
  * one another stay together), packed by longest processing time first (`COST`, plus 1 per part for the returns and
- * covariance it repeats) into `parts` bins; the bins in decreasing cost, each in slot order. Deterministic.
+ * covariance it repeats) into `parts` bins, but no more bins than groups costing at least half a part's returns and
+ * covariance (a part for ewp or ivp alone would mostly repeat those); the bins in decreasing cost, each in slot
+ * order. Deterministic.
  */
 export function strategyGroups(strategies: readonly Strategy[], parts: number, bounded: boolean): Strategy[][] {
   const group = new Map<string, number>(strategies.map((s, i) => [s, i]));
@@ -167,9 +169,11 @@ export function strategyGroups(strategies: readonly Strategy[], parts: number, b
   const cost = (g: readonly Strategy[]) => g.reduce((sum, s) => sum + (COST[s] ?? 1), 0);
   const sorted = [...components.values()].sort((a, b) => cost(b) - cost(a)
     || STRATEGY_NAMES.indexOf(a[0]) - STRATEGY_NAMES.indexOf(b[0]));
+  // a group costing under half its part's returns and covariance (ewp, ivp) gets no part of its own
   const bins: { strategies: Strategy[]; cost: number }[] = [];
+  const k = Math.max(1, Math.min(parts, sorted.filter((g) => cost(g) >= 0.5).length));
   for (const g of sorted) {
-    if (bins.length < parts) {
+    if (bins.length < k) {
       bins.push({ strategies: [...g], cost: 1 + cost(g) });
       continue;
     }
