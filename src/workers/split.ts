@@ -144,46 +144,65 @@ export function strategyPartsPerFrequency(workers: number): number {
 }
 
 /**
- * A frequency's `strategies` cut into at most `parts` groups: the connected groups of `READS` (strategies reading
- * one another stay together), packed by longest processing time first (`COST`, plus 1 per part for the returns and
- * covariance it repeats) into `parts` bins, but no more bins than groups costing at least half a part's returns and
- * covariance (a part for ewp or ivp alone would mostly repeat those); the bins in decreasing cost, each in slot
- * order. Deterministic.
+ * A frequency's `strategies` cut into at most `parts` groups, each computed by one part (which also computes the
+ * rows its strategies read, `READS`, and returns only its own). Deterministic.
+ *   1. Strategies computing a common row (one reads the other, or both read a third) form one group: no part
+ *      recomputes another's rows.
+ *   2. While there are fewer groups worth a part (costing at least half a part's returns and covariance: a part for
+ *      ewp or ivp alone would mostly repeat those) than `parts`, the costliest group that can be is cut: the member
+ *      no other member reads whose own part would cost most goes apart (recomputing the rows it reads), if both
+ *      halves then cost less than the group did (unbounded: rpp apart from mdcp and mdp).
+ *   3. The groups worth a part each get one, the rest go to the cheapest of them (longest processing time first);
+ *      costs from `COST`, with every row a part computes counted once.
+ * The parts in decreasing estimated cost, each in slot order.
  */
 export function strategyGroups(strategies: readonly Strategy[], parts: number, bounded: boolean): Strategy[][] {
-  const group = new Map<string, number>(strategies.map((s, i) => [s, i]));
-  const root = (s: string): number => {
-    let g = group.get(s)!;
-    while (group.get(strategies[g]) !== g) g = group.get(strategies[g])!;
-    return g;
-  };
+  const readsOf = (s: string): readonly string[] => READS[s]?.[bounded ? "bounded" : "unbounded"] ?? [];
+  const closure = (s: string): string[] => [s, ...readsOf(s).flatMap(closure)];
+  const computed = (g: readonly string[]) => new Set(g.flatMap(closure));
+  const cost = (g: readonly string[]) => [...computed(g)].reduce((sum, s) => sum + (COST[s] ?? 1), 0);
+  const bySlot = (x: string, y: string) => STRATEGY_NAMES.indexOf(x as Strategy) - STRATEGY_NAMES.indexOf(y as Strategy);
+  // 1. groups: strategies whose computed rows meet
+  let groups: Strategy[][] = [];
   for (const s of strategies) {
-    for (const r of READS[s]?.[bounded ? "bounded" : "unbounded"] ?? []) {
-      if (!group.has(r)) continue;
-      const [a, b] = [root(s), root(r)].sort((x, y) => x - y);
-      group.set(strategies[b], a);
-    }
+    const rows = new Set(closure(s));
+    const meet = groups.filter((g) => g.some((t) => closure(t).some((r) => rows.has(r))));
+    groups = [...groups.filter((g) => !meet.includes(g)), [...meet.flat(), s].sort(bySlot)];
   }
-  const components = new Map<number, Strategy[]>();
-  for (const s of strategies) components.set(root(s), [...components.get(root(s)) ?? [], s]);
-  const cost = (g: readonly Strategy[]) => g.reduce((sum, s) => sum + (COST[s] ?? 1), 0);
-  const sorted = [...components.values()].sort((a, b) => cost(b) - cost(a)
-    || STRATEGY_NAMES.indexOf(a[0]) - STRATEGY_NAMES.indexOf(b[0]));
-  // a group costing under half its part's returns and covariance (ewp, ivp) gets no part of its own
-  const bins: { strategies: Strategy[]; cost: number }[] = [];
-  const k = Math.max(1, Math.min(parts, sorted.filter((g) => cost(g) >= 0.5).length));
+  const worth = (g: readonly string[]) => cost(g) >= 0.5;
+  // 2. cut the costliest group that gains from it while parts are left
+  while (groups.filter(worth).length < parts) {
+    const cut = [...groups].sort((x, y) => cost(y) - cost(x) || bySlot(x[0], y[0])).flatMap((g) => {
+      const leaves = g.filter((x) => !g.some((y) => y !== x && closure(y).slice(1).includes(x)));
+      if (g.length < 2 || leaves.length === 0) return [];
+      const x = [...leaves].sort((p, q) => cost([q]) - cost([p]) || bySlot(p, q))[0];
+      const rest = g.filter((y) => y !== x);
+      return Math.max(cost([x]), cost(rest)) < cost(g) ? [{ g, parts: [[x], rest] }] : [];
+    })[0];
+    if (cut === undefined) break;
+    groups = [...groups.filter((g) => g !== cut.g), ...cut.parts];
+  }
+  // 3. one part per group worth it (LPT), the others packed into the cheapest
+  const sorted = [...groups].sort((x, y) => cost(y) - cost(x) || bySlot(x[0], y[0]));
+  const k = Math.max(1, Math.min(parts, sorted.filter(worth).length));
+  const bins: Strategy[][] = [];
   for (const g of sorted) {
     if (bins.length < k) {
-      bins.push({ strategies: [...g], cost: 1 + cost(g) });
+      bins.push([...g]);
       continue;
     }
-    const least = bins.reduce((m, b, i) => (b.cost < bins[m].cost ? i : m), 0);
-    bins[least].strategies.push(...g);
-    bins[least].cost += cost(g);
+    const least = bins.reduce((m, bin, i) => (cost([...bin, ...g]) < cost([...bins[m], ...g]) ? i : m), 0);
+    bins[least].push(...g);
   }
-  for (const b of bins) b.strategies.sort((x, y) => STRATEGY_NAMES.indexOf(x) - STRATEGY_NAMES.indexOf(y));
-  return bins.sort((a, b) => b.cost - a.cost || STRATEGY_NAMES.indexOf(a.strategies[0]) - STRATEGY_NAMES.indexOf(b.strategies[0]))
-    .map((b) => b.strategies);
+  for (const bin of bins) bin.sort(bySlot);
+  return bins.sort((x, y) => cost(y) - cost(x) || bySlot(x[0], y[0]));
+}
+
+/** A part's estimated cost (its returns and covariance = 1, plus `COST` of every row it computes). */
+function groupCost(strategies: readonly Strategy[], bounded: boolean): number {
+  const readsOf = (s: string): readonly string[] => READS[s]?.[bounded ? "bounded" : "unbounded"] ?? [];
+  const closure = (s: string): string[] => [s, ...readsOf(s).flatMap(closure)];
+  return 1 + [...new Set(strategies.flatMap(closure))].reduce((sum, s) => sum + (COST[s] ?? 1), 0);
 }
 
 /**
@@ -198,7 +217,7 @@ function strategyParts(frequencies: readonly Frequency[], workers: number, strat
   const parts: { part: WeightsPart; cost: number }[] = [];
   for (const frequency of frequencies) {
     for (const g of strategyGroups(strategies, k, bounded)) {
-      parts.push({ part: { frequency, strategies: g }, cost: (1 + g.reduce((s, x) => s + (COST[x] ?? 1), 0)) * OBSERVATIONS[frequency] });
+      parts.push({ part: { frequency, strategies: g }, cost: groupCost(g, bounded) * OBSERVATIONS[frequency] });
     }
   }
   return stableByCost(parts);
@@ -258,7 +277,7 @@ function balancedParts(N: number, workers: number, rest: readonly Strategy[], bo
       blocks.push({ part: { frequency, strategies: ["hrp"], gramRows: [from, to] }, cost });
     }
     for (const g of groups) {
-      light.push({ part: { frequency, strategies: g }, cost: (1 + g.reduce((s, x) => s + (COST[x] ?? 1), 0)) * OBSERVATIONS[frequency] });
+      light.push({ part: { frequency, strategies: g }, cost: groupCost(g, bounded) * OBSERVATIONS[frequency] });
     }
     fromGram.push({ frequency, strategies: ["hrp"], fromGram: true });
   }

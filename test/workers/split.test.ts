@@ -330,10 +330,14 @@ describe("the plans for any worker count (issue 20 item 4)", () => {
   it("keep the strategies that read one another in one part and pack the groups into at most k parts", () => {
     // mdp and rpp read mdcp (unbounded); bounded, rpp reads gmvp and mdp reads nothing
     // (ewp and ivp, next to nothing beside a part's covariance, get no part of their own: packed with the lightest)
-    const unbounded = strategyGroups(["ewp", "gmvp", "ivp", "mdcp", "mdp", "rpp"], 6, false);
-    expect(unbounded).toEqual([["mdcp", "mdp", "rpp"], ["ewp", "gmvp", "ivp"]]);
+    const rest: Strategy[] = ["ewp", "gmvp", "ivp", "mdcp", "mdp", "rpp"];
+    expect(strategyGroups(rest, 2, false)).toEqual([["mdcp", "mdp", "rpp"], ["ewp", "gmvp", "ivp"]]);
+    // with parts to spare the costliest group is cut where both halves cost less: rpp apart (its part recomputes mdcp)
+    expect(strategyGroups(rest, 6, false)).toEqual([["rpp"], ["mdcp", "mdp"], ["ewp", "gmvp", "ivp"]]);
+    expect(strategyGroups(["mdp", "rpp"], 1, false)).toEqual([["mdp", "rpp"]]); // both read mdcp: one part
     const bounded = strategyGroups(["ewp", "gmvp", "ivp", "mdcp", "mdp", "rpp"], 6, true);
     expect(bounded).toEqual([["gmvp", "rpp"], ["mdcp"], ["ewp", "ivp", "mdp"]]);
+    // (bounded, rpp apart from gmvp would cost as much as both together: not cut)
     expect(strategyGroups(["ewp", "ivp"], 6, false)).toEqual([["ewp", "ivp"]]);
     expect(strategyGroups(["mdp", "rpp"], 2, false)).toEqual([["rpp"], ["mdp"]]); // mdcp not selected: no link
     for (const k of [1, 2, 3]) {
