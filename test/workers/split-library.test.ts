@@ -94,10 +94,20 @@ describe("weightsReportParallel", () => {
         expectSameBits(par, one, `${workers} threads ${JSON.stringify(options)}`);
       }
     }
-    // the parts of those plans: Gram blocks on 2 and 8 threads, strategy groups on 8
+    // the parts of those plans: Gram blocks on 2 and 8 threads, strategy groups with the direct HRP on 8
     expect(splitParts("balanced", 151, 2).some((q) => q.gramRows !== undefined)).toBe(true);
-    expect(splitParts("balanced", 151, 8).filter((q) => q.strategies !== undefined && !q.strategies.includes("hrp")).length)
-      .toBeGreaterThan(3);
+    expect(splitParts("balanced", 151, 8, false).length).toBeGreaterThan(3);
+  }, 180_000);
+
+  it("on 12 threads (strategy groups beside the Gram blocks): the same report bit for bit", async () => {
+    const engine = await createEngine();
+    const p = prices(300, 150);
+    const parts = splitParts("balanced", 151, 12);
+    expect(parts.some((q) => q.gramRows !== undefined)).toBe(true);
+    expect(parts.filter((q) => q.strategies !== undefined && !q.strategies.includes("hrp")).length).toBeGreaterThan(3);
+    for (const options of [{}, { min_weight: 0.001, max_weight: 0.05 }] as WeightsOptions[]) {
+      expectSameBits(await weightsReportParallel(p, options, { workers: 12 }), engine.weightsReport(p, options), JSON.stringify(options));
+    }
   }, 180_000);
 
   it("gives the same result with every plan of the service", async () => {
