@@ -15,8 +15,9 @@
  *     in queue order, each to the first free worker; an hrp row from Gram blocks queued when its blocks are done;
  *     each part timed twice, the faster kept).
  *     Computed, not a wall time: it ignores the workers' contention for memory bandwidth and the pool's messaging;
- *     beside it, the same schedule with each frequency's other strategies in one part (the plans before issue 20:
- *     does cutting them into groups pay?), the sum of the parts (the CPU work) and the single call.
+ *     beside it, the same schedule with each frequency's strategy groups in one part (the plans before issue 20:
+ *     does cutting them into groups pay?), the sum of the parts (the CPU work) and the single call; for the paper
+ *     HRP and then for the direct one (whose plan has no Gram: its strategy groups are all its parallelism).
  * One run; the machine is shared (read the spread).
  */
 import { spawnSync } from "node:child_process";
@@ -136,14 +137,22 @@ export default async function splitCores(): Promise<void> {
       },
     });
     if (np === undefined) console.log(`  np.cov skipped: ${"skipped" in before ? before.skipped : (after as { skipped: string }).skipped}`);
-    await partsTable(checked, N, median(single));
+    await partsTable(checked, N, median(single), "paper");
+    const direct: number[] = [];
+    for (let r = 0; r < 2; r++) {
+      const t0 = performance.now();
+      engine.weightsReport(prices, { hrp: "direct" });
+      direct.push(performance.now() - t0);
+    }
+    await partsTable(checked, N, median(direct), "direct");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** Each part of the plan for 2, 4, 8 and 16 workers timed alone, and their list schedules (see the module comment). */
-async function partsTable(prices: ReturnType<typeof checkPrices>, N: number, singleMs: number): Promise<void> {
+async function partsTable(prices: ReturnType<typeof checkPrices>, N: number, singleMs: number,
+  hrp: "paper" | "direct"): Promise<void> {
   const { wasm, kernels } = await loadEngine({ releaseAfterCall: false });
   warmUp(makeEngine(kernels));
   const Np = paddedOrder(N);
@@ -153,7 +162,7 @@ async function partsTable(prices: ReturnType<typeof checkPrices>, N: number, sin
     let out: Float64Array | undefined;
     for (let r = 0; r < 2; r++) {
       const t0 = performance.now();
-      const w = respondWeights(kernels, "weights", prices, undefined, {}, [p.frequency], p.strategies,
+      const w = respondWeights(kernels, "weights", prices, { hrp }, {}, [p.frequency], p.strategies,
         { rows: p.gramRows, given: gram });
       best = Math.min(best, performance.now() - t0);
       out = w.gram;
@@ -162,7 +171,7 @@ async function partsTable(prices: ReturnType<typeof checkPrices>, N: number, sin
   };
   const table: Record<string, Record<string, string>> = {};
   for (const workers of [2, 4, 8, 16]) {
-    const parts = splitParts("balanced", N, workers);
+    const parts = splitParts("balanced", N, workers, hrp === "paper");
     const grams = new Map<Frequency, Float64Array>();
     const times: number[] = [];
     for (const p of parts) {
@@ -175,7 +184,7 @@ async function partsTable(prices: ReturnType<typeof checkPrices>, N: number, sin
     }
     wasm.releaseMemory();
     // the merged variant: a cut frequency's strategy groups as one part (timed once per frequency)
-    const isGroup = (p: WeightsPart) => p.strategies !== undefined && !p.strategies.includes("hrp");
+    const isGroup = (p: WeightsPart) => p.strategies !== undefined && p.gramRows === undefined && !p.fromGram;
     const merged: WeightsPart[] = [];
     const mergedTimes: number[] = [];
     parts.forEach((p, i) => {
@@ -201,7 +210,7 @@ async function partsTable(prices: ReturnType<typeof checkPrices>, N: number, sin
     };
     console.log(`  parts W = ${workers} done`);
   }
-  console.log(`\n## The "balanced" plan's parts timed alone (one thread, N = ${N}, T = ${T}) and the pool's schedule on W workers (computed; single call ${singleMs.toFixed(0)} ms)`);
+  console.log(`\n## hrp ${hrp}: the "balanced" plan's parts timed alone (one thread, N = ${N}, T = ${T}) and the pool's schedule on W workers (computed; single call ${singleMs.toFixed(0)} ms)`);
   console.table(Object.fromEntries(Object.entries(table).map(([k, v]) => {
     const { "part ms (queue order)": _, ...rest2 } = v;
     return [k, rest2];

@@ -26,9 +26,8 @@
  *     whole, the monthly Gram in two halves queued after them, its other strategies, then its hrp row. On 3: the
  *     three frequencies whole (= "frequencies"). A Gram under two 64-row tiles is never cut. From 4 workers on every
  *     Gram is cut (the cuts are 3 / W < 1 apart), so every worker has Gram work (issue 20: every worker has work
- *     for any worker count); from GROUPS_BESIDE_GRAMS_FROM workers on each cut frequency's other strategies are
- *     ⌈W / 3⌉ parts too (`strategyGroups`: the strategies computing common rows together, packed by an estimated
- *     cost).
+ *     for any worker count). A cut frequency's other strategies stay one part (cut into groups they did not pay:
+ *     see `balancedParts`).
  *     With the direct HRP (or no hrp selected) there is no Gram: one part per frequency up to 3 workers (=
  *     "frequencies"), from 4 on each frequency's strategies in ⌈W / 3⌉ groups ("balanced" is the default for both).
  *   "frequencies": one part per frequency.
@@ -110,7 +109,7 @@ export function splitParts(plan: SplitPlan, N: number, workers: number, paperHrp
     return strategyParts(FREQUENCY_NAMES, workers, strategies, bounded);
   }
   if (rest.length === strategies.length) return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
-  if (plan === "balanced") return balancedParts(N, workers, rest, bounded);
+  if (plan === "balanced") return balancedParts(N, workers, rest);
   const hrp = FREQUENCY_NAMES.map((frequency): WeightsPart => ({ frequency, strategies: ["hrp"] }));
   const light = rest.length === 0 ? []
     : FREQUENCY_NAMES.map((frequency): WeightsPart => ({ frequency, strategies: [...rest] }));
@@ -138,15 +137,6 @@ const READS: Partial<Record<string, { unbounded: readonly string[]; bounded: rea
  * to nothing). A strategy missing here counts 1.
  */
 const COST: Partial<Record<string, number>> = { ewp: 0, ivp: 0.2, gmvp: 0.7, hrp: 1, mdcp: 1.2, mdp: 0.5, rpp: 1.2 };
-
-/**
- * From this many workers on, a cut frequency's other strategies are cut into groups beside its Gram blocks
- * ("balanced" with the paper HRP). Measured at N = 2,000 (bench/suites/split-cores.ts, computed makespans from part
- * times): the groups lost 10–15 % at 4 and 8 workers (each repeats the frequency's returns and covariance, and the
- * weekly rpp with its fallback, one strategy, stays the longest light part whatever the grouping) and gained 10 %
- * at 16. Without a Gram (direct HRP) they are the only parallelism: from 4 workers on.
- */
-export const GROUPS_BESIDE_GRAMS_FROM = 12;
 
 /** Parts per frequency for its strategies (not its Gram) on `workers` workers: one up to 3 workers, then ⌈W / 3⌉. */
 export function strategyPartsPerFrequency(workers: number): number {
@@ -243,13 +233,13 @@ function stableByCost(parts: { part: WeightsPart; cost: number }[]): WeightsPart
  * each, whatever the frequency), laid end to end on [0, 3) and cut at the multiples of 3 / workers (McNaughton's
  * wrap-around rule: each worker gets the same share of Gram work, and only the Grams a cut falls into are split).
  * A frequency no cut falls into is one part (its whole frequency: its returns and covariance computed once); one a
- * cut falls into is its Gram row blocks at those cuts, its other strategies (one part below
- * GROUPS_BESIDE_GRAMS_FROM workers, from there on `strategyGroups` in ⌈W / 3⌉ parts) and the hrp row from the blocks. The frequencies are laid out so that the cut
+ * cut falls into is its Gram row blocks at those cuts, a part with its other strategies and the hrp row from the
+ * blocks. The frequencies are laid out so that the cut
  * ones have the fewest observations (each of their parts repeats the frequency's returns and covariance,
  * ∝ observations × N²). Queue order: whole frequencies (most observations first), the blocks (largest first), the
  * cut frequencies' other strategies (largest first), then the hrp rows.
  */
-function balancedParts(N: number, workers: number, rest: readonly Strategy[], bounded: boolean): WeightsPart[] {
+function balancedParts(N: number, workers: number, rest: readonly Strategy[]): WeightsPart[] {
   const F = FREQUENCY_NAMES.length;
   const cuts = Array.from({ length: Math.max(0, workers - 1) }, (_, k) => ((k + 1) * F) / workers);
   const piecesOf = (order: readonly Frequency[]) => order.map((frequency, i) => ({
@@ -273,8 +263,11 @@ function balancedParts(N: number, workers: number, rest: readonly Strategy[], bo
   const blocks: { part: WeightsPart; cost: number }[] = [];
   const light: { part: WeightsPart; cost: number }[] = [];
   const fromGram: WeightsPart[] = [];
-  const groups = rest.length === 0 ? [] : strategyGroups(rest,
-    workers >= GROUPS_BESIDE_GRAMS_FROM ? strategyPartsPerFrequency(workers) : 1, bounded);
+  // a cut frequency's other strategies stay one part: cut into groups beside the Gram blocks, they did not pay
+  // (bench/suites/split-cores.ts at N = 2,000, computed makespans for 4, 8 and 16 workers: 10–15 % slower at 4
+  // and 8, −10 % to +10 % at 16; each group repeats the returns and covariance, and the weekly rpp with its
+  // fallback, one strategy, stays the longest light part whatever the grouping)
+  const groups = rest.length === 0 ? [] : [[...rest]];
   for (const { frequency, fractions } of [...best].sort(byObservations)) {
     const rows = fractions.length === 0 ? [] : gramRowsAt(N, fractions);
     if (rows.length < 2) {
@@ -287,9 +280,7 @@ function balancedParts(N: number, workers: number, rest: readonly Strategy[], bo
       const cost = (1 - from / Np) ** 2 - (1 - to / Np) ** 2;
       blocks.push({ part: { frequency, strategies: ["hrp"], gramRows: [from, to] }, cost });
     }
-    for (const g of groups) {
-      light.push({ part: { frequency, strategies: g }, cost: groupCost(g, bounded) * OBSERVATIONS[frequency] });
-    }
+    for (const g of groups) light.push({ part: { frequency, strategies: g }, cost: OBSERVATIONS[frequency] });
     fromGram.push({ frequency, strategies: ["hrp"], fromGram: true });
   }
   return [...whole, ...stableByCost(blocks), ...stableByCost(light), ...fromGram];

@@ -99,13 +99,12 @@ describe("weightsReportParallel", () => {
     expect(splitParts("balanced", 151, 8, false).length).toBeGreaterThan(3);
   }, 180_000);
 
-  it("on 12 threads (strategy groups beside the Gram blocks): the same report bit for bit", async () => {
+  it("on 12 threads (Gram blocks; strategy groups with the direct HRP): the same report bit for bit", async () => {
     const engine = await createEngine();
     const p = prices(300, 150);
-    const parts = splitParts("balanced", 151, 12);
-    expect(parts.some((q) => q.gramRows !== undefined)).toBe(true);
-    expect(parts.filter((q) => q.strategies !== undefined && !q.strategies.includes("hrp")).length).toBeGreaterThan(3);
-    for (const options of [{}, { min_weight: 0.001, max_weight: 0.05 }] as WeightsOptions[]) {
+    expect(splitParts("balanced", 151, 12).some((q) => q.gramRows !== undefined)).toBe(true);
+    expect(splitParts("balanced", 151, 12, false).length).toBeGreaterThan(9);
+    for (const options of [{}, { hrp: "direct" }, { hrp: "direct", min_weight: 0.001, max_weight: 0.05 }] as WeightsOptions[]) {
       expectSameBits(await weightsReportParallel(p, options, { workers: 12 }), engine.weightsReport(p, options), JSON.stringify(options));
     }
   }, 180_000);
