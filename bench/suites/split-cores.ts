@@ -18,7 +18,7 @@
  *     beside it, the same schedule with each frequency's strategy groups in one part (the plans before issue 20:
  *     does cutting them into groups pay?), the sum of the parts (the CPU work) and the single call; for the paper
  *     HRP and then for the direct one (whose plan has no Gram: its strategy groups are all its parallelism).
- * One run; the machine is shared (read the spread).
+ * One run (`--cores-ratio-only`: the first table alone); the machine is shared (read the spread).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -137,6 +137,7 @@ export default async function splitCores(): Promise<void> {
       },
     });
     if (np === undefined) console.log(`  np.cov skipped: ${"skipped" in before ? before.skipped : (after as { skipped: string }).skipped}`);
+    if (process.argv.includes("--cores-ratio-only")) return;
     await partsTable(checked, N, median(single), "paper");
     const direct: number[] = [];
     for (let r = 0; r < 2; r++) {
