@@ -24,13 +24,20 @@
  *     put together in shared memory; O(N²) from there). The cut frequencies are those with the fewest observations
  *     (each of their parts repeats their returns and covariance). On 2 workers: the daily and weekly frequencies
  *     whole, the monthly Gram in two halves queued after them, its other strategies, then its hrp row. On 3: the
- *     three frequencies whole (= "frequencies"). A Gram under two 64-row tiles is never cut.
- *   "frequencies": one part per frequency (the default with the direct HRP, whose HRP is O(N²)).
+ *     three frequencies whole (= "frequencies"). A Gram under two 64-row tiles is never cut. From 4 workers on every
+ *     Gram is cut (the cuts are 3 / W < 1 apart), so every worker has Gram work (issue 20: every worker has work
+ *     for any worker count). A cut frequency's other strategies stay one part (cut into groups they did not pay:
+ *     see `balancedParts`).
+ *     With the direct HRP (or no hrp selected) there is no Gram: one part per frequency up to 3 workers (=
+ *     "frequencies"), from 4 on each frequency's strategies in ⌈W / 3⌉ groups ("balanced" is the default for both).
+ *   "frequencies": one part per frequency.
  *   "hrp": each frequency's paper HRP its own part, queued first, then one part per frequency with the other six
  *     strategies (`slotMask`). On 2 workers one worker runs two of the three HRPs back to back.
  *   "gram": every frequency's Gram in GRAM_BLOCKS blocks, then the other strategies, then the hrp rows (12 parts,
  *     each repeating its frequency's returns and covariance).
- * Measured (bench/suites/weights-scale.ts `--split-scale`): see docs/decisions.md.
+ * The same plans and the same assembly (`runParts`) serve the library's `weightsReportParallel`
+ * (src/pipeline/parallel.ts), on threads of its own instead of the pool.
+ * Measured (bench/suites/weights-scale.ts `--split-scale`, bench/suites/split-cores.ts): see docs/decisions.md.
  * Memory: the parts of a request run with `keepMemory` (src/workers/pool.ts), so a worker keeps its grown instance
  * from one part to the next instead of growing a fresh one for each; the last step gives it back.
  * Errors: when several parts fail, the answer is the failure the single task meets first (it computes the
@@ -50,7 +57,7 @@ import {
 } from "../domain/vocabulary.js";
 import { gramRowBlocks, gramRowsAt, paddedOrder } from "../engine/weights.js";
 import type { ComputePool, ComputeResult } from "./pool.js";
-import type { BacktestTask, WeightsPartTask } from "./tasks.js";
+import type { BacktestTask, SplitWeights, WeightsPartTask } from "./tasks.js";
 
 
 export interface SplitOptions {
@@ -89,14 +96,19 @@ const OBSERVATIONS: Record<Frequency, number> = { d: 252, w: 52, m: 12 };
 /**
  * The parts of `plan` for N tickers on `workers` workers, in queue order (the longest first; `fromGram` parts last:
  * they wait for their blocks). `paperHrp` false (the direct HRP, O(N²): no Gram): "gram" has the parts of "hrp" and
- * "balanced" those of "frequencies".
+ * "balanced" is `strategyParts` (no Gram to cut). `strategies`: the request's selection (a selection without hrp has
+ * no Gram either). `bounded`: the request has weight bounds (only which strategies read which rows changes: the
+ * grouping of `strategyGroups`, never a row's bits).
  */
 export function splitParts(plan: SplitPlan, N: number, workers: number, paperHrp = true,
-  strategies: readonly Strategy[] = STRATEGY_NAMES): WeightsPart[] {
+  strategies: readonly Strategy[] = STRATEGY_NAMES, bounded = false): WeightsPart[] {
   const rest = strategies.filter((s) => s !== "hrp");
-  // without hrp there is no Gram and nothing to split below a frequency
+  if (plan === "frequencies") return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
+  // without the paper hrp there is no Gram: "balanced" cuts the frequencies' strategies only (from 4 workers on)
+  if (plan === "balanced" && (!paperHrp || rest.length === strategies.length)) {
+    return strategyParts(FREQUENCY_NAMES, workers, strategies, bounded);
+  }
   if (rest.length === strategies.length) return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
-  if (plan === "frequencies" || (plan === "balanced" && !paperHrp)) return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
   if (plan === "balanced") return balancedParts(N, workers, rest);
   const hrp = FREQUENCY_NAMES.map((frequency): WeightsPart => ({ frequency, strategies: ["hrp"] }));
   const light = rest.length === 0 ? []
@@ -109,14 +121,123 @@ export function splitParts(plan: SplitPlan, N: number, workers: number, paperHrp
 }
 
 /**
+ * The strategies a strategy's row reads (assembly/strategies/driver.ts `slotsWithDependencies`: a part computing
+ * it computes those too, and returns only its own row). Used for grouping alone: strategies that read one another
+ * go in the same part, so a part does not recompute another part's rows. A strategy missing here is its own group;
+ * a wrong entry would cost time, never bits (each row is the full call's whatever the part computes beside it).
+ */
+const READS: Partial<Record<string, { unbounded: readonly string[]; bounded: readonly string[] }>> = {
+  mdp: { unbounded: ["mdcp"], bounded: [] },
+  rpp: { unbounded: ["mdcp"], bounded: ["gmvp"] },
+};
+
+/**
+ * Relative cost of a strategy's own work beside its part's returns and covariance (costing 1), for packing the
+ * groups into parts (measured at N = 2,000 on one thread: the QPs and rpp ≈ 0.5–1.5 covariances, ewp and ivp next
+ * to nothing). A strategy missing here counts 1.
+ */
+const COST: Partial<Record<string, number>> = { ewp: 0, ivp: 0.2, gmvp: 0.7, hrp: 1, mdcp: 1.2, mdp: 0.5, rpp: 1.2 };
+
+/** Parts per frequency for its strategies (not its Gram) on `workers` workers: one up to 3 workers, then ⌈W / 3⌉. */
+export function strategyPartsPerFrequency(workers: number): number {
+  return workers <= FREQUENCY_NAMES.length ? 1 : Math.ceil(workers / FREQUENCY_NAMES.length);
+}
+
+/**
+ * A frequency's `strategies` cut into at most `parts` groups, each computed by one part (which also computes the
+ * rows its strategies read, `READS`, and returns only its own). Deterministic.
+ *   1. Strategies computing a common row (one reads the other, or both read a third) form one group: no part
+ *      recomputes another's rows.
+ *   2. While there are fewer groups worth a part (costing at least half a part's returns and covariance: a part for
+ *      ewp or ivp alone would mostly repeat those) than `parts`, the costliest group that can be is cut: the member
+ *      no other member reads whose own part would cost most goes apart (recomputing the rows it reads), if both
+ *      halves then cost less than the group did (unbounded: rpp apart from mdcp and mdp).
+ *   3. The groups worth a part each get one, the rest go to the cheapest of them (longest processing time first);
+ *      costs from `COST`, with every row a part computes counted once.
+ * The parts in decreasing estimated cost, each in slot order.
+ */
+export function strategyGroups(strategies: readonly Strategy[], parts: number, bounded: boolean): Strategy[][] {
+  const readsOf = (s: string): readonly string[] => READS[s]?.[bounded ? "bounded" : "unbounded"] ?? [];
+  const closure = (s: string): string[] => [s, ...readsOf(s).flatMap(closure)];
+  const computed = (g: readonly string[]) => new Set(g.flatMap(closure));
+  const cost = (g: readonly string[]) => [...computed(g)].reduce((sum, s) => sum + (COST[s] ?? 1), 0);
+  const bySlot = (x: string, y: string) => STRATEGY_NAMES.indexOf(x as Strategy) - STRATEGY_NAMES.indexOf(y as Strategy);
+  // 1. groups: strategies whose computed rows meet
+  let groups: Strategy[][] = [];
+  for (const s of strategies) {
+    const rows = new Set(closure(s));
+    const meet = groups.filter((g) => g.some((t) => closure(t).some((r) => rows.has(r))));
+    groups = [...groups.filter((g) => !meet.includes(g)), [...meet.flat(), s].sort(bySlot)];
+  }
+  const worth = (g: readonly string[]) => cost(g) >= 0.5;
+  // 2. cut the costliest group that gains from it while parts are left
+  while (groups.filter(worth).length < parts) {
+    const cut = [...groups].sort((x, y) => cost(y) - cost(x) || bySlot(x[0], y[0])).flatMap((g) => {
+      const leaves = g.filter((x) => !g.some((y) => y !== x && closure(y).slice(1).includes(x)));
+      if (g.length < 2 || leaves.length === 0) return [];
+      const x = [...leaves].sort((p, q) => cost([q]) - cost([p]) || bySlot(p, q))[0];
+      const rest = g.filter((y) => y !== x);
+      return Math.max(cost([x]), cost(rest)) < cost(g) ? [{ g, parts: [[x], rest] }] : [];
+    })[0];
+    if (cut === undefined) break;
+    groups = [...groups.filter((g) => g !== cut.g), ...cut.parts];
+  }
+  // 3. one part per group worth it (LPT), the others packed into the cheapest
+  const sorted = [...groups].sort((x, y) => cost(y) - cost(x) || bySlot(x[0], y[0]));
+  const k = Math.max(1, Math.min(parts, sorted.filter(worth).length));
+  const bins: Strategy[][] = [];
+  for (const g of sorted) {
+    if (bins.length < k) {
+      bins.push([...g]);
+      continue;
+    }
+    const least = bins.reduce((m, bin, i) => (cost([...bin, ...g]) < cost([...bins[m], ...g]) ? i : m), 0);
+    bins[least].push(...g);
+  }
+  for (const bin of bins) bin.sort(bySlot);
+  return bins.sort((x, y) => cost(y) - cost(x) || bySlot(x[0], y[0]));
+}
+
+/** A part's estimated cost (its returns and covariance = 1, plus `COST` of every row it computes). */
+function groupCost(strategies: readonly Strategy[], bounded: boolean): number {
+  const readsOf = (s: string): readonly string[] => READS[s]?.[bounded ? "bounded" : "unbounded"] ?? [];
+  const closure = (s: string): string[] => [s, ...readsOf(s).flatMap(closure)];
+  return 1 + [...new Set(strategies.flatMap(closure))].reduce((sum, s) => sum + (COST[s] ?? 1), 0);
+}
+
+/**
+ * Every frequency's strategies as `strategyGroups` parts (no Gram cut): up to 3 workers one part per frequency
+ * (its returns and covariance once; = "frequencies"), from 4 on ⌈W / 3⌉ groups per frequency, so that every
+ * worker has a part. Queue order: by estimated cost, the frequencies with the most observations first.
+ */
+function strategyParts(frequencies: readonly Frequency[], workers: number, strategies: readonly Strategy[],
+  bounded: boolean): WeightsPart[] {
+  const k = strategyPartsPerFrequency(workers);
+  if (k === 1) return frequencies.map((frequency) => ({ frequency }));
+  const parts: { part: WeightsPart; cost: number }[] = [];
+  for (const frequency of frequencies) {
+    for (const g of strategyGroups(strategies, k, bounded)) {
+      parts.push({ part: { frequency, strategies: g }, cost: groupCost(g, bounded) * OBSERVATIONS[frequency] });
+    }
+  }
+  return stableByCost(parts);
+}
+
+/** Parts sorted by decreasing cost (ties: the given order). */
+function stableByCost(parts: { part: WeightsPart; cost: number }[]): WeightsPart[] {
+  return parts.map((p, i) => ({ ...p, i })).sort((a, b) => b.cost - a.cost || a.i - b.i).map((p) => p.part);
+}
+
+/**
  * The "balanced" plan (the cost model of the module comment): the three paper-HRP Grams, of equal cost (≈ N³ flops
  * each, whatever the frequency), laid end to end on [0, 3) and cut at the multiples of 3 / workers (McNaughton's
  * wrap-around rule: each worker gets the same share of Gram work, and only the Grams a cut falls into are split).
  * A frequency no cut falls into is one part (its whole frequency: its returns and covariance computed once); one a
- * cut falls into is its Gram row blocks at those cuts, a part with its six other strategies and the hrp row from
- * the blocks. The frequencies are laid out so that the cut ones have the fewest observations (each of their parts
- * repeats the frequency's returns and covariance, ∝ observations × N²). Queue order: whole frequencies (most
- * observations first), the blocks (largest first), the cut frequencies' other strategies, then the hrp rows.
+ * cut falls into is its Gram row blocks at those cuts, a part with its other strategies and the hrp row from the
+ * blocks. The frequencies are laid out so that the cut
+ * ones have the fewest observations (each of their parts repeats the frequency's returns and covariance,
+ * ∝ observations × N²). Queue order: whole frequencies (most observations first), the blocks (largest first), the
+ * cut frequencies' other strategies (largest first), then the hrp rows.
  */
 function balancedParts(N: number, workers: number, rest: readonly Strategy[]): WeightsPart[] {
   const F = FREQUENCY_NAMES.length;
@@ -140,8 +261,13 @@ function balancedParts(N: number, workers: number, rest: readonly Strategy[]): W
     OBSERVATIONS[b.frequency] - OBSERVATIONS[a.frequency];
   const whole: WeightsPart[] = [];
   const blocks: { part: WeightsPart; cost: number }[] = [];
-  const light: WeightsPart[] = [];
+  const light: { part: WeightsPart; cost: number }[] = [];
   const fromGram: WeightsPart[] = [];
+  // a cut frequency's other strategies stay one part: cut into groups beside the Gram blocks, they did not pay
+  // (bench/suites/split-cores.ts at N = 2,000, computed makespans for 4, 8 and 16 workers: 10–15 % slower at 4
+  // and 8, −10 % to +10 % at 16; each group repeats the returns and covariance, and the weekly rpp with its
+  // fallback, one strategy, stays the longest light part whatever the grouping)
+  const groups = rest.length === 0 ? [] : [[...rest]];
   for (const { frequency, fractions } of [...best].sort(byObservations)) {
     const rows = fractions.length === 0 ? [] : gramRowsAt(N, fractions);
     if (rows.length < 2) {
@@ -154,11 +280,10 @@ function balancedParts(N: number, workers: number, rest: readonly Strategy[]): W
       const cost = (1 - from / Np) ** 2 - (1 - to / Np) ** 2;
       blocks.push({ part: { frequency, strategies: ["hrp"], gramRows: [from, to] }, cost });
     }
-    if (rest.length > 0) light.push({ frequency, strategies: [...rest] });
+    for (const g of groups) light.push({ part: { frequency, strategies: g }, cost: OBSERVATIONS[frequency] });
     fromGram.push({ frequency, strategies: ["hrp"], fromGram: true });
   }
-  blocks.sort((a, b) => b.cost - a.cost);
-  return [...whole, ...blocks.map((b) => b.part), ...light, ...fromGram];
+  return [...whole, ...stableByCost(blocks), ...stableByCost(light), ...fromGram];
 }
 
 function permutations<T>(xs: readonly T[]): T[][] {
@@ -166,9 +291,21 @@ function permutations<T>(xs: readonly T[]): T[][] {
   return xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
 }
 
-/** The plan used for a request when none is asked for: "balanced" for the paper HRP, "frequencies" for the direct one. */
-export function defaultPlan(task: BacktestTask): SplitPlan {
-  return task.request.hrp === "direct" ? "frequencies" : "balanced";
+/**
+ * The plan used for a request when none is asked for: "balanced" (with the direct HRP, or no hrp selected, it has no
+ * Gram to cut: one part per frequency up to 3 workers, = "frequencies", and the frequencies' strategies in groups
+ * from 4 workers on).
+ */
+export function defaultPlan(_task?: BacktestTask): SplitPlan {
+  return "balanced";
+}
+
+/** The parts of a request's split: its plan (`o.plan` or the default) for its tickers, selection and bounds. */
+export function requestParts(request: BacktestTask["request"], workers: number, plan: SplitPlan = "balanced"): WeightsPart[] {
+  const bounded = (request.min_weight !== undefined && request.min_weight !== 0) ||
+    (request.max_weight !== undefined && request.max_weight !== 1);
+  return splitParts(plan, request.tickers.length, workers, request.hrp !== "direct",
+    selectStrategies(request.strategies).strategies, bounded);
 }
 
 /** Gram row blocks per frequency in the "gram" plan (src/engine/weights.ts `gramRowBlocks`: of about equal cost). */
@@ -189,10 +326,8 @@ export async function runSplit(pool: ComputePool, task: BacktestTask, o: SplitOp
   const remaining = () => Math.max(1, deadline - Date.now());
   const group = pool.openGroup(o.key ?? "");
   try {
-    const N = task.request.tickers.length;
-    const plan = splitParts(o.plan ?? defaultPlan(task), N, pool.workerCount, task.request.hrp !== "direct",
-      selectStrategies(task.request.strategies).strategies);
-    const run = (p: WeightsPart, gram?: Float64Array): Promise<ComputeResult> => {
+    const plan = requestParts(task.request, pool.workerCount, o.plan ?? defaultPlan(task));
+    const weights = await runParts(plan, task.request.tickers.length, async (p, gram) => {
       const part: WeightsPartTask = {
         kind: "weights-part", of: task.kind, frequency: p.frequency, request: task.request, snapshot: task.snapshot,
         ...(p.strategies === undefined ? {} : { strategies: p.strategies }),
@@ -200,37 +335,12 @@ export async function runSplit(pool: ComputePool, task: BacktestTask, o: SplitOp
         ...(gram === undefined ? {} : { gram }),
       };
       // (parts of a group keep their worker's memory for the next part: src/workers/pool.ts)
-      return pool.run(part, remaining(), { cancel: o.cancel, group });
-    };
-    // every part but the hrp rows from Gram blocks is queued at once, in plan order; those once their blocks are done
-    const started = new Map<WeightsPart, Promise<ComputeResult>>();
-    for (const p of plan) if (!p.fromGram) started.set(p, run(p));
-    for (const p of plan) {
-      if (!p.fromGram) continue;
-      const blocks = plan.filter((b) => b.gramRows !== undefined && b.frequency === p.frequency);
-      started.set(p, assembleGram(N, blocks, blocks.map((b) => started.get(b)!)).then((gram) => run(p, gram)));
-    }
-    const parts = await Promise.allSettled(plan.map((p) => started.get(p)!));
-    const failed = parts.flatMap((p, i) => p.status === "rejected" ? [{ i, reason: p.reason as unknown }] : []);
-    if (failed.length > 0) {
-      failed.sort((a, b) => failureRank(plan[a.i], a.reason) - failureRank(plan[b.i], b.reason) || a.i - b.i);
-      throw requestError(failed[0].reason, limitMs);
-    }
-    const values = new Float64Array(SERIES_COUNT * N);
-    const fellBack: StrategyId[] = [];
-    parts.forEach((settled, i) => {
-      if (plan[i].gramRows !== undefined) return; // a Gram block: no weights
-      const r = (settled as PromiseFulfilledResult<ComputeResult>).value;
-      const w = new Float64Array(r.body.buffer.slice(r.body.byteOffset, r.body.byteOffset + r.body.byteLength));
-      if (w.length !== SERIES_COUNT * N) throw new Error("weights parts of another size than the request's");
-      const series = partSeries(plan[i]);
-      for (const s of series) values.set(w.subarray(s * N, (s + 1) * N), s * N);
-      for (const id of [...r.meta?.covarianceFallback ?? [], ...r.meta?.gmvpFallback ?? []]) {
-        if (series.includes(ALL_SERIES_IDS.indexOf(id))) fellBack.push(id);
-      }
+      const r = await pool.run(part, remaining(), { cancel: o.cancel, group });
+      return { body: r.body, fellBack: [...r.meta?.covarianceFallback ?? [], ...r.meta?.gmvpFallback ?? []] };
+    }).catch((e: unknown) => {
+      throw requestError(e, limitMs);
     });
-    fellBack.sort((a, b) => ALL_SERIES_IDS.indexOf(a) - ALL_SERIES_IDS.indexOf(b));
-    const last: BacktestTask = { ...task, weights: { values, fellBack } };
+    const last: BacktestTask = { ...task, weights };
     // the last step: no part of the request follows, so its worker gives a large instance's memory back after it
     return await pool.run(last, remaining(), { cancel: o.cancel, group, cost: o.cost, keepMemory: false })
       .catch((e: unknown) => {
@@ -241,18 +351,69 @@ export async function runSplit(pool: ComputePool, task: BacktestTask, o: SplitOp
   }
 }
 
+/** What a weights part gives back: its body (f64 weights, full layout, or its Gram rows) and its fallback series. */
+export interface PartOutcome {
+  body: Uint8Array;
+  /** The series of the part's computed rows that took their fallback (any others are ignored). */
+  fellBack: readonly string[];
+}
+
+/**
+ * Runs one part (a Gram block, a frequency or some of its strategies, or the hrp row from `gram`, the blocks put
+ * together). Called for every part at once, in plan order, so the runner's queue (the pool's, or the library's
+ * threads: src/pipeline/parallel.ts) runs them in that order.
+ */
+export type PartRunner = (part: WeightsPart, gram?: Float64Array) => Promise<PartOutcome>;
+
+/**
+ * The weights of a request from the parts of `plan` (`splitParts`) run by `run`: every part but the hrp rows from
+ * Gram blocks queued at once in plan order, those once their blocks are done; each part's rows copied (never
+ * summed: even a −0 stays as is) and the fallback flags of those rows taken. Rejects with the failure the single
+ * call meets first (`failureRank`). Shared by the service (`runSplit`) and the library (`weightsReportParallel`).
+ */
+export async function runParts(plan: readonly WeightsPart[], N: number, run: PartRunner): Promise<SplitWeights> {
+  const started = new Map<WeightsPart, Promise<PartOutcome>>();
+  for (const p of plan) if (!p.fromGram) started.set(p, run(p));
+  for (const p of plan) {
+    if (!p.fromGram) continue;
+    const blocks = plan.filter((b) => b.gramRows !== undefined && b.frequency === p.frequency);
+    started.set(p, assembleGram(N, blocks, blocks.map((b) => started.get(b)!)).then((gram) => run(p, gram)));
+  }
+  const parts = await Promise.allSettled(plan.map((p) => started.get(p)!));
+  const failed = parts.flatMap((p, i) => p.status === "rejected" ? [{ i, reason: p.reason as unknown }] : []);
+  if (failed.length > 0) {
+    failed.sort((a, b) => failureRank(plan[a.i], a.reason) - failureRank(plan[b.i], b.reason) || a.i - b.i);
+    throw failed[0].reason;
+  }
+  const values = new Float64Array(SERIES_COUNT * N);
+  const fellBack: StrategyId[] = [];
+  parts.forEach((settled, i) => {
+    if (plan[i].gramRows !== undefined) return; // a Gram block: no weights
+    const r = (settled as PromiseFulfilledResult<PartOutcome>).value;
+    const w = new Float64Array(r.body.buffer.slice(r.body.byteOffset, r.body.byteOffset + r.body.byteLength));
+    if (w.length !== SERIES_COUNT * N) throw new Error("weights parts of another size than the request's");
+    const series = partSeries(plan[i]);
+    for (const s of series) values.set(w.subarray(s * N, (s + 1) * N), s * N);
+    for (const id of r.fellBack) {
+      if (series.includes(ALL_SERIES_IDS.indexOf(id as StrategyId))) fellBack.push(id as StrategyId);
+    }
+  });
+  fellBack.sort((a, b) => ALL_SERIES_IDS.indexOf(a) - ALL_SERIES_IDS.indexOf(b));
+  return { values, fellBack };
+}
+
 /**
  * A frequency's Gram from its row-block parts, put together in shared memory (it crosses to the worker without a
  * copy). The first failing block's error is the result's.
  */
-async function assembleGram(N: number, blocks: WeightsPart[], results: Promise<ComputeResult>[]): Promise<Float64Array> {
+async function assembleGram(N: number, blocks: WeightsPart[], results: Promise<PartOutcome>[]): Promise<Float64Array> {
   const Np = paddedOrder(N);
   const done = await Promise.allSettled(results);
   const bad = done.find((d) => d.status === "rejected");
   if (bad) throw (bad as PromiseRejectedResult).reason;
   const gram = new Float64Array(new SharedArrayBuffer(Np * Np * 8));
   done.forEach((d, b) => {
-    const body = (d as PromiseFulfilledResult<ComputeResult>).value.body;
+    const body = (d as PromiseFulfilledResult<PartOutcome>).value.body;
     const [from, to] = blocks[b].gramRows!;
     if (body.byteLength !== (to - from) * Np * 8) throw new Error("Gram blocks of another size than the request's");
     new Uint8Array(gram.buffer, from * Np * 8, body.byteLength).set(body);

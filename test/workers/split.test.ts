@@ -13,7 +13,9 @@ import { openBackend } from "../../src/store/backend.js";
 import { commitStore, seededSeries } from "../helpers/stores.js";
 import type { StoreSnapshot } from "../../src/store/types.js";
 import { ComputePool, type ComputeResult } from "../../src/workers/pool.js";
-import { defaultPlan, runSplit, shouldSplit, splitParts, SPLIT_PLANS, type SplitPlan } from "../../src/workers/split.js";
+import {
+  defaultPlan, requestParts, runSplit, shouldSplit, splitParts, strategyGroups, SPLIT_PLANS, type SplitPlan, type WeightsPart,
+} from "../../src/workers/split.js";
 import { SERIES_COUNT, STRATEGY_COUNT, FREQUENCY_NAMES, STRATEGY_NAMES } from "../../src/domain/vocabulary.js";
 import type { BacktestTask, ComputeKind } from "../../src/workers/tasks.js";
 import { assertWorkerBuilt, closeTestApp, createTestApp, type TestApp } from "../helpers/app.js";
@@ -164,7 +166,9 @@ describe("runSplit on a pool of 2 workers", () => {
 
   it("defaults to the balanced plan for the paper HRP and covers every series exactly once in every plan", () => {
     expect(defaultPlan({ kind: "paths", request: { tickers: TICKERS }, snapshot })).toBe("balanced");
-    expect(defaultPlan({ kind: "paths", request: { tickers: TICKERS, hrp: "direct" }, snapshot })).toBe("frequencies");
+    // the direct HRP: "balanced" has no Gram to cut, and up to 3 workers it is "frequencies"
+    expect(defaultPlan({ kind: "paths", request: { tickers: TICKERS, hrp: "direct" }, snapshot })).toBe("balanced");
+    expect(splitParts("balanced", 2000, 3, false)).toEqual(splitParts("frequencies", 2000, 3));
     for (const plan of SPLIT_PLANS) {
       for (const [N, workers] of [[13, 2], [150, 2], [2000, 2], [5000, 2], [2000, 3], [2000, 4]]) {
         for (const paper of [true, false]) {
@@ -251,14 +255,178 @@ describe("runSplit on a pool of 2 workers", () => {
   });
 });
 
+/** The series (response order) whose rows a part gives (a Gram block: none). */
+function seriesOf(p: WeightsPart, selection: readonly Strategy[]): number[] {
+  if (p.gramRows !== undefined) return [];
+  return (p.strategies ?? selection).map((s) => FREQUENCY_NAMES.indexOf(p.frequency) * STRATEGY_COUNT + STRATEGY_NAMES.indexOf(s));
+}
+
+const SELECTIONS: Strategy[][] = [
+  [...STRATEGY_NAMES], ["hrp", "mdp", "rpp"], ["ewp", "gmvp", "ivp", "mdcp", "mdp", "rpp"], ["hrp"], ["rpp", "ivp"],
+];
+
+describe("the plans for any worker count (issue 20 item 4)", () => {
+  it("cover each selected series exactly once, Gram blocks tiling 0 … N' before their hrp row, for 1 … 16 workers", () => {
+    for (const workers of Array.from({ length: 16 }, (_, i) => i + 1)) {
+      for (const N of [13, 150, 700, 2000, 5000]) {
+        for (const paper of [true, false]) {
+          for (const bounded of [false, true]) {
+            for (const strategies of SELECTIONS) {
+              for (const plan of SPLIT_PLANS) {
+                const parts = splitParts(plan, N, workers, paper, strategies, bounded);
+                const want = FREQUENCY_NAMES.flatMap((_, q) => strategies.map((s) => q * STRATEGY_COUNT + STRATEGY_NAMES.indexOf(s)));
+                const got = parts.flatMap((p) => seriesOf(p, strategies));
+                // a part naming no strategies computes the request's selection (its own rows only are taken)
+                expect(got.sort((a, b) => a - b), `${plan} N=${N} W=${workers}`).toEqual(want.sort((a, b) => a - b));
+                for (const [k, p] of parts.entries()) {
+                  expect(p.strategies === undefined || p.strategies.length > 0).toBe(true);
+                  if (!p.fromGram) continue;
+                  const rows = parts.slice(0, k).filter((b) => b.gramRows !== undefined && b.frequency === p.frequency)
+                    .map((b) => b.gramRows!).sort((a, b) => a[0] - b[0]);
+                  expect(rows[0][0]).toBe(0);
+                  expect(rows[rows.length - 1][1]).toBe((N + 3) & ~3);
+                  for (let i = 1; i < rows.length; i++) expect(rows[i][0]).toBe(rows[i - 1][1]);
+                  for (const [from] of rows) expect(from % 64).toBe(0);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+
+  it("give every worker a part: at least W parts with the paper HRP at N = 2,000 and 5,000, W = 2 … 16", () => {
+    for (const N of [2000, 5000]) {
+      for (const workers of [2, 3, 4, 5, 6, 8, 12, 16]) {
+        for (const paper of [true, false]) {
+          const parts = splitParts("balanced", N, workers, paper);
+          // the parts that can start at once (an hrp row from blocks waits for them)
+          const ready = parts.filter((p) => !p.fromGram);
+          expect(ready.length, `N=${N} W=${workers} ${paper ? "paper" : "direct"}`)
+            // direct: at most three groups worth a part per frequency (hrp, gmvp, mdcp–mdp–rpp; ewp and ivp ride along)
+            .toBeGreaterThanOrEqual(paper ? workers : Math.min(workers, 3 * 3));
+        }
+        // McNaughton over the Grams: the Gram blocks of a worker's share add up to 3 / W Grams (within a 64-row tile)
+        const blocks = splitParts("balanced", N, workers).filter((p) => p.gramRows !== undefined);
+        if (workers >= 4) expect(new Set(blocks.map((b) => b.frequency)).size).toBe(3);
+        expect(blocks.length).toBeGreaterThanOrEqual(workers <= 3 ? (workers === 3 ? 0 : 2) : workers);
+      }
+    }
+  });
+
+  it("are scheduled by the bench as the pool runs them: list schedule in queue order, hrp rows after their blocks", async () => {
+    const { makespan } = await import("../../bench/suites/split-cores.js");
+    const parts: WeightsPart[] = [{ frequency: "d" }, { frequency: "w" }, { frequency: "m", strategies: ["hrp"], gramRows: [0, 64] },
+      { frequency: "m", strategies: ["hrp"], gramRows: [64, 152] }, { frequency: "m", strategies: ["ewp"] },
+      { frequency: "m", strategies: ["hrp"], fromGram: true }];
+    // by hand: A d 0–4; B w 0–3, block 3–5; A block 4–6; B ewp 5–6; the hrp row once both blocks are done: 6–7
+    expect(makespan(parts, [4, 3, 2, 2, 1, 1], 2)).toBe(7);
+    // one worker: the sum; enough workers: the longest chain (the longest block, then the hrp row)
+    expect(makespan(parts, [4, 3, 2, 2, 1, 1], 1)).toBe(13);
+    expect(makespan(parts, [4, 3, 2, 5, 1, 1], 16)).toBe(6);
+  });
+
+  it("keep the strategies that read one another in one part and pack the groups into at most k parts", () => {
+    // mdp and rpp read mdcp (unbounded); bounded, rpp reads gmvp and mdp reads nothing
+    // (ewp and ivp, next to nothing beside a part's covariance, get no part of their own: packed with the lightest)
+    const rest: Strategy[] = ["ewp", "gmvp", "ivp", "mdcp", "mdp", "rpp"];
+    expect(strategyGroups(rest, 2, false)).toEqual([["mdcp", "mdp", "rpp"], ["ewp", "gmvp", "ivp"]]);
+    // with parts to spare the costliest group is cut where both halves cost less: rpp apart (its part recomputes mdcp)
+    expect(strategyGroups(rest, 6, false)).toEqual([["rpp"], ["mdcp", "mdp"], ["ewp", "gmvp", "ivp"]]);
+    expect(strategyGroups(["mdp", "rpp"], 1, false)).toEqual([["mdp", "rpp"]]); // both read mdcp: one part
+    const bounded = strategyGroups(["ewp", "gmvp", "ivp", "mdcp", "mdp", "rpp"], 6, true);
+    expect(bounded).toEqual([["gmvp", "rpp"], ["mdcp"], ["ewp", "ivp", "mdp"]]);
+    // (bounded, rpp apart from gmvp would cost as much as both together: not cut)
+    expect(strategyGroups(["ewp", "ivp"], 6, false)).toEqual([["ewp", "ivp"]]);
+    expect(strategyGroups(["mdp", "rpp"], 2, false)).toEqual([["rpp"], ["mdp"]]); // mdcp not selected: no link
+    for (const k of [1, 2, 3]) {
+      const g = strategyGroups([...STRATEGY_NAMES], k, false);
+      expect(g.length).toBeLessThanOrEqual(k);
+      expect(g.flat().sort()).toEqual([...STRATEGY_NAMES].sort());
+    }
+    // a request's bounds reach the plan: under bounds gmvp and rpp share a part
+    const request = { tickers: Array.from({ length: 2000 }, (_, i) => `T${i}`), min_weight: 0.0001, hrp: "direct" as const };
+    const parts = requestParts(request, 8);
+    expect(parts.some((p) => p.strategies?.includes("gmvp") && p.strategies.includes("rpp"))).toBe(true);
+  });
+});
+
+describe("runSplit on pools of 1, 2, 3 and 8 workers (2 cores): the single task's bytes for every selection", () => {
+  let snapshot: StoreSnapshot;
+  let reference: ComputePool;
+  const singles = new Map<string, ComputeResult>();
+  beforeAll(async () => {
+    assertWorkerBuilt();
+    snapshot = await (await openBackend({ dataDir })).load({ shared: true });
+    reference = new ComputePool({ workers: 1, queueSize: 64, timeoutMs: 120_000 });
+    await reference.ready();
+  });
+  afterAll(async () => {
+    await reference?.destroy();
+  });
+  const cases = SELECTIONS.flatMap((strategies) => (["paper", "direct"] as const).flatMap((hrp) =>
+    [{}, { min_weight: 0.001, max_weight: 0.05 }].map((bounds) => ({ strategies, hrp, bounds }))));
+  // with the correlation −1 pair: rpp falls back in every frequency, whichever part computes it
+  const tickers = [...BIG_TICKERS, "TK0000", "MIRROR"];
+  const request = (c: (typeof cases)[number]) => ({ tickers, strategies: c.strategies, hrp: c.hrp, ...c.bounds });
+  const keyOf = (c: (typeof cases)[number]) => JSON.stringify(request(c));
+
+  for (const workers of [1, 2, 3, 8]) {
+    it(`${workers} worker${workers > 1 ? "s" : ""}: weights and paths bodies and metadata byte-identical`, async () => {
+      const pool = new ComputePool({ workers, queueSize: 256, timeoutMs: 120_000 });
+      await pool.ready();
+      try {
+        for (const c of cases) {
+          for (const kind of ["weights", "paths"] as const) {
+            const task: BacktestTask = { kind, request: request(c), snapshot };
+            const key = `${kind} ${keyOf(c)}`;
+            if (!singles.has(key)) singles.set(key, await reference.run(task));
+            const single = singles.get(key)!;
+            const split = await runSplit(pool, task);
+            expect(split.meta, key).toEqual(single.meta);
+            if (c.strategies.includes("rpp") && c.bounds.min_weight === undefined) {
+              expect(single.meta!.covarianceFallback).toEqual(FALLBACKS);
+            }
+            expect(Buffer.compare(split.body, single.body), `${workers} workers: ${key}`).toBe(0);
+          }
+        }
+        // the parts of this pool's plan: every worker had one to start with (N = 150: a Gram of three 64-row tiles)
+        if (workers === 8) expect(requestParts({ tickers: BIG_TICKERS }, 8).filter((p) => !p.fromGram).length).toBeGreaterThanOrEqual(8);
+      } finally {
+        await pool.destroy();
+      }
+    }, 300_000);
+  }
+
+  it("8 workers: a failure is the single task's (zero variance, a solver's series) whatever the plan", async () => {
+    const pool = new ComputePool({ workers: 8, queueSize: 256, timeoutMs: 120_000 });
+    await pool.ready();
+    try {
+      for (const request of [{ tickers: [...BIG_TICKERS, "FLAT"] }, { tickers: [...BIG_TICKERS, "FLAT"], hrp: "direct" as const },
+        { tickers: BIG_TICKERS, min_weight: 0.5 }]) {
+        const task: BacktestTask = { kind: "paths", request, snapshot };
+        const a = await failure(reference.run(task));
+        const b = await failure(runSplit(pool, task));
+        expect({ code: b.code, detail: b.detail, extras: b.extras }).toEqual({ code: a.code, detail: a.detail, extras: a.extras });
+      }
+    } finally {
+      await pool.destroy();
+    }
+  }, 120_000);
+});
+
 describe("the service with SPLIT_MIN_TICKERS at 1 and at ∞", () => {
   let splitting: TestApp;
   let whole: TestApp;
+  let splitting8: TestApp;
   beforeAll(async () => {
     splitting = await createTestApp({ dataDir, limits: { workers: 2, splitMinTickers: 1 } });
-    whole = await createTestApp({ dataDir, limits: { workers: 2, splitMinTickers: Infinity } });
+    whole = await createTestApp({ dataDir, limits: { workers: 2, splitMinTickers: Infinity, maxTickers: 200 } });
+    splitting8 = await createTestApp({ dataDir, limits: { workers: 8, splitMinTickers: 1, maxTickers: 200 } });
   }, 120_000);
   afterAll(async () => {
+    if (splitting8) await closeTestApp(splitting8);
     if (splitting) await closeTestApp(splitting);
     if (whole) await closeTestApp(whole);
   });
@@ -277,6 +445,21 @@ describe("the service with SPLIT_MIN_TICKERS at 1 and at ∞", () => {
       expect(Buffer.compare(a.rawPayload, b.rawPayload)).toBe(0);
     });
   }
+
+  it("answers with 8 workers (finer parts) with the same headers and bodies as one task, bounded and by selection", async () => {
+    for (const body of [{ tickers: BIG_TICKERS }, { tickers: BIG_TICKERS, hrp: "direct" },
+      { tickers: BIG_TICKERS, strategies: ["hrp", "rpp", "mdp"], min_weight: 0.001, max_weight: 0.05 }]) {
+      for (const kind of ["weights", "paths"] as const) {
+        const a = await splitting8.post(`/v1/optimiser/${kind}`, body, { "accept-encoding": "identity" });
+        const b = await whole.post(`/v1/optimiser/${kind}`, body, { "accept-encoding": "identity" });
+        expect(a.statusCode, a.body).toBe(200);
+        for (const h of ["x-covariance-fallback", "x-gmvp-fallback", "x-tickers", "etag", "content-length", "content-type"]) {
+          expect(a.headers[h], h).toEqual(b.headers[h]);
+        }
+        expect(Buffer.compare(a.rawPayload, b.rawPayload)).toBe(0);
+      }
+    }
+  }, 120_000);
 
   it("answers an invalid split request with the same problem as the whole one", async () => {
     const body = { tickers: ["TK0001", "NOPE"] };
