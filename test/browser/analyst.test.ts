@@ -273,18 +273,27 @@ describeWithChromium("the analyst's page: own portfolios, a benchmark, axes, can
     expect(lines[0].split(",")).toContain("sortino"); // hidden on screen, in the CSV
   });
 
-  it("with rebalancing, the Weights card says it shows the first weights and lists the rebalance dates (count = the server's)", async () => {
+  it("with rebalancing, the Weights card shows the weights traded on each date of the schedule (POST /v1/optimiser/schedule)", async () => {
     await page.selectOption("#rebalance", "monthly");
     await runAndWait();
-    expect(await page.locator("#weights-title").innerText()).toMatch(/^First weights \(\d{4}-\d{2}-\d{2}\) of a monthly schedule$/);
-    expect(await page.locator("#weights-note").innerText()).toMatch(/first weights only[\s\S]*does not serve the weight schedule over HTTP/);
+    expect(await page.locator("#weights-title").innerText()).toMatch(/^Weights traded on \d{4}-\d{2}-\d{2} \(purchase\), monthly schedule$/);
     const res = await fetch(`${server.url}/v1/optimiser/paths`, {
       method: "POST", headers: { "x-api-key": KEY, "content-type": "application/json" }, body: JSON.stringify({ tickers, rebalance: "monthly" }),
     });
     const count = res.headers.get("x-rebalance-count");
     expect(Number(count)).toBeGreaterThan(0);
-    expect(await page.locator("#rebalance-dates").getAttribute("data-count")).toBe(count);
-    expect(await page.locator("#rebalance-dates-title").innerText()).toBe(`${count} rebalance dates (server: ${count})`);
+    // the picker: the purchase and every rebalance date
+    expect(await page.locator("#weights-date option").count()).toBe(Number(count) + 1);
+    const sched = await (await fetch(`${server.url}/v1/optimiser/schedule`, {
+      method: "POST", headers: { "x-api-key": KEY, "content-type": "application/json" }, body: JSON.stringify({ tickers, rebalance: "monthly" }),
+    })).json() as { dates: string[]; series: Record<string, { weights: number[][] }> };
+    await page.selectOption("#weights-date", "3");
+    expect(await page.locator("#weights-title").innerText()).toBe(`Weights traded on ${sched.dates[3]} (rebalance 3 of ${count}), monthly schedule`);
+    // the gmvp row (daily) shows the schedule's weights of that date, in percent
+    const w = sched.series["l1r.l2d.l3gmvp"].weights[3];
+    const row = page.locator("#weights tbody tr", { hasText: "gmvp" }).first();
+    const text = await row.innerText();
+    expect(text).toContain(`${(w[0] * 100).toFixed(2)}%`);
     // with a benchmark the relative figures are shown and the trade columns start hidden (one click shows them)
     expect(await page.locator("#summary-columns input[data-group='trades']").isChecked()).toBe(false);
     expect(await page.locator("#summary thead th.g-trades").first().isVisible()).toBe(false);

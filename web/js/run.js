@@ -106,6 +106,8 @@ export async function run(e) {
       // PathLit's shape, which has no room for them). Asked after the others, so that the page never holds more than
       // two computations of one key in flight (the service's per-key cap is 2 per worker).
       const report = rebalancing ? await api("/v1/optimiser/report", pathsBody) : null;
+      // and the weights traded at each rebalance date (POST /v1/optimiser/schedule), for the Weights card
+      const schedule = rebalancing ? await api("/v1/optimiser/schedule", pathsBody) : null;
       const { ids, dates, values } = parseSeries(paths.data);
       const trades = report
         ? new Map(report.data.filter((x) => x.rebalances !== undefined).map((x) => [x.PATH, x]))
@@ -114,6 +116,7 @@ export async function run(e) {
         mode: req.mode, request: req, ids, dates, values, weights: weights.data, tickers: canonicalTickers(weights, body),
         fallback: weights.headers.get("x-covariance-fallback"), trades: trades && trades.size > 0 ? trades : null,
         rebalanceCount: paths.headers.get("x-rebalance-count"),
+        schedule: schedule?.data ?? null, weightsAt: 0,
       };
     } else {
       const simsBody = { ...body, ...rebalanceFields(req), ...benchmarkField(req) };

@@ -282,7 +282,10 @@ export function renderWeights(r) {
     chip.append(sw, t);
     return chip;
   }));
-  const weights = r.weights ?? {};
+  // the weights traded on the chosen date of a rebalancing schedule (POST /v1/optimiser/schedule), else the first
+  const at = r.schedule && r.weightsAt > 0 ? r.weightsAt : 0;
+  const weights = at === 0 ? r.weights ?? {} : Object.fromEntries(Object.entries(r.weights ?? {})
+    .map(([id, w]) => [id, r.schedule.series[id]?.weights[at] ?? w]));
   const ids = Object.keys(weights);
   const rows = displayRows(ids, (i) => weights[ids[i]]);
   const items = rows.map((row, i) => ({ row, i, w: weights[row.id], ids: rowIds(row, ids), allIds: ids }));
@@ -347,12 +350,30 @@ function weightsNote(r) {
   }
   const ruleText = /^\d+$/.test(rule) ? `every ${rule} trading days` : rule;
   const dates = r.mode === "paths" ? rebalanceDates(r.dates, rule) : [];
+  const picker = $("weights-date");
+  const schedule = r.mode === "paths" ? r.schedule : null;
+  $("weights-date-label").hidden = !schedule;
+  if (schedule) {
+    // the schedule's dates: the purchase, then each rebalance; the table shows the weights traded on the chosen one
+    const at = r.weightsAt ?? 0;
+    picker.replaceChildren(...schedule.dates.map((d, j) => new Option(j === 0 ? `${d} (purchase)` : `${d} (rebalance ${j})`, String(j))));
+    picker.value = String(at);
+    picker.onchange = () => {
+      r.weightsAt = Number(picker.value);
+      renderWeights(r);
+    };
+    title.textContent = `Weights traded on ${schedule.dates[at]} (${at === 0 ? "purchase" : `rebalance ${at} of ${schedule.dates.length - 1}`}), ${ruleText} schedule`;
+    note.textContent = `Every strategy is re-optimised on each rebalance date from the ${req.window === "expanding" ? "closes before it (expanding window)" : "252 closes before it"} ` +
+      "and traded to those weights; own portfolios are traded back to their own weights. Choose a date to see the weights traded then. " +
+      "The summary's Rebalancing columns give each series' turnover and costs.";
+    details.hidden = true;
+    return;
+  }
   title.textContent = `First weights (${first}) of a ${ruleText} schedule`;
   note.textContent = `These are the first weights only: bought on ${first} from the 252 training closes. With ${ruleText} ` +
     `rebalancing every strategy is re-optimised on each rebalance date from the ${req.window === "expanding" ? "closes before it (expanding window)" : "252 closes before it"} ` +
     `and traded back to those weights${r.mode === "sims" ? ", in each run on its simulated closes" : ""}; own portfolios are traded back to their own weights. ` +
-    "The page cannot show the later weights: the API does not serve the weight schedule over HTTP (only its count, x-rebalance-count; " +
-    "the library's paths report has it). The summary's Rebalancing columns give each series' turnover and costs.";
+    "The sims' later weights differ per run and are not shown. The summary's Rebalancing columns give each series' turnover and costs.";
   details.hidden = dates.length === 0;
   if (dates.length) {
     $("rebalance-dates-title").textContent = `${dates.length} rebalance date${dates.length === 1 ? "" : "s"}` +
