@@ -191,7 +191,9 @@ export const CATALOGUE = {
     `started until they drain. Retry after ${a.retryAfter} s.`),
   NOT_READY: entry(503, "Not ready", () => "The engine or the price store is not loaded yet. Retry shortly."),
   COMPUTE_TIMEOUT: entry<{ limitMs: number }>(504, "Compute timeout", (a) =>
-    `The computation exceeded the limit of ${a.limitMs} ms and was stopped. Send fewer tickers or a shorter date range.`),
+    `The computation exceeded the limit of ${a.limitMs} ms and was stopped. Its cost grows with tickers × test days × ` +
+    "runs, with each rebalance date and with the strategies selected: send fewer tickers, a shorter date range, fewer " +
+    "runs, a sparser rebalance rule (or none), or fewer strategies."),
 } as const;
 
 export type ErrorCode = keyof typeof CATALOGUE;
