@@ -18,8 +18,13 @@ export async function createEngine(): Promise<Engine> {
 }
 
 export * from "./domain/types.js";
-export { STRATEGY_IDS, STRATEGIES, FREQUENCIES, TRAINING_DAYS, MIN_ALIGNED_DAYS, INITIAL_CAPITAL, strategyId } from "./domain/strategies.js";
-export type { StrategyId, Strategy, Frequency } from "./domain/strategies.js";
+export {
+  STRATEGY_IDS, STRATEGIES, FREQUENCIES, TRAINING_DAYS, MIN_ALIGNED_DAYS, INITIAL_CAPITAL, strategyId,
+  STRATEGY_REGISTRY, DEFAULT_STRATEGIES, selectStrategies,
+} from "./domain/strategies.js";
+export type {
+  StrategyId, Strategy, Frequency, StrategyRow, Selection, SeriesId, PortfolioId, BenchmarkId,
+} from "./domain/strategies.js";
 export { FolioError, isFolioError, toProblem, CATALOGUE } from "./errors.js";
 export type { ErrorCode, Problem } from "./errors.js";
 export { seriesJson, simsJson } from "./pipeline/format.js";
