@@ -52,7 +52,8 @@ export const TRADING_DAYS_PER_YEAR = 252;
 /** The percentile of the daily simple returns whose negative is `var_95` (a 95 % confidence level). */
 export const VAR_LEVEL_PERCENTILE = 5;
 
-export interface StrategySummary {
+/** One series' figures; with a benchmark also the figures relative to it (`relativeFigures`), else those are absent. */
+export interface StrategySummary extends Partial<RelativeFigures> {
   PATH: SeriesId;
   final_value: number | null;
   total_return: number | null;
@@ -68,14 +69,6 @@ export interface StrategySummary {
   var_95: number | null;
   /** Historical 95 % conditional value at risk (expected shortfall) of the daily simple returns, as a loss fraction. */
   cvar_95: number | null;
-  /** Present only with a benchmark (`relativeFigures`). */
-  beta?: number | null;
-  alpha?: number | null;
-  tracking_error?: number | null;
-  information_ratio?: number | null;
-  correlation?: number | null;
-  up_capture?: number | null;
-  down_capture?: number | null;
 }
 
 /** The figures of a series relative to a benchmark (docs/method.md §7.3), in the order they are reported. */
@@ -297,8 +290,11 @@ export function summarize({ dates, values, ids: own }: ValueSeries, ids: readonl
   });
 }
 
-/** Distribution over simulated runs of one strategy's outcome. */
-export interface SimsStrategySummary {
+/**
+ * Distribution over simulated runs of one strategy's outcome; with a benchmark also the mean over runs of each run's
+ * figures relative to that run's benchmark (nulls left out).
+ */
+export interface SimsStrategySummary extends Partial<RelativeFigures> {
   PATH: SeriesId;
   runs: number;
   final_value_min: number | null;
@@ -317,18 +313,11 @@ export interface SimsStrategySummary {
   final_value_p50: number | null;
   final_value_p75: number | null;
   final_value_p95: number | null;
-  /** With a benchmark: the mean over runs of each run's figures relative to that run's benchmark (nulls left out). */
-  beta?: number | null;
-  alpha?: number | null;
-  tracking_error?: number | null;
-  information_ratio?: number | null;
-  correlation?: number | null;
-  up_capture?: number | null;
-  down_capture?: number | null;
 }
 
+/** The relative figures' keys, in the order they are reported. */
 export const RELATIVE_KEYS = ["beta", "alpha", "tracking_error", "information_ratio", "correlation", "up_capture",
-  "down_capture"] as const;
+  "down_capture"] as const satisfies readonly (keyof RelativeFigures)[];
 
 const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
 
