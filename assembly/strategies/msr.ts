@@ -35,13 +35,15 @@ export function msrFellBack(): bool {
  * and Σ the given covariance.
  * Layout: S N×N row-major (read only; Σ_ii > 0 checked by the caller), X n×N row-major (read only), out N f64,
  *   warm 0 or N previous weights (a starting hint only).
- * Method: δ = 1e-12·trace(Σ)/N, Σ̃ = Σ + δI (the ridge of §5.2); the answer is the maximiser of μᵀw/√(wᵀΣ̃w),
- *   unique because Σ̃ ≻ 0, so it is defined (and deterministic) when Σ is singular too.
+ * Method: the answer is the maximiser of μᵀw/√(wᵀΣ̃w) with a ridged Σ̃ ≻ 0 (unique, so defined and deterministic
+ *   when Σ is singular too): without bounds Σ̃ = Σ + δ̂D², D = diag(√Σ_ii), δ̂ = 1e-12·trace(D⁻¹ΣD⁻¹)/N (the ridge
+ *   of §5.2 in the scaled units); with bounds Σ̃ = Σ + δI, δ = 1e-12·trace(Σ)/N.
  *   - No positive mean: m* = max μᵀw over the feasible set, computed greedily (every weight at lo, then the names in
  *     descending μ, lowest index on ties, raised to hi until the budget is spent); m* ≤ 0 → `msrFellBack()` is true,
  *     `Ok`, nothing written.
- *   - lo = 0 and hi = 1 (no bounds): the homogenised convex QP min ½yᵀΣ̃y s.t. μᵀy = 1, y ≥ 0, w = y/1ᵀy
- *     (`sharpeSimplex`, a primal active set).
+ *   - lo = 0 and hi = 1 (no bounds): the homogenised convex QP min ½yᵀΣ̃y s.t. μᵀy = 1, y ≥ 0, w = y/1ᵀy,
+ *     solved as z = Dy on Σ̂ = D⁻¹ΣD⁻¹, μ̂ = D⁻¹μ (`scaledSimplex`, then `sharpeSimplex`, a primal active set): the
+ *     problem is invariant under that scaling, and the unit diagonal keeps badly scaled assets well conditioned.
  *   - Other bounds: the unbounded answer first; if it lies in the box it is the answer. Otherwise the parametric
  *     box QP w(t) = argmin ½wᵀΣ̃w − tμᵀw over the box (`sharpeBox`); w(t) is the answer iff
  *     φ(t) = t·μᵀw(t) − w(t)ᵀΣ̃w(t) = 0, bracketed from the unbounded answer's t = ṽ/m and narrowed by the Illinois
@@ -49,17 +51,19 @@ export function msrFellBack(): bool {
  *     the unbounded weights (`vertexByScore`).
  * Certification (both paths, on the un-ridged Σ): with g = Σw, v = wᵀg, m = μᵀw > 0, the gradient
  *   G = g − (v/m)μ (−∇S times the positive factor v^{3/2}/m) passes the box test of §5.6 (`gradientResidual`:
- *   max(0, max_{w_i>lo} G_i − min_{w_i<hi} G_i)/2 / (trace(Σ)/N), with |1ᵀw − 1| and bound violations) at ≤ 1e-9.
+ *   max(0, max_{w_i>lo} G_i − min_{w_i<hi} G_i)/2 / (trace(Σ)/N), with |1ᵀw − 1| and bound violations) at ≤ 1e-9;
+ *   without bounds it is measured in the scaled units (`scaledResidual`: Ĝ_i = G_i/(d_i·Σ_j d_j w_j), scale
+ *   trace(Σ̂)/N), which is invariant under rescaling one asset's returns.
  *   S is pseudo-concave where m > 0, so these KKT conditions are sufficient. `lastResidual()` reports it.
  * Preconditions: S symmetric PSD with Σ_ii > 0; n ≥ 1; 0 ≤ lo ≤ hi ≤ 1 (else `BadDimensions`); N·hi ≥ 1 ≥ N·lo
  *   (else `InfeasibleBounds`). A non-finite mean → `NonFinite` (lastBadIndex = asset).
  * Convergence: the active set terminates finitely (cap 20N + 100 → `NotConverged`); the bounded search ≤ 200
  *   doublings + 200 Illinois steps; a failed certificate → `NotCertified`. `lastIterations()` reports the work.
  * Complexity: n·N for μ; unbounded O(k²) per face + O(N·k) per multiplier check (k = held names); bounded a few dozen
- *   warm-started box QPs plus O(N·nnz) per path point. Scratch: c² + 6N f64 + 3N i32 (c ≤ N the factor's capacity),
- *   one box QP at a time.
+ *   warm-started box QPs plus O(N·nnz) per path point; O(N²) to form Σ̂. Scratch: N² + c² + 8N f64 + 3N i32
+ *   (c ≤ N the factor's capacity), one box QP at a time.
  * Edge cases: N = 1 → [1] if μ_0 > 0 (else fellBack). A zero-variance portfolio with positive mean (singular Σ): the
- *   ridge picks the one maximising μᵀw/‖w‖₂ among them (S̃ ≈ μᵀw/(√δ‖w‖₂) there); its certificate holds with v ≈ 0.
+ *   ridge picks the one maximising μᵀw/‖Dw‖₂ (bounded: μᵀw/‖w‖₂) among them; its certificate holds with v ≈ 0.
  * References: Sharpe (1966), J. Business 39(1):119–138; Cornuejols & Tütüncü, Optimization Methods in Finance
  *   (2007), §8.2 (the homogenisation); Nocedal & Wright (2006) §16.5 (active set).
  */
@@ -300,16 +304,18 @@ export function sharpeResidual(S: usize, mu: usize, N: i32, w: usize, lo: f64, h
 
 /**
  * The unbounded path of `msrWeights`: the homogenised QP min ½yᵀΣ̃y s.t. μᵀy = 1, y ≥ 0 (Σ̃ = Σ + δI), whose
- * solution is y* = w* ÷ μᵀw* for the maximum-Sharpe w* (Cornuejols & Tütüncü 2007, §8.2). Writes w = y/1ᵀy, cleaned
- * as §3.5 (w_i < 1e-14 → 0, renormalised), into `w`.
+ * solution is y* = w* ÷ μᵀw* for the maximum-Sharpe w* (Cornuejols & Tütüncü 2007, §8.2). Writes y is in the units of
+ * `scaledSimplex` (S, μ are Σ̂, μ̂); writes w = D⁻¹y/1ᵀD⁻¹y (d: the N scales), cleaned as §3.5 (w_i < 1e-14 → 0,
+ * renormalised), into `w`.
  * Method: the primal active set of docs/method.md §5.2 with μ in place of 1:
  *   start (cold): the single name with the best Sharpe ratio, k = argmax_{μ_i>0} μ_i²/Σ̃_ii (lowest index on ties),
- *   y = e_k/μ_k; (warm) the hint's support (entries ≥ 1e-14) scaled to μᵀy = 1, if its mean is > 0 and it is finite.
+ *   y = e_k/μ_k; (warm) the hint's support (entries ≥ 1e-14), y_i = d_i·warm_i scaled to μᵀy = 1, if its mean is
+ *   > 0 and it is finite.
  *   Each face F solves Σ̃_FF z = μ_F (the up/down-dated Cholesky factor of simplex-qp.ts, then one forward and one
  *   back substitution) and y* = z/μ_Fᵀz; p = y* − y. If max|p| ≤ 1e-15·1ᵀy: g = Σ̃y, κ = yᵀg (the multiplier of
  *   μᵀy = 1) and ν_i = g_i − κμ_i (i ∉ F); optimal if min ν ≥ −1e-13·κ·max|μ|, else the most negative (lowest index
  *   on ties) enters F. Otherwise the ratio test of §5.2 (lowest index on ties) moves y, drops the blocking index,
- *   clips y ≥ 0 and rescales to μᵀy = 1. Anti-cycling as §5.2: an index that entered on a multiplier and gets
+ *   clips y ≥ 0 and rescales to μᵀy = 1; a full step (no blocking index) sets y = z exactly, without rescaling. Anti-cycling as §5.2: an index that entered on a multiplier and gets
  *   y*_j ≤ 0 on its new face leaves again and is barred until y next moves.
  * Convergence: finite in exact arithmetic; cap 20N + 100 iterations → `NotConverged`; a failed factorisation →
  *   `NotPositiveDefinite`; μ_Fᵀz ≤ 0 (impossible in exact arithmetic: F always holds a name with y_i > 0, so
