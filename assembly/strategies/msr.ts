@@ -35,13 +35,15 @@ export function msrFellBack(): bool {
  * and Σ the given covariance.
  * Layout: S N×N row-major (read only; Σ_ii > 0 checked by the caller), X n×N row-major (read only), out N f64,
  *   warm 0 or N previous weights (a starting hint only).
- * Method: δ = 1e-12·trace(Σ)/N, Σ̃ = Σ + δI (the ridge of §5.2); the answer is the maximiser of μᵀw/√(wᵀΣ̃w),
- *   unique because Σ̃ ≻ 0, so it is defined (and deterministic) when Σ is singular too.
+ * Method: the answer is the maximiser of μᵀw/√(wᵀΣ̃w) with a ridged Σ̃ ≻ 0 (unique, so defined and deterministic
+ *   when Σ is singular too): without bounds Σ̃ = Σ + δ̂D², D = diag(√Σ_ii), δ̂ = 1e-12·trace(D⁻¹ΣD⁻¹)/N (the ridge
+ *   of §5.2 in the scaled units); with bounds Σ̃ = Σ + δI, δ = 1e-12·trace(Σ)/N.
  *   - No positive mean: m* = max μᵀw over the feasible set, computed greedily (every weight at lo, then the names in
  *     descending μ, lowest index on ties, raised to hi until the budget is spent); m* ≤ 0 → `msrFellBack()` is true,
  *     `Ok`, nothing written.
- *   - lo = 0 and hi = 1 (no bounds): the homogenised convex QP min ½yᵀΣ̃y s.t. μᵀy = 1, y ≥ 0, w = y/1ᵀy
- *     (`sharpeSimplex`, a primal active set).
+ *   - lo = 0 and hi = 1 (no bounds): the homogenised convex QP min ½yᵀΣ̃y s.t. μᵀy = 1, y ≥ 0, w = y/1ᵀy,
+ *     solved as z = Dy on Σ̂ = D⁻¹ΣD⁻¹, μ̂ = D⁻¹μ (`scaledSimplex`, then `sharpeSimplex`, a primal active set): the
+ *     problem is invariant under that scaling, and the unit diagonal keeps badly scaled assets well conditioned.
  *   - Other bounds: the unbounded answer first; if it lies in the box it is the answer. Otherwise the parametric
  *     box QP w(t) = argmin ½wᵀΣ̃w − tμᵀw over the box (`sharpeBox`); w(t) is the answer iff
  *     φ(t) = t·μᵀw(t) − w(t)ᵀΣ̃w(t) = 0, bracketed from the unbounded answer's t = ṽ/m and narrowed by the Illinois
@@ -49,17 +51,19 @@ export function msrFellBack(): bool {
  *     the unbounded weights (`vertexByScore`).
  * Certification (both paths, on the un-ridged Σ): with g = Σw, v = wᵀg, m = μᵀw > 0, the gradient
  *   G = g − (v/m)μ (−∇S times the positive factor v^{3/2}/m) passes the box test of §5.6 (`gradientResidual`:
- *   max(0, max_{w_i>lo} G_i − min_{w_i<hi} G_i)/2 / (trace(Σ)/N), with |1ᵀw − 1| and bound violations) at ≤ 1e-9.
+ *   max(0, max_{w_i>lo} G_i − min_{w_i<hi} G_i)/2 / (trace(Σ)/N), with |1ᵀw − 1| and bound violations) at ≤ 1e-9;
+ *   without bounds it is measured in the scaled units (`scaledResidual`: Ĝ_i = G_i/(d_i·Σ_j d_j w_j), scale
+ *   trace(Σ̂)/N), which is invariant under rescaling one asset's returns.
  *   S is pseudo-concave where m > 0, so these KKT conditions are sufficient. `lastResidual()` reports it.
  * Preconditions: S symmetric PSD with Σ_ii > 0; n ≥ 1; 0 ≤ lo ≤ hi ≤ 1 (else `BadDimensions`); N·hi ≥ 1 ≥ N·lo
  *   (else `InfeasibleBounds`). A non-finite mean → `NonFinite` (lastBadIndex = asset).
  * Convergence: the active set terminates finitely (cap 20N + 100 → `NotConverged`); the bounded search ≤ 200
  *   doublings + 200 Illinois steps; a failed certificate → `NotCertified`. `lastIterations()` reports the work.
  * Complexity: n·N for μ; unbounded O(k²) per face + O(N·k) per multiplier check (k = held names); bounded a few dozen
- *   warm-started box QPs plus O(N·nnz) per path point. Scratch: c² + 6N f64 + 3N i32 (c ≤ N the factor's capacity),
- *   one box QP at a time.
+ *   warm-started box QPs plus O(N·nnz) per path point; O(N²) to form Σ̂. Scratch: N² + c² + 8N f64 + 3N i32
+ *   (c ≤ N the factor's capacity), one box QP at a time.
  * Edge cases: N = 1 → [1] if μ_0 > 0 (else fellBack). A zero-variance portfolio with positive mean (singular Σ): the
- *   ridge picks the one maximising μᵀw/‖w‖₂ among them (S̃ ≈ μᵀw/(√δ‖w‖₂) there); its certificate holds with v ≈ 0.
+ *   ridge picks the one maximising μᵀw/‖Dw‖₂ (bounded: μᵀw/‖w‖₂) among them; its certificate holds with v ≈ 0.
  * References: Sharpe (1966), J. Business 39(1):119–138; Cornuejols & Tütüncü, Optimization Methods in Finance
  *   (2007), §8.2 (the homogenisation); Nocedal & Wright (2006) §16.5 (active set).
  */
@@ -100,14 +104,25 @@ export function msrWeights(S: usize, X: usize, n: i32, N: i32, lo: f64, hi: f64,
   const delta = 1e-12 * scale;
   const w = scratchF64(N);
   const g = scratchF64(N);
+  // D = diag(√Σ_ii) (1 where Σ_ii ≤ 0): the unbounded path solves and certifies in the units ŵ ∝ Dw
+  const d = scratchF64(N);
+  for (let i: i32 = 0; i < N; i++) {
+    const sii = load<f64>(S + <usize>i * row + (<usize>i << 3));
+    store<f64>(d + (<usize>i << 3), sii > 0.0 ? Math.sqrt(sii) : 1.0);
+  }
   let st: Status;
   if (unbounded) {
-    st = sharpeSimplex(S, mu, N, delta, muAbs, w, warm);
+    st = scaledSimplex(S, mu, N, d, w, warm);
+    if (st != Status.Ok) return st;
+    const res = scaledResidual(S, mu, N, w, d, g);
+    setResidual(res);
+    memory.copy(out, w, row);
+    return res <= CERT_TOL ? Status.Ok : Status.NotCertified;
   } else {
     // The unbounded answer first (cheap): inside the box it is the bounded answer too; otherwise its t = ṽ/m
     // starts the bracket search, and it is the first QP's hint unless `warm` is given.
     const mark = arenaMark();
-    const su = sharpeSimplex(S, mu, N, delta, muAbs, w, 0);
+    const su = scaledSimplex(S, mu, N, d, w, 0);
     let itU = lastIterations();
     arenaRelease(mark);
     let t0 = 0.0;
@@ -209,6 +224,64 @@ function vertexByScore(score: usize, mu: usize, N: i32, lo: f64, hi: f64, out: u
 }
 
 /**
+ * The unbounded answer of `msrWeights` in scaled units: Σ̂ = D⁻¹ΣD⁻¹ (unit diagonal), μ̂ = D⁻¹μ with D = diag(d),
+ * ridge δ̂ = 1e-12·trace(Σ̂)/N, solved by `sharpeSimplex` (which maps y = D⁻¹z back and normalises into `w`).
+ * The homogenised QP min yᵀΣy s.t. μᵀy = 1, y ≥ 0 is invariant under z = Dy, so only the conditioning changes
+ * (one asset with 10⁴ times the others' volatility no longer swamps the factor and the multiplier test); the ridge
+ * δ̂I in these units is δ̂D² in the original ones. Scratch N² + N f64 besides `sharpeSimplex`'s. O(N²).
+ */
+function scaledSimplex(S: usize, mu: usize, N: i32, d: usize, w: usize, warm: usize): Status {
+  const row = <usize>N << 3;
+  const Sh = scratchF64(N * N);
+  const muh = scratchF64(N);
+  let tr = 0.0;
+  let muAbs = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    const di = load<f64>(d + (<usize>i << 3));
+    const Si = S + <usize>i * row;
+    const Shi = Sh + <usize>i * row;
+    for (let j: i32 = 0; j < N; j++) {
+      store<f64>(Shi + (<usize>j << 3), load<f64>(Si + (<usize>j << 3)) / (di * load<f64>(d + (<usize>j << 3))));
+    }
+    tr += load<f64>(Shi + (<usize>i << 3));
+    const m = load<f64>(mu + (<usize>i << 3)) / di;
+    store<f64>(muh + (<usize>i << 3), m);
+    if (Math.abs(m) > muAbs) muAbs = Math.abs(m);
+  }
+  if (!(tr > 0.0) || !isFinite(tr)) return Status.NotPositiveDefinite;
+  return sharpeSimplex(Sh, muh, N, 1e-12 * tr / <f64>N, muAbs, w, warm, d);
+}
+
+/**
+ * The unbounded certificate of `msrWeights`, measured in the scaled units of `scaledSimplex` but computed from the
+ * original Σ and μ: G = Σw − (v/m)μ (v = wᵀΣw, m = μᵀw; Infinity unless m > 0), s = Σ d_i w_i, and
+ * Ĝ_i = G_i/(d_i·s), which is exactly Σ̂ŵ − (v̂/m̂)μ̂ at ŵ = Dw/s; then `gradientResidual(Ĝ, w, N, 0, 1, trace(Σ̂)/N)`:
+ * max(0, max_{w_i>0} Ĝ_i − min_i Ĝ_i)/2 / (trace(Σ̂)/N), with |1ᵀw − 1| and negative weights. The result does not
+ * change when one asset's returns are rescaled (Ĝ, ŵ and trace(Σ̂) do not). `g`: N f64 scratch. O(N·nnz(w) + N).
+ */
+function scaledResidual(S: usize, mu: usize, N: i32, w: usize, d: usize, g: usize): f64 {
+  const row = <usize>N << 3;
+  memory.fill(g, 0, row);
+  for (let j: i32 = 0; j < N; j++) {
+    const wj = load<f64>(w + (<usize>j << 3));
+    if (wj != 0.0) axpy(N, wj, S + <usize>j * row, g);
+  }
+  const v = dot(w, g, N);
+  const m = dot(mu, w, N);
+  if (!(m > 0.0)) return Infinity;
+  axpy(N, -v / m, mu, g);
+  const s = dot(d, w, N);
+  let tr = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    const di = load<f64>(d + (<usize>i << 3));
+    const p = g + (<usize>i << 3);
+    store<f64>(p, load<f64>(p) / (di * s));
+    tr += load<f64>(S + <usize>i * row + (<usize>i << 3)) / (di * di);
+  }
+  return gradientResidual(g, w, N, 0.0, 1.0, tr / <f64>N);
+}
+
+/**
  * The certificate of `msrWeights` for a point w: g = (Σ + ridge·I)w, v = wᵀg, m = μᵀw; Infinity unless m > 0;
  * else `gradientResidual` of G = g − (v/m)μ over the box [lo, hi] with the given scale. `g`: N f64 scratch (holds
  * G afterwards). ridge = 0 for the final certificate, δ for the bounded search's stopping test. O(N·nnz(w)).
@@ -231,23 +304,25 @@ export function sharpeResidual(S: usize, mu: usize, N: i32, w: usize, lo: f64, h
 
 /**
  * The unbounded path of `msrWeights`: the homogenised QP min ½yᵀΣ̃y s.t. μᵀy = 1, y ≥ 0 (Σ̃ = Σ + δI), whose
- * solution is y* = w* ÷ μᵀw* for the maximum-Sharpe w* (Cornuejols & Tütüncü 2007, §8.2). Writes w = y/1ᵀy, cleaned
- * as §3.5 (w_i < 1e-14 → 0, renormalised), into `w`.
+ * solution is y* = w* ÷ μᵀw* for the maximum-Sharpe w* (Cornuejols & Tütüncü 2007, §8.2). Writes y is in the units of
+ * `scaledSimplex` (S, μ are Σ̂, μ̂); writes w = D⁻¹y/1ᵀD⁻¹y (d: the N scales), cleaned as §3.5 (w_i < 1e-14 → 0,
+ * renormalised), into `w`.
  * Method: the primal active set of docs/method.md §5.2 with μ in place of 1:
  *   start (cold): the single name with the best Sharpe ratio, k = argmax_{μ_i>0} μ_i²/Σ̃_ii (lowest index on ties),
- *   y = e_k/μ_k; (warm) the hint's support (entries ≥ 1e-14) scaled to μᵀy = 1, if its mean is > 0 and it is finite.
+ *   y = e_k/μ_k; (warm) the hint's support (entries ≥ 1e-14), y_i = d_i·warm_i scaled to μᵀy = 1, if its mean is
+ *   > 0 and it is finite.
  *   Each face F solves Σ̃_FF z = μ_F (the up/down-dated Cholesky factor of simplex-qp.ts, then one forward and one
  *   back substitution) and y* = z/μ_Fᵀz; p = y* − y. If max|p| ≤ 1e-15·1ᵀy: g = Σ̃y, κ = yᵀg (the multiplier of
  *   μᵀy = 1) and ν_i = g_i − κμ_i (i ∉ F); optimal if min ν ≥ −1e-13·κ·max|μ|, else the most negative (lowest index
  *   on ties) enters F. Otherwise the ratio test of §5.2 (lowest index on ties) moves y, drops the blocking index,
- *   clips y ≥ 0 and rescales to μᵀy = 1. Anti-cycling as §5.2: an index that entered on a multiplier and gets
+ *   clips y ≥ 0 and rescales to μᵀy = 1; a full step (no blocking index) sets y = z exactly, without rescaling. Anti-cycling as §5.2: an index that entered on a multiplier and gets
  *   y*_j ≤ 0 on its new face leaves again and is barred until y next moves.
  * Convergence: finite in exact arithmetic; cap 20N + 100 iterations → `NotConverged`; a failed factorisation →
  *   `NotPositiveDefinite`; μ_Fᵀz ≤ 0 (impossible in exact arithmetic: F always holds a name with y_i > 0, so
  *   μ_F ≠ 0) → `NotConverged`.
  * Complexity: O(k²) per face, O(N·k) per multiplier check; scratch c² + 4N f64 + 3N i32.
  */
-function sharpeSimplex(S: usize, mu: usize, N: i32, delta: f64, muAbs: f64, w: usize, warm: usize): Status {
+function sharpeSimplex(S: usize, mu: usize, N: i32, delta: f64, muAbs: f64, w: usize, warm: usize, d: usize): Status {
   const row = <usize>N << 3;
   const y = w;
   const z = scratchF64(N);
@@ -264,18 +339,19 @@ function sharpeSimplex(S: usize, mu: usize, N: i32, delta: f64, muAbs: f64, w: u
 
   let k: i32 = 0;
   if (warm != 0) {
+    // the hint's support is read on the weights; its values in these units are d_i·warm_i
     let ok = true;
     let m = 0.0;
     for (let i: i32 = 0; i < N; i++) {
       const v = load<f64>(warm + (<usize>i << 3));
       if (!isFinite(v)) { ok = false; break; }
-      if (v >= 1e-14) m += v * load<f64>(mu + (<usize>i << 3));
+      if (v >= 1e-14) m += v * load<f64>(d + (<usize>i << 3)) * load<f64>(mu + (<usize>i << 3));
     }
     if (ok && m > 0.0 && isFinite(m)) {
       for (let i: i32 = 0; i < N; i++) {
         const v = load<f64>(warm + (<usize>i << 3));
         if (v >= 1e-14) {
-          store<f64>(y + (<usize>i << 3), v / m);
+          store<f64>(y + (<usize>i << 3), v * load<f64>(d + (<usize>i << 3)) / m);
           store<i32>(F + (<usize>k << 2), i);
           store<i32>(inF + (<usize>i << 2), 1);
           k++;
@@ -408,19 +484,28 @@ function sharpeSimplex(S: usize, mu: usize, N: i32, delta: f64, muAbs: f64, w: u
           }
         }
       }
-      let m = 0.0;
-      for (let r: i32 = 0; r < k; r++) {
-        const i = load<i32>(F + (<usize>r << 2));
-        const yi = load<f64>(y + (<usize>i << 3));
-        let v = yi + alpha * (load<f64>(z + (<usize>r << 3)) - yi);
-        if (r == blockPos || v < 0.0) v = 0.0;
-        store<f64>(y + (<usize>i << 3), v);
-        m += v * load<f64>(mu + (<usize>i << 3));
-      }
-      if (!(m > 0.0)) { setIterations(it); return Status.NotConverged; }
-      for (let r: i32 = 0; r < k; r++) {
-        const i = load<i32>(F + (<usize>r << 2));
-        store<f64>(y + (<usize>i << 3), load<f64>(y + (<usize>i << 3)) / m);
+      if (blockPos < 0) {
+        // a full step: y = z exactly (z ≥ 0 here, and already scaled to μᵀz = 1 as far as rounding allows;
+        // rescaling again by a rounded μᵀz ≠ 1, which cancellation in an ill-conditioned face makes far from 1,
+        // would leave y ≠ z at every later step and never reach the multiplier test)
+        for (let r: i32 = 0; r < k; r++) {
+          store<f64>(y + (<usize>load<i32>(F + (<usize>r << 2)) << 3), load<f64>(z + (<usize>r << 3)));
+        }
+      } else {
+        let m = 0.0;
+        for (let r: i32 = 0; r < k; r++) {
+          const i = load<i32>(F + (<usize>r << 2));
+          const yi = load<f64>(y + (<usize>i << 3));
+          let v = yi + alpha * (load<f64>(z + (<usize>r << 3)) - yi);
+          if (r == blockPos || v < 0.0) v = 0.0;
+          store<f64>(y + (<usize>i << 3), v);
+          m += v * load<f64>(mu + (<usize>i << 3));
+        }
+        if (!(m > 0.0)) { setIterations(it); return Status.NotConverged; }
+        for (let r: i32 = 0; r < k; r++) {
+          const i = load<i32>(F + (<usize>r << 2));
+          store<f64>(y + (<usize>i << 3), load<f64>(y + (<usize>i << 3)) / m);
+        }
       }
       if (nTabu > 0 && alpha > 0.0) {
         memory.fill(tabu, 0, <usize>N << 2);
@@ -439,7 +524,10 @@ function sharpeSimplex(S: usize, mu: usize, N: i32, delta: f64, muAbs: f64, w: u
   }
   setIterations(it);
   if (!done) return Status.NotConverged;
-  // w = y/1ᵀy, cleaned (§3.5)
+  // back to the original units, y_i/d_i, then w = y/1ᵀy, cleaned (§3.5)
+  for (let i: i32 = 0; i < N; i++) {
+    store<f64>(y + (<usize>i << 3), load<f64>(y + (<usize>i << 3)) / load<f64>(d + (<usize>i << 3)));
+  }
   let s = 0.0;
   for (let i: i32 = 0; i < N; i++) s += load<f64>(y + (<usize>i << 3));
   for (let i: i32 = 0; i < N; i++) store<f64>(w + (<usize>i << 3), load<f64>(y + (<usize>i << 3)) / s);

@@ -449,6 +449,56 @@ describe("msr: properties (fast-check)", () => {
   });
 });
 
+describe("msr: badly scaled universes (one asset rescaled by 10^±4, or mirroring another)", () => {
+  /** Seeded case of the reproducer: N, n, a mirrored last asset (−asset 0) or not, its returns times 10^e. */
+  function scaledCase(seed: number) {
+    const u = rng(seed);
+    const N = 2 + Math.floor(u() * 29);
+    const n = [251, 52, 12][seed % 3];
+    const mirror = u() < 0.5;
+    const e = Math.floor(u() * 9) - 4;
+    const vols = Array.from({ length: N }, () => 0.004 + 0.02 * u());
+    const X = new Float64Array(n * N);
+    for (let t = 0; t < n; t++) {
+      for (let i = 0; i < N; i++) X[t * N + i] = vols[i] * normal(u) + 0.0005;
+      if (mirror) X[t * N + N - 1] = -X[t * N];
+      X[t * N + N - 1] *= 10 ** e;
+    }
+    return { N, n, e, mirror, X, S: sampleCov(X, n, N), mu: means(X, n, N) };
+  }
+
+  it("400 seeds: every unbounded call is Ok and certified by the plain-JS KKT check", () => {
+    const failed: string[] = [];
+    for (let seed = 1; seed <= 400; seed++) {
+      const { N, n, e, mirror, X, S, mu } = scaledCase(seed);
+      const o = tryMsr(wasm, S, X, n, N);
+      const kkt = o.status === Status.Ok && !o.fellBack ? kktViolation(S, mu, o.value, N) : 0;
+      if (o.status !== Status.Ok || !(kkt <= KKT) || !(o.residual <= 1e-9)) {
+        failed.push(`seed ${seed} N ${N} n ${n} e ${e} mirror ${mirror}: status ${o.status} residual ${o.residual} kkt ${kkt}`);
+      }
+    }
+    expect(failed).toEqual([]);
+  });
+
+  it("the weights do not depend on the assets' units: rescaling one asset's returns by c divides its weight's share by c", () => {
+    // w ∝ D⁻¹ŵ: with X_{·j} → c·X_{·j}, the optimal y_j → y_j/c (the homogenised problem is invariant)
+    for (const seed of [53, 299, 7, 8]) {
+      const { N, n, X } = scaledCase(seed);
+      const S = sampleCov(X, n, N);
+      const a = tryMsr(wasm, S, X, n, N);
+      expect(a.status).toBe(Status.Ok);
+      if (a.fellBack) continue;
+      const c = 1000;
+      const Xc = Float64Array.from(X, (x, k) => (k % N === 0 ? c * x : x));
+      const b = tryMsr(wasm, sampleCov(Xc, n, N), Xc, n, N);
+      expect(b.status).toBe(Status.Ok);
+      const y = Array.from(a.value, (x, i) => (i === 0 ? x / c : x));
+      const s = y.reduce((p, q) => p + q, 0);
+      expectClose(b.value, y.map((x) => x / s), 1e-7, `seed ${seed}`);
+    }
+  });
+});
+
 describe("msr: warm starts", () => {
   it("a warm start (the answer, a perturbed answer, a random hint) certifies the same point; an unusable hint is ignored bit for bit", () => {
     for (const [lo, hi] of [[0, 1], [0, 0.25], [0.02, 0.3]]) {
