@@ -25,6 +25,7 @@
  * Medians of 5 runs at N ≤ 500, 3 at 1,000, 1 at 2,000 and 5,000 (the machine is shared: read the spread). Each
  * call runs on a fresh instance, so the high-water and the memory are those of that call alone.
  */
+import { makespan } from "./split-cores.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -319,7 +320,7 @@ async function partsTable(sizes: number[]): Promise<void> {
           "one task ms": one.toFixed(0),
           parts: String(parts.length),
           "sum of parts ms": times.reduce((a, b) => a + b, 0).toFixed(0),
-          "2-worker schedule ms": listSchedule(parts, times, 2).toFixed(0),
+          "2-worker schedule ms": makespan(parts, times, 2).toFixed(0),
           "part ms (queue order)": times.map((t) => t.toFixed(0)).join(" "),
         };
         console.log(`  parts N = ${N} "${plan}" done`);
@@ -333,30 +334,3 @@ async function partsTable(sizes: number[]): Promise<void> {
   console.table(table);
 }
 
-/** The makespan of the pool's schedule of `parts` (durations `times`) on `workers` workers (see `partsTable`). */
-function listSchedule(parts: WeightsPart[], times: number[], workers: number): number {
-  const free = new Array<number>(workers).fill(0);
-  const end = new Array<number>(parts.length).fill(Infinity);
-  const queue = parts.flatMap((p, i) => (p.fromGram ? [] : [i]));
-  const waiting = parts.flatMap((p, i) => (p.fromGram ? [i] : []));
-  const readyAt = (i: number) => Math.max(...parts.flatMap((b, j) =>
-    b.gramRows !== undefined && b.frequency === parts[i].frequency ? [end[j]] : []));
-  while (queue.length > 0 || waiting.length > 0) {
-    const w = free.indexOf(Math.min(...free));
-    // hrp rows whose blocks are done by now join the queue (in the order they became ready)
-    for (const i of [...waiting].sort((a, b) => readyAt(a) - readyAt(b))) {
-      if (readyAt(i) <= free[w]) {
-        queue.push(i);
-        waiting.splice(waiting.indexOf(i), 1);
-      }
-    }
-    if (queue.length === 0) {
-      free[w] = Math.min(...waiting.map(readyAt));
-      continue;
-    }
-    const i = queue.shift()!;
-    end[i] = free[w] + times[i];
-    free[w] = end[i];
-  }
-  return Math.max(...end);
-}
