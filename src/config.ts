@@ -126,7 +126,7 @@ export interface Limits {
   splitMinTickers?: number;
   /**
    * Origins (exact `scheme://host[:port]`) whose browser apps may call the API: CORS headers and preflight answers for
-   * them only (src/http/plugins/security.ts `corsHeaders`). Default none: no CORS header at all, as before.
+   * them only (src/http/plugins/security.ts `installCors`). Default none: no CORS header at all, as before.
    */
   corsOrigins?: readonly string[];
 }

@@ -11,7 +11,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { installAuth } from "../../src/http/plugins/auth.js";
 import { installErrorHandling } from "../../src/http/plugins/errors.js";
-import { installRateLimit } from "../../src/http/plugins/security.js";
+import { installRateLimit } from "../../src/http/plugins/rate-limit.js";
 import { describeWithServers, missingServers, redisCommand, startRedis, type RunningRedis } from "../helpers/servers.js";
 import { hashKey } from "../../src/config.js";
 import { estimateCost } from "../../src/http/cost.js";

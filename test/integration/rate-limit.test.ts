@@ -1,5 +1,5 @@
 /**
- * The rate-limit store of src/http/plugins/security.ts against a real Redis: fixed windows that expire, counters
+ * The rate-limit store of src/http/plugins/rate-limit.ts against a real Redis: fixed windows that expire, counters
  * keyed by the key's hash with a TTL, and the per-process fallback when Redis is unreachable at start.
  * (Across replicas: test/integration/replicas.test.ts.)
  */
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashKey } from "../../src/config.js";
 import { installAuth } from "../../src/http/plugins/auth.js";
 import { installErrorHandling } from "../../src/http/plugins/errors.js";
-import { installRateLimit, ProcessWindows, type RateLimitOptions, type RateLimitScope } from "../../src/http/plugins/security.js";
+import { installRateLimit, ProcessWindows, type RateLimitOptions, type RateLimitScope } from "../../src/http/plugins/rate-limit.js";
 import { describeWithServers, freePort, missingServers, redisCommand, startRedis, type RunningRedis } from "../helpers/servers.js";
 import { keyId } from "./fixtures.js";
 
@@ -94,7 +94,7 @@ describeWithServers("the rate limit on a real Redis", missingServers("redis-serv
       expect(await statuses(two.app, 3)).toEqual([200, 200, 200]);
       expect(logOne.filter((l) => l.includes("Redis unavailable"))).toHaveLength(1);
       back = await startRedis({ port: own.port });
-      // ioredis reconnects with a back-off of at most 2 s (plugins/security.ts); a request counted per process logs
+      // ioredis reconnects with a back-off of at most 2 s (plugins/rate-limit.ts); a request counted per process logs
       // nothing new, the first one counted in Redis again logs "Redis is back".
       const isBack = (log: string[]) => log.some((l) => l.includes("Redis is back"));
       const deadline = Date.now() + 10_000;

@@ -91,7 +91,7 @@ describeWithServers("replicas behind nginx with limits in Redis (one file store)
     beforeAll(async () => {
       redis = servers.push(await startRedis());
       [a, b] = (await startReplicas(2, {
-        // /v1/info is a read: its own budget (plugins/security.ts), set to the same 10 here.
+        // /v1/info is a read: its own budget (plugins/rate-limit.ts), set to the same 10 here.
         DATA_DIR: dataDir, REDIS_URL: redis.url, API_KEYS, RATE_LIMIT_PER_MINUTE: "10", READ_RATE_LIMIT_PER_MINUTE: "10",
       })).map((r) => servers.push(r));
     });

@@ -1,0 +1,236 @@
+/**
+ * The per-key limits, per process or shared across replicas through Redis (docs/deploy.md).
+ *
+ * Limits by cost, not count (docs/decisions.md "Fair sharing and bounded memory"): each key has three fixed one-minute budgets,
+ * - reads (`/v1/info`, `/v1/timeseries/*`): `READ_RATE_LIMIT_PER_MINUTE` requests (a client fetching one series per
+ *   request for a whole store stays under it);
+ * - every other /v1 request: `RATE_LIMIT_PER_MINUTE` requests;
+ * - compute (`POST /v1/optimiser/*`): `COMPUTE_COST_PER_MINUTE` units of tickers × test days × runs, charged after
+ *   validation with the route's estimate. A request is admitted while the key's spend before it is under the budget,
+ *   so one request larger than the whole budget still runs once per window.
+ * Past a budget: 429 RATE_LIMITED naming it, with retry-after.
+ */
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { folioError } from "../../errors.js";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Per-key rate limit, shared across replicas through Redis when REDIS_URL is set (docs/deploy.md).
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Where the per-key budget lives: one Redis shared by every replica, or each process's own memory. */
+export type RateLimitScope = "redis" | "process";
+
+/** Prefix of every Redis key this service writes (one counter per budget per API-key hash per window). */
+export const REDIS_KEY_PREFIX = "folio:rate:";
+
+/** How long a request may wait for Redis before the limit falls back to this process's own counter. */
+const REDIS_COMMAND_TIMEOUT_MS = 250;
+/** How long start-up waits for the first Redis connection before serving with the per-process fallback. */
+const REDIS_CONNECT_WAIT_MS = 3_000;
+
+/**
+ * A fixed window per key in this process's memory: the fallback store, and the only one without REDIS_URL.
+ * Entries whose window has passed are dropped on a sweep, so the map is bounded by the keys active in one window.
+ */
+export class ProcessWindows {
+  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+  private nextSweep = 0;
+
+  incr(key: string, windowMs: number, now = Date.now(), amount = 1): { current: number; ttl: number } {
+    if (now >= this.nextSweep) {
+      for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
+      this.nextSweep = now + windowMs;
+    }
+    let w = this.windows.get(key);
+    if (w === undefined || w.resetAt <= now) {
+      w = { count: 0, resetAt: now + windowMs };
+      this.windows.set(key, w);
+    }
+    w.count += amount;
+    return { current: w.count, ttl: w.resetAt - now };
+  }
+}
+
+/**
+ * One atomic step of a fixed window in Redis: add the amount, start the window's expiry on the first one (or if
+ * a key somehow has none), and return the total and the milliseconds left.
+ */
+const REDIS_WINDOW_SCRIPT = `
+local n = redis.call('INCRBY', KEYS[1], ARGV[2])
+local ttl = redis.call('PTTL', KEYS[1])
+if n == tonumber(ARGV[2]) or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {n, ttl}
+`;
+
+/** The part of an ioredis client the store uses (so that the type does not leak into the app's interfaces). */
+interface WindowRedis {
+  status: string;
+  folioWindow(key: string, windowMs: number, amount: number): Promise<[number, number]>;
+}
+
+export interface RateLimitLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+/**
+ * Redis-backed counter with a per-process fallback: while Redis is unreachable (or slower than
+ * REDIS_COMMAND_TIMEOUT_MS) a request is counted in this process instead, so an outage never turns into a 500 and
+ * never lifts the limit entirely; each replica then enforces the budget on its own until Redis is back.
+ */
+export class SharedWindows {
+  private readonly local = new ProcessWindows();
+  private degraded = false;
+
+  constructor(private readonly redis: WindowRedis, private readonly log: RateLimitLog) {}
+
+  async incr(key: string, windowMs: number, amount = 1): Promise<{ current: number; ttl: number }> {
+    if (this.redis.status === "ready") {
+      try {
+        const [current, ttl] = await this.redis.folioWindow(REDIS_KEY_PREFIX + key, windowMs, amount);
+        if (this.degraded) {
+          this.degraded = false;
+          this.log.info({}, "rate limit: Redis is back, limits are shared across replicas again");
+        }
+        return { current: Number(current), ttl: Number(ttl) };
+      } catch (err) {
+        this.markDegraded(err);
+      }
+    } else {
+      this.markDegraded(new Error(`Redis connection is ${this.redis.status}`));
+    }
+    return this.local.incr(key, windowMs, Date.now(), amount);
+  }
+
+  /** Count per process from now on, and log why (once, until Redis answers again). */
+  markDegraded(err: unknown): void {
+    if (this.degraded) return;
+    this.degraded = true;
+    this.log.warn({ err: (err as Error).message }, "rate limit: Redis unavailable, counting per process until it is back");
+  }
+}
+
+/**
+ * The rate-limit key of a request: the API key's id (a prefix of its SHA-256, see plugins/auth.ts), never the key
+ * itself, so that neither Redis nor the process holds a key in clear. Auth runs first, so every counted request
+ * has an id; the address is only a guard for a route registered without auth.
+ */
+export function rateLimitKey(req: FastifyRequest): string {
+  return req.apiKeyId ? `key:${req.apiKeyId}` : `ip:${req.ip}`;
+}
+
+export interface RateLimitOptions {
+  /** Requests per key per minute (every /v1 request that is not a read). */
+  perMinute: number;
+  /** Reads (`/v1/info`, `/v1/timeseries/*`) per key per minute (default: `perMinute`). */
+  readPerMinute?: number;
+  /** Compute cost per key per minute (default: unlimited); each request's cost comes from `costOf`. */
+  costPerMinute?: number;
+  /** The cost of a validated request, or undefined when the route is not charged (called in preHandler). */
+  costOf?: (req: FastifyRequest) => number | undefined;
+  /** Share the budget across replicas through this Redis (redis:// or rediss:// URL). */
+  redisUrl?: string;
+  /** Window length (default one minute; tests shorten it). */
+  windowMs?: number;
+}
+
+/** Which count budget a request is charged to: reads have their own, much larger one. */
+export function budgetOf(req: FastifyRequest): "read" | "requests" {
+  const url = req.routeOptions.url ?? "";
+  return url === "/v1/info" || url.startsWith("/v1/timeseries/") ? "read" : "requests";
+}
+
+type Counter = { incr(key: string, windowMs: number, amount: number): { current: number; ttl: number } | Promise<{ current: number; ttl: number }> };
+
+/**
+ * Install the per-key budgets on `scope` (the /v1 scope, after auth). Returns where they live. With a Redis URL,
+ * the client is created here, start-up waits briefly for it, and it is closed with the app. Redis keys:
+ * `folio:rate:key:<id>` (requests), `folio:rate:read:key:<id>` (reads), `folio:rate:cost:key:<id>` (compute cost);
+ * `<id>` is a prefix of the key's SHA-256, never the key.
+ */
+export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOptions): Promise<RateLimitScope> {
+  const windowMs = opts.windowMs ?? 60_000;
+  let counter: Counter;
+  let scopeName: RateLimitScope = "process";
+  if (opts.redisUrl !== undefined) {
+    const { Redis } = await import("ioredis");
+    const client = new Redis(opts.redisUrl, {
+      // Fail fast instead of queueing while disconnected: the per-process fallback answers meanwhile.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      connectTimeout: 2_000,
+      retryStrategy: (times) => Math.min(times * 200, 2_000),
+      lazyConnect: false,
+    });
+    // Connection errors are reported by the store's degraded/recovered log lines; without a listener ioredis would
+    // print every reconnect attempt as an unhandled error event.
+    client.on("error", () => {});
+    client.defineCommand("folioWindow", { numberOfKeys: 1, lua: REDIS_WINDOW_SCRIPT });
+    await waitReady(client, REDIS_CONNECT_WAIT_MS);
+    scope.addHook("onClose", async () => {
+      client.disconnect();
+    });
+    const shared = new SharedWindows(client as unknown as WindowRedis, scope.log);
+    if (client.status !== "ready") shared.markDegraded(new Error(`not reachable within ${REDIS_CONNECT_WAIT_MS} ms of start`));
+    counter = shared;
+    scopeName = "redis";
+  } else {
+    const local = new ProcessWindows();
+    counter = { incr: (key, ms, amount) => local.incr(key, ms, Date.now(), amount) };
+  }
+
+  /** Add `amount` to a budget; past `limit` (spend before this request ≥ limit when `debt`, else total > limit) → 429. */
+  const charge = async (bucket: string, amount: number, limit: number, debt: boolean, budget: string | undefined) => {
+    let r: { current: number; ttl: number };
+    try {
+      r = await counter.incr(bucket, windowMs, amount);
+    } catch {
+      // The counters fall back to per-process counting; a failure here can only ever let a request through,
+      // never answer it with a 500 (docs/deploy.md).
+      return;
+    }
+    const over = debt ? r.current - amount >= limit : r.current > limit;
+    if (over) {
+      const retryAfter = Math.max(1, Math.ceil(r.ttl / 1000));
+      throw folioError("RATE_LIMITED", budget === undefined ? { retryAfter } : { retryAfter, budget }, { retryAfter });
+    }
+  };
+
+  scope.addHook("onRequest", async (req) => {
+    const id = rateLimitKey(req);
+    if (budgetOf(req) === "read") {
+      await charge(`read:${id}`, 1, opts.readPerMinute ?? opts.perMinute, false,
+        `${opts.readPerMinute ?? opts.perMinute} reads (READ_RATE_LIMIT_PER_MINUTE)`);
+    } else {
+      await charge(id, 1, opts.perMinute, false, undefined);
+    }
+  });
+  if (opts.costOf !== undefined && opts.costPerMinute !== undefined) {
+    const costOf = opts.costOf;
+    const limit = opts.costPerMinute;
+    scope.addHook("preHandler", async (req) => {
+      const cost = costOf(req);
+      if (cost === undefined) return;
+      await charge(`cost:${rateLimitKey(req)}`, Math.max(1, Math.round(cost)), limit, true,
+        `compute budget of ${limit} (COMPUTE_COST_PER_MINUTE, tickers × test days × runs)`);
+    });
+  }
+  return scopeName;
+}
+
+function waitReady(client: { status: string; once(ev: string, fn: () => void): unknown; off(ev: string, fn: () => void): unknown }, ms: number): Promise<void> {
+  if (client.status === "ready") return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      client.off("ready", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    client.once("ready", done);
+  });
+}
