@@ -78,7 +78,7 @@ export interface Limits {
   maxTickers: number;
   /** Largest `run_count` accepted by /v1/optimiser/sims. */
   maxRunCount: number;
-  /** Most dollar values in one /sims response (run_count × 21 × test days; ≈ 26 bytes each). */
+  /** Most dollar values in one /sims response (run_count × series × test days; ≈ 26 bytes each). */
   maxResponseValues: number;
   /** Deadline of one computation (queue wait included), ms; exceeded → 504 COMPUTE_TIMEOUT. */
   computeTimeoutMs: number;

@@ -2,8 +2,8 @@
  * Folio as a library (docs/spec.md §8):
  *
  *   const engine = await createEngine();
- *   engine.weights(prices, options?)   // { "l1r.l2d.l3ewp": number[], … } 21 keys, request ticker order
- *   engine.paths(prices, options?)     // StrategySeries[] (21, the HTTP shape)
+ *   engine.weights(prices, options?)   // { "l1r.l2d.l3ewp": number[], … } 3 per selected strategy, request ticker order
+ *   engine.paths(prices, options?)     // StrategySeries[] (3 per selected strategy, the HTTP shape)
  *   engine.sims(prices, options?)      // { run_1: StrategySeries[], … }
  *
  * `prices` is an aligned matrix { tickers, dates, closes (T rows × N) }; `alignPrices(store, tickers, range)`

@@ -1,6 +1,6 @@
 /**
  * The one request orchestrator: aligned prices as typed arrays + options →
- * the computation (21 weights, then paths or sims) → the response bytes and their metadata.
+ * the computation (the selected weight vectors, then paths or sims) → the response bytes and their metadata.
  *
  * Used by every way in: the service's workers (`respond`: bytes + metadata, never HTTP header names — those live
  * in src/http/headers.ts), the library (`compute`, wrapped by pipeline/backtest.ts into report objects) and the CLI
@@ -230,7 +230,7 @@ export function optionsFor(kind: RespondKind, options: SimsOptions | undefined):
 }
 
 /**
- * The 21 weight vectors of a request and their fallback flags, computed elsewhere: by `respondWeights` one frequency
+ * The weight vectors of a request and their fallback flags, computed elsewhere: by `respondWeights` one frequency
  * per worker, then assembled (src/workers/split.ts). `compute`/`respond` use them instead of computing the weights;
  * everything after the weights is unchanged, so the response is byte-identical to the single-task one.
  */

@@ -1,7 +1,7 @@
 /**
  * Warm-up for long-lived engines (the service's workers). V8 first runs WebAssembly with its baseline compiler and
- * tiers hot functions up to the optimising one as they run; one small computation through every kernel (all 21
- * weights with both covariance modes, paths, correlated sims) moves that cost out of the first request.
+ * tiers hot functions up to the optimising one as they run; one small computation through every kernel (every
+ * weight vector with both covariance modes, paths, correlated sims) moves that cost out of the first request.
  * Measured: the first paths call for N = 500, T = 1260 took 178–247 ms cold and 118–120 ms after this ~30 ms
  * warm-up (second calls 109–182 ms; development VM, Node 20).
  */

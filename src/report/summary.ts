@@ -334,7 +334,7 @@ export function median(xs: readonly number[]): number | null {
  * Each run is summarised with `summarizeSeries`; this aggregates final values (min, median, mean, max), the
  * fraction of losing runs, the mean annualised return and maximum drawdown, and the 5/25/50/75/95th percentiles
  * of the final value (`percentileOfSorted`, unrounded; `summarizeSimsDistribution` gives the same in cents).
- * Complexity O(runs · 21 · n).
+ * Complexity O(runs · s · n) for s series.
  */
 export function summarizeSims(
   { dates, values }: { dates: string[]; values: ArrayLike<number>[][] },
@@ -419,7 +419,7 @@ export interface SimsSummaryReport {
  * Percentile bands and final-value distribution of simulated runs, per strategy: `values[run][s][t]` as in a sims
  * report. For every strategy and test date the runs' values are sorted once and the 5/25/50/75/95th percentiles
  * taken (`percentileOfSorted`); a run loses when its final value is below its first. Deterministic: the same runs
- * give the same numbers. Complexity O(21 · n · k log k) for k runs and n dates, O(k) extra memory per date.
+ * give the same numbers. Complexity O(s · n · k log k) for s series, k runs and n dates, O(k) extra memory per date.
  */
 export function summarizeSimsDistribution(
   { dates, values }: { dates: string[]; values: ArrayLike<number>[][] },
