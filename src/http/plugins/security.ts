@@ -3,8 +3,8 @@
  * own scripts and styles from this origin only (no CDN, no inline scripts, no framing); HSTS only over TLS; CORS for
  * the configured origins only. The per-key limits are in plugins/rate-limit.ts.
  */
-import { createRequire } from "node:module";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import helmet from "helmet";
 import { folioError } from "../../errors.js";
 import { HEADER } from "../headers.js";
 
@@ -30,9 +30,13 @@ export const HELMET_OPTIONS = {
   crossOriginEmbedderPolicy: false,
 } as const;
 
-/** The helmet that @fastify/helmet itself uses (resolved from its location: same version, no extra dependency). */
+/**
+ * helmet itself (a direct dependency), called once as Connect middleware on a stand-in response to read off its
+ * headers. @fastify/helmet is only a dev dependency: test/http/security-headers.test.ts registers it as the reference
+ * the list below must match.
+ */
 type HelmetCore = (options: object) => (req: unknown, res: unknown, next: (err?: unknown) => void) => void;
-const helmetCore = createRequire(createRequire(import.meta.url).resolve("@fastify/helmet"))("helmet") as HelmetCore;
+const helmetCore = helmet as unknown as HelmetCore;
 
 /**
  * The headers helmet sets with HELMET_OPTIONS, as [name, value] in its order and letter case, computed once: the
