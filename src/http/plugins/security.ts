@@ -87,7 +87,7 @@ export async function installSecurityHeaders(app: FastifyInstance): Promise<void
     const raw = reply.raw;
     for (let i = 0; i < names.length; i++) raw.setHeader(names[i], values[i]);
     if (hsts !== undefined && overTls(req)) raw.setHeader(hsts[0], hsts[1]);
-    done(missingHost(req) ? folioError("MALFORMED_REQUEST", { reason: "an HTTP/1.1 request needs a Host header" }) : undefined);
+    done(missingHost(req) ? folioError("MALFORMED_REQUEST", { reason: MISSING_HOST_REASON }) : undefined);
   });
   const origins = (app as { folio?: { limits?: { corsOrigins?: readonly string[] } } }).folio?.limits?.corsOrigins ?? [];
   if (origins.length > 0) installCors(app, origins);
@@ -136,6 +136,9 @@ export function installCors(app: FastifyInstance, origins: readonly string[]): v
     if (!list.some((x) => x.toLowerCase() === "origin" || x === "*")) reply.header("vary", [...list, "origin"].join(", "));
   });
 }
+
+/** The reason of the MALFORMED_REQUEST answer to an HTTP/1.1 request without Host (also on HEALTH_PORT: src/http/health.ts). */
+export const MISSING_HOST_REASON = "an HTTP/1.1 request needs a Host header";
 
 /** An HTTP/1.1 request without a Host header, or with an empty one (HTTP/1.0 needs none; HTTP/2 has :authority). */
 export function missingHost(req: FastifyRequest): boolean {
