@@ -40,7 +40,7 @@ function recordingLog() {
   return { lines, warn: (_o: object, msg: string) => void lines.push(`warn ${msg}`), info: (_o: object, msg: string) => void lines.push(`info ${msg}`) };
 }
 
-describe("SharedWindows' breaker (a client that never answers)", () => {
+describe("SharedWindows' breaker (a stand-in client: never answers, or late)", () => {
   it("releases every request caught waiting when the first one times out, and sends nothing more while open", async () => {
     const redis = fakeRedis(never);
     const log = recordingLog();
@@ -105,6 +105,31 @@ describe("SharedWindows' breaker (a client that never answers)", () => {
       "warn rate limit: Redis unavailable, counting per process until it is back",
       "info rate limit: Redis is back, limits are shared across replicas again",
     ]);
+  });
+
+  it("probes at once when the command that opened it is answered late (a slow moment), but a probe answered late does not", async () => {
+    let delayMs = 40;
+    let redisCount = 0;
+    const redis = fakeRedis(() => new Promise((resolve) => setTimeout(() => resolve([++redisCount, 30_000]), delayMs)));
+    const log = recordingLog();
+    const w = new SharedWindows(redis, log, { budgetMs: 10, coolDownMs: 60_000 });
+    expect((await w.incr("k", 60_000)).current).toBe(1); // timed out: counted here, breaker open
+    expect(w.degraded).toBe(true);
+    await sleep(60); // the late answer has come: Redis is alive
+    // Still slow: the one early probe times out as well, and its own late answer changes nothing.
+    expect((await w.incr("k", 60_000)).current).toBe(2);
+    expect(w.stats).toMatchObject({ sent: 2, probes: 1, opened: 1, closed: 0 });
+    await sleep(60);
+    for (let i = 0; i < 20; i++) await w.incr("k", 60_000);
+    expect(redis.calls).toHaveLength(2);
+    // A fresh breaker where Redis is fast again after the one slow answer: the early probe closes it.
+    const w2 = new SharedWindows(redis, log, { budgetMs: 10, coolDownMs: 60_000 });
+    await w2.incr("k", 60_000);
+    delayMs = 0;
+    await sleep(60);
+    expect(await w2.incr("k", 60_000)).toEqual({ current: redisCount, ttl: 30_000 });
+    expect(w2.degraded).toBe(false);
+    expect(w2.stats).toMatchObject({ sent: 2, probes: 1, opened: 1, closed: 1 });
   });
 
   it("opens at once, without a command, while the connection is not ready, and probes only once it is", async () => {
@@ -177,8 +202,7 @@ describeWithServers("the breaker on a real Redis frozen with SIGSTOP", missingSe
     const one = await app({ perMinute: 1_000, redisUrl: redis.url, windowMs: 60_000 }, logOne);
     const two = await app({ perMinute: 1_000, redisUrl: redis.url, windowMs: 60_000 }, logTwo);
     apps.push(one, two);
-    // Healthy: each request is one script run in Redis, and no breaker line. (The first request of each instance
-    // loads the script.)
+    // Healthy: each request is one script run in Redis, and no breaker line.
     await timed(one);
     await timed(two);
     const before = await scriptCalls(redis.port);

@@ -114,6 +114,12 @@ export interface BreakerStats {
 
 /** Marks a request released from waiting on Redis because the breaker opened meanwhile. */
 const RELEASED = Symbol("released");
+/** No answer within the budget, for the command numbered `seq`. */
+class BudgetTimeout extends Error {
+  constructor(budgetMs: number, readonly seq: number) {
+    super(`no answer within ${budgetMs} ms`);
+  }
+}
 type Attempt = { current: number; ttl: number } | Error | typeof RELEASED;
 
 /**
@@ -126,7 +132,9 @@ type Attempt = { current: number; ttl: number } | Error | typeof RELEASED;
  * - open: every count is per process, with no Redis command, for a cool-down (REDIS_COOL_DOWN_MS, doubled after each
  *   failed probe up to REDIS_COOL_DOWN_MAX_MS); after it, the first request (once the connection is ready) probes
  *   Redis with its own count, raced against the same budget, while the others go on counting per process. An answer
- *   in time closes the breaker (the cool-down starts over at its minimum); anything else keeps it open.
+ *   in time closes the breaker (the cool-down starts over at its minimum); anything else keeps it open. When the
+ *   command that opened the breaker by timing out is answered late after all (Redis was slow for a moment: a pause,
+ *   a busy machine, not hung), the first cool-down ends there, so the next request probes at once.
  * Logs one line when it opens and one when it closes, never per request. A command given up on may still be
  * applied by Redis later (a request counted twice, never zero times): the budget errs on the strict side.
  */
@@ -141,6 +149,9 @@ export class SharedWindows {
   private readonly coolDownMaxMs: number;
   /** Requests waiting on Redis while closed: released to the per-process count when the breaker opens. */
   private readonly waiting = new Set<() => void>();
+  /** Commands sent so far (numbers them), and the one whose timeout opened the breaker (0: none). */
+  private seq = 0;
+  private openedBy = 0;
   readonly stats: BreakerStats = { sent: 0, failed: 0, probes: 0, opened: 0, closed: 0 };
 
   constructor(private readonly redis: WindowRedis, private readonly log: RateLimitLog, opts: BreakerOptions = {}) {
@@ -184,6 +195,7 @@ export class SharedWindows {
     if (r === RELEASED) return this.local.incr(key, windowMs, Date.now(), amount);
     if (r instanceof Error) {
       this.markDegraded(r);
+      if (r instanceof BudgetTimeout) this.openedBy = r.seq;
       return this.local.incr(key, windowMs, Date.now(), amount);
     }
     return r;
@@ -193,6 +205,7 @@ export class SharedWindows {
   markDegraded(err: unknown): void {
     if (this.open) return;
     this.open = true;
+    this.openedBy = 0;
     this.stats.opened++;
     this.coolDown = this.coolDownMs;
     this.retryAt = Date.now() + this.coolDown;
@@ -205,6 +218,7 @@ export class SharedWindows {
 
   private close(): void {
     this.open = false;
+    this.openedBy = 0;
     this.stats.closed++;
     this.coolDown = this.coolDownMs;
     this.log.info({}, "rate limit: Redis is back, limits are shared across replicas again");
@@ -213,6 +227,7 @@ export class SharedWindows {
   /** One Redis command raced against the budget: its answer, the error or timeout, or RELEASED. */
   private attempt(key: string, windowMs: number, amount: number): Promise<Attempt> {
     this.stats.sent++;
+    const seq = ++this.seq;
     return new Promise<Attempt>((resolve) => {
       let settled = false;
       const finish = (r: Attempt) => {
@@ -226,10 +241,17 @@ export class SharedWindows {
       const release = () => finish(RELEASED);
       // The verdict waits one more turn of the event loop (setImmediate runs after the poll phase): when the loop was
       // busy past the budget, an answer already in the socket is read first and is not mistaken for a hung Redis.
-      const timer = setTimeout(() => setImmediate(() => finish(new Error(`no answer within ${this.budgetMs} ms`))), this.budgetMs);
+      const timer = setTimeout(() => setImmediate(() => finish(new BudgetTimeout(this.budgetMs, seq))), this.budgetMs);
       this.waiting.add(release);
       this.redis.folioWindow(REDIS_KEY_PREFIX + key, windowMs, amount).then(
-        ([current, ttl]) => finish({ current: Number(current), ttl: Number(ttl) }),
+        ([current, ttl]) => {
+          // Answered after the breaker gave up on it: if this command's timeout opened the breaker, probe now.
+          if (settled && this.open && this.openedBy === seq) {
+            this.openedBy = 0;
+            this.retryAt = Math.min(this.retryAt, Date.now());
+          }
+          finish({ current: Number(current), ttl: Number(ttl) });
+        },
         (err: unknown) => finish(err instanceof Error ? err : new Error(String(err))),
       );
     });
@@ -294,6 +316,9 @@ export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOp
     // print every reconnect attempt as an unhandled error event.
     client.on("error", () => {});
     client.defineCommand("folioWindow", { numberOfKeys: 1, lua: REDIS_WINDOW_SCRIPT });
+    // Load the script on every (re)connection, so that a count is one round trip (EVALSHA) from the first one, not
+    // two (EVALSHA, NOSCRIPT, EVAL) within REDIS_BUDGET_MS.
+    client.on("ready", () => void client.script("LOAD", REDIS_WINDOW_SCRIPT).catch(() => {}));
     await waitReady(client, REDIS_CONNECT_WAIT_MS);
     scope.addHook("onClose", async () => {
       client.disconnect();
