@@ -5,9 +5,15 @@
  * `{"status":"ok"}` while that heartbeat is fresher than `staleMs`, else 503 `{"status":"stalled","stalled_ms":…}`.
  * So a server busy with requests stays "alive" to its probe, and a main thread that hangs is still detected.
  *
+ * An HTTP/1.1 request without Host gets the main server's answer (plugins/security.ts): 400 with the same problem
+ * document (MALFORMED_REQUEST), not Node's bare 400.
+ *
  * The worker is plain JavaScript evaluated from a string, so it runs the same from src/ (tests) and dist/.
  */
 import { Worker } from "node:worker_threads";
+import { folioError, toProblem } from "../errors.js";
+import { PROBLEM_JSON } from "./plugins/errors.js";
+import { MISSING_HOST_REASON } from "./plugins/security.js";
 
 /** How often the main thread writes its heartbeat, ms. */
 export const HEARTBEAT_MS = 100;
@@ -32,15 +38,24 @@ const { parentPort, workerData } = require("node:worker_threads");
 const beat = new BigInt64Array(workerData.heartbeat);
 const staleMs = workerData.staleMs;
 const headers = { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
-const server = createServer((req, res) => {
-  const path = (req.url || "").split("?")[0];
+const problemHeaders = { "content-type": workerData.problemType, "cache-control": "no-store" };
+// One write per answer, with its length (not chunked).
+const send = (res, status, head, body) =>
+  res.writeHead(status, { ...head, "content-length": Buffer.byteLength(body) }).end(body);
+// Node's own check answers a bare 400 before this handler runs: the handler answers it with the problem document.
+const server = createServer({ requireHostHeader: false }, (req, res) => {
+  const path = (req.url || "").split(/[?#]/)[0];
+  if (req.httpVersion === "1.1" && (req.headers.host === undefined || req.headers.host.trim() === "")) {
+    send(res, 400, problemHeaders, JSON.stringify({ ...workerData.missingHost, instance: path }));
+    return;
+  }
   if (path !== "/healthz" || (req.method !== "GET" && req.method !== "HEAD")) {
-    res.writeHead(404, headers).end(JSON.stringify({ status: "not_found" }));
+    send(res, 404, headers, JSON.stringify({ status: "not_found" }));
     return;
   }
   const age = Date.now() - Number(Atomics.load(beat, 0));
-  if (age > staleMs) res.writeHead(503, headers).end(JSON.stringify({ status: "stalled", stalled_ms: age }));
-  else res.writeHead(200, headers).end(JSON.stringify({ status: "ok" }));
+  if (age > staleMs) send(res, 503, headers, JSON.stringify({ status: "stalled", stalled_ms: age }));
+  else send(res, 200, headers, JSON.stringify({ status: "ok" }));
 });
 server.keepAliveTimeout = 5000;
 server.on("error", (err) => parentPort.postMessage({ error: err.message }));
@@ -63,7 +78,10 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
   timer.unref();
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { heartbeat, port: opts.port, host: opts.host, staleMs: opts.staleMs },
+    workerData: {
+      heartbeat, port: opts.port, host: opts.host, staleMs: opts.staleMs,
+      missingHost: toProblem(folioError("MALFORMED_REQUEST", { reason: MISSING_HOST_REASON })), problemType: PROBLEM_JSON,
+    },
   });
   const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   let port: number;

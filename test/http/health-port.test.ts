@@ -4,6 +4,7 @@
  * with the app. The main thread is blocked with Atomics.wait; the probe runs in a worker thread of the test and wakes
  * the blocked main thread with Atomics.notify, so "answered while blocked" needs no timing threshold.
  */
+import { connect } from "node:net";
 import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
@@ -114,4 +115,45 @@ describe("HEALTH_PORT", () => {
     const taken = new URL(server.healthUrl!).port;
     await expect(startServer({ env: { ...ENV, HEALTH_PORT: taken } })).rejects.toThrow(/health server on 127\.0\.0\.1:\d+ failed/);
   });
+
+  it("answers an HTTP/1.1 request without Host (or with an empty one) 400 with the main port's problem document", async () => {
+    server = await startServer({ env: ENV });
+    const healthPort = Number(new URL(server.healthUrl!).port);
+    const mainPort = Number(new URL(server.url).port);
+    const request = "GET /healthz HTTP/1.1\r\nconnection: close\r\n\r\n";
+    const res = await raw(healthPort, request);
+    expect(res).toMatch(/^HTTP\/1\.1 400 /);
+    expect(res).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+    const body = bodyOf(res);
+    expect(body).toMatchObject({ status: 400, code: "MALFORMED_REQUEST", instance: "/healthz" });
+    expect(String(body.detail)).toMatch(/Host header/);
+    // The same document as the main port's answer to the same request (less its request id).
+    const main = bodyOf(await raw(mainPort, request));
+    delete main.request_id;
+    expect(body).toEqual(main);
+    // An empty Host is refused the same way; HTTP/1.0 needs none; HTTP/1.1 with one is answered.
+    expect(await raw(healthPort, "GET /healthz HTTP/1.1\r\nHost:  \r\nconnection: close\r\n\r\n")).toMatch(/^HTTP\/1\.1 400 [^]*MALFORMED_REQUEST/);
+    expect(await raw(healthPort, "GET /healthz HTTP/1.0\r\n\r\n")).toMatch(/^HTTP\/1\.[01] 200 [^]*"ok"/);
+    expect(await raw(healthPort, `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:${healthPort}\r\nconnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200 /);
+  });
 });
+
+/** One raw HTTP request over a fresh socket (no Host unless written); the whole answer as text, once the server closes. */
+function raw(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(port, "127.0.0.1", () => sock.write(request));
+    let out = "";
+    const timer = setTimeout(() => {
+      sock.destroy();
+      resolve(out);
+    }, 5_000);
+    sock.on("data", (b) => (out += String(b)));
+    sock.on("end", () => {
+      clearTimeout(timer);
+      resolve(out);
+    });
+    sock.on("error", reject);
+  });
+}
+
+const bodyOf = (res: string) => JSON.parse(res.slice(res.indexOf("\r\n\r\n") + 4)) as Record<string, unknown>;

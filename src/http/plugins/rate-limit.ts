@@ -23,8 +23,21 @@ export type RateLimitScope = "redis" | "process";
 /** Prefix of every Redis key this service writes (one counter per budget per API-key hash per window). */
 export const REDIS_KEY_PREFIX = "folio:rate:";
 
-/** How long a request may wait for Redis before the limit falls back to this process's own counter. */
-const REDIS_COMMAND_TIMEOUT_MS = 250;
+/**
+ * The most a request waits for Redis (a timer raced against the command) before it is counted in this process
+ * instead, and the breaker opens: a hung Redis adds at most this much (plus timer slack) to a request, and only to the
+ * requests already waiting when it stops answering and to one probe per cool-down (issue 20: ≤ 20 ms added).
+ */
+export const REDIS_BUDGET_MS = 15;
+/** How long the breaker stays open (every count per process) before one request probes Redis; doubled per failed probe. */
+export const REDIS_COOL_DOWN_MS = 1_000;
+/** The cap of the doubling cool-down. */
+export const REDIS_COOL_DOWN_MAX_MS = 5_000;
+/**
+ * ioredis's own command timeout: only settles (and frees) the promise of a command the breaker already gave up on;
+ * it never delays a request (REDIS_BUDGET_MS does that).
+ */
+const REDIS_COMMAND_TIMEOUT_MS = 2_000;
 /** How long start-up waits for the first Redis connection before serving with the per-process fallback. */
 const REDIS_CONNECT_WAIT_MS = 3_000;
 
@@ -76,40 +89,172 @@ export interface RateLimitLog {
   info(obj: object, msg: string): void;
 }
 
+/** Timing of the breaker (tests shorten it). */
+export interface BreakerOptions {
+  /** REDIS_BUDGET_MS */
+  budgetMs?: number;
+  /** REDIS_COOL_DOWN_MS */
+  coolDownMs?: number;
+  /** REDIS_COOL_DOWN_MAX_MS */
+  coolDownMaxMs?: number;
+}
+
+/** What the breaker did since start (for tests and diagnostics; never logged per request). */
+export interface BreakerStats {
+  /** Commands sent to Redis (each request while closed, one per probe while open). */
+  sent: number;
+  /** Of those, how many were given up on: no answer within the budget, or an error. */
+  failed: number;
+  /** Probes sent while open. */
+  probes: number;
+  /** Times the breaker opened and closed (each logs one line). */
+  opened: number;
+  closed: number;
+}
+
+/** Marks a request released from waiting on Redis because the breaker opened meanwhile. */
+const RELEASED = Symbol("released");
+/** No answer within the budget, for the command numbered `seq`. */
+class BudgetTimeout extends Error {
+  constructor(budgetMs: number, readonly seq: number) {
+    super(`no answer within ${budgetMs} ms`);
+  }
+}
+type Attempt = { current: number; ttl: number } | Error | typeof RELEASED;
+
 /**
- * Redis-backed counter with a per-process fallback: while Redis is unreachable (or slower than
- * REDIS_COMMAND_TIMEOUT_MS) a request is counted in this process instead, so an outage never turns into a 500 and
- * never lifts the limit entirely; each replica then enforces the budget on its own until Redis is back.
+ * Redis-backed counter with a per-process fallback behind a circuit breaker, so that neither a Redis that is down nor
+ * one that accepts connections but never answers turns into errors or into latency:
+ * - closed (Redis answers): each count is one Redis command raced against REDIS_BUDGET_MS. An answer in time is the
+ *   count. No answer in time, an error, or a connection that is not ready opens the breaker: this request and every
+ *   other one then waiting on Redis are counted in this process at once (so the requests caught in flight when Redis
+ *   hangs wait one budget at most, and those after it not at all);
+ * - open: every count is per process, with no Redis command, for a cool-down (REDIS_COOL_DOWN_MS, doubled after each
+ *   failed probe up to REDIS_COOL_DOWN_MAX_MS); after it, the first request (once the connection is ready) probes
+ *   Redis with its own count, raced against the same budget, while the others go on counting per process. An answer
+ *   in time closes the breaker (the cool-down starts over at its minimum); anything else keeps it open. When the
+ *   command that opened the breaker by timing out is answered late after all (Redis was slow for a moment: a pause,
+ *   a busy machine, not hung), the first cool-down ends there, so the next request probes at once.
+ * Logs one line when it opens and one when it closes, never per request. A command given up on may still be
+ * applied by Redis later (a request counted twice, never zero times): the budget errs on the strict side.
  */
 export class SharedWindows {
   private readonly local = new ProcessWindows();
-  private degraded = false;
+  private open = false;
+  private probing = false;
+  private retryAt = 0;
+  private coolDown: number;
+  private readonly budgetMs: number;
+  private readonly coolDownMs: number;
+  private readonly coolDownMaxMs: number;
+  /** Requests waiting on Redis while closed: released to the per-process count when the breaker opens. */
+  private readonly waiting = new Set<() => void>();
+  /** Commands sent so far (numbers them), and the one whose timeout opened the breaker (0: none). */
+  private seq = 0;
+  private openedBy = 0;
+  readonly stats: BreakerStats = { sent: 0, failed: 0, probes: 0, opened: 0, closed: 0 };
 
-  constructor(private readonly redis: WindowRedis, private readonly log: RateLimitLog) {}
-
-  async incr(key: string, windowMs: number, amount = 1): Promise<{ current: number; ttl: number }> {
-    if (this.redis.status === "ready") {
-      try {
-        const [current, ttl] = await this.redis.folioWindow(REDIS_KEY_PREFIX + key, windowMs, amount);
-        if (this.degraded) {
-          this.degraded = false;
-          this.log.info({}, "rate limit: Redis is back, limits are shared across replicas again");
-        }
-        return { current: Number(current), ttl: Number(ttl) };
-      } catch (err) {
-        this.markDegraded(err);
-      }
-    } else {
-      this.markDegraded(new Error(`Redis connection is ${this.redis.status}`));
-    }
-    return this.local.incr(key, windowMs, Date.now(), amount);
+  constructor(private readonly redis: WindowRedis, private readonly log: RateLimitLog, opts: BreakerOptions = {}) {
+    this.budgetMs = opts.budgetMs ?? REDIS_BUDGET_MS;
+    this.coolDownMs = opts.coolDownMs ?? REDIS_COOL_DOWN_MS;
+    this.coolDownMaxMs = Math.max(this.coolDownMs, opts.coolDownMaxMs ?? REDIS_COOL_DOWN_MAX_MS);
+    this.coolDown = this.coolDownMs;
   }
 
-  /** Count per process from now on, and log why (once, until Redis answers again). */
+  /** Whether counts are per process now (the breaker is open). */
+  get degraded(): boolean {
+    return this.open;
+  }
+
+  async incr(key: string, windowMs: number, amount = 1): Promise<{ current: number; ttl: number }> {
+    if (this.open) {
+      if (this.probing || Date.now() < this.retryAt || this.redis.status !== "ready") {
+        return this.local.incr(key, windowMs, Date.now(), amount);
+      }
+      this.probing = true;
+      this.stats.probes++;
+      let r: Attempt;
+      try {
+        r = await this.attempt(key, windowMs, amount);
+      } finally {
+        this.probing = false;
+      }
+      if (typeof r === "object" && !(r instanceof Error)) {
+        this.close();
+        return r;
+      }
+      this.coolDown = Math.min(this.coolDown * 2, this.coolDownMaxMs);
+      this.retryAt = Date.now() + this.coolDown;
+      return this.local.incr(key, windowMs, Date.now(), amount);
+    }
+    if (this.redis.status !== "ready") {
+      this.markDegraded(new Error(`Redis connection is ${this.redis.status}`));
+      return this.local.incr(key, windowMs, Date.now(), amount);
+    }
+    const r = await this.attempt(key, windowMs, amount);
+    if (r === RELEASED) return this.local.incr(key, windowMs, Date.now(), amount);
+    if (r instanceof Error) {
+      this.markDegraded(r);
+      if (r instanceof BudgetTimeout) this.openedBy = r.seq;
+      return this.local.incr(key, windowMs, Date.now(), amount);
+    }
+    return r;
+  }
+
+  /** Open the breaker (count per process from now on), log why, and release every request waiting on Redis. */
   markDegraded(err: unknown): void {
-    if (this.degraded) return;
-    this.degraded = true;
-    this.log.warn({ err: (err as Error).message }, "rate limit: Redis unavailable, counting per process until it is back");
+    if (this.open) return;
+    this.open = true;
+    this.openedBy = 0;
+    this.stats.opened++;
+    this.coolDown = this.coolDownMs;
+    this.retryAt = Date.now() + this.coolDown;
+    this.log.warn({ err: (err as Error).message, probeAfterMs: this.coolDown },
+      "rate limit: Redis unavailable, counting per process until it is back");
+    const waiting = [...this.waiting];
+    this.waiting.clear();
+    for (const release of waiting) release();
+  }
+
+  private close(): void {
+    this.open = false;
+    this.openedBy = 0;
+    this.stats.closed++;
+    this.coolDown = this.coolDownMs;
+    this.log.info({}, "rate limit: Redis is back, limits are shared across replicas again");
+  }
+
+  /** One Redis command raced against the budget: its answer, the error or timeout, or RELEASED. */
+  private attempt(key: string, windowMs: number, amount: number): Promise<Attempt> {
+    this.stats.sent++;
+    const seq = ++this.seq;
+    return new Promise<Attempt>((resolve) => {
+      let settled = false;
+      const finish = (r: Attempt) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.waiting.delete(release);
+        if (r instanceof Error) this.stats.failed++;
+        resolve(r);
+      };
+      const release = () => finish(RELEASED);
+      // The verdict waits one more turn of the event loop (setImmediate runs after the poll phase): when the loop was
+      // busy past the budget, an answer already in the socket is read first and is not mistaken for a hung Redis.
+      const timer = setTimeout(() => setImmediate(() => finish(new BudgetTimeout(this.budgetMs, seq))), this.budgetMs);
+      this.waiting.add(release);
+      this.redis.folioWindow(REDIS_KEY_PREFIX + key, windowMs, amount).then(
+        ([current, ttl]) => {
+          // Answered after the breaker gave up on it: if this command's timeout opened the breaker, probe now.
+          if (settled && this.open && this.openedBy === seq) {
+            this.openedBy = 0;
+            this.retryAt = Math.min(this.retryAt, Date.now());
+          }
+          finish({ current: Number(current), ttl: Number(ttl) });
+        },
+        (err: unknown) => finish(err instanceof Error ? err : new Error(String(err))),
+      );
+    });
   }
 }
 
@@ -158,7 +303,8 @@ export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOp
   if (opts.redisUrl !== undefined) {
     const { Redis } = await import("ioredis");
     const client = new Redis(opts.redisUrl, {
-      // Fail fast instead of queueing while disconnected: the per-process fallback answers meanwhile.
+      // Fail fast instead of queueing while disconnected: the per-process fallback answers meanwhile. A hung Redis
+      // (connected, never answering) is bounded by SharedWindows' budget and breaker, not by this timeout.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
@@ -170,6 +316,9 @@ export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOp
     // print every reconnect attempt as an unhandled error event.
     client.on("error", () => {});
     client.defineCommand("folioWindow", { numberOfKeys: 1, lua: REDIS_WINDOW_SCRIPT });
+    // Load the script on every (re)connection, so that a count is one round trip (EVALSHA) from the first one, not
+    // two (EVALSHA, NOSCRIPT, EVAL) within REDIS_BUDGET_MS.
+    client.on("ready", () => void client.script("LOAD", REDIS_WINDOW_SCRIPT).catch(() => {}));
     await waitReady(client, REDIS_CONNECT_WAIT_MS);
     scope.addHook("onClose", async () => {
       client.disconnect();

@@ -3,8 +3,8 @@
  * own scripts and styles from this origin only (no CDN, no inline scripts, no framing); HSTS only over TLS; CORS for
  * the configured origins only. The per-key limits are in plugins/rate-limit.ts.
  */
-import { createRequire } from "node:module";
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import helmet from "helmet";
 import { folioError } from "../../errors.js";
 import { HEADER } from "../headers.js";
 
@@ -30,9 +30,13 @@ export const HELMET_OPTIONS = {
   crossOriginEmbedderPolicy: false,
 } as const;
 
-/** The helmet that @fastify/helmet itself uses (resolved from its location: same version, no extra dependency). */
+/**
+ * helmet itself (a direct dependency), called once as Connect middleware on a stand-in response to read off its
+ * headers. @fastify/helmet is only a dev dependency: test/http/security-headers.test.ts registers it as the reference
+ * the list below must match.
+ */
 type HelmetCore = (options: object) => (req: unknown, res: unknown, next: (err?: unknown) => void) => void;
-const helmetCore = createRequire(createRequire(import.meta.url).resolve("@fastify/helmet"))("helmet") as HelmetCore;
+const helmetCore = helmet as unknown as HelmetCore;
 
 /**
  * The headers helmet sets with HELMET_OPTIONS, as [name, value] in its order and letter case, computed once: the
@@ -83,7 +87,7 @@ export async function installSecurityHeaders(app: FastifyInstance): Promise<void
     const raw = reply.raw;
     for (let i = 0; i < names.length; i++) raw.setHeader(names[i], values[i]);
     if (hsts !== undefined && overTls(req)) raw.setHeader(hsts[0], hsts[1]);
-    done(missingHost(req) ? folioError("MALFORMED_REQUEST", { reason: "an HTTP/1.1 request needs a Host header" }) : undefined);
+    done(missingHost(req) ? folioError("MALFORMED_REQUEST", { reason: MISSING_HOST_REASON }) : undefined);
   });
   const origins = (app as { folio?: { limits?: { corsOrigins?: readonly string[] } } }).folio?.limits?.corsOrigins ?? [];
   if (origins.length > 0) installCors(app, origins);
@@ -132,6 +136,9 @@ export function installCors(app: FastifyInstance, origins: readonly string[]): v
     if (!list.some((x) => x.toLowerCase() === "origin" || x === "*")) reply.header("vary", [...list, "origin"].join(", "));
   });
 }
+
+/** The reason of the MALFORMED_REQUEST answer to an HTTP/1.1 request without Host (also on HEALTH_PORT: src/http/health.ts). */
+export const MISSING_HOST_REASON = "an HTTP/1.1 request needs a Host header";
 
 /** An HTTP/1.1 request without a Host header, or with an empty one (HTTP/1.0 needs none; HTTP/2 has :authority). */
 export function missingHost(req: FastifyRequest): boolean {
