@@ -49,6 +49,11 @@ export enum Needs {
   CorrelationFactor = 16,
   /** The frequency's observations X (n_f×N), read through `Frame.observations()`. */
   Observations = 32,
+  /**
+   * The row's factor is prepared under bounds as well (nco: its QPs are on the simplex, the bounds are applied to
+   * their answer afterwards). Without this flag a bounded row gets no factor (its QPs are box QPs).
+   */
+  FactorUnderBounds = 64,
 }
 
 /**
@@ -78,8 +83,8 @@ export class Frame {
   sd: usize = 0;
   /**
    * The factor a row asked for (`Needs.CovarianceFactor`: XfᵀXf = Σ_f; `Needs.CorrelationFactor`: XfᵀXf = C_f;
-   *   n_f×N), or 0 when Σ_f is not low-rank (shrunk covariance, or n_f ≥ N) or the row is bounded: the QPs then use
-   *   Σ_f or C_f alone. Prepared by the driver for that row alone (in the row's scratch, or over `X`).
+   *   n_f×N), or 0 when Σ_f is not low-rank (shrunk covariance, or n_f ≥ N) or the row is bounded (unless it needs
+   *   `Needs.FactorUnderBounds`): the QPs then use Σ_f or C_f alone. Prepared by the driver for that row alone (in the row's scratch, or over `X`).
    */
   factor: usize = 0;
   /** The frequency's first output row (slot 0) and the row length in bytes. */
@@ -203,9 +208,10 @@ function slotTable(): StaticArray<SlotRow> {
       minCvarWeights(f.observations(), f.nf, f.N, f.lo, f.hi, out, f.warmRow(Slot.mincvar))),
     // the largest Sharpe ratio (zero rate, the observations' mean, Σ_f); bounds: in the QP; no positive mean: gmvp
     new SlotRow(Slot.msr, Needs.Covariance | Needs.Observations, msrOrGmvp),
-    // the same clusters, long-only minimum variance inside each and across their reduced covariance; bounds: clipped
-    new SlotRow(Slot.nco, Needs.Covariance | Needs.Volatility, (f, out) =>
-      clipped(f, out, ncoWeights(f.S, f.sd, f.N, out, f.warmRow(Slot.nco)))),
+    // the same clusters, long-only minimum variance inside each and across their reduced covariance (with Σ_f's
+    // low-rank factor for the large blocks, as gmvp, docs/method.md §4.10); bounds: clipped
+    new SlotRow(Slot.nco, Needs.Covariance | Needs.Volatility | Needs.CovarianceFactor | Needs.FactorUnderBounds,
+      (f, out) => clipped(f, out, ncoWeights(f.S, f.sd, f.N, out, f.warmRow(Slot.nco), f.factor, f.nf))),
     new SlotRow(Slot.rpp, Needs.Covariance | Needs.Correlation, rppWithFallback), // C and the mdcp row: existence
   ];
 }
@@ -527,7 +533,7 @@ export function weightSet(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
       mark = arenaMark(); // each row's scratch is released before the next (peak memory ≈ one strategy)
       const want = row.needs & (Needs.CovarianceFactor | Needs.CorrelationFactor);
       f.factor = 0;
-      if (lowRank && want != 0 && !f.bounded()) {
+      if (lowRank && want != 0 && (!f.bounded() || (row.needs & Needs.FactorUnderBounds) != 0)) {
         // With C_f live, the factor is written over the observations (restored by `observations()` when read
         // again): else C_f, the observations, the factor and the QP's gathered copy of it are live together.
         const X = f.observations();
