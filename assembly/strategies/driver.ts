@@ -359,6 +359,14 @@ function msrOrGmvp(f: Frame, out: usize): Status {
   return st;
 }
 
+/** Whether the first computed row after row k of the table reads C_f (false when there is none). */
+function nextReadsCorrelation(table: StaticArray<SlotRow>, computed: i32, k: i32): bool {
+  for (let q = k + 1; q < table.length; q++) {
+    if ((computed & (1 << table[q].slot)) != 0) return (table[q].needs & Needs.Correlation) != 0;
+  }
+  return false;
+}
+
 let failedSeries: i32 = -1;
 
 /** The slot mask selecting every slot (bit `Slot` s). */
@@ -397,7 +405,8 @@ export function lastFailedSeries(): i32 {
  *   (`arenaMark`/`arenaRelease`: peak memory ≈ one strategy); a frequency's bucket sums live with that frequency
  *   only; C_f is formed by its first reader (mdcp or rpp: the HRP forms ρ from Σ_f and σ_f) and released by its
  *   last (rpp releases it as soon as existence is decided; its fallback writes the shrunk covariance over Σ_f,
- *   which no later row reads).
+ *   which no later row reads), and also after a reader whose next computed row does not read it (formed again,
+ *   the same bits, by the next reader: mdcp's C_f is not under mincvar's, msr's or nco's scratch).
  * Options: `freqMask` selects the frequencies computed (bit `Frequency.f`; ALL_FREQUENCIES = every one): the rows
  *   of an unselected frequency are set to 0 and its fallback flags too, and a selected frequency's rows are
  *   bit-identical to the full call's (the frequencies share no state), so a request can be split across workers.
@@ -550,7 +559,10 @@ export function weightSet(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
       }
       if (st != Status.Ok) { failedSeries = base + row.slot; return st; }
       if (f.fellBack) store<i32>(fallback + (<usize>(base + row.slot) << 2), 1);
-      if (k == lastCorrelationRow && f.C != 0) {
+      // C_f is released after its last reader, and also after a reader whose next computed row does not read it
+      // (mdcp before mincvar, msr, nco: their scratch would sit on top of it); the next reader forms it again from
+      // Σ_f (the same `correlation` on the same Σ_f: the same bits), one O(N²) pass
+      if (f.C != 0 && (k == lastCorrelationRow || !nextReadsCorrelation(table, computed, k))) {
         arenaRelease(f.markC);
         f.C = 0;
       }

@@ -104,7 +104,9 @@ describe("the simplex QP with a low-rank factor at market scale (faces solved th
     const P = Float64Array.from(closes.flat());
     const res = computeWeightSet(wasm, {
       closes: P, N, tickers, weekBucket, nWeeks, monthBucket, nMonths, covariance: "sample", hrp: "direct",
-      strategies: ["gmvp", "mdcp"], // the simplex QP's rows (the other strategies have tests of their own)
+      // not a PathLit restriction: the property is the simplex QP's certificate on Σ and C, which only the gmvp and
+      // mdcp rows solve directly (nco's factor-path QPs at N = 2,000: strategies/nco-low-rank.test.ts)
+      strategies: ["gmvp", "mdcp"],
     });
     const R = new Float64Array(n * N);
     for (let t = 1; t < T; t++) for (let i = 0; i < N; i++) R[(t - 1) * N + i] = Math.log(P[t * N + i]) - Math.log(P[(t - 1) * N + i]);
