@@ -209,7 +209,7 @@ function slotTable(): StaticArray<SlotRow> {
     // the largest Sharpe ratio (zero rate, the observations' mean, Σ_f); bounds: in the QP; no positive mean: gmvp
     new SlotRow(Slot.msr, Needs.Covariance | Needs.Observations, msrOrGmvp),
     // the same clusters, long-only minimum variance inside each and across their reduced covariance (with Σ_f's
-    // low-rank factor for the large blocks, as gmvp, docs/method.md §4.10); bounds: clipped
+    // low-rank factor for the large blocks, as gmvp, docs/method.md §4.9 step 9); bounds: clipped
     new SlotRow(Slot.nco, Needs.Covariance | Needs.Volatility | Needs.CovarianceFactor | Needs.FactorUnderBounds,
       (f, out) => clipped(f, out, ncoWeights(f.S, f.sd, f.N, out, f.warmRow(Slot.nco), f.factor, f.nf))),
     new SlotRow(Slot.rpp, Needs.Covariance | Needs.Correlation, rppWithFallback), // C and the mdcp row: existence

@@ -22,10 +22,14 @@ import { simplexQPWithFactor, WOODBURY_MARGIN } from "../solvers/simplex-qp";
  *   changes the starting face: the answers pass the same certificates (the same point when the blocks are ≻ 0).
  * Edge cases: N = 1 → [1]; k = 1 → gmvp on Σ; k = N (each asset its own cluster) → u = 1, R = Σ, i.e. gmvp
  *   (bit for bit: the same QP on the same matrix); N ≤ 3 → k = 1 (so gmvp).
- * Layout: S N×N row-major, sd N f64, out N weights, warm 0 or N f64; k (in `ncoWeightsK`) 0 = the elbow rule;
+ * Low rank (docs/method.md §4.9 step 9): with Σ's factor Xf (nf×N, nf < N) the large clusters' QPs solve their
+ *   faces through it and R is formed from V = Xf·U as VᵀV plus each cluster's ridge δ_a‖u_a‖² (every cluster holding
+ *   a zero-variance portfolio made R from Σ rounding noise, NotPositiveDefinite at N = 2,000 monthly).
+ * Layout: S N×N row-major, sd N f64, out N weights, warm 0 or N f64, Xf 0 or nf×N; k (in `ncoWeightsK`) 0 = the elbow rule;
  *   intra/inter: 0, or N f64 for u (per asset) and y (first k entries).
- * Complexity: O(N²) (linkage, reduced covariance) + the QPs on the n_c×n_c blocks and on R; scratch one N×N block
- *   (the linkage's, released before the QPs), max n_c² + k² + O(N) f64 + the QPs' own.
+ * Complexity: O(N²) (linkage, reduced covariance; with Xf O(nf·N + nf·k²)) + the QPs on the n_c×n_c blocks and on
+ *   R; scratch one N×N block (the linkage's, released before the QPs), max n_c² + k² + O(N) f64 (with Xf also
+ *   nf·max(n_c, k)) + the QPs' own.
  * References: López de Prado (2019), "A Robust Estimator of the Efficient Frontier", SSRN 3469961; López de
  *   Prado (2020), Machine Learning for Asset Managers, CUP, ch. 7, doi:10.1017/9781108883658.
  * Departures: the paper clusters with k-means on the correlation matrix with random restarts and a silhouette-
@@ -43,7 +47,7 @@ export function ncoWeights(S: usize, sd: usize, N: i32, out: usize, warm: usize,
  * can have a face the QP solves through the factor) gets the block's factor: the cluster's columns of Xf for Σ_cc,
  * Xf·U (column c = Σ_{i∈c} u_i Xf_{:,i}) for R. Its large rank-deficient faces are then solved through the
  * nf×nf Woodbury system instead of a k×k Cholesky factor that rounding makes indefinite (`NotPositiveDefinite`
- * at N = 2,000 monthly, docs/method.md §4.10). Blocks up to 2nf + 16 assets get no factor: bit for bit the answer
+ * at N = 2,000 monthly, docs/method.md §4.9 step 9). Blocks up to 2nf + 16 assets get no factor: bit for bit the answer
  * without one.
  */
 export function ncoWeightsK(S: usize, sd: usize, N: i32, k: i32, out: usize, warm: usize, intra: usize,
@@ -115,7 +119,7 @@ export function ncoWeightsK(S: usize, sd: usize, N: i32, k: i32, out: usize, war
     // (δ_a = 1e-12·trace(Σ_aa)/n_a, the simplex QP's): the inter stage minimises the ridged objective the intra
     // stage did. A cluster with more assets than Σ's rank holds a zero-variance portfolio, so u_aᵀΣ_aa u_a is
     // rounding noise when formed from Σ (possibly < 0: NotPositiveDefinite); from the factor it is ≥ 0, on the
-    // scale eps², and the ridge term decides (docs/method.md §4.10).
+    // scale eps², and the ridge term decides (docs/method.md §4.9 step 9).
     for (let t: i32 = 0; t < nf; t++) {
       const src = Xf + <usize>t * r;
       const dst = Xc + <usize>(t * k) * 8;
