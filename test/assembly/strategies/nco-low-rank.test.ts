@@ -1,5 +1,5 @@
 /**
- * l3nco on large low-rank windows (issue 19; docs/method.md §4.10): N = 2,000 factor-model tickers over 252 training
+ * l3nco on large low-rank windows (issue 19; docs/method.md §4.9 step 9): N = 2,000 factor-model tickers over 252 training
  * closes, monthly (12 observations, Σ of rank ≤ 11), where every cluster holds more assets than Σ's rank. Before
  * the fix the inter QP met a reduced covariance formed from Σ at its rounding noise and the call failed with
  * NotPositiveDefinite (SOLVER_FAILED); now both stages are certified, checked here in plain JS: each cluster's
