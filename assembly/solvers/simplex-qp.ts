@@ -372,7 +372,7 @@ export function kktResidual(Q: usize, N: i32, w: usize, g: usize): f64 {
  * that the k×k factor is cheap, and a face whose Q_FF is (nearly) non-singular would lose accuracy in the
  * Woodbury form, whose ridge part is a difference of nearly equal terms.
  */
-const WOODBURY_MARGIN: i32 = 16;
+export const WOODBURY_MARGIN: i32 = 16;
 
 /**
  * w* of a face through the low-rank factor: Q̃_FF = X_FᵀX_F + δI (X_F: the nf×k columns F of Xf), so by the

@@ -49,6 +49,11 @@ export enum Needs {
   CorrelationFactor = 16,
   /** The frequency's observations X (n_f×N), read through `Frame.observations()`. */
   Observations = 32,
+  /**
+   * The row's factor is prepared under bounds as well (nco: its QPs are on the simplex, the bounds are applied to
+   * their answer afterwards). Without this flag a bounded row gets no factor (its QPs are box QPs).
+   */
+  FactorUnderBounds = 64,
 }
 
 /**
@@ -78,8 +83,8 @@ export class Frame {
   sd: usize = 0;
   /**
    * The factor a row asked for (`Needs.CovarianceFactor`: XfᵀXf = Σ_f; `Needs.CorrelationFactor`: XfᵀXf = C_f;
-   *   n_f×N), or 0 when Σ_f is not low-rank (shrunk covariance, or n_f ≥ N) or the row is bounded: the QPs then use
-   *   Σ_f or C_f alone. Prepared by the driver for that row alone (in the row's scratch, or over `X`).
+   *   n_f×N), or 0 when Σ_f is not low-rank (shrunk covariance, or n_f ≥ N) or the row is bounded (unless it needs
+   *   `Needs.FactorUnderBounds`): the QPs then use Σ_f or C_f alone. Prepared by the driver for that row alone (in the row's scratch, or over `X`).
    */
   factor: usize = 0;
   /** The frequency's first output row (slot 0) and the row length in bytes. */
@@ -203,9 +208,10 @@ function slotTable(): StaticArray<SlotRow> {
       minCvarWeights(f.observations(), f.nf, f.N, f.lo, f.hi, out, f.warmRow(Slot.mincvar))),
     // the largest Sharpe ratio (zero rate, the observations' mean, Σ_f); bounds: in the QP; no positive mean: gmvp
     new SlotRow(Slot.msr, Needs.Covariance | Needs.Observations, msrOrGmvp),
-    // the same clusters, long-only minimum variance inside each and across their reduced covariance; bounds: clipped
-    new SlotRow(Slot.nco, Needs.Covariance | Needs.Volatility, (f, out) =>
-      clipped(f, out, ncoWeights(f.S, f.sd, f.N, out, f.warmRow(Slot.nco)))),
+    // the same clusters, long-only minimum variance inside each and across their reduced covariance (with Σ_f's
+    // low-rank factor for the large blocks, as gmvp, docs/method.md §4.9 step 9); bounds: clipped
+    new SlotRow(Slot.nco, Needs.Covariance | Needs.Volatility | Needs.CovarianceFactor | Needs.FactorUnderBounds,
+      (f, out) => clipped(f, out, ncoWeights(f.S, f.sd, f.N, out, f.warmRow(Slot.nco), f.factor, f.nf))),
     new SlotRow(Slot.rpp, Needs.Covariance | Needs.Correlation, rppWithFallback), // C and the mdcp row: existence
   ];
 }
@@ -353,6 +359,14 @@ function msrOrGmvp(f: Frame, out: usize): Status {
   return st;
 }
 
+/** Whether the first computed row after row k of the table reads C_f (false when there is none). */
+function nextReadsCorrelation(table: StaticArray<SlotRow>, computed: i32, k: i32): bool {
+  for (let q = k + 1; q < table.length; q++) {
+    if ((computed & (1 << table[q].slot)) != 0) return (table[q].needs & Needs.Correlation) != 0;
+  }
+  return false;
+}
+
 let failedSeries: i32 = -1;
 
 /** The slot mask selecting every slot (bit `Slot` s). */
@@ -391,7 +405,8 @@ export function lastFailedSeries(): i32 {
  *   (`arenaMark`/`arenaRelease`: peak memory ≈ one strategy); a frequency's bucket sums live with that frequency
  *   only; C_f is formed by its first reader (mdcp or rpp: the HRP forms ρ from Σ_f and σ_f) and released by its
  *   last (rpp releases it as soon as existence is decided; its fallback writes the shrunk covariance over Σ_f,
- *   which no later row reads).
+ *   which no later row reads), and also after a reader whose next computed row does not read it (formed again,
+ *   the same bits, by the next reader: mdcp's C_f is not under mincvar's, msr's or nco's scratch).
  * Options: `freqMask` selects the frequencies computed (bit `Frequency.f`; ALL_FREQUENCIES = every one): the rows
  *   of an unselected frequency are set to 0 and its fallback flags too, and a selected frequency's rows are
  *   bit-identical to the full call's (the frequencies share no state), so a request can be split across workers.
@@ -527,7 +542,7 @@ export function weightSet(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
       mark = arenaMark(); // each row's scratch is released before the next (peak memory ≈ one strategy)
       const want = row.needs & (Needs.CovarianceFactor | Needs.CorrelationFactor);
       f.factor = 0;
-      if (lowRank && want != 0 && !f.bounded()) {
+      if (lowRank && want != 0 && (!f.bounded() || (row.needs & Needs.FactorUnderBounds) != 0)) {
         // With C_f live, the factor is written over the observations (restored by `observations()` when read
         // again): else C_f, the observations, the factor and the QP's gathered copy of it are live together.
         const X = f.observations();
@@ -544,7 +559,10 @@ export function weightSet(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
       }
       if (st != Status.Ok) { failedSeries = base + row.slot; return st; }
       if (f.fellBack) store<i32>(fallback + (<usize>(base + row.slot) << 2), 1);
-      if (k == lastCorrelationRow && f.C != 0) {
+      // C_f is released after its last reader, and also after a reader whose next computed row does not read it
+      // (mdcp before mincvar, msr, nco: their scratch would sit on top of it); the next reader forms it again from
+      // Σ_f (the same `correlation` on the same Σ_f: the same bits), one O(N²) pass
+      if (f.C != 0 && (k == lastCorrelationRow || !nextReadsCorrelation(table, computed, k))) {
         arenaRelease(f.markC);
         f.C = 0;
       }

@@ -152,7 +152,24 @@ export function msrWeights(S: usize, X: usize, n: i32, N: i32, lo: f64, hi: f64,
     setIterations(itU);
   }
   if (st != Status.Ok) return st;
-  const res = sharpeResidual(S, mu, N, w, eLo, eHi, 0.0, scale, g);
+  let res = sharpeResidual(S, mu, N, w, eLo, eHi, 0.0, scale, g);
+  if (!unbounded && !(res <= CERT_TOL)) {
+    // The ridged path's root can miss the certificate when one asset's mean dwarfs the others' (an asset's returns
+    // ×10⁴): there the ridge's share of ṽ/m, δ‖w‖²/m, times that μ_i, exceeds 1e-9 of trace(Σ)/N. Search again for
+    // the root of φ(t) = t·μᵀw(t) − w(t)ᵀΣw(t) with the un-ridged variance (the box QPs keep their own ridge, whose
+    // effect on the certificate is δ·|w_i − w_j|), from this point's t = v/m, and keep the better certificate.
+    const w1 = scratchF64(N);
+    memory.copy(w1, w, row);
+    const t1 = ridgedQuad(S, N, w, 0.0, g) / dot(mu, w, N);
+    const hint = scratchF64(N);
+    memory.copy(hint, w, row);
+    const it1 = lastIterations();
+    const st2 = sharpeBox(S, mu, N, lo, hi, 0.0, scale, muAbs, mMax, w, g, t1, hint);
+    setIterations(it1 + lastIterations());
+    const res2 = st2 == Status.Ok ? sharpeResidual(S, mu, N, w, eLo, eHi, 0.0, scale, g) : Infinity;
+    if (res2 < res) res = res2;
+    else memory.copy(w, w1, row);
+  }
   setResidual(res);
   memory.copy(out, w, row);
   return res <= CERT_TOL ? Status.Ok : Status.NotCertified;

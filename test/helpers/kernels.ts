@@ -154,14 +154,17 @@ export function scaleOf(Q: ArrayLike<number>, N: number): number {
   return t / N;
 }
 
-/** A dense linear solve by Gaussian elimination with partial pivoting (test references); undefined if singular. */
-export function solveDense(A: number[][], b: number[]): number[] | undefined {
+/**
+ * A dense linear solve by Gaussian elimination with partial pivoting (test references); undefined if singular, i.e.
+ * if a pivot's magnitude is below `tiny` (default 1e-300: exactly singular only).
+ */
+export function solveDense(A: number[][], b: number[], tiny = 1e-300): number[] | undefined {
   const n = b.length;
   const M = A.map((r, i) => [...r, b[i]]);
   for (let c = 0; c < n; c++) {
     let p = c;
     for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[p][c])) p = r;
-    if (Math.abs(M[p][c]) < 1e-300) return undefined;
+    if (Math.abs(M[p][c]) < tiny) return undefined;
     [M[c], M[p]] = [M[p], M[c]];
     for (let r = c + 1; r < n; r++) {
       const f = M[r][c] / M[c][c];
@@ -175,4 +178,49 @@ export function solveDense(A: number[][], b: number[]): number[] | undefined {
     x[r] = s / M[r][r];
   }
   return x;
+}
+
+/**
+ * min wᵀQw on the simplex by enumerating supports (each face's KKT system, `solveDense`); O(2^N N³), N ≤ 8, Q ≻ 0.
+ * A face's solution counts if no weight is below −negTol (weights then clipped at 0). The first minimiser (lowest
+ * support mask) and its value.
+ */
+export function simplexBruteForce(Q: ArrayLike<number>, N: number, negTol = 0): { w: Float64Array; value: number } {
+  let value = Infinity;
+  let arg = new Float64Array(N);
+  for (let mask = 1; mask < 1 << N; mask++) {
+    const F = Array.from({ length: N }, (_, i) => i).filter((i) => mask & (1 << i));
+    const k = F.length;
+    const A = Array.from({ length: k + 1 }, () => new Array<number>(k + 1).fill(0));
+    for (let a = 0; a < k; a++) {
+      for (let b = 0; b < k; b++) A[a][b] = Q[F[a] * N + F[b]];
+      A[a][k] = 1;
+      A[k][a] = 1;
+    }
+    const x = solveDense(A, [...new Array<number>(k).fill(0), 1]);
+    if (!x || x.slice(0, k).some((v) => v < -negTol || !Number.isFinite(v))) continue;
+    const w = new Float64Array(N);
+    F.forEach((i, a) => (w[i] = Math.max(0, x[a])));
+    const v = objective(Q, w, N);
+    if (v < value) { value = v; arg = w; }
+  }
+  return { w: arg, value };
+}
+
+/** Historical CVaR₉₅ by definition (docs/method.md §4.10): k = n/20, losses −Xw sorted descending,
+ *  (Σ_{j<⌊k⌋} L_j + (k − ⌊k⌋)·L_⌊k⌋)/k. Plain JS. */
+export function cvar(X: ArrayLike<number>, n: number, N: number, w: ArrayLike<number>): number {
+  const L: number[] = [];
+  for (let t = 0; t < n; t++) {
+    let v = 0;
+    for (let i = 0; i < N; i++) v += X[t * N + i] * w[i];
+    L.push(-v);
+  }
+  L.sort((a, b) => b - a);
+  const k = n / 20;
+  const K = Math.floor(k);
+  let s = 0;
+  for (let j = 0; j < K; j++) s += L[j];
+  if (k > K) s += (k - K) * L[K];
+  return s / k;
 }

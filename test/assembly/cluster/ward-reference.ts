@@ -7,7 +7,7 @@
  * tied distances. O(N³); for the tests only.
  */
 import { readFileSync } from "node:fs";
-import { sampleCov } from "../../helpers/kernels.js";
+import { sampleCov, solveDense } from "../../helpers/kernels.js";
 import { sharedDataPath } from "../../helpers/shared-data.js";
 
 export interface RefTree {
@@ -148,24 +148,6 @@ export function hercReference(S: ArrayLike<number>, N: number, k = 0): { weights
   return { weights, labels, k: kk };
 }
 
-/** Solve A x = b (Gaussian elimination with partial pivoting); undefined if singular. */
-function solve(A: number[][], b: number[]): number[] | undefined {
-  const n = b.length;
-  const M = A.map((r, i) => [...r, b[i]]);
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[p][c])) p = r;
-    if (Math.abs(M[p][c]) < 1e-300) return undefined;
-    [M[c], M[p]] = [M[p], M[c]];
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const f = M[r][c] / M[c][c];
-      for (let q = c; q <= n; q++) M[r][q] -= f * M[c][q];
-    }
-  }
-  return M.map((r, i) => r[n] / r[i]);
-}
-
 /**
  * Long-only minimum variance by enumerating supports (for Q ≻ 0 of small order, n ≤ 12): on each support F,
  * w_F ∝ Q_FF⁻¹1; the point that is feasible and satisfies the KKT conditions ((Qw)_i ≥ λ off F) with the lowest
@@ -177,7 +159,7 @@ export function bruteForceMinVariance(Q: number[][]): number[] {
   let bestV = Infinity;
   for (let mask = 1; mask < 1 << n; mask++) {
     const F = Array.from({ length: n }, (_, i) => i).filter((i) => (mask >> i) & 1);
-    const z = solve(F.map((i) => F.map((j) => Q[i][j])), F.map(() => 1));
+    const z = solveDense(F.map((i) => F.map((j) => Q[i][j])), F.map(() => 1));
     if (!z) continue;
     const s = z.reduce((a, b) => a + b, 0);
     if (!(s > 0) || z.some((x) => x / s < -1e-14)) continue;

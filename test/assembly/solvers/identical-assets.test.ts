@@ -6,37 +6,11 @@
  * |w₁ − w₂| ≤ 2e-4), and inside a universe a copy can stay at 0. References: brute force over supports in plain JS.
  */
 import { describe, expect, it } from "vitest";
-import { engine, matVec, rng, solveDense } from "../../helpers/kernels.js";
+import { engine, objective, rng, simplexBruteForce } from "../../helpers/kernels.js";
 import { tryStrategyWeights } from "../../../src/engine/weights.js";
 import { Status } from "../../../assembly/shared/status.js";
 
 const wasm = engine();
-
-const quad = (Q: ArrayLike<number>, w: ArrayLike<number>, N: number): number =>
-  Array.from(matVec(Q, w, N)).reduce((s, g, i) => s + g * w[i], 0);
-
-/** argmin wᵀQw on the simplex by enumerating supports (each face's KKT system); O(2^N N³), N ≤ 8. Q ≻ 0. */
-function bruteForce(Q: ArrayLike<number>, N: number): Float64Array {
-  let best = Infinity;
-  let arg = new Float64Array(N);
-  for (let mask = 1; mask < 1 << N; mask++) {
-    const F = Array.from({ length: N }, (_, i) => i).filter((i) => mask & (1 << i));
-    const k = F.length;
-    const A = Array.from({ length: k + 1 }, () => new Array<number>(k + 1).fill(0));
-    for (let a = 0; a < k; a++) {
-      for (let b = 0; b < k; b++) A[a][b] = Q[F[a] * N + F[b]];
-      A[a][k] = 1;
-      A[k][a] = 1;
-    }
-    const x = solveDense(A, [...new Array<number>(k).fill(0), 1]);
-    if (!x || x.slice(0, k).some((v) => v < 0 || !Number.isFinite(v))) continue;
-    const w = new Float64Array(N);
-    F.forEach((i, a) => (w[i] = x[a]));
-    const v = quad(Q, w, N);
-    if (v < best) { best = v; arg = w; }
-  }
-  return arg;
-}
 
 /** n observations of N0 assets (a common factor), sample covariance of those plus a copy of asset 0 as asset N0. */
 function withDuplicate(seed: number, n: number, N0: number): Float64Array {
@@ -69,7 +43,7 @@ describe("identical assets: a face of optima (docs/method.md §9)", () => {
       const [a, b] = o.value;
       expect(Math.abs(a + b - 1)).toBeLessThanOrEqual(1e-15);
       expect(Math.abs(a - b), `Σ entries ${v}`).toBeLessThanOrEqual(2e-4); // measured ≤ 1.1e-4; not 0: see §9
-      expect(Math.abs(quad([v, v, v, v], o.value, 2) - v) / v).toBeLessThanOrEqual(1e-15);
+      expect(Math.abs(objective([v, v, v, v], o.value, 2) - v) / v).toBeLessThanOrEqual(1e-15);
     }
   });
 
@@ -84,12 +58,12 @@ describe("identical assets: a face of optima (docs/method.md §9)", () => {
       for (const s of ["gmvp", "mdcp"] as const) {
         const Q = s === "gmvp" ? S : corr(S, N);
         const Qm = s === "gmvp" ? merged : corr(merged, N0);
-        const ref = bruteForce(Qm, N0);
+        const ref = simplexBruteForce(Qm, N0).w;
         const o = tryStrategyWeights(wasm, s, S, N);
         expect(o.status).toBe(Status.Ok);
         const w = o.value;
-        const vRef = quad(Qm, ref, N0);
-        expect(Math.abs(quad(Q, w, N) - vRef) / vRef, `${s} seed ${seed}`).toBeLessThanOrEqual(1e-12);
+        const vRef = objective(Qm, ref, N0);
+        expect(Math.abs(objective(Q, w, N) - vRef) / vRef, `${s} seed ${seed}`).toBeLessThanOrEqual(1e-12);
         expect(Math.abs(w[0] + w[N0] - ref[0]), `${s} seed ${seed}: the pair's total`).toBeLessThanOrEqual(1e-8);
         for (let i = 1; i < N0; i++) expect(Math.abs(w[i] - ref[i]), `${s} seed ${seed}: asset ${i}`).toBeLessThanOrEqual(1e-8);
         if (Math.abs(w[0] - w[N0]) > 1e-3) uneven++;

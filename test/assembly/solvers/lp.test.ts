@@ -7,28 +7,11 @@
  * the rows, and the optimum reached from the crash start being independent of the asset order up to ties.
  */
 import { describe, expect, it } from "vitest";
-import { engine, factorReturns, rng } from "../../helpers/kernels.js";
+import { cvar, engine, factorReturns, rng } from "../../helpers/kernels.js";
 import { tryMinCvar } from "../../../src/engine/mincvar.js";
 import { Status } from "../../../assembly/shared/status.js";
 
 const wasm = engine();
-
-/** CVaR₉₅ by definition (docs/method.md §4.10), plain JS. */
-function cvar(X: ArrayLike<number>, n: number, N: number, w: ArrayLike<number>): number {
-  const L: number[] = [];
-  for (let t = 0; t < n; t++) {
-    let v = 0;
-    for (let i = 0; i < N; i++) v += X[t * N + i] * w[i];
-    L.push(-v);
-  }
-  L.sort((a, b) => b - a);
-  const k = n / 20;
-  const K = Math.floor(k);
-  let s = 0;
-  for (let j = 0; j < K; j++) s += L[j];
-  if (k > K) s += (k - K) * L[K];
-  return s / k;
-}
 
 describe("lp: the simplex behind mincvar", () => {
   it("the dual bound is a lower bound on the CVaR of every vertex of the simplex (weak duality, checked by definition)", () => {

@@ -5,35 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { TOL } from "../../helpers/tolerances.js";
-import { engine, randomCov, kktResidual, corrOf, matVec, sampleCov, solveDense, objective } from "../../helpers/kernels.js";
+import { engine, randomCov, kktResidual, corrOf, sampleCov, simplexBruteForce, objective } from "../../helpers/kernels.js";
 import { computeWeightSet, gmvpWeights, mdcpWeights } from "../../../src/engine/weights.js";
 import { Slot, STRATEGY_COUNT, Frequency } from "../../../assembly/shared/vocabulary.js";
 import { factorPrices } from "../../helpers/prices.js";
 
 const wasm = engine();
-
-/** min wᵀQw on the simplex by enumerating supports (KKT system of each face); O(2^N N³). */
-function bruteForceMin(Q: Float64Array, N: number): number {
-  let best = Infinity;
-  for (let mask = 1; mask < 1 << N; mask++) {
-    const F = Array.from({ length: N }, (_, i) => i).filter((i) => mask & (1 << i));
-    const k = F.length;
-    const A = Array.from({ length: k + 1 }, () => new Array<number>(k + 1).fill(0));
-    for (let a = 0; a < k; a++) {
-      for (let b = 0; b < k; b++) A[a][b] = Q[F[a] * N + F[b]];
-      A[a][k] = 1;
-      A[k][a] = 1;
-    }
-    const x = solveDense(A, [...new Array<number>(k).fill(0), 1]);
-    if (!x || x.slice(0, k).some((v) => v < -1e-12 || !Number.isFinite(v))) continue;
-    const w = new Float64Array(N);
-    F.forEach((i, a) => (w[i] = Math.max(0, x[a])));
-    const g = matVec(Q, w, N);
-    const v = w.reduce((s, wi, i) => s + wi * g[i], 0);
-    if (v < best) best = v;
-  }
-  return best;
-}
 
 describe("simplex QP", () => {
   it("gmvp and mdcp reach the minimum found by enumerating every support (N ≤ 7, 40 random matrices)", () => {
@@ -43,8 +20,8 @@ describe("simplex QP", () => {
       const C = corrOf(S, N);
       const wg = gmvpWeights(wasm, S, N);
       const wm = mdcpWeights(wasm, S, N);
-      const vg = bruteForceMin(S, N);
-      const vm = bruteForceMin(C, N);
+      const vg = simplexBruteForce(S, N, 1e-12).value;
+      const vm = simplexBruteForce(C, N, 1e-12).value;
       expect(objective(S, wg, N)).toBeLessThanOrEqual(vg * (1 + 1e-10));
       expect(objective(C, wm, N)).toBeLessThanOrEqual(vm * (1 + 1e-10));
     }
@@ -104,7 +81,9 @@ describe("the simplex QP with a low-rank factor at market scale (faces solved th
     const P = Float64Array.from(closes.flat());
     const res = computeWeightSet(wasm, {
       closes: P, N, tickers, weekBucket, nWeeks, monthBucket, nMonths, covariance: "sample", hrp: "direct",
-      strategies: ["gmvp", "mdcp"], // the simplex QP's rows (the other strategies have tests of their own)
+      // not a PathLit restriction: the property is the simplex QP's certificate on Σ and C, which only the gmvp and
+      // mdcp rows solve directly (nco's factor-path QPs at N = 2,000: strategies/nco-low-rank.test.ts)
+      strategies: ["gmvp", "mdcp"],
     });
     const R = new Float64Array(n * N);
     for (let t = 1; t < T; t++) for (let i = 0; i < N; i++) R[(t - 1) * N + i] = Math.log(P[t * N + i]) - Math.log(P[(t - 1) * N + i]);

@@ -1,5 +1,5 @@
 /**
- * Inputs at the edge through the 21-vector driver (docs/method.md §9): a variance below 1e-12 × the largest of its
+ * Inputs at the edge through the weight-set driver (every strategy) (docs/method.md §9): a variance below 1e-12 × the largest of its
  * frequency is rounding noise and is rejected as DEGENERATE_INPUT naming the ticker; a close of 1e-310 gives finite
  * returns, so it never fails in the name of a series that does not use returns.
  */
@@ -10,7 +10,7 @@ import { businessDates } from "../../helpers/prices.js";
 import { computeWeightSet } from "../../../src/engine/weights.js";
 import { buckets } from "../../../src/pipeline/calendar.js";
 import { parseIsoDay } from "../../../src/domain/dates.js";
-import { ALL_SERIES_IDS, DEFAULT_STRATEGIES, STRATEGY_IDS } from "../../../src/domain/strategies.js";
+import { ALL_SERIES_IDS } from "../../../src/domain/strategies.js";
 
 const wasm = engine();
 const T = 252;
@@ -23,7 +23,7 @@ function weights(closes: number[][]) {
   return computeWeightSet(wasm, {
     closes: Float64Array.from(closes.flat()), N: closes[0].length, tickers: TICKERS.slice(0, closes[0].length),
     weekBucket: w.bucket, nWeeks: w.count, monthBucket: m.bucket, nMonths: m.count, covariance: "sample", hrp: "paper",
-    strategies: DEFAULT_STRATEGIES, // PathLit's: the floor's contract was stated for them (msr: docs/method.md §4.11)
+    // every strategy (the full layout): the floor is the frequency's, before any strategy runs
   });
 }
 
@@ -59,8 +59,7 @@ describe("the variance floor of the 21-vector driver", () => {
   it("accepts an asset at 1e-5 of the others' volatility (variance 1e-10 of the largest): every series is a " +
     "budget", () => {
     const r = weights(closes(1e-7));
-    for (const id of STRATEGY_IDS) {
-      const s = ALL_SERIES_IDS.indexOf(id);
+    for (const [s, id] of ALL_SERIES_IDS.entries()) {
       const row = r.weights.subarray(s * 4, s * 4 + 4);
       expect(Math.abs(row.reduce((a, b) => a + b, 0) - 1), id).toBeLessThan(1e-12);
     }
@@ -73,8 +72,7 @@ describe("a close of 1e-310 in the training window", () => {
     P[100][2] = 1e-310;
     const r = weights(P);
     expect(Array.from(r.weights).every(Number.isFinite)).toBe(true);
-    for (const id of STRATEGY_IDS) {
-      const s = ALL_SERIES_IDS.indexOf(id);
+    for (const [s, id] of ALL_SERIES_IDS.entries()) {
       const row = r.weights.subarray(s * 4, s * 4 + 4);
       expect(Math.abs(row.reduce((a, b) => a + b, 0) - 1), id).toBeLessThan(1e-12);
     }

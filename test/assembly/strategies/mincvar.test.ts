@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { readFileSync } from "node:fs";
-import { engine, factorReturns, rng, normal } from "../../helpers/kernels.js";
+import { cvar, engine, factorReturns, rng, normal, solveDense } from "../../helpers/kernels.js";
 import { describeWithSharedData, sharedDataPath } from "../../helpers/shared-data.js";
 import { minCvarWeights, tryMinCvar } from "../../../src/engine/mincvar.js";
 import { Status } from "../../../assembly/shared/status.js";
@@ -22,23 +22,6 @@ const VALUE_TOL = 1e-9;
 /** Weights where the optimum is unique, against the brute force (a vertex solved two ways). */
 const WEIGHT_TOL = 1e-9;
 
-/** CVaR₉₅ by definition: k = n/20, losses sorted descending, (Σ_{j<⌊k⌋} L_j + (k − ⌊k⌋)·L_⌊k⌋)/k. */
-export function cvar(X: ArrayLike<number>, n: number, N: number, w: ArrayLike<number>): number {
-  const L: number[] = [];
-  for (let t = 0; t < n; t++) {
-    let v = 0;
-    for (let i = 0; i < N; i++) v += X[t * N + i] * w[i];
-    L.push(-v);
-  }
-  L.sort((a, b) => b - a);
-  const k = n / 20;
-  const K = Math.floor(k);
-  let s = 0;
-  for (let j = 0; j < K; j++) s += L[j];
-  if (k > K) s += (k - K) * L[K];
-  return s / k;
-}
-
 function unitOf(X: ArrayLike<number>, n: number, N: number): number {
   let s = 0;
   for (let t = 0; t < n; t++) {
@@ -47,23 +30,6 @@ function unitOf(X: ArrayLike<number>, n: number, N: number): number {
     s += m;
   }
   return s / n;
-}
-
-function solve(A: number[][], b: number[]): number[] | undefined {
-  const n = b.length;
-  const M = A.map((r, i) => [...r, b[i]]);
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[p][c])) p = r;
-    if (Math.abs(M[p][c]) < 1e-12) return undefined;
-    [M[c], M[p]] = [M[p], M[c]];
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const f = M[r][c] / M[c][c];
-      for (let q = c; q <= n; q++) M[r][q] -= f * M[c][q];
-    }
-  }
-  return M.map((r, i) => r[n] / r[i]);
 }
 
 /** Brute force over the arrangement's vertices (see the file's doc). */
@@ -85,7 +51,7 @@ export function bruteForce(X: ArrayLike<number>, n: number, N: number, lo = 0, h
   const rec = (start: number) => {
     if (pick.length === N - 1) {
       const A = pick.map((p) => planes[p].a).concat([Array(N).fill(1)]);
-      const w = solve(A, pick.map((p) => planes[p].b).concat([1]));
+      const w = solveDense(A, pick.map((p) => planes[p].b).concat([1]), 1e-12);
       if (!w || w.some((v) => v < lo - 1e-12 || v > hi + 1e-12)) return;
       pts.push({ w, v: cvar(X, n, N, w) });
       return;

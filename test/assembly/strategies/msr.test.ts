@@ -480,6 +480,28 @@ describe("msr: badly scaled universes (one asset rescaled by 10^±4, or mirrorin
     expect(failed).toEqual([]);
   });
 
+  it("400 seeds with bounds (several feasible pairs per seed): every call is Ok and certified by the plain-JS KKT check", () => {
+    // pairs (lo, hi) feasible for every N of the reproducer (2 … 30): N·lo ≤ 1 ≤ N·hi
+    const pairs = (N: number): [number, number][] => [
+      [0, 0.6], [0.2 / N, 1], [0.5 / N, 2 / N], [0, 1.5 / N], [0.9 / N, 1.2 / N], [1 / (2 * N), Math.max(0.5, 1 / N)],
+    ];
+    const failed: string[] = [];
+    let calls = 0;
+    for (let seed = 1; seed <= 400; seed++) {
+      const { N, n, e, mirror, X, S, mu } = scaledCase(seed);
+      for (const [lo, hi] of pairs(N)) {
+        calls++;
+        const o = tryMsr(wasm, S, X, n, N, { lo, hi });
+        const kkt = o.status === Status.Ok && !o.fellBack ? kktViolation(S, mu, o.value, N, lo, hi) : 0;
+        if (o.status !== Status.Ok || !(kkt <= KKT) || !(o.residual <= 1e-9)) {
+          failed.push(`seed ${seed} N ${N} n ${n} e ${e} mirror ${mirror} lo ${lo} hi ${hi}: status ${o.status} residual ${o.residual} kkt ${kkt}`);
+        }
+      }
+    }
+    expect(calls).toBe(2400);
+    expect(failed).toEqual([]);
+  }, 60_000);
+
   it("the weights do not depend on the assets' units: rescaling one asset's returns by c divides its weight's share by c", () => {
     // w ∝ D⁻¹ŵ: with X_{·j} → c·X_{·j}, the optimal y_j → y_j/c (the homogenised problem is invariant)
     for (const seed of [53, 299, 7, 8]) {

@@ -18,7 +18,7 @@ import { bucketSums, logReturns } from "../../../src/engine/core.js";
 import { Status } from "../../../src/engine/status.js";
 import { buckets } from "../../../src/pipeline/calendar.js";
 import { parseIsoDay } from "../../../src/domain/dates.js";
-import { ALL_SERIES_IDS, DEFAULT_STRATEGIES } from "../../../src/domain/strategies.js";
+import { ALL_SERIES_IDS } from "../../../src/domain/strategies.js";
 import { Frequency, Slot, STRATEGY_COUNT } from "../../../assembly/shared/vocabulary.js";
 
 const wasm = engine();
@@ -51,7 +51,7 @@ function run(closes: number[][]) {
   const res = computeWeightSet(wasm, {
     closes: flat, N, tickers: Array.from({ length: N }, (_, i) => `A${i}`), weekBucket: w.bucket, nWeeks: w.count,
     monthBucket: m.bucket, nMonths: m.count, covariance: "sample", hrp: "direct",
-    strategies: DEFAULT_STRATEGIES, // PathLit's: the only rpp fallbacks are in question here
+    // every strategy (the full layout: the rpp rows are the same bits in any selection)
   });
   const R = logReturns(wasm, flat, T, N);
   const X: Record<Frequency, { X: Float64Array; n: number }> = {
@@ -64,7 +64,8 @@ function run(closes: number[][]) {
     return res.weights.subarray(s * N, (s + 1) * N);
   };
   const flagged = (f: Frequency) => res.fallback[f * STRATEGY_COUNT + Slot.rpp];
-  const ids = res.fallback.flatMap((x, s) => (x ? [ALL_SERIES_IDS[s]] : []));
+  // the flagged rpp series (msr's own flag, its gmvp fallback without a positive mean, is not in question here)
+  const ids = res.fallback.flatMap((x, s) => (x && s % STRATEGY_COUNT === Slot.rpp ? [ALL_SERIES_IDS[s]] : []));
   return { N, res, X, row, flagged, ids };
 }
 
