@@ -95,18 +95,32 @@ export interface RunningPostgres {
 
 /**
  * A throwaway PostgreSQL cluster: initdb in a temporary directory (as an unprivileged user when run as root), on a
- * free loopback port, fsync off (test data only), with a database `folio` owned by the superuser `folio`.
+ * free loopback port, fsync off (test data only), with a database `folio` owned by the superuser `folio`. Trust
+ * authentication, or with `password` the superuser has that password and TCP clients must give it (scram-sha-256,
+ * as the postgres image sets up from POSTGRES_PASSWORD); the url then carries it.
  */
-export async function startPostgres(): Promise<RunningPostgres> {
+export async function startPostgres(options: { password?: string } = {}): Promise<RunningPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error("PostgreSQL server binaries not found (apt-get install postgresql)");
   const dir = mkdtempSync(join(tmpdir(), "folio-pg-"));
   const ids = unprivileged();
   if (ids) chownSync(dir, ids.uid, ids.gid);
-  const opts: SpawnOptions = { cwd: dir, env: { ...process.env, LC_ALL: "C", LANG: "C" }, ...(ids ?? {}) };
+  const pw = options.password;
+  const opts: SpawnOptions = {
+    cwd: dir, env: { ...process.env, LC_ALL: "C", LANG: "C", ...(pw === undefined ? {} : { PGPASSWORD: pw }) }, ...(ids ?? {}),
+  };
   const data = join(dir, "data");
   const port = await freePort();
-  await run(join(bin, "initdb"), ["-D", data, "-U", "folio", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"], opts);
+  // With a password, as the postgres image does when POSTGRES_PASSWORD is set: TCP connections (every client here)
+  // must give it (scram-sha-256); only the server's own socket trusts its user.
+  let auth = ["--auth=trust"];
+  if (pw !== undefined) {
+    const pwfile = join(dir, "pwfile");
+    writeFileSync(pwfile, pw + "\n", { mode: 0o600 });
+    if (ids) chownSync(pwfile, ids.uid, ids.gid);
+    auth = ["--auth-local=trust", "--auth-host=scram-sha-256", `--pwfile=${pwfile}`];
+  }
+  await run(join(bin, "initdb"), ["-D", data, "-U", "folio", ...auth, "-E", "UTF8", "--locale=C", "--no-sync"], opts);
   const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100`;
   await run(join(bin, "pg_ctl"), ["-D", data, "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", serverOpts, "start"], opts);
   const stop = async () => {
@@ -122,7 +136,8 @@ export async function startPostgres(): Promise<RunningPostgres> {
     await stop();
     throw e;
   }
-  return { url: `postgresql://folio@127.0.0.1:${port}/folio`, port, stop };
+  const user = pw === undefined ? "folio" : `folio:${encodeURIComponent(pw)}`;
+  return { url: `postgresql://${user}@127.0.0.1:${port}/folio`, port, stop };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -586,4 +601,50 @@ export async function ensureBaseImage(d: RunningDocker, image: string, cacheDir:
     rmSync(ctx, { recursive: true, force: true });
   }
   return "stand-in";
+}
+
+export interface BuiltImage {
+  /** How the Dockerfile's base was obtained (ensureBaseImage). */
+  base: "present" | "pulled" | "stand-in";
+  /** Milliseconds spent on the base image and on `docker build`. */
+  baseMs: number;
+  buildMs: number;
+  /** The build's whole output (stdout then stderr), e.g. to look for npm warnings. */
+  output: string;
+}
+
+/**
+ * The Folio image as a user builds it (`docker build -t <tag> <context>`, the Dockerfile unchanged), on the host's
+ * network, after making its base available (`ensureBaseImage`: present, pulled, or the local stand-in). Rejects with
+ * the build's output when it fails. Shared by test/integration/image.test.ts and compose.test.ts.
+ */
+export async function buildFolioImage(d: RunningDocker, opts: { tag: string; context: string; baseImage: string; cacheDir: string }): Promise<BuiltImage> {
+  let t = Date.now();
+  const base = await ensureBaseImage(d, opts.baseImage, opts.cacheDir);
+  const baseMs = Date.now() - t;
+  t = Date.now();
+  const b = await d.docker(["build", "--network", "host", "-t", opts.tag, opts.context], 1_200_000);
+  const buildMs = Date.now() - t;
+  if (b.code !== 0) throw new Error(`docker build failed:\n${b.stdout.slice(-6000)}\n${b.stderr.slice(-6000)}`);
+  return { base, baseMs, buildMs, output: b.stdout + b.stderr };
+}
+
+/** A container's health status (`docker inspect … .State.Health.Status`: starting, healthy, unhealthy), "" without one. */
+export async function containerHealth(d: RunningDocker, name: string): Promise<string> {
+  return (await d.docker(["inspect", "-f", "{{if .State.Health}}{{.State.Health.Status}}{{end}}", name])).stdout.trim();
+}
+
+/**
+ * Wait until a container's HEALTHCHECK reports `healthy` (polling every second); resolves with the last status seen,
+ * which is not `healthy` only when `timeoutMs` passed or the container stopped running.
+ */
+export async function waitContainerHealthy(d: RunningDocker, name: string, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await containerHealth(d, name);
+    if (status === "healthy" || Date.now() > deadline) return status;
+    const running = (await d.docker(["inspect", "-f", "{{.State.Running}}", name])).stdout.trim();
+    if (running !== "true") return `${status} (not running)`;
+    await sleep(1000);
+  }
 }
