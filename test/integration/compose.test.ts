@@ -58,6 +58,7 @@ interface Service {
   volumes?: string[];
   ports?: Array<string | number>;
   command?: string[] | string;
+  restart?: string;
 }
 interface Compose {
   name?: string;
@@ -412,7 +413,8 @@ describeWithServers("compose.yaml's services, run on the host network", missingR
       const port = await freePort();
       const env = hostNetworkEnv(service, port);
       const name = `folio-test-${service}-${process.pid}`;
-      const r = await d.docker(["run", "-d", "--network", "host", "--name", name, "--restart", "unless-stopped",
+      const restart = compose.services[service].restart;
+      const r = await d.docker(["run", "-d", "--network", "host", "--name", name, ...(restart ? ["--restart", restart] : []),
         ...runOptions(service, env), tag], 60_000);
       expect(r.code, r.stderr).toBe(0);
       containers.push(name);
