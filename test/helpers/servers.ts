@@ -266,9 +266,10 @@ export interface RunningNginx {
  * Make a deployment nginx.conf (deploy/nginx.conf) runnable on loopback: each `server <host>:<port> …;` line of
  * the `upstream` blocks gets the next replica port (its parameters kept), every plain `listen <port>;` becomes
  * `listen 127.0.0.1:<listenPort>;`, the access log and the temp paths go into `dir` (Debian's compiled-in temp
- * paths need root).
+ * paths need root). Without `dir` (nginx run as root in a container, as compose runs it) only the upstream and
+ * listen lines change: the access log and temp paths stay as the template has them.
  */
-export function loopbackNginxConfig(template: string, opts: { listenPort: number; upstreamPorts: number[]; dir: string }): string {
+export function loopbackNginxConfig(template: string, opts: { listenPort: number; upstreamPorts: number[]; dir?: string }): string {
   let i = 0;
   let inUpstream = false;
   const lines = template.split("\n").map((line) => {
@@ -279,14 +280,16 @@ export function loopbackNginxConfig(template: string, opts: { listenPort: number
       if (i >= opts.upstreamPorts.length) return `${m[1].replace("server", "# server")}(no replica for this line)`;
       return `${m[1]}127.0.0.1:${opts.upstreamPorts[i++]}${m[2]}`;
     }
-    return line
-      .replace(/^(\s*listen\s+)\d+(\s*;)/, `$1127.0.0.1:${opts.listenPort}$2`)
-      // A child's stdout is a socket here, which nginx cannot open() as /dev/stdout (a container's is a pipe).
-      .replace(/^(\s*access_log\s+)\/dev\/stdout/, `$1${join(opts.dir, "access.log")}`);
+    const listen = line.replace(/^(\s*listen\s+)\d+(\s*;)/, `$1127.0.0.1:${opts.listenPort}$2`);
+    if (opts.dir === undefined) return listen;
+    // A child's stdout is a socket here, which nginx cannot open() as /dev/stdout (a container's is a pipe).
+    return listen.replace(/^(\s*access_log\s+)\/dev\/stdout/, `$1${join(opts.dir, "access.log")}`);
   });
   if (i < opts.upstreamPorts.length) throw new Error(`the template has ${i} upstream servers, ${opts.upstreamPorts.length} replicas given`);
+  if (opts.dir === undefined) return lines.join("\n");
+  const dir = opts.dir;
   const temps = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]
-    .map((t) => `    ${t}_temp_path ${join(opts.dir, t)};`).join("\n");
+    .map((t) => `    ${t}_temp_path ${join(dir, t)};`).join("\n");
   const out = lines.join("\n").replace(/^(\s*http\s*\{)/m, `$1\n${temps}`);
   if (out === lines.join("\n")) throw new Error("the template has no http { } block");
   return out;
@@ -646,5 +649,32 @@ export async function waitContainerHealthy(d: RunningDocker, name: string, timeo
     const running = (await d.docker(["inspect", "-f", "{{.State.Running}}", name])).stdout.trim();
     if (running !== "true") return `${status} (not running)`;
     await sleep(1000);
+  }
+}
+
+/**
+ * An nginx image for compose's `nginx` service when its image cannot be pulled: `FROM <base>` (a Debian bookworm
+ * image: the Dockerfile's base, present or its stand-in) with Debian's nginx from apt, run as the official image
+ * runs (`nginx -g 'daemon off;'`, stopped with SIGQUIT), its configuration at /etc/nginx/nginx.conf. Built on the
+ * host's network.
+ */
+export async function buildNginxImage(d: RunningDocker, opts: { tag: string; base: string }): Promise<{ ms: number }> {
+  const ctx = mkdtempSync(join(tmpdir(), "folio-nginx-image-"));
+  try {
+    writeFileSync(join(ctx, "Dockerfile"), [
+      `FROM ${opts.base}`,
+      "USER root",
+      "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx && rm -rf /var/lib/apt/lists/*",
+      "STOPSIGNAL SIGQUIT",
+      'ENTRYPOINT []',
+      'CMD ["nginx", "-g", "daemon off;"]',
+      "",
+    ].join("\n"));
+    const t = Date.now();
+    const b = await d.docker(["build", "--network", "host", "-t", opts.tag, ctx], 600_000);
+    if (b.code !== 0) throw new Error(`building the nginx image failed:\n${b.stdout.slice(-4000)}\n${b.stderr.slice(-4000)}`);
+    return { ms: Date.now() - t };
+  } finally {
+    rmSync(ctx, { recursive: true, force: true });
   }
 }

@@ -15,12 +15,13 @@
  *    .env's password) and Redis as real Debian servers on loopback standing in for the postgres:16 and redis:7
  *    images and passing compose's own healthcheck commands, two folio containers with compose's `environment` (only
  *    the service host names and PORT replaced), the key file mounted read-only at /run/secrets/api_keys, each waited
- *    for until its HEALTHCHECK is healthy, the header's import command, then Debian's nginx with deploy/nginx.conf
- *    (loopback upstreams) and the header's `curl … /v1/info` through it, and a paths request through nginx equal to
- *    each replica's.
+ *    for until its HEALTHCHECK is healthy, the header's import command, then nginx (Debian's, in a container built
+ *    from the same bookworm base, since nginx:1.27 cannot be pulled either) with the service's own volume line
+ *    mounting deploy/nginx.conf (only its upstream addresses and listen port made loopback ones), the header's
+ *    `curl … /v1/info` through it, and a paths request through nginx equal to each replica's.
  *
- * Parts 2 and 3 skip outside CI with the reason when docker.io, docker-compose, debootstrap, PostgreSQL, Redis,
- * nginx or curl is missing; in CI they fail.
+ * Parts 2 and 3 skip outside CI with the reason when docker.io, docker-compose, debootstrap, PostgreSQL, Redis or
+ * curl is missing; in CI they fail.
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -30,15 +31,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { EnvSchema } from "../../src/config.js";
 import {
-  buildFolioImage, describeWithServers, freePort, loopbackNginxConfig, missingDocker, missingServers, runCommand,
-  startDocker, startNginx, startPostgres, startRedis, waitContainerHealthy, which, type RunningDocker, type RunningNginx,
-  type RunningPostgres, type RunningRedis,
+  buildFolioImage, buildNginxImage, describeWithServers, freePort, loopbackNginxConfig, missingDocker, missingServers,
+  runCommand, startDocker, startPostgres, startRedis, waitContainerHealthy, which, type RunningDocker, type RunningPostgres,
+  type RunningRedis,
 } from "../helpers/servers.js";
 import { call, PATHS_BODY, TICKERS, writeFixtures } from "./fixtures.js";
 
 const ROOT = join(__dirname, "..", "..");
 const COMPOSE_TEXT = readFileSync(join(ROOT, "compose.yaml"), "utf8");
 const NGINX_CONF = "deploy/nginx.conf";
+const BASE = "node:20-bookworm-slim";
 const CACHE = process.env.FOLIO_TEST_CACHE ?? join(homedir(), ".cache", "folio-test");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -325,18 +327,17 @@ describeWithServers("compose.yaml under Debian's docker-compose 1.29", which("do
 // 3. The topology, run on the host network
 // ---------------------------------------------------------------------------------------------------------------
 
-const missingRun = [
-  ...missingDocker(), ...missingServers("postgresql", "redis-server", "nginx"), ...(which("curl") ? [] : ["curl"]),
-];
+const missingRun = [...missingDocker(), ...missingServers("postgresql", "redis-server"), ...(which("curl") ? [] : ["curl"])];
 
 describeWithServers("compose.yaml's services, run on the host network", missingRun, () => {
   let d: RunningDocker | undefined;
   let pg: RunningPostgres | undefined;
   let redis: RunningRedis | undefined;
-  let nginx: RunningNginx | undefined;
+  let nginx: { url: string; port: number; name: string } | undefined;
   let project = "";
   let key = "";
   const tag = `folio-test/folio-compose:${process.pid}`;
+  const nginxTag = `folio-test/nginx-compose:${process.pid}`;
   const containers: string[] = [];
   const replicas: Array<{ service: string; name: string; port: number; env: Env; health: string }> = [];
   const timings: Record<string, number> = {};
@@ -396,9 +397,11 @@ describeWithServers("compose.yaml's services, run on the host network", missingR
 
     // docker compose up -d --build: the image first, then the services in depends_on order.
     d = await startDocker();
-    const b = await buildFolioImage(d, { tag, context: ROOT, baseImage: "node:20-bookworm-slim", cacheDir: CACHE });
+    const b = await buildFolioImage(d, { tag, context: ROOT, baseImage: BASE, cacheDir: CACHE });
     timings[`base image (${b.base})`] = b.baseMs;
     timings["docker build"] = b.buildMs;
+    // nginx:1.27 cannot be pulled here: Debian's nginx in an image built from the same bookworm base.
+    timings["nginx image"] = (await buildNginxImage(d, { tag: nginxTag, base: BASE })).ms;
     let t = Date.now();
     pg = await startPostgres({ password: vars.POSTGRES_PASSWORD });
     redis = await startRedis();
@@ -427,10 +430,25 @@ describeWithServers("compose.yaml's services, run on the host network", missingR
     }
     timings["replicas healthy"] = Date.now() - t;
 
-    // nginx with deploy/nginx.conf, its upstream lines given the replicas' loopback ports by service name.
+    // nginx with the service's own volume line, on the project copy whose deploy/nginx.conf has only its upstream
+    // lines (the replicas' loopback ports, by service name) and its listen port (a free one) replaced.
     const template = readFileSync(join(project, NGINX_CONF), "utf8");
     const ports = upstreamServers(template).map((u) => replicas.find((r) => r.service === u.host)!.port);
-    nginx = await startNginx((dir, port) => loopbackNginxConfig(template, { listenPort: port, upstreamPorts: ports, dir }));
+    const nginxPort = await freePort();
+    writeFileSync(join(project, NGINX_CONF), loopbackNginxConfig(template, { listenPort: nginxPort, upstreamPorts: ports }));
+    const volumes = (compose.services.nginx.volumes ?? []).flatMap((v) => ["-v", v.replace(/^\.\//, `${project}/`)]);
+    const nginxName = `folio-test-nginx-${process.pid}`;
+    const restart = compose.services.nginx.restart;
+    const n = await d.docker(["run", "-d", "--network", "host", "--name", nginxName, ...(restart ? ["--restart", restart] : []),
+      ...volumes, nginxTag], 60_000);
+    expect(n.code, n.stderr).toBe(0);
+    containers.push(nginxName);
+    nginx = { url: `http://127.0.0.1:${nginxPort}`, port: nginxPort, name: nginxName };
+    const ready = Date.now() + 30_000;
+    while ((await fetch(`${nginx.url}/healthz`).then((r) => r.status, () => 0)) !== 200) {
+      if (Date.now() > ready) throw new Error(`nginx does not answer:\n${(await d.docker(["logs", nginxName])).stderr.slice(-4000)}`);
+      await sleep(250);
+    }
 
     // docker compose run --rm -v "$PWD/prices:/import:ro" folio-1 import /import
     const cmd = headerCommands().find((c) => c.startsWith("docker compose run"))!;
@@ -454,10 +472,9 @@ describeWithServers("compose.yaml's services, run on the host network", missingR
 
   afterAll(async () => {
     console.info(`[compose] timings: ${Object.entries(timings).map(([k, v]) => `${k} ${(v / 1000).toFixed(1)} s`).join(", ")}`);
-    await nginx?.stop();
     if (d) {
       for (const c of containers) await d.docker(["rm", "-f", c]).catch(() => undefined);
-      await d.docker(["rmi", "-f", tag]).catch(() => undefined);
+      await d.docker(["rmi", "-f", tag, nginxTag]).catch(() => undefined);
     }
     await redis?.stop();
     await pg?.stop();
@@ -503,6 +520,9 @@ describeWithServers("compose.yaml's services, run on the host network", missingR
     expect(info.synthetic).toBe(false);
     expect(info.store.backend).toBe("postgres");
     expect(info.limits.rate_limit_scope).toBe("redis");
+    // nginx's access log goes to the container's stdout (deploy/nginx.conf: access_log /dev/stdout).
+    const logs = await d!.docker(["logs", nginx!.name]);
+    expect(logs.stdout).toMatch(/"GET \/v1\/info HTTP\/1\.1" 200 /);
   });
 
   it("answers a paths request through nginx with the same bytes as each replica", async () => {
