@@ -95,18 +95,32 @@ export interface RunningPostgres {
 
 /**
  * A throwaway PostgreSQL cluster: initdb in a temporary directory (as an unprivileged user when run as root), on a
- * free loopback port, fsync off (test data only), with a database `folio` owned by the superuser `folio`.
+ * free loopback port, fsync off (test data only), with a database `folio` owned by the superuser `folio`. Trust
+ * authentication, or with `password` the superuser has that password and TCP clients must give it (scram-sha-256,
+ * as the postgres image sets up from POSTGRES_PASSWORD); the url then carries it.
  */
-export async function startPostgres(): Promise<RunningPostgres> {
+export async function startPostgres(options: { password?: string } = {}): Promise<RunningPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error("PostgreSQL server binaries not found (apt-get install postgresql)");
   const dir = mkdtempSync(join(tmpdir(), "folio-pg-"));
   const ids = unprivileged();
   if (ids) chownSync(dir, ids.uid, ids.gid);
-  const opts: SpawnOptions = { cwd: dir, env: { ...process.env, LC_ALL: "C", LANG: "C" }, ...(ids ?? {}) };
+  const pw = options.password;
+  const opts: SpawnOptions = {
+    cwd: dir, env: { ...process.env, LC_ALL: "C", LANG: "C", ...(pw === undefined ? {} : { PGPASSWORD: pw }) }, ...(ids ?? {}),
+  };
   const data = join(dir, "data");
   const port = await freePort();
-  await run(join(bin, "initdb"), ["-D", data, "-U", "folio", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"], opts);
+  // With a password, as the postgres image does when POSTGRES_PASSWORD is set: TCP connections (every client here)
+  // must give it (scram-sha-256); only the server's own socket trusts its user.
+  let auth = ["--auth=trust"];
+  if (pw !== undefined) {
+    const pwfile = join(dir, "pwfile");
+    writeFileSync(pwfile, pw + "\n", { mode: 0o600 });
+    if (ids) chownSync(pwfile, ids.uid, ids.gid);
+    auth = ["--auth-local=trust", "--auth-host=scram-sha-256", `--pwfile=${pwfile}`];
+  }
+  await run(join(bin, "initdb"), ["-D", data, "-U", "folio", ...auth, "-E", "UTF8", "--locale=C", "--no-sync"], opts);
   const serverOpts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=100`;
   await run(join(bin, "pg_ctl"), ["-D", data, "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", serverOpts, "start"], opts);
   const stop = async () => {
@@ -122,7 +136,8 @@ export async function startPostgres(): Promise<RunningPostgres> {
     await stop();
     throw e;
   }
-  return { url: `postgresql://folio@127.0.0.1:${port}/folio`, port, stop };
+  const user = pw === undefined ? "folio" : `folio:${encodeURIComponent(pw)}`;
+  return { url: `postgresql://${user}@127.0.0.1:${port}/folio`, port, stop };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -251,9 +266,10 @@ export interface RunningNginx {
  * Make a deployment nginx.conf (deploy/nginx.conf) runnable on loopback: each `server <host>:<port> …;` line of
  * the `upstream` blocks gets the next replica port (its parameters kept), every plain `listen <port>;` becomes
  * `listen 127.0.0.1:<listenPort>;`, the access log and the temp paths go into `dir` (Debian's compiled-in temp
- * paths need root).
+ * paths need root). Without `dir` (nginx run as root in a container, as compose runs it) only the upstream and
+ * listen lines change: the access log and temp paths stay as the template has them.
  */
-export function loopbackNginxConfig(template: string, opts: { listenPort: number; upstreamPorts: number[]; dir: string }): string {
+export function loopbackNginxConfig(template: string, opts: { listenPort: number; upstreamPorts: number[]; dir?: string }): string {
   let i = 0;
   let inUpstream = false;
   const lines = template.split("\n").map((line) => {
@@ -264,14 +280,16 @@ export function loopbackNginxConfig(template: string, opts: { listenPort: number
       if (i >= opts.upstreamPorts.length) return `${m[1].replace("server", "# server")}(no replica for this line)`;
       return `${m[1]}127.0.0.1:${opts.upstreamPorts[i++]}${m[2]}`;
     }
-    return line
-      .replace(/^(\s*listen\s+)\d+(\s*;)/, `$1127.0.0.1:${opts.listenPort}$2`)
-      // A child's stdout is a socket here, which nginx cannot open() as /dev/stdout (a container's is a pipe).
-      .replace(/^(\s*access_log\s+)\/dev\/stdout/, `$1${join(opts.dir, "access.log")}`);
+    const listen = line.replace(/^(\s*listen\s+)\d+(\s*;)/, `$1127.0.0.1:${opts.listenPort}$2`);
+    if (opts.dir === undefined) return listen;
+    // A child's stdout is a socket here, which nginx cannot open() as /dev/stdout (a container's is a pipe).
+    return listen.replace(/^(\s*access_log\s+)\/dev\/stdout/, `$1${join(opts.dir, "access.log")}`);
   });
   if (i < opts.upstreamPorts.length) throw new Error(`the template has ${i} upstream servers, ${opts.upstreamPorts.length} replicas given`);
+  if (opts.dir === undefined) return lines.join("\n");
+  const dir = opts.dir;
   const temps = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]
-    .map((t) => `    ${t}_temp_path ${join(opts.dir, t)};`).join("\n");
+    .map((t) => `    ${t}_temp_path ${join(dir, t)};`).join("\n");
   const out = lines.join("\n").replace(/^(\s*http\s*\{)/m, `$1\n${temps}`);
   if (out === lines.join("\n")) throw new Error("the template has no http { } block");
   return out;
@@ -586,4 +604,77 @@ export async function ensureBaseImage(d: RunningDocker, image: string, cacheDir:
     rmSync(ctx, { recursive: true, force: true });
   }
   return "stand-in";
+}
+
+export interface BuiltImage {
+  /** How the Dockerfile's base was obtained (ensureBaseImage). */
+  base: "present" | "pulled" | "stand-in";
+  /** Milliseconds spent on the base image and on `docker build`. */
+  baseMs: number;
+  buildMs: number;
+  /** The build's whole output (stdout then stderr), e.g. to look for npm warnings. */
+  output: string;
+}
+
+/**
+ * The Folio image as a user builds it (`docker build -t <tag> <context>`, the Dockerfile unchanged), on the host's
+ * network, after making its base available (`ensureBaseImage`: present, pulled, or the local stand-in). Rejects with
+ * the build's output when it fails. Shared by test/integration/image.test.ts and compose.test.ts.
+ */
+export async function buildFolioImage(d: RunningDocker, opts: { tag: string; context: string; baseImage: string; cacheDir: string }): Promise<BuiltImage> {
+  let t = Date.now();
+  const base = await ensureBaseImage(d, opts.baseImage, opts.cacheDir);
+  const baseMs = Date.now() - t;
+  t = Date.now();
+  const b = await d.docker(["build", "--network", "host", "-t", opts.tag, opts.context], 1_200_000);
+  const buildMs = Date.now() - t;
+  if (b.code !== 0) throw new Error(`docker build failed:\n${b.stdout.slice(-6000)}\n${b.stderr.slice(-6000)}`);
+  return { base, baseMs, buildMs, output: b.stdout + b.stderr };
+}
+
+/** A container's health status (`docker inspect … .State.Health.Status`: starting, healthy, unhealthy), "" without one. */
+export async function containerHealth(d: RunningDocker, name: string): Promise<string> {
+  return (await d.docker(["inspect", "-f", "{{if .State.Health}}{{.State.Health.Status}}{{end}}", name])).stdout.trim();
+}
+
+/**
+ * Wait until a container's HEALTHCHECK reports `healthy` (polling every second); resolves with the last status seen,
+ * which is not `healthy` only when `timeoutMs` passed or the container stopped running.
+ */
+export async function waitContainerHealthy(d: RunningDocker, name: string, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await containerHealth(d, name);
+    if (status === "healthy" || Date.now() > deadline) return status;
+    const running = (await d.docker(["inspect", "-f", "{{.State.Running}}", name])).stdout.trim();
+    if (running !== "true") return `${status} (not running)`;
+    await sleep(1000);
+  }
+}
+
+/**
+ * An nginx image for compose's `nginx` service when its image cannot be pulled: `FROM <base>` (a Debian bookworm
+ * image: the Dockerfile's base, present or its stand-in) with Debian's nginx from apt, run as the official image
+ * runs (`nginx -g 'daemon off;'`, stopped with SIGQUIT), its configuration at /etc/nginx/nginx.conf. Built on the
+ * host's network.
+ */
+export async function buildNginxImage(d: RunningDocker, opts: { tag: string; base: string }): Promise<{ ms: number }> {
+  const ctx = mkdtempSync(join(tmpdir(), "folio-nginx-image-"));
+  try {
+    writeFileSync(join(ctx, "Dockerfile"), [
+      `FROM ${opts.base}`,
+      "USER root",
+      "RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nginx && rm -rf /var/lib/apt/lists/*",
+      "STOPSIGNAL SIGQUIT",
+      'ENTRYPOINT []',
+      'CMD ["nginx", "-g", "daemon off;"]',
+      "",
+    ].join("\n"));
+    const t = Date.now();
+    const b = await d.docker(["build", "--network", "host", "-t", opts.tag, ctx], 600_000);
+    if (b.code !== 0) throw new Error(`building the nginx image failed:\n${b.stdout.slice(-4000)}\n${b.stderr.slice(-4000)}`);
+    return { ms: Date.now() - t };
+  } finally {
+    rmSync(ctx, { recursive: true, force: true });
+  }
 }

@@ -19,8 +19,8 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
-  describeWithServers, ensureBaseImage, freePort, missingDocker, missingServers, startDocker, startPostgres, startRedis,
-  startReplicas, type Replica, type RunningDocker, type RunningPostgres, type RunningRedis,
+  buildFolioImage, describeWithServers, freePort, missingDocker, missingServers, startDocker, startPostgres, startRedis,
+  startReplicas, waitContainerHealthy, type Replica, type RunningDocker, type RunningPostgres, type RunningRedis,
 } from "../helpers/servers.js";
 import { call, PATHS_BODY, TICKERS, writeFixtures, type Fixtures } from "./fixtures.js";
 
@@ -59,24 +59,19 @@ describeWithServers("the container image", [...missingDocker(), ...missingServer
       await sleep(250);
     }
   }
-  const health = async (name: string) => (await d.docker(["inspect", "-f", "{{.State.Health.Status}}", name])).stdout.trim();
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "folio-image-"));
     fx = writeFixtures(work);
-    let t = Date.now();
     d = await startDocker();
-    const base = await ensureBaseImage(d, BASE, CACHE);
-    timings[`base image (${base})`] = Date.now() - t;
-    t = Date.now();
-    const b = await d.docker(["build", "--network", "host", "-t", tag, ROOT], 1_200_000);
-    timings["docker build"] = Date.now() - t;
-    if (b.code !== 0) throw new Error(`docker build failed:\n${b.stdout.slice(-6000)}\n${b.stderr.slice(-6000)}`);
+    const b = await buildFolioImage(d, { tag, context: ROOT, baseImage: BASE, cacheDir: CACHE });
+    timings[`base image (${b.base})`] = b.baseMs;
+    timings["docker build"] = b.buildMs;
     // Every installed package supports the image's Node 20 (package.json overrides content-disposition@3, Node ≥ 22).
-    expect((b.stdout + b.stderr).match(/.*EBADENGINE.*/g) ?? []).toEqual([]);
+    expect(b.output.match(/.*EBADENGINE.*/g) ?? []).toEqual([]);
     [pg, redis] = [await startPostgres(), await startRedis()];
     // The prices, imported by the image's own command into PostgreSQL (DATABASE_URL wins over the image's DATA_DIR).
-    t = Date.now();
+    const t = Date.now();
     const imp = await d.docker(["run", "--rm", "--network", "host", "-e", `DATABASE_URL=${pg.url}`, "-v", `${fx.dir}:/import:ro`,
       tag, "import", "/import/base.csv"], 300_000);
     timings["import into PostgreSQL"] = Date.now() - t;
@@ -120,12 +115,7 @@ describeWithServers("the container image", [...missingDocker(), ...missingServer
     const id = await d.docker(["exec", name, "sh", "-c", "id -u; awk '/^Uid:/ {print $2}' /proc/1/status"]);
     expect(id.stdout.trim().split(/\s+/)).toEqual(["1000", "1000"]);
     // HEALTHCHECK: interval 10 s, so healthy within about 10 s of the start; allow a minute.
-    const deadline = Date.now() + 60_000;
-    let status = await health(name);
-    while (status !== "healthy" && Date.now() < deadline) {
-      await sleep(1000);
-      status = await health(name);
-    }
+    const status = await waitContainerHealthy(d, name, 60_000);
     timings["healthy"] = Date.now() - t;
     expect(status).toBe("healthy");
   }, 180_000);
