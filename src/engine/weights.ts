@@ -23,7 +23,6 @@ function checkSquare(cov: ArrayLike<number>, N: number): void {
 /** The strategies computed from an N×N covariance alone, by kernel. */
 export type CovarianceStrategy = "ivp" | "gmvp" | "mdcp" | "mdp" | "rpp" | "hrp";
 
-
 /**
  * One strategy's weights on an N×N covariance, without throwing: the kernel's status, the index it named and the N
  * weights. `hrp` selects the HRP variant ("paper" by default) and is ignored by the other strategies.
