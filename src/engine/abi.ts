@@ -163,3 +163,168 @@ export const ENGINE_EXPORTS = {
   minCvarLastVar: 0,
   minCvarLastScale: 0,
 } as const satisfies { [K in keyof EngineExports]: ExportShape<EngineExports[K]> };
+
+/**
+ * How each kernel is called: its parameters in order as `"name:kind"`, what a failed status is about, and the
+ * diagnostics read after the call. The one generic protocol of src/engine/protocol.ts (`invoke`) is driven by this
+ * table: it begins a computation, allocates every block (outputs first, then inputs, each in parameter order),
+ * copies each input in once, calls the export, checks the inputs (`verifyInputs`), copies each output out once and
+ * releases the arena. A wrapper names the kernel and passes its arguments by parameter name; TypeScript derives the
+ * argument and result types from the descriptor, and the compiler checks every descriptor against `EngineExports`
+ * (`KernelCallsAgree` below: the same number of parameters, bigint exactly where the export takes a u64).
+ *
+ * Kinds (the argument a wrapper passes → what the export receives; what comes back in `value`):
+ * - `f64In`, `i32In`: an array copied into a new block (the pointer); checked unchanged after the call under
+ *   `verifyInputs`. `f64In?`: the same, or absent → the null pointer 0 (an optional input such as a warm start).
+ * - `f64Out`, `i32Out`: a length n; a block of max(1, n) values is reserved and its first n are copied out.
+ * - `f64InOrOut`: an array (copied in, as `f64In`), a length n > 0 (reserved and copied out, as `f64Out`), or
+ *   absent / 0 → the null pointer 0.
+ * - `bytesInOut`: a Uint8Array copied in, and back into the same array after the call (a state block).
+ * - `i32`, `f64`: a number passed as is; `u64`: a bigint.
+ *
+ * `what` names the computation in a failed status's error (a wrapper may name it better, e.g. with the strategy
+ * id); `columns` is the parameter whose value turns the flat index the kernel names (`lastBadIndex()`) into a column,
+ * i.e. a ticker; `reads` are zero-argument exports read right after the call (e.g. `lastIterations`); `result`
+ * renames the field that carries the export's return value (default `status`; for the RNG, whose exports return a
+ * value). The arena and diagnostic exports, the stub runtime's and kDollarsJson (called repeatedly inside one open
+ * computation by src/engine/dollars.ts) have no descriptor.
+ */
+export const KERNEL_CALLS = {
+  // shared numerics (assembly/abi/core.ts)
+  kLogReturns: { params: ["P:f64In", "T:i32", "N:i32", "out:f64Out"], what: "log-returns", columns: "N" },
+  kBucketSums: {
+    params: ["X:f64In", "n:i32", "N:i32", "bucket:i32In", "nb:i32", "out:f64Out"], what: "bucket sums", columns: "N",
+  },
+  kCovariance: {
+    params: ["X:f64In", "n:i32", "N:i32", "covariance:f64Out", "means:f64Out"], what: "covariance", columns: "N",
+  },
+  kCorrelation: { params: ["S:f64In", "N:i32", "correlation:f64Out", "sd:f64Out"], what: "correlation", columns: "N" },
+  kCholesky: { params: ["A:f64In", "N:i32", "L:f64Out"], what: "cholesky", columns: "N" },
+
+  // weights (assembly/abi/weights.ts)
+  kEwp: { params: ["N:i32", "out:f64Out"], what: "ewp" },
+  kIvp: { params: ["S:f64In", "N:i32", "out:f64Out"], what: "ivp", columns: "N" },
+  kGmvp: { params: ["S:f64In", "N:i32", "out:f64Out"], what: "gmvp", columns: "N" },
+  kMdcp: { params: ["S:f64In", "N:i32", "out:f64Out"], what: "mdcp", columns: "N" },
+  kMdp: { params: ["S:f64In", "N:i32", "out:f64Out"], what: "mdp", columns: "N" },
+  kRpp: { params: ["S:f64In", "N:i32", "out:f64Out"], what: "rpp", columns: "N" },
+  kHrp: { params: ["S:f64In", "N:i32", "variant:i32", "out:f64Out"], what: "hrp", columns: "N" },
+  kHrpOrder: { params: ["S:f64In", "N:i32", "variant:i32", "order:i32Out", "Z:f64Out"], what: "hrp", columns: "N" },
+  kShrinkCovariance: {
+    params: ["X:f64In", "n:i32", "N:i32", "covariance:f64Out", "lambda:f64Out"], what: "covariance shrinkage",
+    columns: "N",
+  },
+  kLedoitWolfCovariance: {
+    params: ["X:f64In", "n:i32", "N:i32", "covariance:f64Out", "delta:f64Out"], what: "Ledoit–Wolf covariance",
+    columns: "N",
+  },
+  kRppShrunk: { params: ["X:f64In", "n:i32", "N:i32", "out:f64Out"], what: "rpp", columns: "N" },
+  kWeightSet: {
+    params: ["P:f64In", "T:i32", "N:i32", "weekBucket:i32In", "nWeeks:i32", "monthBucket:i32In", "nMonths:i32",
+      "covMode:i32", "hrpMode:i32", "weights:f64Out", "fallback:i32Out", "freqMask:i32", "minWeight:f64",
+      "maxWeight:f64", "warm:f64In?", "slotMask:i32", "gram:f64InOrOut", "gramFrom:i32", "gramTo:i32"],
+    what: "weights", columns: "N", reads: { failedSeries: "lastFailedSeries" },
+  },
+  kQP: {
+    params: ["Q:f64In", "N:i32", "lo:f64", "hi:f64", "warm:f64In?", "out:f64Out"], what: "qp", columns: "N",
+    reads: { iterations: "lastIterations", residual: "lastResidual" },
+  },
+  kBoundedWeights: {
+    params: ["S:f64In", "N:i32", "slot:i32", "lo:f64", "hi:f64", "warm:f64In?", "out:f64Out"],
+    what: "bounded weights", columns: "N", reads: { iterations: "lastIterations", residual: "lastResidual" },
+  },
+
+  // random numbers, valuation, simulation (assembly/abi/sims.ts)
+  kRngSeed: { params: ["state:bytesInOut", "seed:u64"], what: "rng", result: "none" },
+  kRngJump: { params: ["state:bytesInOut"], what: "rng", result: "none" },
+  kRngNext: { params: ["state:bytesInOut"], what: "rng", result: "next" },
+  kRngUniform: { params: ["state:bytesInOut"], what: "rng", result: "uniform" },
+  kRngNormals: { params: ["state:bytesInOut", "out:f64Out", "n:i32"], what: "rng", result: "none" },
+  kRngBelow: { params: ["state:bytesInOut", "n:i32"], what: "rng", result: "below" },
+  kValuePaths: {
+    params: ["P:f64In", "nTest:i32", "N:i32", "W:f64In", "S:i32", "capital:f64", "out:f64Out"], what: "valuation",
+    columns: "N",
+  },
+  kSimulateRuns: {
+    params: ["mu:f64In", "scale:f64In", "model:i32", "p0:f64In", "nTest:i32", "N:i32", "W:f64In", "S:i32", "seed:u64",
+      "runFrom:i32", "runCount:i32", "capital:f64", "out:f64Out", "nRows:i32", "blockLength:f64"],
+    what: "simulation", columns: "N",
+  },
+  kSimulateCloses: {
+    params: ["mu:f64In", "scale:f64In", "model:i32", "p0:f64In", "nTest:i32", "N:i32", "seed:u64", "runFrom:i32",
+      "runCount:i32", "out:f64Out", "nRows:i32", "blockLength:f64"],
+    what: "simulation", columns: "N",
+  },
+
+  // walk-forward valuation with rebalancing and costs (assembly/abi/rebalance.ts)
+  kRebalancePaths: {
+    params: ["P:f64In", "nTest:i32", "N:i32", "W:f64In", "R:i32", "S:i32", "rows:i32In", "costRate:f64",
+      "capital:f64", "values:f64Out", "turnover:f64Out", "costs:f64Out"],
+    what: "rebalanced valuation", columns: "N",
+  },
+
+  // the clustered strategies herc and nco, and their clustering (assembly/abi/clustered.ts)
+  kHerc: { params: ["S:f64In", "N:i32", "k:i32", "out:f64Out"], what: "herc", columns: "N" },
+  kNco: {
+    params: ["S:f64In", "N:i32", "k:i32", "weights:f64Out", "warm:f64In?", "intra:f64Out", "inter:f64Out"],
+    what: "nco", columns: "N",
+  },
+  kCorrelationClusters: {
+    params: ["S:f64In", "N:i32", "k:i32", "labels:i32Out", "Z:f64Out"], what: "clusters", columns: "N",
+    reads: { count: "lastIterations" },
+  },
+  // l3msr (assembly/abi/msr.ts)
+  kMsr: {
+    params: ["S:f64In", "X:f64In", "n:i32", "N:i32", "lo:f64", "hi:f64", "out:f64Out", "warm:f64In?"], what: "msr",
+    columns: "N", reads: { fellBack: "lastMsrFellBack", iterations: "lastIterations", residual: "lastResidual" },
+  },
+  // l3mincvar (assembly/abi/mincvar.ts)
+  kMinCvar: {
+    params: ["X:f64In", "n:i32", "N:i32", "lo:f64", "hi:f64", "out:f64Out", "warm:f64In?"], what: "mincvar",
+    columns: "N",
+    reads: {
+      cvar: "minCvarLastCvar", dual: "minCvarLastDual", var: "minCvarLastVar", scale: "minCvarLastScale",
+      iterations: "lastIterations", residual: "lastResidual",
+    },
+  },
+} as const satisfies { [K in keyof EngineExports]?: KernelCall };
+
+/** The kinds of a kernel parameter (see `KERNEL_CALLS`). */
+export type ParamKind = "f64In" | "i32In" | "f64In?" | "f64Out" | "i32Out" | "f64InOrOut" | "bytesInOut" | "i32" | "f64"
+  | "u64";
+
+/** The zero-argument number-returning exports a descriptor may read after its call. */
+export type DiagnosticExport = {
+  [K in keyof EngineExports]: EngineExports[K] extends () => number ? K : never;
+}[keyof EngineExports];
+
+/** One entry of `KERNEL_CALLS`. */
+export interface KernelCall {
+  readonly params: readonly `${string}:${ParamKind}`[];
+  readonly what: string;
+  readonly columns?: string;
+  readonly reads?: Readonly<Record<string, DiagnosticExport>>;
+  readonly result?: string;
+}
+
+/** The exports called through the generic protocol. */
+export type KernelName = keyof typeof KERNEL_CALLS;
+
+/** A descriptor's parameter name and kind. */
+export type ParamName<S> = S extends `${infer N}:${string}` ? N : never;
+export type KindOf<S> = S extends `${string}:${infer K}` ? K : never;
+
+/** The WebAssembly-level argument types a descriptor's kinds make (bigint for u64, a number for everything else). */
+type WasmArgs<P extends readonly string[]> = { -readonly [I in keyof P]: KindOf<P[I]> extends "u64" ? bigint : number };
+
+type Agrees<K extends KernelName> = K extends keyof EngineExports
+  ? Parameters<EngineExports[K]> extends WasmArgs<(typeof KERNEL_CALLS)[K]["params"]>
+    ? WasmArgs<(typeof KERNEL_CALLS)[K]["params"]> extends Parameters<EngineExports[K]> ? true : false
+    : false
+  : false;
+
+/** The descriptors that disagree with their `EngineExports` signature (none: `never`). */
+type Disagreeing = { [K in KernelName]: Agrees<K> extends true ? never : K }[KernelName];
+
+/** Compiles only while every descriptor agrees with its export's signature; else the error names the kernel. */
+export const KernelCallsAgree: [Disagreeing] extends [never] ? true : Disagreeing = true;

@@ -1,9 +1,11 @@
 /**
  * Typed wrappers over the clustered kernels of assembly/abi/clustered.ts (herc, nco and their clustering;
- * docs/method.md §4.8, §4.9). Same protocol as src/engine/weights.ts: reset, copy in once, one kernel, status →
- * FolioError (or the `try*` forms' `Outcome`), copy out once. Inputs are never modified.
+ * docs/method.md §4.8, §4.9). Each is one call of the protocol of src/engine/protocol.ts (`invoke`: reset, copy in
+ * once, one kernel, copy out once, release); status → FolioError (or the `try*` forms' `Outcome`). Inputs are never
+ * modified.
  */
-import { arenaOf, type Wasm } from "./wasm.js";
+import type { Wasm } from "./wasm.js";
+import { invoke, pick } from "./protocol.js";
 import { type Outcome, valueOf } from "./status.js";
 import { need } from "./core.js";
 
@@ -27,13 +29,7 @@ export function tryHercWeights(wasm: Wasm, cov: ArrayLike<number>, N: number, op
   checkSquare(cov, N);
   const k = options.k ?? 0;
   checkK(k);
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out(N);
-  const S = a.f64In(cov);
-  const status = a.k.kHerc(S, N, k, out);
-  a.verify("kHerc");
-  return { status, badIndex: a.badIndex, value: a.takeF64(out, N) };
+  return pick(invoke(wasm, "kHerc", { S: cov, N, k, out: N }), "out");
 }
 
 /** l3herc: hierarchical equal risk contribution (Ward clusters, inverse variance within, risk split top-down). */
@@ -56,20 +52,7 @@ export function tryNcoParts(wasm: Wasm, cov: ArrayLike<number>, N: number,
   const k = options.k ?? 0;
   checkK(k);
   if (options.warm !== undefined) need(options.warm.length === N, `warm must hold N = ${N} values`);
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out(N);
-  const intra = a.f64Out(N);
-  const inter = a.f64Out(N);
-  const S = a.f64In(cov);
-  const warm = options.warm !== undefined ? a.f64In(options.warm) : 0;
-  const status = a.k.kNco(S, N, k, out, warm, intra, inter);
-  a.verify("kNco");
-  return {
-    status,
-    badIndex: a.badIndex,
-    value: { weights: a.takeF64(out, N), intra: a.takeF64(intra, N), inter: a.takeF64(inter, N) },
-  };
+  return invoke(wasm, "kNco", { S: cov, N, k, weights: N, warm: options.warm, intra: N, inter: N });
 }
 
 /** l3nco: nested clustered optimisation (Ward clusters, long-only minimum variance within and across). */
@@ -83,17 +66,6 @@ export function correlationClusters(wasm: Wasm, cov: ArrayLike<number>, N: numbe
   { labels: Int32Array; k: number; Z: Float64Array } {
   checkSquare(cov, N);
   checkK(k);
-  const a = arenaOf(wasm);
-  a.begin();
-  const labels = a.i32Out(N);
-  const Z = a.f64Out(Math.max(1, (N - 1) * 4));
-  const S = a.f64In(cov);
-  const status = a.k.kCorrelationClusters(S, N, k, labels, Z);
-  a.verify("kCorrelationClusters");
-  const count = a.k.lastIterations();
-  return valueOf({
-    status,
-    badIndex: a.badIndex,
-    value: { labels: a.takeI32(labels, N), k: count, Z: N > 1 ? a.takeF64(Z, (N - 1) * 4) : new Float64Array(0) },
-  }, { what: "clusters" }, N);
+  const o = invoke(wasm, "kCorrelationClusters", { S: cov, N, k, labels: N, Z: Math.max(0, (N - 1) * 4) });
+  return valueOf({ ...o, value: { labels: o.value.labels, k: o.count, Z: o.value.Z } }, { what: "clusters" }, N);
 }

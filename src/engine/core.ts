@@ -1,14 +1,16 @@
 /**
  * Typed wrappers over the shared numerics of assembly/abi/core.ts: log-returns, bucket sums, sample covariance,
- * correlation and Cholesky (docs/method.md §3.3, §6, §8.3). Each call resets the arena, copies its inputs in once, runs one
- * kernel and copies the result out once; inputs are never modified. Matrices are row-major.
+ * correlation and Cholesky (docs/method.md §3.3, §6, §8.3). Each is one call of the protocol of
+ * src/engine/protocol.ts (`invoke`: inputs copied in once, one kernel, outputs copied out once, the arena released);
+ * inputs are never modified. Matrices are row-major.
  *
  * `try*` returns the kernel's `Outcome` (status, named index, output) without throwing, for callers that branch on
  * the status (the Cholesky jitter ladder, tests); the plain function throws the catalogue error (`checkStatus`).
  * Inconsistent lengths are a caller bug: RangeError.
  */
-import { arenaOf, type Wasm } from "./wasm.js";
+import type { Wasm } from "./wasm.js";
 import { type Naming, type Outcome, valueOf } from "./status.js";
+import { invoke, pick, probe } from "./protocol.js";
 
 export function need(cond: boolean, msg: string): void {
   if (!cond) throw new RangeError(msg);
@@ -26,13 +28,7 @@ function needMatrix(what: string, X: ArrayLike<number>, rows: number, N: number,
 /** Daily log-returns of T×N closes: (T−1)×N, r[t] = ln(P[t+1]/P[t]). BadPrice names the flat index t·N + i. */
 export function tryLogReturns(wasm: Wasm, closes: ArrayLike<number>, T: number, N: number): Outcome<Float64Array> {
   needMatrix("logReturns", closes, T, N, 2);
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out((T - 1) * N);
-  const P = a.f64In(closes);
-  const status = a.k.kLogReturns(P, T, N, out);
-  a.verify("kLogReturns");
-  return { status, badIndex: a.badIndex, value: a.takeF64(out, (T - 1) * N) };
+  return pick(invoke(wasm, "kLogReturns", { P: closes, T, N, out: (T - 1) * N }), "out");
 }
 
 export function logReturns(wasm: Wasm, closes: ArrayLike<number>, T: number, N: number,
@@ -45,14 +41,7 @@ export function tryBucketSums(wasm: Wasm, X: ArrayLike<number>, n: number, N: nu
   nb: number): Outcome<Float64Array> {
   needMatrix("bucketSums", X, n, N);
   need(bucket.length === n && isCount(nb, 1), `bucketSums: need ${n} bucket indices and nb ≥ 1`);
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out(nb * N);
-  const px = a.f64In(X);
-  const pb = a.i32In(bucket);
-  const status = a.k.kBucketSums(px, n, N, pb, nb, out);
-  a.verify("kBucketSums");
-  return { status, badIndex: a.badIndex, value: a.takeF64(out, nb * N) };
+  return pick(invoke(wasm, "kBucketSums", { X, n, N, bucket, nb, out: nb * N }), "out");
 }
 
 export function bucketSums(wasm: Wasm, X: ArrayLike<number>, n: number, N: number, bucket: ArrayLike<number>,
@@ -70,14 +59,7 @@ export interface Moments {
 /** Sample covariance of the n×N observations X (n ≥ 2). NonFinite names the flat index of the observation. */
 export function tryCovariance(wasm: Wasm, X: ArrayLike<number>, n: number, N: number): Outcome<Moments> {
   needMatrix("covariance", X, n, N, 2);
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out(N * N);
-  const mu = a.f64Out(N);
-  const px = a.f64In(X);
-  const status = a.k.kCovariance(px, n, N, out, mu);
-  a.verify("kCovariance");
-  return { status, badIndex: a.badIndex, value: { covariance: a.takeF64(out, N * N), means: a.takeF64(mu, N) } };
+  return invoke(wasm, "kCovariance", { X, n, N, covariance: N * N, means: N });
 }
 
 export function covariance(wasm: Wasm, X: ArrayLike<number>, n: number, N: number,
@@ -95,14 +77,7 @@ export interface Correlation {
 /** Correlation and volatilities of the N×N covariance S. ZeroVariance names the asset. */
 export function tryCorrelation(wasm: Wasm, S: ArrayLike<number>, N: number): Outcome<Correlation> {
   needMatrix("correlation", S, N, N);
-  const a = arenaOf(wasm);
-  a.begin();
-  const C = a.f64Out(N * N);
-  const sd = a.f64Out(N);
-  const ps = a.f64In(S);
-  const status = a.k.kCorrelation(ps, N, C, sd);
-  a.verify("kCorrelation");
-  return { status, badIndex: a.badIndex, value: { correlation: a.takeF64(C, N * N), sd: a.takeF64(sd, N) } };
+  return invoke(wasm, "kCorrelation", { S, N, correlation: N * N, sd: N });
 }
 
 export function correlation(wasm: Wasm, S: ArrayLike<number>, N: number,
@@ -113,13 +88,7 @@ export function correlation(wasm: Wasm, S: ArrayLike<number>, N: number,
 /** Lower Cholesky factor L (N×N, upper triangle zero) of A; NotPositiveDefinite when A does not factorise. */
 export function tryCholesky(wasm: Wasm, A: ArrayLike<number>, N: number): Outcome<Float64Array> {
   needMatrix("cholesky", A, N, N);
-  const a = arenaOf(wasm);
-  a.begin();
-  const L = a.f64Out(N * N);
-  const pa = a.f64In(A);
-  const status = a.k.kCholesky(pa, N, L);
-  a.verify("kCholesky");
-  return { status, badIndex: a.badIndex, value: a.takeF64(L, N * N) };
+  return pick(invoke(wasm, "kCholesky", { A, N, L: N * N }), "L");
 }
 
 /**
@@ -127,10 +96,5 @@ export function tryCholesky(wasm: Wasm, A: ArrayLike<number>, N: number): Outcom
  * measure of what one copy in and one copy out cost.
  */
 export function boundaryRoundTrip(wasm: Wasm, data: ArrayLike<number>, nOut: number): Float64Array {
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out(nOut);
-  a.f64In(data);
-  a.k.lastFailedSeries();
-  return a.takeF64(out, nOut);
+  return probe(wasm, data, nOut);
 }

@@ -3,11 +3,15 @@
  * date key and the value's digits for every test day of one series, straight into WebAssembly memory, copied out
  * once per series. Byte-identical to src/pipeline/format.ts' JavaScript writer (test/pipeline/format.test.ts): the
  * kernel writes the values of its fast path and leaves every other value to the host's `toFixed` writer.
+ *
+ * Not through the generic `invoke` (src/engine/protocol.ts): kDollarsJson is called many times inside one open
+ * computation (the writer's blocks outlive the call that made them; `valuePathsJson` goes on from the valuation's
+ * output in place, `invokeInPlace`), so these two spell out their blocks here.
  */
 import { Status } from "../../assembly/shared/status.js";
 import type { EngineExports, Ptr } from "./abi.js";
 import { valuePathsInPlace, type ValuePathsInput } from "./sims.js";
-import { arenaOf, type Wasm } from "./wasm.js";
+import { arenaOf, type Arena, type Wasm } from "./wasm.js";
 
 /** `fallback(b, p, v)` writes `v.toFixed(2)` at `b[p…]` (at most 32 bytes) and returns the end. */
 export type DollarsFallback = (b: Uint8Array, p: number, v: number) => number;
@@ -103,12 +107,22 @@ export interface PathsJsonLayout {
  */
 export function valuePathsJson(wasm: Wasm, input: ValuePathsInput, layout: PathsJsonLayout, out?: ArrayBuffer): Uint8Array {
   const { nTest: n, S } = input;
-  const { keys, width, pieces, fallback } = layout;
+  const { keys, width, pieces } = layout;
   if (!(keys.length === n * 16 && Number.isInteger(width) && width >= 1 && width <= 16 && pieces.length === S + 1)) {
     throw new RangeError(`valuePathsJson: bad layout n=${n} S=${S} width=${width} keys=${keys.length} bytes pieces=${pieces.length}`);
   }
   const a = arenaOf(wasm);
   const pValues = valuePathsInPlace(wasm, input);
+  try {
+    return writeBody(a, pValues, n, S, layout, out);
+  } finally {
+    a.release();
+  }
+}
+
+/** `valuePathsJson` after the valuation, in the computation it left open (the values at `pValues`). */
+function writeBody(a: Arena, pValues: Ptr, n: number, S: number, layout: PathsJsonLayout, out?: ArrayBuffer): Uint8Array {
+  const { keys, width, pieces, fallback } = layout;
   const k = a.k;
   const pKeys = a.bytesInOut(keys);
   let piecesBytes = 0;

@@ -1,10 +1,11 @@
 /**
  * Typed wrappers over the l3mincvar kernel of assembly/abi/mincvar.ts (docs/method.md §4.10): minimum historical
- * CVaR at 95 % of the scenario losses −Xw, by the Rockafellar–Uryasev LP and the engine's own simplex. Each call
- * resets the arena, copies X (and the warm hint) in once, runs the kernel, and copies the weights and the
- * certificate figures out. Inputs are never modified.
+ * CVaR at 95 % of the scenario losses −Xw, by the Rockafellar–Uryasev LP and the engine's own simplex. One call of the
+ * protocol of src/engine/protocol.ts (`invoke`): X (and the warm hint) copied in once, the kernel, the weights copied
+ * out and the certificate figures read. Inputs are never modified.
  */
-import { arenaOf, type Wasm } from "./wasm.js";
+import type { Wasm } from "./wasm.js";
+import { invoke } from "./protocol.js";
 import { type Naming, type Outcome, valueOf } from "./status.js";
 import { need } from "./core.js";
 
@@ -46,19 +47,11 @@ export function tryMinCvar(wasm: Wasm, X: ArrayLike<number>, n: number, N: numbe
   need(Number.isInteger(n) && Number.isInteger(N) && n >= 1 && N >= 1 && X.length === n * N,
     `X must hold n×N = ${n}×${N} values, got ${X.length}`);
   need(opts.warm === undefined || opts.warm.length === N, `warm must hold N = ${N} weights`);
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out(N);
-  const px = a.f64In(X);
-  const warm = opts.warm === undefined ? 0 : a.f64In(opts.warm);
-  const status = a.k.kMinCvar(px, n, N, opts.lo ?? 0, opts.hi ?? 1, out, warm);
-  a.verify("kMinCvar");
-  const k = a.k;
+  const o = invoke(wasm, "kMinCvar", { X, n, N, lo: opts.lo ?? 0, hi: opts.hi ?? 1, out: N, warm: opts.warm });
   return {
-    status, badIndex: a.badIndex, value: a.takeF64(out, N),
+    status: o.status, badIndex: o.badIndex, value: o.value.out,
     figures: {
-      cvar: k.minCvarLastCvar(), dual: k.minCvarLastDual(), var: k.minCvarLastVar(), scale: k.minCvarLastScale(),
-      iterations: k.lastIterations(), residual: k.lastResidual(),
+      cvar: o.cvar, dual: o.dual, var: o.var, scale: o.scale, iterations: o.iterations, residual: o.residual,
     },
   };
 }

@@ -1,10 +1,11 @@
 /**
  * Typed wrappers over the l3msr kernel (assembly/abi/msr.ts, docs/method.md §4.11): the maximum Sharpe ratio
  * portfolio, long-only, zero risk-free rate, μ = the column means of the observations X, optionally under weight
- * bounds and warm-started. Each call resets the arena, copies its inputs in once, runs the kernel and copies the
- * result out once; inputs are never modified.
+ * bounds and warm-started. One call of the protocol of src/engine/protocol.ts (`invoke`: inputs copied in once, the
+ * kernel, the result copied out once); inputs are never modified.
  */
-import { arenaOf, type Wasm } from "./wasm.js";
+import type { Wasm } from "./wasm.js";
+import { invoke } from "./protocol.js";
 import { type Naming, type Outcome, valueOf } from "./status.js";
 import { need } from "./core.js";
 
@@ -38,22 +39,15 @@ export function tryMsr(wasm: Wasm, S: ArrayLike<number>, X: ArrayLike<number>, n
   need(Number.isInteger(N) && N >= 1 && S.length === N * N, `covariance must hold N×N = ${N}×${N} values, got ${S.length}`);
   need(Number.isInteger(n) && n >= 1 && X.length === n * N, `X must hold n×N = ${n}×${N} values, got ${X.length}`);
   need(opts.warm === undefined || opts.warm.length === N, `warm must hold N = ${N} weights`);
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out(N);
-  const pS = a.f64In(S);
-  const pX = a.f64In(X);
-  const warm = opts.warm === undefined ? 0 : a.f64In(opts.warm);
-  const status = a.k.kMsr(pS, pX, n, N, opts.lo ?? 0, opts.hi ?? 1, out, warm);
-  a.verify("kMsr");
-  const fellBack = a.k.lastMsrFellBack() !== 0;
+  const o = invoke(wasm, "kMsr", { S, X, n, N, lo: opts.lo ?? 0, hi: opts.hi ?? 1, out: N, warm: opts.warm });
+  const fellBack = o.fellBack !== 0;
   return {
-    status,
-    badIndex: a.badIndex,
-    value: fellBack ? new Float64Array(N) : a.takeF64(out, N),
+    status: o.status,
+    badIndex: o.badIndex,
+    value: fellBack ? new Float64Array(N) : o.value.out,
     fellBack,
-    iterations: a.k.lastIterations(),
-    residual: a.k.lastResidual(),
+    iterations: o.iterations,
+    residual: o.residual,
   };
 }
 

@@ -1,13 +1,15 @@
 /**
  * Typed wrapper over the walk-forward valuation kernel (assembly/abi/rebalance.ts; docs/method.md §7.2), and the
  * Cholesky jitter of a simulation's model (docs/method.md §8.3) for callers that take the simulated closes rather than
- * the values. Each call resets the arena, copies its inputs in once and its results out once (wasm.ts protocol).
+ * the values. Each kernel call is one call of the protocol of src/engine/protocol.ts (`invoke`: inputs copied in
+ * once, results out once).
  */
 import { SIM_MODELS, type SimModel } from "../domain/vocabulary.js";
 import { covariance, isCount, logReturns, need, tryCholesky } from "./core.js";
 import { choleskyWithJitter } from "./sims.js";
 import { Status, type Outcome, valueOf } from "./status.js";
-import { arenaOf, type Wasm } from "./wasm.js";
+import type { Wasm } from "./wasm.js";
+import { invoke } from "./protocol.js";
 
 export interface RebalancePathsInput {
   /** nTest×N row-major test closes; row 0 is the purchase close. */
@@ -43,21 +45,10 @@ export function tryRebalancePaths(wasm: Wasm, input: RebalancePathsInput): Outco
     `rebalancePaths: bad dimensions nTest=${nTest} N=${N} S=${S} R=${R}`);
   need(testCloses.length === nTest * N, `rebalancePaths: testCloses has ${testCloses.length} values, expected ${nTest * N}`);
   need(weights.length === R * S * N, `rebalancePaths: weights has ${weights.length} values, expected ${R * S * N}`);
-  const a = arenaOf(wasm);
-  a.begin();
-  const pOut = a.f64Out(S * nTest);
-  const pTurn = a.f64Out(R * S);
-  const pCost = a.f64Out(R * S);
-  const pP = a.f64In(testCloses);
-  const pW = a.f64In(weights);
-  const pRows = a.i32In(rows);
-  const status = a.k.kRebalancePaths(pP, nTest, N, pW, R, S, pRows, costRate, capital, pOut, pTurn, pCost);
-  a.verify("kRebalancePaths");
-  return {
-    status,
-    badIndex: a.badIndex,
-    value: { values: a.takeF64(pOut, S * nTest), turnover: a.takeF64(pTurn, R * S), costs: a.takeF64(pCost, R * S) },
-  };
+  return invoke(wasm, "kRebalancePaths", {
+    P: testCloses, nTest, N, W: weights, R, S, rows, costRate, capital, values: S * nTest, turnover: R * S,
+    costs: R * S,
+  });
 }
 
 /**

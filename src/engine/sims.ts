@@ -1,15 +1,17 @@
 /**
  * Typed wrappers over the valuation, simulation and random-number kernels (assembly/abi/sims.ts; docs/method.md §7–§8).
- * Each call resets the arena, allocates every block, copies inputs in once and results out once (wasm.ts protocol).
- * Nothing here keeps a pointer across calls: the RNG stream keeps its state block in JS.
+ * Each kernel call is one call of the protocol of src/engine/protocol.ts (`invoke`: every block allocated, inputs
+ * copied in once and results out once, the arena released). Nothing here keeps a pointer across calls: the RNG stream
+ * keeps its state block in JS.
  */
 import {
   BLOCK_LENGTH_RANGE, DEFAULTS, modelCode, RNG_STATE_BYTES, SIM_DRIFTS, SIM_MODELS, type SimDrift, type SimModel,
 } from "../domain/vocabulary.js";
 import { covariance, correlation, isCount, logReturns, need, tryCholesky } from "./core.js";
 import { checkStatus, Status, type Outcome, valueOf } from "./status.js";
-import { arenaOf, type Wasm } from "./wasm.js";
-import type { EngineExports, Ptr } from "./abi.js";
+import type { Wasm } from "./wasm.js";
+import type { Ptr } from "./abi.js";
+import { invoke, invokeInPlace, pick } from "./protocol.js";
 
 /** The jitter ladder of docs/method.md §8.3: Σ + ε·(trace/N)·I, first ε that factorises wins. */
 export const CHOLESKY_JITTER: readonly number[] = [0, 1e-12, 1e-10, 1e-8, 1e-6];
@@ -34,9 +36,21 @@ export interface ValuePathsInput {
  * dimension; RangeError when the array lengths disagree with the dimensions (a caller bug).
  */
 export function valuePaths(wasm: Wasm, input: ValuePathsInput): Float64Array {
-  const a = arenaOf(wasm);
-  const pOut = valuePathsInPlace(wasm, input);
-  return a.takeF64(pOut, input.S * input.nTest);
+  const { testCloses, nTest, N, weights, S, capital } = input;
+  checkValuePaths(input);
+  const o = pick(invoke(wasm, "kValuePaths", { P: testCloses, nTest, N, W: weights, S, capital, out: S * nTest }), "out");
+  return valueOf(o, valuationNaming(o.status, input), N);
+}
+
+function checkValuePaths(input: ValuePathsInput): void {
+  const { testCloses, nTest, N, weights, S } = input;
+  need(isCount(nTest, 1) && isCount(N, 1) && isCount(S, 1), `valuePaths: bad dimensions nTest=${nTest} N=${N} S=${S}`);
+  need(testCloses.length === nTest * N, `valuePaths: testCloses has ${testCloses.length} values, expected ${nTest * N}`);
+  need(weights.length === S * N, `valuePaths: weights has ${weights.length} values, expected ${S * N}`);
+}
+
+function valuationNaming(status: number, input: ValuePathsInput): { what: string; tickers?: readonly string[] } {
+  return { what: "valuation", tickers: status === Status.BadPrice ? input.tickers : undefined };
 }
 
 /**
@@ -46,18 +60,9 @@ export function valuePaths(wasm: Wasm, input: ValuePathsInput): Float64Array {
  */
 export function valuePathsInPlace(wasm: Wasm, input: ValuePathsInput): Ptr {
   const { testCloses, nTest, N, weights, S, capital } = input;
-  need(isCount(nTest, 1) && isCount(N, 1) && isCount(S, 1), `valuePaths: bad dimensions nTest=${nTest} N=${N} S=${S}`);
-  need(testCloses.length === nTest * N, `valuePaths: testCloses has ${testCloses.length} values, expected ${nTest * N}`);
-  need(weights.length === S * N, `valuePaths: weights has ${weights.length} values, expected ${S * N}`);
-  const a = arenaOf(wasm);
-  a.begin();
-  const pOut = a.f64Out(S * nTest);
-  const pP = a.f64In(testCloses);
-  const pW = a.f64In(weights);
-  const status = a.k.kValuePaths(pP, nTest, N, pW, S, capital, pOut);
-  a.verify("kValuePaths");
-  return valueOf({ status, badIndex: a.badIndex, value: pOut },
-    { what: "valuation", tickers: status === Status.BadPrice ? input.tickers : undefined }, N);
+  checkValuePaths(input);
+  const o = invokeInPlace(wasm, "kValuePaths", { P: testCloses, nTest, N, W: weights, S, capital, out: S * nTest });
+  return valueOf(pick(o, "out"), valuationNaming(o.status, input), N);
 }
 
 export interface SimulateClosesInput {
@@ -256,17 +261,11 @@ export function trySimulate(wasm: Wasm, input: SimulateKernelInput): Outcome<Flo
   need(input.mu.length === N && input.firstTestClose.length === N && input.weights.length === S * N &&
     scaleFits(input), "simulate: lengths disagree with N and S");
   const nOut = Math.max(0, runCount) * S * nTest;
-  const a = arenaOf(wasm);
-  a.begin();
-  const pOut = a.f64Out(nOut);
-  const pMu = a.f64In(input.mu);
-  const pScale = a.f64In(input.scale);
-  const pP0 = a.f64In(input.firstTestClose);
-  const pW = a.f64In(input.weights);
-  const status = a.k.kSimulateRuns(pMu, pScale, input.model, pP0, nTest, N, pW, S, input.seed, input.runFrom,
-    runCount, input.capital, pOut, input.nRows ?? 0, input.blockLength ?? 1);
-  a.verify("kSimulateRuns");
-  return { status, badIndex: a.badIndex, value: a.takeF64(pOut, nOut) };
+  return pick(invoke(wasm, "kSimulateRuns", {
+    mu: input.mu, scale: input.scale, model: input.model, p0: input.firstTestClose, nTest, N, W: input.weights, S,
+    seed: input.seed, runFrom: input.runFrom, runCount, capital: input.capital, out: nOut, nRows: input.nRows ?? 0,
+    blockLength: input.blockLength ?? 1,
+  }), "out");
 }
 
 /** The inputs of kSimulateCloses as the kernel takes them (assembly/abi/sims.ts). */
@@ -278,16 +277,10 @@ export function trySimulateCloses(wasm: Wasm, input: SimulateClosesKernelInput):
   need(input.mu.length === N && input.firstTestClose.length === N && scaleFits(input),
     "simulateCloses: lengths disagree with N");
   const nOut = Math.max(0, runCount) * nTest * N;
-  const a = arenaOf(wasm);
-  a.begin();
-  const pOut = a.f64Out(nOut);
-  const pMu = a.f64In(input.mu);
-  const pScale = a.f64In(input.scale);
-  const pP0 = a.f64In(input.firstTestClose);
-  const status = a.k.kSimulateCloses(pMu, pScale, input.model, pP0, nTest, N, input.seed, input.runFrom, runCount,
-    pOut, input.nRows ?? 0, input.blockLength ?? 1);
-  a.verify("kSimulateCloses");
-  return { status, badIndex: a.badIndex, value: a.takeF64(pOut, nOut) };
+  return pick(invoke(wasm, "kSimulateCloses", {
+    mu: input.mu, scale: input.scale, model: input.model, p0: input.firstTestClose, nTest, N, seed: input.seed,
+    runFrom: input.runFrom, runCount, out: nOut, nRows: input.nRows ?? 0, blockLength: input.blockLength ?? 1,
+  }), "out");
 }
 
 /** A xoshiro256** stream whose state block (RNG_STATE_BYTES) lives in JS between calls (for tests and benchmarks). */
@@ -313,7 +306,7 @@ export interface RngStream {
 export function rngStream(wasm: Wasm, seed: bigint): RngStream {
   need(typeof seed === "bigint" && seed >= 0n && seed < 1n << 64n, "rngStream: seed must be a u64 bigint");
   const block = new Uint8Array(RNG_STATE_BYTES);
-  withBlock(wasm, block, 0, (k, st) => k.kRngSeed(st, seed));
+  invoke(wasm, "kRngSeed", { state: block, seed });
   return streamOver(wasm, block);
 }
 
@@ -326,36 +319,22 @@ export function rngStreamFromState(wasm: Wasm, words: readonly bigint[]): RngStr
   return streamOver(wasm, block);
 }
 
-/** Copy the state block in, run `f` (with an f64 output block of `nOut` values), copy the block back out. */
-function withBlock<T>(wasm: Wasm, block: Uint8Array, nOut: number,
-  f: (k: EngineExports, st: Ptr, out: Ptr) => T): T {
-  const a = arenaOf(wasm);
-  a.begin();
-  const st = a.bytesInOut(block);
-  const out = nOut > 0 ? a.f64Out(nOut) : 0;
-  const r = f(a.k, st, out);
-  a.takeBytes(st, block);
-  return r;
-}
-
+/** Each method is one call of the protocol: the state block copied in, one kernel, the block copied back out. */
 function streamOver(wasm: Wasm, block: Uint8Array): RngStream {
   return {
-    next: () => BigInt.asUintN(64, withBlock(wasm, block, 0, (k, st) => k.kRngNext(st))),
-    uniform: () => withBlock(wasm, block, 0, (k, st) => k.kRngUniform(st)),
+    next: () => BigInt.asUintN(64, invoke(wasm, "kRngNext", { state: block }).next),
+    uniform: () => invoke(wasm, "kRngUniform", { state: block }).uniform,
     below: (n: number) => {
       need(isCount(n, 1) && n <= 0x7fffffff, `rngStream.below: bad bound ${n}`);
-      return withBlock(wasm, block, 0, (k, st) => k.kRngBelow(st, n));
+      return invoke(wasm, "kRngBelow", { state: block, n }).below;
     },
     normals: (n: number) => {
       need(isCount(n, 0) && n <= 0x7fffffff, `rngStream.normals: bad count ${n}`);
-      const out = new Float64Array(n);
-      withBlock(wasm, block, n, (k, st, p) => {
-        k.kRngNormals(st, p, n);
-        out.set(arenaOf(wasm).f64(p, n));
-      });
-      return out;
+      return invoke(wasm, "kRngNormals", { state: block, out: n, n }).value.out;
     },
-    jump: () => withBlock(wasm, block, 0, (k, st) => k.kRngJump(st)),
+    jump: () => {
+      invoke(wasm, "kRngJump", { state: block });
+    },
     state: () => Array.from(new BigUint64Array(block.buffer, 0, 4)),
   };
 }

@@ -1,16 +1,18 @@
 /**
  * THE WASM BOUNDARY. This folder (src/engine/) is the only code that imports the .wasm, touches its memory or
- * holds a pointer; everything else calls the typed wrappers of core.ts, weights.ts and sims.ts with typed arrays.
- * The exports are declared once, in abi.ts.
+ * holds a pointer; everything else calls the typed wrappers of core.ts, weights.ts, sims.ts, … with typed arrays.
+ * The exports are declared once, in abi.ts, with how each kernel is called (`KERNEL_CALLS`).
  *
- * Protocol for one computation (docs/conventions.md §3), through the engine-internal `Arena`:
+ * Protocol for one computation (docs/conventions.md §3), written once in protocol.ts (`invoke`) over the
+ * engine-internal `Arena` of this file:
  *   1. `begin()` resets the arena: every pointer from before is invalid afterwards;
  *   2. `f64In`/`i32In` allocate an input block and copy the data in (one copy in); `f64Out`/`i32Out` allocate an
  *      output block. Allocation can grow memory, which detaches older views, so views are never kept: every read
  *      and write makes a fresh one;
  *   3. call the kernel (`k.kName(...)`), then `verify()` (a no-op unless the module was loaded with
  *      `verifyInputs`);
- *   4. copy results out with `takeF64`/`takeI32` (one copy out) before the next `begin()`.
+ *   4. copy results out with `takeF64`/`takeI32` (one copy out) before the next `begin()`;
+ *   5. `release()`: the arena back at its mark, the computation's high-water mark kept for `arenaHighWater`.
  *
  * Memory: WebAssembly memory never shrinks, so one large request would leave a worker holding its peak for good.
  * Past `recycleAboveBytes` (default `RECYCLE_ABOVE_BYTES`) the instance is replaced by a fresh one from the same
@@ -133,6 +135,15 @@ export class Wasm {
   }
 
   /**
+   * A module over the given exports: an instance's own (`instantiateEngine`), or an object standing in for some of
+   * them (the protocol's tests drive every status and a kernel that writes into its input through one). Engine-internal
+   * like `arenaOf`: nothing outside src/engine/ holds the exports.
+   */
+  static over(exports: EngineExports, options: LoadOptions = {}): Wasm {
+    return new Wasm(new Arena(exports, options.verifyInputs === true, options.recycleAboveBytes ?? RECYCLE_ABOVE_BYTES));
+  }
+
+  /**
    * Give memory back: if the instance's memory exceeds the load option `recycleAboveBytes`, replace the instance
    * by a fresh one (see the header). Returns whether it did. Call between computations, after copying results out.
    */
@@ -147,7 +158,7 @@ export class Wasm {
 
   /** The arena's peak byte offset during the last computation (inputs, outputs and every kernel's scratch). */
   get arenaHighWater(): number {
-    return arenaOf(this).k.arenaHighWater();
+    return arenaOf(this).highWater;
   }
 
   /** Active-set iterations of the last simplex QP (gmvp, mdcp, mdp). */
@@ -177,6 +188,8 @@ interface InputBlock {
 /** One module's memory protocol (see the header). Engine-internal. */
 export class Arena {
   private readonly inputs: InputBlock[] = [];
+  /** The high-water mark recorded by the last `release` (0 after `begin`: the computation's own counts). */
+  private releasedHighWater = 0;
 
   constructor(private instance: EngineExports, private readonly verifyInputs: boolean,
     private readonly recycleAboveBytes: number = RECYCLE_ABOVE_BYTES) {}
@@ -191,6 +204,7 @@ export class Arena {
     if (!(this.instance.memory.buffer.byteLength > this.recycleAboveBytes)) return false;
     this.instance = instantiateEngine();
     this.inputs.length = 0;
+    this.releasedHighWater = 0;
     return true;
   }
 
@@ -198,6 +212,23 @@ export class Arena {
   begin(): void {
     this.k.reset();
     this.inputs.length = 0;
+    this.releasedHighWater = 0;
+  }
+
+  /**
+   * End a computation (src/engine/protocol.ts, after the copy out, also when a step threw): the arena returns to
+   * its mark (empty, as `begin` left it) and the input blocks are forgotten; the computation's high-water mark is
+   * kept for `highWater`. Every pointer of the computation is invalid afterwards.
+   */
+  release(): void {
+    this.releasedHighWater = this.k.arenaHighWater();
+    this.k.reset();
+    this.inputs.length = 0;
+  }
+
+  /** The peak byte offset of the last computation, whether it is still open or was released. */
+  get highWater(): number {
+    return Math.max(this.releasedHighWater, this.k.arenaHighWater());
   }
 
   f64Out(n: number): Ptr {

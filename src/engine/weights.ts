@@ -1,11 +1,11 @@
 /**
- * Typed wrappers over the weight kernels of assembly/abi/weights.ts (issue #2). Each call resets the arena,
- * copies its inputs in once, runs one kernel, checks the status (→ FolioError via `checkStatus`) and copies the
- * result out once. Inputs are never modified. Matrices are row-major Float64Arrays. The `try*` forms return the
- * kernel's `Outcome` instead of throwing.
+ * Typed wrappers over the weight kernels of assembly/abi/weights.ts (issue #2). Each is one call of the protocol of
+ * src/engine/protocol.ts (`invoke`: reset, inputs copied in once, one kernel, outputs copied out once, the arena
+ * released); the plain forms turn a failed status into a FolioError (`valueOf`). Inputs are never modified.
+ * Matrices are row-major Float64Arrays. The `try*` forms return the kernel's `Outcome` instead of throwing.
  */
 import { arenaOf, type Wasm } from "./wasm.js";
-import type { EngineExports, Ptr } from "./abi.js";
+import { invoke, pick } from "./protocol.js";
 import { type Naming, type Outcome, valueOf } from "./status.js";
 import { need } from "./core.js";
 import { ALL_SERIES_IDS } from "../domain/strategies.js";
@@ -23,20 +23,6 @@ function checkSquare(cov: ArrayLike<number>, N: number): void {
 /** The strategies computed from an N×N covariance alone, by kernel. */
 export type CovarianceStrategy = "ivp" | "gmvp" | "mdcp" | "mdp" | "rpp" | "hrp";
 
-function kernelOf(k: EngineExports, strategy: CovarianceStrategy, hrp: HrpMode): (S: Ptr, N: number, out: Ptr) => number {
-  switch (strategy) {
-    case "ivp": return k.kIvp;
-    case "gmvp": return k.kGmvp;
-    case "mdcp": return k.kMdcp;
-    case "mdp": return k.kMdp;
-    case "rpp": return k.kRpp;
-    case "hrp": {
-      const code = hrpCode(hrp);
-      return (S, N, out) => k.kHrp(S, N, code, out);
-    }
-  }
-}
-
 /**
  * One strategy's weights on an N×N covariance, without throwing: the kernel's status, the index it named and the N
  * weights. `hrp` selects the HRP variant ("paper" by default) and is ignored by the other strategies.
@@ -44,14 +30,14 @@ function kernelOf(k: EngineExports, strategy: CovarianceStrategy, hrp: HrpMode):
 export function tryStrategyWeights(wasm: Wasm, strategy: CovarianceStrategy, cov: ArrayLike<number>, N: number,
   hrp: HrpMode = "paper"): Outcome<Float64Array> {
   checkSquare(cov, N);
-  const a = arenaOf(wasm);
-  const kernel = kernelOf(a.k, strategy, hrp);
-  a.begin();
-  const out = a.f64Out(N);
-  const S = a.f64In(cov);
-  const status = kernel(S, N, out);
-  a.verify(strategy);
-  return { status, badIndex: a.badIndex, value: a.takeF64(out, N) };
+  switch (strategy) {
+    case "ivp": return pick(invoke(wasm, "kIvp", { S: cov, N, out: N }), "out");
+    case "gmvp": return pick(invoke(wasm, "kGmvp", { S: cov, N, out: N }), "out");
+    case "mdcp": return pick(invoke(wasm, "kMdcp", { S: cov, N, out: N }), "out");
+    case "mdp": return pick(invoke(wasm, "kMdp", { S: cov, N, out: N }), "out");
+    case "rpp": return pick(invoke(wasm, "kRpp", { S: cov, N, out: N }), "out");
+    case "hrp": return pick(invoke(wasm, "kHrp", { S: cov, N, variant: hrpCode(hrp), out: N }), "out");
+  }
 }
 
 function strategyWeights(wasm: Wasm, strategy: CovarianceStrategy, cov: ArrayLike<number>, N: number,
@@ -61,11 +47,7 @@ function strategyWeights(wasm: Wasm, strategy: CovarianceStrategy, cov: ArrayLik
 
 /** l3ewp: 1/N each. */
 export function ewpWeights(wasm: Wasm, N: number): Float64Array {
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out(N);
-  const status = a.k.kEwp(N, out);
-  return valueOf({ status, badIndex: a.badIndex, value: a.takeF64(out, N) }, { what: "ewp" });
+  return valueOf(pick(invoke(wasm, "kEwp", { N, out: N }), "out"), { what: "ewp" });
 }
 
 /** l3ivp on an N×N covariance. */
@@ -103,32 +85,16 @@ export function hrpWeights(wasm: Wasm, cov: ArrayLike<number>, N: number, varian
 export function hrpTree(wasm: Wasm, cov: ArrayLike<number>, N: number, variant: HrpMode = "paper"):
   { order: Int32Array; Z: Float64Array } {
   checkSquare(cov, N);
-  const a = arenaOf(wasm);
-  a.begin();
-  const order = a.i32Out(N);
-  const Z = a.f64Out((N - 1) * 4);
-  const S = a.f64In(cov);
-  const status = a.k.kHrpOrder(S, N, hrpCode(variant), order, Z);
-  a.verify("kHrpOrder");
-  return valueOf({
-    status,
-    badIndex: a.badIndex,
-    value: { order: a.takeI32(order, N), Z: N > 1 ? a.takeF64(Z, (N - 1) * 4) : new Float64Array(0) },
-  }, { what: "hrp" }, N);
+  const o = invoke(wasm, "kHrpOrder", { S: cov, N, variant: hrpCode(variant), order: N, Z: Math.max(0, (N - 1) * 4) });
+  return valueOf(o, { what: "hrp" }, N);
 }
 
 /** Schäfer–Strimmer (target D) shrunk covariance of the n×N observations X, and the intensity λ*. */
 export function tryShrinkCovariance(wasm: Wasm, X: ArrayLike<number>, n: number, N: number):
   Outcome<{ covariance: Float64Array; lambda: number }> {
   need(X.length === n * N, `X must hold n×N = ${n}×${N} values, got ${X.length}`);
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out(N * N);
-  const lam = a.f64Out(1);
-  const px = a.f64In(X);
-  const status = a.k.kShrinkCovariance(px, n, N, out, lam);
-  a.verify("kShrinkCovariance");
-  return { status, badIndex: a.badIndex, value: { covariance: a.takeF64(out, N * N), lambda: a.takeF64(lam, 1)[0] } };
+  const o = invoke(wasm, "kShrinkCovariance", { X, n, N, covariance: N * N, lambda: 1 });
+  return { status: o.status, badIndex: o.badIndex, value: { covariance: o.value.covariance, lambda: o.value.lambda[0] } };
 }
 
 export function shrinkCovariance(wasm: Wasm, X: ArrayLike<number>, n: number, N: number,
@@ -140,14 +106,8 @@ export function shrinkCovariance(wasm: Wasm, X: ArrayLike<number>, n: number, N:
 export function tryLedoitWolfCovariance(wasm: Wasm, X: ArrayLike<number>, n: number, N: number):
   Outcome<{ covariance: Float64Array; delta: number }> {
   need(X.length === n * N, `X must hold n×N = ${n}×${N} values, got ${X.length}`);
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out(N * N);
-  const del = a.f64Out(1);
-  const px = a.f64In(X);
-  const status = a.k.kLedoitWolfCovariance(px, n, N, out, del);
-  a.verify("kLedoitWolfCovariance");
-  return { status, badIndex: a.badIndex, value: { covariance: a.takeF64(out, N * N), delta: a.takeF64(del, 1)[0] } };
+  const o = invoke(wasm, "kLedoitWolfCovariance", { X, n, N, covariance: N * N, delta: 1 });
+  return { status: o.status, badIndex: o.badIndex, value: { covariance: o.value.covariance, delta: o.value.delta[0] } };
 }
 
 export function ledoitWolfCovariance(wasm: Wasm, X: ArrayLike<number>, n: number, N: number,
@@ -162,13 +122,7 @@ export function ledoitWolfCovariance(wasm: Wasm, X: ArrayLike<number>, n: number
  */
 export function tryRppShrunk(wasm: Wasm, X: ArrayLike<number>, n: number, N: number): Outcome<Float64Array> {
   need(X.length === n * N, `X must hold n×N = ${n}×${N} values, got ${X.length}`);
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out(N);
-  const px = a.f64In(X);
-  const status = a.k.kRppShrunk(px, n, N, out);
-  a.verify("kRppShrunk");
-  return { status, badIndex: a.badIndex, value: a.takeF64(out, N) };
+  return pick(invoke(wasm, "kRppShrunk", { X, n, N, out: N }), "out");
 }
 
 export interface WeightSetInput {
@@ -299,14 +253,6 @@ export function tryWeightSet(wasm: Wasm, input: WeightSetInput): WeightSetOutcom
   need(mask >= 1, "frequencies must name at least one frequency");
   const slots = strategyMask(input.strategies);
   need(slots >= 1, "strategies must name at least one strategy");
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out(SERIES_COUNT * N);
-  const fb = a.i32Out(SERIES_COUNT);
-  const P = a.f64In(closes);
-  const wb = a.i32In(weekBucket);
-  const mb = a.i32In(monthBucket);
-  const warm = input.warm === undefined ? 0 : a.f64In(input.warm);
   const Np = paddedOrder(N);
   need(input.gram === undefined || input.gramRows === undefined, "gram and gramRows exclude each other");
   need(input.gram === undefined || input.gram.length === Np * Np, `gram must hold ${Np}² values`);
@@ -314,19 +260,21 @@ export function tryWeightSet(wasm: Wasm, input: WeightSetInput): WeightSetOutcom
   need(Number.isInteger(gramFrom) && Number.isInteger(gramTo) && gramFrom >= 0 && gramTo <= Np,
     `gramRows must lie in [0, ${Np}]`);
   const gramRowCount = input.gramRows === undefined ? 0 : Math.max(0, gramTo - gramFrom);
-  const gram = input.gram !== undefined ? a.f64In(input.gram) : gramRowCount > 0 ? a.f64Out(gramRowCount * Np) : 0;
-  const status = a.k.kWeightSet(P, T, N, wb, nWeeks, mb, nMonths, covarianceCode(input.covariance),
-    hrpCode(input.hrp), out, fb, mask, input.minWeight ?? 0, input.maxWeight ?? 1, warm, slots, gram,
-    gramFrom, gramTo);
-  a.verify("kWeightSet");
+  const o = invoke(wasm, "kWeightSet", {
+    P: closes, T, N, weekBucket, nWeeks, monthBucket, nMonths, covMode: covarianceCode(input.covariance),
+    hrpMode: hrpCode(input.hrp), weights: SERIES_COUNT * N, fallback: SERIES_COUNT, freqMask: mask,
+    minWeight: input.minWeight ?? 0, maxWeight: input.maxWeight ?? 1, warm: input.warm, slotMask: slots,
+    gram: input.gram ?? gramRowCount * Np, gramFrom, gramTo,
+  });
+  const { weights, fallback, gram } = o.value;
   return {
-    status,
-    badIndex: a.badIndex,
-    failedSeries: a.k.lastFailedSeries(),
+    status: o.status,
+    badIndex: o.badIndex,
+    failedSeries: o.failedSeries,
     value: {
-      weights: a.takeF64(out, SERIES_COUNT * N),
-      fallback: Array.from(a.takeI32(fb, SERIES_COUNT), (v) => v !== 0),
-      ...(gramRowCount > 0 ? { gram: a.takeF64(gram, gramRowCount * Np) } : {}),
+      weights,
+      fallback: Array.from(fallback, (v) => v !== 0),
+      ...(gram !== undefined ? { gram } : {}),
     },
   };
 }
@@ -357,17 +305,7 @@ export function tryQP(wasm: Wasm, Q: ArrayLike<number>, N: number,
   opts: { lo?: number; hi?: number; warm?: ArrayLike<number> } = {}): QPOutcome {
   checkSquare(Q, N);
   need(opts.warm === undefined || opts.warm.length === N, `warm must hold N = ${N} weights`);
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out(N);
-  const S = a.f64In(Q);
-  const warm = opts.warm === undefined ? 0 : a.f64In(opts.warm);
-  const status = a.k.kQP(S, N, opts.lo ?? 0, opts.hi ?? 1, warm, out);
-  a.verify("kQP");
-  return {
-    status, badIndex: a.badIndex, value: a.takeF64(out, N),
-    iterations: a.k.lastIterations(), residual: a.k.lastResidual(),
-  };
+  return pick(invoke(wasm, "kQP", { Q, N, lo: opts.lo ?? 0, hi: opts.hi ?? 1, warm: opts.warm, out: N }), "out");
 }
 
 /**
@@ -379,15 +317,5 @@ export function tryBoundedWeights(wasm: Wasm, strategy: CovarianceStrategy | "ew
   lo: number, hi: number, warm?: ArrayLike<number>): QPOutcome {
   checkSquare(cov, N);
   need(warm === undefined || warm.length === N, `warm must hold N = ${N} weights`);
-  const a = arenaOf(wasm);
-  a.begin();
-  const out = a.f64Out(N);
-  const S = a.f64In(cov);
-  const w = warm === undefined ? 0 : a.f64In(warm);
-  const status = a.k.kBoundedWeights(S, N, Slot[strategy], lo, hi, w, out);
-  a.verify("kBoundedWeights");
-  return {
-    status, badIndex: a.badIndex, value: a.takeF64(out, N),
-    iterations: a.k.lastIterations(), residual: a.k.lastResidual(),
-  };
+  return pick(invoke(wasm, "kBoundedWeights", { S: cov, N, slot: Slot[strategy], lo, hi, warm, out: N }), "out");
 }
