@@ -94,7 +94,7 @@ async function instantiateEngineAsync(): Promise<EngineExports> {
 
 /**
  * Default memory size (bytes) past which an instance is replaced by a fresh one (see the header): 256 MiB. The
- * 21-vector call's arena high-water per N is reported by bench/suites/weights-scale.ts; the memory itself grows
+ * weight-set call's arena high-water per N is reported by bench/suites/weights-scale.ts; the memory itself grows
  * by doubling (stub runtime), so it can reach twice the high-water.
  */
 export const RECYCLE_ABOVE_BYTES = 256 * 2 ** 20;

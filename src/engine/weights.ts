@@ -9,6 +9,7 @@ import { invoke, pick } from "./protocol.js";
 import { type Naming, type Outcome, valueOf } from "./status.js";
 import { need } from "./core.js";
 import { ALL_SERIES_IDS } from "../domain/strategies.js";
+import type { Strategy } from "../domain/vocabulary.js";
 import {
   covarianceCode, hrpCode, SERIES_COUNT, STRATEGY_COUNT, STRATEGY_NAMES, type CovarianceMode, type Frequency,
   type HrpMode, type Strategy,
@@ -20,7 +21,7 @@ function checkSquare(cov: ArrayLike<number>, N: number): void {
     `covariance must hold N×N = ${N}×${N} values, got ${cov.length}`);
 }
 
-/** The strategies computed from an N×N covariance alone, by kernel. */
+/** The strategies with a kernel export of their own on an N×N covariance (`tryStrategyWeights`). */
 export type CovarianceStrategy = "ivp" | "gmvp" | "mdcp" | "mdp" | "rpp" | "hrp";
 
 /**
@@ -116,7 +117,7 @@ export function ledoitWolfCovariance(wasm: Wasm, X: ArrayLike<number>, n: number
 }
 
 /**
- * l3rpp on the Schäfer–Strimmer shrunk covariance of the n×N observations X, without throwing: the 21-vector call's
+ * l3rpp on the Schäfer–Strimmer shrunk covariance of the n×N observations X, without throwing: the weight-set call's
  * rpp fallback (docs/method.md §6.4) as it computes it (diagonal-plus-low-rank solver when 2n ≤ N), so its cost can
  * be measured and a library user with many more assets than observations gets the fast path.
  */
@@ -310,10 +311,12 @@ export function tryQP(wasm: Wasm, Q: ArrayLike<number>, N: number,
 
 /**
  * One strategy's weights on an N×N covariance under weight bounds lo ≤ w_i ≤ hi (docs/method.md §5.6), as the
- * 21-vector call computes them per frequency (hrp: the paper variant; rpp: no shrinkage fallback), optionally
- * warm-started, without throwing.
+ * weight-set driver computes them per frequency (hrp: the paper variant; rpp: no shrinkage fallback), optionally
+ * warm-started, without throwing. Any registry strategy: one without a solver of its own runs the driver's slot row
+ * (lo = 0, hi = 1: its unbounded weights); one that reads more than Σ (mincvar, msr: the observations) answers
+ * `BadDimensions`.
  */
-export function tryBoundedWeights(wasm: Wasm, strategy: CovarianceStrategy | "ewp", cov: ArrayLike<number>, N: number,
+export function tryBoundedWeights(wasm: Wasm, strategy: Strategy, cov: ArrayLike<number>, N: number,
   lo: number, hi: number, warm?: ArrayLike<number>): QPOutcome {
   checkSquare(cov, N);
   need(warm === undefined || warm.length === N, `warm must hold N = ${N} weights`);
