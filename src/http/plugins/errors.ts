@@ -9,7 +9,7 @@
  * Logging (docs/errors.md): expected refusals — every 4xx, 503 and 504 — at info without a stack; only unexpected
  * failures (any other 5xx) at error, with the cause.
  */
-import { pathOf } from "../logging.js";
+import { AGGREGATED_STATUSES, pathOf, RefusalLog } from "../logging.js";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
@@ -97,9 +97,14 @@ export function sendProblem(reply: FastifyReply, req: FastifyRequest, fe: FolioE
   return reply.code(fe.status).type(problemMediaType(req.headers.accept)).send(JSON.stringify(problem));
 }
 
-/** Log a refusal or a failure at the level its status calls for (expected → info, no stack; else error + cause). */
-function logError(req: FastifyRequest, fe: FolioError, err: unknown): void {
-  if (isExpectedStatus(fe.status)) {
+/**
+ * Log a refusal or a failure at the level its status calls for (expected → info, no stack; else error + cause).
+ * With `refusals`, a 401, 429 or 503 is only counted there (one line per code per interval, src/http/logging.ts).
+ */
+function logError(req: FastifyRequest, fe: FolioError, err: unknown, refusals?: RefusalLog): void {
+  if (refusals !== undefined && AGGREGATED_STATUSES.has(fe.status)) {
+    refusals.count(req, fe.code, fe.status);
+  } else if (isExpectedStatus(fe.status)) {
     req.log.info({ code: fe.code, status: fe.status }, "request rejected");
   } else {
     req.log.error({ err: (fe as { cause?: unknown }).cause ?? err, code: fe.code }, "request failed");
@@ -179,6 +184,15 @@ export function rawProblemResponse(fe: FolioError): string {
 
 export interface ErrorsOptions {
   bodyLimit: number;
+  /** Interval of the aggregated refusal log lines, ms (default 5,000; src/http/logging.ts `RefusalLog`). */
+  refusalLogIntervalMs?: number;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Refusals (401, 429, 503) counted per code and logged once per interval (src/http/logging.ts). */
+    refusalLog: RefusalLog;
+  }
 }
 
 /**
@@ -212,13 +226,17 @@ export function installErrorHandling(app: FastifyInstance, opts: ErrorsOptions):
   // Fastify routes a body without content-type (and any undeclared type) to the catch-all parser.
   app.addContentTypeParser("*", { parseAs: "string" }, parseJson);
 
+  // Refusals (401, 429, 503) counted and logged once per code per interval, not one line each (src/http/logging.ts).
+  const refusals = new RefusalLog(app.log, opts.refusalLogIntervalMs);
+  if (!app.hasDecorator("refusalLog")) app.decorate("refusalLog", refusals);
+  app.addHook("onClose", async () => refusals.flush());
   app.setErrorHandler((err, req, reply) => {
     if ((err as Error)?.name === "ClientClosedError") {
       req.log.info("client closed the connection; computation stopped");
       return reply.code(499).send();
     }
     const fe = toFolioError(err, opts.bodyLimit, req.headers["content-type"] ?? "(none)");
-    logError(req, fe, err);
+    logError(req, fe, err, refusals);
     return sendProblem(reply, req, fe);
   });
 
