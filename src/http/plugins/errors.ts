@@ -103,7 +103,7 @@ export function sendProblem(reply: FastifyReply, req: FastifyRequest, fe: FolioE
  */
 function logError(req: FastifyRequest, fe: FolioError, err: unknown, refusals?: RefusalLog): void {
   if (refusals !== undefined && AGGREGATED_STATUSES.has(fe.status)) {
-    refusals.count(req, fe.code, fe.status);
+    refusals.count(req, fe.code, fe.status, req.log);
   } else if (isExpectedStatus(fe.status)) {
     req.log.info({ code: fe.code, status: fe.status }, "request rejected");
   } else {
