@@ -65,6 +65,13 @@ export const EnvSchema = z.object({
   RESPONSE_CACHE_BYTES: int(0, Number.MAX_SAFE_INTEGER, 64 * 1024 * 1024),
   /** Comma-separated exact origins (`https://app.example.com`) whose browser apps may call the API (CORS); unset: none. */
   CORS_ORIGINS: z.string().optional(),
+  /** Requests without a valid key per client address per minute (per process); beyond that → 429 (issue 20). */
+  UNAUTHENTICATED_PER_MINUTE: int(1, 10_000_000, 120),
+  /**
+   * Addresses of the reverse proxies in front (comma-separated IPs/CIDRs, or proxy-addr's names `loopback`,
+   * `linklocal`, `uniquelocal`) whose X-Forwarded-For names the client; unset: the peer address is the client.
+   */
+  TRUST_PROXY: z.string().refine((v) => !/^(true|\*)$/i.test(v.trim()), "name the proxies' addresses; trusting every peer lets any client pick its address").optional(),
 });
 
 export interface Limits {
@@ -129,6 +136,8 @@ export interface Limits {
    * them only (src/http/plugins/security.ts `installCors`). Default none: no CORS header at all, as before.
    */
   corsOrigins?: readonly string[];
+  /** Requests without a valid key per client address per minute (default 120; src/http/plugins/auth.ts); beyond → 429. */
+  unauthenticatedPerMinute?: number;
 }
 
 
@@ -148,6 +157,7 @@ export function fullLimits(l: Limits): Required<Limits> {
     splitMinTickers: l.splitMinTickers ?? DEFAULT_SPLIT_MIN_TICKERS,
     responseCacheBytes: l.responseCacheBytes ?? 64 * 1024 * 1024,
     corsOrigins: l.corsOrigins ?? [],
+    unauthenticatedPerMinute: l.unauthenticatedPerMinute ?? 120,
   };
 }
 
@@ -174,6 +184,8 @@ export interface Config {
   keySource: "API_KEYS" | "API_KEYS_FILE" | "generated";
   /** Only when keySource is "generated": the key to print once at start. */
   generatedKey?: string;
+  /** TRUST_PROXY: the proxies whose X-Forwarded-For names the client (Fastify's `trustProxy`); undefined: none. */
+  trustProxy?: string;
 }
 
 export interface TlsFiles {
@@ -303,10 +315,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       splitMinTickers: e.SPLIT_MIN_TICKERS,
       responseCacheBytes: e.RESPONSE_CACHE_BYTES,
       ...(corsOrigins.length > 0 ? { corsOrigins } : {}),
+      unauthenticatedPerMinute: e.UNAUTHENTICATED_PER_MINUTE,
     },
     keyHashes: keys.map(hashKey),
     keySource,
     ...(generatedKey !== undefined ? { generatedKey } : {}),
+    ...(e.TRUST_PROXY !== undefined ? { trustProxy: e.TRUST_PROXY } : {}),
   };
 }
 

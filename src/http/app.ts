@@ -38,7 +38,7 @@ import { webPlugin } from "./web.js";
 
 export interface AppOptions {
   /** Limits and key hashes (see config.ts); `databaseUrl`/`dataDir` choose the store when no backend is given. */
-  config: Pick<Config, "limits" | "keyHashes"> & Partial<Pick<Config, "dataDir" | "databaseUrl" | "logLevel" | "redisUrl" | "tls">>;
+  config: Pick<Config, "limits" | "keyHashes"> & Partial<Pick<Config, "dataDir" | "databaseUrl" | "logLevel" | "redisUrl" | "tls" | "trustProxy">>;
   /** Where the prices live (default: openBackend({ databaseUrl, dataDir })); followed live, closed with the app. */
   backend?: StoreBackend;
   /** A fixed, already open store instead of a backend (tests, embedding; never reloads). */
@@ -129,6 +129,9 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     // Router and HTTP-parser errors answer from the error catalogue too (plugins/errors.ts).
     frameworkErrors,
     clientErrorHandler,
+    // Behind a reverse proxy (TRUST_PROXY), req.ip is the client X-Forwarded-For names, for the per-address limit
+    // of requests without a valid key (plugins/auth.ts); otherwise the peer address.
+    ...(options.config.trustProxy !== undefined ? { trustProxy: options.config.trustProxy } : {}),
   } as FastifyServerOptions) as unknown as FastifyInstance;
   // Error handling (no request hooks: the error and 404/405 handlers, the body parser) and the OpenAPI collector
   // (it only records routes) first, then liveness before every other plugin: no key, no rate limit, no store, no
@@ -243,7 +246,7 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
   readyRoute(app, ctx);
 
   await app.register(async (v1) => {
-    installAuth(v1, options.config.keyHashes);
+    installAuth(v1, options.config.keyHashes, { unauthenticatedPerMinute: full.unauthenticatedPerMinute });
     ctx.rateLimitScope = await installRateLimit(v1, {
       perMinute: limits.ratePerMinute,
       readPerMinute: full.readRatePerMinute,
@@ -254,6 +257,11 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
         return estimateCost(live.current.store, url.slice("/v1/optimiser/".length), req.body as RequestBody);
       },
       ...(options.config.redisUrl !== undefined ? { redisUrl: options.config.redisUrl } : {}),
+    });
+    // A key already at MAX_INFLIGHT_PER_KEY: 429 TOO_MANY_IN_FLIGHT before the body is read (after the key's count
+    // budget, so a retry storm still spends it); the pool checks again at admission.
+    v1.addHook("onRequest", async (req) => {
+      if (req.method === "POST" && (req.routeOptions.url ?? "").startsWith("/v1/optimiser/")) pool.refuseIfKeyAtCap(req.apiKeyId);
     });
     infoRoute(v1, ctx);
     timeseriesRoutes(v1, ctx);

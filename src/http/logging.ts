@@ -9,6 +9,11 @@
  * (`12:03:04.567  POST /v1/optimiser/paths  200  35 ms  req 1f2e…`). No dependency: a small formatter over the
  * JSON lines pino writes.
  *
+ * Refusals are counted, not logged one by one (issue 20: 30,416 lines in 25 s of overload): a 401, 429 or 503
+ * answered from the error catalogue (`AGGREGATED_STATUSES`) writes no request line; `RefusalLog` logs the first of
+ * each code per interval (default 5 s) and then one line per code with the count, `{ code, status, count, seconds }`
+ * "requests refused".
+ *
  * Never logged: request headers (so no x-api-key; the logger also redacts it, app.ts `loggerOptions`), bodies and
  * query strings.
  */
@@ -30,9 +35,63 @@ export class RequestLogController extends LogController {
   override routeNotFound(): void {}
 
   override requestCompleted(error: Error | null | undefined, req: FastifyRequest, reply: FastifyReply): void {
+    if (counted.has(req)) return;
     const line = { method: req.method, path: pathOf(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 };
     if (error) req.log.error({ ...line, err: error }, "request");
     else req.log.info(line, "request");
+  }
+}
+
+/** Statuses whose refusals are counted by `RefusalLog` instead of logged one line each (missing/invalid key, limits, overload). */
+export const AGGREGATED_STATUSES: ReadonlySet<number> = new Set([401, 429, 503]);
+
+/** Requests whose refusal was counted by a RefusalLog: their own request line is not written. */
+const counted = new WeakSet<object>();
+
+/** Default interval of the aggregated refusal lines, ms. */
+export const REFUSAL_LOG_INTERVAL_MS = 5_000;
+
+/**
+ * Refusals counted per code, so that a flood writes O(1) lines: the first refusal of a code in an interval is logged
+ * at once as before (`{ code, status }` "request rejected", with its request id), the others only counted; when the
+ * interval (default 5 s) ends, a code refused more than once gets one line `{ code, status, count, seconds }`
+ * "requests refused" (count: all of the interval's, the first included). A refusal past the first costs a Map update,
+ * no serialisation and no write; a quiet service writes nothing (the timer runs only while there are counts).
+ * `flush()` (also on close) writes what is pending.
+ */
+export class RefusalLog {
+  private readonly counts = new Map<string, { status: number; count: number }>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private since = 0;
+
+  constructor(private readonly log: { info(obj: object, msg: string): void }, private readonly intervalMs = REFUSAL_LOG_INTERVAL_MS) {}
+
+  /** Count one refusal of `req` (its request line is not written); the first of its code in the interval is logged on `reqLog`. */
+  count(req: object, code: string, status: number, reqLog?: { info(obj: object, msg: string): void }): void {
+    counted.add(req);
+    const c = this.counts.get(code);
+    if (c === undefined) {
+      this.counts.set(code, { status, count: 1 });
+      (reqLog ?? this.log).info({ code, status }, "request rejected");
+    } else {
+      c.count++;
+    }
+    if (this.timer === undefined) {
+      this.since = Date.now();
+      this.timer = setTimeout(() => this.flush(), this.intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Write one line per code refused more than once since the last flush, and start afresh. */
+  flush(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    const seconds = Math.round((Date.now() - this.since) / 100) / 10;
+    for (const [code, c] of this.counts) {
+      if (c.count > 1) this.log.info({ code, status: c.status, count: c.count, seconds }, "requests refused");
+    }
+    this.counts.clear();
   }
 }
 

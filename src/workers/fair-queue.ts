@@ -90,13 +90,23 @@ export class FairQueue {
   /** TOO_MANY_IN_FLIGHT when `key` is at its cap; its state else. */
   checkKeyCap(key: string): KeyState {
     const state = this.stateOf(key);
-    if (key !== "" && state.inflight >= this.o.maxInflightPerKey) {
-      this.rejectedPerKey++;
-      const retryAfter = this.o.retryAfterSeconds;
-      const limit = this.o.maxInflightPerKey;
-      throw folioError("TOO_MANY_IN_FLIGHT", { limit, retryAfter }, { retryAfter, limit });
-    }
+    if (key !== "" && state.inflight >= this.o.maxInflightPerKey) throw this.tooManyInFlight();
     return state;
+  }
+
+  /**
+   * TOO_MANY_IN_FLIGHT (counted) when `key` is at its cap now; creates no state (the HTTP service asks this before a
+   * compute request's body is read; the exact check at admission stays).
+   */
+  refuseIfAtCap(key: string): void {
+    if (key !== "" && (this.keys.get(key)?.inflight ?? 0) >= this.o.maxInflightPerKey) throw this.tooManyInFlight();
+  }
+
+  private tooManyInFlight() {
+    this.rejectedPerKey++;
+    const retryAfter = this.o.retryAfterSeconds;
+    const limit = this.o.maxInflightPerKey;
+    return folioError("TOO_MANY_IN_FLIGHT", { limit, retryAfter }, { retryAfter, limit });
   }
 
   /**

@@ -232,6 +232,14 @@ export class ComputePool {
   }
 
   /**
+   * Throw TOO_MANY_IN_FLIGHT (counted) when `key` already has its MAX_INFLIGHT_PER_KEY requests in flight. The HTTP
+   * service calls this before it reads a compute request's body (src/http/app.ts); run() checks again.
+   */
+  refuseIfKeyAtCap(key: string): void {
+    if (!this.closed) this.queue.refuseIfAtCap(key);
+  }
+
+  /**
    * Load the engine in a worker; resolves when one worker has answered. Loading is not a request's
    * computation, so it gets its own generous deadline rather than COMPUTE_TIMEOUT_MS.
    */

@@ -37,7 +37,7 @@ describe("loadConfig", () => {
       bodyLimitBytes: 2048, maxTickers: 10, maxRunCount: 7, maxResponseValues: 5000, computeTimeoutMs: 1500, workers: 3, queueSize: 0, ratePerMinute: 9,
       readRatePerMinute: 90, computeCostPerMinute: 12345, maxInflightPerKey: 6, maxPendingResponseBytes: 2097152,
       minReadBytesPerSecond: 100, minReadWindowMs: 3000, lightTaskCost: 1_000_000, reservedLightWorkers: 1,
-      compression: true, splitMinTickers: DEFAULT_SPLIT_MIN_TICKERS, responseCacheBytes: 1048576,
+      compression: true, splitMinTickers: DEFAULT_SPLIT_MIN_TICKERS, responseCacheBytes: 1048576, unauthenticatedPerMinute: 120,
     });
   });
 

@@ -9,7 +9,7 @@
  * Logging (docs/errors.md): expected refusals — every 4xx, 503 and 504 — at info without a stack; only unexpected
  * failures (any other 5xx) at error, with the cause.
  */
-import { pathOf } from "../logging.js";
+import { AGGREGATED_STATUSES, pathOf, RefusalLog } from "../logging.js";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
@@ -97,9 +97,14 @@ export function sendProblem(reply: FastifyReply, req: FastifyRequest, fe: FolioE
   return reply.code(fe.status).type(problemMediaType(req.headers.accept)).send(JSON.stringify(problem));
 }
 
-/** Log a refusal or a failure at the level its status calls for (expected → info, no stack; else error + cause). */
-function logError(req: FastifyRequest, fe: FolioError, err: unknown): void {
-  if (isExpectedStatus(fe.status)) {
+/**
+ * Log a refusal or a failure at the level its status calls for (expected → info, no stack; else error + cause).
+ * With `refusals`, a 401, 429 or 503 is only counted there (one line per code per interval, src/http/logging.ts).
+ */
+function logError(req: FastifyRequest, fe: FolioError, err: unknown, refusals?: RefusalLog): void {
+  if (refusals !== undefined && AGGREGATED_STATUSES.has(fe.status)) {
+    refusals.count(req, fe.code, fe.status, req.log);
+  } else if (isExpectedStatus(fe.status)) {
     req.log.info({ code: fe.code, status: fe.status }, "request rejected");
   } else {
     req.log.error({ err: (fe as { cause?: unknown }).cause ?? err, code: fe.code }, "request failed");
@@ -177,8 +182,65 @@ export function rawProblemResponse(fe: FolioError): string {
     `content-type: ${PROBLEM_JSON}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
+/** Refusals that are paced when a client repeats them within `pace` ms (it ignored retry-after). */
+export const PACED_CODES: ReadonlySet<string> = new Set(["RATE_LIMITED", "TOO_MANY_IN_FLIGHT", "OVERLOADED"]);
+
+/**
+ * Refusal pacing (issue 20, "fair under abuse"): a client (its key's id, or its address without a valid key) refused
+ * (429 RATE_LIMITED or TOO_MANY_IN_FLIGHT, 503 OVERLOADED) more than `burst` times within `paceMs` — it retries
+ * without waiting for retry-after — gets each further refusal of that interval `paceMs` later. Holding an answer
+ * costs a timer and an idle socket, no CPU, so a client retrying instantly on 16 connections is slowed from
+ * thousands of refusals a second to about 16 per `paceMs`, and no longer takes the event loop from other keys. A
+ * client that sends a burst and then honours retry-after is never held. Bounded: at most `maxClients` clients
+ * remembered (beyond that, the stale ones are dropped, then all) and `maxHeld` answers held at once (beyond that,
+ * immediate).
+ */
+export class RefusalPacer {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+  /** Answers held now. */
+  held = 0;
+  /** Answers held since start (tests, bench). */
+  paced = 0;
+
+  constructor(readonly paceMs = 1_000, readonly burst = 8, private readonly maxClients = 50_000, private readonly maxHeld = 10_000) {}
+
+  /** Ms to hold the refusal of `client` now (0: answer at once); records the refusal. */
+  delayFor(client: string, now = Date.now()): number {
+    if (this.paceMs <= 0) return 0;
+    let w = this.windows.get(client);
+    if (w === undefined && this.windows.size >= this.maxClients) {
+      for (const [k, x] of this.windows) if (now - x.start >= this.paceMs) this.windows.delete(k);
+      if (this.windows.size >= this.maxClients) this.windows.clear();
+    }
+    if (w === undefined || now - w.start >= this.paceMs) {
+      w = { start: now, count: 0 };
+      this.windows.set(client, w);
+    }
+    w.count++;
+    return w.count > this.burst && this.held < this.maxHeld ? this.paceMs : 0;
+  }
+
+  /** Clients remembered now (tests). */
+  get size(): number {
+    return this.windows.size;
+  }
+}
+
 export interface ErrorsOptions {
   bodyLimit: number;
+  /** Refusal pacing interval, ms (default 1,000; 0: off). See `RefusalPacer`. */
+  refusalPaceMs?: number;
+  /** Interval of the aggregated refusal log lines, ms (default 5,000; src/http/logging.ts `RefusalLog`). */
+  refusalLogIntervalMs?: number;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Refusals (401, 429, 503) counted per code and logged once per interval (src/http/logging.ts). */
+    refusalLog: RefusalLog;
+    /** Repeated 429/503 refusals of one client held back (`RefusalPacer`). */
+    refusalPacer: RefusalPacer;
+  }
 }
 
 /**
@@ -212,13 +274,42 @@ export function installErrorHandling(app: FastifyInstance, opts: ErrorsOptions):
   // Fastify routes a body without content-type (and any undeclared type) to the catch-all parser.
   app.addContentTypeParser("*", { parseAs: "string" }, parseJson);
 
+  // Refusals (401, 429, 503) counted and logged once per code per interval, not one line each (src/http/logging.ts).
+  const refusals = new RefusalLog(app.log, opts.refusalLogIntervalMs);
+  if (!app.hasDecorator("refusalLog")) app.decorate("refusalLog", refusals);
+  const pacer = new RefusalPacer(opts.refusalPaceMs ?? 1_000);
+  if (!app.hasDecorator("refusalPacer")) app.decorate("refusalPacer", pacer);
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+  app.addHook("onClose", async () => {
+    // Held refusals are answered at once when the app closes.
+    for (const t of timers) { clearTimeout(t); (t as unknown as { folioSend: () => void }).folioSend(); }
+    timers.clear();
+    refusals.flush();
+  });
   app.setErrorHandler((err, req, reply) => {
     if ((err as Error)?.name === "ClientClosedError") {
       req.log.info("client closed the connection; computation stopped");
       return reply.code(499).send();
     }
     const fe = toFolioError(err, opts.bodyLimit, req.headers["content-type"] ?? "(none)");
-    logError(req, fe, err);
+    logError(req, fe, err, refusals);
+    if (PACED_CODES.has(fe.code)) {
+      const delay = pacer.delayFor(req.apiKeyId ? `key:${req.apiKeyId}` : `ip:${req.ip}`);
+      if (delay > 0) {
+        pacer.held++;
+        pacer.paced++;
+        return new Promise<FastifyReply>((resolve) => {
+          const send = () => {
+            timers.delete(timer);
+            pacer.held--;
+            resolve(sendProblem(reply, req, fe));
+          };
+          const timer = setTimeout(send, delay);
+          (timer as unknown as { folioSend: () => void }).folioSend = send;
+          timers.add(timer);
+        });
+      }
+    }
     return sendProblem(reply, req, fe);
   });
 

@@ -7,11 +7,19 @@
  * - every other /v1 request: `RATE_LIMIT_PER_MINUTE` requests;
  * - compute (`POST /v1/optimiser/*`): `COMPUTE_COST_PER_MINUTE` units of tickers × test days × runs, charged after
  *   validation with the route's estimate. A request is admitted while the key's spend before it is under the budget,
- *   so one request larger than the whole budget still runs once per window.
+ *   so one request larger than the whole budget still runs once per window. The charge is given back when the
+ *   request is then refused without computing (`REFUNDED_CODES`: TOO_MANY_IN_FLIGHT, OVERLOADED, RESPONSE_BACKLOG,
+ *   NOT_READY), so refused retries never drain the key's compute budget.
  * Past a budget: 429 RATE_LIMITED naming it, with retry-after.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { folioError } from "../../errors.js";
+import { folioError, isFolioError } from "../../errors.js";
+
+/** Refusals after the compute charge that give it back: nothing was computed for them. */
+export const REFUNDED_CODES: ReadonlySet<string> = new Set(["TOO_MANY_IN_FLIGHT", "OVERLOADED", "RESPONSE_BACKLOG", "NOT_READY"]);
+
+/** The compute charge of a request (bucket and amount), kept until the request ends so that a refusal can give it back. */
+const charges = new WeakMap<FastifyRequest, { bucket: string; amount: number }>();
 
 // ---------------------------------------------------------------------------------------------------------------
 // Per-key rate limit, shared across replicas through Redis when REDIS_URL is set (docs/deploy.md).
@@ -332,7 +340,10 @@ export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOp
     counter = { incr: (key, ms, amount) => local.incr(key, ms, Date.now(), amount) };
   }
 
-  /** Add `amount` to a budget; past `limit` (spend before this request ≥ limit when `debt`, else total > limit) → 429. */
+  /**
+   * Add `amount` to a budget; past `limit` (spend before this request ≥ limit when `debt`, else total > limit) → 429.
+   * Returns whether the amount was added.
+   */
   const charge = async (bucket: string, amount: number, limit: number, debt: boolean, budget: string | undefined) => {
     let r: { current: number; ttl: number };
     try {
@@ -340,13 +351,14 @@ export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOp
     } catch {
       // The counters fall back to per-process counting; a failure here can only ever let a request through,
       // never answer it with a 500 (docs/deploy.md).
-      return;
+      return false;
     }
     const over = debt ? r.current - amount >= limit : r.current > limit;
     if (over) {
       const retryAfter = Math.max(1, Math.ceil(r.ttl / 1000));
       throw folioError("RATE_LIMITED", budget === undefined ? { retryAfter } : { retryAfter, budget }, { retryAfter });
     }
+    return true;
   };
 
   scope.addHook("onRequest", async (req) => {
@@ -364,8 +376,23 @@ export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOp
     scope.addHook("preHandler", async (req) => {
       const cost = costOf(req);
       if (cost === undefined) return;
-      await charge(`cost:${rateLimitKey(req)}`, Math.max(1, Math.round(cost)), limit, true,
-        `compute budget of ${limit} (COMPUTE_COST_PER_MINUTE, tickers × test days × runs)`);
+      const bucket = `cost:${rateLimitKey(req)}`;
+      const amount = Math.max(1, Math.round(cost));
+      if (await charge(bucket, amount, limit, true, `compute budget of ${limit} (COMPUTE_COST_PER_MINUTE, tickers × test days × runs)`)) {
+        charges.set(req, { bucket, amount });
+      }
+    });
+    // A request charged and then refused without computing gets its charge back (the same window's counter; if the
+    // window turned meanwhile, the next window starts that much lower: at most one request's cost, once).
+    scope.addHook("onError", async (req, _reply, err) => {
+      const c = charges.get(req);
+      if (c === undefined || !isFolioError(err) || !REFUNDED_CODES.has(err.code)) return;
+      charges.delete(req);
+      try {
+        await counter.incr(c.bucket, windowMs, -c.amount);
+      } catch {
+        // Redis unreachable: the charge stays (the budget errs on the strict side).
+      }
     });
   }
   return scopeName;

@@ -1,0 +1,244 @@
+/**
+ * Fair under abuse (issue 20 item 3): another key's small requests while one key retries instantly, or while
+ * connections flood with no key or a wrong key. The service runs in a child process with DEFAULT limits (only its
+ * keys, data directory and port are set), a store of 200 factor-model tickers × 1,512 days (1,260 test days), so a
+ * 100-run sims of 20 tickers is a 71 MB response, as in the issue.
+ *
+ * Each repetition, with fresh keys for every phase (the default per-key budgets are per minute):
+ * - baseline: key B sends ABUSE_VICTIM_REQUESTS (default 60) sequential /paths of 20 tickers, alone. Each request
+ *   names a different 20-ticker window (or rotation), so none is a cache hit: every one computes;
+ * - (a) retry storm: key A's 16 connections send 100-run sims of 20 tickers (distinct seeds), the next one as soon
+ *   as an answer arrives, whatever its status (instant retry on 429/503), while B sends its requests;
+ * - (b) no key: 16 connections POST /v1/optimiser/paths with no key;
+ * - (c) wrong key: the same with a wrong key.
+ * The attackers run in their own process (this module started with FOLIO_ABUSE_ATTACKER), so that reading their
+ * 71 MB bodies does not delay B's client. Reported per phase: B's p50/p99 and their ratio to the baseline of the
+ * same repetition, the attackers' answers by status, refusals per second, the server's log lines, its peak RSS and
+ * its event-loop delay (p99/max, from a preloaded monitorEventLoopDelay).
+ *
+ *   npm run build && node dist/bench/run.js abuse          (ABUSE_REPEATS, default 3)
+ */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseIsoDay } from "../../src/domain/dates.js";
+import { encodeStore, STORE_FILE } from "../../src/store/binary.js";
+import { factorPrices } from "../prices.js";
+import { startChild } from "./load.js";
+
+const N_STORE = 200;
+const T_STORE = 1512;
+const VICTIM_REQUESTS = Number(process.env.ABUSE_VICTIM_REQUESTS ?? 60);
+const REPEATS = Number(process.env.ABUSE_REPEATS ?? 3);
+const CONNECTIONS = 16;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const quantile = (sorted: number[], q: number) => sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const f1 = (x: number) => x.toFixed(1);
+
+/** What the attacker process is told (JSON in FOLIO_ABUSE_ATTACKER). */
+interface AttackPlan {
+  url: string;
+  path: string;
+  /** Header x-api-key, or none. */
+  key?: string;
+  /** Request bodies: `body` with `"SEED"` replaced by a counter (distinct computations), or as it is. */
+  body: string;
+  connections: number;
+  seconds: number;
+}
+
+interface AttackResult {
+  statuses: Record<string, number>;
+  errors: number;
+  seconds: number;
+}
+
+/** The attacker: `connections` loops, each sending the next request as soon as the previous answer is read. */
+async function attack(plan: AttackPlan): Promise<AttackResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: plan.connections });
+  const statuses: Record<string, number> = {};
+  let errors = 0;
+  let seq = 0;
+  const t0 = performance.now();
+  const end = t0 + plan.seconds * 1000;
+  const u = new URL(plan.url);
+  const one = () => new Promise<void>((resolve) => {
+    const body = plan.body.replace("SEED", String(seq++));
+    const headers: Record<string, string | number> = { "content-type": "application/json", "content-length": Buffer.byteLength(body) };
+    if (plan.key !== undefined) headers["x-api-key"] = plan.key;
+    const req = request({ host: u.hostname, port: u.port, method: "POST", path: plan.path, agent, headers }, (res) => {
+      res.on("data", () => undefined);
+      res.on("end", () => {
+        const s = String(res.statusCode);
+        statuses[s] = (statuses[s] ?? 0) + 1;
+        resolve();
+      });
+      res.on("error", () => { errors++; resolve(); });
+    });
+    req.on("error", () => { errors++; resolve(); });
+    req.end(body);
+  });
+  await Promise.all(Array.from({ length: plan.connections }, async () => {
+    while (performance.now() < end) await one();
+  }));
+  agent.destroy();
+  return { statuses, errors, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** Start the attacker process; resolves once it runs, with a promise of its result. */
+function startAttacker(plan: AttackPlan): Promise<{ done: Promise<AttackResult> }> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], {
+    env: { ...process.env, FOLIO_ABUSE_ATTACKER: JSON.stringify(plan) }, stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  return new Promise((resolveStarted, reject) => {
+    const done = new Promise<AttackResult>((resolve) => {
+      child.stdout!.on("data", (d: Buffer) => {
+        out += d.toString("utf8");
+        if (out.includes("started\n")) resolveStarted({ done });
+      });
+      child.once("exit", (code) => {
+        const line = out.split("\n").find((l) => l.startsWith("{"));
+        if (code !== 0 || line === undefined) reject(new Error(`attacker exited with ${code}`));
+        else resolve(JSON.parse(line) as AttackResult);
+      });
+    });
+  });
+}
+
+/** The event-loop delay monitor preloaded into the server: SIGUSR2 writes p50/p99/max (ms) to `file` and resets. */
+function eldPreload(dir: string): { execArgv: string[]; file: string } {
+  const file = join(dir, "eld.json");
+  const mod = join(dir, "eld.mjs");
+  writeFileSync(mod, `import { monitorEventLoopDelay } from "node:perf_hooks";
+import { writeFileSync } from "node:fs";
+const h = monitorEventLoopDelay({ resolution: 5 });
+h.enable();
+process.on("SIGUSR2", () => {
+  writeFileSync(${JSON.stringify(file)}, JSON.stringify({ p50: h.percentile(50) / 1e6, p99: h.percentile(99) / 1e6, max: h.max / 1e6 }));
+  h.reset();
+});
+`);
+  return { execArgv: ["--import", `file://${mod}`], file };
+}
+
+export default async function abuse(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "folio-abuse-"));
+  const m = factorPrices(T_STORE, N_STORE, 11);
+  const days = Int32Array.from(m.dates, (d) => parseIsoDay(d)!);
+  writeFileSync(join(dir, STORE_FILE), encodeStore(
+    m.tickers.map((ticker, i) => ({ ticker, days, closes: Float64Array.from(m.closes, (row) => row[i]) })),
+    { synthetic: false, description: "bench: factor-model prices" },
+  ));
+  // Two fresh keys per phase and repetition (the default budgets are per key per minute), plus one for warm-up.
+  const keys = Array.from({ length: 2 + 8 * REPEATS }, () => randomBytes(24).toString("base64url"));
+  let nextKey = 1;
+  const freshKey = () => keys[nextKey++];
+  const eld = eldPreload(dir);
+  const server = await startChild({ API_KEYS: keys.join(","), HOST: "127.0.0.1", PORT: "0", DATA_DIR: dir }, eld.execArgv);
+  let logLines = 0;
+  server.child.stdout!.on("data", (d: Buffer) => { for (const c of d) if (c === 10) logLines++; });
+  const eventLoop = async () => {
+    try { rmSync(eld.file); } catch { /* first time */ }
+    server.child.kill("SIGUSR2");
+    for (let i = 0; i < 100; i++) {
+      try { return JSON.parse(readFileSync(eld.file, "utf8")) as { p50: number; p99: number; max: number }; } catch { await sleep(10); }
+    }
+    return { p50: NaN, p99: NaN, max: NaN };
+  };
+  try {
+    while ((await fetch(`${server.url}/readyz`)).status !== 200) await sleep(100);
+    let window = 0;
+    /** A 20-ticker /paths body not asked before (so not a cache hit). */
+    const smallBody = () => {
+      const k = window++;
+      const start = k % (N_STORE - 20);
+      const slice = m.tickers.slice(start, start + 20);
+      const rot = Math.floor(k / (N_STORE - 20)) % 20;
+      return JSON.stringify({ tickers: [...slice.slice(rot), ...slice.slice(0, rot)] });
+    };
+    const victim = async (key: string) => {
+      const lat: number[] = [];
+      let other = 0;
+      for (let i = 0; i < VICTIM_REQUESTS; i++) {
+        const t0 = performance.now();
+        const res = await fetch(`${server.url}/v1/optimiser/paths`, {
+          method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body: smallBody(),
+        });
+        await res.arrayBuffer();
+        if (res.status === 200) lat.push(performance.now() - t0);
+        else other++;
+      }
+      return { lat: lat.sort((a, b) => a - b), other };
+    };
+    // Warm-up: the workers' engines and the first computations.
+    await victim(keys[0]);
+
+    const sims = JSON.stringify({ tickers: m.tickers.slice(0, 20), run_count: 100, seed: "SEED" });
+    const paths = JSON.stringify({ tickers: m.tickers.slice(0, 20) });
+    const rows: Record<string, string | number>[] = [];
+    const settle = async () => {
+      // Let the previous phase's computations and responses end before the next one starts.
+      await sleep(1500);
+    };
+    console.log(`\n## abuse: default limits, ${availableParallelism()} cores (WORKERS default), store ${N_STORE} tickers × ` +
+      `${T_STORE} days; victim B: ${VICTIM_REQUESTS} sequential /paths of 20 tickers (each different, computed); ` +
+      `attackers: ${CONNECTIONS} connections in another process; load average before ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+    for (let rep = 1; rep <= REPEATS; rep++) {
+      await settle();
+      server.resetPeak();
+      await eventLoop();
+      const lines0 = logLines;
+      const base = await victim(freshKey());
+      const baseEl = await eventLoop();
+      const p50b = quantile(base.lat, 0.5);
+      const p99b = quantile(base.lat, 0.99);
+      rows.push({ rep, phase: "B alone", "B p50 ms": f1(p50b), "B p99 ms": f1(p99b), "B max ms": f1(base.lat[base.lat.length - 1]),
+        "p50 ×": "1.00", "p99 ×": "1.00", "B non-200": base.other, attackers: "", "refusals/s": "", "log lines": logLines - lines0,
+        "peak RSS MiB": server.peakMiB().toFixed(0), "loop p99/max ms": `${f1(baseEl.p99)}/${f1(baseEl.max)}` });
+      const phases: { name: string; plan: Omit<AttackPlan, "seconds" | "connections" | "url"> }[] = [
+        { name: "(a) A retries sims", plan: { path: "/v1/optimiser/sims", key: freshKey(), body: sims } },
+        { name: "(b) no key", plan: { path: "/v1/optimiser/paths", body: paths } },
+        { name: "(c) wrong key", plan: { path: "/v1/optimiser/paths", key: "wrong-" + randomBytes(18).toString("base64url"), body: paths } },
+      ];
+      for (const ph of phases) {
+        await settle();
+        server.resetPeak();
+        await eventLoop();
+        const lines = logLines;
+        // The attack lasts as long as B's requests took alone plus 3 s, so that it spans all of B's requests.
+        const seconds = Math.max(3, (base.lat.reduce((s, x) => s + x, 0) / 1000) * 3 + 3);
+        const a = await startAttacker({ ...ph.plan, url: server.url, connections: CONNECTIONS, seconds });
+        const b = await victim(freshKey());
+        const el = await eventLoop();
+        const r = await a.done;
+        const refused = Object.entries(r.statuses).filter(([s]) => s !== "200").reduce((n, [, c]) => n + c, 0);
+        rows.push({
+          rep, phase: ph.name, "B p50 ms": f1(quantile(b.lat, 0.5)), "B p99 ms": f1(quantile(b.lat, 0.99)), "B max ms": f1(b.lat[b.lat.length - 1]),
+          "p50 ×": (quantile(b.lat, 0.5) / p50b).toFixed(2), "p99 ×": (quantile(b.lat, 0.99) / p99b).toFixed(2), "B non-200": b.other,
+          attackers: Object.entries(r.statuses).map(([s, c]) => `${s}:${c}`).join(" ") + (r.errors > 0 ? ` err:${r.errors}` : ""),
+          "refusals/s": (refused / r.seconds).toFixed(0), "log lines": logLines - lines,
+          "peak RSS MiB": server.peakMiB().toFixed(0), "loop p99/max ms": `${f1(el.p99)}/${f1(el.max)}`,
+        });
+      }
+    }
+    console.table(rows);
+    console.log(`load average after ${loadavg().map((x) => x.toFixed(2)).join(" ")}; goal: p50 × ≤ 1.5 and p99 × ≤ 2 in every phase`);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.env.FOLIO_ABUSE_ATTACKER !== undefined) {
+  const plan = JSON.parse(process.env.FOLIO_ABUSE_ATTACKER) as AttackPlan;
+  process.stdout.write("started\n");
+  const r = await attack(plan);
+  process.stdout.write(JSON.stringify(r) + "\n");
+  process.exit(0);
+}
