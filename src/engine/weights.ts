@@ -9,7 +9,6 @@ import { invoke, pick } from "./protocol.js";
 import { type Naming, type Outcome, valueOf } from "./status.js";
 import { need } from "./core.js";
 import { ALL_SERIES_IDS } from "../domain/strategies.js";
-import type { Strategy } from "../domain/vocabulary.js";
 import {
   covarianceCode, hrpCode, SERIES_COUNT, STRATEGY_COUNT, STRATEGY_NAMES, type CovarianceMode, type Frequency,
   type HrpMode, type Strategy,
