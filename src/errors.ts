@@ -173,10 +173,13 @@ export const CATALOGUE = {
     "Lower run_count or narrow start/end."),
   HEADERS_TOO_LARGE: entry(431, "Request headers too large", () =>
     "The request's headers are larger than the server accepts. Send fewer or shorter headers."),
-  RATE_LIMITED: entry<{ retryAfter: number; budget?: string }>(429, "Rate limited", (a) =>
-    a.budget === undefined
-      ? `Too many requests for this API key. Retry after ${a.retryAfter} s.`
-      : `This API key has used its ${a.budget} for this minute. Retry after ${a.retryAfter} s.`),
+  RATE_LIMITED: entry<{ retryAfter: number; budget?: string; keyless?: boolean }>(429, "Rate limited", (a) =>
+    a.keyless === true
+      ? `This address has sent its ${a.budget ?? "allowance of requests"} for this minute. Send a valid key in ` +
+        `x-api-key; retry after ${a.retryAfter} s.`
+      : a.budget === undefined
+        ? `Too many requests for this API key. Retry after ${a.retryAfter} s.`
+        : `This API key has used its ${a.budget} for this minute. Retry after ${a.retryAfter} s.`),
   TOO_MANY_IN_FLIGHT: entry<{ limit: number; retryAfter: number }>(429, "Too many in flight", (a) =>
     `This API key already has ${a.limit} computations running or waiting (MAX_INFLIGHT_PER_KEY). Wait for one to ` +
     `finish, then retry (after ${a.retryAfter} s).`),

@@ -187,6 +187,8 @@ describe("requests without a valid key, per address", () => {
       expect(limited.statusCode).toBe(429);
       expect(limited.json().code).toBe("RATE_LIMITED");
       expect(limited.json().detail).toContain("UNAUTHENTICATED_PER_MINUTE");
+      // It speaks of the address and says what to change (a key), not of "this API key".
+      expect(limited.json().detail).toMatch(/^This address has sent its .* Send a valid key in x-api-key/);
       expect(Number(limited.headers["retry-after"])).toBeGreaterThanOrEqual(1);
       expect((await from("10.0.0.2")).statusCode).toBe(401);
       expect((await from("10.0.0.1", TEST_KEY)).statusCode).toBe(200);

@@ -102,7 +102,7 @@ export function installAuth(scope: FastifyInstance, hashes: readonly Buffer[], o
         const w = addresses.hit(req.ip ?? "");
         if (w.count > limit!) {
           const retryAfter = Math.max(1, Math.ceil(w.ttl / 1000));
-          throw folioError("RATE_LIMITED", { retryAfter, budget }, { retryAfter });
+          throw folioError("RATE_LIMITED", { retryAfter, budget, keyless: true }, { retryAfter });
         }
       }
       throw header === undefined || header === "" ? folioError("MISSING_API_KEY", {}) : folioError("INVALID_API_KEY", {});
