@@ -123,3 +123,15 @@ export function problemOf(res: LightMyRequestResponse): Record<string, unknown> 
   const { request_id: _id, ...rest } = JSON.parse(res.body) as Record<string, unknown>;
   return rest;
 }
+
+/** The id the pool queues a key's tasks under and logs (src/http/plugins/auth.ts: the first 16 hex digits of its SHA-256). */
+export const keyIdOf = (key: string): string => hashKey(key).toString("hex").slice(0, 16);
+
+/** Wait (bounded, polling every 5 ms) until `cond` holds; throws naming `what` after `ms`. */
+export async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

@@ -23,18 +23,10 @@ import { hashKey } from "../../src/config.js";
 import { folioError } from "../../src/errors.js";
 import { ComputePool } from "../../src/workers/pool.js";
 import { openStore } from "../../src/store/index.js";
-import { assertWorkerBuilt, closeTestApp, createTestApp, OTHER_KEY, TEST_KEY, TEST_LIMITS, type TestApp } from "../helpers/app.js";
+import { assertWorkerBuilt, closeTestApp, createTestApp, OTHER_KEY, TEST_KEY, TEST_LIMITS, type TestApp, keyIdOf, until } from "../helpers/app.js";
 
 const TICKERS = ["SYN-FIN1", "SYN-TEC1", "SYN-UTL1"];
-const keyIdOf = (key: string) => hashKey(key).toString("hex").slice(0, 16);
 
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 /**
  * Send a POST's headers announcing `length` body bytes and only the first 10 of them, then wait (bounded) for the

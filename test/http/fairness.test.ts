@@ -15,7 +15,7 @@ import { installRateLimit } from "../../src/http/plugins/rate-limit.js";
 import { describeWithServers, missingServers, redisCommand, startRedis, type RunningRedis } from "../helpers/servers.js";
 import { hashKey } from "../../src/config.js";
 import { estimateCost } from "../../src/http/cost.js";
-import { closeTestApp, createTestApp, OTHER_KEY, TEST_KEY, type TestApp } from "../helpers/app.js";
+import { closeTestApp, createTestApp, OTHER_KEY, TEST_KEY, type TestApp, keyIdOf, until } from "../helpers/app.js";
 
 const THIRD_KEY = "folio-third-key-0123456789abcdef";
 const KEYS = [TEST_KEY, OTHER_KEY, THIRD_KEY];
@@ -119,17 +119,7 @@ describe("turns between keys and the in-flight cap", () => {
   });
 });
 
-/** The id the pool queues a key's tasks under (src/http/plugins/auth.ts: the first 16 hex digits of its SHA-256). */
-const keyIdOf = (key: string) => hashKey(key).toString("hex").slice(0, 16);
 
-/** Wait (bounded) until `cond` holds. */
-async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 describeWithServers("the per-key budgets on a real Redis", missingServers("redis-server"), () => {
   let redis: RunningRedis;
