@@ -51,7 +51,7 @@
  * carries the request's cost.
  */
 import { isFolioError, folioError } from "../errors.js";
-import { ALL_SERIES_IDS, selectStrategies, type StrategyId } from "../domain/strategies.js";
+import { ALL_SERIES_IDS, DEFAULT_STRATEGIES, selectStrategies, type StrategyId } from "../domain/strategies.js";
 import {
   FREQUENCY_NAMES, SERIES_COUNT, STRATEGY_COUNT, STRATEGY_NAMES, type Frequency, type Strategy,
 } from "../domain/vocabulary.js";
@@ -96,12 +96,12 @@ const OBSERVATIONS: Record<Frequency, number> = { d: 252, w: 52, m: 12 };
 /**
  * The parts of `plan` for N tickers on `workers` workers, in queue order (the longest first; `fromGram` parts last:
  * they wait for their blocks). `paperHrp` false (the direct HRP, O(N²): no Gram): "gram" has the parts of "hrp" and
- * "balanced" is `strategyParts` (no Gram to cut). `strategies`: the request's selection (a selection without hrp has
- * no Gram either). `bounded`: the request has weight bounds (only which strategies read which rows changes: the
+ * "balanced" is `strategyParts` (no Gram to cut). `strategies`: the request's selection (default: PathLit's seven,
+ * as a request without `strategies`; a selection without hrp has no Gram either). `bounded`: the request has weight bounds (only which strategies read which rows changes: the
  * grouping of `strategyGroups`, never a row's bits).
  */
 export function splitParts(plan: SplitPlan, N: number, workers: number, paperHrp = true,
-  strategies: readonly Strategy[] = STRATEGY_NAMES, bounded = false): WeightsPart[] {
+  strategies: readonly Strategy[] = DEFAULT_STRATEGIES, bounded = false): WeightsPart[] {
   const rest = strategies.filter((s) => s !== "hrp");
   if (plan === "frequencies") return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
   // without the paper hrp there is no Gram: "balanced" cuts the frequencies' strategies only (from 4 workers on)

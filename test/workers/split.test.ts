@@ -172,7 +172,8 @@ describe("runSplit on a pool of 2 workers", () => {
     for (const plan of SPLIT_PLANS) {
       for (const [N, workers] of [[13, 2], [150, 2], [2000, 2], [5000, 2], [2000, 3], [2000, 4]]) {
         for (const paper of [true, false]) {
-          const parts = splitParts(plan, N, workers, paper);
+          // the full layout (every strategy selected)
+          const parts = splitParts(plan, N, workers, paper, STRATEGY_NAMES);
           // a Gram block computes no row; the hrp row from the blocks (`fromGram`) does
           const covered = parts.filter((p) => p.gramRows === undefined).flatMap((p) => (p.strategies ?? [...STRATEGY_NAMES])
             .map((s) => FREQUENCY_NAMES.indexOf(p.frequency) * STRATEGY_COUNT + STRATEGY_NAMES.indexOf(s)));
