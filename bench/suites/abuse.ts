@@ -16,7 +16,7 @@
  * same repetition, the attackers' answers by status, refusals per second, the server's log lines, its peak RSS and
  * its event-loop delay (p99/max, from a preloaded monitorEventLoopDelay).
  *
- *   npm run build && node dist/bench/run.js abuse          (ABUSE_REPEATS, default 3)
+ *   npm run build && node dist/bench/run.js abuse          (ABUSE_REPEATS, default 3; ABUSE_PHASES, default "abc")
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -35,6 +35,8 @@ const T_STORE = 1512;
 const VICTIM_REQUESTS = Number(process.env.ABUSE_VICTIM_REQUESTS ?? 60);
 const REPEATS = Number(process.env.ABUSE_REPEATS ?? 3);
 const CONNECTIONS = 16;
+/** The attack phases to run, by letter (default all: "abc"). */
+const PHASES = process.env.ABUSE_PHASES ?? "abc";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const quantile = (sorted: number[], q: number) => sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -206,7 +208,7 @@ export default async function abuse(): Promise<void> {
         { name: "(b) no key", plan: { path: "/v1/optimiser/paths", body: paths } },
         { name: "(c) wrong key", plan: { path: "/v1/optimiser/paths", key: "wrong-" + randomBytes(18).toString("base64url"), body: paths } },
       ];
-      for (const ph of phases) {
+      for (const ph of phases.filter((p) => PHASES.includes(p.name[1]))) {
         await settle();
         server.resetPeak();
         await eventLoop();
