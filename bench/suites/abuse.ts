@@ -16,6 +16,17 @@
  * same repetition, the attackers' answers by status, refusals per second, the server's log lines, its peak RSS and
  * its event-loop delay (p99/max, from a preloaded monitorEventLoopDelay).
  *
+ * Figures for (a), the retry storm (2026-11-26, shared 2-vCPU AMD EPYC VM, Node 20.20.2, default limits: WORKERS 2 with
+ * one reserved light worker; ABUSE_PHASES=a; load average 3.6–6.9 from other sessions throughout; docs/decisions.md
+ * "Fair under abuse" has the rest):
+ * - before heavy tasks ran niced (views already streamed, 3 repetitions): B p50 1.81–2.82×, p99 0.97–3.23×,
+ *   event-loop p99/max 32–48/104–161 ms;
+ * - heavy tasks at nice 10 (src/workers/worker.ts; 10 repetitions in three runs, B alone p50 20–31 ms, p99
+ *   40–139 ms): p50 1.05–2.57× (≤ 1.5× in 3 of 10), p99 0.59–4.15× (≤ 2× in 4 of 10), A 12–26 sims of 71 MB through
+ *   per phase, event-loop p99/max 20–59/30–172 ms, the attacker's process 25–41 % of a core reading them. The goal
+ *   (p50 ≤ 1.5×, p99 ≤ 2×) is not met reliably on this machine.
+ * ABUSE_ATTACKER_NICE (default 0) runs the attacker's process at that nice value (19: p99 0.45–6.0×, no better).
+ *
  *   npm run build && node dist/bench/run.js abuse          (ABUSE_REPEATS, default 3; ABUSE_PHASES, default "abc")
  */
 import { spawn } from "node:child_process";
