@@ -26,7 +26,9 @@
  *   per phase, event-loop p99/max 20–59/30–172 ms; at load 3.6 → 0.6 (7 repetitions in two runs): p50 0.98–1.63×,
  *   p99 0.82–2.51×, both met in 5 of 7, A 25–36 sims through, event-loop p99/max 16–32/25–80 ms, the attacker's
  *   process 36–51 % of a core; (b) and (c) still met (p50 ≤ 1.03×, p99 ≤ 1.60×). The goal (p50 ≤ 1.5×,
- *   p99 ≤ 2×) is met mostly on a quiet machine, not reliably under other load.
+ *   p99 ≤ 2×) is met mostly on a quiet machine, not reliably under other load. Paired back to back at load 1–3 (4
+ *   repetitions each): heavyNice 0 p50 1.42–2.11×, p99 1.47–2.98× (both met 0 of 4); nice 10 p50 1.30–1.59×, p99
+ *   1.18–1.86× (both met 2 of 4).
  * ABUSE_ATTACKER_NICE (default 0) runs the attacker's process at that nice value (19: p99 0.45–6.0×, no better).
  *
  *   npm run build && node dist/bench/run.js abuse          (ABUSE_REPEATS, default 3; ABUSE_PHASES, default "abc")
