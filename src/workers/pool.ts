@@ -56,7 +56,22 @@ export interface PoolOptions {
   recycleAboveBytes?: number;
   /** Idle time (ms) after which the pool asks every worker to give a kept instance's memory back (default 250). */
   releaseIdleMs?: number;
+  /**
+   * The nice value a worker thread runs a heavy task at (default HEAVY_TASK_NICE, 10; 0 = never changed): the
+   * kernel then gives the main thread (request parsing, light responses) and light tasks the cores first. See
+   * src/workers/worker.ts (`lowPriority`) and docs/decisions.md ("Fairness").
+   */
+  heavyNice?: number;
 }
+
+/** The default nice value of a heavy task's thread (PoolOptions.heavyNice). */
+export const HEAVY_TASK_NICE = 10;
+
+/** What the pool adds to a task it sends: `heavy` makes the worker run it at the pool's heavy nice value. */
+export type SentTask = ComputeTask & { heavy?: boolean };
+
+/** The worker's data as the pool sends it: the WorkerConfig and the heavy tasks' nice value. */
+export type PoolWorkerData = WorkerConfig & { heavyNice?: number };
 
 /** Who a task is for (the API key's id); tasks of one key run in order, keys take turns. */
 export interface RunOptions {
@@ -124,7 +139,7 @@ export function defaultWorkerFile(): string {
 
 export class ComputePool {
   private readonly piscina: Piscina<ComputeTask, TaskResult>;
-  private readonly opts: Required<Omit<PoolOptions, "filename" | "recycleAboveBytes">>;
+  private readonly opts: Required<Omit<PoolOptions, "filename" | "recycleAboveBytes" | "heavyNice">>;
   private timedOut = 0;
   private cancelled = 0;
   /** The start-up ping shared by every `ready()` caller (undefined before it, or after it failed). */
@@ -160,7 +175,8 @@ export class ComputePool {
     this.opts.reservedLightWorkers = Math.min(this.opts.workers - 1, Math.max(0, Math.floor(options.reservedLightWorkers ?? 0)));
     this.queue = new FairQueue(this.opts);
     this.buffers = new ResponseBuffers(2 * this.opts.workers);
-    const workerData: WorkerConfig = {
+    const workerData: PoolWorkerData = {
+      heavyNice: Math.max(0, Math.min(19, Math.floor(options.heavyNice ?? HEAVY_TASK_NICE))),
       allowTestTasks: this.opts.allowTestTasks,
       maxResponseValues: this.opts.maxResponseValues,
       ...(options.recycleAboveBytes === undefined ? {} : { recycleAboveBytes: options.recycleAboveBytes }),
@@ -285,7 +301,8 @@ export class ComputePool {
         // A paths or sims task takes a recycled buffer along (transferred: it leaves this thread until it comes back
         // as the body).
         const out = (task.kind === "paths" || task.kind === "sims") && task.out === undefined ? this.buffers.take() : undefined;
-        const sent = this.withKeep(out === undefined ? task : { ...(task as BacktestTask), out }, o.keepMemory ?? grouped);
+        const kept = this.withKeep(out === undefined ? task : { ...(task as BacktestTask), out }, o.keepMemory ?? grouped);
+        const sent: SentTask = heavy ? { ...kept, heavy: true } : kept;
         result = await this.piscina.run(sent,
           out === undefined ? { signal: stop.signal } : { signal: stop.signal, transferList: [out] as never });
       } finally {

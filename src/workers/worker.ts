@@ -7,6 +7,7 @@
  * HTTP headers (src/http/headers.ts maps the metadata). A FolioError crosses back as plain data and is rebuilt by
  * the pool.
  */
+import { getPriority, setPriority } from "node:os";
 import { workerData } from "node:worker_threads";
 import { move, transferableSymbol, valueSymbol } from "piscina";
 import { Problems } from "../domain/problems.js";
@@ -28,8 +29,9 @@ import { codingFor, compressBody } from "./compress.js";
 import type {
   BacktestTask, ComputeTask, CompressTask, EncodingChoice, SleepTask, TaskResult, WeightsPartTask, WorkerConfig,
 } from "./tasks.js";
+import type { PoolWorkerData, SentTask } from "./pool.js";
 
-const config = (workerData ?? {}) as WorkerConfig;
+const config = (workerData ?? {}) as PoolWorkerData;
 
 /** The worker's instance, once loaded (its memory is given back by `release`, not after every call). */
 let engine: Wasm | undefined;
@@ -107,6 +109,7 @@ function probe(): TaskResult {
   const shared = first === undefined ? null : cached!.store.read(first.ticker).closes.buffer instanceof SharedArrayBuffer;
   return ok(JSON.stringify({
     storeVersion: cached?.hash ?? null, sharedMemory: shared, memoryBytes: engine?.memoryBytes ?? null, recycles,
+    priority: priority(), stuck,
   }));
 }
 
@@ -194,8 +197,47 @@ function partFallbacks(fallback: readonly boolean[]): Pick<ResponseMeta, "covari
   return { covarianceFallback: fallbackIds(EVERY_SERIES, fallback, "covariance"), ...(gmvp.length > 0 ? { gmvpFallback: gmvp } : {}) };
 }
 
+/**
+ * A heavy task runs at a lower CPU priority (issue 20 item 3, docs/decisions.md "Fairness"): the thread's nice
+ * value is raised to `heavyNice` for the task (os.setPriority(0, …) inside a worker thread changes only that thread)
+ * and lowered back after it. Lowering needs privilege (CAP_SYS_NICE, or RLIMIT_NICE); where it is refused the thread
+ * keeps the heavy value for its life (`stuck`): its later light tasks then run below the main thread too, but never
+ * below a heavy task. Never changes what a task computes, only when the kernel schedules it.
+ */
+let stuck = false;
+
+function lowPriority(): (() => void) | undefined {
+  const nice = config.heavyNice ?? 0;
+  if (nice <= 0 || stuck) return undefined;
+  let before: number;
+  try {
+    before = getPriority(0);
+    if (before >= nice) return undefined;
+    setPriority(0, nice);
+  } catch {
+    return undefined; // not allowed to change it at all: the task runs as it is
+  }
+  return () => {
+    try {
+      setPriority(0, before);
+    } catch {
+      stuck = true;
+    }
+  };
+}
+
+/** The thread's nice value, or null where it cannot be read (test task `priority`). */
+function priority(): number | null {
+  try {
+    return getPriority(0);
+  } catch {
+    return null;
+  }
+}
+
 /** The piscina task handler: never throws for a FolioError (it is returned as data). */
-export default async function run(task: ComputeTask): Promise<TaskResult> {
+export default async function run(task: SentTask): Promise<TaskResult> {
+  const restore = task.heavy === true ? lowPriority() : undefined;
   try {
     return await compute(task);
   } catch (e) {
@@ -206,5 +248,6 @@ export default async function run(task: ComputeTask): Promise<TaskResult> {
     if ((task.kind === "weights-part" || RESPOND_KINDS.includes(task.kind as RespondKind)) && (task as { keepMemory?: boolean }).keepMemory !== true) {
       release();
     }
+    restore?.();
   }
 }
