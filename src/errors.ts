@@ -169,8 +169,8 @@ export const CATALOGUE = {
   INFEASIBLE_BOUNDS: entry<{ minWeight?: number; maxWeight?: number; n: number }>(422, "Infeasible weight bounds",
     (a) => boundsAdvice(a)),
   RESPONSE_TOO_LARGE: entry<{ values: number; limit: number }>(422, "Response too large", (a) =>
-    `The response would hold ${a.values} values (run_count × 21 series × test days), over the limit of ${a.limit}. ` +
-    "Lower run_count or narrow start/end."),
+    `The response would hold ${a.values} values (run_count × series × test days), over the limit of ${a.limit}. ` +
+    "Lower run_count, select fewer strategies or narrow start/end."),
   HEADERS_TOO_LARGE: entry(431, "Request headers too large", () =>
     "The request's headers are larger than the server accepts. Send fewer or shorter headers."),
   RATE_LIMITED: entry<{ retryAfter: number; budget?: string; keyless?: boolean }>(429, "Rate limited", (a) =>
@@ -200,6 +200,30 @@ export const CATALOGUE = {
 } as const;
 
 export type ErrorCode = keyof typeof CATALOGUE;
+
+/** How the service treats a refusal (an answer that computed nothing); see `REFUSALS`. */
+export interface RefusalRule {
+  /** Repeated within a second by a client that ignores retry-after, it is answered later (plugins/errors.ts `RefusalPacer`). */
+  paced: boolean;
+  /** A compute charge taken before it is given back (plugins/rate-limit.ts): nothing was computed for it. */
+  refunded: boolean;
+  /** It refuses the leader's own request, not the computation: single-flight followers retry (single-flight.ts). */
+  ownRequest: boolean;
+}
+
+/** The refusals and their rules, in one place (docs/decisions.md "Fair under abuse"). */
+export const REFUSALS: { readonly [C in ErrorCode]?: RefusalRule } = {
+  RATE_LIMITED: { paced: true, refunded: false, ownRequest: false },
+  TOO_MANY_IN_FLIGHT: { paced: true, refunded: true, ownRequest: true },
+  OVERLOADED: { paced: true, refunded: true, ownRequest: true },
+  RESPONSE_BACKLOG: { paced: false, refunded: true, ownRequest: false },
+  NOT_READY: { paced: false, refunded: true, ownRequest: false },
+};
+
+/** The codes of the refusals with `rule` set. */
+export function refusalCodes(rule: keyof RefusalRule): ReadonlySet<string> {
+  return new Set(Object.entries(REFUSALS).flatMap(([code, r]) => (r![rule] ? [code] : [])));
+}
 export type ErrorArgs<C extends ErrorCode> = Parameters<(typeof CATALOGUE)[C]["detail"]>[0];
 
 /** The one error type thrown by the library, the store and the HTTP layer. */

@@ -18,6 +18,7 @@
  *   resume becomes the new leader while the others follow it.
  * - A follower's client that goes away just stops waiting; the computation goes on for the others.
  */
+import { refusalCodes } from "../errors.js";
 import type { ResponseMeta } from "../pipeline/respond.js";
 import type { StoredCoding } from "./cache.js";
 
@@ -34,7 +35,7 @@ export class LeaderGoneError extends Error {
 }
 
 /** Codes of failures that belong to the leader's request, not to the computation: followers retry. */
-const LEADER_ONLY = new Set(["OVERLOADED", "TOO_MANY_IN_FLIGHT"]);
+const LEADER_ONLY = refusalCodes("ownRequest");
 
 /** Whether an error of the leader is its own (client gone, admission refused) rather than the computation's. */
 export function isLeaderOnly(e: unknown): boolean {

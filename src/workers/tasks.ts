@@ -120,7 +120,7 @@ export type TaskResult =
 
 /** `workerData` of every worker. */
 export interface WorkerConfig {
-  /** Most dollar values in one sims response (run_count × 21 × test days). */
+  /** Most dollar values in one sims response (run_count × series × test days). */
   maxResponseValues: number;
   allowTestTasks: boolean;
   /** The instance gives its memory back past this size (default RECYCLE_ABOVE_BYTES of src/engine/wasm.ts). */

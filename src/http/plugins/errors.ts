@@ -14,7 +14,7 @@ import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
 import { invalidRequest } from "../../domain/problems.js";
-import { folioError, isFolioError, toProblem, type FolioError } from "../../errors.js";
+import { folioError, isFolioError, refusalCodes, toProblem, type FolioError } from "../../errors.js";
 
 export const PROBLEM_JSON = "application/problem+json; charset=utf-8";
 export const PLAIN_JSON = "application/json; charset=utf-8";
@@ -183,7 +183,7 @@ export function rawProblemResponse(fe: FolioError): string {
 }
 
 /** Refusals that are paced when a client repeats them within `pace` ms (it ignored retry-after). */
-export const PACED_CODES: ReadonlySet<string> = new Set(["RATE_LIMITED", "TOO_MANY_IN_FLIGHT", "OVERLOADED"]);
+export const PACED_CODES = refusalCodes("paced");
 
 /**
  * Refusal pacing (issue 20, "fair under abuse"): a client (its key's id, or its address without a valid key) refused

@@ -13,10 +13,10 @@
  * Past a budget: 429 RATE_LIMITED naming it, with retry-after.
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { folioError, isFolioError } from "../../errors.js";
+import { folioError, isFolioError, refusalCodes } from "../../errors.js";
 
 /** Refusals after the compute charge that give it back: nothing was computed for them. */
-export const REFUNDED_CODES: ReadonlySet<string> = new Set(["TOO_MANY_IN_FLIGHT", "OVERLOADED", "RESPONSE_BACKLOG", "NOT_READY"]);
+export const REFUNDED_CODES = refusalCodes("refunded");
 
 /** The compute charge of a request (bucket and amount), kept until the request ends so that a refusal can give it back. */
 const charges = new WeakMap<FastifyRequest, { bucket: string; amount: number }>();
