@@ -3,7 +3,10 @@
  * gives the same doubles on every machine (a golden hash over an engine response can then be pinned).
  */
 import type { PriceMatrix } from "../src/domain/types.js";
-import { formatIsoDay } from "../src/domain/dates.js";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { formatIsoDay, parseIsoDay } from "../src/domain/dates.js";
+import { encodeStore, STORE_FILE } from "../src/store/binary.js";
 
 /** mulberry32: a small 32-bit integer generator; uniform in [0, 1). */
 export function rng(seed: number): () => number {
@@ -55,4 +58,18 @@ export function factorPrices(T: number, N: number, seed = 1): PriceMatrix {
     closes.push(row);
   }
   return { tickers, dates, closes };
+}
+
+/**
+ * A file store in `dir` (the service's DATA_DIR layout) of T factor-model closes for N tickers (`factorPrices(T, N,
+ * seed)`); returns the prices written.
+ */
+export function writeFactorStore(dir: string, T: number, N: number, seed: number): ReturnType<typeof factorPrices> {
+  const m = factorPrices(T, N, seed);
+  const days = Int32Array.from(m.dates, (d) => parseIsoDay(d)!);
+  writeFileSync(join(dir, STORE_FILE), encodeStore(
+    m.tickers.map((ticker, i) => ({ ticker, days, closes: Float64Array.from(m.closes, (row) => row[i]) })),
+    { synthetic: false, description: "bench: factor-model prices" },
+  ));
+  return m;
 }

@@ -40,9 +40,7 @@ import { Agent, request } from "node:http";
 import { availableParallelism, loadavg, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseIsoDay } from "../../src/domain/dates.js";
-import { encodeStore, STORE_FILE } from "../../src/store/binary.js";
-import { factorPrices } from "../prices.js";
+import { writeFactorStore } from "../prices.js";
 import { startChild } from "./load.js";
 
 const N_STORE = 200;
@@ -149,12 +147,7 @@ process.on("SIGUSR2", () => {
 
 export default async function abuse(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "folio-abuse-"));
-  const m = factorPrices(T_STORE, N_STORE, 11);
-  const days = Int32Array.from(m.dates, (d) => parseIsoDay(d)!);
-  writeFileSync(join(dir, STORE_FILE), encodeStore(
-    m.tickers.map((ticker, i) => ({ ticker, days, closes: Float64Array.from(m.closes, (row) => row[i]) })),
-    { synthetic: false, description: "bench: factor-model prices" },
-  ));
+  const m = writeFactorStore(dir, T_STORE, N_STORE, 11);
   // Two fresh keys per phase and repetition (the default budgets are per key per minute), plus one for warm-up.
   const keys = Array.from({ length: 2 + 8 * REPEATS }, () => randomBytes(24).toString("base64url"));
   let nextKey = 1;

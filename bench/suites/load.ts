@@ -25,9 +25,7 @@ import { connect } from "node:net";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseIsoDay } from "../../src/domain/dates.js";
-import { encodeStore, STORE_FILE } from "../../src/store/binary.js";
-import { factorPrices } from "../prices.js";
+import { writeFactorStore } from "../prices.js";
 
 
 const CONCURRENCY = [1, 8, 32, 128];
@@ -151,12 +149,7 @@ function slowReader(port: number, key: string, body: string, slowMs: number): Pr
 
 export default async function load(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "folio-load-"));
-  const m = factorPrices(T_STORE, N_STORE, 11);
-  const days = Int32Array.from(m.dates, (d) => parseIsoDay(d)!);
-  writeFileSync(join(dir, STORE_FILE), encodeStore(
-    m.tickers.map((ticker, i) => ({ ticker, days, closes: Float64Array.from(m.closes, (row) => row[i]) })),
-    { synthetic: false, description: "bench: factor-model prices" },
-  ));
+  const m = writeFactorStore(dir, T_STORE, N_STORE, 11);
   const key = randomBytes(24).toString("base64url");
   const keyB = randomBytes(24).toString("base64url");
   const server = await startChild({

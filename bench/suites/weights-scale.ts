@@ -29,10 +29,7 @@ import { makespan } from "./split-cores.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseIsoDay } from "../../src/domain/dates.js";
 import { openBackend } from "../../src/store/backend.js";
-import { encodeStore, STORE_FILE } from "../../src/store/binary.js";
-import { writeFileSync } from "node:fs";
 import { ComputePool } from "../../src/workers/pool.js";
 import { runSplit, splitParts, type SplitPlan, type WeightsPart } from "../../src/workers/split.js";
 import type { BacktestTask, WeightsPartTask } from "../../src/workers/tasks.js";
@@ -42,7 +39,7 @@ import {
 } from "../../src/engine/weights.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { covariance } from "../../src/engine/core.js";
-import { factorPrices } from "../prices.js";
+import { factorPrices, writeFactorStore } from "../prices.js";
 
 const T = 253;
 
@@ -267,11 +264,7 @@ async function splitTable(sizes: number[]): Promise<void> {
 /** A store of T = `TS` factor-model closes for `maxN` tickers in a temporary directory, and its shared snapshot. */
 async function benchStore(TS: number, maxN: number) {
   const dir = mkdtempSync(join(tmpdir(), "folio-bench-split-"));
-  const m = factorPrices(TS, maxN, 77);
-  const days = Int32Array.from(m.dates, (d) => parseIsoDay(d)!);
-  writeFileSync(join(dir, STORE_FILE), encodeStore(
-    m.tickers.map((ticker, i) => ({ ticker, days, closes: Float64Array.from(m.closes, (r) => r[i]) })),
-    { synthetic: false, description: "bench: factor-model closes" }));
+  const m = writeFactorStore(dir, TS, maxN, 77);
   const snapshot = await (await openBackend({ dataDir: dir })).load({ shared: true });
   return { dir, tickers: m.tickers, snapshot };
 }
