@@ -10,7 +10,7 @@ import {
 import type { CovarianceMode, HrpMode, PriceMatrix, SimDrift, SimModel, SimsOptions } from "../domain/types.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
-import { closeRangeProblem } from "../store/import/cells.js";
+import { closeRangeProblem, MAX_CLOSE, MIN_CLOSE } from "../store/import/cells.js";
 import { seedProblem } from "./seed.js";
 import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
@@ -80,13 +80,16 @@ export function checkPrices(prices: PriceMatrix): CheckedPrices {
     }
     for (let i = 0; i < N; i++) {
       const v = row[i];
+      flat[t * N + i] = v;
+      // the accepted case first: no message is built for it (at 5,000 × 253 closes the messages cost more than the
+      // computation of some strategies)
+      if (typeof v === "number" && v >= MIN_CLOSE && v <= MAX_CLOSE) continue;
       if (typeof v !== "number" || !Number.isFinite(v) || v <= 0) {
         p.add(`/closes/${t}/${i}`, `close of ${tickers[i]} on ${dates[t]} must be a finite number > 0 (got ${String(v)})`);
       } else {
         const range = closeRangeProblem(v, `close of ${tickers[i]} on ${dates[t]} (${String(v)})`);
         if (range !== undefined) p.add(`/closes/${t}/${i}`, range);
       }
-      flat[t * N + i] = v;
     }
   }
   p.throwIfAny();
