@@ -4,13 +4,15 @@
  *
  * Method: out_ti = (X_ti − x̄_i)/√(n−1), divided further by σ_i when `sd` ≠ 0, so that outᵀout = Σ (or C) up to
  *   rounding. The column mean x̄_i is summed in observation order, then divided by n.
- * Layout: X n×N row-major observations; sd N f64 or 0; out n×N row-major.
+ * Layout: X n×N row-major observations; sd N f64 or 0; out n×N row-major (observation-major, the QPs' layout), or
+ *   with `assetMajor` N×n row-major (out_ti at out + (i·n + t)·8: one asset's n values contiguous, the layout of a
+ *   `LowRank` factor, assembly/linalg/woodbury.ts). The values are the same either way.
  * Preconditions: n ≥ 2; σ_i > 0 when `sd` ≠ 0 (the callers check the variances first).
  * Convergence: not iterative. Complexity: 2nN flops, no allocation.
  * Edge cases: a constant column gives a zero column (its variance check fails before this is called).
  * References: docs/method.md §6.3 (sample covariance, ddof = 1).
  */
-export function covarianceFactor(X: usize, n: i32, N: i32, sd: usize, out: usize): void {
+export function covarianceFactor(X: usize, n: i32, N: i32, sd: usize, out: usize, assetMajor: bool = false): void {
   const c = 1.0 / Math.sqrt(<f64>(n - 1));
   for (let i: i32 = 0; i < N; i++) {
     let s = 0.0;
@@ -19,7 +21,7 @@ export function covarianceFactor(X: usize, n: i32, N: i32, sd: usize, out: usize
     const f = sd != 0 ? c / load<f64>(sd + (<usize>i << 3)) : c;
     for (let t: i32 = 0; t < n; t++) {
       const a = <usize>(t * N + i) << 3;
-      store<f64>(out + a, (load<f64>(X + a) - m) * f);
+      store<f64>(out + (assetMajor ? <usize>(i * n + t) << 3 : a), (load<f64>(X + a) - m) * f);
     }
   }
 }

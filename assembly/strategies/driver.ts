@@ -29,7 +29,7 @@ import { msrFellBack, msrWeights } from "./msr";
 import { minCvarWeights } from "./mincvar";
 import { mdcpWithFactor } from "./mdcp";
 import { mdpFromMdcp } from "./mdp";
-import { ercExists, ercExistTol, Existence, rppShrunk, rppSolve } from "./rpp";
+import { ercExists, ercExistTol, Existence, RPP_CCD_MIN_N, rppSampleFactor, rppShrunk, rppSolve } from "./rpp";
 import { mdpBounded } from "./mdp";
 import { rppWithBounds } from "./rpp-bounded";
 import { boxQP, feasibleBounds, waterFill } from "../solvers/box-qp";
@@ -306,7 +306,14 @@ function rppWithFallback(f: Frame, out: usize): Status {
   // scratch reuses it; the shrunk covariance overwrites Σ_f, which no later row reads (one N² block fewer each at
   // the call's peak; the values are the same wherever they are stored)
   f.releaseCorrelation(Slot.rpp);
-  if (exists) return rppSolve(f.S, f.N, out, Existence.Exists, null);
+  if (exists) {
+    // the sample Σ_f of more assets than observations: its exact low-rank factor (docs/method.md §4.6); a shrunk
+    // Σ_f ("shrink", "ledoit-wolf") is full-rank and has no such factor
+    if (f.covMode == CovarianceCode.sample && 2 * f.nf <= f.N && f.N >= RPP_CCD_MIN_N) {
+      return rppSampleFactor(f.observations(), f.nf, f.N, f.S, out);
+    }
+    return rppSolve(f.S, f.N, out, Existence.Exists, null);
+  }
   if (f.covMode != CovarianceCode.sample) return Status.NotConverged;
   const st = rppShrunk(f.observations(), f.nf, f.N, out, f.covarianceBlockAfter(Slot.rpp));
   if (st == Status.Ok) f.fellBack = true;
