@@ -40,7 +40,10 @@ interface Served {
 }
 
 let served: Served | undefined;
+/** Every client socket opened by the current test (destroyed after it, so a failed test leaves no paused reader behind). */
+const sockets: Socket[] = [];
 afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
   await served?.app.close();
   served = undefined;
 });
@@ -52,7 +55,7 @@ afterEach(async () => {
 async function serve(opts: Partial<ResponseBudgetOptions> = {}): Promise<Served> {
   const budget = new ResponseBudget({ maxPendingBytes: 1024 * 1024 * 1024, minReadBytesPerSecond: 0, windowMs: 1000, ...opts });
   const events: string[] = [];
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, forceCloseConnections: true });
   installErrorHandling(app, { bodyLimit: 1024 });
   app.get<{ Params: { id: string }; Querystring: { size: string; fill: string } }>("/body/:id", (req, reply) => {
     const size = Number(req.query.size);
@@ -97,6 +100,7 @@ interface Client {
  */
 function get(port: number, id: string, key: string | undefined, size: number, fill: number, paused = false): Client {
   const socket = connect(port, "127.0.0.1");
+  sockets.push(socket);
   let head = "";
   let headBuf = Buffer.alloc(0);
   let bodyBytes = 0;
