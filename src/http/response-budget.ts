@@ -17,8 +17,9 @@
  *   last byte passed to the socket, its connection closed, or dropped as a slow reader). A key retrying on many
  *   connections therefore has at most one large body being written by the event loop at any time, beside other
  *   keys' responses, which it never delays. A waiting body counts against the budget as before (admission is
- *   unchanged) and sends nothing, not even its head; the read-rate check starts when its turn comes; if its client
- *   goes away meanwhile it leaves the queue and is released at once. Requests without a key share the "" lane.
+ *   unchanged); its head (status, content-length) is sent at once, its body when its turn comes; the read-rate check
+ *   starts with its turn; if its client goes away meanwhile it leaves the queue and is released at once. Requests
+ *   without a key share the "" lane.
  * Bodies up to STREAM_THRESHOLD bytes are sent as one buffer, as before, and never wait; the bytes on the wire are
  * the same either way (a streamed body carries its content-length).
  */
@@ -191,8 +192,12 @@ export class ResponseBudget {
     const stream = new Readable({
       highWaterMark: CHUNK,
       read() {
-        if (turn) pushNext();
-        else asked = true;
+        if (turn) return pushNext();
+        asked = true;
+        // The head (status, content-length) goes out at once: a client that awaits the heads of its concurrent
+        // requests before reading their bodies (Promise.all of fetches) gets them all and can read the first, whose
+        // end lets this body's turn come.
+        if (!reply.raw.headersSent) reply.raw.flushHeaders();
       },
     });
     const { minReadBytesPerSecond: rate, windowMs } = this.opts;

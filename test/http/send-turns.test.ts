@@ -9,7 +9,8 @@
  * d) a reader holding the key's turn that stops reading is dropped by the read-rate rule, then the waiting body goes
  *    out (and was not itself dropped while waiting, though it read nothing for several windows);
  * e) a small body of the key is not delayed while a large one streams;
- * plus: a waiting body counts against MAX_PENDING_RESPONSE_BYTES as before, and `SendTurns` itself (FIFO per key,
+ * plus: a waiting body's head is sent at once (a fetch client awaiting both heads before reading gets both); a
+ * waiting body counts against MAX_PENDING_RESPONSE_BYTES as before, and `SendTurns` itself (FIFO per key,
  * leaving while waiting, state removed) against a plain model under random operations (fast-check).
  *
  * Order is asserted on the bodies' pushes to the response (each streamed body's `push` is observed: "A1 first",
@@ -166,7 +167,8 @@ describe("one large body at a time per key", () => {
     expect(events).not.toContain("A1 last");
     expect(events).not.toContain("A2 first");
     expect(a2.received()).toBe(0);
-    expect(a2.headed()).toBe(false);
+    // Its head is sent at once (status and content-length); only the body waits.
+    expect(a2.headed()).toBe(true);
 
     a1.socket.resume();
     const [r1, r2] = await Promise.all([a1.done, a2.done]);
@@ -279,6 +281,26 @@ describe("one large body at a time per key", () => {
     a1.socket.resume();
     await Promise.all([a1.done, a2.done]);
     expect(budget.stats).toMatchObject({ pendingBytes: 0, waitingForTurn: 0, streamed: 2 });
+  });
+
+  it("lets a client that awaits the heads of two concurrent requests before reading either body get both (fetch)", async () => {
+    const { port, budget } = await serve();
+    const fetchBody = (id: string, fill: number) =>
+      fetch(`http://127.0.0.1:${port}/body/${id}?size=${SIZE}&fill=${fill}`, { headers: { "x-key": "A" } });
+    let timer: NodeJS.Timeout | undefined;
+    const heads = await Promise.race([
+      Promise.all([fetchBody("A1", 1), fetchBody("A2", 2)]),
+      new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error("no head for the waiting body")), 10_000); }),
+    ]).finally(() => clearTimeout(timer));
+    // Both heads arrived while A1's body was not yet read: A2's body was still waiting.
+    expect(budget.stats.waitingForTurn).toBe(1);
+    for (const [i, r] of heads.entries()) {
+      expect(r.status).toBe(200);
+      expect(Number(r.headers.get("content-length"))).toBe(SIZE);
+      const body = Buffer.from(await r.arrayBuffer());
+      expect(body.equals(Buffer.alloc(SIZE, i + 1))).toBe(true);
+    }
+    expect(budget.stats).toMatchObject({ pendingBytes: 0, waitingForTurn: 0 });
   });
 
   it("gives requests without a key one shared lane", async () => {
