@@ -3,7 +3,7 @@
  *
  * A computed body arrives from the worker as one buffer (a 100-run sims response is a hundred megabytes or more). A
  * client that reads it slowly keeps that buffer alive, so ten slow clients could hold ten of them. Two rules bound
- * it:
+ * it, and a third keeps one key's bodies from being written all at once:
  * - A global budget of unsent bytes (`MAX_PENDING_RESPONSE_BYTES`). A large body counts against it from the moment
  *   it is handed to the socket until its last byte has been passed to the socket (or the connection closes). While
  *   the budget is used up, new computations are refused with 503 RESPONSE_BACKLOG before they start; a body that
