@@ -9,8 +9,8 @@
  * d) a reader holding the key's turn that stops reading is dropped by the read-rate rule, then the waiting body goes
  *    out (and was not itself dropped while waiting, though it read nothing for more than a window);
  * e) a small body of the key is not delayed while a large one streams;
- * plus: a waiting body's head is sent at once (a fetch client awaiting both heads before reading gets both); a
- * waiting body counts against MAX_PENDING_RESPONSE_BYTES as before, and `SendTurns` itself (FIFO per key,
+ * plus: a waiting body's head is sent at once (a fetch client awaiting both heads before reading gets both); through
+ * the real service (ComputeExchange, worker-computed sims) the turn is the request's API key's; a waiting body counts against MAX_PENDING_RESPONSE_BYTES as before, and `SendTurns` itself (FIFO per key,
  * leaving while waiting, state removed) against a plain model under random operations (fast-check).
  *
  * Order is asserted on the bodies' pushes to the response (each streamed body's `push` is observed: "A1 first",
@@ -26,7 +26,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { installErrorHandling } from "../../src/http/plugins/errors.js";
 import { ResponseBudget, SendTurns, STREAM_THRESHOLD, type ResponseBudgetOptions } from "../../src/http/response-budget.js";
-import { until } from "../helpers/app.js";
+import { closeTestApp, createTestApp, OTHER_KEY, TEST_KEY, type TestApp, until } from "../helpers/app.js";
 
 const SIZE = 24 * 1024 * 1024;
 const SMALL = 64 * 1024;
@@ -100,6 +100,15 @@ interface Client {
  * when `paused` (nothing is read until `socket.resume()`).
  */
 function get(port: number, id: string, key: string | undefined, size: number, fill: number, paused = false): Client {
+  return rawRequest(port, `GET /body/${id}?size=${size}&fill=${fill} HTTP/1.1\r\nhost: 127.0.0.1\r\n` +
+    `${key === undefined ? "" : `x-key: ${key}\r\n`}connection: close\r\n\r\n`, fill, paused);
+}
+
+/**
+ * Send `request` (a whole HTTP/1.1 request) on a raw socket and count the response's body bytes, checking them
+ * against `fill` (NaN: not checked, `allFill` is then false); paused from the start when `paused`.
+ */
+function rawRequest(port: number, request: string, fill: number, paused: boolean): Client {
   const socket = connect(port, "127.0.0.1");
   sockets.push(socket);
   let head = "";
@@ -124,10 +133,7 @@ function get(port: number, id: string, key: string | undefined, size: number, fi
   });
   socket.on("error", () => undefined);
   if (paused) socket.pause();
-  socket.once("connect", () => {
-    socket.write(`GET /body/${id}?size=${size}&fill=${fill} HTTP/1.1\r\nhost: 127.0.0.1\r\n` +
-      `${key === undefined ? "" : `x-key: ${key}\r\n`}connection: close\r\n\r\n`);
-  });
+  socket.once("connect", () => socket.write(request));
   const done = new Promise<{ status: number; contentLength: number; bodyBytes: number; allFill: boolean }>((resolve) => {
     socket.once("close", () => resolve({
       status: Number(head.match(/^HTTP\/1\.1 (\d{3})/)?.[1] ?? 0),
@@ -365,5 +371,49 @@ describe("SendTurns", () => {
         expect(order).toEqual([...order].sort((x, y) => x - y));
       }
     }), { numRuns: 300 });
+  });
+});
+
+describe("through the service", () => {
+  let t: TestApp | undefined;
+  afterEach(async () => {
+    for (const s of sockets.splice(0)) s.destroy();
+    if (t !== undefined) await closeTestApp(t);
+    t = undefined;
+  });
+
+  it("ComputeExchange sends under the request's key: key A's second sims waits for its first, key B's goes out meanwhile", async () => {
+    t = await createTestApp({ keys: [TEST_KEY, OTHER_KEY], limits: { workers: 2, queueSize: 8, responseCacheBytes: 0, compression: false } });
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    const address = t.app.server.address();
+    if (address === null || typeof address === "string") throw new Error("no port");
+    const budget = t.app.folio.responses!;
+    const sims = (key: string, seed: number, paused = false) => {
+      const body = JSON.stringify({ tickers: ["SYN-FIN1", "SYN-TEC1", "SYN-UTL1"], run_count: 40, seed: String(seed) });
+      return rawRequest(address.port, `POST /v1/optimiser/sims HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${key}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`, NaN, paused);
+    };
+    const a1 = sims(TEST_KEY, 1, true);
+    await until(() => budget.stats.streamed === 1, "A1 streaming", 60_000);
+    const a2 = sims(TEST_KEY, 2);
+    await until(() => budget.stats.waitingForTurn === 1, "A2 waiting for A's turn", 60_000);
+    const size = budget.stats.pendingBytes / 2;
+    const b1 = await sims(OTHER_KEY, 3).done;
+    expect(b1.status).toBe(200);
+    expect(b1.bodyBytes).toBe(b1.contentLength);
+    expect(b1.bodyBytes).toBeGreaterThan(STREAM_THRESHOLD);
+    // B's body went out whole while A1 (paused, far larger than the socket buffers) and A2 were both still pending.
+    expect(size).toBeGreaterThan(16 * 1024 * 1024);
+    expect(budget.stats.pendingBytes).toBe(2 * size);
+    expect(budget.stats.waitingForTurn).toBe(1);
+    expect(a2.received()).toBe(0);
+
+    a1.socket.resume();
+    const [r1, r2] = await Promise.all([a1.done, a2.done]);
+    for (const r of [r1, r2]) {
+      expect(r.status).toBe(200);
+      expect(r.bodyBytes).toBe(r.contentLength);
+    }
+    expect(budget.stats).toMatchObject({ pendingBytes: 0, waitingForTurn: 0, streamed: 3 });
   });
 });
