@@ -9,9 +9,11 @@
  * d) a reader holding the key's turn that stops reading is dropped by the read-rate rule, then the waiting body goes
  *    out (and was not itself dropped while waiting, though it read nothing for more than a window);
  * e) a small body of the key is not delayed while a large one streams;
- * plus: a waiting body's head is sent at once (a fetch client awaiting both heads before reading gets both); through
- * the real service (ComputeExchange, worker-computed sims) the turn is the request's API key's; a waiting body counts against MAX_PENDING_RESPONSE_BYTES as before, and `SendTurns` itself (FIFO per key,
- * leaving while waiting, state removed) against a plain model under random operations (fast-check).
+ * plus: a waiting body's head is sent at once (a fetch client awaiting both heads before reading gets both); a
+ * waiting body counts against MAX_PENDING_RESPONSE_BYTES as before; requests without a key share one lane; through
+ * the real service (ComputeExchange, worker-computed sims) the turn is the request's API key's; and `SendTurns`
+ * itself (FIFO per key, leaving while waiting, state removed) against a plain model under random operations
+ * (fast-check).
  *
  * Order is asserted on the bodies' pushes to the response (each streamed body's `push` is observed: "A1 first",
  * "A1 last", …, in the order they happened on the one event loop) and on what the clients received at checkpoints
