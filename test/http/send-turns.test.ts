@@ -162,12 +162,12 @@ describe("one large body at a time per key", () => {
     await until(() => budget.stats.waitingForTurn === 1, "A2 waiting for A's turn");
     // A2 is admitted (counted) but sends nothing while A1's paused client holds most of A1 unsent.
     expect(budget.stats.pendingBytes).toBe(2 * SIZE);
+    // Its head is sent at once (status and content-length); only the body waits.
+    await until(() => a2.headed(), "A2's head");
     await sleep(200);
     expect(events).not.toContain("A1 last");
     expect(events).not.toContain("A2 first");
     expect(a2.received()).toBe(0);
-    // Its head is sent at once (status and content-length); only the body waits.
-    expect(a2.headed()).toBe(true);
 
     a1.socket.resume();
     const [r1, r2] = await Promise.all([a1.done, a2.done]);
