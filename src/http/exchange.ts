@@ -13,7 +13,8 @@
  * - `computed`: the pool (or the split plan of a large request, src/workers/split.ts) with the key's turn and the
  *   request's estimated cost (src/http/cost.ts), stopped when the client goes away; the result feeds the followers,
  *   the cache, and the buffers recycled for the next response.
- * - `send`: the worker's metadata becomes headers (src/http/headers.ts), the body goes out in its coding.
+ * - `send`: the worker's metadata becomes headers (src/http/headers.ts), the body goes out in its coding (a large
+ *   one after this key's earlier large bodies, one at a time per key: src/http/response-budget.ts).
  * Each step answers (returns the reply) or passes (returns undefined).
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -225,7 +226,7 @@ export class ComputeExchange {
     if (this.pre === "any") return this.reply.code(304).header(HEADER.etag, tag).send();
     // The body is already in its coding (compressed by a worker); content-length counts the bytes sent.
     if (coding !== "identity") this.reply.header(HEADER.contentEncoding, coding);
-    const payload = this.ctx.responses === undefined ? body : this.ctx.responses.payload(this.reply, body);
+    const payload = this.ctx.responses === undefined ? body : this.ctx.responses.payload(this.reply, body, this.key);
     return this.reply.headers(metaHeaders(meta)).header(HEADER.etag, tag).type(JSON_UTF8).send(payload);
   }
 }

@@ -3,7 +3,7 @@
  *
  * A computed body arrives from the worker as one buffer (a 100-run sims response is a hundred megabytes or more). A
  * client that reads it slowly keeps that buffer alive, so ten slow clients could hold ten of them. Two rules bound
- * it:
+ * it, and a third keeps one key's bodies from being written all at once:
  * - A global budget of unsent bytes (`MAX_PENDING_RESPONSE_BYTES`). A large body counts against it from the moment
  *   it is handed to the socket until its last byte has been passed to the socket (or the connection closes). While
  *   the budget is used up, new computations are refused with 503 RESPONSE_BACKLOG before they start; a body that
@@ -12,8 +12,16 @@
  * - A minimum read rate (`MIN_READ_BYTES_PER_SECOND`, checked every `minReadWindowMs`): a large body is streamed to
  *   the socket in 64 KiB copies with backpressure; if fewer bytes than rate × window were taken by the socket in a
  *   window, the connection is destroyed and the body released.
- * Bodies up to STREAM_THRESHOLD bytes are sent as one buffer, as before; the bytes on the wire are the same either
- * way (a streamed body carries its content-length).
+ * - One large body at a time per key (`SendTurns`): a key's large body streams only when none of that key's other
+ *   large bodies does; the next waits its turn (first come, first served) until the one streaming is released (its
+ *   last byte passed to the socket, its connection closed, or dropped as a slow reader). A key retrying on many
+ *   connections therefore has at most one large body being written by the event loop at any time, beside other
+ *   keys' responses, which it never delays. A waiting body counts against the budget as before (admission is
+ *   unchanged); its head (status, content-length) is sent at once, its body when its turn comes; the read-rate check
+ *   starts with its turn; if its client goes away meanwhile it leaves the queue and is released at once. Requests
+ *   without a key share the "" lane.
+ * Bodies up to STREAM_THRESHOLD bytes are sent as one buffer, as before, and never wait; the bytes on the wire are
+ * the same either way (a streamed body carries its content-length).
  */
 import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
@@ -36,7 +44,7 @@ export interface ResponseBudgetOptions {
 }
 
 export interface ResponseBudgetStats {
-  /** Unsent bytes of large bodies now. */
+  /** Unsent bytes of large bodies now (those waiting for their key's turn included). */
   pendingBytes: number;
   /** Highest pendingBytes seen. */
   peakPendingBytes: number;
@@ -46,6 +54,71 @@ export interface ResponseBudgetStats {
   droppedSlow: number;
   /** Requests refused with RESPONSE_BACKLOG. */
   refused: number;
+  /** Large bodies waiting now for their key's turn (another of the key's bodies is streaming). */
+  waitingForTurn: number;
+}
+
+/**
+ * Whose turn it is to stream, per key: one large body of a key at a time, the others waiting in arrival order.
+ *
+ * A key has an entry only while one of its bodies holds the turn (the entry lists the bodies waiting after it);
+ * the entry is removed when the last of them leaves, so the map never holds more keys than bodies being sent.
+ */
+export class SendTurns {
+  /** Per key whose body holds the turn: the bodies waiting after it, first come first. */
+  private readonly lanes = new Map<string, Array<() => void>>();
+  private waitingNow = 0;
+
+  /** Bodies waiting now for their key's turn. */
+  get waiting(): number {
+    return this.waitingNow;
+  }
+
+  /** Keys with a body holding the turn now (each has exactly one). */
+  get keys(): number {
+    return this.lanes.size;
+  }
+
+  /**
+   * Queue a body of `key`: `start` is called at once when no body of the key holds the turn, otherwise when every
+   * body queued before it has left. Returns `leave`, to call once the body is done or gone (idempotent): a body that
+   * held the turn passes it to the next in the queue (calling its `start`); a body still waiting just leaves the
+   * queue, so a body whose client went away never holds up the ones after it.
+   */
+  enter(key: string, start: () => void): () => void {
+    let state: "waiting" | "turn" | "left";
+    const lane = this.lanes.get(key);
+    const begin = () => {
+      state = "turn";
+      start();
+    };
+    if (lane === undefined) {
+      this.lanes.set(key, []);
+      begin();
+    } else {
+      state = "waiting";
+      lane.push(begin);
+      this.waitingNow++;
+    }
+    return () => {
+      if (state === "left") return;
+      const held = state === "turn";
+      state = "left";
+      const queue = this.lanes.get(key)!;
+      if (!held) {
+        queue.splice(queue.indexOf(begin), 1);
+        this.waitingNow--;
+        return;
+      }
+      const next = queue.shift();
+      if (next === undefined) {
+        this.lanes.delete(key);
+        return;
+      }
+      this.waitingNow--;
+      next();
+    };
+  }
 }
 
 export class ResponseBudget {
@@ -54,13 +127,14 @@ export class ResponseBudget {
   private streamed = 0;
   private droppedSlow = 0;
   private refused = 0;
+  private readonly turns = new SendTurns();
 
   constructor(private readonly opts: ResponseBudgetOptions) {}
 
   get stats(): ResponseBudgetStats {
     return {
       pendingBytes: this.pending, peakPendingBytes: this.peak, streamed: this.streamed,
-      droppedSlow: this.droppedSlow, refused: this.refused,
+      droppedSlow: this.droppedSlow, refused: this.refused, waitingForTurn: this.turns.waiting,
     };
   }
 
@@ -70,11 +144,12 @@ export class ResponseBudget {
   }
 
   /**
-   * The payload to send for `body`: the buffer itself when small; otherwise a stream that counts against the
-   * budget until its last byte is taken by the socket or the connection closes, and drops a slow reader. Throws
-   * RESPONSE_BACKLOG when the body would overshoot the budget while other bodies are pending.
+   * The payload to send for `body`, a response of API key id `key` ("" without a key): the buffer itself when small;
+   * otherwise a stream that counts against the budget until its last byte is passed to the socket or the connection
+   * closes, waits for the key's turn before sending anything (`SendTurns`), and drops a slow reader once its turn
+   * has come. Throws RESPONSE_BACKLOG when the body would overshoot the budget while other bodies are pending.
    */
-  payload(reply: FastifyReply, body: Buffer): Buffer | Readable {
+  payload(reply: FastifyReply, body: Buffer, key: string): Buffer | Readable {
     const total = body.byteLength;
     if (total <= STREAM_THRESHOLD) return body;
     if (this.pending > 0 && this.pending + total > this.opts.maxPendingBytes) throw this.backlog();
@@ -85,34 +160,51 @@ export class ResponseBudget {
     let source: Buffer | undefined = body;
     let sent = 0;
     let released = false;
+    /** Whether the key's turn has come. */
+    let turn = false;
+    /** Whether the socket asked for data before the turn came (answered when it comes). */
+    let asked = false;
+    let timer: NodeJS.Timeout | undefined;
+    let leave: (() => void) | undefined;
     const release = () => {
       if (released) return;
       released = true;
       this.pending -= total;
       source = undefined;
       if (timer !== undefined) clearInterval(timer);
+      leave?.();
+    };
+    const pushNext = () => {
+      if (source === undefined) {
+        stream.push(null);
+        return;
+      }
+      const end = Math.min(total, sent + CHUNK);
+      // A view, not a copy (a 66 MB body copied in 64 KiB chunks cost ~47 ms of copying and ~110 ms of GC on the
+      // event loop: bench/suites/abuse.ts). The socket queues at most a chunk or two (highWaterMark), so a view keeps
+      // the body alive only until those are flushed; the body is recycled on 'finish' (exchange.ts), after them.
+      const chunk = source.subarray(sent, end);
+      sent = end;
+      stream.push(chunk);
+      // After the push, so that the last chunk is queued before the key's next body starts.
+      if (sent >= total) release();
     };
     const stream = new Readable({
       highWaterMark: CHUNK,
       read() {
-        if (source === undefined) {
-          this.push(null);
-          return;
-        }
-        const end = Math.min(total, sent + CHUNK);
-        // A view, not a copy (a 66 MB body copied in 64 KiB chunks cost ~47 ms of copying and ~110 ms of GC on the
-        // event loop: bench/suites/abuse.ts). The socket queues at most a chunk or two (highWaterMark), so a view keeps
-        // the body alive only until those are flushed; the body is recycled on 'finish' (exchange.ts), after them.
-        const chunk = source.subarray(sent, end);
-        sent = end;
-        if (sent >= total) release();
-        this.push(chunk);
+        if (turn) return pushNext();
+        asked = true;
+        // The head (status, content-length) goes out at once: a client that awaits the heads of its concurrent
+        // requests before reading their bodies (Promise.all of fetches) gets them all and can read the first, whose
+        // end lets this body's turn come.
+        if (!reply.raw.headersSent) reply.raw.flushHeaders();
       },
     });
-    let timer: NodeJS.Timeout | undefined;
     const { minReadBytesPerSecond: rate, windowMs } = this.opts;
-    if (rate > 0) {
-      let lastSent = 0;
+    /** The read-rate check, from the turn on: fewer than rate × window bytes taken in a window drops the reader. */
+    const watch = () => {
+      if (rate <= 0) return;
+      let lastSent = sent;
       timer = setInterval(() => {
         if (released) return;
         if (sent - lastSent < (rate * windowMs) / 1000) {
@@ -125,7 +217,15 @@ export class ResponseBudget {
         lastSent = sent;
       }, windowMs);
       timer.unref();
-    }
+    };
+    leave = this.turns.enter(key, () => {
+      turn = true;
+      watch();
+      if (asked) {
+        asked = false;
+        pushNext();
+      }
+    });
     reply.raw.once("close", () => {
       release();
       stream.destroy();
