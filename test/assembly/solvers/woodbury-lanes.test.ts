@@ -1,0 +1,28 @@
+/**
+ * The simplex QP's Woodbury faces keep M = δI + X_F X_Fᵀ as `dot`'s two lane sums between faces (assembly/solvers/
+ * simplex-qp.ts `woodburyFace`): an asset appended to F adds its pair in O(nf²) instead of M being formed afresh in
+ * O(nf²·k). The claim is "the same bits as forming it afresh", so the reference is the engine before that change
+ * (commit d7ec022, every face's M formed by one `dot` per entry): the gmvp, mdcp and mdp rows of these windows hashed
+ * there. Counted on an instrumented build of the new code: N = 600 meets 360 Woodbury faces (13 formed from the
+ * start, 174 with pairs appended, the rest with an odd tail only), N = 2,000 meets 1,038 (38, 492), across the three
+ * frequencies; removals that reset the sums happen in both. A change of these hashes means the QP rows' bits moved.
+ */
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { createEngine } from "../../../src/index.js";
+import { factorPrices } from "../../helpers/prices.js";
+
+const PINNED: [N: number, seed: number, sha256: string][] = [
+  [600, 1, "045f57ad0563b7120a2152347120c3acc973c42904cca5c5ebd53f7d6c40cd92"],
+  [2000, 3000, "286a1b12973d0b62d76adba02f7dd5fe6f4b51092e97fb0291df6ca64da0af3e"],
+];
+
+describe("Woodbury faces with M's lane sums kept between faces: the same bits as M formed afresh", () => {
+  for (const [N, seed, sha] of PINNED) {
+    it(`gmvp, mdcp and mdp at N = ${N} (seed ${seed}, T = 253): the rows hashed before the change`, async () => {
+      const engine = await createEngine();
+      const r = engine.weightsReport(factorPrices(253, N, seed), { strategies: ["gmvp", "mdcp", "mdp"] });
+      expect(createHash("sha256").update(JSON.stringify(r.weights)).digest("hex")).toBe(sha);
+    }, 60_000);
+  }
+});
