@@ -39,7 +39,7 @@ const FACTOR_START: i32 = 64;
  * Complexity: O(k²) per new face plus O(N·k) per multiplier check (k = |F|), O(N·nnz) certificate;
  *   scratch c² + 4N f64 + 3N i32, c = the factor's capacity (64, doubled whenever F outgrows it, at most N:
  *   c < 2·max|F| + 64), not N²; with a factor (see `simplexQPWithFactor`) also nf·(N + nf + 1) f64, and 2·nf² more
- *   when a face can exceed kW (kW < N: M's lane sums).
+ *   when a face can exceed kW (kW < N: M's lane sums, `FaceSums`).
  * Edge cases: N = 1 → [1]. Q = 11ᵀ (all ρ = 1) → 1/N through the ridge tie-break.
  * References: Nocedal & Wright, Numerical Optimization, 2nd ed. (2006), §16.5, doi:10.1007/978-0-387-40065-5.
  * Departures from docs/method.md §5.2 (none changes the optimum):
@@ -62,8 +62,9 @@ export function simplexQP(Q: usize, N: i32, out: usize): Status {
  * centred returns scaled by 1/√(n−1), or further by 1/σ for the correlation matrix). The multiplier check then
  * forms Qw as Xfᵀ(Xf w) in nf·(k + N) flops instead of N·k: the win when n_obs ≪ N (monthly, weekly). And a face
  * with more than kW = 2·nf + 16 free assets is solved through the nf×nf matrix δI + X_F X_Fᵀ (`woodburyFace`:
- * its entries kept as `dot`'s two lane sums between faces, so O(nf²) per asset appended to F and O(nf²·k) only after
- * a removal, plus nf³/3 for its Cholesky; the same bits as forming it afresh) instead of keeping the k×k factor of
+ * X_F's columns and M's entries, as `dot`'s two lane sums, kept between faces (`FaceSums`), so O(nf²) per asset
+ * appended to F and O(nf²·k) only after a removal, plus nf³/3 for its Cholesky and O(nf·k) for the solve; the same
+ * bits as forming them afresh) instead of keeping the k×k factor of
  * Q̃_FF up to date in O(k²) per change of F; the factor is rebuilt
  * when F shrinks back to kW. Q itself is still used for the small faces and the certificate. Such faces are
  * rank-deficient (k > nf), i.e. the optimum lies on a zero-variance face where the ridge's choice is conditioned
@@ -92,14 +93,11 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
   // Low-rank faces (docs/method.md §5.2 departures): with a factor Xf, a face larger than kW is solved through
   // the nf×nf matrix δI + X_F X_Fᵀ (`woodburyFace`) instead of the k×k factor, which is then not maintained.
   const kW: i32 = Xf != 0 ? 2 * nf + WOODBURY_MARGIN : N + 1;
-  const XF = Xf != 0 ? scratchF64(nf * N) : 0; // X_F gathered (nf rows of k, contiguous)
+  const XF = Xf != 0 ? scratchF64(nf * N) : 0; // X_F gathered (nf rows of up to N, the first k in F order)
   const M = Xf != 0 ? scratchF64(nf * nf) : 0;
   const u = Xf != 0 ? scratchF64(nf) : 0;
-  // M's entries as `dot` sums them, kept between faces: its two lanes over the first `lanesN` positions of the F list
-  // (complete pairs), valid while those positions are unchanged (an append keeps them; a removal before lanesN
-  // resets lanesN to 0). `woodburyFace` adds the new pairs only: O(nf²) per appended asset instead of O(nf²·k).
-  const ML = Xf != 0 && kW < N ? scratchF64(2 * nf * nf) : 0; // only where a face can exceed kW
-  let lanesN: i32 = 0;
+  // What the Woodbury faces keep between them (`FaceSums`): only where a face can exceed kW
+  const sums = Xf != 0 && kW < N ? new FaceSums(nf) : null;
   // The factor of Q̃_FF, row-major with row stride `ld` (its capacity), rows in F-list order. Sized k × k, not
   // N × N: allocated last, so that `growFactor` extends it in place (heap.realloc of the arena's last block).
   let ld: i32 = N < FACTOR_START ? N : FACTOR_START;
@@ -137,8 +135,7 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
     if (!zValid) {
       // z = Q̃_FF⁻¹ 1 (up to a positive factor), then w* = z / Σz
       if (k > kW) {
-        lanesN = woodburyFace(Xf, N, nf, delta, F, k, XF, M, u, z, ML, lanesN);
-        if (lanesN < 0) return Status.NotPositiveDefinite;
+        if (!woodburyFace(Xf, N, nf, delta, F, k, XF, M, u, z, sums!)) return Status.NotPositiveDefinite;
       } else {
         if (!lValid) {
           if (ld < k) {
@@ -172,7 +169,7 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
       nTabu++;
       store<i32>(inF + (<usize>lastAdded << 2), 0);
       k--;
-      if (k < lanesN) lanesN = 0; // the dropped position (k) was summed into M's lanes
+      if (sums != null) sums.removed(k);
       lastAdded = -1;
       zValid = false;
       continue;
@@ -277,7 +274,7 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
         if (lValid) removeRow(L, ld, k, blockPos, rhs);
         for (let a: i32 = blockPos; a < k - 1; a++) store<i32>(F + (<usize>a << 2), load<i32>(F + (<usize>(a + 1) << 2)));
         k--;
-        if (blockPos < lanesN) lanesN = 0; // positions from blockPos on moved: M's lane sums start again
+        if (sums != null) sums.removed(blockPos);
         updates++;
         if (lValid && updates > REFACTOR_EVERY) {
           updates = 0;
@@ -386,42 +383,64 @@ export function kktResidual(Q: usize, N: i32, w: usize, g: usize): f64 {
 export const WOODBURY_MARGIN: i32 = 16;
 
 /**
+ * What `woodburyFace` keeps from one face to the next, valid for a prefix of the F list (positions are appended at
+ * its end; a removal at position p shifts the later ones): X_F's columns for the first `gathered` positions (in
+ * XF, row stride N), and M's entries as `dot` sums them — lane 0 over the even positions, lane 1 over the odd ones,
+ * in order — over the first `lanesN` positions (complete pairs). So a face that only appended assets gathers and
+ * sums their columns alone (O(nf) and O(nf²) each) instead of O(nf·k) and O(nf²·k); the bits are those of forming
+ * everything afresh. ML: 2·nf² f64, entry (r, c), c ≤ r, lane l at ML + ((r·nf + c)·2 + l)·8.
+ */
+class FaceSums {
+  ML: usize = 0;
+  lanesN: i32 = 0;
+  gathered: i32 = 0;
+
+  constructor(nf: i32) {
+    this.ML = scratchF64(2 * nf * nf);
+  }
+
+  /** Position p of the F list left it (the later ones moved down by one). */
+  removed(p: i32): void {
+    if (p < this.gathered) this.gathered = p;
+    if (p < this.lanesN) this.lanesN = 0;
+  }
+}
+
+/**
  * w* of a face through the low-rank factor: Q̃_FF = X_FᵀX_F + δI (X_F: the nf×k columns F of Xf), so by the
  * Woodbury identity Q̃_FF⁻¹1 = (1/δ)(1 − X_Fᵀ M⁻¹ X_F 1) with M = δI_nf + X_F X_Fᵀ. Writes z_a = 1 − (X_Fᵀu)_a,
  * u = M⁻¹(X_F 1) (the positive factor 1/δ cancels in w* = z/Σz). M is factorised by `cholesky` (nf³/3); the solve
  * is O(nf·k) instead of the k×k factor's O(k²) per face and its O(k²) update per change of F. Accurate when the
  * face is rank-deficient (k well above nf: the caller's kW), where Q̃_FF⁻¹1 is dominated by its null-space part.
  * M's entries are exactly `dot(X_F row r, X_F row c, k)` (+ δ on the diagonal), with no drift: `dot` sums the even
- * positions in lane 0 and the odd ones in lane 1, in order, then lane 0 + lane 1, then the odd tail. Those two lane
- * sums over the first `lanesN` positions (complete pairs) are kept in ML between faces, so a face that only appended
- * assets to F adds their pairs (O(nf²) each) instead of forming M afresh (O(nf²·k)); `lanesN` = 0 sums from the
- * start (the caller resets it when a position before it leaves F). Same bits either way.
- * Layout: ML 2·nf² f64, entry (r, c), c ≤ r, lane l at ML + ((r·nf + c)·2 + l)·8.
- * Returns the new lanesN (≥ 0), or −1 if M is not positive definite (rounding).
- * Scratch: XF nf·k f64 (gathered, rows contiguous), M nf², u nf, ML (the caller's, kept).
+ * positions in lane 0 and the odd ones in lane 1, in order, then lane 0 + lane 1, then the odd tail. The columns
+ * of X_F and those lane sums are kept between faces (`FaceSums`): only the positions appended since are gathered
+ * and added. (X_F 1)_r is summed over the k positions in order, as before.
+ * Returns false if M is not positive definite (rounding).
+ * Scratch: XF nf·N f64 (row stride N), M nf², u nf, and the caller's `sums`.
  */
 function woodburyFace(Xf: usize, N: i32, nf: i32, delta: f64, F: usize, k: i32, XF: usize, M: usize, u: usize,
-  z: usize, ML: usize, lanesN: i32): i32 {
-  const rowX = <usize>N << 3;
-  const rowG = <usize>k << 3;
+  z: usize, sums: FaceSums): bool {
+  const rowX = <usize>N << 3; // Xf's and XF's row stride
   for (let r: i32 = 0; r < nf; r++) {
     const src = Xf + <usize>r * rowX;
-    const dst = XF + <usize>r * rowG;
-    let v = 0.0;
-    for (let a: i32 = 0; a < k; a++) {
-      const x = load<f64>(src + (<usize>load<i32>(F + (<usize>a << 2)) << 3));
-      store<f64>(dst + (<usize>a << 3), x);
-      v += x;
+    const dst = XF + <usize>r * rowX;
+    for (let a: i32 = sums.gathered; a < k; a++) {
+      store<f64>(dst + (<usize>a << 3), load<f64>(src + (<usize>load<i32>(F + (<usize>a << 2)) << 3)));
     }
+    let v = 0.0;
+    for (let a: i32 = 0; a < k; a++) v += load<f64>(dst + (<usize>a << 3));
     store<f64>(u + (<usize>r << 3), v);
   }
+  sums.gathered = k;
+  const ML = sums.ML;
   const pairs = k & ~1;
-  if (lanesN == 0) {
+  if (sums.lanesN == 0) {
     // from the start: `dot`'s loop over the complete pairs, its two lanes kept
     for (let r: i32 = 0; r < nf; r++) {
-      const xr = XF + <usize>r * rowG;
+      const xr = XF + <usize>r * rowX;
       for (let c: i32 = 0; c <= r; c++) {
-        const xc = XF + <usize>c * rowG;
+        const xc = XF + <usize>c * rowX;
         let acc = f64x2.splat(0.0);
         for (let i: i32 = 0; i < pairs; i += 2) {
           const off = <usize>i << 3;
@@ -432,33 +451,34 @@ function woodburyFace(Xf: usize, N: i32, nf: i32, delta: f64, F: usize, k: i32, 
     }
   } else {
     // the pairs appended since: positions lanesN … pairs − 1, in order (each lane's sequence is `dot`'s)
-    for (let i: i32 = lanesN; i < pairs; i += 2) {
+    for (let i: i32 = sums.lanesN; i < pairs; i += 2) {
       const off = <usize>i << 3;
       for (let r: i32 = 0; r < nf; r++) {
-        const xr = v128.load(XF + <usize>r * rowG + off);
+        const xr = v128.load(XF + <usize>r * rowX + off);
         for (let c: i32 = 0; c <= r; c++) {
           const slot = ML + (<usize>(r * nf + c) << 4);
-          v128.store(slot, f64x2.add(v128.load(slot), f64x2.mul(xr, v128.load(XF + <usize>c * rowG + off))));
+          v128.store(slot, f64x2.add(v128.load(slot), f64x2.mul(xr, v128.load(XF + <usize>c * rowX + off))));
         }
       }
     }
   }
+  sums.lanesN = pairs;
   const rowM = <usize>nf << 3;
   const tail = <usize>pairs << 3; // the odd last position, when k is odd
   for (let r: i32 = 0; r < nf; r++) {
     for (let c: i32 = 0; c <= r; c++) {
       const slot = ML + (<usize>(r * nf + c) << 4);
       let m = load<f64>(slot) + load<f64>(slot, 8);
-      if (pairs < k) m += load<f64>(XF + <usize>r * rowG + tail) * load<f64>(XF + <usize>c * rowG + tail);
+      if (pairs < k) m += load<f64>(XF + <usize>r * rowX + tail) * load<f64>(XF + <usize>c * rowX + tail);
       if (r == c) m += delta;
       store<f64>(M + <usize>r * rowM + (<usize>c << 3), m);
     }
   }
-  if (!cholesky(nf, M, nf, M, nf)) return -1;
+  if (!cholesky(nf, M, nf, M, nf)) return false;
   cholSolve(nf, M, nf, u);
   for (let a: i32 = 0; a < k; a++) store<f64>(z + (<usize>a << 3), 1.0);
-  for (let r: i32 = 0; r < nf; r++) axpy(k, -load<f64>(u + (<usize>r << 3)), XF + <usize>r * rowG, z);
-  return pairs;
+  for (let r: i32 = 0; r < nf; r++) axpy(k, -load<f64>(u + (<usize>r << 3)), XF + <usize>r * rowX, z);
+  return true;
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
- * The simplex QP's Woodbury faces keep M = δI + X_F X_Fᵀ as `dot`'s two lane sums between faces (assembly/solvers/
- * simplex-qp.ts `woodburyFace`): an asset appended to F adds its pair in O(nf²) instead of M being formed afresh in
- * O(nf²·k). The claim is "the same bits as forming it afresh", so the reference is the engine before that change
+ * The simplex QP's Woodbury faces keep X_F's columns and M = δI + X_F X_Fᵀ as `dot`'s two lane sums between faces
+ * (assembly/solvers/simplex-qp.ts `FaceSums`, `woodburyFace`): an asset appended to F is gathered and its pair added
+ * in O(nf²) instead of X_F and M being formed afresh in O(nf·k) and O(nf²·k). The claim is "the same bits as forming
+ * them afresh", so the reference is the engine before that change
  * (commit d7ec022, every face's M formed by one `dot` per entry): the gmvp, mdcp and mdp rows of these windows hashed
  * there. Counted on an instrumented build of the new code: N = 600 meets 360 Woodbury faces (13 formed from the
  * start, 174 with pairs appended, the rest with an odd tail only), N = 2,000 meets 1,038 (38, 492), across the three
