@@ -394,15 +394,20 @@ class FaceSums {
   ML: usize = 0;
   lanesN: i32 = 0;
   gathered: i32 = 0;
+  /** (X_F 1)_r summed in order over the first `summed` positions (nf f64). */
+  us: usize = 0;
+  summed: i32 = 0;
 
   constructor(nf: i32) {
     this.ML = scratchF64(2 * nf * nf);
+    this.us = scratchF64(nf);
   }
 
   /** Position p of the F list left it (the later ones moved down by one). */
   removed(p: i32): void {
     if (p < this.gathered) this.gathered = p;
     if (p < this.lanesN) this.lanesN = 0;
+    if (p < this.summed) this.summed = 0;
   }
 }
 
@@ -414,25 +419,28 @@ class FaceSums {
  * face is rank-deficient (k well above nf: the caller's kW), where Q̃_FF⁻¹1 is dominated by its null-space part.
  * M's entries are exactly `dot(X_F row r, X_F row c, k)` (+ δ on the diagonal), with no drift: `dot` sums the even
  * positions in lane 0 and the odd ones in lane 1, in order, then lane 0 + lane 1, then the odd tail. The columns
- * of X_F and those lane sums are kept between faces (`FaceSums`): only the positions appended since are gathered
- * and added. (X_F 1)_r is summed over the k positions in order, as before.
+ * of X_F, those lane sums and (X_F 1)_r (summed over the positions in order, as before) are kept between faces
+ * (`FaceSums`): only the positions appended since are gathered and added.
  * Returns false if M is not positive definite (rounding).
  * Scratch: XF nf·N f64 (row stride N), M nf², u nf, and the caller's `sums`.
  */
 function woodburyFace(Xf: usize, N: i32, nf: i32, delta: f64, F: usize, k: i32, XF: usize, M: usize, u: usize,
   z: usize, sums: FaceSums): bool {
   const rowX = <usize>N << 3; // Xf's and XF's row stride
+  const from = sums.summed; // the row sums continue from here (0: from the start)
   for (let r: i32 = 0; r < nf; r++) {
     const src = Xf + <usize>r * rowX;
     const dst = XF + <usize>r * rowX;
     for (let a: i32 = sums.gathered; a < k; a++) {
       store<f64>(dst + (<usize>a << 3), load<f64>(src + (<usize>load<i32>(F + (<usize>a << 2)) << 3)));
     }
-    let v = 0.0;
-    for (let a: i32 = 0; a < k; a++) v += load<f64>(dst + (<usize>a << 3));
+    let v = from == 0 ? 0.0 : load<f64>(sums.us + (<usize>r << 3));
+    for (let a: i32 = from; a < k; a++) v += load<f64>(dst + (<usize>a << 3));
+    store<f64>(sums.us + (<usize>r << 3), v);
     store<f64>(u + (<usize>r << 3), v);
   }
   sums.gathered = k;
+  sums.summed = k;
   const ML = sums.ML;
   const pairs = k & ~1;
   if (sums.lanesN == 0) {
