@@ -1,4 +1,5 @@
 import { dot } from "./blas";
+import { microNT } from "./gemm";
 
 /**
  * Cholesky factorisation A = L Lᵀ of a symmetric n×n matrix.
@@ -7,9 +8,9 @@ import { dot } from "./blas";
  *   L_jj = √(A_jj − Σ_{k<j} L_jk²),  L_ij = (A_ij − Σ_{k<j} L_ik L_jk) / L_jj  (i > j)
  * Inner sums are contiguous row prefixes, each summed exactly as the SIMD `dot` does (even k in lane 0, odd k in
  *   lane 1, in increasing k, then lane 0 + lane 1, then the odd tail: fixed order → deterministic). Rows are taken
- *   four at a time: for the columns j before the block, the four rows' sums with row j are accumulated together
- *   (row j's values loaded once for four products; each sum in `dot`'s order, so the same bits as one `dot` per
- *   entry), then the block's own triangle row by row. Measured at n = 251 (the Woodbury faces of the simplex QP).
+ *   four at a time: for the columns j before the block, the four rows' sums with row j are one 4×1 block of the
+ *   A·Bᵀ micro-kernel (assembly/linalg/gemm.ts `microNT`: row j loaded once for four products, each sum in `dot`'s
+ *   order, so the same bits as one `dot` per entry), then the block's own triangle row by row. Measured at n = 251 (the Woodbury faces of the simplex QP).
  * Preconditions: A finite. `A` and `L` are row-major n×n with row stride `lda`/`ldl` (in elements); they may
  * alias (in place). The strict upper triangle of L is set to 0.
  * Failure: a pivot L_jj² ≤ 1e-300 returns false (the first such pivot in row order; docs/method.md §5.1); L is then
@@ -26,34 +27,16 @@ export function cholesky(n: i32, A: usize, lda: i32, L: usize, ldl: i32): bool {
       const A0 = A + <usize>i0 * ra, A1 = A0 + ra, A2 = A1 + ra, A3 = A2 + ra;
       for (let j: i32 = 0; j < i0; j++) {
         const Lj = L + <usize>j * rl;
-        let a0 = f64x2.splat(0.0), a1 = f64x2.splat(0.0), a2 = f64x2.splat(0.0), a3 = f64x2.splat(0.0);
-        let k: i32 = 0;
-        for (; k + 1 < j; k += 2) {
-          const off = <usize>k << 3;
-          const v = v128.load(Lj + off);
-          a0 = f64x2.add(a0, f64x2.mul(v128.load(L0 + off), v));
-          a1 = f64x2.add(a1, f64x2.mul(v128.load(L1 + off), v));
-          a2 = f64x2.add(a2, f64x2.mul(v128.load(L2 + off), v));
-          a3 = f64x2.add(a3, f64x2.mul(v128.load(L3 + off), v));
-        }
-        let s0 = f64x2.extract_lane(a0, 0) + f64x2.extract_lane(a0, 1);
-        let s1 = f64x2.extract_lane(a1, 0) + f64x2.extract_lane(a1, 1);
-        let s2 = f64x2.extract_lane(a2, 0) + f64x2.extract_lane(a2, 1);
-        let s3 = f64x2.extract_lane(a3, 0) + f64x2.extract_lane(a3, 1);
-        if (k < j) {
-          const off = <usize>k << 3;
-          const v = load<f64>(Lj + off);
-          s0 += load<f64>(L0 + off) * v;
-          s1 += load<f64>(L1 + off) * v;
-          s2 += load<f64>(L2 + off) * v;
-          s3 += load<f64>(L3 + off) * v;
-        }
         const jo = <usize>j << 3;
+        // A's entries first: in place (A = L) the sums below land on them
+        const a0 = load<f64>(A0 + jo), a1 = load<f64>(A1 + jo), a2 = load<f64>(A2 + jo), a3 = load<f64>(A3 + jo);
+        // L_rj ← Σ_{k<j} L_rk·L_jk for the four rows: the 4×1 block of gemm.ts's micro-kernel, `dot`'s order
+        microNT(L0, rl, 4, Lj, Lj, 1, j, L0 + jo, rl, 0);
         const d = load<f64>(Lj + jo);
-        store<f64>(L0 + jo, (load<f64>(A0 + jo) - s0) / d);
-        store<f64>(L1 + jo, (load<f64>(A1 + jo) - s1) / d);
-        store<f64>(L2 + jo, (load<f64>(A2 + jo) - s2) / d);
-        store<f64>(L3 + jo, (load<f64>(A3 + jo) - s3) / d);
+        store<f64>(L0 + jo, (a0 - load<f64>(L0 + jo)) / d);
+        store<f64>(L1 + jo, (a1 - load<f64>(L1 + jo)) / d);
+        store<f64>(L2 + jo, (a2 - load<f64>(L2 + jo)) / d);
+        store<f64>(L3 + jo, (a3 - load<f64>(L3 + jo)) / d);
       }
     }
     // the block's own triangle (and, for a last block of fewer than four rows, everything), row by row

@@ -224,3 +224,20 @@ export function cvar(X: ArrayLike<number>, n: number, N: number, w: ArrayLike<nu
   if (k > K) s += (k - K) * L[K];
   return s / k;
 }
+
+/**
+ * Σ_k x[xo+k]·y[yo+k] in the engine's summation order (`dot`, the Gram kernel, the Cholesky's sums): even k in
+ * lane 0, odd k in lane 1, in increasing k, then lane 0 + lane 1, then the odd tail.
+ */
+export function laneDot(x: ArrayLike<number>, xo: number, y: ArrayLike<number>, yo: number, K: number): number {
+  let l0 = 0;
+  let l1 = 0;
+  let k = 0;
+  for (; k + 1 < K; k += 2) {
+    l0 += x[xo + k] * y[yo + k];
+    l1 += x[xo + k + 1] * y[yo + k + 1];
+  }
+  let s = l0 + l1;
+  if (k < K) s += x[xo + k] * y[yo + k];
+  return s;
+}

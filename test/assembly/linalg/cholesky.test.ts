@@ -8,26 +8,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { tryCholesky } from "../../../src/engine/core.js";
-import { engine, normal, rng } from "../../helpers/kernels.js";
-
-/** `dot`'s order over n entries of rows x and y (offsets into a). */
-function dotOrder(a: Float64Array, x: number, y: number, n: number): number {
-  let l0 = 0, l1 = 0, k = 0;
-  for (; k + 1 < n; k += 2) {
-    l0 += a[x + k] * a[y + k];
-    l1 += a[x + k + 1] * a[y + k + 1];
-  }
-  let s = l0 + l1;
-  if (k < n) s += a[x + k] * a[y + k];
-  return s;
-}
+import { engine, laneDot, normal, rng } from "../../helpers/kernels.js";
 
 /** The row-oriented Cholesky in that order; undefined on a pivot ≤ 1e-300. */
 function choleskyReference(A: Float64Array, n: number): Float64Array | undefined {
   const L = new Float64Array(n * n);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j <= i; j++) {
-      const s = A[i * n + j] - dotOrder(L, i * n, j * n, j);
+      const s = A[i * n + j] - laneDot(L, i * n, L, j * n, j);
       if (i === j) {
         if (!(s > 1e-300)) return undefined;
         L[i * n + i] = Math.sqrt(s);

@@ -6,26 +6,12 @@
  * reproduce the same doubles exactly.
  */
 import { describe, expect, it } from "vitest";
-import { engine, normal, rng } from "../../helpers/kernels.js";
+import { engine, laneDot, normal, rng } from "../../helpers/kernels.js";
 import { covariance } from "../../../src/engine/core.js";
 import { valuePaths } from "../../../src/engine/sims.js";
 import { hrpTree } from "../../../src/engine/weights.js";
 
 const wasm = engine();
-
-/** Σ_k x[k]·y[k] in the kernel's order. */
-function laneDot(x: ArrayLike<number>, xo: number, y: ArrayLike<number>, yo: number, K: number): number {
-  let l0 = 0;
-  let l1 = 0;
-  let k = 0;
-  for (; k + 1 < K; k += 2) {
-    l0 += x[xo + k] * y[yo + k];
-    l1 += x[xo + k + 1] * y[yo + k + 1];
-  }
-  let s = l0 + l1;
-  if (k < K) s += x[xo + k] * y[yo + k];
-  return s;
-}
 
 function randomMatrix(seed: number, rows: number, cols: number, scale = 0.02): Float64Array {
   const r = rng(seed);
