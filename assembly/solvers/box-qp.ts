@@ -2,7 +2,9 @@ import { Status } from "../shared/status";
 import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
 import { scratchF64, scratchI32 } from "../memory";
 import { dot, axpy } from "../linalg/blas";
-import { appendRow, backL, growFactor, refactor, removeRow } from "./simplex-qp";
+import { appendRow, backL, growFactor, refactor, removeRow, WOODBURY_MARGIN } from "./simplex-qp";
+import { cholesky, cholSolve } from "../linalg/cholesky";
+import { LowRank } from "../linalg/woodbury";
 
 /** Relative slack of the feasibility test N·lo ≤ 1 ≤ N·hi (a bound of exactly 1/N typed as a decimal). */
 export const BOUNDS_SLACK: f64 = 1e-12;
@@ -83,6 +85,9 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  *   The Cholesky factor of Q̃_FF and L⁻¹1 are kept up to date as in §5.2 (one forward substitution per released
  *   index, Givens rotations per blocked one, O(k²); refactorised after 256 updates or a failed append): a face costs
  *   two triangular solves, O(k²), plus Q w_B (N per index at a non-zero bound). Scratch c² for a capacity c ≤ N.
+ *   With `lr` (Q = diag(d) + UUᵀ up to rounding, U N×r: whole-market windows, docs/method.md §5.6): Q w_B and the
+ *   multipliers' Qw from that form in O(N·r), and faces with more than 2r + WOODBURY_MARGIN free names solved by
+ *   Woodbury (`woodburyBoxFactor`) instead of the k×k factor; the certificate stays on the dense Q.
  * Certification (docs/method.md §5.6): g = Qw (un-ridged), U = max_{w_i > lo} g_i, V = min_{w_i < hi} g_i; the
  *   KKT conditions g_i − λ = μ_i^lo − μ_i^hi with μ ≥ 0 and complementarity hold for λ ∈ [U, V], so the
  *   stationarity residual is max(0, U − V)/2 (at λ = (U + V)/2, which gives every multiplier); residual =
@@ -91,11 +96,13 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  * Convergence: finite termination in exact arithmetic; cap 20N + 100 iterations → `NotConverged`; failed
  *   factorisation → `NotPositiveDefinite`; failed certificate → `NotCertified`. `lastIterations()` reports them.
  * Complexity: O(k² + N·|B≠0| + N·nnz(w)) per face, plus one O(k³/3) factorisation per call (and per 256 updates);
- *   O(N·nnz) certificate; scratch c² + 5N f64 + 3N i32.
+ *   with `lr`: O(k² + N·r) per face on the factor, O(k·r² + r³) per Woodbury face; O(N·nnz) certificate; scratch
+ *   c² + 5N f64 + 3N i32 (+ N + r² + r f64 with `lr`).
  * Edge cases: N = 1 → [1] (if lo ≤ 1 ≤ hi). N·hi = 1 → w = hi everywhere; N·lo = 1 → w = lo everywhere.
  * References: Nocedal & Wright, Numerical Optimization, 2nd ed. (2006), §16.5.
  */
-export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, c: usize = 0): Status {
+export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, c: usize = 0,
+                      lr: LowRank | null = null): Status {
   if (N >= 1 && !feasibleBounds(N, lo0, hi0)) return Status.InfeasibleBounds;
   const begun = beginSolve(N, out);
   if (begun != SOLVE) return <Status>begun;
@@ -118,6 +125,12 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
   const z2 = scratchF64(N); // scratch of the certificate
   let retries: i32 = 0;
   let ld: i32 = N < FACTOR_START ? N : FACTOR_START;
+  // Woodbury faces (`woodburyBoxFactor`): above kW free names, when Q's diagonal-plus-low-rank form is given
+  const kW: i32 = lr != null ? 2 * lr.k + WOODBURY_MARGIN : N + 1;
+  const rW: i32 = lr != null ? lr.k : 0;
+  const Dinv = lr != null ? scratchF64(N) : 0;
+  const KW = lr != null ? scratchF64(rW * rW) : 0;
+  const tW = lr != null ? scratchF64(rW) : 0;
   let L = scratchF64(ld * ld); // allocated last: `growFactor` extends it in place
   let lValid = false; // L (and y1) factor Q̃_FF of the current F
   let updates: i32 = 0;
@@ -170,37 +183,60 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
   let lastFrom: i32 = FREE;
   for (; it < maxIter; it++) {
     if (!zValid) {
-      // h = Q w_B over every index (rows of Q by symmetry), s = 1 − Σ_B w_B
-      memory.fill(h, 0, <usize>N << 3);
+      const useW = k > kW;
       let sB = 0.0;
-      for (let i: i32 = 0; i < N; i++) {
-        const st = load<i32>(state + (<usize>i << 2));
-        if (st == FREE) continue;
-        const wi = load<f64>(w + (<usize>i << 3));
-        sB += wi;
-        if (wi != 0.0) axpy(N, wi, Q + <usize>i * rowQ, h);
-      }
-      if (c != 0) axpy(N, 1.0, c, h); // the linear term enters like Q_FB w_B
-      if (!lValid) {
-        if (ld < k) {
-          const cap = k <= (N >> 1) ? k << 1 : N;
-          L = growFactor(L, ld, cap, 0);
-          ld = cap;
+      if (lr != null) {
+        // h_F = Q_FB w_B (+ c_F) from the low-rank form, O(N·r): U_F (U_Bᵀ w_B) (the diagonal couples no F to B)
+        sB = lowRankBoundSum(lr!, N, state, w, tW);
+        for (let r: i32 = 0; r < k; r++) {
+          const i = load<i32>(F + (<usize>r << 2));
+          const hi_ = dot(lr!.U + <usize>i * (<usize>rW << 3), tW, rW);
+          store<f64>(h + (<usize>i << 3), c != 0 ? hi_ + load<f64>(c + (<usize>i << 3)) : hi_);
         }
-        if (!refactor(Q, N, delta, F, k, L, ld, y1)) return Status.NotPositiveDefinite;
-        lValid = true;
-        updates = 0;
+      } else {
+        // h = Q w_B over every index (rows of Q by symmetry), s = 1 − Σ_B w_B
+        memory.fill(h, 0, <usize>N << 3);
+        for (let i: i32 = 0; i < N; i++) {
+          const st = load<i32>(state + (<usize>i << 2));
+          if (st == FREE) continue;
+          const wi = load<f64>(w + (<usize>i << 3));
+          sB += wi;
+          if (wi != 0.0) axpy(N, wi, Q + <usize>i * rowQ, h);
+        }
+        if (c != 0) axpy(N, 1.0, c, h); // the linear term enters like Q_FB w_B
       }
-      memory.copy(a, y1, <usize>k << 3);
-      backL(L, ld, k, a); // a = Q̃_FF⁻¹1
-      // z = Q̃_FF⁻¹ h_F: forward then back substitution
-      const rowL = <usize>ld << 3;
-      for (let r: i32 = 0; r < k; r++) {
-        const Lr = L + <usize>r * rowL;
-        const hr = load<f64>(h + (<usize>load<i32>(F + (<usize>r << 2)) << 3));
-        store<f64>(z + (<usize>r << 3), (hr - dot(Lr, z, r)) / load<f64>(Lr + (<usize>r << 3)));
+      if (useW) {
+        // the k×k factor is not maintained on Woodbury faces (rebuilt when F shrinks to kW or below)
+        lValid = false;
+        if (!woodburyBoxFactor(lr!, delta, F, k, Dinv, KW)) return Status.NotPositiveDefinite;
+        for (let r: i32 = 0; r < k; r++) {
+          store<f64>(a + (<usize>r << 3), 1.0);
+          store<f64>(z + (<usize>r << 3), load<f64>(h + (<usize>load<i32>(F + (<usize>r << 2)) << 3)));
+        }
+        woodburyBoxSolve(lr!, F, k, Dinv, KW, tW, a); // a = Q̃_FF⁻¹1
+        woodburyBoxSolve(lr!, F, k, Dinv, KW, tW, z); // z = Q̃_FF⁻¹ h_F
+      } else {
+        if (!lValid) {
+          if (ld < k) {
+            const cap = k <= (N >> 1) ? k << 1 : N;
+            L = growFactor(L, ld, cap, 0);
+            ld = cap;
+          }
+          if (!refactor(Q, N, delta, F, k, L, ld, y1)) return Status.NotPositiveDefinite;
+          lValid = true;
+          updates = 0;
+        }
+        memory.copy(a, y1, <usize>k << 3);
+        backL(L, ld, k, a); // a = Q̃_FF⁻¹1
+        // z = Q̃_FF⁻¹ h_F: forward then back substitution
+        const rowL = <usize>ld << 3;
+        for (let r: i32 = 0; r < k; r++) {
+          const Lr = L + <usize>r * rowL;
+          const hr = load<f64>(h + (<usize>load<i32>(F + (<usize>r << 2)) << 3));
+          store<f64>(z + (<usize>r << 3), (hr - dot(Lr, z, r)) / load<f64>(Lr + (<usize>r << 3)));
+        }
+        backL(L, ld, k, z);
       }
-      backL(L, ld, k, z);
       let sa = 0.0;
       let sb = 0.0;
       for (let r: i32 = 0; r < k; r++) {
@@ -220,12 +256,23 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
       for (let ref: i32 = 0; ref < refine; ref++) {
         let sz = 0.0;
         let qm = 0.0;
+        if (useW) {
+          // U_Fᵀz once, then (Q̃_FF z)_r = (d_i + δ) z_r + U_i·(U_Fᵀz)
+          memory.fill(tW, 0, <usize>rW << 3);
+          for (let r: i32 = 0; r < k; r++) {
+            axpy(rW, load<f64>(z + (<usize>r << 3)), lr!.U + <usize>load<i32>(F + (<usize>r << 2)) * (<usize>rW << 3), tW);
+          }
+        }
         for (let r: i32 = 0; r < k; r++) {
           const i = load<i32>(F + (<usize>r << 2));
-          const Qi = Q + <usize>i * rowQ;
           let t = load<f64>(h + (<usize>i << 3)) + delta * load<f64>(z + (<usize>r << 3));
-          for (let q: i32 = 0; q < k; q++) {
-            t += load<f64>(Qi + (<usize>load<i32>(F + (<usize>q << 2)) << 3)) * load<f64>(z + (<usize>q << 3));
+          if (useW) {
+            t += load<f64>(lr!.d + (<usize>i << 3)) * load<f64>(z + (<usize>r << 3)) + dot(lr!.U + <usize>i * (<usize>rW << 3), tW, rW);
+          } else {
+            const Qi = Q + <usize>i * rowQ;
+            for (let q: i32 = 0; q < k; q++) {
+              t += load<f64>(Qi + (<usize>load<i32>(F + (<usize>q << 2)) << 3)) * load<f64>(z + (<usize>q << 3));
+            }
           }
           store<f64>(z2 + (<usize>r << 3), t);
           sz += load<f64>(z + (<usize>r << 3));
@@ -233,11 +280,15 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
         }
         qm /= <f64>k;
         for (let r: i32 = 0; r < k; r++) store<f64>(z2 + (<usize>r << 3), load<f64>(z2 + (<usize>r << 3)) - qm);
-        for (let r: i32 = 0; r < k; r++) {
-          const Lr = L + <usize>r * rowL;
-          store<f64>(z2 + (<usize>r << 3), (load<f64>(z2 + (<usize>r << 3)) - dot(Lr, z2, r)) / load<f64>(Lr + (<usize>r << 3)));
+        if (useW) woodburyBoxSolve(lr!, F, k, Dinv, KW, tW, z2); // Q̃_FF⁻¹ρ
+        else {
+          const rowL = <usize>ld << 3;
+          for (let r: i32 = 0; r < k; r++) {
+            const Lr = L + <usize>r * rowL;
+            store<f64>(z2 + (<usize>r << 3), (load<f64>(z2 + (<usize>r << 3)) - dot(Lr, z2, r)) / load<f64>(Lr + (<usize>r << 3)));
+          }
+          backL(L, ld, k, z2); // Q̃_FF⁻¹ρ
         }
-        backL(L, ld, k, z2); // Q̃_FF⁻¹ρ
         let st2 = 0.0;
         for (let r: i32 = 0; r < k; r++) st2 += load<f64>(z2 + (<usize>r << 3));
         const mu = (1.0 - sB - sz + st2) / sa;
@@ -285,11 +336,14 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
       for (let r: i32 = 0; r < k; r++) {
         store<f64>(w + (<usize>load<i32>(F + (<usize>r << 2)) << 3), clip(load<f64>(z + (<usize>r << 3)), lo, hi));
       }
-      // g = Q̃w, λ = mean of g over F, multipliers of the bounds
-      memory.fill(g, 0, <usize>N << 3);
-      for (let j: i32 = 0; j < N; j++) {
-        const wj = load<f64>(w + (<usize>j << 3));
-        if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
+      // g = Q̃w, λ = mean of g over F, multipliers of the bounds (Qw from the low-rank form when given, O(N·r))
+      if (lr != null) lowRankProduct(lr!, N, w, tW, g);
+      else {
+        memory.fill(g, 0, <usize>N << 3);
+        for (let j: i32 = 0; j < N; j++) {
+          const wj = load<f64>(w + (<usize>j << 3));
+          if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
+        }
       }
       if (c != 0) axpy(N, 1.0, c, g);
       let lam = 0.0;
@@ -387,6 +441,88 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
   setResidual(res);
   memory.copy(out, w, <usize>N << 3);
   return res <= 1e-9 ? Status.Ok : Status.NotCertified;
+}
+
+/**
+ * The Woodbury face of `boxQP` (docs/method.md §5.6) when Q's diagonal-plus-low-rank form Q = diag(d) + UUᵀ is given
+ * (`LowRank`, r columns) and the face has more than 2r + WOODBURY_MARGIN free names: Q̃_FF = D + U_F U_Fᵀ with
+ * D = diag(d_F + δ) > 0, and Q̃_FF⁻¹x = D⁻¹x − D⁻¹U_F K⁻¹U_Fᵀ D⁻¹x with K = I_r + U_Fᵀ D⁻¹ U_F (r×r, ⪰ I), so a face
+ * costs k·r²/2 for K, r³/3 for its Cholesky and ≈ 4k·r per solve, instead of one k³/3 factorisation per call and
+ * k² per solve (a rpp Newton step has nearly every name free, k ≈ N). Sums in F's position order (deterministic).
+ * This forms Dinv (per F position) and K's Cholesky factor (r×r, lower, in place); false if a pivot fails (it cannot
+ * for finite inputs: K ⪰ I).
+ */
+function woodburyBoxFactor(lr: LowRank, delta: f64, F: usize, k: i32, Dinv: usize, K: usize): bool {
+  const r = lr.k;
+  const rowU = <usize>r << 3;
+  memory.fill(K, 0, <usize>(r * r) << 3);
+  for (let p: i32 = 0; p < k; p++) {
+    const i = load<i32>(F + (<usize>p << 2));
+    const inv = 1.0 / (load<f64>(lr.d + (<usize>i << 3)) + delta);
+    store<f64>(Dinv + (<usize>p << 3), inv);
+    const Ui = lr.U + <usize>i * rowU;
+    for (let a: i32 = 0; a < r; a++) {
+      const s = load<f64>(Ui + (<usize>a << 3)) * inv;
+      const Ka = K + <usize>a * rowU;
+      for (let b: i32 = 0; b <= a; b++) {
+        store<f64>(Ka + (<usize>b << 3), load<f64>(Ka + (<usize>b << 3)) + s * load<f64>(Ui + (<usize>b << 3)));
+      }
+    }
+  }
+  for (let a: i32 = 0; a < r; a++) {
+    const p = K + <usize>a * rowU + (<usize>a << 3);
+    store<f64>(p, load<f64>(p) + 1.0);
+  }
+  return cholesky(r, K, r, K, r);
+}
+
+/** x ← Q̃_FF⁻¹x on a face factored by `woodburyBoxFactor` (x: k f64 per F position; t: r f64 of scratch). */
+function woodburyBoxSolve(lr: LowRank, F: usize, k: i32, Dinv: usize, K: usize, t: usize, x: usize): void {
+  const r = lr.k;
+  const rowU = <usize>r << 3;
+  memory.fill(t, 0, rowU);
+  for (let p: i32 = 0; p < k; p++) {
+    const xp = x + (<usize>p << 3);
+    const y = load<f64>(xp) * load<f64>(Dinv + (<usize>p << 3));
+    store<f64>(xp, y);
+    axpy(r, y, lr.U + <usize>load<i32>(F + (<usize>p << 2)) * rowU, t);
+  }
+  cholSolve(r, K, r, t);
+  for (let p: i32 = 0; p < k; p++) {
+    const xp = x + (<usize>p << 3);
+    const u = dot(lr.U + <usize>load<i32>(F + (<usize>p << 2)) * rowU, t, r);
+    store<f64>(xp, load<f64>(xp) - u * load<f64>(Dinv + (<usize>p << 3)));
+  }
+}
+
+/** t ← U_Bᵀ w_B over the names at a bound with a non-zero weight (r f64); returns Σ_B w_B. O(N·r). */
+function lowRankBoundSum(lr: LowRank, N: i32, state: usize, w: usize, t: usize): f64 {
+  const r = lr.k;
+  const rowU = <usize>r << 3;
+  memory.fill(t, 0, rowU);
+  let sB = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    if (load<i32>(state + (<usize>i << 2)) == FREE) continue;
+    const wi = load<f64>(w + (<usize>i << 3));
+    sB += wi;
+    if (wi != 0.0) axpy(r, wi, lr.U + <usize>i * rowU, t);
+  }
+  return sB;
+}
+
+/** g ← Qw = diag(d)w + U(Uᵀw) from the low-rank form (t: r f64 of scratch). O(N·r). */
+function lowRankProduct(lr: LowRank, N: i32, w: usize, t: usize, g: usize): void {
+  const r = lr.k;
+  const rowU = <usize>r << 3;
+  memory.fill(t, 0, rowU);
+  for (let i: i32 = 0; i < N; i++) {
+    const wi = load<f64>(w + (<usize>i << 3));
+    if (wi != 0.0) axpy(r, wi, lr.U + <usize>i * rowU, t);
+  }
+  for (let i: i32 = 0; i < N; i++) {
+    store<f64>(g + (<usize>i << 3),
+      load<f64>(lr.d + (<usize>i << 3)) * load<f64>(w + (<usize>i << 3)) + dot(lr.U + <usize>i * rowU, t, r));
+  }
 }
 
 /**

@@ -16,7 +16,8 @@ import { checkVarianceFloor, VARIANCE_FLOOR } from "../checks";
 import { correlation, covariance } from "../stats/covariance";
 import { covarianceFactor } from "../stats/factor";
 import { bucketSums, logReturns } from "../stats/returns";
-import { shrinkCovariance } from "../stats/shrinkage";
+import { shrinkCovariance, shrinkCovarianceWithFactor } from "../stats/shrinkage";
+import { LowRank } from "../linalg/woodbury";
 import { ledoitWolfCovariance } from "../stats/ledoit-wolf";
 import { ewp } from "./ewp";
 import { gmvpWithFactor } from "./gmvp";
@@ -188,7 +189,7 @@ function slotTable(): StaticArray<SlotRow> {
     // 1/N lies inside every feasible box (N·lo ≤ 1 ≤ N·hi): ewp is the same with or without bounds
     new SlotRow(Slot.ewp, 0, (f, out) => ewp(f.N, out)),
     new SlotRow(Slot.gmvp, Needs.Covariance | Needs.CovarianceFactor, (f, out) => f.bounded()
-      ? boxQP(f.S, f.N, f.lo, f.hi, out, f.warmRow(Slot.gmvp))
+      ? boxQP(f.S, f.N, f.lo, f.hi, out, f.warmRow(Slot.gmvp), 0, boundedFactor(f, false))
       : gmvpWithFactor(f.S, f.N, out, f.factor, f.nf, f.warmRow(Slot.gmvp))),
     // clusters of ρ (formed from Σ_f and σ_f), inverse variance inside, risk split equally across; bounds: clipped
     new SlotRow(Slot.herc, Needs.Covariance | Needs.Volatility, (f, out) => clipped(f, out, hercWeights(f.S, f.sd, f.N, out))),
@@ -198,10 +199,10 @@ function slotTable(): StaticArray<SlotRow> {
       : clipped(f, out, hrpWeights(f.S, 0, f.N, f.hrpMode, out, 0, 0, f.gram, f.sd))),
     new SlotRow(Slot.ivp, Needs.Covariance, (f, out) => clipped(f, out, ivp(f.S, f.N, out))),
     new SlotRow(Slot.mdcp, Needs.Correlation | Needs.CorrelationFactor, (f, out) => f.bounded()
-      ? boxQP(f.C, f.N, f.lo, f.hi, out, f.warmRow(Slot.mdcp))
+      ? boxQP(f.C, f.N, f.lo, f.hi, out, f.warmRow(Slot.mdcp), 0, boundedFactor(f, true))
       : mdcpWithFactor(f.C, f.N, out, f.factor, f.nf, f.warmRow(Slot.mdcp))),
     new SlotRow(Slot.mdp, Needs.Covariance | Needs.Volatility, (f, out) => f.bounded()
-      ? mdpBounded(f.S, f.sd, f.N, f.lo, f.hi, out, f.warmRow(Slot.mdp))
+      ? mdpBounded(f.S, f.sd, f.N, f.lo, f.hi, out, f.warmRow(Slot.mdp), boundedFactor(f, false))
       : mdpFromMdcp(f.row(Slot.mdcp), f.sd, f.N, out)),
     // least historical CVaR at 95 % of the frequency's observations (Rockafellar–Uryasev LP); bounds: in the LP
     new SlotRow(Slot.mincvar, Needs.Observations, (f, out) =>
@@ -263,6 +264,32 @@ function clipped(f: Frame, out: usize, st: Status): Status {
  * exists but cannot be certified on the sample Σ (`NotConverged`/`NotCertified`: a box all but touching Σ's null
  * space), so a valid request never gets SOLVER_FAILED from bounded rpp with the sample covariance.
  */
+/**
+ * Σ_f (or, with `correlation`, C_f) in the diagonal-plus-low-rank form of the bounded box QPs (docs/method.md §5.6):
+ * the sample covariance of n_f observations is exactly UUᵀ up to rounding (U asset-major, N × n_f:
+ * `covarianceFactor`, divided by σ for C_f), d = 0. Null unless the frame holds the sample Σ_f of a whole-market window
+ * (2n_f ≤ N, N ≥ BOUNDED_LOWRANK_MIN_N). Scratch N·(n_f + 1) f64, the row's (released with it).
+ */
+function boundedFactor(f: Frame, correlation: bool): LowRank | null {
+  if (!boundedLowRank(f)) return null;
+  const d = scratchF64(f.N);
+  memory.fill(d, 0, <usize>f.N << 3);
+  const U = scratchF64(f.N * f.nf);
+  covarianceFactor(f.observations(), f.nf, f.N, correlation ? f.sd : 0, U, true);
+  return new LowRank(f.N, f.nf, d, U);
+}
+
+/** Whether the frame's bounded QPs take the low-rank form (`boundedFactor`). */
+function boundedLowRank(f: Frame): bool {
+  return f.covMode == CovarianceCode.sample && 2 * f.nf <= f.N && f.N >= BOUNDED_LOWRANK_MIN_N;
+}
+
+/**
+ * Bounded rpp and gmvp-type box QPs take Woodbury faces from this many names on (with 2n_f ≤ N; docs/method.md §5.6):
+ * below it the dense faces are cheap, and every bounded answer under it is the dense path's, bit for bit.
+ */
+export const BOUNDED_LOWRANK_MIN_N: i32 = 256;
+
 function rppBoundedWithFallback(f: Frame, out: usize): Status {
   f.releaseCorrelation(Slot.rpp); // not read on this path
   const w = f.row(Slot.gmvp);
@@ -271,8 +298,11 @@ function rppBoundedWithFallback(f: Frame, out: usize): Status {
   const v = dot(w, y, f.N);
   const s = dot(f.sd, w, f.N);
   const warm = f.warmRow(Slot.rpp);
+  // whole-market windows (more names than twice the observations): the Newton steps' box QPs through the exact
+  // low-rank factor of the sample Σ_f (docs/method.md §5.6; Woodbury faces, certified on the dense matrices)
+  const lowRank = boundedLowRank(f);
   if (v > ercExistTol(f.nf, f.N) * s * s) {
-    const st = rppWithBounds(f.S, f.N, f.lo, f.hi, out, warm);
+    const st = rppWithBounds(f.S, f.N, f.lo, f.hi, out, warm, boundedFactor(f, false));
     // A bounded solution exists but cannot be certified in f64 (relative variance near 3e-8: ∇P's rounding floor is
     // above the certificate, docs/method.md §5.6): with the sample covariance the shrunk one answers, flagged, as
     // when no solution exists; with a shrunk estimator the failure is reported.
@@ -282,8 +312,11 @@ function rppBoundedWithFallback(f: Frame, out: usize): Status {
     return Status.NotConverged;
   }
   const Ss = f.covarianceBlockAfter(Slot.rpp); // Σ_f is dead here unless a later row reads it
-  let st = shrinkCovariance(f.observations(), f.nf, f.N, Ss, 0);
-  if (st == Status.Ok) st = rppWithBounds(Ss, f.N, f.lo, f.hi, out, warm);
+  // the shrunk Σ in diagonal-plus-low-rank form beside the dense one (bit-identical to `shrinkCovariance`'s)
+  const U = lowRank ? scratchF64(f.N * f.nf) : 0;
+  const d = lowRank ? scratchF64(f.N) : 0;
+  let st = shrinkCovarianceWithFactor(f.observations(), f.nf, f.N, Ss, 0, U, d);
+  if (st == Status.Ok) st = rppWithBounds(Ss, f.N, f.lo, f.hi, out, warm, lowRank ? new LowRank(f.N, f.nf, d, U) : null);
   if (st == Status.Ok) f.fellBack = true;
   return st;
 }

@@ -1,4 +1,5 @@
 import { Status } from "../shared/status";
+import { LowRank } from "../linalg/woodbury";
 import { simplexQP } from "../solvers/simplex-qp";
 import { boxQP, effectiveHi, effectiveLo, feasibleBounds, gradientResidual } from "../solvers/box-qp";
 import { beginSolve, lastIterations, SOLVE, setIterations, setResidual } from "../result";
@@ -53,7 +54,8 @@ export function mdpFromMdcp(y: usize, sd: usize, N: i32, out: usize): Status {
  * Edge cases: a zero-variance portfolio inside the box (singular Σ): DR is unbounded there; the bracket shrinks
  *   towards t = 0 and w is the bounded minimum-variance point (G ≈ 0: certified).
  */
-export function mdpBounded(S: usize, sd: usize, N: i32, lo: f64, hi: f64, out: usize, warm: usize): Status {
+export function mdpBounded(S: usize, sd: usize, N: i32, lo: f64, hi: f64, out: usize, warm: usize,
+  lr: LowRank | null = null): Status {
   if (N >= 1 && !feasibleBounds(N, lo, hi)) return Status.InfeasibleBounds;
   const begun = beginSolve(N, out);
   if (begun != SOLVE) return <Status>begun;
@@ -70,7 +72,7 @@ export function mdpBounded(S: usize, sd: usize, N: i32, lo: f64, hi: f64, out: u
   if (hasHint) memory.copy(hint, warm, row);
   // φ(t) into `w` (and the value returned); NaN on a solver failure (status kept in `failed`)
   let failed: Status = Status.Ok;
-  let st = pathPoint(S, sd, N, lo, hi, 0.0, c, w, hasHint ? hint : 0);
+  let st = pathPoint(S, sd, N, lo, hi, 0.0, c, w, hasHint ? hint : 0, lr);
   total += lastIterations();
   if (st != Status.Ok) return st;
   memory.copy(hint, w, row);
@@ -86,7 +88,7 @@ export function mdpBounded(S: usize, sd: usize, N: i32, lo: f64, hi: f64, out: u
   let fLo = -v; // φ(0) = −v₀
   let phi = -1.0;
   for (let k: i32 = 0; k < 200; k++) {
-    st = pathPoint(S, sd, N, lo, hi, tHi, c, w, hint);
+    st = pathPoint(S, sd, N, lo, hi, tHi, c, w, hint, lr);
     total += lastIterations();
     if (st != Status.Ok) { failed = st; break; }
     memory.copy(hint, w, row);
@@ -109,7 +111,7 @@ export function mdpBounded(S: usize, sd: usize, N: i32, lo: f64, hi: f64, out: u
     let t = fHi != fLo ? (tLo * fHi - tHi * fLo) / (fHi - fLo) : 0.5 * (tLo + tHi);
     if (!(t > tLo && t < tHi)) t = 0.5 * (tLo + tHi);
     if (t <= tLo || t >= tHi) break;
-    st = pathPoint(S, sd, N, lo, hi, t, c, w, hint);
+    st = pathPoint(S, sd, N, lo, hi, t, c, w, hint, lr);
     total += lastIterations();
     if (st != Status.Ok) return st;
     memory.copy(hint, w, row);
@@ -130,7 +132,7 @@ export function mdpBounded(S: usize, sd: usize, N: i32, lo: f64, hi: f64, out: u
     }
   }
   if (!(res <= MDP_TARGET)) {
-    st = pathPoint(S, sd, N, lo, hi, tHi, c, w, hint);
+    st = pathPoint(S, sd, N, lo, hi, tHi, c, w, hint, lr);
     total += lastIterations();
     if (st != Status.Ok) return st;
     v = quad(S, N, w, g); // g = Σw
@@ -148,10 +150,11 @@ export function mdpBounded(S: usize, sd: usize, N: i32, lo: f64, hi: f64, out: u
 const MDP_TARGET: f64 = 1e-12;
 
 /** w(t) of `mdpBounded`: the box QP with c = −tσ into `w`, its scratch released afterwards. */
-function pathPoint(S: usize, sd: usize, N: i32, lo: f64, hi: f64, t: f64, c: usize, w: usize, hint: usize): Status {
+function pathPoint(S: usize, sd: usize, N: i32, lo: f64, hi: f64, t: f64, c: usize, w: usize, hint: usize,
+  lr: LowRank | null): Status {
   for (let i: i32 = 0; i < N; i++) store<f64>(c + (<usize>i << 3), -t * load<f64>(sd + (<usize>i << 3)));
   const mark = arenaMark();
-  const st = boxQP(S, N, lo, hi, w, hint, c);
+  const st = boxQP(S, N, lo, hi, w, hint, c, lr);
   arenaRelease(mark);
   return st;
 }

@@ -4,6 +4,7 @@ import { arenaMark, arenaRelease, scratchF64 } from "../memory";
 import { dot, symv } from "../linalg/blas";
 import { boxQP, boxRidge, effectiveHi, effectiveLo, feasibleBounds, gradientResidual, waterFill } from "../solvers/box-qp";
 import { Existence, rppSolve } from "./rpp";
+import { LowRank } from "../linalg/woodbury";
 
 /**
  * Bounded l3rpp as the 21-vector call computes it (docs/method.md §5.6): if the unbounded ERC portfolio exists and
@@ -13,7 +14,8 @@ import { Existence, rppSolve } from "./rpp";
  * weight at a bound (the previous solution had a binding bound) skips the first attempt.
  * `lastIterations()`: the bounded solver's when it runs, else the unbounded one's.
  */
-export function rppWithBounds(S: usize, N: i32, lo: f64, hi: f64, out: usize, warm: usize): Status {
+export function rppWithBounds(S: usize, N: i32, lo: f64, hi: f64, out: usize, warm: usize,
+  lr: LowRank | null = null): Status {
   if (N >= 1 && !feasibleBounds(N, lo, hi)) return Status.InfeasibleBounds;
   const elo = effectiveLo(N, lo);
   const ehi = effectiveHi(N, hi);
@@ -39,7 +41,7 @@ export function rppWithBounds(S: usize, N: i32, lo: f64, hi: f64, out: usize, wa
       if (start == 0) start = out; // read by rppBounded before it writes `out`
     }
   }
-  return rppBounded(S, N, lo, hi, out, start);
+  return rppBounded(S, N, lo, hi, out, start, lr);
 }
 
 /** Certificate tolerance of the bounded rpp (the KKT residual of G below; its gradient is of order 1). */
@@ -81,9 +83,12 @@ const RPP_BOUNDED_MAX_IT: i32 = 500;
  *   the certificate and the answer is `NotConverged`. `lastIterations()` counts the box-QP iterations of every Newton step. Measured (cvxportfolio,
  *   N = 430, max_weight 0.01, 12 monthly sums): 104 box-QP iterations, 0.15 s.
  * Complexity: per Newton step N² (the Hessian) plus one warm-started box QP (one O(k³/3) factorisation, O(k²) per
- *   further face); scratch N² + 8N f64 plus one box QP at a time.
+ *   further face); scratch N² + 8N f64 plus one box QP at a time. With `lr` (Σ = diag(d) + UUᵀ, U N×r: whole-market
+ *   windows, docs/method.md §5.6) the Hessian's low-rank form goes to the box QP too (`hessianFactor`): Woodbury
+ *   faces at O(k·r²) instead of the k³/3 factorisation (k ≈ N free names), N·r more scratch.
  */
-export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize): Status {
+export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize,
+  lr: LowRank | null = null): Status {
   if (N >= 1 && !feasibleBounds(N, lo0, hi0)) return Status.InfeasibleBounds;
   const begun = beginSolve(N, out);
   if (begun != SOLVE) return <Status>begun;
@@ -98,6 +103,8 @@ export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, war
   const u = scratchF64(N);
   const wt = scratchF64(N);
   const H = scratchF64(N * N);
+  // H's diagonal-plus-low-rank form when Σ's is given (filled per Newton step: `hessianFactor`)
+  const lrH = lr != null ? new LowRank(N, lr.k, scratchF64(N), scratchF64(N * lr.k)) : null;
   for (let i: i32 = 0; i < N; i++) {
     let v = warm != 0 ? load<f64>(warm + (<usize>i << 3)) : 1.0 / Math.sqrt(load<f64>(S + <usize>i * row + (<usize>i << 3)));
     if (!(v > 0.0) || !isFinite(v)) v = 0.0;
@@ -126,7 +133,7 @@ export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, war
   let sinceBest: i32 = 0;
   for (; outer < RPP_BOUNDED_MAX_OUTER; outer++) {
     const s2 = Math.exp(2.0 * u0);
-    const st = innerNewton(S, N, lo, hi, b, s2, w, y, gam, cv, u, wt, H, innerTol);
+    const st = innerNewton(S, N, lo, hi, b, s2, w, y, gam, cv, u, wt, H, innerTol, lr, lrH);
     total += lastIterations();
     if (st != Status.Ok) { setIterations(total); return st; }
     symv(N, S, w, y);
@@ -193,7 +200,7 @@ const RPP_BOUNDED_MAX_OUTER: i32 = 200;
  * summed. Scratch passed in.
  */
 function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usize, y: usize, gam: usize, cv: usize,
-  u: usize, wt: usize, H: usize, tol: f64): Status {
+  u: usize, wt: usize, H: usize, tol: f64, lr: LowRank | null, lrH: LowRank | null): Status {
   const row = <usize>N << 3;
   let total: i32 = 0;
   let forced: i32 = 0;
@@ -227,8 +234,9 @@ function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usi
       store<f64>(cv + (<usize>i << 3), load<f64>(gam + (<usize>i << 3)) - load<f64>(cv + (<usize>i << 3)) -
         ridge * load<f64>(w + (<usize>i << 3)));
     }
+    if (lr != null) hessianFactor(lr, lrH!, s2, b, w);
     const mark = arenaMark();
-    const st = boxQP(H, N, lo, hi, u, w, cv);
+    const st = boxQP(H, N, lo, hi, u, w, cv, lrH);
     arenaRelease(mark);
     total += lastIterations();
     if (st != Status.Ok) { setIterations(total); return st; }
@@ -292,4 +300,20 @@ function maxOf(w: usize, N: i32): f64 {
     if (x > m) m = x;
   }
   return m;
+}
+
+/**
+ * The Newton Hessian H = s²Σ + diag(b/w²) of `innerNewton` in diagonal-plus-low-rank form from Σ's (Σ = diag(d) +
+ * UUᵀ): d_H = s²d + b/w², U_H = s·U, for the box QP's Woodbury faces (the dense H, formed beside it, is what the
+ * QP's certificate and ridge read). O(N·r).
+ */
+function hessianFactor(lr: LowRank, lrH: LowRank, s2: f64, b: f64, w: usize): void {
+  const s = Math.sqrt(s2);
+  const r = lr.k;
+  for (let i: i32 = 0; i < lr.N; i++) {
+    const wi = load<f64>(w + (<usize>i << 3));
+    store<f64>(lrH.d + (<usize>i << 3), s2 * load<f64>(lr.d + (<usize>i << 3)) + b / (wi * wi));
+    const src = lr.U + <usize>(i * r) * 8, dst = lrH.U + <usize>(i * r) * 8;
+    for (let a: i32 = 0; a < r; a++) store<f64>(dst + (<usize>a << 3), s * load<f64>(src + (<usize>a << 3)));
+  }
 }
