@@ -316,7 +316,11 @@ function rppBoundedWithFallback(f: Frame, out: usize): Status {
   const U = lowRank ? scratchF64(f.N * f.nf) : 0;
   const d = lowRank ? scratchF64(f.N) : 0;
   let st = shrinkCovarianceWithFactor(f.observations(), f.nf, f.N, Ss, 0, U, d);
-  if (st == Status.Ok) st = rppWithBounds(Ss, f.N, f.lo, f.hi, out, warm, lowRank ? new LowRank(f.N, f.nf, d, U) : null);
+  // the shrunk Σ is positive definite: ERC exists on it (its low-rank form skips the dense existence test)
+  if (st == Status.Ok) {
+    st = lowRank ? rppWithBounds(Ss, f.N, f.lo, f.hi, out, warm, new LowRank(f.N, f.nf, d, U), Existence.Exists)
+      : rppWithBounds(Ss, f.N, f.lo, f.hi, out, warm);
+  }
   if (st == Status.Ok) f.fellBack = true;
   return st;
 }

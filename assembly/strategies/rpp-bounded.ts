@@ -11,11 +11,14 @@ import { LowRank } from "../linalg/woodbury";
  * meets the bounds, it is also the bounded solution (the unconstrained minimiser of the convex cone problem lies in
  * the cone), so it is tried first with the fast unbounded solver (`rppSolve`, coordinate descent; ERC-certified);
  * otherwise `rppBounded`, started from the hint, or from the ERC portfolio clipped and redistributed. A hint with a
- * weight at a bound (the previous solution had a binding bound) skips the first attempt.
+ * weight at a bound (the previous solution had a binding bound) skips the first attempt. With `lr` (Σ = diag(d) +
+ * UUᵀ, whole-market windows: docs/method.md §5.6) both solvers use that form; `erc` is what the caller knows of
+ * ERC's existence: Exists on the positive definite shrunk Σ; else, with `lr`, the first attempt is coordinate descent
+ * alone (`Existence.Untested`): the dense existence test (a simplex QP on C) took 13 s at N = 5,000 monthly.
  * `lastIterations()`: the bounded solver's when it runs, else the unbounded one's.
  */
 export function rppWithBounds(S: usize, N: i32, lo: f64, hi: f64, out: usize, warm: usize,
-  lr: LowRank | null = null): Status {
+  lr: LowRank | null = null, erc: Existence = Existence.Unknown): Status {
   if (N >= 1 && !feasibleBounds(N, lo, hi)) return Status.InfeasibleBounds;
   const elo = effectiveLo(N, lo);
   const ehi = effectiveHi(N, hi);
@@ -29,7 +32,7 @@ export function rppWithBounds(S: usize, N: i32, lo: f64, hi: f64, out: usize, wa
   let start = warm;
   if (tryErc) {
     const mark = arenaMark();
-    const st = rppSolve(S, N, out, Existence.Unknown, null);
+    const st = rppSolve(S, N, out, lr != null && erc == Existence.Unknown ? Existence.Untested : erc, lr);
     arenaRelease(mark);
     if (st == Status.Ok) {
       let inside = true;

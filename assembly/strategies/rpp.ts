@@ -56,6 +56,11 @@ export enum Existence {
   Unknown = 0,
   /** Known to exist (the driver's test on C passed, or Σ is a shrunk covariance with λ* > 0): never tested. */
   Exists = 1,
+  /**
+   * Not known, and not worth a test: a bounded call's first attempt on a whole-market sample Σ (its low-rank form
+   * given; the bounded solver follows). Coordinate descent alone; NotConverged unless it certifies.
+   */
+  Untested = 2,
 }
 
 /**
@@ -197,6 +202,7 @@ export function rppSolve(S: usize, N: i32, out: usize, existence: Existence, lr:
       }
     }
   }
+  if (!converged && existence == Existence.Untested) { setIterations(iters); return Status.NotConverged; }
   if (!converged && !tested) {
     if (!ercExistsOn(S, N)) { setIterations(iters); return Status.NotConverged; }
   }

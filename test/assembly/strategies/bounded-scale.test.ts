@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { bucketSums, covariance, logReturns } from "../../../src/engine/core.js";
-import { computeWeightSet, tryBoundedWeights, type WeightSetInput } from "../../../src/engine/weights.js";
+import { computeWeightSet, shrinkCovariance, tryBoundedWeights, type WeightSetInput } from "../../../src/engine/weights.js";
 import { ALL_SERIES_IDS } from "../../../src/domain/strategies.js";
 import type { Frequency, Strategy } from "../../../src/domain/vocabulary.js";
 import { factorPrices } from "../../../bench/prices.js";
@@ -28,14 +28,19 @@ function input(N: number, seed: number, lo: number, hi: number, frequency: Frequ
   };
 }
 
-/** The dense sample Σ the driver forms for `frequency` (the same kernels on the same sums). */
-function sampleCovariance(wasm: ReturnType<typeof engine>, inp: WeightSetInput, frequency: Frequency): Float64Array {
+/** The observations (returns or bucket sums) the driver forms for `frequency`, and their count. */
+function observations(wasm: ReturnType<typeof engine>, inp: WeightSetInput, frequency: Frequency) {
   const N = inp.N;
   const R = logReturns(wasm, inp.closes, T, N);
   const X = frequency === "d" ? R : frequency === "w" ? bucketSums(wasm, R, n, N, weekBucket, inp.nWeeks)
     : bucketSums(wasm, R, n, N, monthBucket, inp.nMonths);
-  const m = frequency === "d" ? n : frequency === "w" ? inp.nWeeks : inp.nMonths;
-  return covariance(wasm, X, m, N).covariance;
+  return { X, m: frequency === "d" ? n : frequency === "w" ? inp.nWeeks! : inp.nMonths! };
+}
+
+/** The dense sample Σ the driver forms for `frequency` (the same kernels on the same sums). */
+function sampleCovariance(wasm: ReturnType<typeof engine>, inp: WeightSetInput, frequency: Frequency): Float64Array {
+  const { X, m } = observations(wasm, inp, frequency);
+  return covariance(wasm, X, m, inp.N).covariance;
 }
 
 /** The box KKT residual of min ½wᵀQw + … over the box as docs/method.md §5.6 states it, for gmvp (Q = Σ). */
@@ -76,7 +81,7 @@ describe("bounded QPs of whole-market windows through the sample Σ's low-rank f
         const got = row(r, id, N);
         const dense = tryBoundedWeights(wasm, s, S, N, lo, hi);
         expect(dense.status).toBe(0);
-        // both certified; unique solutions, so they agree to the solvers' rounding (observed ≤ 6e-15 relative)
+        // both certified; unique solutions, so they agree to the solvers' rounding (observed ≤ 1.7e-14 relative)
         const rel = Math.max(...Array.from(got, (x, i) => Math.abs(x - dense.value[i]) / Math.max(x, 1e-300)));
         expect(rel).toBeLessThan(1e-11);
         expect(Math.min(...got)).toBeGreaterThanOrEqual(lo);
@@ -111,6 +116,19 @@ describe("bounded QPs of whole-market windows through the sample Σ's low-rank f
       expect(Math.abs(w.reduce((a, b) => a + b, 0) - 1)).toBeLessThan(1e-12);
     }
   }, 120_000);
+
+  it("N = 300, monthly, [0, 0.1]: rpp takes the shrunk covariance (a zero-variance portfolio lies in the box), through its low-rank form: the dense solver's answer on the dense shrunk Σ", () => {
+    const N = 300;
+    const inp = input(N, 2, 0, 0.1, "m", ["gmvp", "rpp"]);
+    const r = computeWeightSet(wasm, inp);
+    const id = "l1r.l2m.l3rpp";
+    expect(r.fallback[ALL_SERIES_IDS.indexOf(id)]).toBe(true);
+    const { X, m } = observations(wasm, inp, "m");
+    const dense = tryBoundedWeights(wasm, "rpp", shrinkCovariance(wasm, X, m, N).covariance, N, 0, 0.1);
+    expect(dense.status).toBe(0);
+    const got = row(r, id, N);
+    expect(Math.max(...Array.from(got, (x, i) => Math.abs(x - dense.value[i]) / x))).toBeLessThan(1e-11);
+  });
 
   it("below BOUNDED_LOWRANK_MIN_N (N = 200, monthly): the driver's bounded rows are the dense solvers', bit for bit", () => {
     const N = 200;
