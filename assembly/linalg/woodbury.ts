@@ -31,6 +31,22 @@ export class LowRank {
 }
 
 /**
+ * The lower triangle of the k×k capacitance matrix K (row-major) += inv·u uᵀ for one row u of U (k f64 at Ui): entry
+ * (a, b ≤ a) += (u_a·inv)·u_b. The Woodbury solves sum these over the rows in ascending order (deterministic).
+ */
+// @ts-ignore: decorator
+@inline export function addScaledOuterLower(K: usize, Ui: usize, k: i32, inv: f64): void {
+  const rowU = <usize>k << 3;
+  for (let a: i32 = 0; a < k; a++) {
+    const s = load<f64>(Ui + (<usize>a << 3)) * inv;
+    const Ka = K + <usize>a * rowU;
+    for (let b: i32 = 0; b <= a; b++) {
+      store<f64>(Ka + (<usize>b << 3), load<f64>(Ka + (<usize>b << 3)) + s * load<f64>(Ui + (<usize>b << 3)));
+    }
+  }
+}
+
+/**
  * y ← (diag(d + 1/x²) + U Uᵀ)⁻¹ y: the Newton system of docs/method.md §5.3 when Σ = diag(d) + UUᵀ.
  *
  * Method: Woodbury. With D' = diag(d + 1/x²) (> 0 since d ≥ 0 and x > 0), K = I_k + Uᵀ D'⁻¹ U (k×k, symmetric
@@ -58,14 +74,9 @@ export function woodburySolve(lr: LowRank, x: usize, y: usize): bool {
     const Ui = U + <usize>i * rowU;
     const gi = load<f64>(y + (<usize>i << 3)) * inv;
     for (let a: i32 = 0; a < k; a++) {
-      const ua = load<f64>(Ui + (<usize>a << 3));
-      const s = ua * inv;
-      store<f64>(z + (<usize>a << 3), load<f64>(z + (<usize>a << 3)) + ua * gi);
-      const Ka = K + <usize>a * rowU;
-      for (let b: i32 = 0; b <= a; b++) {
-        store<f64>(Ka + (<usize>b << 3), load<f64>(Ka + (<usize>b << 3)) + s * load<f64>(Ui + (<usize>b << 3)));
-      }
+      store<f64>(z + (<usize>a << 3), load<f64>(z + (<usize>a << 3)) + load<f64>(Ui + (<usize>a << 3)) * gi);
     }
+    addScaledOuterLower(K, Ui, k, inv);
   }
   for (let a: i32 = 0; a < k; a++) {
     const p = K + <usize>a * rowU + (<usize>a << 3);

@@ -4,7 +4,7 @@ import { scratchF64, scratchI32 } from "../memory";
 import { dot, axpy } from "../linalg/blas";
 import { appendRow, backL, growFactor, refactor, removeRow, WOODBURY_MARGIN } from "./simplex-qp";
 import { cholesky, cholSolve } from "../linalg/cholesky";
-import { LowRank } from "../linalg/woodbury";
+import { addScaledOuterLower, LowRank } from "../linalg/woodbury";
 
 /** Relative slack of the feasibility test N·lo ≤ 1 ≤ N·hi (a bound of exactly 1/N typed as a decimal). */
 export const BOUNDS_SLACK: f64 = 1e-12;
@@ -460,14 +460,7 @@ function woodburyBoxFactor(lr: LowRank, delta: f64, F: usize, k: i32, Dinv: usiz
     const i = load<i32>(F + (<usize>p << 2));
     const inv = 1.0 / (load<f64>(lr.d + (<usize>i << 3)) + delta);
     store<f64>(Dinv + (<usize>p << 3), inv);
-    const Ui = lr.U + <usize>i * rowU;
-    for (let a: i32 = 0; a < r; a++) {
-      const s = load<f64>(Ui + (<usize>a << 3)) * inv;
-      const Ka = K + <usize>a * rowU;
-      for (let b: i32 = 0; b <= a; b++) {
-        store<f64>(Ka + (<usize>b << 3), load<f64>(Ka + (<usize>b << 3)) + s * load<f64>(Ui + (<usize>b << 3)));
-      }
-    }
+    addScaledOuterLower(K, lr.U + <usize>i * rowU, r, inv);
   }
   for (let a: i32 = 0; a < r; a++) {
     const p = K + <usize>a * rowU + (<usize>a << 3);
