@@ -97,7 +97,7 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  *   factorisation → `NotPositiveDefinite`; failed certificate → `NotCertified`. `lastIterations()` reports them.
  * Complexity: O(k² + N·|B≠0| + N·nnz(w)) per face, plus one O(k³/3) factorisation per call (and per 256 updates);
  *   with `lr`: O(k² + N·r) per face on the factor, O(k·r² + r³) per Woodbury face; O(N·nnz) certificate; scratch
- *   c² + 5N f64 + 3N i32 (+ N + r² + r f64 with `lr`).
+ *   c² + 5N f64 + 3N i32 (with `lr`, its own scratch: `LowRank` dp, K, z).
  * Edge cases: N = 1 → [1] (if lo ≤ 1 ≤ hi). N·hi = 1 → w = hi everywhere; N·lo = 1 → w = lo everywhere.
  * References: Nocedal & Wright, Numerical Optimization, 2nd ed. (2006), §16.5.
  */
@@ -128,9 +128,10 @@ export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: us
   // Woodbury faces (`woodburyBoxFactor`): above kW free names, when Q's diagonal-plus-low-rank form is given
   const kW: i32 = lr != null ? 2 * lr.k + WOODBURY_MARGIN : N + 1;
   const rW: i32 = lr != null ? lr.k : 0;
-  const Dinv = lr != null ? scratchF64(N) : 0;
-  const KW = lr != null ? scratchF64(rW * rW) : 0;
-  const tW = lr != null ? scratchF64(rW) : 0;
+  // the form's own scratch: D⁻¹ per F position (N), K's factor (r²), an r-vector
+  const Dinv = lr != null ? lr.dp : 0;
+  const KW = lr != null ? lr.K : 0;
+  const tW = lr != null ? lr.z : 0;
   let L = scratchF64(ld * ld); // allocated last: `growFactor` extends it in place
   let lValid = false; // L (and y1) factor Q̃_FF of the current F
   let updates: i32 = 0;

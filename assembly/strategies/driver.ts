@@ -256,19 +256,11 @@ function clipped(f: Frame, out: usize, st: Status): Status {
 }
 
 /**
- * Bounded l3rpp (docs/method.md §5.6) with the fallback of §6.4: the bounded problem has a solution iff no
- * zero-variance portfolio lies inside the box, tested on the bounded gmvp row w (computed before this one, the
- * minimum of wᵀΣ_f w over the box): no solution iff wᵀΣ_f w ≤ `ercExistTol(n_f, N)`·(σᵀw)² (the relative variance
- * yᵀC_f y of y = Dw/σᵀw, on C's rounding floor). Then, with the sample covariance, the bounded problem is solved
- * on the shrunk covariance and the series is flagged, as without bounds. The same fallback answers a solution that
- * exists but cannot be certified on the sample Σ (`NotConverged`/`NotCertified`: a box all but touching Σ's null
- * space), so a valid request never gets SOLVER_FAILED from bounded rpp with the sample covariance.
- */
-/**
  * Σ_f (or, with `correlation`, C_f) in the diagonal-plus-low-rank form of the bounded box QPs (docs/method.md §5.6):
  * the sample covariance of n_f observations is exactly UUᵀ up to rounding (U asset-major, N × n_f:
  * `covarianceFactor`, divided by σ for C_f), d = 0. Null unless the frame holds the sample Σ_f of a whole-market window
- * (2n_f ≤ N, N ≥ BOUNDED_LOWRANK_MIN_N). Scratch N·(n_f + 1) f64, the row's (released with it).
+ * (2n_f ≤ N, N ≥ BOUNDED_LOWRANK_MIN_N). Scratch N·(n_f + 2) + n_f² + n_f f64 (the factor, d and the form's solve
+ * scratch), the row's (released with it).
  */
 function boundedFactor(f: Frame, correlation: bool): LowRank | null {
   if (!boundedLowRank(f)) return null;
@@ -290,6 +282,15 @@ function boundedLowRank(f: Frame): bool {
  */
 export const BOUNDED_LOWRANK_MIN_N: i32 = 256;
 
+/**
+ * Bounded l3rpp (docs/method.md §5.6) with the fallback of §6.4: the bounded problem has a solution iff no
+ * zero-variance portfolio lies inside the box, tested on the bounded gmvp row w (computed before this one, the
+ * minimum of wᵀΣ_f w over the box): no solution iff wᵀΣ_f w ≤ `ercExistTol(n_f, N)`·(σᵀw)² (the relative variance
+ * yᵀC_f y of y = Dw/σᵀw, on C's rounding floor). Then, with the sample covariance, the bounded problem is solved
+ * on the shrunk covariance and the series is flagged, as without bounds. The same fallback answers a solution that
+ * exists but cannot be certified on the sample Σ (`NotConverged`/`NotCertified`: a box all but touching Σ's null
+ * space), so a valid request never gets SOLVER_FAILED from bounded rpp with the sample covariance.
+ */
 function rppBoundedWithFallback(f: Frame, out: usize): Status {
   f.releaseCorrelation(Slot.rpp); // not read on this path
   const w = f.row(Slot.gmvp);
