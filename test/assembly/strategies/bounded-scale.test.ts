@@ -4,7 +4,8 @@
  * covariance's low-rank factor (Woodbury faces above 2n_f + 16 free names, Q w_B and Qw in O(N·n_f)), certified on
  * the dense matrices. Here: those rows against the dense solvers on the same dense Σ (`tryBoundedWeights`, the
  * kernel that never takes the low-rank form) within the solvers' tolerance, each row's box KKT certificate
- * recomputed in plain JS, and, below the threshold, the driver's rows equal to the dense solvers' bit for bit.
+ * recomputed in plain JS, the shrunk fallback through its own factor, below the threshold the driver's rows equal to
+ * the dense solvers' bit for bit, and the bounded call's arena within 4 N² doubles (issue 14's bound).
  */
 import { describe, expect, it } from "vitest";
 import { bucketSums, covariance, logReturns } from "../../../src/engine/core.js";
@@ -13,6 +14,7 @@ import { ALL_SERIES_IDS } from "../../../src/domain/strategies.js";
 import type { Frequency, Strategy } from "../../../src/domain/vocabulary.js";
 import { factorPrices } from "../../../bench/prices.js";
 import { engine, matVec } from "../../helpers/kernels.js";
+import { Wasm } from "../../../src/engine/wasm.js";
 
 const T = 253;
 const n = T - 1;
@@ -141,3 +143,15 @@ describe("bounded QPs of whole-market windows through the sample Σ's low-rank f
     }
   });
 });
+
+describe("arena high-water of a bounded whole-market call", () => {
+  it("stays at or below 4 N² doubles at N = 1,000 (the seven strategies, every frequency, bounds binding)", () => {
+    const N = 1000;
+    const wasm = Wasm.loadSync({ recycleAboveBytes: Infinity });
+    const inp = { ...input(N, 11, 0.0005, 0.005, "m", ["ewp", "gmvp", "hrp", "ivp", "mdcp", "mdp", "rpp"]),
+      frequencies: undefined };
+    computeWeightSet(wasm, inp);
+    expect(wasm.arenaHighWater / (8 * N * N)).toBeLessThanOrEqual(4);
+  }, 60_000);
+});
+
