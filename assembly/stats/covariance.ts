@@ -48,7 +48,13 @@ export function covariance(X: usize, n: i32, N: i32, out: usize, means: usize): 
   gram(Xc, Np, np, N, out);
   const scale = 1.0 / <f64>(n - 1);
   const NN = N * N;
-  for (let k: i32 = 0; k < NN; k++) {
+  const vs = f64x2.splat(scale);
+  let k: i32 = 0;
+  for (; k + 1 < NN; k += 2) { // two entries per step: each lane the scalar's IEEE multiply (the same bits)
+    const p = out + (<usize>k << 3);
+    v128.store(p, f64x2.mul(v128.load(p), vs));
+  }
+  if (k < NN) {
     const p = out + (<usize>k << 3);
     store<f64>(p, load<f64>(p) * scale);
   }
@@ -76,10 +82,19 @@ export function correlation(S: usize, N: i32, C: usize, sd: usize): Status {
   setBadIndex(-1);
   for (let j: i32 = 0; j < N; j++) {
     const sj = load<f64>(s + (<usize>j << 3));
-    for (let k: i32 = 0; k < N; k++) {
-      const off = <usize>(j * N + k) << 3;
-      store<f64>(C + off, j == k ? 1.0 : load<f64>(S + off) / (sj * load<f64>(s + (<usize>k << 3))));
+    const vj = f64x2.splat(sj);
+    const row = <usize>(j * N) << 3;
+    // two columns per step in f64x2 lanes: each lane the scalar's IEEE multiply and divide (the same bits)
+    let k: i32 = 0;
+    for (; k + 1 < N; k += 2) {
+      const off = row + (<usize>k << 3);
+      v128.store(C + off, f64x2.div(v128.load(S + off), f64x2.mul(vj, v128.load(s + (<usize>k << 3)))));
     }
+    if (k < N) {
+      const off = row + (<usize>k << 3);
+      store<f64>(C + off, load<f64>(S + off) / (sj * load<f64>(s + (<usize>k << 3))));
+    }
+    store<f64>(C + row + (<usize>j << 3), 1.0);
   }
   if (sd != 0) memory.copy(sd, s, <usize>N << 3);
   return Status.Ok;
