@@ -39,11 +39,11 @@ function kernelCovariance(X: Float64Array, n: number, N: number): Float64Array {
   return covariance(wasm, X, n, N).covariance;
 }
 
-describe("the Gram matrix (syrkUpper) in kCovariance", () => {
+describe("the Gram matrix (syrkUpper; gemmNT up to 16 columns: linalg/gram.ts) in kCovariance", () => {
   it("equals the lane-order reference bit for bit for every shape of row and column padding", () => {
     let seed = 1;
     for (const N of [1, 2, 3, 4, 5, 6, 7, 9, 13]) {
-      for (const n of [2, 3, 10, 11]) {
+      for (const n of [2, 3, 10, 11, 16, 17]) { // np ≤ 16: the direct kernel; 17 → 18: the symmetric one
         const X = randomMatrix(seed++, n, N);
         const want = Array.from(covarianceReference(X, n, N));
         expect(Array.from(kernelCovariance(X, n, N)), `n=${n} N=${N}`).toEqual(want);
@@ -55,7 +55,7 @@ describe("the Gram matrix (syrkUpper) in kCovariance", () => {
     let seed = 50;
     // tiles of 64×64 outputs, bands of 128 columns and panels of 512 columns (SYRK_TJ, SYRK_TK, SYRK_TW,
     // SYRK_KC): cross each edge, with tails (the Gram packs its panels per band and tile)
-    for (const [N, n] of [[65, 257], [130, 600], [131, 1025], [300, 71], [517, 9]]) {
+    for (const [N, n] of [[65, 257], [130, 600], [131, 1025], [300, 71], [517, 9], [301, 12]]) {
       const X = randomMatrix(seed++, n, N);
       const want = Array.from(covarianceReference(X, n, N));
       expect(Array.from(kernelCovariance(X, n, N)), `n=${n} N=${N}`).toEqual(want);
