@@ -1,6 +1,6 @@
 import { Status } from "../shared/status";
 import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
-import { scratchF64, scratchI32 } from "../memory";
+import { arenaMark, arenaRelease, scratchF64, scratchI32 } from "../memory";
 import { dot, axpy } from "../linalg/blas";
 import { appendRow, backL, growFactor, refactor, removeRow, WOODBURY_MARGIN } from "./simplex-qp";
 import { cholesky, cholSolve } from "../linalg/cholesky";
@@ -103,6 +103,18 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  */
 export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, c: usize = 0,
                       lr: LowRank | null = null): Status {
+  if (lr == null) return boxQPOn(Q, N, lo0, hi0, out, warm, c, null);
+  // the low-rank form first; where it does not certify (a face all but singular: a zero-variance portfolio in the
+  // box, where the ridge alone fixes the minimiser), the dense faces as before
+  const mark = arenaMark();
+  const st = boxQPOn(Q, N, lo0, hi0, out, warm, c, lr);
+  if (st != Status.NotConverged && st != Status.NotCertified) return st;
+  arenaRelease(mark);
+  return boxQPOn(Q, N, lo0, hi0, out, warm, c, null);
+}
+
+/** `boxQP` with or without the low-rank form (see there). */
+function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, c: usize, lr: LowRank | null): Status {
   if (N >= 1 && !feasibleBounds(N, lo0, hi0)) return Status.InfeasibleBounds;
   const begun = beginSolve(N, out);
   if (begun != SOLVE) return <Status>begun;
