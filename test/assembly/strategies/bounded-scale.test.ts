@@ -11,7 +11,9 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { bucketSums, covariance, logReturns } from "../../../src/engine/core.js";
-import { computeWeightSet, shrinkCovariance, tryBoundedWeights, type WeightSetInput } from "../../../src/engine/weights.js";
+import {
+  computeWeightSet, shrinkCovariance, tryBoundedWeights, tryWeightSet, type WeightSetInput,
+} from "../../../src/engine/weights.js";
 import { ALL_SERIES_IDS } from "../../../src/domain/strategies.js";
 import type { Frequency, Strategy } from "../../../src/domain/vocabulary.js";
 import { factorPrices } from "../../../bench/prices.js";
@@ -191,6 +193,20 @@ describe("bounded whole-market windows, random (fast-check)", () => {
       // SOLVER_FAILED until `boxQP` retried such a case on the dense faces
       examples: [[303, 717241, true, 0, 2.984853327585063], [256, 1, true, 0, 8.546722900795643]],
     });
+  }, 120_000);
+});
+
+describe("bounded whole-market windows, every strategy (fast-check)", () => {
+  it("random windows (N = 256–420) and feasible bounds: every frequency's rows computed, none a solver failure", () => {
+    const wasm = engine();
+    fc.assert(fc.property(
+      fc.integer({ min: 256, max: 420 }), fc.integer({ min: 1, max: 1e6 }),
+      fc.double({ min: 0, max: 0.9, noNaN: true }), fc.double({ min: 1.2, max: 20, noNaN: true }),
+      (N, seed, a, b) => {
+        const inp = { ...input(N, seed, a / N, Math.min(1, b / N), "m", []), frequencies: undefined, strategies: undefined };
+        const r = tryWeightSet(wasm, inp);
+        expect(r.status, JSON.stringify([N, seed, a, b])).toBe(0);
+      }), { numRuns: 10, seed: 20261127 });
   }, 120_000);
 });
 
