@@ -10,7 +10,8 @@ import { microNT } from "./gemm";
  *   lane 1, in increasing k, then lane 0 + lane 1, then the odd tail: fixed order → deterministic). Rows are taken
  *   four at a time: for the columns j before the block, the four rows' sums with row j are one 4×1 block of the
  *   A·Bᵀ micro-kernel (assembly/linalg/gemm.ts `microNT`: row j loaded once for four products, each sum in `dot`'s
- *   order, so the same bits as one `dot` per entry), then the block's own triangle row by row. Measured at n = 251 (the Woodbury faces of the simplex QP).
+ *   order, so the same bits as one `dot` per entry), then the block's own triangle row by row (n = 251, the size of
+ *   the simplex QP's Woodbury faces at daily frequency: 1.87 → 1.07 ms against one `dot` per entry).
  * Preconditions: A finite. `A` and `L` are row-major n×n with row stride `lda`/`ldl` (in elements); they may
  * alias (in place). The strict upper triangle of L is set to 0.
  * Failure: a pivot L_jj² ≤ 1e-300 returns false (the first such pivot in row order; docs/method.md §5.1); L is then

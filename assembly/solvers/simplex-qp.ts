@@ -64,9 +64,8 @@ export function simplexQP(Q: usize, N: i32, out: usize): Status {
  * with more than kW = 2·nf + 16 free assets is solved through the nf×nf matrix δI + X_F X_Fᵀ (`woodburyFace`:
  * X_F's columns and M's entries, as `dot`'s two lane sums, kept between faces (`FaceSums`), so O(nf²) per asset
  * appended to F and O(nf²·k) only after a removal, plus nf³/3 for its Cholesky and O(nf·k) for the solve; the same
- * bits as forming them afresh) instead of keeping the k×k factor of
- * Q̃_FF up to date in O(k²) per change of F; the factor is rebuilt
- * when F shrinks back to kW. Q itself is still used for the small faces and the certificate. Such faces are
+ * bits as forming them afresh) instead of keeping the k×k factor of Q̃_FF up to date in O(k²) per change of F; the
+ * factor is rebuilt when F shrinks back to kW. Q itself is still used for the small faces and the certificate. Such faces are
  * rank-deficient (k > nf), i.e. the optimum lies on a zero-variance face where the ridge's choice is conditioned
  * like 1/δ: the answer differs from the factor path's by ~1e-5 (both KKT-certified on Q; results with k ≤ kW, and
  * every call without a factor, are bit-identical to the factor path). Measured on this shared 2-core machine

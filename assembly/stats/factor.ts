@@ -1,3 +1,5 @@
+import { scratchF64 } from "../memory";
+import { LowRank } from "../linalg/woodbury";
 /**
  * Low-rank factor of a sample covariance (or of its correlation matrix), for the simplex QP's multiplier check
  * when there are fewer observations than assets (docs/method.md §5.2, §6.3).
@@ -24,4 +26,18 @@ export function covarianceFactor(X: usize, n: i32, N: i32, sd: usize, out: usize
       store<f64>(out + (assetMajor ? <usize>(i * n + t) << 3 : a), (load<f64>(X + a) - m) * f);
     }
   }
+}
+
+/**
+ * The sample covariance of the n×N observations X (or, with `sd`, their correlation) in the diagonal-plus-low-rank
+ * form of assembly/linalg/woodbury.ts: d = 0 and U = `covarianceFactor`'s asset-major factor (UUᵀ = Σ or C up to
+ * rounding). Used where there are at least twice as many assets as observations (rpp's coordinate descent and
+ * Newton, docs/method.md §4.6; the bounded QPs, §5.6). Scratch: U (N·n), d (N) and the form's solve scratch.
+ */
+export function sampleLowRank(X: usize, n: i32, N: i32, sd: usize): LowRank {
+  const d = scratchF64(N);
+  memory.fill(d, 0, <usize>N << 3);
+  const U = scratchF64(N * n);
+  covarianceFactor(X, n, N, sd, U, true);
+  return new LowRank(N, n, d, U);
 }

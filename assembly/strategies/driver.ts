@@ -14,7 +14,7 @@ import { setBadIndex } from "../result";
 import { arenaMark, arenaRelease, scratchF64 } from "../memory";
 import { checkVarianceFloor, VARIANCE_FLOOR } from "../checks";
 import { correlation, covariance } from "../stats/covariance";
-import { covarianceFactor } from "../stats/factor";
+import { covarianceFactor, sampleLowRank } from "../stats/factor";
 import { bucketSums, logReturns } from "../stats/returns";
 import { shrinkCovariance, shrinkCovarianceWithFactor } from "../stats/shrinkage";
 import { LowRank } from "../linalg/woodbury";
@@ -263,17 +263,17 @@ function clipped(f: Frame, out: usize, st: Status): Status {
  * scratch), the row's (released with it).
  */
 function boundedFactor(f: Frame, correlation: bool): LowRank | null {
-  if (!boundedLowRank(f)) return null;
-  const d = scratchF64(f.N);
-  memory.fill(d, 0, <usize>f.N << 3);
-  const U = scratchF64(f.N * f.nf);
-  covarianceFactor(f.observations(), f.nf, f.N, correlation ? f.sd : 0, U, true);
-  return new LowRank(f.N, f.nf, d, U);
+  return boundedLowRank(f) ? sampleLowRank(f.observations(), f.nf, f.N, correlation ? f.sd : 0) : null;
+}
+
+/** Whether the frame holds a sample Σ_f of at least `minN` assets and fewer than half as many observations. */
+function sampleOfWholeMarket(f: Frame, minN: i32): bool {
+  return f.covMode == CovarianceCode.sample && 2 * f.nf <= f.N && f.N >= minN;
 }
 
 /** Whether the frame's bounded QPs take the low-rank form (`boundedFactor`). */
 function boundedLowRank(f: Frame): bool {
-  return f.covMode == CovarianceCode.sample && 2 * f.nf <= f.N && f.N >= BOUNDED_LOWRANK_MIN_N;
+  return sampleOfWholeMarket(f, BOUNDED_LOWRANK_MIN_N);
 }
 
 /**
@@ -347,7 +347,7 @@ function rppWithFallback(f: Frame, out: usize): Status {
   if (exists) {
     // the sample Σ_f of more assets than observations: its exact low-rank factor (docs/method.md §4.6); a shrunk
     // Σ_f ("shrink", "ledoit-wolf") is full-rank and has no such factor
-    if (f.covMode == CovarianceCode.sample && 2 * f.nf <= f.N && f.N >= RPP_CCD_MIN_N) {
+    if (sampleOfWholeMarket(f, RPP_CCD_MIN_N)) {
       return rppSampleFactor(f.observations(), f.nf, f.N, f.S, out);
     }
     return rppSolve(f.S, f.N, out, Existence.Exists, null);

@@ -6,7 +6,7 @@ import { cholesky, cholSolve } from "../linalg/cholesky";
 import { simplexQP } from "../solvers/simplex-qp";
 import { LowRank, woodburySolve } from "../linalg/woodbury";
 import { shrinkCovarianceWithFactor } from "../stats/shrinkage";
-import { covarianceFactor } from "../stats/factor";
+import { sampleLowRank } from "../stats/factor";
 
 /**
  * Below this N the damped Newton of docs/method.md §5.3 runs alone; from it on, CCD first and Newton only if CCD
@@ -135,11 +135,7 @@ export function rppShrunk(X: usize, n: i32, N: i32, out: usize, Ss: usize): Stat
  * Failure: `rppSolve`'s. Complexity: 2nN for U, then ≈ 4N·n per sweep, N·n² + 2N² per Newton step.
  */
 export function rppSampleFactor(X: usize, n: i32, N: i32, S: usize, out: usize): Status {
-  const U = scratchF64(N * n);
-  const d = scratchF64(N);
-  memory.fill(d, 0, <usize>N << 3);
-  covarianceFactor(X, n, N, 0, U, true);
-  return rppSolve(S, N, out, Existence.Exists, new LowRank(N, n, d, U));
+  return rppSolve(S, N, out, Existence.Exists, sampleLowRank(X, n, N, 0));
 }
 
 /** `rpp` with what the caller knows about existence (`Existence`) and, optionally, Σ's low-rank structure. */

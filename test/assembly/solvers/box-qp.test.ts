@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { createRequire } from "node:module";
-import { engine, randomCov, matVec, corrOf, objective, scaleOf, solveDense } from "../../helpers/kernels.js";
+import { boxKkt, engine, randomCov, matVec, corrOf, objective, scaleOf, solveDense } from "../../helpers/kernels.js";
 import { tryQP } from "../../../src/engine/weights.js";
 import { Status } from "../../../assembly/shared/status.js";
 
@@ -16,34 +16,6 @@ const require = createRequire(import.meta.url);
 const PA = require("portfolio-allocation") as {
   globalMinimumVarianceWeights(S: number[][], opt?: object): number[];
 };
-
-/**
- * The KKT residual of docs/method.md §5.6, in plain JS and written out with explicit multipliers: λ in the middle of
- * [max_{w>lo} g, min_{w<hi} g], μ^lo_i = max(0, g_i − λ) where w_i = lo, μ^hi_i = max(0, λ − g_i) where w_i = hi; the
- * residual is the largest violation of stationarity g_i − λ − μ^lo_i + μ^hi_i = 0 (trace-scaled), of the budget, and
- * of the bounds. Complementarity holds by construction (a multiplier only where its bound is active).
- */
-function boxKkt(Q: ArrayLike<number>, w: ArrayLike<number>, N: number, lo: number, hi: number): number {
-  const g = matVec(Q, w, N);
-  let U = -Infinity;
-  let V = Infinity;
-  for (let i = 0; i < N; i++) {
-    if (w[i] > lo) U = Math.max(U, g[i]);
-    if (w[i] < hi) V = Math.min(V, g[i]);
-  }
-  // every weight at a bound on both sides (lo = hi = 1/N): any λ works; take the mean gradient
-  const lam = Number.isFinite(U) && Number.isFinite(V) ? (U + V) / 2 : Number.isFinite(U) ? U : Number.isFinite(V) ? V
-    : g.reduce((a, b) => a + b, 0) / N;
-  let r = 0;
-  let sum = 0;
-  for (let i = 0; i < N; i++) {
-    const muLo = w[i] === lo ? Math.max(0, g[i] - lam) : 0;
-    const muHi = w[i] === hi ? Math.max(0, lam - g[i]) : 0;
-    r = Math.max(r, Math.abs(g[i] - lam - muLo + muHi) / scaleOf(Q, N), lo - w[i], w[i] - hi);
-    sum += w[i];
-  }
-  return Math.max(r, Math.abs(sum - 1));
-}
 
 /**
  * Brute force: every assignment of each index to free / lo / hi (3^N faces); on each face the free weights solve

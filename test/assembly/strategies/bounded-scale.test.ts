@@ -17,7 +17,7 @@ import {
 import { ALL_SERIES_IDS } from "../../../src/domain/strategies.js";
 import type { Frequency, Strategy } from "../../../src/domain/vocabulary.js";
 import { factorPrices } from "../../../bench/prices.js";
-import { engine, matVec } from "../../helpers/kernels.js";
+import { boxKkt, corrOf, engine, matVec, objective, scaleOf } from "../../helpers/kernels.js";
 import { Wasm } from "../../../src/engine/wasm.js";
 
 const T = 253;
@@ -49,22 +49,6 @@ function sampleCovariance(wasm: ReturnType<typeof engine>, inp: WeightSetInput, 
   return covariance(wasm, X, m, inp.N).covariance;
 }
 
-/** The box KKT residual of min ½wᵀQw + … over the box as docs/method.md §5.6 states it, for gmvp (Q = Σ). */
-function boxResidual(Q: Float64Array, w: Float64Array, N: number, lo: number, hi: number): number {
-  const g = matVec(Q, w, N);
-  let U = -Infinity;
-  let V = Infinity;
-  let trace = 0;
-  for (let i = 0; i < N; i++) {
-    if (w[i] > lo) U = Math.max(U, g[i]);
-    if (w[i] < hi) V = Math.min(V, g[i]);
-    trace += Q[i * N + i];
-  }
-  const budget = Math.abs(w.reduce((a, b) => a + b, 0) - 1);
-  const outside = Math.max(0, ...Array.from(w, (x) => Math.max(lo - x, x - hi)));
-  return Math.max(Math.max(0, U - V) / 2 / (trace / N), budget, outside);
-}
-
 const row = (r: { weights: Float64Array }, id: string, N: number) => {
   const s = ALL_SERIES_IDS.indexOf(id);
   return r.weights.slice(s * N, (s + 1) * N);
@@ -93,7 +77,7 @@ describe("bounded QPs of whole-market windows through the sample Σ's low-rank f
         expect(Math.min(...got)).toBeGreaterThanOrEqual(lo);
         expect(Math.max(...got)).toBeLessThanOrEqual(hi);
       }
-      expect(boxResidual(S, row(r, `l1r.l2${f}.l3gmvp`, N), N, lo, hi)).toBeLessThanOrEqual(1e-9);
+      expect(boxKkt(S, row(r, `l1r.l2${f}.l3gmvp`, N), N, lo, hi)).toBeLessThanOrEqual(1e-9);
     });
   }
 
@@ -106,7 +90,7 @@ describe("bounded QPs of whole-market windows through the sample Σ's low-rank f
       const r = computeWeightSet(wasm, inp);
       const S = sampleCovariance(wasm, inp, f);
       const gmvp = row(r, `l1r.l2${f}.l3gmvp`, N);
-      expect(boxResidual(S, gmvp, N, lo, hi)).toBeLessThanOrEqual(1e-9);
+      expect(boxKkt(S, gmvp, N, lo, hi)).toBeLessThanOrEqual(1e-9);
       // rpp: γ = Σw/wᵀΣw − b/w in the box KKT form (risk-share units, docs/method.md §5.6), ≤ 1e-10
       const w = row(r, `l1r.l2${f}.l3rpp`, N);
       const Sw = matVec(S, w, N);
@@ -150,12 +134,6 @@ describe("bounded QPs of whole-market windows through the sample Σ's low-rank f
 
 describe("bounded whole-market windows, random (fast-check)", () => {
   const wasm = engine();
-  /** C = D⁻¹ΣD⁻¹ with an exact unit diagonal (the driver's C_f, to rounding). */
-  const corrOf = (S: Float64Array, N: number) => {
-    const sd = Array.from({ length: N }, (_, i) => Math.sqrt(S[i * N + i]));
-    return Float64Array.from(S, (v, k) => (k % (N + 1) === 0 ? 1 : v / (sd[Math.floor(k / N)] * sd[k % N])));
-  };
-  const quad = (Q: Float64Array, w: Float64Array, N: number) => matVec(Q, w, N).reduce((a, g, i) => a + g * w[i], 0);
   it("for random windows (N = 256–420, weekly or monthly) and feasible bounds: gmvp and mdcp certified on the dense " +
     "matrix, inside the box, as good as the dense solver's and (unless its minimum is a zero variance) within 1e-8 of it", () => {
     fc.assert(fc.property(
@@ -173,14 +151,14 @@ describe("bounded whole-market windows, random (fast-check)", () => {
           const w = row(r, `l1r.l2${f}.l3${s}`, N);
           const dense = tryBoundedWeights(wasm, s, S, N, lo, hi);
           expect(dense.status).toBe(0);
-          const scale = Array.from({ length: N }, (_, i) => Q[i * N + i]).reduce((x, y) => x + y, 0) / N;
-          expect(boxResidual(Q, w, N, lo, hi)).toBeLessThanOrEqual(1e-9);
-          expect(quad(Q, w, N) - quad(Q, dense.value, N)).toBeLessThanOrEqual(1e-9 * scale);
+          const scale = scaleOf(Q, N);
+          expect(boxKkt(Q, w, N, lo, hi)).toBeLessThanOrEqual(1e-9);
+          expect(objective(Q, w, N) - objective(Q, dense.value, N)).toBeLessThanOrEqual(1e-9 * scale);
           // a unique minimiser: the same to rounding (≤ 1e-14 relative in the cases above). Where a zero-variance
           // portfolio lies in the box (lo = 0, monthly: wᵀQw at Q's rounding floor) every such portfolio minimises wᵀQw
           // and the ridge's curvature δ = 1e-12·trace/N fixes one only up to Q's rounding (docs/method.md §5.6): the two
           // paths then differ by up to ≈ 6e-7 in a weight (measured), both certified with the same objective, above
-          const degenerate = quad(Q, dense.value, N) <= 1e-12 * scale;
+          const degenerate = objective(Q, dense.value, N) <= 1e-12 * scale;
           if (!degenerate) expect(Math.max(...Array.from(w, (x, i) => Math.abs(x - dense.value[i])))).toBeLessThan(1e-8);
           for (const x of w) {
             expect(x).toBeGreaterThanOrEqual(lo);
