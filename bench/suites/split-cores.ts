@@ -157,18 +157,15 @@ async function partsTable(prices: ReturnType<typeof checkPrices>, N: number, sin
   const { wasm, kernels } = await loadEngine({ releaseAfterCall: false });
   warmUp(makeEngine(kernels));
   const Np = paddedOrder(N);
-  // each part twice, the faster kept (the machine is shared)
-  const timed = (p: WeightsPart, gram?: Float64Array) => {
+  // each part twice, the faster kept (the machine is shared); a block writes into its frequency's Gram, as on workers
+  const timed = (p: WeightsPart, whole?: Float64Array) => {
     let best = Infinity;
-    let out: Float64Array | undefined;
     for (let r = 0; r < 2; r++) {
       const t0 = performance.now();
-      const w = respondWeights(kernels, "weights", prices, { hrp }, {}, [p.frequency], p.strategies,
-        { rows: p.gramRows, given: gram });
+      respondWeights(kernels, "weights", prices, { hrp }, {}, [p.frequency], p.strategies, { rows: p.gramRows, whole });
       best = Math.min(best, performance.now() - t0);
-      out = w.gram;
     }
-    return { ms: best, gram: out };
+    return best;
   };
   const table: Record<string, Record<string, string>> = {};
   for (const workers of [2, 4, 8, 16]) {
@@ -176,12 +173,8 @@ async function partsTable(prices: ReturnType<typeof checkPrices>, N: number, sin
     const grams = new Map<Frequency, Float64Array>();
     const times: number[] = [];
     for (const p of parts) {
-      const r = timed(p, p.fromGram ? grams.get(p.frequency) : undefined);
-      times.push(r.ms);
-      if (p.gramRows !== undefined) {
-        if (!grams.has(p.frequency)) grams.set(p.frequency, new Float64Array(Np * Np));
-        grams.get(p.frequency)!.set(r.gram!, p.gramRows[0] * Np);
-      }
+      if (p.gramRows !== undefined && !grams.has(p.frequency)) grams.set(p.frequency, new Float64Array(Np * Np));
+      times.push(timed(p, p.gramRows !== undefined || p.fromGram ? grams.get(p.frequency) : undefined));
     }
     wasm.releaseMemory();
     // the merged variant: a cut frequency's strategy groups as one part (timed once per frequency)
@@ -195,7 +188,7 @@ async function partsTable(prices: ReturnType<typeof checkPrices>, N: number, sin
       } else if (!merged.some((q) => isGroup(q) && q.frequency === p.frequency)) {
         const strategies = parts.filter((q) => isGroup(q) && q.frequency === p.frequency).flatMap((q) => q.strategies!) as Strategy[];
         merged.push({ frequency: p.frequency, strategies });
-        mergedTimes.push(timed({ frequency: p.frequency, strategies }).ms);
+        mergedTimes.push(timed({ frequency: p.frequency, strategies }));
       }
     });
     const span = makespan(parts, times, workers);

@@ -294,19 +294,19 @@ async function partsTable(sizes: number[]): Promise<void> {
         const gram = new Map<string, Float64Array>();
         const times: number[] = [];
         for (const p of parts) {
+          // a block writes its rows into its frequency's shared Gram, which the hrp row reads (src/workers/split.ts)
+          if (p.gramRows !== undefined && !gram.has(p.frequency)) {
+            gram.set(p.frequency, new Float64Array(new SharedArrayBuffer(Np * Np * 8)));
+          }
           const task: WeightsPartTask = {
             kind: "weights-part", of: "weights", frequency: p.frequency, request, snapshot,
             ...(p.strategies === undefined ? {} : { strategies: p.strategies }),
             ...(p.gramRows === undefined ? {} : { gramRows: p.gramRows }),
-            ...(p.fromGram ? { gram: gram.get(p.frequency)! } : {}),
+            ...(p.gramRows !== undefined || p.fromGram ? { gram: gram.get(p.frequency)! } : {}),
           };
           const t = performance.now();
-          const r = await pool.run(task, undefined, { keepMemory: true });
+          await pool.run(task, undefined, { keepMemory: true });
           times.push(performance.now() - t);
-          if (p.gramRows !== undefined) {
-            if (!gram.has(p.frequency)) gram.set(p.frequency, new Float64Array(new SharedArrayBuffer(Np * Np * 8)));
-            new Uint8Array(gram.get(p.frequency)!.buffer, p.gramRows[0] * Np * 8, r.body.byteLength).set(r.body);
-          }
         }
         await pool.run({ kind: "release" });
         table[`N=${N} "${plan}"`] = {

@@ -177,8 +177,9 @@ export const ENGINE_EXPORTS = {
  * - `f64In`, `i32In`: an array copied into a new block (the pointer); checked unchanged after the call under
  *   `verifyInputs`. `f64In?`: the same, or absent → the null pointer 0 (an optional input such as a warm start).
  * - `f64Out`, `i32Out`: a length n; a block of max(1, n) values is reserved and its first n are copied out.
- * - `f64InOrOut`: an array (copied in, as `f64In`), a length n > 0 (reserved and copied out, as `f64Out`), or
- *   absent / 0 → the null pointer 0.
+ * - `f64InOrOut`: an array (copied in, as `f64In`), a length n > 0 (reserved and copied out, as `f64Out`),
+ *   `{ into }` (as a length into.length, copied out into that array: e.g. a view of shared memory, no second
+ *   copy), or absent / 0 → the null pointer 0.
  * - `bytesInOut`: a Uint8Array copied in, and back into the same array after the call (a state block).
  * - `i32`, `f64`: a number passed as is; `u64`: a bigint.
  *

@@ -6,7 +6,8 @@
  *   3. call the export with the pointers and scalars in the descriptor's order;
  *   4. check the inputs (`verifyInputs`: throws naming the kernel if one changed), read `lastBadIndex()` and the
  *      descriptor's diagnostics;
- *   5. copy every output out (one copy out per buffer) and every state block back;
+ *   5. copy every output out (one copy out per buffer: into a new array, or into the caller's array for an
+ *      `f64InOrOut` given as `{ into }`) and every state block back;
  *   6. release: the arena returns to its mark (empty, as `begin` left it), also when a step threw.
  * `invoke` returns the kernel's status untouched (an `Outcome`); `call` throws the catalogue error of a failed
  * status (src/engine/status.ts) with the descriptor's `what` unless the wrapper names it.
@@ -30,10 +31,15 @@ type OutKind = "f64Out" | "i32Out" | "f64InOrOut";
 /** What a wrapper passes for a parameter of this kind. */
 type ArgOf<Kind> = Kind extends "f64In" | "i32In" ? ArrayLike<number>
   : Kind extends "f64In?" ? ArrayLike<number> | undefined
-  : Kind extends "f64InOrOut" ? ArrayLike<number> | number | undefined
+  : Kind extends "f64InOrOut" ? ArrayLike<number> | number | OutInto | undefined
   : Kind extends "bytesInOut" ? Uint8Array
   : Kind extends "u64" ? bigint
   : number;
+
+/** An output copied into the caller's array (e.g. a view of shared memory) instead of a new one. */
+export interface OutInto {
+  into: Float64Array;
+}
 
 /** What comes back for an output parameter of this kind. */
 type OutOf<Kind> = Kind extends "f64Out" ? Float64Array
@@ -102,10 +108,15 @@ function planOf(name: KernelName): Plan {
   return p;
 }
 
-/** The length asked for an output parameter (an f64InOrOut given as a length; 0 otherwise). */
+/** The length asked for an output parameter (an f64InOrOut given as a length or `{ into }`; 0 otherwise). */
 function outLength(kind: number, arg: unknown): number {
   if (kind === F64_OUT || kind === I32_OUT) return arg as number;
-  return kind === F64_IN_OR_OUT && typeof arg === "number" ? arg : 0;
+  if (kind !== F64_IN_OR_OUT) return 0;
+  return typeof arg === "number" ? arg : isInto(arg) ? arg.into.length : 0;
+}
+
+function isInto(arg: unknown): arg is OutInto {
+  return typeof arg === "object" && arg !== null && "into" in arg;
 }
 
 /**
@@ -136,7 +147,10 @@ function run(a: Arena, p: Plan, given: Record<string, unknown>): Record<string, 
       else if (kind === I32_OUT) value[names[i]] = a.takeI32(argv[i] as Ptr, arg as number);
       else if (kind === F64_IN_OR_OUT) {
         const n = outLength(kind, arg);
-        value[names[i]] = n > 0 ? a.takeF64(argv[i] as Ptr, n) : undefined;
+        if (isInto(arg)) {
+          if (n > 0) arg.into.set(a.f64(argv[i] as Ptr, n));
+          value[names[i]] = arg.into;
+        } else value[names[i]] = n > 0 ? a.takeF64(argv[i] as Ptr, n) : undefined;
       } else if (kind === BYTES) a.takeBytes(argv[i] as Ptr, arg as Uint8Array);
     }
     r.value = value;
@@ -159,8 +173,8 @@ function start(a: Arena, p: Plan, given: Record<string, unknown>): unknown {
       case F64_OUT: argv[i] = a.f64Out(arg as number); break;
       case I32_OUT: argv[i] = a.i32Out(arg as number); break;
       case F64_IN_OR_OUT:
-        argv[i] = typeof arg === "object" ? a.f64In(arg as ArrayLike<number>)
-          : typeof arg === "number" && arg > 0 ? a.f64Out(arg) : 0;
+        argv[i] = outLength(kind, arg) > 0 ? a.f64Out(outLength(kind, arg))
+          : typeof arg === "object" && !isInto(arg) ? a.f64In(arg as ArrayLike<number>) : 0;
         break;
       case BYTES: argv[i] = a.bytesInOut(arg as Uint8Array); break;
       default: argv[i] = arg as number | bigint;

@@ -153,8 +153,10 @@ export interface WeightSetInput {
    * The paper HRP's Gram matrix in row blocks, to spread its distance of distances over several workers (one
    * frequency, `strategies: ["hrp"]`, `hrp: "paper"`): `gramRows` [from, to) computes those rows of the frequency's
    * Gram (`WeightSet.gram`, (to − from) × paddedOrder(N); from a multiple of HRP_GRAM_ROWS, to one too or
-   * paddedOrder(N): `gramRowBlocks`) and the hrp row is zero; `gram` (paddedOrder(N)² values, the blocks put
-   * together) gives the hrp row from it, bit-identical to the full call's.
+   * paddedOrder(N): `gramRowBlocks`) and the hrp row is zero; `gram` alone (paddedOrder(N)² values, the blocks put
+   * together) gives the hrp row from it, bit-identical to the full call's. Both: `gram` is that whole N'×N' Gram
+   * being put together (e.g. on a SharedArrayBuffer that every block's worker writes into), the rows are copied
+   * straight into their place in it (rows from … to − 1; the others untouched) and `WeightSet.gram` is that view.
    */
   gramRows?: readonly [number, number];
   gram?: Float64Array;
@@ -254,17 +256,20 @@ export function tryWeightSet(wasm: Wasm, input: WeightSetInput): WeightSetOutcom
   const slots = strategyMask(input.strategies);
   need(slots >= 1, "strategies must name at least one strategy");
   const Np = paddedOrder(N);
-  need(input.gram === undefined || input.gramRows === undefined, "gram and gramRows exclude each other");
   need(input.gram === undefined || input.gram.length === Np * Np, `gram must hold ${Np}² values`);
   const [gramFrom, gramTo] = input.gramRows ?? [0, 0];
   need(Number.isInteger(gramFrom) && Number.isInteger(gramTo) && gramFrom >= 0 && gramTo <= Np,
     `gramRows must lie in [0, ${Np}]`);
   const gramRowCount = input.gramRows === undefined ? 0 : Math.max(0, gramTo - gramFrom);
+  // the Gram argument: rows out (into their place in `gram` when given), or the whole Gram in
+  const gramArg = input.gramRows === undefined ? input.gram
+    : input.gram === undefined ? gramRowCount * Np
+    : { into: input.gram.subarray(gramFrom * Np, gramFrom * Np + gramRowCount * Np) };
   const o = invoke(wasm, "kWeightSet", {
     P: closes, T, N, weekBucket, nWeeks, monthBucket, nMonths, covMode: covarianceCode(input.covariance),
     hrpMode: hrpCode(input.hrp), weights: SERIES_COUNT * N, fallback: SERIES_COUNT, freqMask: mask,
     minWeight: input.minWeight ?? 0, maxWeight: input.maxWeight ?? 1, warm: input.warm, slotMask: slots,
-    gram: input.gram ?? gramRowCount * Np, gramFrom, gramTo,
+    gram: gramArg, gramFrom, gramTo,
   });
   const { weights, fallback, gram } = o.value;
   return {

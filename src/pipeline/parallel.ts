@@ -9,9 +9,10 @@
  * Threads: a pool of worker threads kept between calls (each loads and warms the engine once, as a service worker
  * does: src/pipeline/warmup.ts), running the parts in plan order, each part to the first free thread (the list
  * schedule of the service's pool). A call's checked closes cross once to each thread in shared memory; a Gram's row
- * blocks come back transferred and go to the hrp-row part in shared memory. Idle threads do not keep the process
- * alive (they are unref'd between calls); `closeParallel()` ends them. A call asking for another number of threads
- * than the pool has replaces the pool once the calls in flight are done.
+ * blocks are written by their threads straight into the frequency's Gram in shared memory, which the hrp-row part
+ * reads. Idle threads do not keep the process alive (they are unref'd between calls); `closeParallel()` ends them.
+ * A call asking for another number of threads than the pool has replaces the pool once the calls in flight are
+ * done.
  *
  * The worker is the compiled `dist/src/pipeline/parallel-worker.js` (`npm run build` first, as for the service).
  */
@@ -52,6 +53,7 @@ export interface ParallelJob {
   frequency: Frequency;
   strategies?: Strategy[];
   gramRows?: [number, number];
+  /** The frequency's shared Gram: a block writes its rows into it, the hrp row reads it (src/workers/split.ts). */
   gram?: Float64Array;
 }
 

@@ -131,12 +131,13 @@ export interface Computation {
 }
 
 /**
- * The paper HRP's Gram in row blocks (src/workers/split.ts; src/engine/weights.ts `gramRows`, `gram`): compute rows
- * [from, to) of it, or start the hrp row from the whole Gram put together.
+ * The paper HRP's Gram in row blocks (src/workers/split.ts; src/engine/weights.ts `gramRows`, `gram`): `rows`
+ * [from, to) computes those rows of it (written into their place in `whole` when given: the N'×N' Gram the blocks'
+ * workers put together in shared memory); `whole` alone starts the hrp row from the Gram put together.
  */
 export interface GramPart {
   rows?: readonly [number, number];
-  given?: Float64Array;
+  whole?: Float64Array;
 }
 
 /**
@@ -177,7 +178,7 @@ export function trainingWeights(
     ...(frequencies === undefined ? {} : { frequencies }),
     strategies: computed,
     ...(gram?.rows === undefined ? {} : { gramRows: gram.rows }),
-    ...(gram?.given === undefined ? {} : { gram: gram.given }),
+    ...(gram?.whole === undefined ? {} : { gram: gram.whole }),
     // absent bounds are not passed at all: the kernel's defaults (0 and 1) are today's problems, bit for bit
     ...(options.minWeight === undefined ? {} : { minWeight: options.minWeight }),
     ...(options.maxWeight === undefined ? {} : { maxWeight: options.maxWeight }),
@@ -526,8 +527,8 @@ function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOpt
  * frequencies share no state, assembly/strategies/driver.ts), so assembling the parts and passing them to
  * `respond` as `precomputed` gives the single-task response byte for byte. `strategies` narrows the rows further
  * (default all): only those strategies' rows of `frequencies` are computed, again bit-identical to the full call's.
- * `gram` (one frequency, `strategies` ["hrp"], the paper HRP): rows of its Gram (returned as `gram`), or the hrp row
- * from the whole Gram.
+ * `gram` (one frequency, `strategies` ["hrp"], the paper HRP): rows of its Gram (returned as `gram`; written into
+ * their place in `gram.whole` when given), or the hrp row from the whole Gram.
  */
 export function respondWeights(kernels: Kernels, kind: RespondKind, prices: TypedPrices,
   options: SimsOptions | undefined, limits: RespondLimits, frequencies: readonly Frequency[],

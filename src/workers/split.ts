@@ -359,11 +359,23 @@ export interface PartOutcome {
 }
 
 /**
- * Runs one part (a Gram block, a frequency or some of its strategies, or the hrp row from `gram`, the blocks put
- * together). Called for every part at once, in plan order, so the runner's queue (the pool's, or the library's
- * threads: src/pipeline/parallel.ts) runs them in that order.
+ * Runs one part (a Gram block, a frequency or some of its strategies, or the hrp row from the Gram put together).
+ * `gram`, for a Gram block and its frequency's hrp row: the frequency's whole N'×N' Gram in shared memory, which the
+ * block writes its rows into (its body is then empty) and the hrp row reads. Called for every part at once, in plan
+ * order, so the runner's queue (the pool's, or the library's threads: src/pipeline/parallel.ts) runs them in that
+ * order.
  */
 export type PartRunner = (part: WeightsPart, gram?: Float64Array) => Promise<PartOutcome>;
+
+/**
+ * What a part's worker sends back as its body (src/workers/worker.ts, src/pipeline/parallel-worker.ts): the part's
+ * weights as f64 bytes; for a Gram block, nothing when its rows went into the shared Gram (`gram`), else its rows.
+ */
+export function partBody(part: { gramRows?: readonly [number, number]; gram?: Float64Array },
+  w: { weights: Float64Array; gram?: Float64Array }): Uint8Array {
+  const out = part.gramRows === undefined ? w.weights : part.gram === undefined ? w.gram : undefined;
+  return out === undefined ? new Uint8Array(0) : new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+}
 
 /**
  * The weights of a request from the parts of `plan` (`splitParts`) run by `run`: every part but the hrp rows from
@@ -372,12 +384,13 @@ export type PartRunner = (part: WeightsPart, gram?: Float64Array) => Promise<Par
  * call meets first (`failureRank`). Shared by the service (`runSplit`) and the library (`weightsReportParallel`).
  */
 export async function runParts(plan: readonly WeightsPart[], N: number, run: PartRunner): Promise<SplitWeights> {
+  const grams = sharedGrams(plan, N);
   const started = new Map<WeightsPart, Promise<PartOutcome>>();
-  for (const p of plan) if (!p.fromGram) started.set(p, run(p));
+  for (const p of plan) if (!p.fromGram) started.set(p, run(p, p.gramRows === undefined ? undefined : grams.get(p.frequency)));
   for (const p of plan) {
     if (!p.fromGram) continue;
     const blocks = plan.filter((b) => b.gramRows !== undefined && b.frequency === p.frequency);
-    started.set(p, assembleGram(N, blocks, blocks.map((b) => started.get(b)!)).then((gram) => run(p, gram)));
+    started.set(p, settled(blocks.map((b) => started.get(b)!)).then(() => run(p, grams.get(p.frequency))));
   }
   const parts = await Promise.allSettled(plan.map((p) => started.get(p)!));
   const failed = parts.flatMap((p, i) => p.status === "rejected" ? [{ i, reason: p.reason as unknown }] : []);
@@ -403,22 +416,27 @@ export async function runParts(plan: readonly WeightsPart[], N: number, run: Par
 }
 
 /**
- * A frequency's Gram from its row-block parts, put together in shared memory (it crosses to the worker without a
- * copy). The first failing block's error is the result's.
+ * The whole N'×N' Gram of each frequency whose Gram is cut into blocks, in shared memory: every block's worker
+ * writes its rows straight into it and the frequency's hrp row reads it, so it crosses between threads without a
+ * copy and nothing is put together here (at N = 2,000, copying the blocks into a fresh 32 MB buffer took 26–27 ms
+ * on this thread, between the last block and the hrp row).
  */
-async function assembleGram(N: number, blocks: WeightsPart[], results: Promise<PartOutcome>[]): Promise<Float64Array> {
+function sharedGrams(plan: readonly WeightsPart[], N: number): Map<Frequency, Float64Array> {
   const Np = paddedOrder(N);
+  const grams = new Map<Frequency, Float64Array>();
+  for (const p of plan) {
+    if (p.gramRows !== undefined && !grams.has(p.frequency)) {
+      grams.set(p.frequency, new Float64Array(new SharedArrayBuffer(Np * Np * 8)));
+    }
+  }
+  return grams;
+}
+
+/** Resolves once every one of `results` has; rejects with the first failing one's error (in their order). */
+async function settled(results: Promise<PartOutcome>[]): Promise<void> {
   const done = await Promise.allSettled(results);
   const bad = done.find((d) => d.status === "rejected");
   if (bad) throw (bad as PromiseRejectedResult).reason;
-  const gram = new Float64Array(new SharedArrayBuffer(Np * Np * 8));
-  done.forEach((d, b) => {
-    const body = (d as PromiseFulfilledResult<PartOutcome>).value.body;
-    const [from, to] = blocks[b].gramRows!;
-    if (body.byteLength !== (to - from) * Np * 8) throw new Error("Gram blocks of another size than the request's");
-    new Uint8Array(gram.buffer, from * Np * 8, body.byteLength).set(body);
-  });
-  return gram;
 }
 
 /** The series (response order) whose rows a part computes (a Gram block: its frequency's hrp row, for errors). */

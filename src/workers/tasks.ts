@@ -72,9 +72,10 @@ export interface WeightsPartTask {
   /** The strategies of `frequency` computed (absent: all of them). */
   strategies?: Strategy[];
   /**
-   * The paper HRP's Gram in row blocks (with `strategies` ["hrp"]): `gramRows` [from, to) computes those rows and the
-   * result's body is them ((to − from) × paddedOrder(N) f64) instead of the weights; `gram` (paddedOrder(N)² f64,
-   * the blocks put together; on a SharedArrayBuffer it crosses without a copy) gives the hrp row from it.
+   * The paper HRP's Gram in row blocks (with `strategies` ["hrp"]): `gram` is the frequency's whole Gram
+   * (paddedOrder(N)² f64 on a SharedArrayBuffer: it crosses without a copy). `gramRows` [from, to) computes those
+   * rows into their place in it (the result's body is empty; without `gram`, the body is the rows); `gram` alone,
+   * the blocks' rows all written, gives the hrp row from it.
    */
   gramRows?: [number, number];
   gram?: Float64Array;

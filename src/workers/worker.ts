@@ -26,6 +26,7 @@ import { storeOfSnapshot } from "../store/backend.js";
 import type { BinaryPriceStore } from "../store/index.js";
 import type { StoreSnapshot } from "../store/types.js";
 import { codingFor, compressBody } from "./compress.js";
+import { partBody } from "./split.js";
 import type {
   BacktestTask, ComputeTask, CompressTask, EncodingChoice, SleepTask, TaskResult, WeightsPartTask, WorkerConfig,
 } from "./tasks.js";
@@ -134,10 +135,9 @@ async function weightsPart(task: WeightsPartTask): Promise<TaskResult> {
   // the same window as the request's own step: the benchmark joins the alignment
   const prices = alignWithBenchmark(storeFor(task.snapshot), tickers, { start, end, benchmark: task.request.benchmark });
   const w = respondWeights(k, task.of, prices, options, { maxResponseValues: config.maxResponseValues },
-    [task.frequency], task.strategies, { rows: task.gramRows, given: task.gram });
+    [task.frequency], task.strategies, { rows: task.gramRows, whole: task.gram });
   const meta: ResponseMeta = { kind: task.of, tickers: [...prices.tickers], ...partFallbacks(w.fallback) };
-  const out = w.gram ?? w.weights; // the Gram rows when asked for (src/workers/split.ts), else the weights
-  return ok(new Uint8Array(out.buffer, out.byteOffset, out.byteLength), meta);
+  return ok(partBody(task, w), meta);
 }
 
 /** A request of one of the respond kinds, end to end (src/pipeline/respond.ts), on the task's store version. */

@@ -375,6 +375,23 @@ describe("kWeightSet gram option: the paper HRP's distance of distances in row b
       }
     }
   });
+  it("writes a block's rows straight into their place in a whole Gram given beside gramRows (shared by the blocks)", () => {
+    for (const f of FREQUENCY_NAMES) {
+      const mine = Frequency[f] * STRATEGY_COUNT + Slot.hrp;
+      const expected = assembled(f, [[0, 64], [64, Np]]);
+      const G = new Float64Array(new SharedArrayBuffer(Np * Np * 8)).fill(-7);
+      for (const [from, to] of [[64, Np], [0, 64]] as [number, number][]) {
+        const part = computeWeightSet(wasm, { ...input, frequencies: [f], strategies: ["hrp"], gramRows: [from, to], gram: G });
+        // the rows in place, the view returned, the rows of other blocks untouched
+        expect(part.gram!.buffer).toBe(G.buffer);
+        expect([part.gram!.byteOffset, part.gram!.length]).toEqual([from * Np * 8, (to - from) * Np]);
+        if (from > 0) expect(G.subarray(0, from * Np).every((v) => v === -7)).toBe(true);
+      }
+      expect(G).toEqual(expected);
+      const one = computeWeightSet(wasm, { ...input, frequencies: [f], strategies: ["hrp"], gram: G });
+      expect(row(one.weights, N, mine)).toEqual(row(full.weights, N, mine));
+    }
+  });
   it("starts from the given Gram (a zero Gram, all distances tied, gives another hrp row)", () => {
     const one = computeWeightSet(wasm, { ...input, frequencies: ["d"], strategies: ["hrp"], gram: new Float64Array(Np * Np) });
     expect(row(one.weights, N, Slot.hrp)).not.toEqual(row(full.weights, N, Slot.hrp));
