@@ -24,6 +24,8 @@ import { boxQP, feasibleBounds } from "../solvers/box-qp";
 import { mdpBounded } from "../strategies/mdp";
 import { rppWithBounds } from "../strategies/rpp-bounded";
 import { HrpCode, Slot } from "../shared/vocabulary";
+import { correlationDistance, paddedOrder } from "../cluster/linkage";
+import { prunedSingleLinkage } from "../cluster/mst";
 import { weightSet, lastFailedSeries as driverFailedSeries, slotOnCovariance, slotsWithDependencies } from "../strategies/driver";
 
 /** The series (response order l2d.*, l2m.*, l2w.*; strategies alphabetical) that made kWeightSet fail, or -1. */
@@ -89,6 +91,23 @@ export function kHrp(S: usize, N: i32, variant: i32, out: usize): i32 {
 export function kHrpOrder(S: usize, N: i32, variant: i32, order: usize, Z: usize): i32 {
   const st = checkedCorrelation(S, N);
   return st != Status.Ok ? st : hrpTree(corr, N, variant, order, Z);
+}
+
+/**
+ * The paper HRP's single linkage of S (N×N) by the pruned Prim of cluster/mst.ts with the observations X (n×N) for
+ * its bounds, whatever N and n (the driver takes it only where `prunedLinkageApplies`): Z (N−1)×4 as `kHrpOrder`'s;
+ * `lastIterations()` = the pairs whose d̃ was computed. `NotConverged` when it declined (the bounds did not pay or
+ * could not be certified): the dense path then answers. For tests and benches.
+ */
+export function kPrunedLinkage(S: usize, N: i32, X: usize, n: i32, Z: usize): i32 {
+  const st = checkedCorrelation(S, N);
+  if (st != Status.Ok) return st;
+  if (N < 2 || n < 1) return Status.BadDimensions;
+  const Np = paddedOrder(N);
+  const Dp = scratchF64(Np * Np);
+  memory.fill(Dp, 0, <usize>(Np * Np) << 3);
+  correlationDistance(corr, N, Dp, Np);
+  return prunedSingleLinkage(Dp, N, X, n, Z) ? Status.Ok : Status.NotConverged;
 }
 
 /** Schäfer–Strimmer target-D shrunk covariance of X (n×N observations) into out (N×N); λ* → lambda (1 f64). */

@@ -218,6 +218,15 @@ export function singleLinkage(D: usize, N: i32, Z: usize, ld: i32 = 0): void {
     x = y;
     px = py;
   }
+  linkageFromPrim(ex, ey, eh, N, Z);
+}
+
+/**
+ * Steps (2) and (3) of `singleLinkage` (shared with cluster/mst.ts `prunedSingleLinkage`): the N − 1 merges of
+ * Prim's order (ex[k], ey[k] at height eh[k], overwritten) stably sorted by height and relabelled into Z.
+ * Scratch 4N i32.
+ */
+export function linkageFromPrim(ex: usize, ey: usize, eh: usize, N: i32, Z: usize): void {
   // stable insertion sort by height
   for (let k: i32 = 1; k < N - 1; k++) {
     const h = load<f64>(eh + (<usize>k << 3));

@@ -193,10 +193,12 @@ function slotTable(): StaticArray<SlotRow> {
       : gmvpWithFactor(f.S, f.N, out, f.factor, f.nf, f.warmRow(Slot.gmvp))),
     // clusters of ρ (formed from Σ_f and σ_f), inverse variance inside, risk split equally across; bounds: clipped
     new SlotRow(Slot.herc, Needs.Covariance | Needs.Volatility, (f, out) => clipped(f, out, hercWeights(f.S, f.sd, f.N, out))),
-    // ρ formed from Σ_f and σ_f (the same bits as C_f): the tree needs no C_f block beside its own N'² block
+    // ρ formed from Σ_f and σ_f (the same bits as C_f): the tree needs no C_f block beside its own N'² block; the
+    // observations, when the frame has them (not `slotOnCovariance`), bound the pruned linkage (cluster/mst.ts)
     new SlotRow(Slot.hrp, Needs.Covariance | Needs.Volatility, (f, out) => f.gramFrom < f.gramTo
       ? gramRowsOnly(f, out)
-      : clipped(f, out, hrpWeights(f.S, 0, f.N, f.hrpMode, out, 0, 0, f.gram, f.sd))),
+      : clipped(f, out, hrpWeights(f.S, 0, f.N, f.hrpMode, out, 0, 0, f.gram, f.sd, f.X == 0 ? 0 : f.observations(),
+        f.nf))),
     new SlotRow(Slot.ivp, Needs.Covariance, (f, out) => clipped(f, out, ivp(f.S, f.N, out))),
     new SlotRow(Slot.mdcp, Needs.Correlation | Needs.CorrelationFactor, (f, out) => f.bounded()
       ? boxQP(f.C, f.N, f.lo, f.hi, out, f.warmRow(Slot.mdcp), 0, boundedFactor(f, true))

@@ -5,6 +5,7 @@ import {
   correlationDistance, distanceOfDistances, distancesFromGram, leafOrder, paddedOrder, singleLinkage,
 } from "../cluster/linkage";
 import { SYRK_TJ, syrkUpperRows } from "../linalg/gemm";
+import { prunedLinkageApplies, prunedSingleLinkage } from "../cluster/mst";
 
 /**
  * Rows r0 … r1−1 of the Gram matrix G = DDᵀ behind the paper variant's distance of distances (docs/method.md §4.7
@@ -41,14 +42,19 @@ export const HRP_GRAM_ROWS: i32 = SYRK_TJ;
  *   formed from Σ entry by entry (`correlationDistance`: the same bits, no N² block for C); order i32[N]; Z (N−1)×4
  *   f64 rows [a, b, height, size] (unused for N = 1); `gram`
  *   0, or (paper variant) N'×N' holding the upper triangle and diagonal of G = DDᵀ as `hrpGramRows` computes it
- *   (read, not modified): the distance of distances then starts from it instead of computing it (same bits).
+ *   (read, not modified): the distance of distances then starts from it instead of computing it (same bits);
+ *   `X` 0, or the n×N observations behind C (paper variant, no `gram`): where `prunedLinkageApplies(N, n)`, the
+ *   single linkage of d̃ is found without the Gram (cluster/mst.ts `prunedSingleLinkage`: the same Z bit for bit,
+ *   the dense path when its bounds do not pay).
  * Preconditions: C finite with unit diagonal; variant `HrpCode.paper` (distance of distances, the default) or
  *   `HrpCode.direct` (single linkage on d), else `BadDimensions`.
- * Convergence: not iterative. Complexity: paper ≈ N³ flops (distance of distances), direct O(N²); scratch N'² + 64N' f64 (paper; N' = N
- *   rounded up to a multiple of 4), N² (direct).
+ * Convergence: not iterative. Complexity: paper ≈ N³ flops (distance of distances; with `X` on whole-market
+ *   windows N²·(n + 1) plus N' per pair the bounds do not skip), direct O(N²); scratch N'² + 64N' f64 (paper; N' = N
+ *   rounded up to a multiple of 4; + ≈ (3n + 11)·N' with `X`), N² (direct).
  * References: López de Prado (2016), doi:10.3905/jpm.2016.42.4.059; scipy.cluster.hierarchy (linkage, leaves_list).
  */
-export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize, gram: usize = 0, sd: usize = 0): Status {
+export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize, gram: usize = 0, sd: usize = 0,
+  X: usize = 0, n: i32 = 0): Status {
   if (N < 1) return Status.BadDimensions;
   if (variant != HrpCode.paper && variant != HrpCode.direct) return Status.BadDimensions;
   if (N == 1) {
@@ -65,6 +71,11 @@ export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize, 
     } else {
       memory.fill(Dp, 0, <usize>(Np * Np) << 3);
       correlationDistance(C, N, Dp, Np, sd);
+      // whole-market windows: the same merges without the Gram (cluster/mst.ts), unless its bounds do not pay
+      if (X != 0 && prunedLinkageApplies(N, n) && prunedSingleLinkage(Dp, N, X, n, Z)) {
+        leafOrder(Z, N, order);
+        return Status.Ok;
+      }
       distanceOfDistances(Dp, N);
     }
     singleLinkage(Dp, N, Z, Np);
@@ -97,12 +108,12 @@ export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize, 
  * Departures: none from the paper variant; `direct` = PyPortfolioOpt's linkage input. No optimal leaf ordering.
  */
 export function hrpWeights(S: usize, C: usize, N: i32, variant: i32, out: usize, order: usize, Z: usize,
-  gram: usize = 0, sd: usize = 0): Status {
+  gram: usize = 0, sd: usize = 0, X: usize = 0, n: i32 = 0): Status {
   if (N < 1) return Status.BadDimensions;
   if (order == 0) order = scratchI32(N);
   if (Z == 0) Z = scratchF64(N < 2 ? 4 : (N - 1) * 4);
   const mark = arenaMark(); // the tree's scratch (an N'² or N² block) is dead once the order is known
-  const st = hrpTree(C != 0 ? C : S, N, variant, order, Z, gram, C != 0 ? 0 : sd);
+  const st = hrpTree(C != 0 ? C : S, N, variant, order, Z, gram, C != 0 ? 0 : sd, X, n);
   arenaRelease(mark);
   if (st != Status.Ok) return st;
   // Σ permuted once into the leaf order, each entry already divided by its column's variance, in the tree's

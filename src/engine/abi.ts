@@ -45,6 +45,7 @@ export interface EngineExports {
   kRpp(S: Ptr, N: number, out: Ptr): Status;
   kHrp(S: Ptr, N: number, variant: number, out: Ptr): Status;
   kHrpOrder(S: Ptr, N: number, variant: number, order: Ptr, Z: Ptr): Status;
+  kPrunedLinkage(S: Ptr, N: number, X: Ptr, n: number, Z: Ptr): Status;
   kShrinkCovariance(X: Ptr, n: number, N: number, out: Ptr, lambda: Ptr): Status;
   kLedoitWolfCovariance(X: Ptr, n: number, N: number, out: Ptr, delta: Ptr): Status;
   kRppShrunk(X: Ptr, n: number, N: number, out: Ptr): Status;
@@ -127,6 +128,7 @@ export const ENGINE_EXPORTS = {
   kRpp: 3,
   kHrp: 4,
   kHrpOrder: 5,
+  kPrunedLinkage: 5,
   kShrinkCovariance: 5,
   kLedoitWolfCovariance: 5,
   kRppShrunk: 4,
@@ -211,6 +213,10 @@ export const KERNEL_CALLS = {
   kRpp: { params: ["S:f64In", "N:i32", "out:f64Out"], what: "rpp", columns: "N" },
   kHrp: { params: ["S:f64In", "N:i32", "variant:i32", "out:f64Out"], what: "hrp", columns: "N" },
   kHrpOrder: { params: ["S:f64In", "N:i32", "variant:i32", "order:i32Out", "Z:f64Out"], what: "hrp", columns: "N" },
+  kPrunedLinkage: {
+    params: ["S:f64In", "N:i32", "X:f64In", "n:i32", "Z:f64Out"], what: "hrp", columns: "N",
+    reads: { pairs: "lastIterations" },
+  },
   kShrinkCovariance: {
     params: ["X:f64In", "n:i32", "N:i32", "covariance:f64Out", "lambda:f64Out"], what: "covariance shrinkage",
     columns: "N",

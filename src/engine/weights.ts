@@ -14,6 +14,7 @@ import {
   type HrpMode, type Strategy,
 } from "../domain/vocabulary.js";
 import { ALL_FREQUENCIES, Frequency as FrequencyCode, Slot } from "../../assembly/shared/vocabulary.js";
+import { Status } from "../../assembly/shared/status.js";
 
 function checkSquare(cov: ArrayLike<number>, N: number): void {
   need(Number.isInteger(N) && N >= 1 && cov.length === N * N,
@@ -87,6 +88,20 @@ export function hrpTree(wasm: Wasm, cov: ArrayLike<number>, N: number, variant: 
   checkSquare(cov, N);
   const o = invoke(wasm, "kHrpOrder", { S: cov, N, variant: hrpCode(variant), order: N, Z: Math.max(0, (N - 1) * 4) });
   return valueOf(o, { what: "hrp" }, N);
+}
+
+/**
+ * The paper HRP's single linkage of `cov` by the pruned Prim (assembly/cluster/mst.ts) with the n×N observations
+ * `X` for its bounds, whatever N and n: Z as `hrpTree`'s and the pairs whose distance was computed, or undefined
+ * when the pruned path declined (its bounds did not pay). For tests and benches; requests take it on their own.
+ */
+export function prunedLinkage(wasm: Wasm, cov: ArrayLike<number>, N: number, X: ArrayLike<number>, n: number):
+  { Z: Float64Array; pairs: number } | undefined {
+  checkSquare(cov, N);
+  need(X.length === n * N, `X must hold n×N = ${n * N} values`);
+  const o = invoke(wasm, "kPrunedLinkage", { S: cov, N, X, n, Z: Math.max(0, (N - 1) * 4) });
+  if (o.status === Status.NotConverged) return undefined;
+  return { Z: valueOf(o, { what: "hrp" }, N).Z, pairs: o.pairs };
 }
 
 /** Schäfer–Strimmer (target D) shrunk covariance of the n×N observations X, and the intensity λ*. */
