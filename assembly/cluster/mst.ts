@@ -3,6 +3,7 @@ import { axpy, dot } from "../linalg/blas";
 import { gemmNT } from "../linalg/gemm";
 import { linkageFromPrim, paddedOrder } from "./linkage";
 import { setIterations } from "../result";
+import { MST_BASIS_RATIO, MST_PRUNED_MIN_N } from "../shared/vocabulary";
 
 /**
  * The paper HRP's single linkage on the distance of distances d̃ without the N³ Gram matrix (docs/method.md §4.7
@@ -27,18 +28,13 @@ import { setIterations } from "../result";
 /** 2⁻⁵³, the unit roundoff of f64. */
 const UNIT: f64 = 1.1102230246251565e-16;
 
-/** The pruned linkage is used from this many assets on (below, the Gram costs little). */
-export const MST_PRUNED_MIN_N: i32 = 256;
-
 /**
- * ... and when N ≥ MST_BASIS_RATIO·(n + 1): the basis and the projections cost ≈ 2m/N + 8m²/N² of the Gram's
- * flops (m ≤ n + 1 basis rows), and the pairs computed read their rows from memory (≈ 1.5 µs each at N = 2,000).
- * Measured at N = 2,000 (one thread): weekly (m = 53) 819 → 247 ms, monthly (m = 13) 741 → 150 ms, but daily
- * (m = 253, ratio 7.9) 892 → 919 ms: no gain, so the daily window takes the pruned path only from N ≈ 3,000 on.
+ * Whether `hrpTree` takes the pruned linkage for N assets and n observations (shared/vocabulary.ts: below
+ * MST_PRUNED_MIN_N assets the Gram costs little; the basis and the projections cost ≈ 2m/N + 8m²/N² of the Gram's
+ * flops for m ≤ n + 1 basis rows, and each pair computed reads a row from memory, ≈ 1.5 µs at N = 2,000). Measured
+ * at N = 2,000 on one thread: weekly (m = 53) 819 → 247 ms, monthly (m = 13) 741 → 150 ms, but daily (m = 253,
+ * N/(n + 1) = 7.9) 892 → 919 ms, no gain: hence MST_BASIS_RATIO = 12 (the daily window from N ≈ 3,000 on).
  */
-export const MST_BASIS_RATIO: i32 = 12;
-
-/** Whether `hrpTree` takes the pruned linkage for N assets and n observations. */
 export function prunedLinkageApplies(N: i32, n: i32): bool {
   return n >= 2 && N >= MST_PRUNED_MIN_N && N >= MST_BASIS_RATIO * (n + 1);
 }

@@ -79,3 +79,11 @@ export const RNG_WORDS_BYTES = 32;
 export const RNG_CACHE_OFFSET = 32;
 export const RNG_HAS_CACHE_OFFSET = 40;
 export const RNG_STATE_BYTES = 48;
+
+/**
+ * Where the paper HRP's single linkage is found without the N³ Gram (assembly/cluster/mst.ts, docs/method.md §4.7):
+ * from MST_PRUNED_MIN_N assets on, for a frequency of n observations when N ≥ MST_BASIS_RATIO·(n + 1). The kernel
+ * decides with these (`prunedLinkageApplies`), the split planner estimates with them (src/engine/weights.ts).
+ */
+export const MST_PRUNED_MIN_N = 256;
+export const MST_BASIS_RATIO = 12;

@@ -13,7 +13,9 @@ import {
   covarianceCode, hrpCode, SERIES_COUNT, STRATEGY_COUNT, STRATEGY_NAMES, type CovarianceMode, type Frequency,
   type HrpMode, type Strategy,
 } from "../domain/vocabulary.js";
-import { ALL_FREQUENCIES, Frequency as FrequencyCode, Slot } from "../../assembly/shared/vocabulary.js";
+import {
+  ALL_FREQUENCIES, Frequency as FrequencyCode, MST_BASIS_RATIO, MST_PRUNED_MIN_N, Slot,
+} from "../../assembly/shared/vocabulary.js";
 import { Status } from "../../assembly/shared/status.js";
 
 function checkSquare(cov: ArrayLike<number>, N: number): void {
@@ -211,6 +213,15 @@ export function computedStrategies(wasm: Wasm, strategies: readonly Strategy[], 
 /** The order of the paper HRP's padded distance block: N rounded up to a multiple of 4 (assembly/cluster/linkage.ts). */
 export function paddedOrder(N: number): number {
   return (N + 3) & ~3;
+}
+
+/**
+ * Whether the paper HRP of N assets over n observations finds its single linkage without the N³ Gram (the rule of
+ * assembly/cluster/mst.ts `prunedLinkageApplies`, from the shared constants): the split planner's estimate of which
+ * Grams are computed (src/workers/split.ts).
+ */
+export function prunedLinkageApplies(N: number, n: number): boolean {
+  return n >= 2 && N >= MST_PRUNED_MIN_N && N >= MST_BASIS_RATIO * (n + 1);
 }
 
 /** The row granularity of the Gram blocks (`gramRows`): the kernel's Gram tile rows (assembly/linalg/gemm.ts SYRK_TJ). */

@@ -55,7 +55,7 @@ import { ALL_SERIES_IDS, DEFAULT_STRATEGIES, selectStrategies, type StrategyId }
 import {
   FREQUENCY_NAMES, SERIES_COUNT, STRATEGY_COUNT, STRATEGY_NAMES, type Frequency, type Strategy,
 } from "../domain/vocabulary.js";
-import { gramRowBlocks, gramRowsAt, paddedOrder } from "../engine/weights.js";
+import { gramRowBlocks, gramRowsAt, paddedOrder, prunedLinkageApplies } from "../engine/weights.js";
 import type { ComputePool, ComputeResult } from "./pool.js";
 import type { BacktestTask, SplitWeights, WeightsPartTask } from "./tasks.js";
 
@@ -109,7 +109,7 @@ export function splitParts(plan: SplitPlan, N: number, workers: number, paperHrp
     return strategyParts(FREQUENCY_NAMES, workers, strategies, bounded);
   }
   if (rest.length === strategies.length) return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
-  if (plan === "balanced") return balancedParts(N, workers, rest);
+  if (plan === "balanced") return balancedParts(N, workers, strategies, rest, bounded);
   const hrp = FREQUENCY_NAMES.map((frequency): WeightsPart => ({ frequency, strategies: ["hrp"] }));
   const light = rest.length === 0 ? []
     : FREQUENCY_NAMES.map((frequency): WeightsPart => ({ frequency, strategies: [...rest] }));
@@ -229,19 +229,40 @@ function stableByCost(parts: { part: WeightsPart; cost: number }[]): WeightsPart
 }
 
 /**
- * The "balanced" plan (the cost model of the module comment): the three paper-HRP Grams, of equal cost (≈ N³ flops
- * each, whatever the frequency), laid end to end on [0, 3) and cut at the multiples of 3 / workers (McNaughton's
- * wrap-around rule: each worker gets the same share of Gram work, and only the Grams a cut falls into are split).
- * A frequency no cut falls into is one part (its whole frequency: its returns and covariance computed once); one a
- * cut falls into is its Gram row blocks at those cuts, a part with its other strategies and the hrp row from the
- * blocks. The frequencies are laid out so that the cut
- * ones have the fewest observations (each of their parts repeats the frequency's returns and covariance,
- * ∝ observations × N²). Queue order: whole frequencies (most observations first), the blocks (largest first), the
- * cut frequencies' other strategies (largest first), then the hrp rows.
+ * Whether a frequency's paper HRP computes its N³ Gram (a "heavy" frequency): not where its single linkage is found
+ * without it (src/engine/weights.ts `prunedLinkageApplies`, the kernel's rule; the frequency's observations taken
+ * at their most in a training window, one more than `OBSERVATIONS` for the calendar buckets).
  */
-function balancedParts(N: number, workers: number, rest: readonly Strategy[]): WeightsPart[] {
-  const F = FREQUENCY_NAMES.length;
-  const cuts = Array.from({ length: Math.max(0, workers - 1) }, (_, k) => ((k + 1) * F) / workers);
+export function denseGram(N: number, frequency: Frequency): boolean {
+  return !prunedLinkageApplies(N, OBSERVATIONS[frequency] + (frequency === "d" ? 0 : 1));
+}
+
+/**
+ * The "balanced" plan (the cost model of the module comment). The heavy frequencies' Grams (`denseGram`: ≈ N³
+ * flops each, whatever the frequency) are laid end to end on [0, H) and cut at the multiples of H / W_g (McNaughton's
+ * wrap-around rule: each of W_g workers gets the same share of Gram work, and only the Grams a cut falls into are
+ * split), with W_g = W when every frequency is heavy and W − 1 otherwise (the light frequencies, whose HRP is found
+ * without its Gram, then fill about one worker: at N = 2,000 on two workers the daily HRP alone is ≈ 0.9 s, the
+ * weekly and monthly frequencies and the daily six other strategies ≈ 0.75 s together).
+ * A heavy frequency no cut falls into is one part when every frequency is heavy (its returns and covariance
+ * computed once), else its hrp apart from its other strategies (those go beside the light work instead of
+ * lengthening the HRP's worker); one a cut falls into is its Gram row blocks at those cuts, a part with its other
+ * strategies and the hrp row from the blocks. The heavy frequencies are laid out so that the cut ones have the
+ * fewest observations (each of their parts repeats the frequency's returns and covariance, ∝ observations × N²).
+ * The light frequencies are `strategyParts` (whole up to 3 workers, strategy groups from 4).
+ * Queue order: heavy parts without a cut (most observations first), the blocks (largest first), the light
+ * frequencies' parts, the heavy frequencies' other strategies (largest first), then the hrp rows from the blocks.
+ */
+function balancedParts(N: number, workers: number, strategies: readonly Strategy[], rest: readonly Strategy[],
+  bounded: boolean): WeightsPart[] {
+  const heavy = FREQUENCY_NAMES.filter((f) => denseGram(N, f));
+  const lightFrequencies = FREQUENCY_NAMES.filter((f) => !heavy.includes(f))
+    .sort((a, b) => OBSERVATIONS[b] - OBSERVATIONS[a]);
+  const lightParts = lightFrequencies.length === 0 ? [] : strategyParts(lightFrequencies, workers, strategies, bounded);
+  if (heavy.length === 0) return lightParts;
+  const H = heavy.length;
+  const W = lightFrequencies.length === 0 ? workers : Math.max(1, workers - 1);
+  const cuts = Array.from({ length: Math.max(0, W - 1) }, (_, k) => ((k + 1) * H) / W);
   const piecesOf = (order: readonly Frequency[]) => order.map((frequency, i) => ({
     frequency,
     fractions: cuts.filter((c) => c > i + 1e-9 && c < i + 1 - 1e-9).map((c) => c - i),
@@ -249,7 +270,7 @@ function balancedParts(N: number, workers: number, rest: readonly Strategy[]): W
   // the layout whose cut frequencies repeat the fewest observations
   let best: { frequency: Frequency; fractions: number[] }[] = [];
   let bestCost = Infinity;
-  for (const order of permutations(FREQUENCY_NAMES)) {
+  for (const order of permutations(heavy)) {
     const pieces = piecesOf(order);
     const cost = pieces.reduce((sum, p) => sum + p.fractions.length * OBSERVATIONS[p.frequency], 0);
     if (cost < bestCost) {
@@ -261,7 +282,7 @@ function balancedParts(N: number, workers: number, rest: readonly Strategy[]): W
     OBSERVATIONS[b.frequency] - OBSERVATIONS[a.frequency];
   const whole: WeightsPart[] = [];
   const blocks: { part: WeightsPart; cost: number }[] = [];
-  const light: { part: WeightsPart; cost: number }[] = [];
+  const others: { part: WeightsPart; cost: number }[] = [];
   const fromGram: WeightsPart[] = [];
   // a cut frequency's other strategies stay one part: cut into groups beside the Gram blocks, they did not pay
   // (bench/suites/split-cores.ts at N = 2,000, computed makespans for 4, 8 and 16 workers: 10–15 % slower at 4
@@ -271,7 +292,11 @@ function balancedParts(N: number, workers: number, rest: readonly Strategy[]): W
   for (const { frequency, fractions } of [...best].sort(byObservations)) {
     const rows = fractions.length === 0 ? [] : gramRowsAt(N, fractions);
     if (rows.length < 2) {
-      whole.push({ frequency });
+      if (lightFrequencies.length === 0 || groups.length === 0) whole.push({ frequency });
+      else {
+        whole.push({ frequency, strategies: ["hrp"] });
+        for (const g of groups) others.push({ part: { frequency, strategies: g }, cost: OBSERVATIONS[frequency] });
+      }
       continue;
     }
     const Np = paddedOrder(N);
@@ -280,10 +305,10 @@ function balancedParts(N: number, workers: number, rest: readonly Strategy[]): W
       const cost = (1 - from / Np) ** 2 - (1 - to / Np) ** 2;
       blocks.push({ part: { frequency, strategies: ["hrp"], gramRows: [from, to] }, cost });
     }
-    for (const g of groups) light.push({ part: { frequency, strategies: g }, cost: OBSERVATIONS[frequency] });
+    for (const g of groups) others.push({ part: { frequency, strategies: g }, cost: OBSERVATIONS[frequency] });
     fromGram.push({ frequency, strategies: ["hrp"], fromGram: true });
   }
-  return [...whole, ...stableByCost(blocks), ...stableByCost(light), ...fromGram];
+  return [...whole, ...stableByCost(blocks), ...lightParts, ...stableByCost(others), ...fromGram];
 }
 
 function permutations<T>(xs: readonly T[]): T[][] {

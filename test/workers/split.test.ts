@@ -14,7 +14,7 @@ import { commitStore, seededSeries } from "../helpers/stores.js";
 import type { StoreSnapshot } from "../../src/store/types.js";
 import { ComputePool, type ComputeResult } from "../../src/workers/pool.js";
 import {
-  defaultPlan, requestParts, runSplit, shouldSplit, splitParts, strategyGroups, SPLIT_PLANS, type SplitPlan, type WeightsPart,
+  defaultPlan, denseGram, requestParts, runSplit, shouldSplit, splitParts, strategyGroups, SPLIT_PLANS, type SplitPlan, type WeightsPart,
 } from "../../src/workers/split.js";
 import { SERIES_COUNT, STRATEGY_COUNT, FREQUENCY_NAMES, STRATEGY_NAMES } from "../../src/domain/vocabulary.js";
 import type { BacktestTask, ComputeKind } from "../../src/workers/tasks.js";
@@ -195,22 +195,41 @@ describe("runSplit on a pool of 2 workers", () => {
   });
 
   it("balances two workers by cutting one Gram only, the monthly one, in two halves after the two whole frequencies", () => {
-    const parts = splitParts("balanced", 5000, 2);
+    // below 256 tickers every frequency computes its Gram (no pruned linkage): McNaughton over the three Grams
+    const parts = splitParts("balanced", 250, 2);
     expect(parts.slice(0, 2)).toEqual([{ frequency: "d" }, { frequency: "w" }]);
     const blocks = parts.filter((p) => p.gramRows !== undefined);
     expect(blocks.map((b) => b.frequency)).toEqual(["m", "m"]);
-    // each block about half the Gram's cost (row j of the upper triangle costs ∝ N' − j)
+    // each block about half the Gram's cost (row j of the upper triangle costs ∝ N' − j), on 64-row boundaries
     for (const [from, to] of blocks.map((b) => b.gramRows!)) {
-      expect((1 - from / 5000) ** 2 - (1 - to / 5000) ** 2).toBeCloseTo(0.5, 1);
+      expect((1 - from / 252) ** 2 - (1 - to / 252) ** 2).toBeGreaterThan(0.3);
     }
     expect(parts.slice(2, 4)).toEqual(blocks);
     expect(parts.at(-1)).toEqual({ frequency: "m", strategies: ["hrp"], fromGram: true });
     expect(parts).toHaveLength(6);
     // three workers: one whole frequency each, nothing cut; a Gram too small to cut in 64-row blocks: not cut either
-    expect(splitParts("balanced", 5000, 3)).toEqual([{ frequency: "d" }, { frequency: "w" }, { frequency: "m" }]);
+    expect(splitParts("balanced", 250, 3)).toEqual([{ frequency: "d" }, { frequency: "w" }, { frequency: "m" }]);
     expect(splitParts("balanced", 60, 2)).toEqual([{ frequency: "d" }, { frequency: "w" }, { frequency: "m" }]);
     // the direct HRP has no Gram: one part per frequency
     expect(splitParts("balanced", 5000, 2, false)).toEqual(splitParts("frequencies", 5000, 2));
+  });
+
+  it("cuts only the Grams still computed where the weekly and monthly HRPs take the pruned linkage", () => {
+    expect([250, 700, 2000, 3100].map((N) => FREQUENCY_NAMES.filter((f) => denseGram(N, f)))).toEqual([
+      ["d", "m", "w"], ["d"], ["d"], [],
+    ]);
+    // N = 2,000 on two workers: the daily HRP alone on one, its other strategies beside the light frequencies
+    expect(splitParts("balanced", 2000, 2)).toEqual([
+      { frequency: "d", strategies: ["hrp"] }, { frequency: "w" }, { frequency: "m" },
+      { frequency: "d", strategies: ["ewp", "gmvp", "ivp", "mdcp", "mdp", "rpp"] },
+    ]);
+    // on three: the daily Gram in two halves (one worker's share left to the light work), then its hrp row
+    const three = splitParts("balanced", 2000, 3);
+    expect(three.filter((p) => p.gramRows !== undefined).map((p) => p.frequency)).toEqual(["d", "d"]);
+    expect(three.at(-1)).toEqual({ frequency: "d", strategies: ["hrp"], fromGram: true });
+    // no Gram left: the frequencies whole (their strategies in groups from four workers on), as with the direct HRP
+    expect(splitParts("balanced", 3100, 2)).toEqual([{ frequency: "d" }, { frequency: "w" }, { frequency: "m" }]);
+    expect(splitParts("balanced", 3100, 8)).toEqual(splitParts("balanced", 3100, 8, false));
   });
 
   it("fails a zero-variance ticker with the single task's error under either plan", async () => {
@@ -297,21 +316,28 @@ describe("the plans for any worker count (issue 20 item 4)", () => {
     }
   });
 
-  it("give every worker a part: at least W parts with the paper HRP at N = 2,000 and 5,000, W = 2 … 16", () => {
-    for (const N of [2000, 5000]) {
+  it("give every worker a part: at least W parts with the paper HRP while a Gram is computed, W = 2 … 16", () => {
+    // N = 250: every frequency computes its Gram; 2,000: the daily one only; 5,000: none (the pruned linkage)
+    for (const N of [250, 2000, 5000]) {
+      const heavy = FREQUENCY_NAMES.filter((f) => denseGram(N, f));
       for (const workers of [2, 3, 4, 5, 6, 8, 12, 16]) {
         for (const paper of [true, false]) {
           const parts = splitParts("balanced", N, workers, paper);
           // the parts that can start at once (an hrp row from blocks waits for them)
           const ready = parts.filter((p) => !p.fromGram);
           expect(ready.length, `N=${N} W=${workers} ${paper ? "paper" : "direct"}`)
-            // direct: at most three groups worth a part per frequency (hrp, gmvp, mdcp–mdp–rpp; ewp and ivp ride along)
-            .toBeGreaterThanOrEqual(paper ? workers : Math.min(workers, 3 * 3));
+            // no Gram: at most three groups worth a part per frequency (hrp, gmvp, mdcp–mdp–rpp; ewp and ivp ride along);
+            // N' = 252: at most four 64-row blocks per Gram
+            .toBeGreaterThanOrEqual(!paper || heavy.length === 0 ? Math.min(workers, 3 * 3)
+              : N < 256 ? Math.min(workers, 3 * 4) : workers);
         }
-        // McNaughton over the Grams: the Gram blocks of a worker's share add up to 3 / W Grams (within a 64-row tile)
+        // McNaughton over the Grams computed: their blocks, W_g − 1 cuts (W_g = W, or W − 1 beside light frequencies)
         const blocks = splitParts("balanced", N, workers).filter((p) => p.gramRows !== undefined);
-        if (workers >= 4) expect(new Set(blocks.map((b) => b.frequency)).size).toBe(3);
-        expect(blocks.length).toBeGreaterThanOrEqual(workers <= 3 ? (workers === 3 ? 0 : 2) : workers);
+        expect(blocks.every((b) => heavy.includes(b.frequency)), `N=${N} W=${workers}`).toBe(true);
+        const Wg = heavy.length === 3 ? workers : workers - 1;
+        if (heavy.length === 3 && workers >= 4) expect(new Set(blocks.map((b) => b.frequency)).size).toBe(3);
+        if (heavy.length === 1) expect(blocks.length, `N=${N} W=${workers}`).toBe(Wg >= 2 ? Wg : 0);
+        if (heavy.length === 0) expect(blocks).toEqual([]);
       }
     }
   });
