@@ -16,14 +16,18 @@
  * kernel timed later can disagree by that much; here each of 7 rounds probes the peak (bench/peak.ts, short) and then
  * times the paper and direct trees at once, and the share is that round's; the median and range are printed
  * (docs/decisions.md "Splitting one large request": the goal of ≥ 80 % of the measured peak).
+ * Pruned linkage (docs/method.md §4.7 step 3, assembly/cluster/mst.ts): for windows shaped like the three frequencies
+ * (the same returns summed over 1, 5 and 21 days: n = 252, 51, 12), the paper tree with its Gram (`hrpTree`) against
+ * the same single linkage found without it (`prunedLinkage`, the same Z bit for bit, checked here), and the share of
+ * the pairs whose distance of distances it computed. Medians of 3.
  */
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Bench } from "tinybench";
 import { Wasm } from "../../src/engine/wasm.js";
-import { hrpTree } from "../../src/engine/weights.js";
-import { covariance, logReturns } from "../../src/engine/core.js";
+import { hrpTree, prunedLinkage } from "../../src/engine/weights.js";
+import { bucketSums, covariance, logReturns } from "../../src/engine/core.js";
 import { factorPrices } from "../prices.js";
 import { medianMs } from "../table.js";
 import { f64x2Peak } from "../peak.js";
@@ -84,6 +88,36 @@ export default async function (): Promise<void> {
   if (typeof one === "string") console.log(one);
   else console.log(`numpy ${[...one.values()][0]?.numpy}; "whole" = Gram (BLAS syrk) + square roots`);
   pairedShare(wasm);
+  await prunedTable(wasm);
+}
+
+/** The paper tree with and without its Gram on windows of the three frequencies' shapes (see the module comment). */
+async function prunedTable(wasm: Wasm): Promise<void> {
+  console.log("\nN       window  n    tree with Gram  pruned linkage  pairs computed  same Z");
+  for (const N of SIZES.filter((n) => n >= 1000)) {
+    const T = 253;
+    const R = logReturns(wasm, Float64Array.from(factorPrices(T, N, 2000 + N).closes.flat()), T, N);
+    for (const [label, days] of [["daily", 1], ["weekly", 5], ["monthly", 21]] as const) {
+      const bucket = Int32Array.from({ length: T - 1 }, (_, t) => Math.floor(t / days));
+      const n = bucket[T - 2] + 1;
+      const X = days === 1 ? R : bucketSums(wasm, R, T - 1, N, bucket, n);
+      const { covariance: S } = covariance(wasm, X, n, N);
+      let dense: Float64Array = new Float64Array(0);
+      let pruned: ReturnType<typeof prunedLinkage>;
+      const b = new Bench({ time: 0, warmupTime: 0, iterations: 3, warmupIterations: 0 });
+      b.add("dense", () => { dense = hrpTree(wasm, S, N, "paper").Z; });
+      b.add("pruned", () => { pruned = prunedLinkage(wasm, S, N, X, n); });
+      await b.run();
+      const same = pruned === undefined ? "declined"
+        : Buffer.from(pruned.Z.buffer).equals(Buffer.from(dense.buffer)) ? "yes" : "NO";
+      console.log([
+        String(N).padEnd(6), label.padEnd(7), String(n).padEnd(4), `${medianMs(b, "dense").toFixed(0)} ms`.padStart(14),
+        `${medianMs(b, "pruned").toFixed(0)} ms`.padStart(15),
+        (pruned === undefined ? "–" : `${((100 * pruned.pairs) / ((N * (N - 1)) / 2)).toFixed(2)} %`).padStart(15),
+        same.padStart(7),
+      ].join(" "));
+    }
+  }
 }
 
 /** The distance of distances' share of the f64x2 peak probed in the same round (see the module comment). */

@@ -12,22 +12,28 @@
  *      weights JSON, computed by the same code as the single task, so the body is byte-identical.
  * Part plans (`SplitPlan`). With the paper HRP the bulk of a large request is each frequency's distance of
  * distances, a Gram matrix of ≈ N³ flops whatever the frequency (measured: docs/decisions.md "Splitting one large
- * request"); the rest of a frequency (returns,
- * covariance ∝ observations × N², the six other strategies) is smaller and uneven. The cost model is that alone:
- * three Grams of equal, known cost, plus light work that the queue fills in around them.
- *   "balanced" (the default with the paper HRP): McNaughton's wrap-around rule over the Grams: laid end to end on
- *     [0, 3) and cut at the multiples of 3 / workers, so every worker gets the same Gram work, and only the Grams a
- *     cut falls into are split. A frequency no cut falls into is one part (all its strategies: its returns and
- *     covariance computed once); one a cut falls into becomes its Gram's row blocks at the cuts (`gram` option of
+ * request"), unless the frequency's HRP finds its single linkage without it (assembly/cluster/mst.ts: the weekly
+ * and monthly windows from N ≈ 650 and 256 tickers, the daily one from N ≈ 3,000; `denseGram`); the rest of a
+ * frequency (returns, covariance ∝ observations × N², the six other strategies) is smaller and uneven. The cost
+ * model is that alone: the Grams still computed, of equal, known cost, plus light work that the queue fills in
+ * around them.
+ *   "balanced" (the default with the paper HRP): McNaughton's wrap-around rule over the Grams computed: laid end to
+ *     end on [0, H) and cut at the multiples of H / W_g (W_g = workers when every frequency computes its Gram, else
+ *     one fewer: the light frequencies fill about one worker), so every one of those workers gets the same Gram
+ *     work, and only the Grams a cut falls into are split. A frequency with a Gram no cut falls into is one part
+ *     (all its strategies: its returns and covariance computed once), or, beside light frequencies, its hrp apart
+ *     from its other strategies; one a cut falls into becomes its Gram's row blocks at the cuts (`gram` option of
  *     assembly/strategies/driver.ts: the same tile rows the single task computes, so the same bits), a part with
- *     its six other strategies, and, once the blocks are done, a light part with the hrp row from them (the blocks
- *     put together in shared memory; O(N²) from there). The cut frequencies are those with the fewest observations
- *     (each of their parts repeats their returns and covariance). On 2 workers: the daily and weekly frequencies
- *     whole, the monthly Gram in two halves queued after them, its other strategies, then its hrp row. On 3: the
- *     three frequencies whole (= "frequencies"). A Gram under two 64-row tiles is never cut. From 4 workers on every
- *     Gram is cut (the cuts are 3 / W < 1 apart), so every worker has Gram work (issue 20: every worker has work
- *     for any worker count). A cut frequency's other strategies stay one part (cut into groups they did not pay:
- *     see `balancedParts`).
+ *     its six other strategies, and, once the blocks are done, a light part with the hrp row from them (the blocks'
+ *     threads write their rows into the frequency's Gram in shared memory; O(N²) from there). The cut frequencies
+ *     are those with the fewest observations (each of their parts repeats their returns and covariance). Below 256
+ *     tickers (every Gram computed), on 2 workers: the daily and weekly frequencies whole, the monthly Gram in two
+ *     halves queued after them, its other strategies, then its hrp row; on 3: the three frequencies whole (=
+ *     "frequencies"); from 4 workers on every Gram is cut (the cuts are 3 / W < 1 apart), so every worker has Gram
+ *     work (issue 20: every worker has work for any worker count). At N = 2,000 (the daily Gram only), on 2 workers:
+ *     the daily hrp on one, the weekly and monthly frequencies and the daily other strategies on the other. A Gram
+ *     under two 64-row tiles is never cut. A cut frequency's other strategies stay one part (cut into groups they
+ *     did not pay: see `balancedParts`). Frequencies without a Gram are `strategyParts`.
  *     With the direct HRP (or no hrp selected) there is no Gram: one part per frequency up to 3 workers (=
  *     "frequencies"), from 4 on each frequency's strategies in ⌈W / 3⌉ groups ("balanced" is the default for both).
  *   "frequencies": one part per frequency.
