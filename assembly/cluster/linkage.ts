@@ -177,15 +177,8 @@ export function singleLinkage(D: usize, N: i32, Z: usize, ld: i32 = 0): void {
   // list position): each step scans the list in index order (the same updates and comparisons as a scan of all N
   // nodes that skips the merged ones) and drops x, the node merged at the step's start, by shifting the rest of the
   // list down one position in the same pass.
-  const dm = scratchF64(N);
-  const U = scratchI32(N);
-  const ex = scratchI32(N);
-  const ey = scratchI32(N);
-  const eh = scratchF64(N);
-  for (let i: i32 = 0; i < N; i++) {
-    store<f64>(dm + (<usize>i << 3), Infinity);
-    store<i32>(U + (<usize>i << 2), i);
-  }
+  const lists = new PrimLists(N);
+  const dm = lists.dm, U = lists.U, ex = lists.ex, ey = lists.ey, eh = lists.eh;
   let x: i32 = 0;
   let px: i32 = 0; // x's position in U
   let m: i32 = N; // the list's length, x included
@@ -218,15 +211,41 @@ export function singleLinkage(D: usize, N: i32, Z: usize, ld: i32 = 0): void {
     x = y;
     px = py;
   }
-  linkageFromPrim(ex, ey, eh, N, Z);
+  linkageFromPrim(lists, N, Z);
+}
+
+/**
+ * The scratch of Prim's step (1) in `singleLinkage` and cluster/mst.ts `prunedSingleLinkage`: the unmerged nodes
+ * `U` (i32, 0 … N−1 in order), their dmin `dm` (f64, by list position, +∞), and the merges in Prim's order (ex, ey
+ * i32, eh f64 heights). 2N f64 + 3N i32.
+ */
+export class PrimLists {
+  dm: usize;
+  U: usize;
+  ex: usize;
+  ey: usize;
+  eh: usize;
+
+  constructor(N: i32) {
+    this.dm = scratchF64(N);
+    this.U = scratchI32(N);
+    this.ex = scratchI32(N);
+    this.ey = scratchI32(N);
+    this.eh = scratchF64(N);
+    for (let i: i32 = 0; i < N; i++) {
+      store<f64>(this.dm + (<usize>i << 3), Infinity);
+      store<i32>(this.U + (<usize>i << 2), i);
+    }
+  }
 }
 
 /**
  * Steps (2) and (3) of `singleLinkage` (shared with cluster/mst.ts `prunedSingleLinkage`): the N − 1 merges of
- * Prim's order (ex[k], ey[k] at height eh[k], overwritten) stably sorted by height and relabelled into Z.
- * Scratch 4N i32.
+ * Prim's order (`lists.ex[k]`, `ey[k]` at height `eh[k]`, overwritten) stably sorted by height and relabelled into
+ * Z. Scratch 4N i32.
  */
-export function linkageFromPrim(ex: usize, ey: usize, eh: usize, N: i32, Z: usize): void {
+export function linkageFromPrim(lists: PrimLists, N: i32, Z: usize): void {
+  const ex = lists.ex, ey = lists.ey, eh = lists.eh;
   // stable insertion sort by height
   for (let k: i32 = 1; k < N - 1; k++) {
     const h = load<f64>(eh + (<usize>k << 3));

@@ -1,7 +1,7 @@
 import { arenaMark, arenaRelease, scratchF64, scratchI32 } from "../memory";
 import { axpy, dot } from "../linalg/blas";
 import { gemmNT } from "../linalg/gemm";
-import { linkageFromPrim, paddedOrder } from "./linkage";
+import { linkageFromPrim, paddedOrder, PrimLists } from "./linkage";
 import { setIterations } from "../result";
 import { MST_BASIS_RATIO, MST_PRUNED_MIN_N } from "../shared/vocabulary";
 
@@ -78,17 +78,10 @@ export function prunedSingleLinkage(Dp: usize, N: i32, X: usize, n: i32, Z: usiz
   columnsByVariance(P, N, m, Ps, mp);
   const bounds = new SkipBounds(Np, m, mp, eta, gmax);
 
-  const dm = scratchF64(N);
-  const tau = scratchF64(N);
-  const U = scratchI32(N);
-  const ex = scratchI32(N);
-  const ey = scratchI32(N);
-  const eh = scratchF64(N);
-  for (let i: i32 = 0; i < N; i++) {
-    store<f64>(dm + (<usize>i << 3), Infinity);
-    store<f64>(tau + (<usize>i << 3), Infinity);
-    store<i32>(U + (<usize>i << 2), i);
-  }
+  const lists = new PrimLists(N);
+  const dm = lists.dm, U = lists.U, ex = lists.ex, ey = lists.ey, eh = lists.eh;
+  const tau = scratchF64(N); // the skip threshold of each unmerged node's dm, by list position
+  for (let i: i32 = 0; i < N; i++) store<f64>(tau + (<usize>i << 3), Infinity);
   const rowP = <usize>mp << 3;
   const budget = (<i64>N * <i64>(N - 1)) >> 3; // a quarter of the N(N − 1)/2 pairs
   let exact: i64 = 0;
@@ -139,7 +132,7 @@ export function prunedSingleLinkage(Dp: usize, N: i32, X: usize, n: i32, Z: usiz
     x = y;
     px = py;
   }
-  linkageFromPrim(ex, ey, eh, N, Z);
+  linkageFromPrim(lists, N, Z);
   arenaRelease(mark);
   setIterations(<i32>exact);
   return true;
