@@ -42,7 +42,9 @@ export function prunedLinkageApplies(N: i32, n: i32): bool {
 /**
  * Single linkage of the distance of distances d̃ of D (Z as `singleLinkage(d̃)` gives it, bit for bit), with the
  * observations X (n×N row-major, the frequency's) for the lower bounds; true on success, false when the bounds do not
- * pay (more than a quarter of the pairs computed) or cannot be certified (‖Q‖₂ not within 1 + 1e-6): the caller
+ * pay (more than N(N − 1)/16 + 16N pairs computed: a pair computed here reads its row from memory, ≈ 5× a pair of
+ * the Gram, so past an eighth of the pairs the dense path is cheaper; the 16N lets small windows through their
+ * first steps) or cannot be certified (‖Q‖₂ not within 1 + 1e-6): the caller
  * then takes the dense path (`distanceOfDistances` + `singleLinkage`). D is read only. On success the diagnostic
  * iterations (`setIterations`) are the pairs whose d̃ was computed.
  * Layout: Dp N'×N' (N' = `paddedOrder(N)`, row stride N') holding D in its leading N×N block, zeros elsewhere; Z
@@ -83,7 +85,7 @@ export function prunedSingleLinkage(Dp: usize, N: i32, X: usize, n: i32, Z: usiz
   const tau = scratchF64(N); // the skip threshold of each unmerged node's dm, by list position
   for (let i: i32 = 0; i < N; i++) store<f64>(tau + (<usize>i << 3), Infinity);
   const rowP = <usize>mp << 3;
-  const budget = (<i64>N * <i64>(N - 1)) >> 3; // a quarter of the N(N − 1)/2 pairs
+  const budget = ((<i64>N * <i64>(N - 1)) >> 4) + ((<i64>N) << 4); // an eighth of the N(N − 1)/2 pairs, + 16N
   let exact: i64 = 0;
   let x: i32 = 0;
   let px: i32 = 0;

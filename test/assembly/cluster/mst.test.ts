@@ -84,9 +84,9 @@ describe("prunedLinkage: the dense path's merges, bit for bit, from a fraction o
         answered++;
         expect(sameBits(pruned.Z, hrpTree(wasm, S, N, "paper").Z)).toBe(true);
       }), { numRuns: 200, seed: 20261127 });
-    // i.i.d. windows and coarse grids often exceed the budget at these small N (the first steps alone compute a
-    // large share of the pairs): the dense path answers those; the property must have met enough answered cases
-    expect(answered).toBeGreaterThan(Math.max(40, runs / 3));
+    // some i.i.d. windows and coarse grids exceed the budget at these small N (the first steps alone compute a large
+    // share of the pairs): the dense path answers those; the property must have met enough answered cases
+    expect(answered).toBeGreaterThan(Math.max(40, runs / 2));
   });
 });
 
