@@ -145,8 +145,9 @@ export function prunedSingleLinkage(Dp: usize, N: i32, X: usize, n: i32, Z: usiz
  * ‖QQᵀ − I‖ bound η and the largest ‖d_i‖² (computed) gmax:
  *   ‖Q‖₂ ≤ 1 + η; each projection p̂_x = fl(Q d_x) is within e = 1.01·N'u·√m·(1 + η)·1.01·√gmax of Q d_x (a
  *   dot product of N' terms has relative error ≤ γ_{N'/2+1} ≤ 1.01·N'u on Σ|Q_jk|d_xj ≤ ‖Q_k‖‖d_x‖); the computed
- *   v = (ĝ_x + ĝ_i) − 2Ĝ is within M = 4.2·N'u·1.01·gmax of the true d̃² (2Ĝ ≤ ĝ_x + ĝ_i); a computed sum of c ≤ mp
- *   squared differences exceeds the exact one by at most a factor 1 + (mp + 3)u.
+ *   v = (ĝ_x + ĝ_i) − 2Ĝ is within (2γ_{N'/2+1} + 3u)(g_x + g_i) ≤ M = 4.2·(N' + 8)u·1.01·gmax of the true d̃²
+ *   (all terms ≥ 0, and 2G ≤ g_x + g_i); a computed sum of c ≤ mp squared differences exceeds the exact one by at
+ *   most a factor 1 + (mp + 3)u.
  */
 class SkipBounds {
   e: f64;
@@ -158,7 +159,7 @@ class SkipBounds {
     const gam = 1.01 * <f64>Np * UNIT;
     this.q = 1.0 + eta;
     this.e = gam * Math.sqrt(<f64>m) * this.q * 1.01 * Math.sqrt(gmax);
-    this.M = 4.2 * <f64>Np * UNIT * 1.01 * gmax;
+    this.M = 4.2 * <f64>(Np + 8) * UNIT * 1.01 * gmax;
     this.sum = 1.0 + <f64>(mp + 3) * UNIT;
   }
 
