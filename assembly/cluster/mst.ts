@@ -22,7 +22,7 @@ import { MST_BASIS_RATIO, MST_PRUNED_MIN_N } from "../shared/vocabulary";
  * Rigor: the skip test is L̂² ≥ τ(dm_i) with L̂² the computed (partial) sum of squared projected differences, and τ
  * built from bounds on every rounding involved (the projections, ‖Q‖₂ from the computed QQᵀ, the sum, the exact
  * formula's v = (g_x + g_i) − 2G), so that it implies d̂_xi ≥ dm_i for the value the dense path computes: the skipped
- * pair would not have changed dm_i (`singleLinkage` updates on dm_i > d̂ only). See `skipThreshold`.
+ * pair would not have changed dm_i (`singleLinkage` updates on dm_i > d̂ only). See `SkipBounds`.
  */
 
 /** 2⁻⁵³, the unit roundoff of f64. */
@@ -44,9 +44,9 @@ export function prunedLinkageApplies(N: i32, n: i32): bool {
  * observations X (n×N row-major, the frequency's) for the lower bounds; true on success, false when the bounds do not
  * pay (more than N(N − 1)/16 + 16N pairs computed: a pair computed here reads its row from memory, ≈ 5× a pair of
  * the Gram, so past an eighth of the pairs the dense path is cheaper; the 16N lets small windows through their
- * first steps) or cannot be certified (‖Q‖₂ not within 1 + 1e-6): the caller
- * then takes the dense path (`distanceOfDistances` + `singleLinkage`). D is read only. On success the diagnostic
- * iterations (`setIterations`) are the pairs whose d̃ was computed.
+ * first steps) or cannot be certified (‖Q‖₂ not within 1 + 1e-6): the caller then takes the dense path
+ * (`distanceOfDistances` + `singleLinkage`). D is read only. On success the diagnostic iterations
+ * (`setIterations`) are the pairs whose d̃ was computed.
  * Layout: Dp N'×N' (N' = `paddedOrder(N)`, row stride N') holding D in its leading N×N block, zeros elsewhere; Z
  *   (N−1)×4 f64. Preconditions: N ≥ 2, n ≥ 1, D finite.
  * Complexity: N·N' for ‖d_i‖², ≈ 4m²N' for the basis, m²N' for its check, N·N'·m for the projections, then per

@@ -100,7 +100,8 @@ export function hrpTree(C: usize, N: i32, variant: i32, order: usize, Z: usize, 
  * Convergence: not iterative. Edge cases: N = 1 → [1]; N = 2 and diagonal Σ → inverse variance; if both cluster
  *   variances are 0 (a long-only zero-variance split) α = ½.
  * Layout: S N×N covariance; C its correlation, or 0 with `sd` = σ (N f64, σ_i = √Σ_ii: the distances are then
- *   formed from S, see `hrpTree`); out N weights; order i32[N] and Z as in `hrpTree`, or 0 for scratch.
+ *   formed from S, see `hrpTree`); out N weights; order i32[N] and Z as in `hrpTree`, or 0 for scratch; `X`, `n`
+ *   the observations behind S for `hrpTree`'s pruned linkage, or 0.
  * Complexity: tree as above, bisection O(N² log N) worst case on Σ permuted into the leaf order and divided by
  *   its column variances (N² f64 in the tree's released scratch); scratch max(that of the tree, N² + 3N f64),
  *   plus order and Z when 0.
