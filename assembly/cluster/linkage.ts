@@ -178,7 +178,7 @@ export function singleLinkage(D: usize, N: i32, Z: usize, ld: i32 = 0): void {
   // nodes that skips the merged ones) and drops x, the node merged at the step's start, by shifting the rest of the
   // list down one position in the same pass.
   const lists = new PrimLists(N);
-  const dm = lists.dm, U = lists.U, ex = lists.ex, ey = lists.ey, eh = lists.eh;
+  const dm = lists.dm, U = lists.U;
   let x: i32 = 0;
   let px: i32 = 0; // x's position in U
   let m: i32 = N; // the list's length, x included
@@ -205,9 +205,7 @@ export function singleLinkage(D: usize, N: i32, Z: usize, ld: i32 = 0): void {
       if (v < cur || y < 0) { cur = v; y = i; py = p - 1; }
     }
     m--;
-    store<i32>(ex + (<usize>k << 2), x);
-    store<i32>(ey + (<usize>k << 2), y);
-    store<f64>(eh + (<usize>k << 3), cur);
+    lists.merged(k, x, y, cur);
     x = y;
     px = py;
   }
@@ -236,6 +234,14 @@ export class PrimLists {
       store<f64>(this.dm + (<usize>i << 3), Infinity);
       store<i32>(this.U + (<usize>i << 2), i);
     }
+  }
+
+  /** Records Prim's k-th merge: x (the node merged at the step's start), y (the one chosen) at height h. */
+  // @ts-ignore: decorator
+  @inline merged(k: i32, x: i32, y: i32, h: f64): void {
+    store<i32>(this.ex + (<usize>k << 2), x);
+    store<i32>(this.ey + (<usize>k << 2), y);
+    store<f64>(this.eh + (<usize>k << 3), h);
   }
 }
 

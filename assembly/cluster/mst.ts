@@ -81,7 +81,7 @@ export function prunedSingleLinkage(Dp: usize, N: i32, X: usize, n: i32, Z: usiz
   const bounds = new SkipBounds(Np, m, mp, eta, gmax);
 
   const lists = new PrimLists(N);
-  const dm = lists.dm, U = lists.U, ex = lists.ex, ey = lists.ey, eh = lists.eh;
+  const dm = lists.dm, U = lists.U;
   const tau = scratchF64(N); // the skip threshold of each unmerged node's dm, by list position
   for (let i: i32 = 0; i < N; i++) store<f64>(tau + (<usize>i << 3), Infinity);
   const rowP = <usize>mp << 3;
@@ -128,9 +128,7 @@ export function prunedSingleLinkage(Dp: usize, N: i32, X: usize, n: i32, Z: usiz
       arenaRelease(mark);
       return false;
     }
-    store<i32>(ex + (<usize>k << 2), x);
-    store<i32>(ey + (<usize>k << 2), y);
-    store<f64>(eh + (<usize>k << 3), cur);
+    lists.merged(k, x, y, cur);
     x = y;
     px = py;
   }
