@@ -14,6 +14,8 @@ import { computeWeightSet, hrpTree, hrpWeights, prunedLinkage } from "../../../s
 import { parseIsoDay } from "../../../src/domain/dates.js";
 import { buckets } from "../../../src/pipeline/calendar.js";
 import { Frequency, Slot, STRATEGY_COUNT } from "../../../assembly/shared/vocabulary.js";
+import { readFileSync } from "node:fs";
+import { describeWithSharedData, sharedDataPath } from "../../helpers/shared-data.js";
 
 const wasm = engine();
 
@@ -110,6 +112,30 @@ describe("the driver's hrp row takes the pruned linkage on whole-market windows"
       expect(prunedLinkage(wasm, S, N, X, b.count), f).toBeDefined();
       const s = Frequency[f] * STRATEGY_COUNT + Slot.hrp;
       expect(sameBits(set.weights.subarray(s * N, (s + 1) * N), hrpWeights(wasm, S, N, "paper")), f).toBe(true);
+    }
+  });
+});
+
+describeWithSharedData("prunedLinkage on real S&P 500 windows (cvxportfolio, kaggle; ../shared/data)", () => {
+  it("monthly and weekly windows of 430–486 tickers: the dense path's Z bit for bit, a few % of the pairs", () => {
+    for (const [file, starts] of [[["cvxportfolio-sp500", "prices.csv"], [0, 1500]], [["kaggle-sp500-5yr", "adj_close_wide.csv"], [500]]] as const) {
+      const rows = readFileSync(sharedDataPath(...file), "utf8").trim().split("\n").map((l) => l.split(","));
+      for (const s0 of starts) {
+        const win = rows.slice(1 + s0, 1 + s0 + 253);
+        const keep = rows[0].slice(1).map((_, j) => win.every((r) => r[j + 1] !== "" && Number(r[j + 1]) > 0));
+        const closes = Float64Array.from(win.flatMap((r) => r.slice(1).filter((_, j) => keep[j]).map(Number)));
+        const N = keep.filter(Boolean).length;
+        const R = logReturns(wasm, closes, 253, N);
+        const days = Int32Array.from(win, (r) => parseIsoDay(r[0])!);
+        for (const f of ["w", "m"] as const) {
+          const b = buckets(days.subarray(1), f);
+          const X = bucketSums(wasm, R, 252, N, b.bucket, b.count);
+          const { pruned, dense, pairs } = both(X, b.count, N);
+          expect(pruned, `${file[0]} ${s0} ${f}`).toBeDefined();
+          expect(sameBits(pruned!.Z, dense), `${file[0]} ${s0} ${f}`).toBe(true);
+          expect(pruned!.pairs / pairs, `${file[0]} ${s0} ${f}`).toBeLessThan(0.125);
+        }
+      }
     }
   });
 });
