@@ -109,6 +109,16 @@ describe("weightsReportParallel", () => {
     }
   }, 180_000);
 
+  it("whole-market: weekly and monthly HRPs without their Gram, the daily Gram cut or apart (N = 700): bit for bit", async () => {
+    const engine = await createEngine();
+    const p = prices(253, 700);
+    // the daily window computes its Gram, the weekly and monthly ones take the pruned linkage (src/workers/split.ts)
+    expect(splitParts("balanced", 701, 2)).toContainEqual({ frequency: "d", strategies: ["hrp"] });
+    expect(splitParts("balanced", 701, 3).filter((q) => q.gramRows !== undefined).map((q) => q.frequency)).toEqual(["d", "d"]);
+    const one = engine.weightsReport(p);
+    for (const workers of [2, 3, 8]) expectSameBits(await weightsReportParallel(p, undefined, { workers }), one, `W=${workers}`);
+  }, 180_000);
+
   it("gives the same result with every plan of the service", async () => {
     const engine = await createEngine();
     const p = prices(300, 150);
