@@ -20,6 +20,7 @@ import type { WeightsOptions } from "../domain/types.js";
 
 const { wasm, kernels } = await loadEngine({ releaseAfterCall: false });
 warmUp(makeEngine(kernels)); // tier the kernels up before the first part (src/pipeline/warmup.ts)
+wasm.releaseMemory(); // its 256-asset call grew the memory: a large instance goes back, the compiled code stays
 
 let current: { call: number; prices: ParallelPrices; options: WeightsOptions | undefined } | undefined;
 

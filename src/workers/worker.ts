@@ -42,6 +42,9 @@ const kernels: Promise<Kernels> = (async () => {
   const e = await loadEngine({ releaseAfterCall: false, recycleAboveBytes: config.recycleAboveBytes });
   engine = e.wasm;
   warmUp(makeEngine(e.kernels)); // tier the kernels up before the first request (src/pipeline/warmup.ts)
+  // its whole-market call (256 assets) grows the memory past a fresh instance's: give that back (the compiled and
+  // tiered-up code is the module's and stays)
+  e.wasm.releaseMemory();
   return e.kernels;
 })();
 // Surface a load failure on each task (not as an unhandled rejection at start).
