@@ -205,14 +205,9 @@ function basisRows(X: usize, n: i32, N: i32, Np: i32, Q: usize): i32 {
   const mean = scratchF64(N);
   const inv = scratchF64(N);
   for (let i: i32 = 0; i < N; i++) {
-    let s = 0.0;
-    for (let t: i32 = 0; t < n; t++) s += load<f64>(X + (<usize>(t * N + i) << 3));
-    const mu = s / <f64>n;
-    let q = 0.0;
-    for (let t: i32 = 0; t < n; t++) {
-      const c = load<f64>(X + (<usize>(t * N + i) << 3)) - mu;
-      q += c * c;
-    }
+    const xi = X + (<usize>i << 3);
+    const mu = stridedMean(xi, N, n);
+    const q = stridedSquares(xi, N, n, mu);
     store<f64>(mean + (<usize>i << 3), mu);
     store<f64>(inv + (<usize>i << 3), q > 0.0 ? 1.0 / Math.sqrt(q) : 0.0);
   }
@@ -222,7 +217,8 @@ function basisRows(X: usize, n: i32, N: i32, Np: i32, Q: usize): i32 {
     memory.fill(v, 0, rq);
     for (let i: i32 = 0; i < N; i++) {
       const z = c < 0 ? 1.0
-        : (load<f64>(X + (<usize>(c * N + i) << 3)) - load<f64>(mean + (<usize>i << 3))) * load<f64>(inv + (<usize>i << 3));
+        : (load<f64>(X + (<usize>(c * N + i) << 3)) - load<f64>(mean + (<usize>i << 3))) *
+          load<f64>(inv + (<usize>i << 3));
       store<f64>(v + (<usize>i << 3), z);
     }
     const norm0 = Math.sqrt(dot(v, v, Np));
@@ -267,14 +263,8 @@ function columnsByVariance(P: usize, N: i32, m: i32, Ps: usize, mp: i32): void {
   const order = scratchI32(m);
   const vr = scratchF64(m);
   for (let k: i32 = 0; k < m; k++) {
-    let s = 0.0;
-    for (let i: i32 = 0; i < N; i++) s += load<f64>(P + (<usize>(i * m + k) << 3));
-    const mu = s / <f64>N;
-    let q = 0.0;
-    for (let i: i32 = 0; i < N; i++) {
-      const c = load<f64>(P + (<usize>(i * m + k) << 3)) - mu;
-      q += c * c;
-    }
+    const pk = P + (<usize>k << 3);
+    const q = stridedSquares(pk, m, N, stridedMean(pk, m, N));
     store<f64>(vr + (<usize>k << 3), q);
     // insertion by decreasing variance, stable
     let j = k - 1;
@@ -292,4 +282,23 @@ function columnsByVariance(P: usize, N: i32, m: i32, Ps: usize, mp: i32): void {
     }
     if (mp > m) store<f64>(dst + (<usize>m << 3), 0.0);
   }
+}
+
+/** The mean of `count` f64 at p, p + stride, p + 2·stride, … (stride in f64). */
+// @ts-ignore: decorator
+@inline function stridedMean(p: usize, stride: i32, count: i32): f64 {
+  let s = 0.0;
+  for (let t: i32 = 0; t < count; t++) s += load<f64>(p + (<usize>(t * stride) << 3));
+  return s / <f64>count;
+}
+
+/** Σ (x − mu)² over the same f64 as `stridedMean`. */
+// @ts-ignore: decorator
+@inline function stridedSquares(p: usize, stride: i32, count: i32, mu: f64): f64 {
+  let q = 0.0;
+  for (let t: i32 = 0; t < count; t++) {
+    const c = load<f64>(p + (<usize>(t * stride) << 3)) - mu;
+    q += c * c;
+  }
+  return q;
 }

@@ -23,6 +23,7 @@ import { ewp } from "./ewp";
 import { gmvpWithFactor } from "./gmvp";
 import { HRP_GRAM_ROWS, hrpGramRows, hrpWeights } from "./hrp";
 import { paddedOrder } from "../cluster/linkage";
+import { prunedLinkageApplies } from "../cluster/mst";
 import { ivp } from "./ivp";
 import { hercWeights } from "./herc";
 import { ncoWeights } from "./nco";
@@ -193,11 +194,10 @@ function slotTable(): StaticArray<SlotRow> {
       : gmvpWithFactor(f.S, f.N, out, f.factor, f.nf, f.warmRow(Slot.gmvp))),
     // clusters of ρ (formed from Σ_f and σ_f), inverse variance inside, risk split equally across; bounds: clipped
     new SlotRow(Slot.herc, Needs.Covariance | Needs.Volatility, (f, out) => clipped(f, out, hercWeights(f.S, f.sd, f.N, out))),
-    // ρ formed from Σ_f and σ_f (the same bits as C_f): the tree needs no C_f block beside its own N'² block; the
-    // observations, when the frame has them (not `slotOnCovariance`), bound the pruned linkage (cluster/mst.ts)
+    // ρ formed from Σ_f and σ_f (the same bits as C_f): the tree needs no C_f block beside its own N'² block
     new SlotRow(Slot.hrp, Needs.Covariance | Needs.Volatility, (f, out) => f.gramFrom < f.gramTo
       ? gramRowsOnly(f, out)
-      : clipped(f, out, hrpWeights(f.S, 0, f.N, f.hrpMode, out, 0, 0, f.gram, f.sd, f.X == 0 ? 0 : f.observations(),
+      : clipped(f, out, hrpWeights(f.S, 0, f.N, f.hrpMode, out, 0, 0, f.gram, f.sd, prunedLinkageObservations(f),
         f.nf))),
     new SlotRow(Slot.ivp, Needs.Covariance, (f, out) => clipped(f, out, ivp(f.S, f.N, out))),
     new SlotRow(Slot.mdcp, Needs.Correlation | Needs.CorrelationFactor, (f, out) => f.bounded()
@@ -217,6 +217,16 @@ function slotTable(): StaticArray<SlotRow> {
       (f, out) => clipped(f, out, ncoWeights(f.S, f.sd, f.N, out, f.warmRow(Slot.nco), f.factor, f.nf))),
     new SlotRow(Slot.rpp, Needs.Covariance | Needs.Correlation, rppWithFallback), // C and the mdcp row: existence
   ];
+}
+
+/**
+ * The observations that bound the paper HRP's pruned linkage (cluster/mst.ts), or 0 where it is not taken (the
+ * direct variant, a given Gram, a window below `prunedLinkageApplies`, or a frame without observations:
+ * `slotOnCovariance`): only then are they restored over a factor written on them (`observations()`).
+ */
+function prunedLinkageObservations(f: Frame): usize {
+  const takes = f.X != 0 && f.hrpMode == HrpCode.paper && f.gram == 0 && prunedLinkageApplies(f.N, f.nf);
+  return takes ? f.observations() : 0;
 }
 
 /**
@@ -260,8 +270,8 @@ function clipped(f: Frame, out: usize, st: Status): Status {
 /**
  * Σ_f (or, with `correlation`, C_f) in the diagonal-plus-low-rank form of the bounded box QPs (docs/method.md §5.6):
  * the sample covariance of n_f observations is exactly UUᵀ up to rounding (U asset-major, N × n_f:
- * `covarianceFactor`, divided by σ for C_f), d = 0. Null unless the frame holds the sample Σ_f of a whole-market window
- * (2n_f ≤ N, N ≥ BOUNDED_LOWRANK_MIN_N). Scratch N·(n_f + 2) + n_f² + n_f f64 (the factor, d and the form's solve
+ * `covarianceFactor`, divided by σ for C_f), d = 0. Null unless the frame holds the sample Σ_f of a whole-market
+ * window (2n_f ≤ N, N ≥ BOUNDED_LOWRANK_MIN_N). Scratch N·(n_f + 2) + n_f² + n_f f64 (the factor, d and the form's solve
  * scratch), the row's (released with it).
  */
 function boundedFactor(f: Frame, correlation: bool): LowRank | null {

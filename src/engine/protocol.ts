@@ -172,10 +172,11 @@ function start(a: Arena, p: Plan, given: Record<string, unknown>): unknown {
       case F64_IN_OPT: argv[i] = arg === undefined ? 0 : a.f64In(arg as ArrayLike<number>); break;
       case F64_OUT: argv[i] = a.f64Out(arg as number); break;
       case I32_OUT: argv[i] = a.i32Out(arg as number); break;
-      case F64_IN_OR_OUT:
-        argv[i] = outLength(kind, arg) > 0 ? a.f64Out(outLength(kind, arg))
-          : typeof arg === "object" && !isInto(arg) ? a.f64In(arg as ArrayLike<number>) : 0;
+      case F64_IN_OR_OUT: {
+        const n = outLength(kind, arg);
+        argv[i] = n > 0 ? a.f64Out(n) : typeof arg === "object" && !isInto(arg) ? a.f64In(arg as ArrayLike<number>) : 0;
         break;
+      }
       case BYTES: argv[i] = a.bytesInOut(arg as Uint8Array); break;
       default: argv[i] = arg as number | bigint;
     }

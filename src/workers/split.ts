@@ -417,7 +417,9 @@ export function partBody(part: { gramRows?: readonly [number, number]; gram?: Fl
 export async function runParts(plan: readonly WeightsPart[], N: number, run: PartRunner): Promise<SplitWeights> {
   const grams = sharedGrams(plan, N);
   const started = new Map<WeightsPart, Promise<PartOutcome>>();
-  for (const p of plan) if (!p.fromGram) started.set(p, run(p, p.gramRows === undefined ? undefined : grams.get(p.frequency)));
+  for (const p of plan) {
+    if (!p.fromGram) started.set(p, run(p, p.gramRows === undefined ? undefined : grams.get(p.frequency)));
+  }
   for (const p of plan) {
     if (!p.fromGram) continue;
     const blocks = plan.filter((b) => b.gramRows !== undefined && b.frequency === p.frequency);
