@@ -41,5 +41,6 @@ export { weightsReportParallel } from "./pipeline/parallel.js";
 export type { AlignRange } from "./pipeline/align.js";
 
 // Summary statistics shared by the page, the CLI and POST /v1/optimiser/report.
-export { summarize, summarizeSims } from "./report/summary.js";
+export { summarize } from "./report/summary.js";
+export { summarizeSims, summarizeSimsDistribution } from "./report/sims-summary.js";
 export type { StrategySummary, SimsStrategySummary } from "./report/summary.js";

@@ -63,10 +63,14 @@ export enum ModelCode {
   bootstrap = 2,
 }
 
-/** Option `drift` of sims (index into the host's SIM_DRIFTS): the training mean (default) or zero (docs/method.md §8.7). */
+/**
+ * Option `drift` of sims (index into the host's SIM_DRIFTS): the training mean (default), zero (docs/method.md §8.7)
+ * or Jorion's Bayes–Stein shrunk means (§8.11). The host computes the means; the kernels only read them.
+ */
 export enum DriftCode {
   historical = 0,
   zero = 1,
+  shrunk = 2,
 }
 
 /**

@@ -1,5 +1,6 @@
 /** Types of the public library API (docs/spec.md §8). The HTTP layer and the CLI are clients of these. */
 import type { SeriesId, Strategy, StrategyId } from "./strategies.js";
+import type { SimsSummaryReport } from "../report/sims-summary.js";
 import type { CovarianceMode, HrpMode, SimDrift, SimModel } from "./vocabulary.js";
 
 export type { CovarianceMode, HrpMode, SimDrift, SimModel } from "./vocabulary.js";
@@ -41,6 +42,36 @@ export interface WeightsOptions {
    * the series come in registry order, three frequencies each. Absent: PathLit's seven (the default response).
    */
   strategies?: Strategy[];
+  /**
+   * The estimation window: the first `training_days` aligned days train the weights (and a simulation's parameters);
+   * the test period starts after them. 60 … 2,520, default 252 (PathLit's; docs/method.md §2).
+   */
+  training_days?: number;
+}
+
+/**
+ * A periodic cash flow (docs/method.md §8.10): exactly one of `amount` (dollars; > 0 a contribution, < 0 a
+ * withdrawal) or `rate` (a fraction of the current value, ≥ −1), `every` month, quarter or year from `start` (a date
+ * `YYYY-MM-DD` or years from the purchase; default the purchase) until `end` (default the horizon). An
+ * `inflation_adjusted` amount grows with `inflation`.
+ */
+export interface CashFlow {
+  amount?: number;
+  rate?: number;
+  every: "month" | "quarter" | "year";
+  start?: string | number;
+  end?: string | number;
+  inflation_adjusted?: boolean;
+}
+
+/** Money in and out of paths and sims (docs/method.md §8.10). Absent: 100,000 USD, no flows, no inflation. */
+export interface FlowOptions {
+  /** The amount invested at the purchase, USD, > 0 (default 100,000, PathLit's). */
+  initial_value?: number;
+  /** Periodic contributions and withdrawals, invested or taken pro rata to the holdings (at most 20). */
+  cash_flows?: CashFlow[];
+  /** Annual inflation rate (default 0): grows inflation-adjusted flows; real (today's) dollars in summaries. */
+  inflation?: number;
 }
 
 /** Walk-forward rebalancing (docs/method.md §7.2); paths and sims only. Absent: today's buy and hold. */
@@ -56,12 +87,12 @@ export interface RebalanceOptions {
   costs_bps?: number;
 }
 
-export type PathsOptions = WeightsOptions & RebalanceOptions & {
+export type PathsOptions = WeightsOptions & RebalanceOptions & FlowOptions & {
   /** The benchmark's ticker: must be the prices' `benchmark.ticker` (the closes come with the prices). */
   benchmark?: string;
 };
 
-export interface SimsOptions extends WeightsOptions, RebalanceOptions {
+export interface SimsOptions extends WeightsOptions, RebalanceOptions, FlowOptions {
   /** As PathsOptions.benchmark; in sims the benchmark is simulated with the tickers (docs/method.md §8.9). */
   benchmark?: string;
   /** Number of simulated runs, default DEFAULTS.run_count (src/domain/vocabulary.ts). */
@@ -73,10 +104,20 @@ export interface SimsOptions extends WeightsOptions, RebalanceOptions {
   seed?: number | string | bigint;
   /** Default "independent" (docs/spec.md §2.5); "bootstrap" resamples training days (docs/method.md §8.7). */
   model?: SimModel;
-  /** "historical" (default): the training mean; "zero": no drift (docs/method.md §8.7). */
-  drift?: SimDrift;
+  /**
+   * "historical" (default): the training mean; "zero": no drift (docs/method.md §8.7); "shrunk": Jorion's Bayes–Stein
+   * means (§8.11); or an object ticker → expected annual compound return (every ticker and the benchmark named).
+   */
+  drift?: SimDrift | Record<string, number>;
   /** Mean block length in trading days of model "bootstrap", 1…252, default 5 (docs/method.md §8.7). */
   block_length?: number;
+  /**
+   * Trading days simulated after the purchase, 1 … 25,200 (100 years); default: the real test period's length.
+   * Past the last real date the simulated dates are NYSE trading days (docs/method.md §8.10).
+   */
+  horizon_days?: number;
+  /** A final value in today's dollars whose probability summaries report (`target_probability`). */
+  target_value?: number;
 }
 
 /** Strategy id → N weights in request ticker order. */
@@ -153,12 +194,14 @@ export interface SimsReport extends WeightsReport {
   model: SimModel;
   /** ε of the Cholesky jitter retry (docs/method.md §8.3), 0 when none was needed or the model is independent. */
   choleskyJitter: number;
-  /** Present only when the drift was "zero" (docs/method.md §8.7). */
-  drift?: SimDrift;
+  /** Present only when the drift was not "historical" (docs/method.md §8.7, §8.11); "assumed": a planner's own. */
+  drift?: SimDrift | "assumed";
   /** Mean block length, present only for model "bootstrap". */
   blockLength?: number;
   /** Present when the request rebalances; the series rows are means over the runs. */
   rebalance?: SimsRebalance;
+  /** What makes the runs doubtful and the fix (implausible drift or returns; the independent model's note). */
+  warnings: { code: string; message: string }[];
 }
 
 /** The in-process engine (docs/spec.md §8). One instance owns one WebAssembly instance; it is not re-entrant. */
@@ -169,4 +212,9 @@ export interface Engine {
   weightsReport(prices: PriceMatrix, options?: WeightsOptions): WeightsReport;
   pathsReport(prices: PriceMatrix, options?: PathsOptions): PathsReport;
   simsReport(prices: PriceMatrix, options?: SimsOptions): SimsReport;
+  /**
+   * The runs summarised as POST /v1/optimiser/sims/summary answers (computed in chunks of runs, never all in memory):
+   * percentile bands, final values, statistics, the planner's figures and warnings (docs/method.md §8.10).
+   */
+  simsSummary(prices: PriceMatrix, options?: SimsOptions): SimsSummaryReport;
 }

@@ -44,8 +44,11 @@ export const HRP_MODES = enumNames(HrpCode) as readonly HrpMode[] as readonly ["
  * bootstrap of the training days' return vectors (docs/method.md §8.7).
  */
 export const SIM_MODELS = enumNames(ModelCode) as readonly SimModel[] as readonly ["independent", "correlated", "bootstrap"];
-/** `drift` (sims): the training mean log-return (default) or zero (docs/method.md §8.7). */
-export const SIM_DRIFTS = enumNames(DriftCode) as readonly SimDrift[] as readonly ["historical", "zero"];
+/**
+ * `drift` (sims) by name: the training mean log-return (default), zero (docs/method.md §8.7) or the Bayes–Stein
+ * shrunk means (§8.11). A request may instead give an object of annual returns per ticker (src/pipeline/planning.ts).
+ */
+export const SIM_DRIFTS = enumNames(DriftCode) as readonly SimDrift[] as readonly ["historical", "zero", "shrunk"];
 /** `block_length` (sims, model "bootstrap"): the accepted mean block lengths in trading days (docs/method.md §8.7). */
 export const BLOCK_LENGTH_RANGE = { min: 1, max: 252 } as const;
 /** The l2 layer in response order. */

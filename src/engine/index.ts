@@ -5,7 +5,7 @@
 import type { Kernels } from "../pipeline/kernels.js";
 import { Wasm, type LoadOptions } from "./wasm.js";
 import { computeWeightSet, computedStrategies } from "./weights.js";
-import { simulateCloses, simulateRuns, valuePaths } from "./sims.js";
+import { simulateCloses, simulateRuns, simulationMeans, valuePaths } from "./sims.js";
 import { rebalancePaths, simulationJitter } from "./rebalance.js";
 import { dollarsJsonWriter, valuePathsJson } from "./dollars.js";
 
@@ -36,6 +36,7 @@ export function kernelsOver(wasm: Wasm, options: KernelsOptions = {}): Kernels {
     simulateCloses: (input) => released(() => simulateCloses(wasm, input)),
     rebalancePaths: (input) => released(() => rebalancePaths(wasm, input)),
     simulationJitter: (input) => released(() => simulationJitter(wasm, input)),
+    simulationMeans: (input) => released(() => simulationMeans(wasm, input)),
     // no release here: the writer is used (synchronously) after this returns; its blocks are small
     dollarsJson: (keys, width, n) => dollarsJsonWriter(wasm, keys, width, n),
     // the body is copied out of WebAssembly memory before the release

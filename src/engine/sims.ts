@@ -12,6 +12,7 @@ import { checkStatus, Status, type Outcome, valueOf } from "./status.js";
 import type { Wasm } from "./wasm.js";
 import type { Ptr } from "./abi.js";
 import { invoke, invokeInPlace, pick } from "./protocol.js";
+import { bayesSteinMeans } from "./drift.js";
 
 /** The jitter ladder of docs/method.md §8.3: Σ + ε·(trace/N)·I, first ε that factorises wins. */
 export const CHOLESKY_JITTER: readonly number[] = [0, 1e-12, 1e-10, 1e-8, 1e-6];
@@ -79,8 +80,17 @@ export interface SimulateClosesInput {
   /** First absolute run index (0-based), default 0. Run k is the same whatever runFrom/runCount. */
   runFrom?: number;
   runCount: number;
-  /** "historical" (default): the training mean; "zero": μ = 0, or demeaned rows for the bootstrap (docs/method.md §8.7). */
+  /**
+   * "historical" (default): the training mean; "zero": μ = 0, or demeaned rows for the bootstrap (docs/method.md
+   * §8.7); "shrunk": Jorion's Bayes–Stein means of the training returns (§8.11, src/engine/drift.ts).
+   */
   drift?: SimDrift;
+  /**
+   * N daily mean log-returns given by the caller (a planner's own assumptions, docs/method.md §8.11): they replace
+   * `drift` (the normal models draw with μ = means; the bootstrap resamples the training rows minus each asset's
+   * training mean plus means_i).
+   */
+  means?: Float64Array;
   /** Mean block length L of model "bootstrap" in trading days (BLOCK_LENGTH_RANGE, default DEFAULTS.block_length). */
   blockLength?: number;
 }
@@ -97,11 +107,15 @@ export interface SimulateRunsResult {
   values: Float64Array;
   /** ε of the Cholesky jitter ladder that succeeded (docs/method.md §8.3); always 0 for "independent". */
   jitter: number;
+  /** The N daily mean log-returns the runs were drawn with (`simulationMeans`; for the plausibility warnings). */
+  means: Float64Array;
 }
 
 /** The kernel's model inputs from the training closes (docs/method.md §8.1–§8.3, §8.7). */
 interface ModelParameters {
   mu: Float64Array;
+  /** The daily mean log-returns the runs are drawn with (μ, or the bootstrap rows' means). */
+  drift: Float64Array;
   /** σ (independent), L (correlated) or the nRows×N return rows (bootstrap). */
   scale: Float64Array;
   jitter: number;
@@ -125,6 +139,8 @@ function checkSimInput(what: string, input: SimulateClosesInput): { runFrom: num
   need((SIM_MODELS as readonly string[]).includes(model), `${what}: unknown model ${String(model)}`);
   need(input.drift === undefined || (SIM_DRIFTS as readonly string[]).includes(input.drift),
     `${what}: unknown drift ${String(input.drift)}`);
+  need(input.means === undefined || (input.means.length === N && input.means.every(Number.isFinite)),
+    `${what}: means must hold ${N} finite values`);
   const L = input.blockLength;
   need(L === undefined || (typeof L === "number" && L >= BLOCK_LENGTH_RANGE.min && L <= BLOCK_LENGTH_RANGE.max),
     `${what}: blockLength must be a number in ${BLOCK_LENGTH_RANGE.min}…${BLOCK_LENGTH_RANGE.max}`);
@@ -134,29 +150,75 @@ function checkSimInput(what: string, input: SimulateClosesInput): { runFrom: num
 /**
  * The model parameters (docs/method.md §8): from the DAILY training log-returns (`logReturns`, then `covariance`
  * with its means, ddof 1; σ = √diag via `correlation`, which also rejects a zero-variance asset), and for
- * "correlated" L = chol(Σ + ε·(trace/N)·I) with ε the first of CHOLESKY_JITTER that factorises. Drift "zero" sets
- * μ = 0. The bootstrap (§8.7) resamples the return rows themselves (no σ, no factorisation): as they are for
- * drift "historical", each minus its asset's mean (the same `means`) for drift "zero".
+ * "correlated" L = chol(Σ + ε·(trace/N)·I) with ε the first of CHOLESKY_JITTER that factorises. The drift μ
+ * (`driftMeans`): the training means ("historical"), 0 ("zero"), the Bayes–Stein means ("shrunk") or the caller's
+ * `means`. The bootstrap (§8.7) resamples the return rows themselves (no σ, no factorisation), shifted so that each
+ * asset's mean is that μ_i: unchanged for "historical", R[t][i] − mean_i + μ_i otherwise.
  */
 function modelParameters(wasm: Wasm, input: SimulateClosesInput, nTrain: number): ModelParameters {
   const { trainCloses, N, tickers, model } = input;
-  const zeroDrift = (input.drift ?? DEFAULTS.drift) === "zero";
   const nRows = nTrain - 1;
   const R = logReturns(wasm, trainCloses, nTrain, N, { what: "training log-returns", tickers });
-  if (model === "bootstrap") {
-    if (zeroDrift) {
-      const { means } = covariance(wasm, R, nRows, N, { what: "training covariance", tickers });
-      for (let t = 0; t < nRows; t++) for (let i = 0; i < N; i++) R[t * N + i] -= means[i];
-    }
-    return { mu: new Float64Array(N), scale: R, jitter: 0, nRows,
+  if (model === "bootstrap" && input.means === undefined && (input.drift ?? DEFAULTS.drift) === "historical") {
+    return { mu: new Float64Array(N), drift: columnMeans(R, nRows, N), scale: R, jitter: 0, nRows,
       blockLength: input.blockLength ?? DEFAULTS.block_length };
   }
   const { covariance: sigma, means } = covariance(wasm, R, nRows, N, { what: "training covariance", tickers });
+  const mu = driftMeans(wasm, input, R, nRows, means);
+  if (model === "bootstrap") {
+    if (mu !== means) {
+      for (let t = 0; t < nRows; t++) for (let i = 0; i < N; i++) R[t * N + i] = R[t * N + i] - means[i] + mu[i];
+    }
+    return { mu: new Float64Array(N), drift: mu, scale: R, jitter: 0, nRows,
+      blockLength: input.blockLength ?? DEFAULTS.block_length };
+  }
   const { sd } = correlation(wasm, sigma, N, { what: "training volatilities", tickers });
   const { L, jitter } = model === "correlated"
     ? choleskyWithJitter(sigma, N, (A) => tryCholesky(wasm, A, N))
     : { L: sd, jitter: 0 };
-  return { mu: zeroDrift ? new Float64Array(N) : means, scale: L, jitter, nRows: 0, blockLength: 1 };
+  return { mu, drift: mu, scale: L, jitter, nRows: 0, blockLength: 1 };
+}
+
+/** Column means of nRows×N row-major values (a plain sum in row order, then one division). */
+function columnMeans(R: Float64Array, nRows: number, N: number): Float64Array {
+  const m = new Float64Array(N);
+  for (let t = 0; t < nRows; t++) for (let i = 0; i < N; i++) m[i] += R[t * N + i];
+  for (let i = 0; i < N; i++) m[i] /= nRows;
+  return m;
+}
+
+/**
+ * The N daily mean log-returns a simulation of these inputs draws with (docs/method.md §8.7, §8.11): `means` when
+ * given, else by `drift` (historical: the training means; zero; shrunk: Bayes–Stein). For the plausibility warnings
+ * of a rebalanced simulation, whose runs come one by one from `simulateCloses`.
+ */
+export type SimulationMeansInput = Pick<SimulateClosesInput, "trainCloses" | "N" | "tickers" | "drift" | "means">;
+
+export function simulationMeans(wasm: Wasm, input: SimulationMeansInput): Float64Array {
+  const { trainCloses, N, tickers } = input;
+  const nTrain = trainCloses.length / N;
+  if (input.means !== undefined) return input.means;
+  if ((input.drift ?? DEFAULTS.drift) === "zero") return new Float64Array(N);
+  const R = logReturns(wasm, trainCloses, nTrain, N, { what: "training log-returns", tickers });
+  if ((input.drift ?? DEFAULTS.drift) === "historical") return columnMeans(R, nTrain - 1, N);
+  return bayesSteinMeans(wasm, R, nTrain - 1, N, tickers).mu;
+}
+
+/**
+ * The simulation's daily mean log-returns (docs/method.md §8.7, §8.11): the caller's `means` when given, else by
+ * `drift`: the training `means` themselves (historical, the same array), zeros, or Jorion's Bayes–Stein means.
+ */
+function driftMeans(wasm: Wasm, input: SimulateClosesInput, R: Float64Array, nRows: number,
+  means: Float64Array): Float64Array {
+  if (input.means !== undefined) return input.means;
+  switch (input.drift ?? DEFAULTS.drift) {
+    case "historical":
+      return means;
+    case "zero":
+      return new Float64Array(input.N);
+    case "shrunk":
+      return bayesSteinMeans(wasm, R, nRows, input.N, input.tickers).mu;
+  }
 }
 
 /** The error context of a failed simulation kernel status (tickers named for a price or a zero variance). */
@@ -176,10 +238,10 @@ export function simulateRuns(wasm: Wasm, input: SimulateRunsInput): SimulateRuns
   need(isCount(S, 1), `simulateRuns: bad dimension S=${S}`);
   const { runFrom, nTrain } = checkSimInput("simulateRuns", input);
   need(weights.length === S * N, `simulateRuns: weights has ${weights.length} values, expected ${S * N}`);
-  const { mu, scale, jitter, nRows, blockLength } = modelParameters(wasm, input, nTrain);
+  const { mu, drift, scale, jitter, nRows, blockLength } = modelParameters(wasm, input, nTrain);
   const o = trySimulate(wasm, { mu, scale, model: modelCode(model), firstTestClose, nTest, N, weights, S,
     seed, runFrom, runCount, capital, nRows, blockLength });
-  return { values: valueOf(o, simContext(o.status, tickers), N), jitter };
+  return { values: valueOf(o, simContext(o.status, tickers), N), jitter, means: drift };
 }
 
 /**

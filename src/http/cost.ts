@@ -10,11 +10,15 @@ import { DEFAULT_STRATEGIES, selectStrategies } from "../domain/strategies.js";
 import type { PriceStore } from "../store/types.js";
 import type { RequestBody } from "../workers/tasks.js";
 
-/** Aligned days a request starts its test period after (docs/spec.md §2: 252 training days). */
+/** Aligned days a request starts its test period after by default (docs/spec.md §2: 252 training days). */
 const TRAIN_DAYS = 252;
+/** The cost factor of cash flows (src/report/plan.ts: the flows paid over every value, measured ≈ 1.2× a valuation). */
+const FLOWS_COST = 1.25;
 
 /**
- * The compute cost of a validated request: tickers × (test days × valued + 252 × optimised × rebalance dates) × runs,
+ * The compute cost of a validated request: tickers × (test days × valued × flows + training days × optimised ×
+ * rebalance dates) × runs, where test days are horizon_days + 1 for sims with a horizon, flows = FLOWS_COST with
+ * cash flows (1 without),
  * where runs = run_count for sims (1 otherwise), `valued` = the series valued relative to PathLit's 21 (the selected
  * strategies' series, the own portfolios and the benchmark; 1 for a default request) and `optimised` = the selected
  * strategies relative to PathLit's seven (each rebalance date re-optimises a window of at least 252 closes). Test
@@ -33,14 +37,20 @@ export function estimateCost(store: PriceStore, kind: string, request: RequestBo
     const d = store.read(canonical).days;
     days = Math.min(days, upperBound(d, hi) - lowerBound(d, lo));
   }
-  const testDays = Number.isFinite(days) ? Math.max(1, days - TRAIN_DAYS) : 1;
+  const training = request.training_days ?? TRAIN_DAYS;
+  // sims with a horizon simulate horizon_days after the purchase, whatever the real test period
+  const testDays = request.horizon_days !== undefined && (kind === "sims" || kind === "sims-summary")
+    ? request.horizon_days + 1
+    : Number.isFinite(days) ? Math.max(1, days - training) : 1;
   const runs = kind === "sims" || kind === "sims-summary" ? request.run_count ?? DEFAULTS.run_count : 1;
   const chosen = selectStrategies(request.strategies).strategies.length;
   const series = 3 * chosen + Object.keys(request.portfolios ?? {}).length + (request.benchmark === undefined ? 0 : 1);
   const valued = series / (3 * DEFAULT_STRATEGIES.length);
   const optimised = chosen / DEFAULT_STRATEGIES.length;
-  const rebalancing = TRAIN_DAYS * rebalanceDates(request.rebalance, testDays) * optimised;
-  return Math.ceil(request.tickers.length * (testDays * valued + rebalancing) * runs);
+  const rebalancing = training * rebalanceDates(request.rebalance, testDays) * optimised;
+  // paying flows is one more pass over every value, and a summary's money-weighted return one more per flow
+  const flows = request.cash_flows === undefined ? 1 : FLOWS_COST;
+  return Math.ceil(request.tickers.length * (testDays * valued * flows + rebalancing) * runs);
 }
 
 /**

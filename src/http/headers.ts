@@ -21,6 +21,7 @@ export const HEADER = {
   drift: "x-simulation-drift",
   blockLength: "x-simulation-block-length",
   rebalanceCount: "x-rebalance-count",
+  warning: "x-folio-warning",
   ticker: "x-ticker",
   etag: "etag",
   ifNoneMatch: "if-none-match",
@@ -65,6 +66,8 @@ export function metaHeaders(meta: ResponseMeta | undefined): Record<string, stri
     // Only for the non-default options (docs/method.md §8.7): a default response's headers are unchanged.
     if (meta.sims.drift !== undefined) h[HEADER.drift] = meta.sims.drift;
     if (meta.sims.blockLength !== undefined) h[HEADER.blockLength] = String(meta.sims.blockLength);
+    // An implausible answer (src/pipeline/planning.ts): the warnings' codes; the summaries carry their messages.
+    if (meta.sims.warnings !== undefined) h[HEADER.warning] = meta.sims.warnings.join(",");
   }
   // Rebalanced paths or sims only (docs/method.md §7.2): the number of rebalance dates.
   if (meta.rebalance) h[HEADER.rebalanceCount] = String(meta.rebalance.count);

@@ -15,6 +15,9 @@ import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
 } from "../pipeline/rebalance.js";
 import {
+  FLOW_PERIODS, INFLATION_RANGE, MAX_CASH_FLOWS, MAX_HORIZON_DAYS, MAX_INITIAL_VALUE, planningProblems, TRAINING_DAYS_RANGE,
+} from "../pipeline/planning.js";
+import {
   costsProblem, MAX_PORTFOLIOS, portfoliosProblems, PORTFOLIO_SUM_TOLERANCE, rebalanceOnlyProblems, rebalanceProblem,
   STRATEGY_MESSAGES,
 } from "../pipeline/validate.js";
@@ -82,7 +85,37 @@ export const CostsBps = z.number({ error: costsMessage }).min(0, { error: costsM
   .max(MAX_COSTS_BPS, { error: costsMessage });
 
 /** The rebalancing fields of paths, report and sims bodies (POST /weights refuses them: they change no weight). */
+/**
+ * The planner's fields (issue 28; docs/method.md §2, §8.10, §8.11): their shapes here, their ranges and every rule
+ * by the library's `planningProblems` (src/pipeline/planning.ts), so both say the same.
+ */
+const CashFlowSchema = z.strictObject({
+  amount: z.number({ error: "must be a number of dollars" }).optional()
+    .describe("Dollars per period: > 0 a contribution, < 0 a withdrawal (exactly one of amount and rate)."),
+  rate: z.number({ error: "must be a fraction of the current value" }).optional()
+    .describe("A fraction of the current value per period, −1 … 1 (−0.04 withdraws 4 %)."),
+  every: z.enum(FLOW_PERIODS, { error: oneOf(FLOW_PERIODS) }).describe("The period: month, quarter or year, counted from start."),
+  start: z.union([IsoDate, z.number()], { error: "must be a date YYYY-MM-DD or a number of years" }).optional()
+    .describe("The flows' anchor: a date or years from the purchase (default the purchase); the first flow is one period after it."),
+  end: z.union([IsoDate, z.number()], { error: "must be a date YYYY-MM-DD or a number of years" }).optional()
+    .describe("The last date (or years from the purchase) a flow may fall on; default the horizon."),
+  inflation_adjusted: z.boolean({ error: "must be true or false" }).optional()
+    .describe("An amount that grows with `inflation`: amount·(1 + inflation)^(t/252) at test row t."),
+}, { error: 'must be an object such as {"amount": 1000, "every": "month"}' });
+
+const planningValuationFields = {
+  initial_value: z.number({ error: "must be a number of dollars" }).optional().describe(
+    `Dollars invested at the purchase, above 0 and at most ${MAX_INITIAL_VALUE}; default 100000 (PathLit's).`),
+  cash_flows: z.array(CashFlowSchema, { error: "must be a list of cash flows" }).optional().describe(
+    `Up to ${MAX_CASH_FLOWS} periodic contributions or withdrawals, invested or taken pro rata to the holdings ` +
+      "(docs/method.md §8.10); a portfolio that cannot pay a withdrawal is depleted and stays at 0. Absent: none."),
+  inflation: z.number({ error: "must be an annual rate" }).optional().describe(
+    `Annual inflation, ${INFLATION_RANGE.min} … ${INFLATION_RANGE.max} (0.025 = 2.5 %); default 0. Grows the ` +
+      "inflation-adjusted flows; summaries add the same figures in today's dollars."),
+};
+
 const rebalanceFields = {
+  ...planningValuationFields,
   benchmark: TickerString.optional().describe(
     "A ticker of the store, inside or outside `tickers`: aligned with them by the same inner join (a shorter history " +
       "shortens the window), its buy-and-hold series `benchmark.<TICKER>` is the last series of paths and of every " +
@@ -174,6 +207,10 @@ export const Portfolios = z.record(z.string(), z.record(z.string(), z.number({ e
   { error: "must be an object: portfolio name → { ticker: weight, … }" });
 
 const weightsFields = {
+  training_days: z.number({ error: "must be an integer" }).int({ error: "must be an integer" }).optional().describe(
+    `The estimation window: the first training_days aligned days train the weights (and a simulation's parameters), ` +
+      `the test period starts after them; ${TRAINING_DAYS_RANGE.min} … ${TRAINING_DAYS_RANGE.max}, default 252 ` +
+      "(PathLit's). Too few aligned days: 422 INSUFFICIENT_HISTORY with the counts."),
   strategies: Strategies.optional().describe(strategiesDoc),
   portfolios: Portfolios.optional().describe(
     `Own portfolios, valued like the strategies: name (1–32 of A–Z a–z 0–9 _ -) → { ticker: weight, … }, the tickers ` +
@@ -209,6 +246,7 @@ function startBeforeEnd(b: { start?: string; end?: string; min_weight?: number; 
   if (b.min_weight !== undefined && b.max_weight !== undefined && b.min_weight > b.max_weight) {
     ctx.addIssue({ code: "custom", path: ["min_weight"], message: `must not be above max_weight (${b.max_weight})` });
   }
+  for (const p of planningProblems(b as Record<string, unknown>)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
 }
 
 /** Build the body schemas for the given limits (maxTickers, maxRunCount come from the configuration). */
@@ -240,10 +278,18 @@ export function makeSchemas(limits: SchemaLimits) {
           "normal with the training mean vector and covariance; bootstrap: stationary block bootstrap of the " +
           "training days' daily log-return vectors (whole days, so the dependence between assets and the fat tails " +
           "are kept)."),
-      drift: Drift.optional().describe(
-        `Drift of the simulated log-returns: ${SIM_DRIFTS.join(" or ")}; default "${DEFAULTS.drift}". historical: ` +
-          "the training mean; zero: mean zero (the normal models use μ = 0, the bootstrap resamples the training " +
-          "returns minus each asset's training mean). Reported in the x-simulation-drift header when zero."),
+      drift: z.union([Drift, z.record(z.string(), z.number({ error: "must be an expected annual return" }))],
+        { error: `${oneOf(SIM_DRIFTS)} or an object ticker → expected annual return` }).optional().describe(
+        `Drift of the simulated log-returns: ${SIM_DRIFTS.join(", ")}, or an object of expected annual compound ` +
+          `returns per simulated asset (every ticker and the benchmark; μ = ln(1 + r)/252); default "${DEFAULTS.drift}" ` +
+          "(PathLit's). historical: the training mean; zero: mean zero (the normal models use μ = 0, the bootstrap " +
+          "resamples the training returns minus each asset's training mean); shrunk: Jorion's Bayes–Stein means " +
+          "(docs/method.md §8.11). Reported in the x-simulation-drift header when not historical (\"assumed\" for an object)."),
+      horizon_days: z.number({ error: "must be an integer" }).int({ error: "must be an integer" }).optional().describe(
+        `Trading days simulated after the purchase, 1 … ${MAX_HORIZON_DAYS} (100 years of 252); default the real test ` +
+          "period's length (PathLit's). Past the last real date the dates are NYSE trading days (docs/method.md §8.10)."),
+      target_value: z.number({ error: "must be a number of dollars" }).optional().describe(
+        "A final value in today's dollars: summaries report the share of runs that reach it (target_probability)."),
       block_length: BlockLength.optional().describe(
         `Mean block length of model "bootstrap" in trading days, ${BLOCK_LENGTH_RANGE.min}..${BLOCK_LENGTH_RANGE.max} ` +
           `(any number; 1 = independent days), default ${DEFAULTS.block_length}. Each simulated day continues the ` +
@@ -344,6 +390,14 @@ export const InfoResponse = z
       }).optional().describe("Walk-forward rebalancing: a calendar rule, or an integer number of test days in every_days."),
       window: z.array(z.string()).optional(),
       costs_bps: z.object({ min: z.number(), max: z.number() }).optional(),
+      planning: z.object({
+        training_days: z.object({ min: z.number(), max: z.number(), default: z.number() }),
+        horizon_days: z.object({ min: z.number(), max: z.number() }),
+        initial_value: z.object({ max: z.number(), default: z.number() }),
+        cash_flows: z.object({ every: z.array(z.string()), max: z.number() }),
+        inflation: z.object({ min: z.number(), max: z.number() }),
+        assumed_return: z.object({ min: z.number(), max: z.number() }),
+      }).optional().describe("The planner's options (docs/method.md §8.10–§8.12) and their ranges."),
       defaults: z.object({
         covariance: z.enum(COVARIANCE_MODES),
         hrp: z.enum(HRP_MODES),

@@ -12,7 +12,8 @@ import type {
 import { summarizeRebalance, type RebalanceOutcome } from "./rebalance.js";
 import { toSeries } from "./format.js";
 import type { Kernels } from "./kernels.js";
-import { compute, optionsFor, simsMeta, type Computation, type RespondKind } from "./respond.js";
+import { compute, optionsFor, simsMeta, simsWarnings, summariseSims, type Computation, type RespondKind } from "./respond.js";
+import type { SimsSummaryReport } from "../report/sims-summary.js";
 import { checkPrices } from "./validate.js";
 
 export { trainingWeights } from "./respond.js";
@@ -94,6 +95,7 @@ export function makeEngine(kernels: Kernels): Engine {
       const report: Omit<SimsReport, "runs"> = {
         ...weightsReport(c), ids: [...c.ids], dates, values, seed: c.seed!.toString(), model: c.model!, choleskyJitter: c.choleskyJitter ?? 0,
         ...(drift !== undefined ? { drift } : {}), ...(blockLength !== undefined ? { blockLength } : {}),
+        warnings: simsWarnings(c, optionsFor("sims", options)),
       };
       if (c.rebalance) report.rebalance = simsRebalance(c.rebalance);
       return lazy(report, "runs", () => {
@@ -103,6 +105,11 @@ export function makeEngine(kernels: Kernels): Engine {
         });
         return runs;
       });
+    },
+
+    simsSummary(prices: PriceMatrix, options?: SimsOptions): SimsSummaryReport {
+      const opts = optionsFor("sims", options);
+      return summariseSims(kernels, checkPrices(prices), opts).report;
     },
 
     weights(prices, options) {

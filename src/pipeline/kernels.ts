@@ -4,11 +4,15 @@
  */
 import type { WeightSet, WeightSetInput } from "../engine/weights.js";
 import type { Strategy } from "../domain/strategies.js";
-import type { SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, ValuePathsInput } from "../engine/sims.js";
+import type {
+  SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, SimulationMeansInput, ValuePathsInput,
+} from "../engine/sims.js";
 import type { DollarsJsonWriter, PathsJsonLayout } from "../engine/dollars.js";
 import type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput } from "../engine/rebalance.js";
 
-export type { WeightSet, WeightSetInput, SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, ValuePathsInput };
+export type {
+  WeightSet, WeightSetInput, SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, SimulationMeansInput, ValuePathsInput,
+};
 export type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput, DollarsJsonWriter, PathsJsonLayout };
 
 export interface Kernels {
@@ -29,6 +33,8 @@ export interface Kernels {
   rebalancePaths(input: RebalancePathsInput): RebalancePathsResult;
   /** ε of the Cholesky jitter the simulation of these training closes uses (0 for the independent model). */
   simulationJitter(input: SimulationJitterInput): number;
+  /** The daily mean log-returns a simulation of these training closes draws with (src/engine/sims.ts). */
+  simulationMeans(input: SimulationMeansInput): Float64Array;
   /**
    * A writer of the response body's dollar values in WebAssembly (src/engine/dollars.ts) for `n` test days whose
    * keys are `keys` (16-byte slots, `width` bytes used); optional: without it the JavaScript writer does it all.

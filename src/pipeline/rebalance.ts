@@ -12,6 +12,7 @@ import {
   DEFAULT_SELECTION, TRAINING_DAYS, type Selection, type SeriesId, type StrategyId,
 } from "../domain/strategies.js";
 import type { Kernels, SimulateClosesInput } from "./kernels.js";
+import type { SimsRebalance } from "../domain/types.js";
 
 /** `rebalance`: a calendar rule, or every k trading days (an integer ≥ 1). */
 export type RebalanceRule = "none" | "monthly" | "quarterly" | "annual" | number;
@@ -68,9 +69,12 @@ export function rebalanceRows(testDays: ArrayLike<number>, rule: RebalanceRule):
   return rows;
 }
 
-/** First row of the window whose weights are traded at absolute row t (rolling: t − 252; expanding: 0). */
-export function windowStart(t: number, window: WindowMode): number {
-  return window === "rolling" ? t - TRAINING_DAYS : 0;
+/**
+ * First row of the window whose weights are traded at absolute row t (rolling: t − training, the request's
+ * estimation window, 252 by default; expanding: 0).
+ */
+export function windowStart(t: number, window: WindowMode, training: number = TRAINING_DAYS): number {
+  return window === "rolling" ? t - training : 0;
 }
 
 /**
@@ -136,7 +140,7 @@ const PLAIN: SetLayout = { columns: 0, benchmarkColumn: -1 };
  */
 export function scheduleWeights(N: number, initial: { weights: Float64Array; fallback: boolean[] },
   rebalance: readonly number[], window: WindowMode, weightsAt: WindowWeights, selection: Selection,
-  warmStart = true, layout: SetLayout = PLAIN): Schedule {
+  warmStart = true, layout: SetLayout = PLAIN, training: number = TRAINING_DAYS): Schedule {
   const lay = layout.columns === 0 ? { ...layout, columns: N } : layout;
   const setSize = layoutRows(selection, N, lay) * lay.columns;
   const R = rebalance.length + 1;
@@ -145,8 +149,8 @@ export function scheduleWeights(N: number, initial: { weights: Float64Array; fal
   const fallback = [...initial.fallback];
   let previous = initial.weights;
   for (let j = 1; j < R; j++) {
-    const t = TRAINING_DAYS + rebalance[j - 1];
-    const w = weightsAt(windowStart(t, window), t, warmStart ? previous : undefined);
+    const t = training + rebalance[j - 1];
+    const w = weightsAt(windowStart(t, window, training), t, warmStart ? previous : undefined);
     writeSet(weights, j * setSize, w.weights, selection, N, lay);
     previous = w.weights;
     w.fallback.forEach((f, s) => { if (f) fallback[s] = true; });
@@ -198,6 +202,45 @@ export function summarizeRebalance(o: RebalanceOutcome): RebalanceSeriesSummary[
   });
 }
 
+/** `summarizeRebalance`'s per-series means over runs, fed chunk by chunk (the same additions in the same order). */
+export class RebalanceAccumulator {
+  private runs = 0;
+  private outcome?: RebalanceOutcome;
+  private turnover: number[] = [];
+  private costs: number[] = [];
+
+  add(o: RebalanceOutcome): void {
+    const S = o.ids.length;
+    if (this.outcome === undefined) {
+      this.outcome = o;
+      this.turnover = o.ids.map(() => 0);
+      this.costs = o.ids.map(() => 0);
+    }
+    for (let s = 0; s < S; s++) {
+      for (let k = 0; k < o.turnover.length; k++) {
+        const R = o.turnover[k].length / S;
+        for (let j = 1; j < R; j++) {
+          this.turnover[s] += o.turnover[k][j * S + s];
+          this.costs[s] += o.costs[k][j * S + s];
+        }
+      }
+    }
+    this.runs += o.turnover.length;
+  }
+
+  result(): SimsRebalance | undefined {
+    const o = this.outcome;
+    if (o === undefined) return undefined;
+    const { rule, window, costsBps } = o.plan;
+    return {
+      rule: rule as SimsRebalance["rule"], window, costs_bps: costsBps, dates: o.dates,
+      series: o.ids.map((PATH, s) => ({
+        PATH, rebalances: o.rows.length, turnover: this.turnover[s] / this.runs, costs_paid: this.costs[s] / this.runs,
+      })),
+    };
+  }
+}
+
 /** What the walk-forward computations share: the request's real prices, its initial weights and its plan. */
 export interface WalkForwardInput {
   kernels: Kernels;
@@ -227,10 +270,17 @@ export interface WalkForwardInput {
   capital: number;
   /** Re-optimise from the previous set (default) or from nothing (the benchmark's cold baseline). */
   warmStart?: boolean;
+  /** The estimation window: rows 0 … training − 1 train, the test period starts at row `training` (default 252). */
+  training?: number;
+  /**
+   * Sims: the epoch days of the simulated test rows (the purchase, then each simulated day; past the real dates the
+   * NYSE days of src/pipeline/planning.ts `timeline`). Default: the real test days.
+   */
+  testDays?: Int32Array;
 }
 
 function rebalanceDates(input: WalkForwardInput, rows: readonly number[]): string[] {
-  return rows.map((r) => input.dateAt(TRAINING_DAYS + r));
+  return rows.map((r) => input.dateAt((input.training ?? TRAINING_DAYS) + r));
 }
 
 /**
@@ -244,14 +294,15 @@ export function rebalancedPaths(input: WalkForwardInput): {
   const selection = input.selection ?? DEFAULT_SELECTION;
   const N = tickers.length;
   const T = days.length;
-  const nTest = T - TRAINING_DAYS;
-  const rows = rebalanceRows(days.subarray(TRAINING_DAYS), plan.rule);
+  const training = input.training ?? TRAINING_DAYS;
+  const nTest = T - training;
+  const rows = rebalanceRows(days.subarray(training), plan.rule);
   const layout: SetLayout = { fixed: input.fixed, columns: N, benchmarkColumn: -1 };
   const sched = scheduleWeights(N, input.initial, rows, plan.window, input.weightsOn(closes), selection,
-    input.warmStart ?? true, layout);
+    input.warmStart ?? true, layout, training);
   const S = layoutRows(selection, N, layout);
   const r = kernels.rebalancePaths({
-    testCloses: closes.subarray(TRAINING_DAYS * N, T * N), nTest, N, weights: sched.weights, S,
+    testCloses: closes.subarray(training * N, T * N), nTest, N, weights: sched.weights, S,
     rows: sched.rows, costRate: plan.costsBps / 1e4, capital: input.capital, tickers,
   });
   return {
@@ -297,8 +348,10 @@ export function rebalancedSims(input: WalkForwardInput, sims: SimsPlan): {
   const selection = input.selection ?? DEFAULT_SELECTION;
   const N = tickers.length;
   const T = days.length;
-  const nTest = T - TRAINING_DAYS;
-  const rows = rebalanceRows(days.subarray(TRAINING_DAYS), plan.rule);
+  const training = input.training ?? TRAINING_DAYS;
+  const testDays = input.testDays ?? days.subarray(training);
+  const nTest = testDays.length;
+  const rows = rebalanceRows(testDays, plan.rule);
   // the simulated market: the tickers, and the benchmark as one more asset when it is not one of them
   const bench = input.benchmark;
   const C = bench !== undefined && bench.column === N ? N + 1 : N;
@@ -306,24 +359,24 @@ export function rebalancedSims(input: WalkForwardInput, sims: SimsPlan): {
   const marketTickers = C === N ? tickers : [...tickers, "benchmark"];
   const layout: SetLayout = { fixed: input.fixed, columns: C, benchmarkColumn: bench?.column ?? -1 };
   const S = layoutRows(selection, N, layout);
-  const trainCloses = market.subarray(0, TRAINING_DAYS * C);
-  const firstTestClose = market.subarray(TRAINING_DAYS * C, (TRAINING_DAYS + 1) * C);
+  const trainCloses = market.subarray(0, training * C);
+  const firstTestClose = market.subarray(training * C, (training + 1) * C);
   const values = new Float64Array(sims.runCount * S * nTest);
   const fallback = [...input.initial.fallback];
   const turnover: Float64Array[] = [];
   const costs: Float64Array[] = [];
   // the closes the weights are computed from: the tickers' training closes, then the run's simulated ones
-  const full = new Float64Array(T * N);
-  full.set(closes.subarray(0, TRAINING_DAYS * N), 0);
+  const full = new Float64Array((training + nTest) * N);
+  full.set(closes.subarray(0, training * N), 0);
   for (let k = 0; k < sims.runCount; k++) {
     const simulated = kernels.simulateCloses({
       ...sims.simulation, trainCloses, firstTestClose, nTest, N: C, tickers: marketTickers,
       runFrom: (sims.runFrom ?? 0) + k, runCount: 1,
     });
-    if (C === N) full.set(simulated, TRAINING_DAYS * N);
-    else for (let t = 0; t < nTest; t++) full.set(simulated.subarray(t * C, t * C + N), (TRAINING_DAYS + t) * N);
+    if (C === N) full.set(simulated, training * N);
+    else for (let t = 0; t < nTest; t++) full.set(simulated.subarray(t * C, t * C + N), (training + t) * N);
     const sched = scheduleWeights(N, input.initial, rows, plan.window, input.weightsOn(full), selection,
-      input.warmStart ?? true, layout);
+      input.warmStart ?? true, layout, training);
     sched.fallback.forEach((f, s) => { if (f) fallback[s] = true; });
     const r = kernels.rebalancePaths({
       testCloses: simulated, nTest, N: C, weights: sched.weights, S, rows: sched.rows, costRate: plan.costsBps / 1e4,

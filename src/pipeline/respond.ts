@@ -15,19 +15,22 @@ import {
   benchmarkId, portfolioId, type FallbackKind, type Selection, type SeriesId, type StrategyId,
 } from "../domain/strategies.js";
 import { Problems } from "../domain/problems.js";
-import type { SimDrift, SimModel, SimsOptions } from "../domain/types.js";
+import type { SimDrift, SimModel, SimsOptions, SimsRebalance } from "../domain/types.js";
 import { DEFAULTS, SERIES_COUNT } from "../domain/vocabulary.js";
 import type { Frequency, Strategy } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
-import { summarize, summarizeSimsDistribution } from "../report/summary.js";
+import { median, summarize, TRADING_DAYS_PER_YEAR } from "../report/summary.js";
+import { SimsSummaryStream, type SimsSummaryReport } from "../report/sims-summary.js";
 import { formatIsoDay } from "../domain/dates.js";
 import { buckets } from "./calendar.js";
 import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
 import type { Kernels } from "./kernels.js";
 import { defaultSeed, parseSeed } from "./seed.js";
 import { checkBoundsFeasible, checkOptions, portfoliosProblems, type CheckedOptions } from "./validate.js";
+import { assumedMeans, plausibilityWarnings, timeline, type Warning } from "./planning.js";
+import { applyFlows, flowProblems, flowSchedule, type FlowSchedule } from "../report/plan.js";
 import {
-  isBuyAndHold, layoutRows, rebalancedPaths, rebalancedSims, summarizeRebalance, withColumn, writeSet,
+  isBuyAndHold, layoutRows, RebalanceAccumulator, rebalancedPaths, rebalancedSims, summarizeRebalance, withColumn, writeSet,
   type RebalanceOutcome, type SetLayout, type WalkForwardInput,
 } from "./rebalance.js";
 
@@ -84,8 +87,13 @@ export interface ResponseMeta {
     generator: string;
     /** ε of the Cholesky jitter retry, 0 when none was needed. */
     choleskyJitter: number;
-    /** Present only when not the default "historical" (so a default response's metadata is unchanged). */
-    drift?: SimDrift;
+    /**
+     * Present only when not the default "historical" (so a default response's metadata is unchanged); "assumed" for
+     * a planner's own expected returns.
+     */
+    drift?: SimDrift | "assumed";
+    /** The plausibility warnings' codes (src/pipeline/planning.ts), present only when there is one beyond the notes. */
+    warnings?: Warning["code"][];
     /** Mean block length, present only for model "bootstrap". */
     blockLength?: number;
   };
@@ -124,8 +132,15 @@ export interface Computation {
   model?: SimModel;
   choleskyJitter?: number;
   /** Sims: the drift and the bootstrap's mean block length used (docs/method.md §8.7). */
-  drift?: SimDrift;
+  drift?: SimDrift | "assumed";
   blockLength?: number;
+  /** Sims: the epoch days of the test rows (past the real dates: simulated NYSE days). */
+  testDays?: Int32Array;
+  /** Sims: the simulated assets (the tickers, then the benchmark when it is not one of them) and their daily drift. */
+  assets?: readonly string[];
+  drawnMeans?: Float64Array;
+  /** Sims: the request's cash flows on the test rows (paid into `runs` except for a summary, which pays them itself). */
+  flows?: FlowSchedule;
   /** Present when the request rebalances (docs/method.md §7.2). */
   rebalance?: RebalanceOutcome;
 }
@@ -214,11 +229,11 @@ function split(values: Float64Array, rows: number, cols: number, offset = 0): Fl
   return out;
 }
 
-function insufficient(p: TypedPrices): never {
+function insufficient(p: TypedPrices, required: number = MIN_ALIGNED_DAYS): never {
   const T = p.days.length;
   const args = {
     found: T,
-    required: MIN_ALIGNED_DAYS,
+    required,
     first: T > 0 ? formatIsoDay(p.days[0]) : undefined,
     last: T > 0 ? formatIsoDay(p.days[T - 1]) : undefined,
   };
@@ -253,10 +268,12 @@ export interface PrecomputedWeights {
  * runs in chunks (src/cli/sims-chunks.ts).
  */
 export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: CheckedOptions,
-  precomputed?: PrecomputedWeights, body?: { out?: ArrayBuffer }, runFrom = 0): Computation {
+  precomputed?: PrecomputedWeights, body?: { out?: ArrayBuffer }, runFrom = 0, runCount = options.runCount): Computation {
   const N = prices.tickers.length;
   const T = prices.days.length;
-  if (T < MIN_ALIGNED_DAYS) insufficient(prices);
+  const { planning } = options;
+  const training = planning.trainingDays;
+  if (T < training + 1) insufficient(prices, training + 1);
   const tickers = [...prices.tickers];
   if (precomputed !== undefined &&
     (precomputed.weights.length !== SERIES_COUNT * N || precomputed.fallback.length !== SERIES_COUNT)) {
@@ -266,7 +283,7 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const own = ownPortfolios(options.portfolios, tickers);
   const bench = benchmarkOf(prices, options);
   const initial = precomputed ?? trainingWeights(
-    kernels, tickers, prices.days.subarray(0, TRAINING_DAYS), prices.closes.subarray(0, TRAINING_DAYS * N), options);
+    kernels, tickers, prices.days.subarray(0, training), prices.closes.subarray(0, training * N), options);
   // the strategies' rows, then the own portfolios': what is valued (and the /weights body)
   const S = selection.series.length + own.ids.length;
   const weights = new Float64Array(S * N);
@@ -280,72 +297,118 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const computed = computedKind(kind);
   if (computed === "weights") return { ...base, dates: [] };
 
-  const nTest = T - TRAINING_DAYS;
-  const dateAt = (t: number): string => prices.dates?.[t] ?? formatIsoDay(prices.days[t]);
+  // the test rows: the real ones, or for sims the purchase and `horizon_days` simulated days (src/pipeline/planning.ts)
+  const realTest = prices.days.subarray(training);
+  const testDays = computed === "sims" ? timeline(realTest, planning.horizonDays) : realTest;
+  const nTest = testDays.length;
+  const dateAt = (t: number): string => t < T ? prices.dates?.[t] ?? formatIsoDay(prices.days[t]) : formatIsoDay(testDays[t - training]);
   const dates: string[] = new Array(nTest);
-  for (let t = 0; t < nTest; t++) dates[t] = dateAt(TRAINING_DAYS + t);
+  for (let t = 0; t < nTest; t++) dates[t] = dateAt(training + t);
   const ids: SeriesId[] = bench === undefined ? valued : [...valued, benchmarkId(bench.ticker)];
+  const capital = planning.initialValue;
+  const flows = cashFlowsOf(planning, testDays);
 
   const walk = isBuyAndHold(options.rebalance) ? undefined : walkForward(kernels, prices, tickers, options,
-    initial, selection, dateAt, own, bench);
+    initial, selection, dateAt, own, bench, testDays);
   if (computed === "paths") {
-    const input = { testCloses: prices.closes.subarray(TRAINING_DAYS * N, T * N), nTest, N, weights, S, capital: INITIAL_CAPITAL };
+    const input = { testCloses: prices.closes.subarray(training * N, T * N), nTest, N, weights, S, capital };
     // the benchmark, bought and held alone (one asset: the same arithmetic as a strategy holding only it)
     const withBenchmark = (values: Float64Array[]): Float64Array[] => bench === undefined ? values
-      : [...values, kernels.valuePaths({ testCloses: bench.closes.subarray(TRAINING_DAYS, T), nTest, N: 1,
-        weights: Float64Array.of(1), S: 1, capital: INITIAL_CAPITAL })];
+      : [...values, kernels.valuePaths({ testCloses: bench.closes.subarray(training, T), nTest, N: 1,
+        weights: Float64Array.of(1), S: 1, capital })];
+    const paid = (values: Float64Array[]): Float64Array[] => (flows === undefined ? values : values.map((v) => withFlows(v, flows)));
     if (walk) {
       const r = rebalancedPaths(walk);
-      return { ...base, ids, ...fallbacks(r.fallback), dates, values: withBenchmark(split(r.values, S, nTest)),
+      return { ...base, ids, ...fallbacks(r.fallback), dates, values: paid(withBenchmark(split(r.values, S, nTest))),
         rebalance: r.outcome };
     }
-    const layout = body !== undefined && kind === "paths" && kernels.valuePathsJson !== undefined && bench === undefined
-      ? pathsJsonLayout(ids, dates) : undefined;
+    const layout = body !== undefined && kind === "paths" && kernels.valuePathsJson !== undefined && bench === undefined &&
+      flows === undefined ? pathsJsonLayout(ids, dates) : undefined;
     if (layout !== undefined) {
       return { ...base, ids, dates, body: kernels.valuePathsJson!(input, layout, body!.out) };
     }
     const flat = kernels.valuePaths(input);
-    return { ...base, ids, dates, values: withBenchmark(split(flat, S, nTest)) };
+    return { ...base, ids, dates, values: paid(withBenchmark(split(flat, S, nTest))) };
   }
 
   const seed = options.seed === undefined
     ? defaultSeed(tickers, dateAt(0), dateAt(T - 1))
     : parseSeed(options.seed);
   const R = ids.length;
-  if (walk) {
-    const r = rebalancedSims(walk, { runFrom, runCount: options.runCount, simulation: {
-      model: options.model, seed, drift: options.drift, blockLength: options.blockLength,
-    } });
-    const runs: Float64Array[][] = [];
-    for (let k = 0; k < options.runCount; k++) runs.push(split(r.values, R, nTest, k * R * nTest));
-    return {
-      ...base, ids, ...fallbacks(r.fallback), dates, runs, seed,
-      model: options.model, choleskyJitter: r.jitter, rebalance: r.outcome,
-      drift: options.drift, blockLength: options.model === "bootstrap" ? options.blockLength : undefined,
-    };
-  }
   // the simulated market: the tickers, and the benchmark as one more asset when it is not one of them
   const C = bench !== undefined && bench.column === N ? N + 1 : N;
+  const assets = C === N ? tickers : [...tickers, bench!.ticker];
+  const means = options.assumedDrift === undefined ? undefined : assumedDriftMeans(options.assumedDrift, assets);
+  const simulation = {
+    model: options.model, seed, drift: options.drift, blockLength: options.blockLength, ...(means ? { means } : {}),
+  };
+  const sims = { seed, model: options.model, drift: means ? "assumed" as const : options.drift,
+    blockLength: options.model === "bootstrap" ? options.blockLength : undefined };
   const market = C === N ? prices.closes : withColumn(prices.closes, T, N, bench!.closes);
+  // a summary pays the flows itself (it needs the values without them too: src/report/sims-summary.ts)
+  const paying = kind === "sims-summary" ? undefined : flows;
+  const trainCloses = market.subarray(0, training * C);
+  if (walk) {
+    const r = rebalancedSims(walk, { runFrom, runCount, simulation });
+    const drawn = kernels.simulationMeans({ trainCloses, N: C, tickers: assets, drift: options.drift, ...(means ? { means } : {}) });
+    const runs: Float64Array[][] = [];
+    for (let k = 0; k < runCount; k++) runs.push(split(r.values, R, nTest, k * R * nTest));
+    return {
+      ...base, ids, ...fallbacks(r.fallback), dates, testDays, runs: paidRuns(runs, paying), ...sims, choleskyJitter: r.jitter,
+      rebalance: r.outcome, drawnMeans: drawn, assets, flows,
+    };
+  }
   const layout: SetLayout = { fixed: own.weights, columns: C, benchmarkColumn: bench?.column ?? -1 };
   const simWeights = new Float64Array(layoutRows(selection, N, layout) * C);
   writeSet(simWeights, 0, initial.weights, selection, N, layout);
-  const { values: flat, jitter } = kernels.simulateRuns({
-    trainCloses: market.subarray(0, TRAINING_DAYS * C),
-    firstTestClose: market.subarray(TRAINING_DAYS * C, (TRAINING_DAYS + 1) * C),
-    nTest, N: C, tickers: C === N ? tickers : [...tickers, bench!.ticker], weights: simWeights, S: R,
-    model: options.model,
-    seed,
+  const { values: flat, jitter, means: drawn } = kernels.simulateRuns({
+    trainCloses,
+    firstTestClose: market.subarray(training * C, (training + 1) * C),
+    nTest, N: C, tickers: assets, weights: simWeights, S: R,
+    ...simulation,
     runFrom,
-    runCount: options.runCount,
-    capital: INITIAL_CAPITAL,
-    drift: options.drift,
-    blockLength: options.blockLength,
+    runCount,
+    capital,
   });
   const runs: Float64Array[][] = [];
-  for (let k = 0; k < options.runCount; k++) runs.push(split(flat, R, nTest, k * R * nTest));
-  return { ...base, ids, dates, runs, seed, model: options.model, choleskyJitter: jitter,
-    drift: options.drift, blockLength: options.model === "bootstrap" ? options.blockLength : undefined };
+  for (let k = 0; k < runCount; k++) runs.push(split(flat, R, nTest, k * R * nTest));
+  return { ...base, ids, dates, testDays, runs: paidRuns(runs, paying), ...sims, choleskyJitter: jitter, drawnMeans: drawn, assets, flows };
+}
+
+/** The request's cash flows on its test rows (src/report/plan.ts `flowSchedule`), undefined without any. */
+function cashFlowsOf(planning: CheckedOptions["planning"], testDays: Int32Array): FlowSchedule | undefined {
+  if (planning.cashFlows.length === 0) return undefined;
+  const problems = flowProblems(planning.cashFlows, testDays);
+  if (problems.length > 0) {
+    const p = new Problems("options");
+    for (const why of problems) p.add(why.path, why.message);
+    p.throwIfAny();
+  }
+  return flowSchedule(testDays, planning.cashFlows, planning.inflation);
+}
+
+/** One series' values with the flows paid (docs/method.md §8.10: unit accounting), a new array. */
+function withFlows(values: Float64Array, flows: FlowSchedule): Float64Array {
+  const out = new Float64Array(values.length);
+  applyFlows(values, 0, values.length, flows, out);
+  return out;
+}
+
+/** Every run's series with the flows paid, in place (the runs' arrays are the computation's own). */
+function paidRuns(runs: Float64Array[][], flows: FlowSchedule | undefined): Float64Array[][] {
+  if (flows !== undefined) for (const run of runs) for (const v of run) applyFlows(v, 0, v.length, flows, v);
+  return runs;
+}
+
+/** A planner's drift as the simulated assets' daily means, or INVALID_REQUEST naming what to change. */
+function assumedDriftMeans(drift: Record<string, number>, assets: readonly string[]): Float64Array {
+  const { means, problems } = assumedMeans(drift, assets);
+  if (means === undefined) {
+    const p = new Problems("options");
+    for (const why of problems) p.add(why.path, why.message);
+    p.throwIfAny();
+  }
+  return means!;
 }
 
 /**
@@ -386,16 +449,23 @@ function benchmarkOf(prices: TypedPrices, options: CheckedOptions):
   return { ticker: b.ticker, closes: b.closes, column: i >= 0 ? i : prices.tickers.length };
 }
 
-/** The walk-forward input of a rebalancing request: re-optimisations use `trainingWeights` on each window. */
+/**
+ * The walk-forward input of a rebalancing request: re-optimisations use `trainingWeights` on each window. `testDays`:
+ * the test rows' epoch days (sims: the simulated timeline, which may run past the real dates).
+ */
 function walkForward(kernels: Kernels, prices: TypedPrices, tickers: readonly string[], options: CheckedOptions,
   initial: { weights: Float64Array; fallback: boolean[] }, selection: Selection, dateAt: (t: number) => string,
-  own: { ids: SeriesId[]; weights: Float64Array }, bench?: { ticker: string; closes: Float64Array; column: number }):
-  WalkForwardInput {
+  own: { ids: SeriesId[]; weights: Float64Array }, bench: { ticker: string; closes: Float64Array; column: number } | undefined,
+  testDays: Int32Array): WalkForwardInput {
   const N = tickers.length;
-  const { days } = prices;
+  const training = options.planning.trainingDays;
+  // the epoch days of every row a window may read: the training rows, then the test timeline
+  const days = new Int32Array(training + testDays.length);
+  days.set(prices.days.subarray(0, training), 0);
+  days.set(testDays, training);
   return {
-    kernels, tickers, days, closes: prices.closes, initial, selection, plan: options.rebalance, dateAt,
-    capital: INITIAL_CAPITAL,
+    kernels, tickers, days: prices.days, closes: prices.closes, initial, selection, plan: options.rebalance, dateAt,
+    capital: options.planning.initialValue, training, testDays,
     ...(own.ids.length > 0 ? { fixed: own.weights } : {}),
     extraIds: [...own.ids, ...(bench === undefined ? [] : [benchmarkId(bench.ticker)])],
     ...(bench === undefined ? {} : { benchmark: { closes: bench.closes, column: bench.column } }),
@@ -410,12 +480,15 @@ const encoder = new TextEncoder();
  * The sims metadata of a computation. Drift and block length are added only when they are not the defaults'
  * absence (drift "zero"; model "bootstrap"), so a request without the new options reports exactly what it did.
  */
-export function simsMeta(c: Computation): NonNullable<ResponseMeta["sims"]> {
+export function simsMeta(c: Computation, warnings: readonly Warning[] = []): NonNullable<ResponseMeta["sims"]> {
   const m: NonNullable<ResponseMeta["sims"]> = {
     seed: c.seed!.toString(), model: c.model!, generator: SIM_GENERATOR, choleskyJitter: c.choleskyJitter ?? 0,
   };
   if (c.drift !== undefined && c.drift !== DEFAULTS.drift) m.drift = c.drift;
   if (c.blockLength !== undefined) m.blockLength = c.blockLength;
+  // the implausible answers only: the independent model's note is for the summaries and the page
+  const codes = warnings.map((w) => w.code).filter((code) => code !== "independent-model");
+  if (codes.length > 0) m.warnings = codes;
   return m;
 }
 
@@ -455,10 +528,9 @@ export interface RespondLimits {
 export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer): Responded {
   const opts = checkedRequest(kind, prices, options, limits);
+  if (kind === "sims-summary") return respondSummary(kernels, prices, opts, precomputed);
   const c = compute(kernels, kind, prices, opts, precomputed, kind === "paths" ? { out } : undefined);
-  const meta: ResponseMeta = { kind, tickers: c.tickers, covarianceFallback: c.covarianceFallback };
-  if (c.gmvpFallback.length > 0) meta.gmvpFallback = c.gmvpFallback;
-  if (c.rebalance) meta.rebalance = { count: c.rebalance.rows.length };
+  const meta = metaOf(kind, c);
   // The dollar values written by the engine's WebAssembly writer when it has one (same bytes: src/engine/dollars.ts).
   const digits = kernels.dollarsJson?.bind(kernels);
   switch (kind) {
@@ -469,15 +541,46 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     case "report":
       return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }, c.ids), c))), meta };
     case "sims":
-      meta.sims = simsMeta(c);
+      meta.sims = simsMeta(c, simsWarnings(c, opts));
       return { body: simsJsonBytes(c.ids, c.dates, c.runs!, out, digits), meta };
-    case "sims-summary":
-      meta.sims = simsMeta(c);
-      // From the runs' doubles, not from their formatted JSON.
-      return { body: encoder.encode(JSON.stringify(summarizeSimsDistribution({ dates: c.dates, values: c.runs! }, c.ids))), meta };
     case "schedule":
       return { body: encoder.encode(scheduleJson(c)), meta };
   }
+}
+
+/** The metadata of a computation (the HTTP layer's headers, the CLI's notes), without the sims part. */
+function metaOf(kind: RespondKind, c: Computation): ResponseMeta {
+  const meta: ResponseMeta = { kind, tickers: c.tickers, covarianceFallback: c.covarianceFallback };
+  if (c.gmvpFallback.length > 0) meta.gmvpFallback = c.gmvpFallback;
+  if (c.rebalance) meta.rebalance = { count: c.rebalance.rows.length };
+  return meta;
+}
+
+/**
+ * POST /v1/optimiser/sims/summary: the runs summarised in chunks (src/pipeline/sims-chunks.ts), from the runs'
+ * doubles, never from their formatted JSON; the warnings in the body and, by code, in the metadata.
+ */
+function respondSummary(kernels: Kernels, prices: TypedPrices, opts: CheckedOptions,
+  precomputed: PrecomputedWeights | undefined): Responded {
+  const s = summariseSims(kernels, prices, opts, undefined, undefined, precomputed);
+  const meta = metaOf("sims-summary", s.first);
+  meta.sims = simsMeta(s.first, s.warnings);
+  return { body: encoder.encode(JSON.stringify(s.report)), meta };
+}
+
+/**
+ * The plausibility warnings of a /sims computation (src/pipeline/planning.ts): its simulated drift, and the median
+ * over runs of each series' annualised growth (V_H/V_0)^(252/H) − 1 of the values returned.
+ */
+export function simsWarnings(c: Computation, opts: CheckedOptions): Warning[] {
+  const H = c.dates.length - 1;
+  const medianReturns = c.ids.map((_, s) => {
+    if (H < 1) return null;
+    const growth = c.runs!.map((run) => Math.pow(run[s][H] / run[s][0], TRADING_DAYS_PER_YEAR / H) - 1).filter(Number.isFinite);
+    return median(growth);
+  });
+  return plausibilityWarnings({ assets: c.assets!, means: c.drawnMeans!, ids: c.ids, medianReturns, model: opts.model,
+    drift: c.drift ?? opts.drift });
 }
 
 /**
@@ -503,17 +606,24 @@ function scheduleJson(c: Computation): string {
   return `{"tickers":${JSON.stringify(c.tickers)},"dates":${JSON.stringify(dates)},"series":{${series.join(",")}}}`;
 }
 
+/** The test rows of a request: for sims the purchase and its horizon, else the aligned days after training. */
+function testRows(prices: TypedPrices, opts: CheckedOptions): number {
+  const h = opts.planning.horizonDays;
+  return h !== undefined ? h + 1 : Math.max(0, prices.days.length - opts.planning.trainingDays);
+}
+
 /** What `respond` checks before computing anything (the kind, the options, the size of a sims response). */
 function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits): CheckedOptions {
   if (!RESPOND_KINDS.includes(kind)) throw new Error(`unknown request kind ${JSON.stringify(kind)}`);
   const opts = optionsFor(kind, options);
   if (computedKind(kind) === "sims") {
-    // Bound the computation before running it: run_count × series × test days dollar values (held in memory for
-    // a summary too, even though its body is small).
+    // Bound the computation before running it: run_count × series × test days dollar values.
     const series = selectStrategies(opts.strategies).ids.length + Object.keys(opts.portfolios ?? {}).length +
       (opts.benchmark === undefined && prices.benchmark === undefined ? 0 : 1);
-    const values = opts.runCount * series * Math.max(0, prices.days.length - TRAINING_DAYS);
+    const values = opts.runCount * series * testRows(prices, opts);
+    // a summary holds one chunk of runs at a time (src/pipeline/sims-chunks.ts): bounded by the cost model, not here
+    if (kind === "sims-summary") return opts;
     const limit = limits.maxResponseValues ?? 10_000_000;
     if (values > limit) throw folioError("RESPONSE_TOO_LARGE", { values, limit }, { values, limit });
   }
@@ -535,7 +645,82 @@ export function respondWeights(kernels: Kernels, kind: RespondKind, prices: Type
   strategies?: readonly Strategy[], gram?: GramPart): PrecomputedWeights & { gram?: Float64Array } {
   const opts = checkedRequest(kind, prices, options, limits);
   const N = prices.tickers.length;
-  if (prices.days.length < MIN_ALIGNED_DAYS) insufficient(prices);
-  return trainingWeights(kernels, prices.tickers, prices.days.subarray(0, TRAINING_DAYS),
-    prices.closes.subarray(0, TRAINING_DAYS * N), opts, undefined, frequencies, strategies, gram);
+  const training = opts.planning.trainingDays;
+  if (prices.days.length < training + 1) insufficient(prices, training + 1);
+  return trainingWeights(kernels, prices.tickers, prices.days.subarray(0, training),
+    prices.closes.subarray(0, training * N), opts, undefined, frequencies, strategies, gram);
+}
+
+// ---- sims summarised in chunks of runs (docs/method.md §8.6, §8.10) ----
+
+/** Dollar values held per chunk (runs × series × test days): 2,000,000 doubles = 16 MB. */
+export const CHUNK_VALUES = 2_000_000;
+
+/** Runs per chunk for S series over nTest test days: at least one. */
+export function chunkRuns(S: number, nTest: number, maxValues = CHUNK_VALUES): number {
+  return Math.max(1, Math.floor(maxValues / Math.max(1, S * nTest)));
+}
+
+/** A sims computation summarised: the summary, the first chunk's computation (ids, seed, …), the rebalancing. */
+export interface SummarisedSims {
+  report: SimsSummaryReport;
+  /** The first chunk's computation: the metadata every chunk shares (ids, dates, seed, model, fallbacks). */
+  first: Computation;
+  rebalance?: SimsRebalance;
+  warnings: Warning[];
+}
+
+/**
+ * The summary of a sims request (`opts` checked for kind "sims"): the runs computed `chunkRuns` at a time and fed to a
+ * `SimsSummaryStream` with the request's flows, inflation and target, and the plausibility warnings of the result.
+ * `onProgress(done, total)` after each chunk. Throws what `compute` throws (before any run for a bad request).
+ */
+export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: CheckedOptions,
+  onProgress: (done: number, total: number) => void = () => {}, maxValues = CHUNK_VALUES,
+  precomputed?: PrecomputedWeights): SummarisedSims {
+  const N = prices.tickers.length;
+  const training = opts.planning.trainingDays;
+  const total = opts.runCount;
+  // the weights once (or as computed elsewhere: a split request); the first run alone checks the request (and throws
+  // INSUFFICIENT_HISTORY, a bad flow, …) and gives the shapes
+  const initial = precomputed ?? (prices.days.length > training
+    ? trainingWeights(kernels, prices.tickers, prices.days.subarray(0, training), prices.closes.subarray(0, training * N), opts)
+    : undefined);
+  const first = compute(kernels, "sims-summary", prices, opts, initial, undefined, 0, 1);
+  const n = first.dates.length;
+  const stream = new SimsSummaryStream(first.ids, first.dates, first.testDays!, total, {
+    initialValue: opts.planning.initialValue, inflation: opts.planning.inflation, flows: first.flows,
+    ...(opts.planning.targetValue === undefined ? {} : { targetValue: opts.planning.targetValue }),
+  });
+  const rebalance = new RebalanceAccumulator();
+  const feed = (c: Computation, from: number) => {
+    c.runs!.forEach((run, k) => stream.addRun(from + k, flatRun(run, n)));
+    if (c.rebalance) rebalance.add(c.rebalance);
+  };
+  feed(first, 0);
+  onProgress(1, total);
+  const chunk = chunkRuns(first.ids.length, n, maxValues);
+  for (let from = 1; from < total; from += chunk) {
+    const count = Math.min(chunk, total - from);
+    feed(compute(kernels, "sims-summary", prices, opts, initial, undefined, from, count), from);
+    onProgress(from + count, total);
+  }
+  const summaries = stream.summaries();
+  const warnings = plausibilityWarnings({
+    assets: first.assets!, means: first.drawnMeans!, ids: first.ids,
+    medianReturns: summaries.map((r) => r.median_annualised_return), model: opts.model, drift: first.drift ?? opts.drift,
+  });
+  const reb = rebalance.result();
+  return { report: stream.result(warnings), first, warnings, ...(reb === undefined ? {} : { rebalance: reb }) };
+}
+
+/** One run's series as one S×n array (a view when they already lie one after the other, as the kernels write them). */
+function flatRun(run: readonly Float64Array[], n: number): Float64Array {
+  const S = run.length;
+  const a = run[0];
+  const contiguous = run.every((v, s) => v.buffer === a.buffer && v.byteOffset === a.byteOffset + s * n * 8);
+  if (contiguous) return new Float64Array(a.buffer, a.byteOffset, S * n);
+  const out = new Float64Array(S * n);
+  run.forEach((v, s) => out.set(v, s * n));
+  return out;
 }

@@ -12,6 +12,7 @@ import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, 
 import { folioError } from "../errors.js";
 import { closeRangeProblem, MAX_CLOSE, MIN_CLOSE } from "../store/import/cells.js";
 import { seedProblem } from "./seed.js";
+import { isDriftName, PLANNING_KEYS, planningOptions, planningProblems, type PlanningOptions } from "./planning.js";
 import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
   type RebalancePlan, type RebalanceRule, type WindowMode,
@@ -151,6 +152,10 @@ export interface CheckedOptions {
   portfolios?: Portfolios;
   /** The benchmark's ticker (its closes come with the prices: `TypedPrices.benchmark`). */
   benchmark?: string;
+  /** A planner's drift: ticker → expected annual compound return (docs/method.md §8.11); `drift` is then unused. */
+  assumedDrift?: Record<string, number>;
+  /** The estimation window, horizon, money in and out, inflation and target (src/pipeline/planning.ts). */
+  planning: PlanningOptions;
 }
 
 /** Own portfolios as a request gives them: name → ticker → weight. */
@@ -221,7 +226,7 @@ export function benchmarkProblem(v: unknown): string | undefined {
 }
 
 const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "rebalance" | "costs" | "blockLength" | "weight" |
-  "strategies" | "portfolios" | "benchmark"> = {
+  "strategies" | "portfolios" | "benchmark" | "drift" | "planning"> = {
   covariance: COVARIANCE_MODES,
   hrp: HRP_MODES,
   max_weight: "weight",
@@ -229,7 +234,7 @@ const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "rebalance" 
   model: SIM_MODELS,
   run_count: "runs",
   seed: "seed",
-  drift: SIM_DRIFTS,
+  drift: "drift",
   block_length: "blockLength",
   rebalance: "rebalance",
   window: WINDOW_MODES,
@@ -237,12 +242,13 @@ const ALLOWED: Record<string, readonly string[] | "runs" | "seed" | "rebalance" 
   strategies: "strategies",
   portfolios: "portfolios",
   benchmark: "benchmark",
+  ...Object.fromEntries([...PLANNING_KEYS.all, ...PLANNING_KEYS.valuation, ...PLANNING_KEYS.sims].map((k) => [k, "planning" as const])),
 };
 
 /** Options that only sims accept. */
-const SIMS_ONLY = new Set(["run_count", "seed", "model", "drift", "block_length"]);
+const SIMS_ONLY = new Set<string>(["run_count", "seed", "model", "drift", "block_length", ...PLANNING_KEYS.sims]);
 /** Options that weights do not accept (they change the valuation, not the initial weights). */
-const VALUATION_ONLY = new Set(["rebalance", "window", "costs_bps", "benchmark"]);
+const VALUATION_ONLY = new Set<string>(["rebalance", "window", "costs_bps", "benchmark", ...PLANNING_KEYS.valuation]);
 
 /** Why a `rebalance` value is refused, or undefined when it is one of the rules (docs/method.md §7.2). */
 export function rebalanceProblem(v: unknown): string | undefined {
@@ -342,6 +348,9 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
         p.add([k], `applies only to model "bootstrap" (got model ${show(o.model ?? DEFAULTS.model)}); ` +
           'remove block_length or set model to "bootstrap"');
       }
+    } else if (rule === "drift" && !(typeof v === "object" && v !== null) && !isDriftName(v)) {
+      p.add([k], `must be one of ${SIM_DRIFTS.map((x) => JSON.stringify(x)).join(", ")} or an object ticker → ` +
+        `expected annual return (got ${show(v)})`);
     } else if (rule === "rebalance") {
       const why = rebalanceProblem(v);
       if (why !== undefined) p.add([k], why);
@@ -363,6 +372,7 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
   if (p.size === 0 && kind !== "weights") {
     for (const { key, message } of rebalanceOnlyProblems(o)) p.add([key], message);
   }
+  if (p.size === 0) for (const why of planningProblems(o)) p.add(why.path.map(String), why.message);
   if (p.size === 0 && typeof o.min_weight === "number" && typeof o.max_weight === "number" && o.min_weight > o.max_weight) {
     p.add(["min_weight"], `must not be above max_weight (${o.max_weight})`);
   }
@@ -373,7 +383,9 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     model: (o.model as SimModel) ?? DEFAULTS.model,
     runCount: (o.run_count as number) ?? DEFAULTS.run_count,
     seed: o.seed as number | string | bigint | undefined,
-    drift: (o.drift as SimDrift) ?? DEFAULTS.drift,
+    drift: isDriftName(o.drift) ? o.drift : DEFAULTS.drift,
+    ...(typeof o.drift === "object" && o.drift !== null ? { assumedDrift: o.drift as Record<string, number> } : {}),
+    planning: planningOptions(o),
     blockLength: (o.block_length as number) ?? DEFAULTS.block_length,
     rebalance: {
       rule: (o.rebalance as RebalanceRule) ?? REBALANCE_DEFAULTS.rebalance,

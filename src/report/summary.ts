@@ -104,11 +104,27 @@ export interface ValueSeries {
  * Portfolio Visualizer define them on arithmetic means of period returns, here of daily log-returns.
  */
 export function relativeFigures(v: ArrayLike<number>, b: ArrayLike<number>): RelativeFigures {
+  const m = Math.min(v.length, b.length) - 1;
+  if (m < 2) return relativeFromLogReturns(new Float64Array(0), new Float64Array(0), m);
+  return relativeFromLogReturns(logReturnsOf(v, m), logReturnsOf(b, m), m);
+}
+
+/** The m daily log-returns ln(v_t / v_{t−1}), t = 1 … m, of a value series (one division and one log each). */
+export function logReturnsOf(v: ArrayLike<number>, m: number, out: Float64Array = new Float64Array(m)): Float64Array {
+  for (let t = 1; t <= m; t++) out[t - 1] = Math.log(v[t] / v[t - 1]);
+  return out;
+}
+
+/**
+ * `relativeFigures` from the m daily log-returns of the series (`r`) and of the benchmark (`q`), each computed once
+ * (`logReturnsOf`): the same operations in the same order as reading them from the values, so the same bits. A sims
+ * summary reuses the benchmark's returns for every series of a run.
+ */
+export function relativeFromLogReturns(r: ArrayLike<number>, q: ArrayLike<number>, m: number): RelativeFigures {
   const none: RelativeFigures = {
     beta: null, alpha: null, tracking_error: null, information_ratio: null, correlation: null, up_capture: null,
     down_capture: null,
   };
-  const m = Math.min(v.length, b.length) - 1;
   if (m < 2) return none;
   let mr = 0;
   let mb = 0;
@@ -118,13 +134,13 @@ export function relativeFigures(v: ArrayLike<number>, b: ArrayLike<number>): Rel
   let downR = 0;
   let downB = 0;
   let nDown = 0;
-  for (let t = 1; t <= m; t++) {
-    const r = Math.log(v[t] / v[t - 1]);
-    const q = Math.log(b[t] / b[t - 1]);
-    mr += r;
-    mb += q;
-    if (q > 0) { upR += r; upB += q; nUp++; }
-    if (q < 0) { downR += r; downB += q; nDown++; }
+  for (let t = 0; t < m; t++) {
+    const x = r[t];
+    const y = q[t];
+    mr += x;
+    mb += y;
+    if (y > 0) { upR += x; upB += y; nUp++; }
+    if (y < 0) { downR += x; downB += y; nDown++; }
   }
   mr /= m;
   mb /= m;
@@ -133,13 +149,13 @@ export function relativeFigures(v: ArrayLike<number>, b: ArrayLike<number>): Rel
   let sbb = 0;
   let srb = 0;
   let sdd = 0;
-  for (let t = 1; t <= m; t++) {
-    const r = Math.log(v[t] / v[t - 1]) - mr;
-    const q = Math.log(b[t] / b[t - 1]) - mb;
-    const d = r - q;
-    srr += r * r;
-    sbb += q * q;
-    srb += r * q;
+  for (let t = 0; t < m; t++) {
+    const x = r[t] - mr;
+    const y = q[t] - mb;
+    const d = x - y;
+    srr += x * x;
+    sbb += y * y;
+    srb += x * y;
     sdd += d * d;
   }
   const varB = sbb / (m - 1);
@@ -154,6 +170,37 @@ export function relativeFigures(v: ArrayLike<number>, b: ArrayLike<number>): Rel
     correlation: varB > 0 && srr > 0 ? finiteOrNull(srb / Math.sqrt(srr * sbb)) : null,
     up_capture: nUp > 0 ? finiteOrNull(upR / nUp / (upB / nUp)) : null,
     down_capture: nDown > 0 ? finiteOrNull(downR / nDown / (downB / nDown)) : null,
+  };
+}
+
+/** What a sims summary reads of each run's series: `seriesStatistics`' final value, annualised return and drawdown. */
+export interface RunFigures {
+  final_value: number | null;
+  annualised_return: number | null;
+  max_drawdown: number | null;
+}
+
+/**
+ * The final value, annualised return and maximum drawdown of one value series, with exactly `seriesStatistics`'
+ * arithmetic (the same bits) and none of its log-returns: one pass, O(n), no allocation.
+ */
+export function runFigures(v: ArrayLike<number>, from = 0, n = v.length - from): RunFigures {
+  if (n === 0) return { final_value: null, annualised_return: null, max_drawdown: null };
+  const v0 = v[from];
+  const vT = v[from + n - 1];
+  let peak = v0;
+  let mdd = 0;
+  for (let t = from; t < from + n; t++) {
+    const x = v[t];
+    if (x > peak) peak = x;
+    const dd = 1 - x / peak;
+    if (dd > mdd) mdd = dd;
+  }
+  const m = n - 1;
+  return {
+    final_value: finiteOrNull(vT),
+    annualised_return: m >= 1 ? finiteOrNull(Math.pow(vT / v0, TRADING_DAYS_PER_YEAR / m) - 1) : null,
+    max_drawdown: finiteOrNull(mdd),
   };
 }
 
@@ -330,51 +377,9 @@ export function median(xs: readonly number[]): number | null {
 }
 
 /**
- * Per strategy, the distribution of outcomes over simulated runs: `values[run][s][t]` as in a sims report.
- * Each run is summarised with `summarizeSeries`; this aggregates final values (min, median, mean, max), the
- * fraction of losing runs, the mean annualised return and maximum drawdown, and the 5/25/50/75/95th percentiles
- * of the final value (`percentileOfSorted`, unrounded; `summarizeSimsDistribution` gives the same in cents).
- * Complexity O(runs · s · n) for s series.
+ * The percentile of values sorted ascending (below), and the summaries over simulated runs in
+ * src/report/sims-summary.ts (`SimsSummaryStream`, `summarizeSims`, `summarizeSimsDistribution`).
  */
-export function summarizeSims(
-  { dates, values }: { dates: string[]; values: ArrayLike<number>[][] },
-  ids: readonly SeriesId[] = STRATEGY_IDS,
-): SimsStrategySummary[] {
-  const perRun = values.map((run) => summarize({ dates, values: run }, ids, false));
-  const withBenchmark = benchmarkIndex(ids) >= 0;
-  return ids.map((id, s) => {
-    const rows = perRun.map((r) => r[s]);
-    const finals = rows.map((r) => r.final_value).filter((x): x is number => x !== null);
-    const losses = values.filter((run) => run[s].length > 0 && run[s][run[s].length - 1] < run[s][0]).length;
-    const annual = rows.map((r) => r.annualised_return).filter((x): x is number => x !== null);
-    const mdd = rows.map((r) => r.max_drawdown).filter((x): x is number => x !== null);
-    const sorted = Float64Array.from(finals).sort();
-    const pct = (p: number) => (sorted.length ? finiteOrNull(percentileOfSorted(sorted, p)) : null);
-    return {
-      PATH: id,
-      runs: values.length,
-      final_value_min: finals.length ? Math.min(...finals) : null,
-      final_value_median: median(finals),
-      final_value_mean: mean(finals),
-      final_value_max: finals.length ? Math.max(...finals) : null,
-      loss_probability: values.length ? losses / values.length : null,
-      mean_annualised_return: mean(annual),
-      mean_max_drawdown: mean(mdd),
-      final_value_p5: pct(5),
-      final_value_p25: pct(25),
-      final_value_p50: pct(50),
-      final_value_p75: pct(75),
-      final_value_p95: pct(95),
-      ...(withBenchmark ? Object.fromEntries(RELATIVE_KEYS.map((k) =>
-        [k, mean(rows.map((r) => r[k]).filter((x): x is number => x !== null && x !== undefined))])) : {}),
-    };
-  });
-}
-
-/** The percentiles of a sims summary (POST /v1/optimiser/sims/summary), in percent. */
-export const SIMS_PERCENTILES = [5, 25, 50, 75, 95] as const;
-export type SimsPercentile = (typeof SIMS_PERCENTILES)[number];
-type PercentileKey = `p${SimsPercentile}`;
 
 /**
  * The p-th percentile (0 ≤ p ≤ 100) of values sorted ascending, by linear interpolation between the closest ranks:
@@ -392,66 +397,3 @@ export function percentileOfSorted(sorted: ArrayLike<number>, p: number): number
   return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
 }
 
-/** A dollar value rounded to cents (as the /sims strings are), null when not finite. */
-const cents = (v: number): number | null => (Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
-
-/** One strategy of a sims summary. */
-export interface SimsStrategyDistribution {
-  PATH: SeriesId;
-  /** Per percentile, the value on each test date over the runs (cents), e.g. `bands.p50[t]`. */
-  bands: Record<PercentileKey, (number | null)[]>;
-  /** The distribution of the final value over the runs: percentiles and mean (cents), and the share of losing runs. */
-  final_value: Record<PercentileKey | "mean", number | null> & { loss_share: number | null };
-  /** The per-run statistics aggregated over runs (`summarizeSims`). */
-  summary: SimsStrategySummary;
-}
-
-/** The body of POST /v1/optimiser/sims/summary. */
-export interface SimsSummaryReport {
-  runs: number;
-  percentiles: number[];
-  /** Test dates, `YYYY-MM-DD` ascending: the index of every band. */
-  dates: string[];
-  strategies: SimsStrategyDistribution[];
-}
-
-/**
- * Percentile bands and final-value distribution of simulated runs, per strategy: `values[run][s][t]` as in a sims
- * report. For every strategy and test date the runs' values are sorted once and the 5/25/50/75/95th percentiles
- * taken (`percentileOfSorted`); a run loses when its final value is below its first. Deterministic: the same runs
- * give the same numbers. Complexity O(s · n · k log k) for s series, k runs and n dates, O(k) extra memory per date.
- */
-export function summarizeSimsDistribution(
-  { dates, values }: { dates: string[]; values: ArrayLike<number>[][] },
-  ids: readonly SeriesId[] = STRATEGY_IDS,
-): SimsSummaryReport {
-  const k = values.length;
-  const n = dates.length;
-  const stats = summarizeSims({ dates, values }, ids);
-  const column = new Float64Array(k);
-  const strategies = ids.map((id, s): SimsStrategyDistribution => {
-    const bands = Object.fromEntries(SIMS_PERCENTILES.map((p) => [`p${p}`, new Array<number | null>(n)])) as
-      Record<PercentileKey, (number | null)[]>;
-    for (let t = 0; t < n; t++) {
-      for (let r = 0; r < k; r++) column[r] = values[r][s][t];
-      column.sort();
-      for (const p of SIMS_PERCENTILES) bands[`p${p}`][t] = cents(percentileOfSorted(column, p));
-    }
-    const finals = new Float64Array(k);
-    let sum = 0;
-    let losses = 0;
-    for (let r = 0; r < k; r++) {
-      const v = values[r][s];
-      finals[r] = v[v.length - 1];
-      sum += finals[r];
-      if (v[v.length - 1] < v[0]) losses++;
-    }
-    finals.sort();
-    const fv = {} as SimsStrategyDistribution["final_value"];
-    for (const p of SIMS_PERCENTILES) fv[`p${p}`] = n > 0 ? cents(percentileOfSorted(finals, p)) : null;
-    fv.mean = n > 0 && k > 0 ? cents(sum / k) : null;
-    fv.loss_share = n > 0 && k > 0 ? losses / k : null;
-    return { PATH: id, bands, final_value: fv, summary: stats[s] };
-  });
-  return { runs: k, percentiles: [...SIMS_PERCENTILES], dates, strategies };
-}

@@ -142,7 +142,7 @@ describe("the sims view drawn from a server-side summary", () => {
     Float64Array.from(dates, (_, t) => 100000 * (1 + 0.001 * t * Math.sin(k * 7 + s * 3 + 1)))));
 
   it("gives the fan the page used to compute from every run, to the cent", async () => {
-    const { summarizeSimsDistribution } = await import("../../src/report/summary.js");
+    const { summarizeSimsDistribution } = await import("../../src/report/sims-summary.js");
     const summary = summarizeSimsDistribution({ dates, values: runs });
     for (const s of [0, 5, 20]) {
       const fromRuns = C.percentileSeries(runs, s) as { q: number[]; series: Float64Array[] };
@@ -158,7 +158,7 @@ describe("the sims view drawn from a server-side summary", () => {
   });
 
   it("flattens every band of a strategy, so identical ewp series still collapse into one row", async () => {
-    const { summarizeSimsDistribution } = await import("../../src/report/summary.js");
+    const { summarizeSimsDistribution } = await import("../../src/report/sims-summary.js");
     const summary = summarizeSimsDistribution({ dates, values: runs });
     expect(C.summaryBandsFlat(summary.strategies[0])).toHaveLength(5 * dates.length);
     const rows: Row[] = C.displayRows([...STRATEGY_IDS], (i: number) => C.summaryBandsFlat(summary.strategies[i]));

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { alignPrices, createEngine, openStore, summarize } from "../../src/index.js";
-import { summarizeSims } from "../../src/report/summary.js";
+import { summarizeSims } from "../../src/report/sims-summary.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
 import { cliCwd } from "../helpers/cli-cwd.js";
 

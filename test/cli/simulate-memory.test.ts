@@ -13,7 +13,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { simsInChunks, SimsSummaryAccumulator, chunkRuns } from "../../src/cli/sims-chunks.js";
+import { simsInChunks } from "../../src/cli/sims-chunks.js";
+import { chunkRuns } from "../../src/pipeline/respond.js";
 import { fmtMoney, fmtPct, formatTable } from "../../src/cli/output.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import type { SimsOptions } from "../../src/domain/types.js";
@@ -21,7 +22,9 @@ import { kernelsOver } from "../../src/engine/index.js";
 import { makeEngine } from "../../src/pipeline/backtest.js";
 import { compute, optionsFor } from "../../src/pipeline/respond.js";
 import { checkPrices } from "../../src/pipeline/validate.js";
-import { summarizeSims } from "../../src/report/summary.js";
+import { SimsSummaryStream, summarizeSims } from "../../src/report/sims-summary.js";
+import { median, percentileOfSorted, RELATIVE_KEYS, summarize } from "../../src/report/summary.js";
+import { parseIsoDay } from "../../src/domain/dates.js";
 import { openSyntheticStore } from "../../src/store/index.js";
 import { alignPrices } from "../../src/pipeline/align.js";
 import { engine as wasm } from "../helpers/kernels.js";
@@ -83,39 +86,70 @@ describe("sims runs in chunks (runFrom)", () => {
   });
 });
 
-describe("SimsSummaryAccumulator", () => {
+/**
+ * The summary over runs as it was first defined (before the stream): each run summarised by `summarize` (the /report
+ * figures), then the aggregates over the runs in run order. The stream's one-pass figures must give the same bits.
+ */
+function referenceSummary(dates: string[], runs: Float64Array[][], ids: readonly (typeof STRATEGY_IDS)[number][]) {
+  const perRun = runs.map((run) => summarize({ dates, values: run }, ids, false));
+  const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
+  return ids.map((id, s) => {
+    const rows = perRun.map((r) => r[s]);
+    const finals = rows.map((r) => r.final_value).filter((x): x is number => x !== null);
+    const sorted = Float64Array.from(finals).sort();
+    const pct = (p: number) => (sorted.length ? percentileOfSorted(sorted, p) : null);
+    return {
+      PATH: id, runs: runs.length,
+      final_value_min: finals.length ? Math.min(...finals) : null,
+      final_value_median: median(finals),
+      final_value_mean: mean(finals),
+      final_value_max: finals.length ? Math.max(...finals) : null,
+      loss_probability: runs.filter((r) => r[s][r[s].length - 1] < r[s][0]).length / runs.length,
+      mean_annualised_return: mean(rows.map((r) => r.annualised_return).filter((x): x is number => x !== null)),
+      mean_max_drawdown: mean(rows.map((r) => r.max_drawdown).filter((x): x is number => x !== null)),
+      final_value_p5: pct(5), final_value_p25: pct(25), final_value_p50: pct(50), final_value_p75: pct(75), final_value_p95: pct(95),
+      ...(ids.some((x) => x.startsWith("benchmark.")) ? Object.fromEntries(RELATIVE_KEYS.map((k) =>
+        [k, mean(rows.map((r) => r[k]).filter((x): x is number => x !== null && x !== undefined))])) : {}),
+    };
+  });
+}
+
+describe("SimsSummaryStream", () => {
   const run = (S: number, n: number) => fc.array(fc.array(fc.double({ min: 1, max: 1e6, noNaN: true }), { minLength: n, maxLength: n }),
     { minLength: S, maxLength: S }).map((r) => r.map((v) => Float64Array.from(v)));
-  it("equals summarizeSims of all the runs, whatever the chunks they are added in", () => {
-    const ids = STRATEGY_IDS.slice(0, 3);
-    fc.assert(fc.property(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 1, max: 12 }).chain((k) => fc.tuple(
-      fc.array(run(3, 6), { minLength: k, maxLength: k }), fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 12 }))),
-    (_, [runs, sizes]) => {
-      const dates = Array.from({ length: 6 }, (_, t) => `2020-01-${String(t + 1).padStart(2, "0")}`);
-      const acc = new SimsSummaryAccumulator(ids);
-      let i = 0;
-      for (let j = 0; i < runs.length; j++) {
-        const size = sizes[j % sizes.length];
-        acc.add(dates, runs.slice(i, i + size));
-        i += size;
+  const pick = <K extends string>(o: Record<string, unknown>, keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
+  const ids3 = [...STRATEGY_IDS.slice(0, 2), "benchmark.SPX" as (typeof STRATEGY_IDS)[number]];
+
+  it("equals the per-run /report figures aggregated, bit for bit, whatever the order the runs are added in", () => {
+    fc.assert(fc.property(fc.integer({ min: 1, max: 12 }).chain((k) => fc.tuple(
+      fc.array(run(3, 6), { minLength: k, maxLength: k }), fc.array(fc.nat(), { minLength: k, maxLength: k }))),
+    ([runs, keys]) => {
+      const dates = Array.from({ length: 6 }, (_, t) => `2020-01-${String(t + 6).padStart(2, "0")}`);
+      const days = Int32Array.from(dates, (d) => parseIsoDay(d)!);
+      const stream = new SimsSummaryStream(ids3, dates, days, runs.length, { initialValue: 1, inflation: 0 });
+      const order = runs.map((_, k) => k).sort((a, b) => keys[a] - keys[b] || a - b);
+      for (const k of order) {
+        const flat = new Float64Array(3 * 6);
+        runs[k].forEach((v, s) => flat.set(v, s * 6));
+        stream.addRun(k, flat);
       }
-      expect(acc.result()).toStrictEqual(summarizeSims({ dates, values: runs }, ids));
+      const expected = referenceSummary(dates, runs, ids3);
+      const got = stream.summaries();
+      got.forEach((row, s) => expect(pick(row, Object.keys(expected[s]))).toStrictEqual(expected[s]));
     }), { numRuns: 60 });
   });
 
-  it("one-day runs and a thousand runs with min/max over slices give summarizeSims' answer", () => {
+  it("one-day runs and nine thousand runs give the reference's answer", () => {
     const ids = STRATEGY_IDS.slice(0, 2);
-    const dates1 = ["2020-01-02"];
     const one = [[Float64Array.of(5), Float64Array.of(7)]];
-    const a = new SimsSummaryAccumulator(ids);
-    a.add(dates1, one);
-    expect(a.result()).toStrictEqual(summarizeSims({ dates: dates1, values: one }, ids));
+    expect(summarizeSims({ dates: ["2020-01-02"], values: one }, ids).map((r) => pick(r, Object.keys(referenceSummary(["2020-01-02"], one, ids)[0]))))
+      .toStrictEqual(referenceSummary(["2020-01-02"], one, ids));
     const dates = ["2020-01-02", "2020-01-03"];
     let x = 1;
     const many = Array.from({ length: 9000 }, () => [0, 1].map(() => Float64Array.of(100, 50 + ((x = (x * 48271) % 2147483647) % 1000))));
-    const b = new SimsSummaryAccumulator(ids);
-    for (let i = 0; i < many.length; i += 700) b.add(dates, many.slice(i, i + 700));
-    expect(b.result()).toStrictEqual(summarizeSims({ dates, values: many }, ids));
+    const got = summarizeSims({ dates, values: many }, ids);
+    const expected = referenceSummary(dates, many, ids);
+    got.forEach((row, s) => expect(pick(row, Object.keys(expected[s]))).toStrictEqual(expected[s]));
   });
 });
 
@@ -147,7 +181,8 @@ describe("simsInChunks = the library's simsReport summarised (what folio simulat
   it("reports progress after each chunk, ending at the run count", () => {
     const seen: [number, number][] = [];
     simsInChunks(kernels, prices, { run_count: 10, seed: 1 }, (d, t) => seen.push([d, t]), 3 * 21 * 40);
-    expect(seen).toStrictEqual([[3, 10], [6, 10], [9, 10], [10, 10]]);
+    // the first run alone (it checks the request and gives the shapes), then chunks of 3
+    expect(seen).toStrictEqual([[1, 10], [4, 10], [7, 10], [10, 10]]);
   });
 
   it("throws what the library throws (options first, then prices)", () => {

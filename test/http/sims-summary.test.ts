@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { createEngine } from "../../src/index.js";
 import { alignPrices } from "../../src/pipeline/align.js";
-import { percentileOfSorted, summarizeSims, type SimsSummaryReport } from "../../src/report/summary.js";
+import { percentileOfSorted } from "../../src/report/summary.js";
+import { summarizeSims, type SimsSummaryReport } from "../../src/report/sims-summary.js";
 import { useTestApp } from "../helpers/app.js";
 
 const URL = "/v1/optimiser/sims/summary";
@@ -31,7 +32,7 @@ describe("POST /v1/optimiser/sims/summary", () => {
     const r = res.json() as SimsSummaryReport;
     const dates = alignPrices(t().store, body().tickers).dates.slice(252);
     expect(r.runs).toBe(7);
-    expect(r.percentiles).toEqual([5, 25, 50, 75, 95]);
+    expect(r.percentiles).toEqual([5, 10, 25, 50, 75, 90, 95]);
     expect(r.dates).toEqual(dates);
     expect(r.strategies.map((s) => s.PATH)).toEqual([...STRATEGY_IDS]);
     for (const s of r.strategies) {
@@ -115,6 +116,6 @@ describe("POST /v1/optimiser/sims/summary", () => {
       paths: Record<string, { post: { responses: Record<string, { content?: Record<string, { schema: { properties?: object } }> }> } }>;
     };
     const op = doc.paths[URL].post;
-    expect(Object.keys(op.responses["200"].content!["application/json"].schema.properties!)).toEqual(["runs", "percentiles", "dates", "strategies"]);
+    expect(Object.keys(op.responses["200"].content!["application/json"].schema.properties!)).toEqual(["runs", "percentiles", "dates", "strategies", "warnings"]);
   });
 });

@@ -87,7 +87,8 @@ describe("library input validation", () => {
 
   it("defaults options to sample covariance, paper HRP, independent model, 5 runs and buy and hold", () => {
     expect(checkOptions(undefined, "sims")).toEqual({ covariance: "sample", hrp: "paper", model: "independent", runCount: 5, seed: undefined, drift: "historical", blockLength: 5,
-      rebalance: { rule: "none", window: "rolling", costsBps: 0 }, strategies: ["ewp", "gmvp", "hrp", "ivp", "mdcp", "mdp", "rpp"] });
+      rebalance: { rule: "none", window: "rolling", costsBps: 0 }, strategies: ["ewp", "gmvp", "hrp", "ivp", "mdcp", "mdp", "rpp"],
+      planning: { trainingDays: 252, initialValue: 100_000, cashFlows: [], inflation: 0 } });
   });
 
   it("if an option is unknown, misspelt or out of range, it fails with INVALID_REQUEST naming it", () => {
@@ -99,7 +100,7 @@ describe("library input validation", () => {
     expect(failure(() => checkOptions({ run_count: 5n } as never, "sims")).extras.errors)
       .toEqual([{ pointer: "/run_count", message: "must be an integer from 1 to 10000 (got 5n)" }]);
     expect(failure(() => checkOptions({ "a/b": 1 } as never, "weights")).extras.errors)
-      .toEqual([{ pointer: "/a~1b", message: "unknown option for weights; accepted: covariance, hrp, max_weight, min_weight, strategies, portfolios" }]);
+      .toEqual([{ pointer: "/a~1b", message: "unknown option for weights; accepted: covariance, hrp, max_weight, min_weight, strategies, portfolios, training_days" }]);
   });
 });
 

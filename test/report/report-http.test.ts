@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { alignPrices, createEngine, summarize } from "../../src/index.js";
-import { summarizeSims, type SimsSummaryReport } from "../../src/report/summary.js";
+import { summarizeSims, type SimsSummaryReport } from "../../src/report/sims-summary.js";
 import { useTestApp } from "../helpers/app.js";
 
 const TICKERS = ["SYN-TEC1", "SYN-FIN2", "SYN-UTL3"];

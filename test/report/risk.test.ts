@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { STRATEGY_IDS, type StrategyId } from "../../src/domain/strategies.js";
-import { summarizeSeries, summarizeSims, summarizeSimsDistribution } from "../../src/report/summary.js";
+import { summarizeSeries } from "../../src/report/summary.js";
+import { summarizeSims, summarizeSimsDistribution } from "../../src/report/sims-summary.js";
 import { describeWithSharedData, sharedDataPath } from "../helpers/shared-data.js";
 
 const ID = STRATEGY_IDS[0];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { percentileOfSorted, summarizeSimsDistribution } from "../../src/report/summary.js";
+import { percentileOfSorted } from "../../src/report/summary.js";
+import { summarizeSimsDistribution } from "../../src/report/sims-summary.js";
 import type { StrategyId } from "../../src/domain/strategies.js";
 
 describe("percentileOfSorted", () => {

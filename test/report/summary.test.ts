@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
-import { median, summarize, summarizeSeries, summarizeSims } from "../../src/report/summary.js";
+import { median, summarize, summarizeSeries } from "../../src/report/summary.js";
+import { summarizeSims } from "../../src/report/sims-summary.js";
 
 const ID = STRATEGY_IDS[0];
 const REL = 1e-12;

@@ -3,7 +3,10 @@ import type { FastifyInstance } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { ModelCode } from "../../../assembly/shared/vocabulary.js";
 import { z } from "zod";
-import { STRATEGY_IDS, STRATEGY_REGISTRY } from "../../domain/strategies.js";
+import { INITIAL_CAPITAL, STRATEGY_IDS, STRATEGY_REGISTRY, TRAINING_DAYS } from "../../domain/strategies.js";
+import {
+  ASSUMED_RETURN_RANGE, FLOW_PERIODS, INFLATION_RANGE, MAX_CASH_FLOWS, MAX_HORIZON_DAYS, MAX_INITIAL_VALUE, TRAINING_DAYS_RANGE,
+} from "../../pipeline/planning.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../../domain/vocabulary.js";
 import { folioError } from "../../errors.js";
 import { SIM_GENERATOR } from "../../pipeline/respond.js";
@@ -103,6 +106,14 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
         rebalance: { calendar: [...REBALANCE_CALENDAR], every_days: { min: 1, max: MAX_REBALANCE_DAYS } },
         window: [...WINDOW_MODES],
         costs_bps: { min: 0, max: MAX_COSTS_BPS },
+        planning: {
+          training_days: { ...TRAINING_DAYS_RANGE, default: TRAINING_DAYS },
+          horizon_days: { min: 1, max: MAX_HORIZON_DAYS },
+          initial_value: { max: MAX_INITIAL_VALUE, default: INITIAL_CAPITAL },
+          cash_flows: { every: [...FLOW_PERIODS], max: MAX_CASH_FLOWS },
+          inflation: { ...INFLATION_RANGE },
+          assumed_return: { ...ASSUMED_RETURN_RANGE },
+        },
         defaults: { ...DEFAULTS, ...REBALANCE_DEFAULTS },
       },
       simulation: {

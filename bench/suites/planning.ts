@@ -1,0 +1,72 @@
+/**
+ * Planning at scale (issue 28): POST /v1/optimiser/sims/summary for 10,000 runs × 30 years (7,560 trading days) ×
+ * 20 tickers × PathLit's seven strategies (21 series) + one own portfolio + a benchmark outside the tickers (23
+ * series), summary only, against the service in a child process (`node dist/src/http/server.js`, loopback, the default
+ * worker count = cores, a factor-model store of 21 tickers in a temporary DATA_DIR). Two requests: without flows, and
+ * with an inflation-adjusted yearly withdrawal (4 % of the initial value) and 2.5 % inflation. Each is sent REPEATS
+ * times; the table gives the median wall time and the server's peak RSS growth over its idle state (VmHWM after
+ * /proc/<pid>/clear_refs, minus VmRSS before the request). Goal (issue 28): ≤ 15 s and ≤ 250 MiB on 2 cores.
+ *
+ *   npm run build && node dist/bench/run.js planning     (PLANNING_RUNS=1000 for a quick look)
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { writeFactorStore } from "../prices.js";
+import { startChild } from "./load.js";
+
+const RUNS = Number(process.env.PLANNING_RUNS ?? 10_000);
+const REPEATS = Number(process.env.PLANNING_REPEATS ?? 3);
+const YEARS = 30;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+export default async function planning(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "folio-bench-planning-"));
+  const key = randomBytes(16).toString("hex");
+  const { tickers } = writeFactorStore(dir, 1_000, 21, 3);
+  const server = await startChild({
+    API_KEYS: key, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn", DATA_DIR: dir, MAX_RUN_COUNT: "10000",
+    COMPUTE_TIMEOUT_MS: "900000", COMPUTE_COST_PER_MINUTE: "900000000000000", RATE_LIMIT_PER_MINUTE: "100000",
+  });
+  try {
+    while ((await fetch(`${server.url}/readyz`)).status !== 200) await sleep(100);
+    const base = {
+      tickers: tickers.slice(0, 20), benchmark: tickers[20], run_count: RUNS, horizon_days: YEARS * 252, seed: 1,
+      model: "correlated", drift: "zero", portfolios: { mine: { [tickers[0]]: 0.6, [tickers[1]]: 0.4 } },
+    };
+    const cases: [string, object][] = [
+      ["no flows", base],
+      ["4 % withdrawal, 2.5 % inflation", { ...base, inflation: 0.025, initial_value: 1_000_000, target_value: 1_000_000,
+        cash_flows: [{ amount: -40_000, every: "year", inflation_adjusted: true }] }],
+    ];
+    console.log(`machine: ${availableParallelism()} cores; ${RUNS} runs × ${YEARS} years × 20 tickers × 23 series; median of ${REPEATS}`);
+    console.log("| request | wall s (median) | all runs s | peak RSS growth MiB (median) | body KiB |");
+    console.log("|---|---|---|---|---|");
+    for (const [name, body] of cases) {
+      const times: number[] = [];
+      const growth: number[] = [];
+      let size = 0;
+      for (let r = 0; r < REPEATS; r++) {
+        const idle = server.rssMiB();
+        server.resetPeak();
+        const t0 = performance.now();
+        const res = await fetch(`${server.url}/v1/optimiser/sims/summary`, {
+          method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body: JSON.stringify(body),
+        });
+        const text = await res.text();
+        if (res.status !== 200) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`);
+        times.push((performance.now() - t0) / 1000);
+        growth.push(server.peakMiB() - idle);
+        size = text.length;
+        await sleep(2_000); // let the worker give its memory back
+      }
+      console.log(`| ${name} | ${median(times).toFixed(1)} | ${times.map((t) => t.toFixed(1)).join(", ")} | ` +
+        `${median(growth).toFixed(0)} | ${(size / 1024).toFixed(0)} |`);
+    }
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
