@@ -160,7 +160,7 @@ export function withSimsOptions(cmd: Command): Command {
     .option("--runs <n>", "number of simulated runs", parsePositiveInt, DEFAULTS.run_count)
     .option("--seed <s>", "u64 seed (default: derived from the request, so the same request gives the same runs)", parseSeedArg)
     .addOption(new Option("--model <m>", "return model").choices(SIM_MODELS).default(DEFAULTS.model))
-    .addOption(new Option("--drift <d>", "drift of the simulated returns (zero: mean zero)").choices(SIM_DRIFTS)
+    .addOption(new Option("--drift <d>", "drift of the simulated returns (zero: mean zero; shrunk: Bayes–Stein means)").choices(SIM_DRIFTS)
       .default(DEFAULTS.drift))
     .option("--block-length <days>",
       `mean block length of --model bootstrap, ${BLOCK_LENGTH_RANGE.min}..${BLOCK_LENGTH_RANGE.max} trading days ` +

@@ -10,6 +10,7 @@ import { simsInChunks } from "../sims-chunks.js";
 import { boundsOf, strategiesOf, withBenchmark, loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
 import { formatTable, fmtMoney, fmtPct, Progress, toCsv } from "../output.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
+import { isPlanning, planningOptionsOf, planningTable, withPlanningOptions, type PlanningFlags } from "./planning-args.js";
 
 const FIELDS = [
   "PATH", "runs", "final_value_min", "final_value_median", "final_value_mean", "final_value_max", "loss_probability",
@@ -17,7 +18,7 @@ const FIELDS = [
   "final_value_p75", "final_value_p95",
 ] as const satisfies readonly (keyof SimsStrategySummary)[];
 
-interface SimulateOptions extends CommonOptions, RebalanceFlags {
+interface SimulateOptions extends CommonOptions, RebalanceFlags, PlanningFlags {
   runs: number;
   seed?: string;
   model: SimModel;
@@ -34,6 +35,7 @@ export function registerSimulate(program: Command): Command {
   withBenchmark(cmd);
   withSimsOptions(cmd);
   withRebalanceOptions(cmd);
+  withPlanningOptions(cmd);
   withMachineOutput(cmd);
   cmd.addHelpText("after", `
 Each run draws daily log-returns ~ Normal(training mean, training sd) per asset (or multivariate normal with
@@ -46,13 +48,22 @@ percentiles of the final value over the runs (linear interpolation). The seed us
 --rebalance / --window / --costs-bps rebalance each run on its own simulated prices (as folio backtest does on the
 real ones); JSON then adds rebalance: {rule, window, costs_bps, dates, series} with per-run means of turnover and costs.
 
+Planning (docs/method.md §8.10): --horizon-years, --initial, --contribute / --withdraw (AMOUNT/PERIOD or RATE%/PERIOD),
+--inflation, --target and --training-days add a planning table: per series the probability of success (never
+depleted), of reaching the target in today's dollars, the median and 10th/90th percentile final values in real
+dollars, the median time- and money-weighted returns and the safe withdrawal rate (paid in 95 % of the runs).
+Warnings (an implausible drift or return, the independent model's note) go to stderr.
+
 Examples (the tickers of the default store, the embedded synthetic universe; folio tickers lists them):
   folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --runs 50 --seed 42
   folio simulate SYN-TEC1 SYN-FIN2 --model correlated --csv
   folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --model bootstrap --block-length 10 --drift zero
-  folio simulate SYN-HLT1,SYN-NRG2 --runs 10 --json`);
+  folio simulate SYN-HLT1,SYN-NRG2 --runs 10 --json
+  folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --runs 500 --model bootstrap --drift shrunk --training-days 1000 \
+    --horizon-years 30 --initial 1m --withdraw 40000/year --inflation-adjusted --inflation 2.5% --target 1m`);
   cmd.action(async (args: string[], opts: SimulateOptions, self: Command) => {
     const rebalanceOptions = rebalanceOptionsOf(opts); // a usage error before any work
+    const planning = planningOptionsOf(opts);
     const progress = new Progress(3);
     progress.next("loading prices");
     const prices = await loadPrices(splitTickers(args), opts, self);
@@ -64,9 +75,11 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
       covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, drift: opts.drift, ...rebalanceOptions, ...boundsOf(opts), ...strategiesOf(opts),
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
       ...(opts.blockLength !== undefined ? { block_length: opts.blockLength } : {}),
+      ...planning,
     }, (done, total) => progress.within(done, total, `${done} of ${total} runs`));
     const summary = report.summary;
     progress.done();
+    for (const w of report.warnings) process.stderr.write(`warning: ${w.message}\n`);
     const first = report.dates[0];
     const last = report.dates[report.dates.length - 1];
     if (opts.json) {
@@ -75,7 +88,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
         ...(report.drift !== undefined ? { drift: report.drift } : {}),
         ...(report.blockLength !== undefined ? { block_length: report.blockLength } : {}),
         runs: report.runs,
-        first_date: first, last_date: last, days: report.dates.length, summary,
+        first_date: first, last_date: last, days: report.dates.length, summary, warnings: report.warnings,
         ...(report.rebalance ? { rebalance: report.rebalance } : {}),
       }, null, 2) + "\n");
     } else if (opts.csv) {
@@ -100,7 +113,8 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
           ["strategy", "p5", "p25", "p50", "p75", "p95"],
           summary.map((r) => [r.PATH, fmtMoney(r.final_value_p5), fmtMoney(r.final_value_p25), fmtMoney(r.final_value_p50),
             fmtMoney(r.final_value_p75), fmtMoney(r.final_value_p95)]),
-        ),
+        ) +
+        (isPlanning(opts) ? "\nPlanning:\n\n" + planningTable(summary) : ""),
       );
     }
   });
