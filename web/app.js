@@ -9,7 +9,8 @@ import { $, isPhone } from "/js/dom.js";
 import { getKey } from "/js/api.js";
 import { checkKey, initKey } from "/js/key.js";
 import { initTickers } from "/js/tickers.js";
-import { mode, initStrategyPicker, restoreRequest, syncBlockLength } from "/js/form.js";
+import { initStrategyPicker, restoreRequest, syncBlockLength, syncMode } from "/js/form.js";
+import { drawPlan, initPlan } from "/js/plan.js";
 import { initPortfolios } from "/js/portfolios.js";
 import { run } from "/js/run.js";
 import { state } from "/js/state.js";
@@ -27,9 +28,7 @@ function initRun() {
   });
   $("model").addEventListener("change", syncBlockLength);
   for (const radio of document.querySelectorAll('input[name="mode"]')) {
-    radio.addEventListener("change", () => {
-      document.querySelector(".sims-only").hidden = mode() !== "sims";
-    });
+    radio.addEventListener("change", syncMode);
   }
   const redrawSims = () => state.last?.mode === "sims" && drawSims(state.last);
   const redrawPaths = () => state.last?.mode === "paths" && drawPaths(state.last);
@@ -47,6 +46,14 @@ function initRun() {
     state.charts.forEach((c, i) => c.setSize({ width: chartWidth(el), height: i === 0 ? chartHeight() : panelHeight() }));
     if (state.last?.mode === "sims") drawDistribution(state.last);
   }).observe($("chart"));
+  // the plan's charts follow the card's width too
+  let planWidth = 0;
+  new ResizeObserver(() => {
+    const el = $("plan-chart");
+    if (state.last?.mode !== "plan" || el.clientWidth === 0 || el.clientWidth === planWidth) return;
+    planWidth = el.clientWidth;
+    drawPlan(state.last);
+  }).observe($("plan-card"));
 }
 
 function init() {
@@ -57,6 +64,7 @@ function init() {
   initPortfolios();
   initRun();
   initDownloads();
+  initPlan();
   const req = queryToRequest(location.search);
   if (req.tickers.length) {
     state.pending = req;

@@ -258,7 +258,7 @@ export function toCsv(headers, rows) {
 }
 
 const URL_FIELDS = ["start", "end", "covariance", "hrp", "max_weight", "min_weight", "strategies", "benchmark", "mode", "runs", "seed", "model", "drift", "block_length", "rebalance", "window", "costs"];
-/** The sims-only fields: in a URL only with mode=sims. */
+/** The sims-only fields: in a URL only with mode=sims or plan. */
 const SIMS_FIELDS = ["runs", "seed", "model", "drift", "block_length"];
 /** Rebalancing rules the page offers (docs/method.md §7.2); "none" (buy and hold) is the default and stays out of URLs. */
 export const REBALANCE_RULES = ["none", "monthly", "quarterly", "annual"];
@@ -269,7 +269,7 @@ export function requestToQuery(req) {
   if (req.tickers?.length) p.set("tickers", req.tickers.join(","));
   for (const k of URL_FIELDS) {
     if (k === "mode" && req.mode === "paths") continue;
-    if (SIMS_FIELDS.includes(k) && req.mode !== "sims") continue;
+    if (SIMS_FIELDS.includes(k) && req.mode !== "sims" && req.mode !== "plan") continue;
     // the rebalancing fields only with a rule: without one they change nothing
     if ((k === "rebalance" || k === "window" || k === "costs") && !rebalances(req)) continue;
     if (k === "window" && req.window === "rolling") continue;
@@ -288,7 +288,7 @@ export function queryToRequest(search) {
     const v = p.get(k);
     if (v != null && v !== "") req[k] = v;
   }
-  if (req.mode !== "sims") req.mode = "paths";
+  if (req.mode !== "sims" && req.mode !== "plan") req.mode = "paths";
   for (const k of ["start", "end"]) if (req[k] && !/^\d{4}-\d{2}-\d{2}$/.test(req[k])) delete req[k];
   if (req.runs && !/^\d+$/.test(req.runs)) delete req.runs;
   if (req.rebalance && !REBALANCE_RULES.includes(req.rebalance) && !/^[1-9]\d*$/.test(req.rebalance)) delete req.rebalance;
@@ -337,6 +337,68 @@ export function rebalanceFields(req) {
   if (req.window) body.window = req.window;
   if (req.costs) body.costs_bps = Number(req.costs);
   return body;
+}
+
+// ---------- planning (docs/method.md §8.10) ----------
+
+/** Trading days a year: the horizon in years becomes horizon_days. */
+export const TRADING_DAYS_PER_YEAR = 252;
+
+/**
+ * The planner's members of a /sims/summary body from the form's plan fields (strings as typed): horizon_days,
+ * initial_value, one cash flow (a withdrawal or contribution, dollars or a percentage of the value, every month,
+ * quarter or year, growing with inflation when asked), inflation, target_value (today's dollars), training_days.
+ * A field left empty is left out (the server's default); a malformed number is sent as typed so that the server's
+ * message names it.
+ */
+export function planFields(plan) {
+  const num = (v) => (Number.isFinite(Number(v)) ? Number(v) : v);
+  const body = {};
+  if (plan.years) body.horizon_days = Number.isFinite(Number(plan.years)) ? Math.round(Number(plan.years) * TRADING_DAYS_PER_YEAR) : plan.years;
+  if (plan.initial) body.initial_value = num(plan.initial);
+  const inflation = plan.inflation ? Number(plan.inflation) / 100 : 0;
+  if (plan.inflation && inflation !== 0) body.inflation = Number.isFinite(inflation) ? inflation : plan.inflation;
+  if (plan.flowKind && plan.flowKind !== "none" && plan.flowAmount) {
+    const sign = plan.flowKind === "withdraw" ? -1 : 1;
+    const x = Number(plan.flowAmount);
+    const flow = plan.flowUnit === "pct" ? { rate: sign * x / 100 } : { amount: sign * x };
+    flow.every = plan.flowEvery || "year";
+    if (plan.flowReal && flow.amount !== undefined && body.inflation !== undefined) flow.inflation_adjusted = true;
+    body.cash_flows = [flow];
+  }
+  if (plan.target) body.target_value = num(plan.target);
+  if (plan.training) body.training_days = num(plan.training);
+  return body;
+}
+
+/** The fan of one series of a planning summary: p10–p90, p25–p75 and the median, in today's or nominal dollars. */
+export function planFan(strategy, nominal = false) {
+  const b = !nominal && strategy.bands_real ? strategy.bands_real : strategy.bands;
+  return { q: [0.1, 0.25, 0.5, 0.75, 0.9], series: ["p10", "p25", "p50", "p75", "p90"].map((k) => b[k]) };
+}
+
+/** The box of the final value in today's dollars (the summary's real percentiles), for the log-scale box plot. */
+export function planBox(summary) {
+  return {
+    p5: summary.final_value_real_p5, p25: summary.final_value_real_p25, p50: summary.final_value_real_p50,
+    p75: summary.final_value_real_p75, p95: summary.final_value_real_p95,
+  };
+}
+
+/** The estimated aligned trading days of tickers whose histories run from `firsts` to `lasts` (ISO dates). */
+export function alignedDaysEstimate(firsts, lasts) {
+  if (!firsts.length) return 0;
+  const from = Math.max(...firsts.map((d) => Date.parse(`${d}T00:00:00Z`)));
+  const to = Math.min(...lasts.map((d) => Date.parse(`${d}T00:00:00Z`)));
+  return Math.max(0, Math.floor(((to - from) / 86_400_000) * (TRADING_DAYS_PER_YEAR / 365.25)));
+}
+
+/**
+ * The "Planning" preset's training window: all the history the tickers share but one test day, at most 2,520 days,
+ * at least 60; 95 % of the estimate, so a holiday-heavy span never asks for more days than there are.
+ */
+export function planningTrainingDays(alignedDays) {
+  return Math.max(60, Math.min(2520, Math.floor(alignedDays * 0.95) - 1));
 }
 
 // ---------- axes ----------

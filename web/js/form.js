@@ -5,6 +5,7 @@ import { $ } from "./dom.js";
 import { state } from "./state.js";
 import { renderTickerList, renderSelected } from "./tickers.js";
 import { formPortfolios, setPortfolios } from "./portfolios.js";
+import { planForm } from "./plan.js";
 
 export const mode = () => document.querySelector('input[name="mode"]:checked').value;
 
@@ -20,6 +21,7 @@ export function formRequest() {
     drift: $("drift").value && $("drift").value !== state.optionDefaults.drift ? $("drift").value : "",
     block_length: $("model").value === state.blockLengthModel ? $("block-length").value.trim() : "",
     portfolios: formPortfolios(),
+    ...(mode() === "plan" ? { plan: planForm() } : {}),
   };
 }
 
@@ -77,7 +79,7 @@ export function restoreRequest(req) {
   $("benchmark").value = req.benchmark ?? "";
   setPortfolios(req.portfolios ?? []);
   document.querySelector(`input[name="mode"][value="${req.mode}"]`).checked = true;
-  document.querySelector(".sims-only").hidden = req.mode !== "sims";
+  syncMode();
   $("max-weight").value = req.max_weight ?? "";
   $("min-weight").value = req.min_weight ?? "";
   restoreStrategies(req.strategies);
@@ -90,6 +92,12 @@ export function restoreRequest(req) {
   pick("window", req.window);
   $("costs").value = req.costs ?? "";
   $("seed").value = req.seed ?? "";
+}
+
+/** The mode's fields: the sims options for sims and plans, the plan's own for plans. */
+export function syncMode() {
+  document.querySelector(".sims-only").hidden = mode() === "paths";
+  document.querySelector(".plan-only").hidden = mode() !== "plan";
 }
 
 /** The block length applies to the bootstrap model only: disabled otherwise. */

@@ -4,11 +4,22 @@ import { $ } from "./dom.js";
 import { state } from "./state.js";
 import { drawPaths, fillSimsStrategy, drawSims, drawDistribution } from "./charts.js";
 import { renderSummary, renderSimsSummary, renderWeights } from "./tables.js";
+import { renderPlan } from "./plan.js";
 
 export function render() {
   const r = state.last;
   if (!r) return;
   $("results").hidden = false;
+  const plan = r.mode === "plan";
+  $("plan-card").hidden = !plan;
+  $("chart-card").hidden = plan;
+  $("summary-card").hidden = plan;
+  if (plan) {
+    r.rows = displayRows(r.ids, (i) => summaryBandsFlat(r.summary.strategies[i]));
+    renderPlan(r);
+    renderWeights(r);
+    return;
+  }
   $("paths-controls").hidden = r.mode !== "paths";
   $("sims-controls").hidden = r.mode !== "sims";
   $("panels").hidden = r.mode !== "paths";

@@ -1,5 +1,5 @@
 // Running a request: the API bodies, the calls, the stale mark on older results.
-import { portfoliosField, rebalanceFields, strategiesField } from "/js/compute.js";
+import { planFields, portfoliosField, rebalanceFields, strategiesField } from "/js/compute.js";
 import { $ } from "./dom.js";
 import { ApiError, api as apiCall, showError } from "./api.js";
 import { state } from "./state.js";
@@ -129,9 +129,13 @@ export async function run(e) {
       // The percentile bands and distributions, computed by the server (POST /v1/optimiser/sims/summary): the page
       // never downloads every run to draw the fan; /sims is fetched only for the overlay view or the values CSV.
       step = `${simsBody.run_count ?? "the default number of"} runs on the server`;
+      // the plan: the planner's fields on the same summary (docs/method.md §8.10)
+      if (req.mode === "plan") Object.assign(simsBody, planFields(req.plan));
       const [sims, weights] = await Promise.all([api("/v1/optimiser/sims/summary", simsBody), api("/v1/optimiser/weights", body)]);
       state.last = {
         mode: req.mode, request: req, simsBody,
+        years: simsBody.horizon_days ? +(simsBody.horizon_days / 252).toFixed(2) : null,
+        target: simsBody.target_value ?? null,
         ids: sims.data.strategies.map((st) => st.PATH),
         dates: sims.data.dates,
         summary: sims.data,
