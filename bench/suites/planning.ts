@@ -27,7 +27,7 @@ export default async function planning(): Promise<void> {
   const key = randomBytes(16).toString("hex");
   const { tickers } = writeFactorStore(dir, 1_000, 21, 3);
   const server = await startChild({
-    API_KEYS: key, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn", DATA_DIR: dir, MAX_RUN_COUNT: "10000",
+    API_KEYS: key, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", DATA_DIR: dir, MAX_RUN_COUNT: "10000",
     COMPUTE_TIMEOUT_MS: "900000", COMPUTE_COST_PER_MINUTE: "900000000000000", RATE_LIMIT_PER_MINUTE: "100000",
   });
   try {

@@ -277,6 +277,29 @@ function cvx(n: number, start: string): PriceMatrix {
   return { tickers, dates: rows.map((c) => c[0]), closes: rows.map((c) => c.slice(1, n + 1).map(Number)) };
 }
 
+describeWithSharedData("paths with flows on real closes (cvxportfolio S&P 500, 25 tickers from 2009)", () => {
+  it("every series equals share-by-share accounting of its assets on the real closes, with inflation-adjusted flows", () => {
+    const p = cvx(25, "2009-01-01");
+    const flows = [{ amount: 1_500, every: "month" as const, inflation_adjusted: true }, { rate: -0.03, every: "year" as const, start: 2 }];
+    const r = engine.pathsReport(p, { initial_value: 250_000, cash_flows: flows, inflation: 0.02 });
+    const closes = p.closes.slice(252);
+    const dates = r.dates;
+    const schedule = new Map<number, { amount: number; rate: number }>();
+    for (const t of anchorRows(dates, 1)) schedule.set(t, { amount: 1_500 * Math.pow(1.02, t / 252), rate: 0 });
+    const first = parseIsoDay(dates[0])!;
+    const startDay = Date.UTC(Number(dates[0].slice(0, 4)) + 2, Number(dates[0].slice(5, 7)) - 1, Number(dates[0].slice(8))) / 86_400_000;
+    for (const t of anchorRows(dates, 12)) {
+      if (parseIsoDay(dates[t])! < startDay || parseIsoDay(dates[t])! <= first) continue;
+      schedule.set(t, { amount: schedule.get(t)?.amount ?? 0, rate: -0.03 });
+    }
+    r.ids.forEach((id, s) => {
+      const ref = shareReference(closes, r.weights[id], 250_000, schedule);
+      const got = r.values[s];
+      for (let t = 0; t < ref.length; t++) expect(Math.abs(got[t] - ref[t]), `${id} row ${t}`).toBeLessThanOrEqual(1e-8 * ref[t]);
+    });
+  });
+});
+
 describeWithSharedData("the 'Planning' preset on 200 cvxportfolio tickers from 2007 (issue 28)", () => {
   it("historical drift over one training year warns; the planning preset's medians are what the data supports", () => {
     const p = cvx(200, "2007-01-01");
