@@ -51,11 +51,15 @@ describe("folio simulate with the planner's flags", () => {
     expect(out.warnings).toEqual(lib.warnings);
   });
 
-  it("prints the planning table, and the warnings on stderr", async () => {
+  it("prints the planning table, and an implausible drift's warning on stderr (the independent note only at a terminal)", async () => {
     const r = await run(["simulate", ...TICKERS, "--runs", "30", "--strategies", "ewp", "--horizon-years", "10", "--withdraw", "4%/year"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Planning:[\s\S]*P\(success\)[\s\S]*safe withdrawal/);
-    expect(r.stderr).toMatch(/warning: model "independent" draws each asset alone/);
+    expect(r.stderr).toBe("");
+    // one month of training: the means of 59 returns compounded, implausible
+    const hot = await run(["simulate", ...TICKERS, "--runs", "10", "--strategies", "ewp", "--training-days", "60", "--model", "correlated"]);
+    expect(hot.code).toBe(0);
+    expect(hot.stderr).toMatch(/^warning: simulated annual drift beyond ±50 % for \d+ asset/m);
   });
 
   it("refuses bad flags with what to change", async () => {

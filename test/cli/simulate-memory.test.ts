@@ -206,7 +206,7 @@ describe("folio simulate (built) in chunks", () => {
     expect(json.code, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toStrictEqual(JSON.parse(JSON.stringify({
       tickers, seed: "99", model: r.model, runs: 150, first_date: r.dates[0], last_date: r.dates.at(-1),
-      days: r.dates.length, summary, rebalance: r.rebalance,
+      days: r.dates.length, summary, warnings: r.warnings, rebalance: r.rebalance,
     })));
     const text = await cli(args);
     expect(text.code, text.stderr).toBe(0);

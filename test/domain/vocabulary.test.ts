@@ -1,6 +1,7 @@
 /** The host's lists come from the enums of assembly/shared/vocabulary.ts, and every consumer reads them. */
 import { describe, expect, it } from "vitest";
 import { ALL_SERIES_IDS, DEFAULT_STRATEGIES, FREQUENCIES, STRATEGIES, STRATEGY_IDS } from "../../src/domain/strategies.js";
+import { INITIAL_CAPITAL, TRAINING_DAYS } from "../../src/domain/strategies.js";
 import {
   COVARIANCE_MODES, covarianceCode, DEFAULTS, FREQUENCY_NAMES, HRP_MODES, hrpCode, modelCode, SERIES_COUNT, SIM_DRIFTS,
   SIM_MODELS, STRATEGY_NAMES,
@@ -50,7 +51,8 @@ describe("the one vocabulary", () => {
     expect(o).toEqual({ covariance: DEFAULTS.covariance, hrp: DEFAULTS.hrp, model: DEFAULTS.model, runCount: DEFAULTS.run_count, seed: undefined,
       drift: DEFAULTS.drift, blockLength: DEFAULTS.block_length,
       rebalance: { rule: REBALANCE_DEFAULTS.rebalance, window: REBALANCE_DEFAULTS.window, costsBps: REBALANCE_DEFAULTS.costs_bps },
-      strategies: DEFAULT_STRATEGIES });
+      strategies: DEFAULT_STRATEGIES,
+      planning: { trainingDays: TRAINING_DAYS, initialValue: INITIAL_CAPITAL, cashFlows: [], inflation: 0 } });
     for (const m of COVARIANCE_MODES) expect(checkOptions({ covariance: m }, "weights").covariance).toBe(m);
     for (const m of HRP_MODES) expect(checkOptions({ hrp: m }, "weights").hrp).toBe(m);
     for (const m of SIM_MODELS) expect(checkOptions({ model: m }, "sims").model).toBe(m);

@@ -27,7 +27,7 @@ describe("request schemas", () => {
     expect(HRP_MODES).toEqual(["paper", "direct"]);
     expect(SIM_MODELS).toEqual(["independent", "correlated", "bootstrap"]);
     expect(Drift.options).toEqual([...SIM_DRIFTS]);
-    expect(SIM_DRIFTS).toEqual(["historical", "zero"]);
+    expect(SIM_DRIFTS).toEqual(["historical", "zero", "shrunk"]);
   });
 
   it("tells a client whose seed number is above 2^53-1 to send it as a decimal string", () => {

@@ -28,6 +28,11 @@ describe("the vocabulary over HTTP", () => {
       rebalance: { calendar: ["none", "monthly", "quarterly", "annual"], every_days: { min: 1, max: MAX_REBALANCE_DAYS } },
       window: ["rolling", "expanding"],
       costs_bps: { min: 0, max: MAX_COSTS_BPS },
+      planning: {
+        training_days: { min: 60, max: 2520, default: 252 }, horizon_days: { min: 1, max: 25_200 },
+        initial_value: { max: 1e12, default: 100_000 }, cash_flows: { every: ["month", "quarter", "year"], max: 20 },
+        inflation: { min: -0.5, max: 1 }, assumed_return: { min: -0.99, max: 10 },
+      },
       defaults: {
         covariance: "sample", hrp: "paper", model: "independent", run_count: 5, drift: "historical", block_length: 5,
         rebalance: "none", window: "rolling", costs_bps: 0,

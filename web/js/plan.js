@@ -47,13 +47,14 @@ async function sharedDays() {
 /** The presets: PathLit's API defaults, or Folio's analyst defaults for planning (labelled as such). */
 export function initPlan() {
   $("preset-pathlit").addEventListener("click", () => {
-    setSelect("model", state.optionDefaults.model ?? "independent");
-    setSelect("drift", state.optionDefaults.drift ?? "historical");
+    setSelect("model", state.optionDefaults.model);
+    setSelect("drift", state.optionDefaults.drift);
     $("plan-training").value = "";
     $("preset-note").textContent = "PathLit's defaults: independent normal draws, the training mean as drift, 252 training days.";
   });
   $("preset-planning").addEventListener("click", async () => {
-    setSelect("model", "bootstrap");
+    // the block bootstrap: the model that reads block lengths (/v1/info options.block_length.model)
+    setSelect("model", state.blockLengthModel);
     setSelect("drift", "shrunk");
     $("preset-note").textContent = "Folio's analyst defaults: whole days resampled (bootstrap), Bayes–Stein shrunk drift; measuring the history…";
     try {

@@ -79,7 +79,11 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     }, (done, total) => progress.within(done, total, `${done} of ${total} runs`));
     const summary = report.summary;
     progress.done();
-    for (const w of report.warnings) process.stderr.write(`warning: ${w.message}\n`);
+    // the implausible answers always; the independent model's note to a person at a terminal only (a script's
+    // stderr stays clean for a default run)
+    for (const w of report.warnings) {
+      if (w.code !== "independent-model" || process.stderr.isTTY) process.stderr.write(`warning: ${w.message}\n`);
+    }
     const first = report.dates[0];
     const last = report.dates[report.dates.length - 1];
     if (opts.json) {
