@@ -1,6 +1,7 @@
 /** Types of the public library API (docs/spec.md §8). The HTTP layer and the CLI are clients of these. */
 import type { SeriesId, Strategy, StrategyId } from "./strategies.js";
 import type { SimsSummaryReport } from "../report/sims-summary.js";
+import type { AnalysisOptions, AnalysisReport } from "../report/analysis.js";
 import type { CovarianceMode, HrpMode, SimDrift, SimModel } from "./vocabulary.js";
 
 export type { CovarianceMode, HrpMode, SimDrift, SimModel } from "./vocabulary.js";
@@ -217,4 +218,9 @@ export interface Engine {
    * percentile bands, final values, statistics, the planner's figures and warnings (docs/method.md §8.10).
    */
   simsSummary(prices: PriceMatrix, options?: SimsOptions): SimsSummaryReport;
+  /**
+   * The tables an analyst reads first, per series of the paths (docs/method.md §7.4): `calendar` (yearly and monthly
+   * returns, best and worst year) and `drawdowns` (the deepest episodes with their dates and recovery, the ulcer index).
+   */
+  analysis(prices: PriceMatrix, options?: AnalysisOptions): AnalysisReport;
 }

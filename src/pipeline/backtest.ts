@@ -14,6 +14,8 @@ import { toSeries } from "./format.js";
 import type { Kernels } from "./kernels.js";
 import { compute, optionsFor, simsMeta, simsWarnings, summariseSims, type Computation, type RespondKind } from "./respond.js";
 import type { SimsSummaryReport } from "../report/sims-summary.js";
+import { ANALYSIS_SECTIONS, calendarReturns, drawdownEpisodes, type AnalysisOptions, type AnalysisReport } from "../report/analysis.js";
+import { Problems } from "../domain/problems.js";
 import { checkPrices } from "./validate.js";
 
 export { trainingWeights } from "./respond.js";
@@ -105,6 +107,20 @@ export function makeEngine(kernels: Kernels): Engine {
         });
         return runs;
       });
+    },
+
+    analysis(prices: PriceMatrix, options?: AnalysisOptions): AnalysisReport {
+      const { sections = ANALYSIS_SECTIONS, top = 10, ...rest } = options ?? {};
+      const unknown = (sections as string[]).filter((x) => !(ANALYSIS_SECTIONS as readonly string[]).includes(x));
+      if (unknown.length > 0) {
+        Problems.fail("/sections", `unknown section ${JSON.stringify(unknown[0])}; available: ${ANALYSIS_SECTIONS.join(", ")}`);
+      }
+      if (!(Number.isInteger(top) && top >= 1 && top <= 100)) Problems.fail("/top", `must be an integer from 1 to 100 (got ${String(top)})`);
+      const r = engine.pathsReport(prices, rest);
+      return {
+        ...(sections.includes("calendar") ? { calendar: r.ids.map((id, s) => calendarReturns(id, r.dates, r.values[s])) } : {}),
+        ...(sections.includes("drawdowns") ? { drawdowns: r.ids.map((id, s) => drawdownEpisodes(id, r.dates, r.values[s], top)) } : {}),
+      };
     },
 
     simsSummary(prices: PriceMatrix, options?: SimsOptions): SimsSummaryReport {
