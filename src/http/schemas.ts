@@ -14,6 +14,7 @@ import { SEED_FORMS, SEED_NUMBER_MAX, SEED_STRING, seedProblem } from "../pipeli
 import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
 } from "../pipeline/rebalance.js";
+import { ANALYSIS_SECTIONS, analysisProblems } from "../report/analysis.js";
 import {
   FLOW_PERIODS, INFLATION_RANGE, MAX_CASH_FLOWS, MAX_HORIZON_DAYS, MAX_INITIAL_VALUE, planningProblems, TRAINING_DAYS_RANGE,
 } from "../pipeline/planning.js";
@@ -302,11 +303,40 @@ export function makeSchemas(limits: SchemaLimits) {
         'deviation (or, with model "correlated", multivariate normal with the training mean vector and covariance; ' +
         'with model "bootstrap", whole training days resampled in blocks), compounds them from the first test-day ' +
         "close, and values the selected portfolios on them.");
-  return { OptimiserBody, SimsBody };
+  const AnalysisBody = z
+    .strictObject({
+      tickers, ...startEnd, ...weightsFields, ...rebalanceFields,
+      sections: z.array(z.string(), { error: "must be a list of sections" }).optional().describe(
+        `The sections answered, default all: ${ANALYSIS_SECTIONS.join(", ")} (docs/method.md §7.4).`),
+      top: z.number({ error: "must be an integer" }).optional().describe("The drawdown episodes listed per series, 1 … 100, default 10."),
+    })
+    .superRefine((b, ctx) => {
+      startBeforeEnd(b, ctx);
+      for (const p of analysisProblems(b)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
+    })
+    .describe("An analysis request: a paths request, the sections asked and the drawdown episodes kept.");
+  return { OptimiserBody, SimsBody, AnalysisBody };
 }
 
 export type OptimiserBody = z.output<ReturnType<typeof makeSchemas>["OptimiserBody"]>;
 export type SimsBody = z.output<ReturnType<typeof makeSchemas>["SimsBody"]>;
+
+const episode = z.object({
+  peak: z.string(), trough: z.string(), recovery: z.string().nullable(), depth: z.number(), length_days: z.number().int(),
+  recovery_days: z.number().int().nullable(),
+});
+export const AnalysisResponse = z.object({
+  calendar: z.array(z.object({
+    PATH: z.string(),
+    years: z.record(z.string(), z.number()).describe('"YYYY" → the year\'s simple return.'),
+    months: z.record(z.string(), z.number()).describe('"YYYY-MM" → the month\'s simple return.'),
+    partial: z.object({ first_year: z.boolean(), last_year: z.boolean(), first_month: z.boolean(), last_month: z.boolean() }),
+    best_year: z.object({ year: z.string(), return: z.number() }).nullable(),
+    worst_year: z.object({ year: z.string(), return: z.number() }).nullable(),
+  })).optional().describe("Per series, the calendar returns (docs/method.md §7.4)."),
+  drawdowns: z.array(z.object({ PATH: z.string(), episodes: z.array(episode), ulcer_index: z.number().nullable() }))
+    .optional().describe("Per series, the deepest drawdown episodes, deepest first, and the ulcer index (docs/method.md §7.4)."),
+}).describe("One member per section asked, each one entry per series in the order of /paths.");
 
 export const TickerParams = z.strictObject({ ticker: z.string().min(1).max(64) });
 

@@ -14,7 +14,7 @@ import { toSeries } from "./format.js";
 import type { Kernels } from "./kernels.js";
 import { compute, optionsFor, simsMeta, simsWarnings, summariseSims, type Computation, type RespondKind } from "./respond.js";
 import type { SimsSummaryReport } from "../report/sims-summary.js";
-import { ANALYSIS_SECTIONS, calendarReturns, drawdownEpisodes, type AnalysisOptions, type AnalysisReport } from "../report/analysis.js";
+import { analysisOf, analysisProblems, type AnalysisOptions, type AnalysisReport } from "../report/analysis.js";
 import { Problems } from "../domain/problems.js";
 import { checkPrices } from "./validate.js";
 
@@ -110,17 +110,12 @@ export function makeEngine(kernels: Kernels): Engine {
     },
 
     analysis(prices: PriceMatrix, options?: AnalysisOptions): AnalysisReport {
-      const { sections = ANALYSIS_SECTIONS, top = 10, ...rest } = options ?? {};
-      const unknown = (sections as string[]).filter((x) => !(ANALYSIS_SECTIONS as readonly string[]).includes(x));
-      if (unknown.length > 0) {
-        Problems.fail("/sections", `unknown section ${JSON.stringify(unknown[0])}; available: ${ANALYSIS_SECTIONS.join(", ")}`);
-      }
-      if (!(Number.isInteger(top) && top >= 1 && top <= 100)) Problems.fail("/top", `must be an integer from 1 to 100 (got ${String(top)})`);
+      const { sections, top, ...rest } = options ?? {};
+      const p = new Problems("options");
+      for (const why of analysisProblems({ sections, top })) p.add(why.path, why.message);
+      p.throwIfAny();
       const r = engine.pathsReport(prices, rest);
-      return {
-        ...(sections.includes("calendar") ? { calendar: r.ids.map((id, s) => calendarReturns(id, r.dates, r.values[s])) } : {}),
-        ...(sections.includes("drawdowns") ? { drawdowns: r.ids.map((id, s) => drawdownEpisodes(id, r.dates, r.values[s], top)) } : {}),
-      };
+      return analysisOf(r.ids, r.dates, r.values, sections, top);
     },
 
     simsSummary(prices: PriceMatrix, options?: SimsOptions): SimsSummaryReport {

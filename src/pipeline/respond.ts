@@ -21,6 +21,7 @@ import type { Frequency, Strategy } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
 import { median, summarize, TRADING_DAYS_PER_YEAR } from "../report/summary.js";
 import { SimsSummaryStream, type SimsSummaryReport } from "../report/sims-summary.js";
+import { analysisOf, analysisProblems, type AnalysisSection } from "../report/analysis.js";
 import { formatIsoDay } from "../domain/dates.js";
 import { buckets } from "./calendar.js";
 import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
@@ -39,15 +40,15 @@ import {
  * POST /v1/optimiser/sims/summary ("sims-summary": the sims computation, answered with percentile bands and
  * distribution summaries instead of every run's values).
  */
-export type RespondKind = "weights" | "paths" | "sims" | "report" | "sims-summary" | "schedule";
-export const RESPOND_KINDS: readonly RespondKind[] = ["weights", "paths", "sims", "report", "sims-summary", "schedule"];
+export type RespondKind = "weights" | "paths" | "sims" | "report" | "sims-summary" | "schedule" | "analysis";
+export const RESPOND_KINDS: readonly RespondKind[] = ["weights", "paths", "sims", "report", "sims-summary", "schedule", "analysis"];
 
 /**
  * The computation behind a kind: a report is a paths computation, a sims summary a sims one, a schedule (the weights
  * traded at each rebalance, POST /v1/optimiser/schedule) a paths one.
  */
 function computedKind(kind: RespondKind): "weights" | "paths" | "sims" {
-  return kind === "report" || kind === "schedule" ? "paths" : kind === "sims-summary" ? "sims" : kind;
+  return kind === "report" || kind === "schedule" || kind === "analysis" ? "paths" : kind === "sims-summary" ? "sims" : kind;
 }
 
 /** The random-number generator behind every simulated run (reported with every sims response). */
@@ -527,6 +528,7 @@ export interface RespondLimits {
  */
 export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer): Responded {
+  const { sections, top } = analysisOptions(kind, options);
   const opts = checkedRequest(kind, prices, options, limits);
   if (kind === "sims-summary") return respondSummary(kernels, prices, opts, precomputed);
   const c = compute(kernels, kind, prices, opts, precomputed, kind === "paths" ? { out } : undefined);
@@ -545,6 +547,8 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
       return { body: simsJsonBytes(c.ids, c.dates, c.runs!, out, digits), meta };
     case "schedule":
       return { body: encoder.encode(scheduleJson(c)), meta };
+    case "analysis":
+      return { body: encoder.encode(JSON.stringify(analysisOf(c.ids, c.dates, c.values!, sections, top))), meta };
   }
 }
 
@@ -612,10 +616,27 @@ function testRows(prices: TypedPrices, opts: CheckedOptions): number {
   return h !== undefined ? h + 1 : Math.max(0, prices.days.length - opts.planning.trainingDays);
 }
 
+/**
+ * An analysis's own options (`sections`, `top`: src/report/analysis.ts), checked; {} for the other kinds. An analysis
+ * is otherwise a paths computation, whose options `checkedRequest` checks without these two.
+ */
+function analysisOptions(kind: RespondKind, options: SimsOptions | undefined): { sections?: AnalysisSection[]; top?: number } {
+  if (kind !== "analysis") return {};
+  const { sections, top } = (options ?? {}) as { sections?: AnalysisSection[]; top?: number };
+  const p = new Problems("options");
+  for (const why of analysisProblems({ sections, top })) p.add(why.path, why.message);
+  p.throwIfAny();
+  return { sections, top };
+}
+
 /** What `respond` checks before computing anything (the kind, the options, the size of a sims response). */
 function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits): CheckedOptions {
   if (!RESPOND_KINDS.includes(kind)) throw new Error(`unknown request kind ${JSON.stringify(kind)}`);
+  if (kind === "analysis" && options !== undefined) {
+    const { sections: _s, top: _t, ...paths } = options as SimsOptions & { sections?: unknown; top?: unknown };
+    options = paths;
+  }
   const opts = optionsFor(kind, options);
   if (computedKind(kind) === "sims") {
     // Bound the computation before running it: run_count × series × test days dollar values.

@@ -146,3 +146,35 @@ export function drawdownEpisodes(id: SeriesId, dates: readonly string[], values:
     ulcer_index: Math.sqrt(sq / n),
   };
 }
+
+/**
+ * Why `sections` / `top` are refused (paths from the options' root), or [] — one rule for the library, the HTTP schema
+ * and the CLI.
+ */
+export function analysisProblems(o: { sections?: unknown; top?: unknown }): { path: string[]; message: string }[] {
+  const out: { path: string[]; message: string }[] = [];
+  if (o.sections !== undefined) {
+    if (!Array.isArray(o.sections) || o.sections.length === 0) {
+      out.push({ path: ["sections"], message: `must be a non-empty list of sections: ${ANALYSIS_SECTIONS.join(", ")}` });
+    } else {
+      o.sections.forEach((x, k) => {
+        if (!(ANALYSIS_SECTIONS as readonly unknown[]).includes(x)) {
+          out.push({ path: ["sections", String(k)], message: `unknown section ${JSON.stringify(x)}; available: ${ANALYSIS_SECTIONS.join(", ")} (significance, factors and attribution are not built yet)` });
+        }
+      });
+    }
+  }
+  if (o.top !== undefined && !(Number.isInteger(o.top) && (o.top as number) >= 1 && (o.top as number) <= 100)) {
+    out.push({ path: ["top"], message: `must be an integer from 1 to 100, the drawdown episodes listed (got ${JSON.stringify(o.top)})` });
+  }
+  return out;
+}
+
+/** The analysis of value series (`values[s]` on `dates`, ids in response order): the sections asked. */
+export function analysisOf(ids: readonly SeriesId[], dates: readonly string[], values: readonly ArrayLike<number>[],
+  sections: readonly AnalysisSection[] = ANALYSIS_SECTIONS, top = 10): AnalysisReport {
+  return {
+    ...(sections.includes("calendar") ? { calendar: ids.map((id, s) => calendarReturns(id, dates, values[s])) } : {}),
+    ...(sections.includes("drawdowns") ? { drawdowns: ids.map((id, s) => drawdownEpisodes(id, dates, values[s], top)) } : {}),
+  };
+}

@@ -183,6 +183,7 @@ const HANDLERS: { [K in ComputeTask["kind"]]: (task: Extract<ComputeTask, { kind
   report: backtest,
   "sims-summary": backtest,
   schedule: backtest,
+  analysis: backtest,
 };
 
 async function compute(task: ComputeTask): Promise<TaskResult> {

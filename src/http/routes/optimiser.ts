@@ -10,7 +10,7 @@ import type { ComputeKind } from "../../workers/tasks.js";
 import { ComputeExchange } from "../exchange.js";
 import { requireJson } from "../plugins/errors.js";
 import {
-  makeSchemas, PathsResponse, ProblemResponse, ReportResponse, ScheduleResponse, SimsResponse, WeightsResponse,
+  AnalysisResponse, makeSchemas, PathsResponse, ProblemResponse, ReportResponse, ScheduleResponse, SimsResponse, WeightsResponse,
 } from "../schemas.js";
 import type { AppContext } from "./context.js";
 
@@ -46,7 +46,7 @@ export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string
 }
 
 export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { report: boolean }): void {
-  const { OptimiserBody, SimsBody: SimsSchema } = makeSchemas(ctx.limits);
+  const { OptimiserBody, SimsBody: SimsSchema, AnalysisBody } = makeSchemas(ctx.limits);
   const r = v1.withTypeProvider<ZodTypeProvider>();
 
   const route = (kind: ComputeKind, summary: string, response: z.ZodType, body: z.ZodType = OptimiserBody) => {
@@ -70,6 +70,9 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
   route("schedule", "The weights traded over the test period: the purchase, then each rebalance date's weights per " +
     "series (strategies and own portfolios), with each trade's turnover and costs. Buy and hold: the purchase alone.",
     ScheduleResponse);
+  route("analysis", "The tables an analyst reads first, per series of the paths: calendar returns (years and months, " +
+    "best and worst year) and the deepest drawdown episodes with their dates, recovery and the ulcer index (docs/method.md " +
+    "§7.4). Same body as /paths plus `sections` and `top`.", AnalysisResponse, AnalysisBody);
   if (opts.report) {
     route("report", "Summary statistics per strategy of the paths (final value, returns, volatility, Sharpe, drawdown, " +
       "Sortino, Calmar, historical 95 % VaR and CVaR of the daily returns).",
