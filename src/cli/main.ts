@@ -15,6 +15,7 @@ import { registerBacktest } from "./commands/backtest.js";
 import { registerServe } from "./commands/serve.js";
 import { registerSimulate } from "./commands/simulate.js";
 import { registerWeights } from "./commands/weights.js";
+import { registerAnalyze } from "./commands/analyze.js";
 import { EXIT, EXIT_CODES_HELP, errorLine, exitCodeFor } from "./exit-codes.js";
 import { exitQuietlyOnBrokenPipe } from "./output.js";
 import { isProcessEntry } from "../util/entry.js";
@@ -54,6 +55,7 @@ ${EXIT_CODES_HELP}`);
   registerWeights(program);
   registerBacktest(program);
   registerSimulate(program);
+  registerAnalyze(program);
   configure(program);
   return program;
 }
