@@ -14,9 +14,9 @@ import { jsonSchemaTransform } from "fastify-type-provider-zod";
 import type { z } from "zod";
 import { fullLimits, packageVersion, type Config, type Limits } from "../config.js";
 import { folioError } from "../errors.js";
-import { memoryBackend, openBackend } from "../store/backend.js";
+import { memoryBackend, openBackend, syntheticUntilImport } from "../store/backend.js";
 import { LiveStore } from "../store/live.js";
-import type { PriceStore, StoreBackend } from "../store/types.js";
+import type { PriceStore, StoreBackend, StoreSnapshot } from "../store/types.js";
 import { engineVersion, SeenTags } from "./etag.js";
 import { defaultLogStream, pathOf, RequestLogController } from "./logging.js";
 import { ComputePool } from "../workers/pool.js";
@@ -85,6 +85,13 @@ export function loggerOptions(level: string, stream: { write(line: string): void
       }),
     },
   };
+}
+
+/** Says in the log when the service serves the synthetic universe in place of an empty store, and when that ends. */
+function logSyntheticStandIn(log: FastifyInstance["log"], backend: StoreBackend, snapshot: StoreSnapshot): void {
+  if (backend.kind === "synthetic") return;
+  if (snapshot.synthetic) log.warn({ store: backend.kind }, "no prices imported yet: serving the embedded synthetic universe until the first import");
+  else log.info({ store: backend.kind, store_version: snapshot.version.hash }, "serving the imported prices");
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -156,8 +163,10 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
 
   const backend = options.backend ?? (options.store !== undefined
     ? memoryBackend(options.store)
-    : await openBackend({ dataDir: options.config.dataDir, databaseUrl: options.config.databaseUrl }));
+    : syntheticUntilImport(await openBackend({ dataDir: options.config.dataDir, databaseUrl: options.config.databaseUrl })));
   const live = await LiveStore.open(backend, { shared: options.sharedStore ?? true, log: app.log });
+  logSyntheticStandIn(app.log, backend, live.current.snapshot);
+  live.onChange((s) => logSyntheticStandIn(app.log, backend, s.snapshot));
   built.live = live;
   const ownPool = options.pool === undefined;
   const pool = options.pool ?? new ComputePool({

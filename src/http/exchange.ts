@@ -26,7 +26,7 @@ import type { BacktestTask, Coding, ComputeKind, ComputeTask, EncodingChoice, Re
 import { etagOf } from "./etag.js";
 import { estimateCost } from "./cost.js";
 import { etagFor, matchedTag, negotiate } from "./encoding.js";
-import { HEADER, metaHeaders } from "./headers.js";
+import { dataHeaders, HEADER, metaHeaders } from "./headers.js";
 import { flightsOf, LeaderGoneError, type Flight } from "./single-flight.js";
 import type { AppContext } from "./routes/context.js";
 
@@ -227,6 +227,7 @@ export class ComputeExchange {
     // The body is already in its coding (compressed by a worker); content-length counts the bytes sent.
     if (coding !== "identity") this.reply.header(HEADER.contentEncoding, coding);
     const payload = this.ctx.responses === undefined ? body : this.ctx.responses.payload(this.reply, body, this.key);
-    return this.reply.headers(metaHeaders(meta)).header(HEADER.etag, tag).type(JSON_UTF8).send(payload);
+    return this.reply.headers(metaHeaders(meta)).headers(dataHeaders(this.current.snapshot.synthetic))
+      .header(HEADER.etag, tag).type(JSON_UTF8).send(payload);
   }
 }

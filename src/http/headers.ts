@@ -22,6 +22,7 @@ export const HEADER = {
   blockLength: "x-simulation-block-length",
   rebalanceCount: "x-rebalance-count",
   warning: "x-folio-warning",
+  data: "x-folio-data",
   ticker: "x-ticker",
   etag: "etag",
   ifNoneMatch: "if-none-match",
@@ -29,6 +30,14 @@ export const HEADER = {
   contentEncoding: "content-encoding",
   vary: "vary",
 } as const;
+
+/**
+ * `x-folio-data: synthetic` on every response computed from (or reading) the embedded synthetic universe, so that no
+ * client mistakes its figures for a market's (also `/v1/info`'s `synthetic` and the page's note); absent on real data.
+ */
+export function dataHeaders(synthetic: boolean): Record<string, string> {
+  return synthetic ? { [HEADER.data]: "synthetic" } : {};
+}
 
 /** Header values must be visible ASCII; stored symbols normally are (the echo is skipped otherwise rather than fail). */
 const VISIBLE_ASCII = /^[\x20-\x7e]*$/;

@@ -10,7 +10,7 @@
  * SharedArrayBuffer: the service's workers all read that one copy (src/store/live.ts, src/workers/worker.ts).
  */
 import { statSync, watch as fsWatch, type FSWatcher } from "node:fs";
-import { decodeStore, encodeStore, STORE_FILE, StoreFormatError } from "./binary.js";
+import { decodeStore, encodeStore, STORE_FILE, storeTickerCount, StoreFormatError } from "./binary.js";
 import { describeContents, EMPTY_STORE_DESCRIPTION, readStoreFile, storeFilePath } from "./file.js";
 import { BinaryPriceStore, syntheticStoreBytes } from "./binary-store.js";
 import { makeSnapshot } from "./snapshot.js";
@@ -53,6 +53,31 @@ export function syntheticBackend(): StoreBackend {
     },
     watch: noWatch,
     async close() {},
+  };
+}
+
+/** What the service says while it serves the synthetic universe in place of an empty store (`syntheticUntilImport`). */
+export const SYNTHETIC_UNTIL_IMPORT_DESCRIPTION = `No prices imported yet: serving the embedded synthetic universe until the first import (run \`folio import <file-or-dir>\`). ${SYNTHETIC_DESCRIPTION}`;
+
+/**
+ * The service's store rule (docs/data.md §1): while `backend` holds no ticker at all (a fresh DATA_DIR, a fresh
+ * PostgreSQL database) its snapshot is the embedded synthetic universe, marked synthetic (its version is the
+ * synthetic backend's), so that a first `docker run` or `npm start` on an empty store answers the README's requests
+ * instead of 422 for every ticker; the first committed import replaces it wholesale (never a mix: the store is either
+ * all synthetic or all imported). Watching is the backend's own. The CLI's commands read a store as it is.
+ */
+export function syntheticUntilImport(backend: StoreBackend): StoreBackend {
+  const synthetic = syntheticBackend();
+  return {
+    kind: backend.kind,
+    async load(o = {}) {
+      const snapshot = await backend.load(o);
+      if (storeTickerCount(snapshot.bytes) > 0) return snapshot;
+      const s = await synthetic.load(o);
+      return { ...s, description: SYNTHETIC_UNTIL_IMPORT_DESCRIPTION };
+    },
+    watch: (onChange) => backend.watch(onChange),
+    close: () => backend.close(),
   };
 }
 

@@ -71,6 +71,12 @@ export function compareSymbols(a: string, b: string): number {
 }
 
 /** Serialise series (any order; sorted here) into the store format. */
+/** K, the number of tickers, read from a store's header alone (no checksum or validation pass; see the layout above). */
+export function storeTickerCount(bytes: Uint8Array): number {
+  if (bytes.length < 20) throw new StoreFormatError("file too short for a price store header");
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(16, true);
+}
+
 export function encodeStore(series: readonly TickerSeries[], meta: { synthetic: boolean; description: string }): Uint8Array {
   const sorted = [...series].sort((a, b) => compareSymbols(a.ticker, b.ticker));
   const enc = new TextEncoder();

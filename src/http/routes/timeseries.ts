@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { folioError } from "../../errors.js";
 import { etagOf, precondition } from "../etag.js";
-import { HEADER } from "../headers.js";
+import { dataHeaders, HEADER } from "../headers.js";
 import { formatIsoDay } from "../../domain/dates.js";
 import { ProblemResponse, TickerList, TickerParams, TimeseriesResponse } from "../schemas.js";
 import type { AppContext } from "./context.js";
@@ -36,6 +36,7 @@ export function timeseriesRoutes(v1: FastifyInstance, ctx: AppContext): void {
   }, async (req, reply) => {
     const { snapshot, store } = ctx.live.current;
     const etag = etagOf({ route: "GET /v1/timeseries/info", request: null, store: snapshot.version.hash, engine: ctx.engineVersion });
+    reply.headers(dataHeaders(snapshot.synthetic));
     if (notModified(req, reply, etag)) return (reply.code(304) as FastifyReply).send();
     return reply.type(JSON_UTF8).send(JSON.stringify(store.list().map((t) => t.ticker).sort()) as unknown as string[]);
   });
@@ -53,7 +54,7 @@ export function timeseriesRoutes(v1: FastifyInstance, ctx: AppContext): void {
     const canonical = store.resolve(req.params.ticker);
     if (canonical === undefined) throw folioError("UNKNOWN_TICKER", { ticker: req.params.ticker }, { ticker: req.params.ticker });
     const etag = etagOf({ route: "GET /v1/timeseries/:ticker", request: { ticker: canonical }, store: snapshot.version.hash, engine: ctx.engineVersion });
-    reply.header(HEADER.ticker, canonical);
+    reply.header(HEADER.ticker, canonical).headers(dataHeaders(snapshot.synthetic));
     if (notModified(req, reply, etag)) return (reply.code(304) as FastifyReply).send();
     const s = store.read(canonical);
     // Written directly: one key per close, dates ascending (the store keeps days strictly ascending).
