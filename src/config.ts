@@ -44,7 +44,8 @@ export const EnvSchema = z.object({
   QUEUE_SIZE: int(0, 100_000, 64),
   RATE_LIMIT_PER_MINUTE: int(1, 1_000_000, 300),
   READ_RATE_LIMIT_PER_MINUTE: int(1, 10_000_000, 6_000),
-  COMPUTE_COST_PER_MINUTE: int(1, Number.MAX_SAFE_INTEGER, 100_000_000),
+  /** Unset: 100,000,000 with configured keys; no compute budget for a local trial's generated key (issue 30). */
+  COMPUTE_COST_PER_MINUTE: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
   // 0: twice the worker count.
   MAX_INFLIGHT_PER_KEY: int(0, 100_000, 0),
   MAX_PENDING_RESPONSE_BYTES: int(1024 * 1024, Number.MAX_SAFE_INTEGER, 512 * 1024 * 1024),
@@ -100,8 +101,9 @@ export interface Limits {
   /**
    * Compute cost per API key per minute (default 100,000,000): a POST /v1/optimiser/* costs tickers × test days ×
    * runs (runs = 1 except sims), estimated before computing (docs/decisions.md "Fair sharing and bounded memory"); → 429 RATE_LIMITED.
+   * null: no compute budget (a local server with a generated key and COMPUTE_COST_PER_MINUTE unset).
    */
-  computeCostPerMinute?: number;
+  computeCostPerMinute?: number | null;
   /** Computations one key may have running or waiting (default 2 × workers); beyond that → 429 TOO_MANY_IN_FLIGHT. */
   maxInflightPerKey?: number;
   /** Response bytes allowed to wait for slow clients (default 512 MiB); beyond that → 503 RESPONSE_BACKLOG. */
@@ -141,12 +143,15 @@ export interface Limits {
 }
 
 
+/** COMPUTE_COST_PER_MINUTE's default where keys are configured (a shared service). */
+export const DEFAULT_COMPUTE_COST_PER_MINUTE = 100_000_000;
+
 /** The optional limits with their defaults filled in (for a Limits built by hand, e.g. in tests and benches). */
 export function fullLimits(l: Limits): Required<Limits> {
   return {
     ...l,
     readRatePerMinute: l.readRatePerMinute ?? 6_000,
-    computeCostPerMinute: l.computeCostPerMinute ?? 100_000_000,
+    computeCostPerMinute: l.computeCostPerMinute === undefined ? DEFAULT_COMPUTE_COST_PER_MINUTE : l.computeCostPerMinute,
     maxInflightPerKey: l.maxInflightPerKey ?? 2 * l.workers,
     maxPendingResponseBytes: l.maxPendingResponseBytes ?? 512 * 1024 * 1024,
     minReadBytesPerSecond: l.minReadBytesPerSecond ?? 16 * 1024,
@@ -304,7 +309,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       queueSize: e.QUEUE_SIZE,
       ratePerMinute: e.RATE_LIMIT_PER_MINUTE,
       readRatePerMinute: e.READ_RATE_LIMIT_PER_MINUTE,
-      computeCostPerMinute: e.COMPUTE_COST_PER_MINUTE,
+      // A local trial (no key configured: one user, one generated key) has no per-minute compute budget unless set:
+      // one 100-run sims on 430 tickers spent the whole default budget of a single-user server.
+      computeCostPerMinute: e.COMPUTE_COST_PER_MINUTE ?? (keySource === "generated" ? null : DEFAULT_COMPUTE_COST_PER_MINUTE),
       maxInflightPerKey: e.MAX_INFLIGHT_PER_KEY === 0 ? 2 * e.WORKERS : e.MAX_INFLIGHT_PER_KEY,
       maxPendingResponseBytes: e.MAX_PENDING_RESPONSE_BYTES,
       minReadBytesPerSecond: e.MIN_READ_BYTES_PER_SECOND,

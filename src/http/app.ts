@@ -259,7 +259,7 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     ctx.rateLimitScope = await installRateLimit(v1, {
       perMinute: limits.ratePerMinute,
       readPerMinute: full.readRatePerMinute,
-      costPerMinute: full.computeCostPerMinute,
+      ...(full.computeCostPerMinute !== null ? { costPerMinute: full.computeCostPerMinute } : {}),
       costOf: (req) => {
         const url = req.routeOptions.url ?? "";
         if (!url.startsWith("/v1/optimiser/")) return undefined;

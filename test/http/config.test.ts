@@ -41,6 +41,15 @@ describe("loadConfig", () => {
     });
   });
 
+  it("a local trial (generated key) has no compute budget unless COMPUTE_COST_PER_MINUTE is set; configured keys get the default (issue 30)", () => {
+    expect(loadConfig({}).limits.computeCostPerMinute).toBeNull();
+    expect(loadConfig({ COMPUTE_COST_PER_MINUTE: "" }).limits.computeCostPerMinute).toBeNull();
+    expect(loadConfig({ COMPUTE_COST_PER_MINUTE: "5000" }).limits.computeCostPerMinute).toBe(5000);
+    expect(loadConfig({ API_KEYS: KEY_A }).limits.computeCostPerMinute).toBe(100_000_000);
+    expect(fullLimits({ ...loadConfig({ API_KEYS: KEY_A }).limits, computeCostPerMinute: undefined }).computeCostPerMinute).toBe(100_000_000);
+    expect(() => loadConfig({ COMPUTE_COST_PER_MINUTE: "0" })).toThrow(/COMPUTE_COST_PER_MINUTE/);
+  });
+
   it("reads SPLIT_MIN_TICKERS (0: never split; default measured, README \"Configuration\") and fills it in for hand-built limits", () => {
     expect(loadConfig({ SPLIT_MIN_TICKERS: "250" }).limits.splitMinTickers).toBe(250);
     expect(loadConfig({ SPLIT_MIN_TICKERS: "0" }).limits.splitMinTickers).toBe(0);

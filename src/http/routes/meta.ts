@@ -129,6 +129,8 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
         body_limit_bytes: l.bodyLimitBytes,
         compute_timeout_ms: l.computeTimeoutMs,
         rate_per_minute: l.ratePerMinute,
+        // null: no compute budget (a local server with a generated key, COMPUTE_COST_PER_MINUTE unset)
+        compute_cost_per_minute: l.computeCostPerMinute,
         rate_limit_scope: ctx.rateLimitScope,
       },
       // Computed responses kept for repeats (src/http/cache.ts, RESPONSE_CACHE_BYTES).
