@@ -29,6 +29,7 @@ interface ImportCliOptions {
   databaseUrl?: string;
   replace?: boolean;
   dryRun?: boolean;
+  prefix?: string;
   maxErrors: string;
 }
 
@@ -51,6 +52,7 @@ export function registerImport(program: Command): Command {
     .addOption(new Option("--database-url <url>", "import into this PostgreSQL store (postgres://…) instead of a directory").env("DATABASE_URL"))
     .option("--replace", "overwrite stored closes that differ from the imported ones (default: reject the import)")
     .option("--dry-run", "validate and report, but do not write the store")
+    .option("--prefix <prefix>", "prepend this to every imported ticker (e.g. SK: stores AAPL as SK:AAPL), so that two datasets sharing symbols fit in one store")
     .option("--max-errors <n>", "print at most this many rejected rows (all are counted)", "100");
   cmd.addHelpText("after", `
 Formats:
@@ -73,6 +75,7 @@ Examples:
   folio import today.csv                                  (appends the new day)
   folio import stock_data.tar.gz --format yahoo           (the CSV files of a tar archive, read in place)
   folio import ./stock_data --data-dir ./data && folio serve --data-dir ./data
+  folio import sp500.csv && folio import ftse100.csv --prefix FT:   (two datasets that share tickers, side by side)
   DATABASE_URL=postgres://folio@db/folio folio import prices.csv`);
   cmd.action(async (inputs: string[], opts: ImportCliOptions) => {
     const store = chooseStore(storeArgsOf(cmd), "import");
@@ -84,6 +87,7 @@ Examples:
       format: opts.format,
       dryRun: opts.dryRun,
       replace: opts.replace,
+      ...(opts.prefix !== undefined ? { prefix: opts.prefix } : {}),
       onProgress: (p) =>
         bar.update(p.bytesDone, p.bytesTotal, `${p.filesDone}/${p.filesTotal} files, ${formatBytes(p.bytesDone)} of ${formatBytes(p.bytesTotal)}, ${p.rows} rows`),
     };

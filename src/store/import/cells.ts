@@ -5,6 +5,8 @@
 import { parseIsoDay } from "../../domain/dates.js";
 import type { ImportFormat } from "./types.js";
 
+/** The longest ticker symbol a store holds (also with an import's prefix; the API's tickers are 1 to 32 characters). */
+export const MAX_TICKER_LENGTH = 32;
 const TICKER_RE = /^[A-Za-z0-9.\-_^=]{1,32}$/;
 const MISSING = new Set(["", "null", "NULL", "NA", "N/A"]);
 

@@ -120,8 +120,8 @@ function readText(source: Source): string {
 }
 
 /** Parse and validate every input; the result holds the records and every problem found (none of them thrown). */
-export async function readInputs(inputs: readonly string[], options: Pick<ImportOptions, "format" | "onProgress"> = {}): Promise<Collected> {
-  const sink = new Collector();
+export async function readInputs(inputs: readonly string[], options: Pick<ImportOptions, "format" | "onProgress" | "prefix"> = {}): Promise<Collected> {
+  const sink = new Collector(options.prefix ?? "");
   const files = expandInputs(inputs, sink);
   if (inputs.length === 0) sink.problems.push({ file: "", line: 0, reason: "no input files given" });
   const sizes = files.map((f) => f.size);

@@ -8,6 +8,7 @@
  * Rules: docs/data.md §3.
  */
 import { formatIsoDay } from "../../domain/dates.js";
+import { MAX_TICKER_LENGTH } from "./cells.js";
 import { ProblemList, zeroCounts, type ImportFormat, type ImportReport } from "./types.js";
 
 /** One ticker's imported closes, strictly ascending by day, as columns. */
@@ -126,6 +127,11 @@ export class Collector implements RecordSink {
   duplicates = 0;
   file = "";
   private fileIndex = -1;
+  /** Prefixed symbols found longer than MAX_TICKER_LENGTH (each reported once). */
+  private readonly tooLong = new Set<string>();
+
+  /** `prefix` is prepended to every symbol the readers hand over (ImportOptions.prefix; "" for none). */
+  constructor(private readonly prefix = "") {}
 
   /** Subsequent records belong to this file (its index in `files` is fixed by `fileDone`). */
   beginFile(file: string): void {
@@ -137,7 +143,12 @@ export class Collector implements RecordSink {
     this.files.push({ file: this.file, format });
   }
 
-  series(symbol: string): ImportedSeries {
+  series(raw: string): ImportedSeries {
+    const symbol = this.prefix + raw;
+    if (symbol.length > MAX_TICKER_LENGTH && !this.tooLong.has(symbol.toUpperCase())) {
+      this.tooLong.add(symbol.toUpperCase());
+      this.problems.push({ file: this.file, line: 0, reason: `ticker ${symbol} (prefix ${JSON.stringify(this.prefix)} + ${raw}) is longer than ${MAX_TICKER_LENGTH} characters; use a shorter --prefix` });
+    }
     const key = symbol.toUpperCase();
     let s = this.byFolded.get(key);
     if (!s) {

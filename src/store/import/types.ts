@@ -36,6 +36,12 @@ export interface ImportOptions {
   replace?: boolean;
   /** File store only: how long to wait for another import's lock before failing (default 120 000 ms). */
   lockTimeoutMs?: number;
+  /**
+   * Prepended to every imported ticker symbol (e.g. "SK:" stores skfolio's AAPL as SK:AAPL), so that two datasets
+   * sharing symbols can live in one store side by side instead of conflicting (docs/data.md §3). 1 to 16 of
+   * `A-Z a-z 0-9 . - _ ^ = :`; the prefixed symbol must stay within 32 characters.
+   */
+  prefix?: string;
 }
 
 export interface ImportReport {
