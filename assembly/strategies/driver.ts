@@ -262,9 +262,11 @@ function volatilities(S: usize, N: i32, sd: usize): Status {
  * The dust threshold of the clipped strategies (docs/method.md §5.6, "The clip-and-redistribute rule"): before the
  * bounds are applied, a name whose unbounded weight is at most DUST_SHARE of the vector's sum is not held (it is
  * treated as 0: at lo, or a share of what the held names at hi leave). 1e-9 is the solvers' acceptance tolerance
- * (the KKT and budget residuals, §4.3, §5.6): a weight below it is not resolved by the certificate that accepted
- * it. The dust measured on real windows is 4–7 orders below it (nco's products u_i·y_c of near-zero QP weights,
- * 2e-15 … 1.4e-12 on kaggle's 2015 monthly window), the smallest held weight 5 orders above it (1.2e-4 there).
+ * (the KKT and budget residuals, §4.3, §5.6): setting such a weight to 0 moves the budget by less than the
+ * certificate that accepted it allows, so the solver has not told it from 0. Measured on 16 real windows
+ * (cvxportfolio, kaggle; 430–486 tickers, three frequencies, herc/hrp/ivp/nco; docs/method.md §5.6): dust only in
+ * monthly nco (u_i·y_c with u_i a cluster QP's near-zero weight), at most 1.4e-12, 700 times below it; the smallest
+ * held weight 2.7e-6, 2,700 times above it.
  */
 export const DUST_SHARE: f64 = 1e-9;
 
