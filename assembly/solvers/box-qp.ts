@@ -557,30 +557,46 @@ function vertexStart(Q: usize, N: i32, lo: f64, hi: f64, w: usize): void {
 }
 
 /**
- * Clip and redistribute (docs/method.md §5.6): the point w_i = min(hi, max(lo, c·v_i)) with Σw = 1, for v ≥ 0
- * (N entries, not all zero unless N·lo = 1): the excess over a bound is spread over the unclipped names in
- * proportion to v, repeated until no bound is violated (a water-filling; c is found by bisection on the
- * non-decreasing Σ clip(c·v), then fixed in closed form on the unclipped names). Names with v_i = 0 stay at lo
- * unless the others at hi cannot reach 1, then they share the rest equally. Deterministic, O(N·64).
+ * Clip and redistribute (docs/method.md §5.6, "The clip-and-redistribute rule"): the point
+ * w_i = min(hi, max(lo, c·v_i)) with Σw = 1, for v ≥ 0 (N entries, not all zero unless N·lo = 1): the excess over a
+ * bound is spread over the unclipped names in proportion to v, repeated until no bound is violated (a
+ * water-filling; c is found by bisection on the non-decreasing Σ clip(c·v), then fixed in closed form on the
+ * unclipped names). **Dust**: a name with v_i ≤ dust·Σ_{v>0} v (v_i ≤ 0 always) is not held: it stays at lo unless
+ * the held names at hi cannot reach 1, then the names not held share the rest equally, (1 − n_held·hi)/n_rest
+ * each. The driver passes `DUST_SHARE` (1e-9, assembly/strategies/driver.ts) for the clipped strategies; the
+ * solvers' starting points pass 0 (only v_i = 0 is not held). Guarantees (§5.6): Σw = 1 and lo ≤ w ≤ hi (to
+ * rounding); v_i ≤ v_j ⇒ w_i ≤ w_j; one common multiplier on the unclipped names (w_i/w_j = v_i/v_j there);
+ * v within the bounds and without dust is returned as v/Σv. Deterministic, O(N·64).
  * With lo = 0, hi = 1 and Σv = 1 it returns v/Σv. Bounds must be feasible (`feasibleBounds`); `out` may alias `v`.
  */
-export function waterFill(v: usize, N: i32, lo0: f64, hi0: f64, out: usize): void {
+export function waterFill(v: usize, N: i32, lo0: f64, hi0: f64, out: usize, dust: f64 = 0.0): void {
   const lo = effectiveLo(N, lo0);
   const hi = effectiveHi(N, hi0);
-  // names with v = 0 at lo; if the others at hi are short of 1, the zero names share the rest equally
+  // dust (v_i ≤ floor) is not held; floor = 0 without dust: only v_i ≤ 0 (and NaN) is not held
+  let floor = 0.0;
+  if (dust > 0.0) {
+    let sum = 0.0;
+    for (let i: i32 = 0; i < N; i++) {
+      const x = load<f64>(v + (<usize>i << 3));
+      if (x > 0.0) sum += x;
+    }
+    floor = dust * sum;
+  }
+  // names not held at lo; if the held ones at hi are short of 1, those not held share the rest equally
   let nPos: i32 = 0;
   let vmin = Infinity;
   for (let i: i32 = 0; i < N; i++) {
     const x = load<f64>(v + (<usize>i << 3));
-    if (x > 0.0) { nPos++; if (x < vmin) vmin = x; }
+    if (x > floor) { nPos++; if (x < vmin) vmin = x; }
   }
   const nZero = N - nPos;
   let zeroVal = lo;
   if (nPos == 0 || <f64>nPos * hi + <f64>nZero * lo < 1.0) {
-    zeroVal = nZero > 0 ? (1.0 - <f64>nPos * hi) / <f64>nZero : lo;
+    // within [lo, hi] to rounding (hi = 1/N: (1 − nPos/N)/nZero can round one ulp above it)
+    zeroVal = nZero > 0 ? clip((1.0 - <f64>nPos * hi) / <f64>nZero, lo, hi) : lo;
     for (let i: i32 = 0; i < N; i++) {
       const x = load<f64>(v + (<usize>i << 3));
-      store<f64>(out + (<usize>i << 3), x > 0.0 ? hi : zeroVal);
+      store<f64>(out + (<usize>i << 3), x > floor ? hi : zeroVal);
     }
     return;
   }
@@ -594,7 +610,7 @@ export function waterFill(v: usize, N: i32, lo0: f64, hi0: f64, out: usize): voi
     let s = 0.0;
     for (let i: i32 = 0; i < N; i++) {
       const x = load<f64>(v + (<usize>i << 3));
-      if (x > 0.0) s += clip(c * x, lo, hi);
+      if (x > floor) s += clip(c * x, lo, hi);
     }
     if (s < target) cLo = c; else cHi = c;
   }
@@ -604,7 +620,7 @@ export function waterFill(v: usize, N: i32, lo0: f64, hi0: f64, out: usize): voi
   let freeV = 0.0;
   for (let i: i32 = 0; i < N; i++) {
     const x = load<f64>(v + (<usize>i << 3));
-    if (!(x > 0.0)) continue;
+    if (!(x > floor)) continue;
     const y = c * x;
     if (y <= lo) fixedSum += lo;
     else if (y >= hi) fixedSum += hi;
@@ -614,7 +630,7 @@ export function waterFill(v: usize, N: i32, lo0: f64, hi0: f64, out: usize): voi
   for (let i: i32 = 0; i < N; i++) {
     const x = load<f64>(v + (<usize>i << 3));
     let y = lo;
-    if (x > 0.0) {
+    if (x > floor) {
       const t = c * x;
       y = t <= lo ? lo : (t >= hi ? hi : clip(cf * x, lo, hi));
     }

@@ -259,11 +259,25 @@ function volatilities(S: usize, N: i32, sd: usize): Status {
 }
 
 /**
- * ivp and hrp under bounds (docs/method.md §5.6): their weights clipped to [lo, hi] and the excess redistributed in
- * proportion among the unclipped names, until no bound is violated (`waterFill`). Without bounds: untouched.
+ * The dust threshold of the clipped strategies (docs/method.md §5.6, "The clip-and-redistribute rule"): before the
+ * bounds are applied, a name whose unbounded weight is at most DUST_SHARE of the vector's sum is not held (it is
+ * treated as 0: at lo, or a share of what the held names at hi leave). 1e-9 is the solvers' acceptance tolerance
+ * (the KKT and budget residuals, §4.3, §5.6): setting such a weight to 0 moves the budget by less than the
+ * certificate that accepted it allows, so the solver has not told it from 0. Measured on 16 real windows
+ * (cvxportfolio, kaggle; 430–486 tickers, three frequencies, herc/hrp/ivp/nco; docs/method.md §5.6): dust only in
+ * monthly nco (u_i·y_c with u_i a cluster QP's near-zero weight), at most 1.4e-12, 700 times below it; the smallest
+ * held weight 2.7e-6, 2,700 times above it.
+ */
+export const DUST_SHARE: f64 = 1e-9;
+
+/**
+ * herc, hrp, ivp and nco under bounds (docs/method.md §5.6, "The clip-and-redistribute rule"): their unbounded
+ * weights, with dust (≤ DUST_SHARE of the sum) not held, clipped to [lo, hi] and the excess redistributed in
+ * proportion among the unclipped names until no bound is violated (`waterFill`). Without bounds: untouched (the
+ * default rows bit for bit, dust included).
  */
 function clipped(f: Frame, out: usize, st: Status): Status {
-  if (st == Status.Ok && f.bounded()) waterFill(out, f.N, f.lo, f.hi, out);
+  if (st == Status.Ok && f.bounded()) waterFill(out, f.N, f.lo, f.hi, out, DUST_SHARE);
   return st;
 }
 

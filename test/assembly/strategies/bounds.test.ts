@@ -16,6 +16,7 @@ import {
 import { Status } from "../../../assembly/shared/status.js";
 import { Slot, STRATEGY_COUNT, FREQUENCY_COUNT, SERIES_COUNT } from "../../../assembly/shared/vocabulary.js";
 import { factorPrices } from "../../helpers/prices.js";
+import { createEngine, type PriceMatrix } from "../../../src/index.js";
 
 const wasm = engine();
 const require = createRequire(import.meta.url);
@@ -101,6 +102,78 @@ describe("ivp and hrp: clip and redistribute (water-filling)", () => {
           }
         }
       }), { numRuns: 100, seed: 3 });
+  });
+});
+
+/**
+ * The clip-and-redistribute rule on a given vector v (docs/method.md §5.6): ivp of Σ = diag(1/v_i²) is v/Σv (the
+ * kernel's 1/√Σ_ii is this 1/√Σ_ii, bit for bit: IEEE √ and ÷), so the bounded ivp row is `waterFill` of v with
+ * the driver's dust threshold. Returns the bounded weights and v as the kernel forms it (before normalising).
+ */
+function clipOf(v: readonly number[], lo: number, hi: number): { w: Float64Array; v: number[] } {
+  const N = v.length;
+  const S = new Float64Array(N * N);
+  v.forEach((x, i) => (S[i * N + i] = 1 / (x * x)));
+  const r = tryBoundedWeights(wasm, "ivp", S, N, lo, hi);
+  expect(r.status).toBe(Status.Ok);
+  return { w: r.value, v: Array.from(v, (_, i) => 1 / Math.sqrt(S[i * N + i])) };
+}
+
+/** The dust threshold of docs/method.md §5.6 (DUST_SHARE in assembly/strategies/driver.ts): v_i ≤ 1e-9·Σv. */
+const DUST = 1e-9;
+
+describe("clip and redistribute with dust (docs/method.md §5.6: v_i ≤ 1e-9·Σv is not held)", () => {
+  it("two dust names share equally what the held names at the cap leave: (0.3, 0.3, 0.3, 0.05, 0.05)", () => {
+    // v ∝ (1, 1, 1, 1e-10, 1e-11): held 3 × 0.3 = 0.9; in proportion the dust would get 0.0909 and 0.00909
+    const { w } = clipOf([1, 1, 1, 1e-10, 1e-11], 0, 0.3);
+    [0.3, 0.3, 0.3, 0.05, 0.05].forEach((x, i) => expect(w[i]).toBeCloseTo(x, 15));
+  });
+  it("a dust name does not get the cap (N = 6, max 0.19): (0.19 ×4, 0.12, 0.12), not (0.19 ×5, 0.05)", () => {
+    // held 4 × 0.19 = 0.76; in proportion (10 : 1) the first dust name reached the cap, the issue's symptom
+    const { w } = clipOf([1, 1, 1, 1, 1e-11, 1e-12], 0, 0.19);
+    [0.19, 0.19, 0.19, 0.19, 0.12, 0.12].forEach((x, i) => expect(w[i]).toBeCloseTo(x, 15));
+  });
+  it("a small weight above the threshold is held and takes the rest, dust below it stays at 0: (0.3 ×3, 0.1, 0)", () => {
+    // Σv ≈ 3: 1e-8 is 3.3e-9 of it (held), 1e-10 is 3.3e-11 (dust); in proportion: 0.0990 and 0.00099
+    const { w } = clipOf([1, 1, 1, 1e-8, 1e-10], 0, 0.3);
+    [0.3, 0.3, 0.3, 0.1, 0].forEach((x, i) => expect(w[i]).toBeCloseTo(x, 15));
+    expect(w[4]).toBe(0);
+  });
+  it("dust stays at min_weight when the held names can take the rest: (0.245 ×4, 0.02)", () => {
+    const { w } = clipOf([1, 1, 1, 1, 1e-12], 0.02, 0.3);
+    [0.245, 0.245, 0.245, 0.245, 0.02].forEach((x, i) => expect(w[i]).toBeCloseTo(x, 15));
+    expect(w[4]).toBe(0.02);
+  });
+  it("bounds held, sum 1, dust at lo (or the equal share), order kept, one multiplier inside (fast-check)", () => {
+    const entry = fc.oneof(
+      fc.double({ min: -3, max: 0, noNaN: true }).map((e) => ({ x: 10 ** e, dust: false })), // held: 1e-3 … 1
+      fc.double({ min: -16, max: -13, noNaN: true }).map((e) => ({ x: 10 ** e, dust: true })), // ≤ 1e-10 of Σv
+    );
+    fc.assert(fc.property(fc.array(entry, { minLength: 2, maxLength: 40 }), fc.double({ min: 0, max: 1, noNaN: true }),
+      fc.double({ min: 0, max: 1, noNaN: true }), (es, a, b) => {
+        fc.pre(es.some((e) => !e.dust));
+        const N = es.length;
+        const hi = 1 / N + (1 - 1 / N) * a * a; // caps near 1/N bind most
+        const lo = (1 / N) * b * b;
+        const { w, v } = clipOf(es.map((e) => e.x), lo, hi);
+        const sv = v.reduce((s, x) => s + x, 0);
+        es.forEach((e, i) => expect(v[i] <= DUST * sv).toBe(e.dust)); // the generator's classes are the rule's
+        inBox(w, lo, hi);
+        const held = es.filter((e) => !e.dust).length;
+        const nDust = N - held;
+        const saturated = held * hi + nDust * lo < 1;
+        for (let i = 0; i < N; i++) {
+          if (!es[i].dust) continue;
+          if (saturated) expect(w[i]).toBeCloseTo((1 - held * hi) / nDust, 14);
+          else expect(w[i]).toBe(lo);
+        }
+        for (let i = 0; i < N; i++) {
+          for (let j = 0; j < N; j++) if (v[i] <= v[j]) expect(w[i]).toBeLessThanOrEqual(w[j] + 1e-15);
+        }
+        const inside = Array.from(w, (x, i) => i).filter((i) => !es[i].dust && w[i] > lo + 1e-12 && w[i] < hi - 1e-12);
+        const c = inside.length > 0 ? w[inside[0]] / v[inside[0]] : 0;
+        for (const i of inside) expect(Math.abs(w[i] / v[i] - c) / c).toBeLessThanOrEqual(1e-12);
+      }), { numRuns: 300, seed: 30 });
   });
 });
 
@@ -327,5 +400,58 @@ describeWithSharedData("bounds on real rolling windows: singular monthly covaria
       windows++;
     }
     expect(windows).toBeGreaterThan(30);
+  });
+});
+
+/** The first 253 rows of a wide CSV from `from` on, the tickers with a close on every one (read naively). */
+function realWindow(file: readonly string[], from: string, tickers?: readonly string[]): PriceMatrix {
+  const lines = readFileSync(sharedDataPath(...file), "utf8").trim().split(/\r?\n/);
+  const header = lines[0].split(",");
+  const rows = lines.slice(1).map((l) => l.split(",")).filter((r) => r[0] >= from).slice(0, 253);
+  const cols = (tickers ?? header.slice(1)).map((t) => header.indexOf(t))
+    .filter((c) => rows.every((r) => r[c] !== "" && Number(r[c]) > 0));
+  const closes = rows.map((r) => cols.map((c) => Number(r[c])));
+  return { tickers: cols.map((c) => header[c]), dates: rows.map((r) => r[0]), closes };
+}
+
+describeWithSharedData("bounded nco on real windows: dust is not held; names not held share what held ones leave", () => {
+  it("kaggle S&P 500 from 2015-01-02 (479 tickers), monthly, max_weight 0.01: no dust name gets the cap", async () => {
+    const prices = realWindow(["kaggle-sp500-5yr", "adj_close_wide.csv"], "2015-01-01");
+    const N = prices.tickers.length;
+    expect([N, prices.dates[0], prices.dates[252]]).toEqual([479, "2015-01-02", "2016-01-04"]);
+    const eng = await createEngine();
+    const free = eng.weightsReport(prices, { strategies: ["nco"] }).weights["l1r.l2m.l3nco"];
+    const w = eng.weightsReport(prices, { strategies: ["nco"], max_weight: 0.01 }).weights["l1r.l2m.l3nco"];
+    const dust = free.flatMap((x, i) => (x > 0 && x <= DUST ? [i] : []));
+    const held = free.flatMap((x, i) => (x > DUST ? [i] : []));
+    // the window has solver dust: 8 names at 7.3e-15 … 3.6e-13, the smallest held weight is 1.2e-4
+    expect(dust.length).toBe(8);
+    expect(Math.max(...dust.map((i) => free[i]))).toBeLessThan(1e-12);
+    expect(Math.min(...held.map((i) => free[i]))).toBeGreaterThan(1e-4);
+    inBox(w, 0, 0.01);
+    // 60 held names × 0.01 = 0.6 < 1: each held name at the cap, the other 419 (dust included) share 0.4 equally
+    expect(held.length).toBe(60);
+    for (const i of held) expect(w[i]).toBe(0.01);
+    const share = (1 - 0.01 * held.length) / (N - held.length);
+    free.forEach((x, i) => { if (!(x > DUST)) expect(w[i]).toBeCloseTo(share, 15); });
+    expect(dust.reduce((s, i) => s + w[i], 0)).toBeLessThan(0.008); // was 0.08: eight names at the cap
+  });
+
+  it("cvxportfolio, 20 tickers (A … AIZ) from 2008-01-02, max_weight 0.1: nearly equal weight, by the rule", async () => {
+    const file = readFileSync(sharedDataPath("cvxportfolio-sp500", "prices.csv"), "utf8");
+    const header = file.split(/\r?\n/, 1)[0].split(",");
+    const prices = realWindow(["cvxportfolio-sp500", "prices.csv"], "2008-01-01", header.slice(1).sort().slice(0, 20));
+    expect(prices.tickers).toHaveLength(20);
+    const eng = await createEngine();
+    const free = eng.weightsReport(prices, { strategies: ["nco"] }).weights;
+    const w = eng.weightsReport(prices, { strategies: ["nco"], max_weight: 0.1 }).weights;
+    // long-only nco holds 5 names (monthly), 7 (daily), 8 (weekly), fewer than the 10 a cap of 0.1 needs: each held
+    // name at the cap, the names it does not hold share the rest equally
+    for (const [k, n] of [["l1r.l2m.l3nco", 5], ["l1r.l2d.l3nco", 7], ["l1r.l2w.l3nco", 8]] as const) {
+      const held = free[k].filter((x) => x > DUST).length;
+      expect(held, k).toBe(n);
+      inBox(w[k], 0, 0.1);
+      free[k].forEach((x, i) => expect(w[k][i], k).toBeCloseTo(x > DUST ? 0.1 : (1 - 0.1 * n) / (20 - n), 15));
+    }
   });
 });
