@@ -20,6 +20,7 @@ import { EXIT, EXIT_CODES_HELP, errorLine, exitCodeFor } from "./exit-codes.js";
 import { exitQuietlyOnBrokenPipe } from "./output.js";
 import { isProcessEntry } from "../util/entry.js";
 import { packageVersion } from "../util/package-root.js";
+import { DEFAULT_STRATEGIES, STRATEGY_REGISTRY } from "../domain/strategies.js";
 
 
 /** Errors from commander itself (unknown option, missing argument) are printed as one `folio: …` line. */
@@ -34,7 +35,8 @@ function configure(cmd: Command): void {
 
 export function buildProgram(): Command {
   const program = new Command("folio")
-    .description("Folio: portfolio backtests and simulations of 7 allocation strategies x daily, weekly and monthly returns")
+    .description(`Folio: portfolio backtests and simulations of PathLit's ${DEFAULT_STRATEGIES.length} allocation strategies ` +
+      `(${STRATEGY_REGISTRY.length} in all with --strategies) x daily, weekly and monthly returns`)
     .version(packageVersion(), "-V, --version")
     .addHelpText("after", `
 Examples (the tickers of the default store, the embedded synthetic universe; folio tickers lists them):

@@ -2,6 +2,7 @@
  * Terminal output of the CLI: aligned tables, CSV, and a progress bar on stderr (TTY only, so pipes and scripts
  * see clean output). Results go to stdout, progress and errors to stderr.
  */
+import { displayOrder } from "../domain/strategies.js";
 import { ProgressBar } from "./progress.js";
 
 const guarded = new WeakSet<NodeJS.WritableStream>();
@@ -29,12 +30,26 @@ export function exitQuietlyOnBrokenPipe(
 
 export type Align = "left" | "right";
 
+/**
+ * The rows of a table keyed by series id in their first cell, in display order (src/domain/strategies.ts
+ * `displayOrder`: by strategy, then daily, weekly, monthly; portfolios and the benchmark last), as the page shows
+ * them. Only the human tables are reordered: CSV and JSON keep the response's order.
+ */
+export function seriesRowsInDisplayOrder(rows: string[][]): string[][] {
+  return displayOrder(rows.map((r) => r[0])).map((i) => rows[i]);
+}
+
 /** A plain-text table: a header row, a rule, then rows; columns padded to their widest cell. */
 export function formatTable(headers: string[], rows: string[][], align: Align[] = []): string {
   const widths = headers.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? "").length)));
   const pad = (s: string, c: number) => ((align[c] ?? (c === 0 ? "left" : "right")) === "left" ? s.padEnd(widths[c]) : s.padStart(widths[c]));
   const line = (cells: string[]) => cells.map((s, c) => pad(s ?? "", c)).join("  ").trimEnd();
   return [line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n") + "\n";
+}
+
+/** `formatTable` of rows keyed by series id (first cell), in display order (`seriesRowsInDisplayOrder`). */
+export function seriesTable(headers: string[], rows: string[][], align: Align[] = []): string {
+  return formatTable(headers, seriesRowsInDisplayOrder(rows), align);
 }
 
 /** RFC 4180 CSV: fields with a comma, quote or newline are quoted; lines end with \n. */

@@ -144,6 +144,25 @@ export const benchmarkId = (ticker: string): BenchmarkId => `benchmark.${ticker}
 /** The index of the benchmark's series among `ids`, or −1. */
 export const benchmarkIndex = (ids: readonly string[]): number => ids.findIndex((id) => id.startsWith("benchmark."));
 
+/** The frequencies in the order people read them (daily, weekly, monthly): the page's and the CLI tables' order. */
+export const DISPLAY_FREQUENCIES: readonly Frequency[] = ["d", "w", "m"];
+
+/**
+ * The indices of `ids` in display order (the page's tables and the CLI's, issue 30): the strategies in the order
+ * they first appear, each daily, weekly, monthly; then own portfolios and the benchmark, in response order. Response
+ * bodies, CSV and JSON keep PathLit's order (alphabetical ids: d, m, w).
+ */
+export function displayOrder(ids: readonly string[]): number[] {
+  const strategies: string[] = [];
+  const rank = ids.map((id, index) => {
+    const m = /^l1r\.l2([a-z])\.l3(.+)$/.exec(id);
+    if (m === null) return (id.startsWith("benchmark.") ? 2e6 : 1e6) + index;
+    if (!strategies.includes(m[2])) strategies.push(m[2]);
+    return strategies.indexOf(m[2]) * DISPLAY_FREQUENCIES.length + DISPLAY_FREQUENCIES.indexOf(m[1] as Frequency);
+  });
+  return ids.map((_, i) => i).sort((a, b) => rank[a] - rank[b]);
+}
+
 export function strategyId(f: Frequency, s: Strategy): StrategyId {
   return `l1r.l2${f}.l3${s}`;
 }

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { STRATEGY_IDS, STRATEGY_REGISTRY } from "../../src/domain/strategies.js";
+import { ALL_SERIES_IDS, DISPLAY_FREQUENCIES, displayOrder, STRATEGY_IDS, STRATEGY_REGISTRY } from "../../src/domain/strategies.js";
 // @ts-expect-error plain ES module of the page, no type declarations
 import * as C from "../../web/js/compute.js";
 
@@ -21,6 +21,15 @@ describe("the page's display order and names", () => {
     expect(rows[0]).toMatchObject({ id: "l1r.l2d.l3ewp", merged: true });
     expect(rows.slice(1, 4).map((r) => r.id)).toEqual(["l1r.l2d.l3gmvp", "l1r.l2w.l3gmvp", "l1r.l2m.l3gmvp"]);
     for (const r of rows) expect(STRATEGY_IDS[r.index]).toBe(r.id);
+  });
+
+  it("orders like the library's displayOrder (the CLI's tables), for any selection with portfolios and a benchmark", () => {
+    expect(C.FREQ_ORDER).toEqual([...DISPLAY_FREQUENCIES]);
+    fc.assert(fc.property(fc.subarray([...ALL_SERIES_IDS], { minLength: 1 }), fc.nat(3), fc.boolean(), (ids, portfolios, benchmark) => {
+      const all = [...ids, ...Array.from({ length: portfolios }, (_, k) => `portfolio.p${k}`), ...(benchmark ? ["benchmark.SPY"] : [])];
+      const page = C.displayRows(all, (i: number) => [i]).map((r: Row) => r.index);
+      expect(page).toEqual(displayOrder(all));
+    }));
   });
 
   it("keeps ewp's three rows when their values differ", () => {

@@ -89,7 +89,7 @@ describe("folio CLI (built)", () => {
     for (const t of store.list()) expect(r.stdout).toContain(t.ticker);
   });
 
-  it("prints a readable backtest table: a header, a rule and one row per strategy in response order", async () => {
+  it("prints a readable backtest table: a header, a rule and one row per strategy in the page's order (d, w, m)", async () => {
     const tickers = await someTickers();
     const r = await run(["backtest", ...tickers]);
     expect(r.code, r.stderr).toBe(0);
@@ -99,7 +99,9 @@ describe("folio CLI (built)", () => {
     expect(lines[header]).toMatch(/final value\s+total\s+ann\. return\s+ann\. vol\s+sharpe\s+max drawdown/);
     expect(lines[header + 1]).toMatch(/^-+( +-+){6}$/);
     const rows = lines.slice(header + 2, header + 23);
-    expect(rows.map((l) => l.split(/\s+/)[0])).toEqual([...STRATEGY_IDS]);
+    // By strategy, then daily, weekly, monthly (issue 30: the rows came as d, m, w), like the page's tables.
+    const strategies = [...new Set(STRATEGY_IDS.map((id) => id.slice("l1r.l2d.l3".length)))];
+    expect(rows.map((l) => l.split(/\s+/)[0])).toEqual(strategies.flatMap((s) => ["d", "w", "m"].map((f) => `l1r.l2${f}.l3${s}`)));
     for (const row of rows) expect(row).toMatch(/^\S+\s+[\d,]+\.\d{2}\s+-?[\d.]+%\s+-?[\d.]+%\s+[\d.]+%\s+-?[\d.]+\s+[\d.]+%$/);
     expect(lines[0]).toContain(tickers.join(", "));
   });

@@ -6,7 +6,7 @@
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { STRATEGY_IDS } from "../../src/domain/strategies.js";
+import { displayOrder, STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { alignPrices, createEngine, openStore, summarize } from "../../src/index.js";
 import { summarizeSims } from "../../src/report/sims-summary.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
@@ -42,8 +42,13 @@ describe("risk tables of the CLI (built)", () => {
     const out = await run(["backtest", ...TICKERS]);
     const rows = table(out, /^strategy\s+sortino\s+calmar\s+VaR 95%\s+CVaR 95%$/);
     const lib = summarize((await createEngine()).pathsReport(alignPrices(await openStore(), TICKERS)));
-    expect(rows.map((r) => r[0])).toEqual([...STRATEGY_IDS]);
-    rows.forEach((r, i) => expect(r.slice(1)).toEqual([num(lib[i].sortino), num(lib[i].calmar), pct(lib[i].var_95), pct(lib[i].cvar_95)]));
+    // the page's order: by strategy, then daily, weekly, monthly (docs: src/domain/strategies.ts displayOrder)
+    const order = displayOrder(STRATEGY_IDS);
+    expect(rows.map((r) => r[0])).toEqual(order.map((i) => STRATEGY_IDS[i]));
+    rows.forEach((r, k) => {
+      const i = order[k];
+      expect(r.slice(1)).toEqual([num(lib[i].sortino), num(lib[i].calmar), pct(lib[i].var_95), pct(lib[i].cvar_95)]);
+    });
   });
 
   it("folio simulate prints the library's 5/25/50/75/95th percentiles of the final value per strategy", async () => {
@@ -51,11 +56,26 @@ describe("risk tables of the CLI (built)", () => {
     const rows = table(out, /^strategy\s+p5\s+p25\s+p50\s+p75\s+p95$/);
     const sims = (await createEngine()).simsReport(alignPrices(await openStore(), TICKERS), { run_count: 6, seed: "11" });
     const lib = summarizeSims({ dates: sims.dates, values: sims.values });
-    expect(rows.map((r) => r[0])).toEqual([...STRATEGY_IDS]);
-    rows.forEach((r, i) => {
+    const order = displayOrder(STRATEGY_IDS);
+    expect(rows.map((r) => r[0])).toEqual(order.map((i) => STRATEGY_IDS[i]));
+    rows.forEach((r, k) => {
+      const i = order[k];
       expect(r.slice(1)).toEqual([lib[i].final_value_p5, lib[i].final_value_p25, lib[i].final_value_p50, lib[i].final_value_p75,
         lib[i].final_value_p95].map(money));
       expect(lib[i].final_value_p5 as number).toBeLessThanOrEqual(lib[i].final_value_p95 as number);
     });
+  });
+});
+
+describe("the CLI's rebalancing table (issue 30: turnover 17.96 against the page's 1796 %)", () => {
+  it("folio backtest --rebalance prints each series' turnover as a percentage, like the page", async () => {
+    const out = await run(["backtest", ...TICKERS, "--rebalance", "quarterly", "--json"]);
+    const json = JSON.parse(out) as { rebalance: { series: { PATH: string; turnover: number }[] } };
+    const text = await run(["backtest", ...TICKERS, "--rebalance", "quarterly"]);
+    const rows = table(text, /^strategy\s+rebalances\s+turnover\s+costs paid$/);
+    const byId = new Map(json.rebalance.series.map((s) => [s.PATH, s.turnover]));
+    expect(rows.length).toBe(21);
+    for (const r of rows) expect(r[2]).toBe(pct(byId.get(r[0])!));
+    expect(rows.some((r) => Number.parseFloat(r[2]) > 100)).toBe(true);
   });
 });

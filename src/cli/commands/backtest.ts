@@ -8,7 +8,7 @@ import { createEngine } from "../../index.js";
 import { summarize, type StrategySummary } from "../../report/summary.js";
 import { boundsOf, strategiesOf, withBenchmark, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
 import { UsageError } from "../exit-codes.js";
-import { formatTable, fmtMoney, fmtNum, fmtPct, Progress, toCsv } from "../output.js";
+import { seriesTable, fmtMoney, fmtNum, fmtPct, Progress, toCsv } from "../output.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
 
 export const SUMMARY_FIELDS = [
@@ -17,7 +17,7 @@ export const SUMMARY_FIELDS = [
 ] as const satisfies readonly (keyof StrategySummary)[];
 
 export function summaryTable(rows: StrategySummary[]): string {
-  return formatTable(
+  return seriesTable(
     ["strategy", "final value", "total", "ann. return", "ann. vol", "sharpe", "max drawdown"],
     rows.map((r) => [r.PATH, fmtMoney(r.final_value), fmtPct(r.total_return), fmtPct(r.annualised_return),
       fmtPct(r.annualised_volatility), fmtNum(r.sharpe), fmtPct(r.max_drawdown)]),
@@ -26,7 +26,7 @@ export function summaryTable(rows: StrategySummary[]): string {
 
 /** The figures relative to the benchmark (docs/method.md §7.3), when the rows have them. */
 export function relativeTable(rows: StrategySummary[]): string {
-  return formatTable(
+  return seriesTable(
     ["series", "beta", "alpha", "tracking error", "info ratio", "correlation", "up capture", "down capture"],
     rows.map((r) => [r.PATH, fmtNum(r.beta ?? null), fmtPct(r.alpha ?? null), fmtPct(r.tracking_error ?? null),
       fmtNum(r.information_ratio ?? null), fmtNum(r.correlation ?? null), fmtNum(r.up_capture ?? null),
@@ -36,7 +36,7 @@ export function relativeTable(rows: StrategySummary[]): string {
 
 /** The risk figures (docs/method.md §7.1) as a second table, so that neither table is too wide for a terminal. */
 export function riskTable(rows: StrategySummary[]): string {
-  return formatTable(
+  return seriesTable(
     ["strategy", "sortino", "calmar", "VaR 95%", "CVaR 95%"],
     rows.map((r) => [r.PATH, fmtNum(r.sortino), fmtNum(r.calmar), fmtPct(r.var_95), fmtPct(r.cvar_95)]),
   );
@@ -68,7 +68,7 @@ minus the 5th percentile, linear interpolation; CVaR = minus the mean of the ret
 --rebalance monthly|quarterly|annual|k re-optimises on the first test day of each new period (or every k test days)
 from the 252 closes before it (--window expanding: every close before it) and trades at that close, paying
 --costs-bps basis points of the traded value; the purchase is free. The table then adds the number of
-rebalances, the total turnover (sum of half the L1 distances between target and drifted weights) and the costs paid.
+rebalances, the total turnover in percent (sum of half the L1 distances between target and drifted weights) and the costs paid.
 
 --json prints {tickers, first_date, last_date, days, covariance_fallback, summary: [...]} (with --rebalance also
 rebalance: {rule, window, costs_bps, dates, series: [{PATH, rebalances, turnover, costs_paid}]});
@@ -122,8 +122,8 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
           `(${reb.dates.length} dates, ${reb.window} window, ${reb.costs_bps} bps costs) to ${last}`
         : `held to ${last}`;
       const trades = reb
-        ? "\n" + formatTable(["strategy", "rebalances", "turnover", "costs paid"],
-          reb.series.map((r) => [r.PATH, String(r.rebalances), fmtNum(r.turnover), fmtMoney(r.costs_paid)]))
+        ? "\n" + seriesTable(["strategy", "rebalances", "turnover", "costs paid"],
+          reb.series.map((r) => [r.PATH, String(r.rebalances), fmtPct(r.turnover), fmtMoney(r.costs_paid)]))
         : "";
       process.stdout.write(
         `${prices.tickers.join(", ")}: 100,000 USD bought at the close of ${first}, ${held} ` +

@@ -9,7 +9,7 @@ import { FLOW_PERIODS, MAX_HORIZON_DAYS } from "../../pipeline/planning.js";
 import type { SimsSeriesSummary } from "../../report/sims-summary.js";
 import { TRADING_DAYS_PER_YEAR } from "../../report/summary.js";
 import { UsageError } from "../exit-codes.js";
-import { fmtMoney, fmtPct, formatTable } from "../output.js";
+import { fmtMoney, fmtPct, seriesTable } from "../output.js";
 
 /** The planner's flags as commander parses them. */
 export interface PlanningFlags {
@@ -111,7 +111,7 @@ export function isPlanning(f: PlanningFlags): boolean {
 
 /** The planning table: per series, the planner's headline figures (percentages and dollars, as the page shows them). */
 export function planningTable(rows: readonly SimsSeriesSummary[]): string {
-  return formatTable(
+  return seriesTable(
     ["series", "P(success)", "P(target)", "median final", "median final (real)", "p10 real", "p90 real",
       "median ann. return", "money-weighted", "safe withdrawal"],
     rows.map((r) => [r.PATH, fmtPct(r.success_probability, 1), fmtPct(r.target_probability, 1), fmtMoney(r.final_value_p50),

@@ -8,7 +8,7 @@ import { loadKernels } from "../../engine/index.js";
 import type { SimsStrategySummary } from "../../report/summary.js";
 import { simsInChunks } from "../sims-chunks.js";
 import { boundsOf, strategiesOf, withBenchmark, loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
-import { formatTable, fmtMoney, fmtPct, Progress, toCsv } from "../output.js";
+import { seriesTable, fmtMoney, fmtPct, Progress, toCsv } from "../output.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
 import { isPlanning, planningOptionsOf, planningTable, withPlanningOptions, type PlanningFlags } from "./planning-args.js";
 
@@ -107,13 +107,13 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
           ? `, rebalanced ${typeof report.rebalance.rule === "number" ? `every ${report.rebalance.rule} test days` : report.rebalance.rule} ` +
             `(${report.rebalance.dates.length} dates, ${report.rebalance.window} window, ${report.rebalance.costs_bps} bps costs)`
           : "") + ".\n\n" +
-        formatTable(
+        seriesTable(
           ["strategy", "final min", "final median", "final mean", "final max", "P(loss)", "mean ann. return", "mean max dd"],
           summary.map((r) => [r.PATH, fmtMoney(r.final_value_min), fmtMoney(r.final_value_median), fmtMoney(r.final_value_mean),
             fmtMoney(r.final_value_max), fmtPct(r.loss_probability, 0), fmtPct(r.mean_annualised_return), fmtPct(r.mean_max_drawdown)]),
         ) +
         "\nPercentiles of the final value over the runs:\n\n" +
-        formatTable(
+        seriesTable(
           ["strategy", "p5", "p25", "p50", "p75", "p95"],
           summary.map((r) => [r.PATH, fmtMoney(r.final_value_p5), fmtMoney(r.final_value_p25), fmtMoney(r.final_value_p50),
             fmtMoney(r.final_value_p75), fmtMoney(r.final_value_p95)]),

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import type { StrategyId } from "../../domain/strategies.js";
 import { createEngine } from "../../index.js";
 import { boundsOf, strategiesOf, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
-import { formatTable, fmtPct, Progress, toCsv } from "../output.js";
+import { seriesTable, fmtPct, Progress, toCsv } from "../output.js";
 import { splitTickers } from "./shared-args.js";
 
 export function registerWeights(program: Command): Command {
@@ -40,7 +40,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     } else {
       process.stdout.write(
         `Weights from ${prices.dates[0]} to ${prices.dates[251]} (252 training days), covariance ${opts.covariance}, hrp ${opts.hrp}:\n\n` +
-        formatTable(["strategy", ...tickers], ids.map((id) => [id, ...weights[id].map((w) => fmtPct(w))])),
+        seriesTable(["strategy", ...tickers], ids.map((id) => [id, ...weights[id].map((w) => fmtPct(w))])),
       );
     }
   });
