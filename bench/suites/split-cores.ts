@@ -33,7 +33,7 @@ import { respondWeights } from "../../src/pipeline/respond.js";
 import { checkPrices } from "../../src/pipeline/validate.js";
 import { warmUp } from "../../src/pipeline/warmup.js";
 import type { Frequency, Strategy } from "../../src/domain/vocabulary.js";
-import { splitParts, type WeightsPart } from "../../src/workers/split.js";
+import { splitParts, type WeightsPart } from "../../src/pipeline/split-plan.js";
 import { factorPrices } from "../prices.js";
 
 const T = 253;

@@ -218,7 +218,7 @@ export function paddedOrder(N: number): number {
 /**
  * Whether the paper HRP of N assets over n observations finds its single linkage without the N³ Gram (the rule of
  * assembly/cluster/mst.ts `prunedLinkageApplies`, from the shared constants): the split planner's estimate of which
- * Grams are computed (src/workers/split.ts).
+ * Grams are computed (src/pipeline/split-plan.ts).
  */
 export function prunedLinkageApplies(N: number, n: number): boolean {
   return n >= 2 && N >= MST_PRUNED_MIN_N && N >= MST_BASIS_RATIO * (n + 1);

@@ -15,7 +15,7 @@ import { makeEngine } from "./backtest.js";
 import type { ParallelJob, ParallelPrices, ParallelReply } from "./parallel.js";
 import { respondWeights } from "./respond.js";
 import { warmUp } from "./warmup.js";
-import { partBody } from "../workers/split.js";
+import { partBody } from "./split-plan.js";
 import type { WeightsOptions } from "../domain/types.js";
 
 const { wasm, kernels } = await loadEngine({ releaseAfterCall: false });

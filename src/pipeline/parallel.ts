@@ -1,7 +1,7 @@
 /**
  * The library's multi-core weights (issue #14 item 2, issue #20 item 4; docs/decisions.md "Splitting one large
  * request"): `engine.weightsReport` computed as the service computes a split request, with the service's part plans
- * (src/workers/split.ts `splitParts`, "balanced" by default) on `workers` threads (default: the service's default
+ * (src/pipeline/split-plan.ts `splitParts`, "balanced" by default) on `workers` threads (default: the service's default
  * worker count, the machine's available parallelism), and the parts assembled by the service's own code
  * (`runParts`): the same `WeightsReport` bit for bit (a part's rows are the full call's rows: the kernel guarantees
  * it per frequency, per slot mask and per Gram block, assembly/strategies/driver.ts), the same errors.
@@ -24,7 +24,7 @@ import { ALL_SERIES_IDS, selectStrategies } from "../domain/strategies.js";
 import type { PriceMatrix, Weights, WeightsOptions, WeightsReport } from "../domain/types.js";
 import type { Frequency, Strategy } from "../domain/vocabulary.js";
 import { fromWire, type WireError } from "../errors.js";
-import { runParts, splitParts, type PartOutcome, type SplitPlan, type WeightsPart } from "../workers/split.js";
+import { runParts, splitParts, type PartOutcome, type SplitPlan, type WeightsPart } from "./split-plan.js";
 import { fallbackIds, optionsFor } from "./respond.js";
 import { checkPrices } from "./validate.js";
 
@@ -32,7 +32,7 @@ import { checkPrices } from "./validate.js";
 export interface ParallelOptions {
   /** Threads (default: `availableParallelism()`, the service's default `WORKERS`). */
   workers?: number;
-  /** The part plan (default "balanced", the service's default: src/workers/split.ts). */
+  /** The part plan (default "balanced", the service's default: src/pipeline/split-plan.ts). */
   plan?: SplitPlan;
 }
 
@@ -53,7 +53,7 @@ export interface ParallelJob {
   frequency: Frequency;
   strategies?: Strategy[];
   gramRows?: [number, number];
-  /** The frequency's shared Gram: a block writes its rows into it, the hrp row reads it (src/workers/split.ts). */
+  /** The frequency's shared Gram: a block writes its rows into it, the hrp row reads it (src/pipeline/split-plan.ts). */
   gram?: Float64Array;
 }
 
@@ -184,7 +184,7 @@ export async function closeParallel(): Promise<void> {
 /**
  * `engine.weightsReport(prices, options)` computed on `parallel.workers` threads with the service's part plan. Same
  * result, same errors (options and prices are checked here first; when several parts fail, the failure the single
- * call meets first is thrown: src/workers/split.ts `runParts`).
+ * call meets first is thrown: src/pipeline/split-plan.ts `runParts`).
  */
 export async function weightsReportParallel(prices: PriceMatrix, options?: WeightsOptions,
   parallel: ParallelOptions = {}): Promise<WeightsReport> {

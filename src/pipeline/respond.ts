@@ -147,7 +147,7 @@ export interface Computation {
 }
 
 /**
- * The paper HRP's Gram in row blocks (src/workers/split.ts; src/engine/weights.ts `gramRows`, `gram`): `rows`
+ * The paper HRP's Gram in row blocks (src/pipeline/split-plan.ts; src/engine/weights.ts `gramRows`, `gram`): `rows`
  * [from, to) computes those rows of it (written into their place in `whole` when given: the N'×N' Gram the blocks'
  * workers put together in shared memory); `whole` alone starts the hrp row from the Gram put together.
  */

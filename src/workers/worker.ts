@@ -26,7 +26,7 @@ import { storeOfSnapshot } from "../store/backend.js";
 import type { BinaryPriceStore } from "../store/index.js";
 import type { StoreSnapshot } from "../store/types.js";
 import { codingFor, compressBody } from "./compress.js";
-import { partBody } from "./split.js";
+import { partBody } from "../pipeline/split-plan.js";
 import type {
   BacktestTask, ComputeTask, CompressTask, EncodingChoice, SleepTask, TaskResult, WeightsPartTask, WorkerConfig,
 } from "./tasks.js";

@@ -1,50 +1,94 @@
 /**
- * The layering of docs/architecture.md §1 holds for the runtime imports of src/: no module imports itself back
- * through others (a cycle makes load order matter and hides a missing layer). Type-only imports are left out: they
- * vanish at compile time.
+ * The layering of docs/architecture.md §1 holds for the runtime imports of src/ and of the page (web/): no module
+ * imports itself back through others (a cycle makes load order matter and hides a missing layer), and no layer of
+ * src/ imports a layer above it. Type-only imports are left out: they vanish at compile time.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
 
 const SRC = join(PROJECT_ROOT, "src");
+const WEB = join(PROJECT_ROOT, "web");
 
-function files(dir: string): string[] {
+function files(dir: string, ext: string): string[] {
   return readdirSync(dir).flatMap((f) => {
     const p = join(dir, f);
-    return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : [];
+    return statSync(p).isDirectory() ? files(p, ext) : p.endsWith(ext) ? [p] : [];
   });
 }
 
-/** The src/ modules a module imports at run time (relative specifiers; `import type` and `export type` left out). */
-function runtimeImports(file: string): string[] {
+/**
+ * The modules below `root` that a module imports at run time (`import type` and `export type` left out): relative
+ * specifiers, and for the page the absolute `/js/…` ones it is served under (src/http/web.ts: /js/ is web/js/).
+ */
+function runtimeImports(file: string, root: string, ext: string): string[] {
   const text = readFileSync(file, "utf8");
   const out: string[] = [];
-  const re = /^(?:import|export)\s+(?!type\b)(?:[^;]*?\s+from\s+)?["'](\.[^"']+)["']/gms;
+  const re = /^(?:import|export)\s+(?!type\b)(?:[^;]*?\s+from\s+)?["']((?:\.|\/js\/)[^"']+)["']/gms;
   for (const m of text.matchAll(re)) {
-    const target = resolve(dirname(file), m[1].replace(/\.js$/, ".ts"));
-    if (target.startsWith(SRC)) out.push(target);
+    const spec = m[1].startsWith("/js/") ? join(WEB, m[1]) : resolve(dirname(file), m[1]);
+    const target = ext === ".ts" ? spec.replace(/\.js$/, ".ts") : spec;
+    if (target.startsWith(root)) out.push(target);
   }
   return out;
 }
 
-describe("src/ module graph", () => {
-  it("has no import cycle (e.g. the store's index and backend used to import each other)", () => {
-    const graph = new Map(files(SRC).map((f) => [f, runtimeImports(f)]));
-    const state = new Map<string, "open" | "done">();
-    const cycles: string[] = [];
-    const visit = (f: string, path: string[]) => {
-      if (state.get(f) === "done") return;
-      if (state.get(f) === "open") {
-        cycles.push([...path.slice(path.indexOf(f)), f].map((x) => relative(SRC, x)).join(" → "));
-        return;
-      }
-      state.set(f, "open");
-      for (const g of graph.get(f) ?? []) visit(g, [...path, f]);
-      state.set(f, "done");
-    };
-    for (const f of graph.keys()) visit(f, []);
-    expect(cycles).toEqual([]);
+/** Every import cycle of the graph, as "a → b → a" (paths relative to root). */
+function cycles(graph: Map<string, string[]>, root: string): string[] {
+  const state = new Map<string, "open" | "done">();
+  const found: string[] = [];
+  const visit = (f: string, path: string[]) => {
+    if (state.get(f) === "done") return;
+    if (state.get(f) === "open") {
+      found.push([...path.slice(path.indexOf(f)), f].map((x) => relative(root, x)).join(" → "));
+      return;
+    }
+    state.set(f, "open");
+    for (const g of graph.get(f) ?? []) visit(g, [...path, f]);
+    state.set(f, "done");
+  };
+  for (const f of graph.keys()) visit(f, []);
+  return found;
+}
+
+const srcGraph = new Map(files(SRC, ".ts").map((f) => [f, runtimeImports(f, SRC, ".ts")]));
+
+/**
+ * The layers of docs/architecture.md §1, top to bottom: a module may import its own layer's modules and the layers
+ * below it, never a layer above. The bottom layer (the vocabulary, the error catalogue, the configuration reader,
+ * utilities) serves every layer.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ["index.ts", "cli", "http"],
+  ["workers"],
+  ["pipeline"],
+  ["report", "engine", "store"],
+  ["domain", "errors.ts", "config.ts", "util"],
+];
+const layerOf = (file: string): number => {
+  const top = relative(SRC, file).split(sep)[0];
+  const k = LAYERS.findIndex((names) => names.includes(top));
+  if (k < 0) throw new Error(`src/${top} is in no layer of docs/architecture.md §1: add it to LAYERS`);
+  return k;
+};
+
+describe("module graphs", () => {
+  it("src/ has no import cycle (e.g. the store's index and backend used to import each other)", () => {
+    expect(cycles(srcGraph, SRC)).toEqual([]);
+  });
+
+  it("src/: no layer imports a layer above it (e.g. pipeline importing workers)", () => {
+    const upward: string[] = [];
+    for (const [f, targets] of srcGraph) {
+      for (const g of targets) if (layerOf(g) < layerOf(f)) upward.push(`${relative(SRC, f)} → ${relative(SRC, g)}`);
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it("the page (web/) has no import cycle (issue 30: charts → run → render → charts, form ↔ tickers)", () => {
+    const web = new Map(files(WEB, ".js").map((f) => [f, runtimeImports(f, WEB, ".js")]));
+    expect([...web.values()].flat().length).toBeGreaterThan(20); // the page's imports were read
+    expect(cycles(web, WEB)).toEqual([]);
   });
 });

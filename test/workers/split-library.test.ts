@@ -9,7 +9,7 @@ import { folioError } from "../../src/errors.js";
 import type { WeightsOptions, WeightsReport } from "../../src/domain/types.js";
 import type { Strategy } from "../../src/domain/vocabulary.js";
 import { closeParallel } from "../../src/pipeline/parallel.js";
-import { requestParts, runParts, splitParts, type WeightsPart } from "../../src/workers/split.js";
+import { requestParts, runParts, splitParts, type WeightsPart } from "../../src/pipeline/split-plan.js";
 import { factorPrices } from "../helpers/prices.js";
 import { assertWorkerBuilt } from "../helpers/app.js";
 

@@ -14,8 +14,9 @@ import { commitStore, seededSeries } from "../helpers/stores.js";
 import type { StoreSnapshot } from "../../src/store/types.js";
 import { ComputePool, type ComputeResult } from "../../src/workers/pool.js";
 import {
-  defaultPlan, denseGram, requestParts, runSplit, shouldSplit, splitParts, strategyGroups, SPLIT_PLANS, type SplitPlan, type WeightsPart,
-} from "../../src/workers/split.js";
+  defaultPlan, denseGram, requestParts, shouldSplit, splitParts, strategyGroups, SPLIT_PLANS, type SplitPlan, type WeightsPart,
+} from "../../src/pipeline/split-plan.js";
+import { runSplit } from "../../src/workers/split.js";
 import { SERIES_COUNT, STRATEGY_COUNT, FREQUENCY_NAMES, STRATEGY_NAMES } from "../../src/domain/vocabulary.js";
 import type { BacktestTask, ComputeKind } from "../../src/workers/tasks.js";
 import { assertWorkerBuilt, closeTestApp, createTestApp, type TestApp } from "../helpers/app.js";

@@ -2,13 +2,12 @@
 import uPlot from "/vendor/uPlot.esm.js";
 import {
   drawdownSeries, fanOfSummary, logRange, finalBoxOfSummary, moneyTickLabels, niceTicks, parseId, percentTickLabels, rollingReturn,
-  rollingVolatility, seriesKind, seriesLabel, seriesLine,
+  parseSeries, rollingVolatility, seriesKind, seriesLabel, seriesLine,
 } from "/js/compute.js";
 import { $, isPhone } from "./dom.js";
 import { api, showError } from "./api.js";
 import { state } from "./state.js";
 import { money, fmtMoney, fmtPct, fmtDate } from "./format.js";
-import { parseSeries } from "./run.js";
 import { dashSvg, renderLegend } from "./legend.js";
 
 export const chartHeight = () => (isPhone() ? 280 : 360);

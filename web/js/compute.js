@@ -555,3 +555,11 @@ export function rebalanceDates(dates, rule) {
   if (!period) return [];
   return dates.filter((d, j) => j > 0 && period(d) !== period(dates[j - 1]));
 }
+
+/** The series of the HTTP shape → ids, dates and numeric values. */
+export function parseSeries(list) {
+  const ids = list.map((s) => s.PATH);
+  const dates = list.length ? Object.keys(list[0]).filter((k) => k !== "PATH") : [];
+  const values = list.map((s) => Float64Array.from(dates, (d) => Number.parseFloat(s[d])));
+  return { ids, dates, values };
+}

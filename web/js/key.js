@@ -3,7 +3,7 @@ import { $ } from "./dom.js";
 import { KEY_STORAGE, ApiError, getKey, api, showError } from "./api.js";
 import { loadTickers } from "./tickers.js";
 import { state } from "./state.js";
-import { syncBlockLength } from "./form.js";
+import { restoreRequest, syncBlockLength } from "./form.js";
 
 /** The option selects; their values and defaults come from /v1/info's `options` (the server's one vocabulary). */
 export const OPTION_SELECTS = ["covariance", "hrp", "model", "drift"];
@@ -61,7 +61,7 @@ export async function checkKey(key, { saving }) {
     if (data?.options) applyOptions(data.options);
     showDataNote(data);
     showError(null);
-    await loadTickers();
+    if (await loadTickers()) runPending();
     return true;
   } catch (err) {
     if (err.status === 401) {
@@ -98,4 +98,13 @@ export function initKey() {
     $("key-status").textContent = "Key removed from this browser.";
     $("key-status").dataset.state = "forgotten";
   });
+}
+
+/** A request restored from the URL (web/app.js) runs once the key is checked and the tickers are loaded. */
+function runPending() {
+  if (!state.pending) return;
+  const req = state.pending;
+  state.pending = null;
+  restoreRequest(req);
+  $("run-form").requestSubmit();
 }

@@ -1,5 +1,5 @@
 // Running a request: the API bodies, the calls, the stale mark on older results.
-import { planFields, portfoliosField, rebalanceFields, strategiesField } from "/js/compute.js";
+import { parseSeries, planFields, portfoliosField, rebalanceFields, strategiesField } from "/js/compute.js";
 import { $ } from "./dom.js";
 import { ApiError, api as apiCall, showError } from "./api.js";
 import { state } from "./state.js";
@@ -26,13 +26,6 @@ export function apiBody(req) {
 /** The benchmark member (paths, report, sims; /weights refuses it). */
 const benchmarkField = (req) => (req.benchmark ? { benchmark: req.benchmark } : {});
 
-/** The series of the HTTP shape → ids, dates and numeric values. */
-export function parseSeries(list) {
-  const ids = list.map((s) => s.PATH);
-  const dates = list.length ? Object.keys(list[0]).filter((k) => k !== "PATH") : [];
-  const values = list.map((s) => Float64Array.from(dates, (d) => Number.parseFloat(s[d])));
-  return { ids, dates, values };
-}
 
 /** The tickers as the server echoes them (canonical case), else as requested. */
 export function canonicalTickers(res, body) {

@@ -2,11 +2,11 @@
 import { $ } from "./dom.js";
 import { api, showError } from "./api.js";
 import { state } from "./state.js";
-import { restoreRequest } from "./form.js";
 import { renderPortfolios } from "./portfolios.js";
 
 export const MAX_LISTED = 80;
 
+/** Loads the store's tickers into the picker; true when they are there (the caller then runs a pending request). */
 export async function loadTickers() {
   const status = $("ticker-status");
   status.textContent = "Loading tickers…";
@@ -19,15 +19,11 @@ export async function loadTickers() {
     $("benchmark-list").replaceChildren(...state.tickers.map((t) => new Option(t, t)));
     showError(null);
     renderTickerList();
-    if (state.pending) {
-      const req = state.pending;
-      state.pending = null;
-      restoreRequest(req);
-      $("run-form").requestSubmit();
-    }
+    return true;
   } catch (e) {
     status.textContent = "Could not load the tickers.";
     showError(e);
+    return false;
   }
 }
 
