@@ -21,11 +21,12 @@ import type { Frequency, Strategy } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
 import { median, summarize, TRADING_DAYS_PER_YEAR } from "../report/summary.js";
 import { SimsSummaryStream, type SimsSummaryReport } from "../report/sims-summary.js";
+import { RUN_FIELDS } from "../engine/sims.js";
 import { analysisOf, analysisProblems, type AnalysisSection } from "../report/analysis.js";
 import { formatIsoDay } from "../domain/dates.js";
 import { buckets } from "./calendar.js";
 import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
-import type { Kernels } from "./kernels.js";
+import type { Kernels, SimulateSummaryResult } from "./kernels.js";
 import { defaultSeed, parseSeed } from "./seed.js";
 import { checkBoundsFeasible, checkOptions, portfoliosProblems, type CheckedOptions } from "./validate.js";
 import { assumedMeans, plausibilityWarnings, timeline, type Warning } from "./planning.js";
@@ -144,6 +145,15 @@ export interface Computation {
   flows?: FlowSchedule;
   /** Present when the request rebalances (docs/method.md §7.2). */
   rebalance?: RebalanceOutcome;
+  /** A summary's chunk summarised by the engine (`compute`'s `summary`): each run's figures instead of `runs`. */
+  figures?: SimulateSummaryResult;
+}
+
+/** What the engine needs to summarise a chunk of runs itself (src/report/sims-summary.ts `kernelSpec`). */
+export interface SummarySpec {
+  benchmarkSeries: number;
+  iSpec: Int32Array;
+  fSpec: Float64Array;
 }
 
 /**
@@ -269,7 +279,8 @@ export interface PrecomputedWeights {
  * runs in chunks (src/cli/sims-chunks.ts).
  */
 export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: CheckedOptions,
-  precomputed?: PrecomputedWeights, body?: { out?: ArrayBuffer }, runFrom = 0, runCount = options.runCount): Computation {
+  precomputed?: PrecomputedWeights, body?: { out?: ArrayBuffer }, runFrom = 0, runCount = options.runCount,
+  summary?: SummarySpec): Computation {
   const N = prices.tickers.length;
   const T = prices.days.length;
   const { planning } = options;
@@ -362,7 +373,7 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const layout: SetLayout = { fixed: own.weights, columns: C, benchmarkColumn: bench?.column ?? -1 };
   const simWeights = new Float64Array(layoutRows(selection, N, layout) * C);
   writeSet(simWeights, 0, initial.weights, selection, N, layout);
-  const { values: flat, jitter, means: drawn } = kernels.simulateRuns({
+  const simInput = {
     trainCloses,
     firstTestClose: market.subarray(training * C, (training + 1) * C),
     nTest, N: C, tickers: assets, weights: simWeights, S: R,
@@ -370,7 +381,14 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     runFrom,
     runCount,
     capital,
-  });
+  };
+  if (summary !== undefined && kernels.simulateSummary !== undefined) {
+    const { benchmarkSeries, iSpec, fSpec } = summary;
+    const figures = kernels.simulateSummary({ ...simInput, benchmarkSeries, iSpec, fSpec });
+    return { ...base, ids, dates, testDays, figures, ...sims, choleskyJitter: figures.jitter, drawnMeans: figures.means,
+      assets, flows };
+  }
+  const { values: flat, jitter, means: drawn } = kernels.simulateRuns(simInput);
   const runs: Float64Array[][] = [];
   for (let k = 0; k < runCount; k++) runs.push(split(flat, R, nTest, k * R * nTest));
   return { ...base, ids, dates, testDays, runs: paidRuns(runs, paying), ...sims, choleskyJitter: jitter, drawnMeans: drawn, assets, flows };
@@ -714,16 +732,32 @@ export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: Check
     ...(opts.planning.targetValue === undefined ? {} : { targetValue: opts.planning.targetValue }),
   });
   const rebalance = new RebalanceAccumulator();
+  const S = first.ids.length;
   const feed = (c: Computation, from: number) => {
-    c.runs!.forEach((run, k) => stream.addRun(from + k, flatRun(run, n)));
+    if (c.figures !== undefined) {
+      const { rec, band, paid } = c.figures;
+      const runs = rec.length / (S * RUN_FIELDS);
+      const bandPerRun = band.length / runs;
+      const paidPerRun = paid.length / runs;
+      for (let k = 0; k < runs; k++) {
+        stream.addFigures(from + k, rec, k * S * RUN_FIELDS, RUN_FIELDS, band, k * bandPerRun, paid, k * paidPerRun,
+          paidPerRun / S);
+      }
+    } else {
+      c.runs!.forEach((run, k) => stream.addRun(from + k, flatRun(run, n)));
+    }
     if (c.rebalance) rebalance.add(c.rebalance);
   };
   feed(first, 0);
   onProgress(1, total);
-  const chunk = chunkRuns(first.ids.length, n, maxValues);
+  // buy and hold: the engine summarises each run where it makes it (its values never leave WebAssembly memory),
+  // chunks of runs bounded by what comes back (the figures and band values)
+  const spec = isBuyAndHold(opts.rebalance) && kernels.simulateSummary !== undefined ? stream.kernelSpec() : undefined;
+  const chunk = spec === undefined ? chunkRuns(S, n, maxValues)
+    : chunkRuns(S, RUN_FIELDS + spec.band + spec.paid, maxValues);
   for (let from = 1; from < total; from += chunk) {
     const count = Math.min(chunk, total - from);
-    feed(compute(kernels, "sims-summary", prices, opts, initial, undefined, from, count), from);
+    feed(compute(kernels, "sims-summary", prices, opts, initial, undefined, from, count, spec), from);
     onProgress(from + count, total);
   }
   const summaries = stream.summaries();

@@ -299,6 +299,42 @@ export class PlanAccumulator {
     this.added++;
   }
 
+  /**
+   * Run k as the engine summarised it (src/engine/sims.ts `simulateSummary`, the same arithmetic as `addRun`, so the
+   * same bits): per series s the record at `rec[recAt + s·RUN_FIELDS …]` (V_H, B_H, B_0, drawdown, depletion row,
+   * critical rate, loss, K, …), the band values at `band[bandAt + s·P …]` and the K flows paid at
+   * `paid[paidAt + s·cols …]`.
+   */
+  addFigures(k: number, rec: Float64Array, recAt: number, fields: number, band: Float64Array, bandAt: number,
+    paid: Float64Array, paidAt: number, paidCols: number): void {
+    const { series: S, n, schedule, initialValue: V0, bandRows } = this.p;
+    if (!(Number.isInteger(k) && k >= 0 && k < this.p.runs) || this.done[k] === 1) {
+      throw new RangeError(`PlanAccumulator.addFigures: run ${k} is not a free slot of 0 … ${this.p.runs - 1}`);
+    }
+    const H = n - 1;
+    const flows = schedule.rows.length > 0;
+    const P = bandRows.length;
+    for (let s = 0; s < S; s++) {
+      const r = recAt + s * fields;
+      const slot = k * S + s;
+      const gone = rec[r + 4];
+      this.finals[slot] = rec[r];
+      this.depleted[slot] = gone >= 0 ? 1 : 0;
+      this.twr[slot] = H >= 1 ? Math.pow(rec[r + 1] / rec[r + 2], TRADING_DAYS_PER_YEAR / H) - 1 : Number.NaN;
+      this.band.set(band.subarray(bandAt + s * P, bandAt + (s + 1) * P), slot * P);
+      this.critical[slot] = rec[r + 5];
+      if (flows) {
+        const K = rec[r + 7];
+        const from = paidAt + s * paidCols;
+        this.irr[slot] = moneyWeightedReturn(V0, schedule.rows, paid.subarray(from, from + K), K, n - 1, gone >= 0 ? 0 : rec[r]);
+      } else {
+        this.irr[slot] = Number.NaN;
+      }
+    }
+    this.done[k] = 1;
+    this.added++;
+  }
+
   /** The money-weighted return of one series of a run whose flows were just paid into `scratch`. */
   private runIrr(values: Float64Array, from: number, gone: number, V0: number): number {
     const { schedule, n } = this.p;
@@ -316,6 +352,11 @@ export class PlanAccumulator {
       U = V[t] / b;
     }
     return moneyWeightedReturn(V0, schedule.rows, this.paid, K, n - 1, gone >= 0 ? 0 : V[n - 1]);
+  }
+
+  /** The anniversary rows of the safe withdrawal rate and their inflation factors (for the engine's summary). */
+  anniversaries(): { withdrawalRows: Int32Array; withdrawalFactors: Float64Array } {
+    return { withdrawalRows: this.p.withdrawalRows, withdrawalFactors: this.withdrawalFactors };
   }
 
   /** The figures per series. Throws unless every run was added. */
