@@ -63,7 +63,8 @@ import {
 } from "../domain/vocabulary.js";
 import { gramRowBlocks, gramRowsAt, paddedOrder, prunedLinkageApplies } from "../engine/weights.js";
 import type { ComputePool, ComputeResult } from "./pool.js";
-import type { BacktestTask, SplitWeights, WeightsPartTask } from "./tasks.js";
+import type { BacktestTask, ComputeTask, SplitWeights, SummaryPartTask, WeightsPartTask } from "./tasks.js";
+import { summaryPartsApply } from "../pipeline/respond.js";
 
 
 export interface SplitOptions {
@@ -496,4 +497,65 @@ function failureRank(p: WeightsPart, reason: unknown): number {
 function requestError(e: unknown, limitMs: number): unknown {
   if (isFolioError(e) && e.code === "COMPUTE_TIMEOUT") return folioError("COMPUTE_TIMEOUT", { limitMs }, { limitMs });
   return e;
+}
+
+// ---- a sims summary's runs on every worker (issue 28's bench: docs/method.md §8.13) ----
+
+/** A buy-and-hold sims summary of at least this many runs is computed in parts, one per worker or more. */
+export const SUMMARY_SPLIT_MIN_RUNS = 1_000;
+
+/** Whether `task` is a sims summary computed in parts (`runSummarySplit`): buy and hold, enough runs, ≥ 2 workers. */
+export function shouldSplitSummary(task: ComputeTask, workers: number): task is BacktestTask {
+  if (task.kind !== "sims-summary" || workers < 2 || !("request" in task)) return false;
+  const runs = task.request.run_count ?? 0;
+  return runs >= SUMMARY_SPLIT_MIN_RUNS && summaryPartsApply(task.request);
+}
+
+/**
+ * The parts of a summary's runs 1 … runs − 1 (run 0 is the last step's own): 2 per worker, as even as integers allow,
+ * so that a light task waiting for the reserved worker (the parts use it too, like the weights parts) waits at most
+ * one part, and a worker slowed down by its neighbours leaves the other one more parts.
+ */
+export function summaryParts(runs: number, workers: number): [number, number][] {
+  const count = Math.max(1, Math.min(runs - 1, 2 * workers));
+  const out: [number, number][] = [];
+  let from = 1;
+  for (let p = 0; p < count; p++) {
+    const size = Math.floor((runs - 1) / count) + (p < (runs - 1) % count ? 1 : 0);
+    out.push([from, size]);
+    from += size;
+  }
+  return out;
+}
+
+/**
+ * A sims summary on every worker: its runs in `summaryParts` (`SummaryPartTask`s in parallel, each the engine's
+ * per-run figures, src/pipeline/respond.ts `summarisePart`), then the request's own task given them (`summaryParts`:
+ * transferred, not copied), which computes run 0 and the summary. Run k's figures do not depend on where it was
+ * computed, and the summary puts run k in slot k, so the body is the single task's, byte for byte. Memory: a part
+ * holds its runs' figures and band values (at most the summary's band budget over all parts, 96 MiB, plus 16 values
+ * per run and series); the last step keeps the band values where they came. Errors and deadline as `runSplit`.
+ */
+export async function runSummarySplit(pool: ComputePool, task: BacktestTask, o: SplitOptions = {}): Promise<ComputeResult> {
+  const limitMs = o.timeoutMs ?? pool.timeoutMs;
+  const deadline = Date.now() + limitMs;
+  const remaining = () => Math.max(1, deadline - Date.now());
+  const group = pool.openGroup(o.key ?? "");
+  try {
+    const runs = task.request.run_count ?? 0;
+    const parts = await Promise.all(summaryParts(runs, pool.workerCount).map(async ([runFrom, runCount]) => {
+      const part: SummaryPartTask = { kind: "sims-summary-part", request: task.request, snapshot: task.snapshot, runFrom, runCount };
+      const r = await pool.run(part, remaining(), { cancel: o.cancel, group });
+      return { runFrom, runCount, data: new Float64Array(r.body.buffer, r.body.byteOffset, r.body.byteLength / 8) };
+    })).catch((e: unknown) => {
+      throw requestError(e, limitMs);
+    });
+    const last: BacktestTask = { ...task, summaryParts: parts };
+    return await pool.run(last, remaining(), { cancel: o.cancel, group, cost: o.cost, keepMemory: false })
+      .catch((e: unknown) => {
+        throw requestError(e, limitMs);
+      });
+  } finally {
+    group.close();
+  }
 }
