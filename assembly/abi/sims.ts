@@ -11,7 +11,8 @@ import { rngSeed, rngJump, rngNext, rngUniform, rngBelow } from "../random/xoshi
 import { fillNormals } from "../random/normal";
 import { valuePaths } from "../valuation/paths";
 import { dollarsJson } from "../valuation/dollars";
-import { simulateCloses, simulateRuns } from "../valuation/simulate";
+import { simulateCloses, simulateRuns, simulateSummary } from "../valuation/simulate";
+import { fdlibmLog } from "../stats/fdlibm-log";
 
 /** Seed the RNG_STATE_BYTES block at `state` (SplitMix64 expansion of `seed`, empty normal cache). */
 export function kRngSeed(state: usize, seed: u64): void {
@@ -67,4 +68,21 @@ export function kSimulateRuns(mu: usize, scale: usize, model: i32, p0: usize, nT
 export function kSimulateCloses(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, seed: u64,
                                 runFrom: i32, runCount: i32, out: usize, nRows: i32, blockLength: f64): i32 {
   return simulateCloses(mu, scale, model, p0, nTest, N, seed, runFrom, runCount, out, nRows, blockLength);
+}
+/**
+ * The runs of kSimulateRuns summarised in place (docs/method.md §8.13): per run and series the figures of
+ * valuation/run-summary.ts (`rec` runCount×S×16), the band values (`band` runCount×S×P) and the flows paid (`paid`
+ * runCount×S×max(E, 1)); `iSpec` [E, P, Wn, flow rows, band rows, anniversary rows], `fSpec` [amounts, rates,
+ * anniversary inflation factors]; `bi` the benchmark's series or −1. See valuation/simulate.ts `simulateSummary`.
+ */
+export function kSimulateSummary(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, W: usize, S: i32,
+                                 seed: u64, runFrom: i32, runCount: i32, capital: f64, nRows: i32, blockLength: f64,
+                                 bi: i32, iSpec: usize, fSpec: usize, rec: usize, band: usize, paid: usize): i32 {
+  return simulateSummary(mu, scale, model, p0, nTest, N, W, S, seed, runFrom, runCount, capital, nRows, blockLength,
+    bi, iSpec, fSpec, rec, band, paid);
+}
+/** `Math.log` as V8 computes it (fdlibm's log; stats/fdlibm-log.ts): out[i] = log(x[i]). */
+export function kFdlibmLog(x: usize, n: i32, out: usize): i32 {
+  for (let i: i32 = 0; i < n; i++) store<f64>(out + (<usize>i << 3), fdlibmLog(load<f64>(x + (<usize>i << 3))));
+  return 0;
 }

@@ -8,6 +8,7 @@ import { fillNormals } from "../random/normal";
 import { sharesFrom, valueWithShares } from "./paths";
 import { gemmNT } from "../linalg/gemm";
 import { checkPrices, checkFinite } from "../checks";
+import { RUN_FIELDS, summarizeRun } from "./run-summary";
 
 /**
  * Check the model parameters of `simulateRuns` / `simulateCloses` (docs/method.md §8): σ finite and > 0
@@ -289,6 +290,77 @@ export function simulateCloses(mu: usize, scale: usize, model: i32, p0: usize, n
     memory.copy(P, p0, <usize>N << 3);
     startRun(base, cur);
     generateRun(cur, mu, L, model, P, nTest, N, chunk, Z, nRows, pNew);
+    rngJump(base);
+  }
+  return Status.Ok;
+}
+
+/**
+ * The runs of `simulateRuns`, each summarised as it is made (docs/method.md §8.13): run r's S×nTest values (the
+ * same bits as `simulateRuns`' run r) never leave this call; `summarizeRun` (valuation/run-summary.ts) writes its
+ * figures to `rec` (runCount×S×RUN_FIELDS), its band values to `band` (runCount×S×P) and its paid flows to `paid`
+ * (runCount×S×max(E, 1)). `bi` is the benchmark's series (−1: none); `iSpec`/`fSpec` the flows, band rows and
+ * anniversaries as `summarizeRun` reads them. Checks and statuses as `simulateRuns`; E, P, Wn ≥ 0 and every row in
+ * 0 … nTest−1, else `BadDimensions`.
+ * Complexity per run: `simulateRuns`' plus O(S·nTest) (S·(nTest − 1) logarithms with a benchmark). Scratch: one
+ * run's values (S×nTest) and 3·nTest f64 beside `simulateRuns`' scratch, allocated once.
+ */
+export function simulateSummary(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, W: usize, S: i32,
+                                seed: u64, runFrom: i32, runCount: i32, capital: f64, nRows: i32, blockLength: f64,
+                                bi: i32, iSpec: usize, fSpec: usize, rec: usize, band: usize, paid: usize): Status {
+  setBadIndex(-1);
+  if (nTest < 1 || N < 1 || S < 1 || runCount < 1 || runFrom < 0 || runFrom > i32.MAX_VALUE - runCount) {
+    return Status.BadDimensions;
+  }
+  if (model != ModelCode.independent && model != ModelCode.correlated && model != ModelCode.bootstrap) {
+    return Status.BadDimensions;
+  }
+  if (!(capital > 0.0) || !isFinite(capital) || bi < -1 || bi >= S) return Status.BadDimensions;
+  const E = load<i32>(iSpec);
+  const P = load<i32>(iSpec, 4);
+  const Wn = load<i32>(iSpec, 8);
+  if (E < 0 || P < 0 || Wn < 0) return Status.BadDimensions;
+  for (let j: i32 = 0; j < E + P + Wn; j++) {
+    const t = load<i32>(iSpec + 12 + (<usize>j << 2));
+    if (t < 0 || t >= nTest) return Status.BadDimensions;
+  }
+  if (!checkPrices(p0, N)) return Status.BadPrice;
+  if (model == ModelCode.bootstrap) {
+    if (!checkFinite(W, S * N)) return Status.NonFinite;
+    const st = checkBootstrap(scale, N, nRows, blockLength);
+    if (st != Status.Ok) return st;
+  } else {
+    if (!checkFinite(mu, N)) return Status.NonFinite;
+    if (!checkFinite(W, S * N)) return Status.NonFinite;
+    const st = checkScale(scale, model, N);
+    if (st != Status.Ok) return st;
+  }
+
+  const L = model == ModelCode.bootstrap ? scale : scaleForModel(scale, model, N);
+  const pNew = model == ModelCode.bootstrap ? 1.0 / blockLength : 0.0;
+  const steps = nTest - 1;
+  const chunk = chunkRows(N);
+  const sh = heap.alloc(<usize>(S * N) << 3);
+  sharesFrom(W, S, N, p0, capital, sh);
+  const P0 = heap.alloc(<usize>(nTest * N) << 3);
+  memory.copy(P0, p0, <usize>N << 3);
+  const Z: usize = model == ModelCode.correlated && steps > 0 ? heap.alloc(<usize>(min(chunk, steps) * N) << 3) : 0;
+  const base = firstRunState(seed, runFrom);
+  const cur = heap.alloc(<usize>RNG_STATE_BYTES);
+  const values = heap.alloc(<usize>(S * nTest) << 3);
+  const Vf = heap.alloc(<usize>nTest << 3);
+  const lr = heap.alloc(<usize>nTest << 3);
+  const lb = heap.alloc(<usize>nTest << 3);
+  const recBytes = <usize>(S * RUN_FIELDS) << 3;
+  const bandBytes = <usize>(S * P) << 3;
+  const paidBytes = <usize>(S * max(E, 1)) << 3;
+
+  for (let r: i32 = 0; r < runCount; r++) {
+    startRun(base, cur);
+    generateRun(cur, mu, L, model, P0, nTest, N, chunk, Z, nRows, pNew);
+    valueWithShares(P0, nTest, N, sh, S, capital, values);
+    summarizeRun(values, S, nTest, bi, iSpec, fSpec, rec + <usize>r * recBytes, band + <usize>r * bandBytes,
+      paid + <usize>r * paidBytes, Vf, lr, lb);
     rngJump(base);
   }
   return Status.Ok;

@@ -95,6 +95,11 @@ export interface EngineExports {
   minCvarLastDual(): number;
   minCvarLastVar(): number;
   minCvarLastScale(): number;
+  // sims summarised in place, and Math.log's logarithm (assembly/abi/sims.ts)
+  kSimulateSummary(mu: Ptr, scale: Ptr, model: number, p0: Ptr, nTest: number, N: number, W: Ptr, S: number,
+    seed: bigint, runFrom: number, runCount: number, capital: number, nRows: number, blockLength: number, bi: number,
+    iSpec: Ptr, fSpec: Ptr, rec: Ptr, band: Ptr, paid: Ptr): Status;
+  kFdlibmLog(x: Ptr, n: number, out: Ptr): Status;
 }
 
 /** What the runtime table records for one export: a function's arity, or "memory" / "global". */
@@ -164,6 +169,9 @@ export const ENGINE_EXPORTS = {
   minCvarLastDual: 0,
   minCvarLastVar: 0,
   minCvarLastScale: 0,
+  // sims summarised in place (assembly/abi/sims.ts)
+  kSimulateSummary: 20,
+  kFdlibmLog: 3,
 } as const satisfies { [K in keyof EngineExports]: ExportShape<EngineExports[K]> };
 
 /**
@@ -294,6 +302,14 @@ export const KERNEL_CALLS = {
       iterations: "lastIterations", residual: "lastResidual",
     },
   },
+  // sims summarised in place (assembly/abi/sims.ts)
+  kSimulateSummary: {
+    params: ["mu:f64In", "scale:f64In", "model:i32", "p0:f64In", "nTest:i32", "N:i32", "W:f64In", "S:i32", "seed:u64",
+      "runFrom:i32", "runCount:i32", "capital:f64", "nRows:i32", "blockLength:f64", "bi:i32", "iSpec:i32In",
+      "fSpec:f64In", "rec:f64Out", "band:f64Out", "paid:f64Out"],
+    what: "simulation", columns: "N",
+  },
+  kFdlibmLog: { params: ["x:f64In", "n:i32", "out:f64Out"], what: "logarithm" },
 } as const satisfies { [K in keyof EngineExports]?: KernelCall };
 
 /** The kinds of a kernel parameter (see `KERNEL_CALLS`). */

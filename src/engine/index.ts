@@ -5,7 +5,7 @@
 import type { Kernels } from "../pipeline/kernels.js";
 import { Wasm, type LoadOptions } from "./wasm.js";
 import { computeWeightSet, computedStrategies } from "./weights.js";
-import { simulateCloses, simulateRuns, simulationMeans, valuePaths } from "./sims.js";
+import { simulateCloses, simulateRuns, simulateSummary, simulationMeans, valuePaths } from "./sims.js";
 import { rebalancePaths, simulationJitter } from "./rebalance.js";
 import { dollarsJsonWriter, valuePathsJson } from "./dollars.js";
 
@@ -34,6 +34,7 @@ export function kernelsOver(wasm: Wasm, options: KernelsOptions = {}): Kernels {
     valuePaths: (input) => released(() => valuePaths(wasm, input)),
     simulateRuns: (input) => released(() => simulateRuns(wasm, input)),
     simulateCloses: (input) => released(() => simulateCloses(wasm, input)),
+    simulateSummary: (input) => released(() => simulateSummary(wasm, input)),
     rebalancePaths: (input) => released(() => rebalancePaths(wasm, input)),
     simulationJitter: (input) => released(() => simulationJitter(wasm, input)),
     simulationMeans: (input) => released(() => simulationMeans(wasm, input)),

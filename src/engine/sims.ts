@@ -244,6 +244,56 @@ export function simulateRuns(wasm: Wasm, input: SimulateRunsInput): SimulateRuns
   return { values: valueOf(o, simContext(o.status, tickers), N), jitter, means: drift };
 }
 
+/** f64 fields per run and series of kSimulateSummary's record (assembly/valuation/run-summary.ts `RUN_FIELDS`). */
+export const RUN_FIELDS = 16;
+
+export interface SimulateSummaryInput extends SimulateRunsInput {
+  /** The benchmark's series among the S (−1: none): the relative figures are computed against it. */
+  benchmarkSeries: number;
+  /** [E, P, Wn, flow rows (E), band rows (P), anniversary rows (Wn)] (assembly/valuation/run-summary.ts). */
+  iSpec: Int32Array;
+  /** [flow amounts (E), flow rates (E), anniversary inflation factors (Wn)]. */
+  fSpec: Float64Array;
+}
+
+export interface SimulateSummaryResult {
+  /** runCount×S×RUN_FIELDS: each run's figures (assembly/valuation/run-summary.ts `summarizeRun`). */
+  rec: Float64Array;
+  /** runCount×S×P: the values with the flows on the band rows. */
+  band: Float64Array;
+  /** runCount×S×max(E, 1): the flows each run paid (their count is the record's field 7). */
+  paid: Float64Array;
+  jitter: number;
+  means: Float64Array;
+}
+
+/**
+ * The runs of `simulateRuns`, summarised inside the kernel (kSimulateSummary; docs/method.md §8.13): the values of
+ * a run never leave WebAssembly memory; per run and series come back the figures a sims summary keeps. Same model
+ * parameters, checks and errors as `simulateRuns`.
+ */
+export function simulateSummary(wasm: Wasm, input: SimulateSummaryInput): SimulateSummaryResult {
+  const { firstTestClose, nTest, N, tickers, weights, S, model, seed, runCount, capital, iSpec, fSpec } = input;
+  need(isCount(S, 1), `simulateSummary: bad dimension S=${S}`);
+  const { runFrom, nTrain } = checkSimInput("simulateSummary", input);
+  need(weights.length === S * N, `simulateSummary: weights has ${weights.length} values, expected ${S * N}`);
+  const [E, P, Wn] = [iSpec[0], iSpec[1], iSpec[2]];
+  need(iSpec.length === 3 + E + P + Wn && fSpec.length === 2 * E + Wn, "simulateSummary: iSpec/fSpec lengths disagree");
+  const { mu, drift, scale, jitter, nRows, blockLength } = modelParameters(wasm, input, nTrain);
+  const o = invoke(wasm, "kSimulateSummary", {
+    mu, scale, model: modelCode(model), p0: firstTestClose, nTest, N, W: weights, S, seed, runFrom, runCount, capital,
+    nRows, blockLength, bi: input.benchmarkSeries, iSpec, fSpec, rec: runCount * S * RUN_FIELDS, band: runCount * S * P,
+    paid: runCount * S * Math.max(E, 1),
+  });
+  const v = valueOf(o, simContext(o.status, tickers), N);
+  return { rec: v.rec, band: v.band, paid: v.paid, jitter, means: drift };
+}
+
+/** `Math.log` computed in WebAssembly (fdlibm's logarithm, assembly/stats/fdlibm-log.ts): for tests. */
+export function fdlibmLog(wasm: Wasm, x: Float64Array): Float64Array {
+  return invoke(wasm, "kFdlibmLog", { x, n: x.length, out: x.length }).value.out;
+}
+
 /**
  * The simulated closes of the same runs as `simulateRuns` (docs/method.md §8): runCount×nTest×N, run-major then
  * row-major (closes[(r·nTest + t)·N + i]); row 0 of every run is firstTestClose. Valuing run r's closes with

@@ -19,7 +19,7 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ResponseMeta } from "../pipeline/respond.js";
-import { runSplit, shouldSplit } from "../workers/split.js";
+import { runSplit, runSummarySplit, shouldSplit, shouldSplitSummary } from "../workers/split.js";
 import { codingFor } from "../workers/compress.js";
 import { ClientClosedError, type ComputeResult } from "../workers/pool.js";
 import type { BacktestTask, Coding, ComputeKind, ComputeTask, EncodingChoice, RequestBody } from "../workers/tasks.js";
@@ -214,7 +214,10 @@ export class ComputeExchange {
     // A large request runs on several workers (src/workers/split.ts; same bytes).
     const split = task.kind !== "compress" && task.kind !== "weights-part" && "request" in task &&
       shouldSplit(task.request.tickers.length, this.ctx.limits.splitMinTickers, this.ctx.limits.workers);
-    return (split ? runSplit(this.ctx.pool, task as BacktestTask, o) : this.ctx.pool.run(task, undefined, o))
+    // A large buy-and-hold sims summary: its runs on every worker (src/workers/split.ts `runSummarySplit`; same bytes).
+    const parts = !split && shouldSplitSummary(task, this.ctx.limits.workers);
+    return (split ? runSplit(this.ctx.pool, task as BacktestTask, o)
+      : parts ? runSummarySplit(this.ctx.pool, task, o) : this.ctx.pool.run(task, undefined, o))
       .finally(() => this.reply.raw.off("close", onClose));
   }
 

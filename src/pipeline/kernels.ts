@@ -5,13 +5,15 @@
 import type { WeightSet, WeightSetInput } from "../engine/weights.js";
 import type { Strategy } from "../domain/strategies.js";
 import type {
-  SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, SimulationMeansInput, ValuePathsInput,
+  SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, SimulateSummaryInput, SimulateSummaryResult,
+  SimulationMeansInput, ValuePathsInput,
 } from "../engine/sims.js";
 import type { DollarsJsonWriter, PathsJsonLayout } from "../engine/dollars.js";
 import type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput } from "../engine/rebalance.js";
 
 export type {
   WeightSet, WeightSetInput, SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, SimulationMeansInput, ValuePathsInput,
+  SimulateSummaryInput, SimulateSummaryResult,
 };
 export type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput, DollarsJsonWriter, PathsJsonLayout };
 
@@ -46,4 +48,9 @@ export interface Kernels {
    * pipeline calls `valuePaths` and writes the body itself.
    */
   valuePathsJson?(input: ValuePathsInput, layout: PathsJsonLayout, out?: ArrayBuffer): Uint8Array;
+  /**
+   * The runs of `simulateRuns` summarised inside the engine (src/engine/sims.ts `simulateSummary`: each run's values
+   * never leave WebAssembly memory); optional: without it a summary reads `simulateRuns`' values.
+   */
+  simulateSummary?(input: SimulateSummaryInput): SimulateSummaryResult;
 }

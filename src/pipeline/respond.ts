@@ -20,16 +20,17 @@ import { DEFAULTS, SERIES_COUNT } from "../domain/vocabulary.js";
 import type { Frequency, Strategy } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
 import { median, summarize, TRADING_DAYS_PER_YEAR } from "../report/summary.js";
-import { SimsSummaryStream, type SimsSummaryReport } from "../report/sims-summary.js";
+import { bandRows, SimsSummaryStream, summaryKernelSpec, type SimsSummaryReport } from "../report/sims-summary.js";
+import { RUN_FIELDS } from "../engine/sims.js";
 import { analysisOf, analysisProblems, type AnalysisSection } from "../report/analysis.js";
 import { formatIsoDay } from "../domain/dates.js";
 import { buckets } from "./calendar.js";
 import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
-import type { Kernels } from "./kernels.js";
+import type { Kernels, SimulateSummaryResult } from "./kernels.js";
 import { defaultSeed, parseSeed } from "./seed.js";
 import { checkBoundsFeasible, checkOptions, portfoliosProblems, type CheckedOptions } from "./validate.js";
 import { assumedMeans, plausibilityWarnings, timeline, type Warning } from "./planning.js";
-import { applyFlows, flowProblems, flowSchedule, type FlowSchedule } from "../report/plan.js";
+import { applyFlows, flowProblems, flowSchedule, moneyWeightedReturn, type FlowSchedule } from "../report/plan.js";
 import {
   isBuyAndHold, layoutRows, RebalanceAccumulator, rebalancedPaths, rebalancedSims, summarizeRebalance, withColumn, writeSet,
   type RebalanceOutcome, type SetLayout, type WalkForwardInput,
@@ -144,6 +145,15 @@ export interface Computation {
   flows?: FlowSchedule;
   /** Present when the request rebalances (docs/method.md §7.2). */
   rebalance?: RebalanceOutcome;
+  /** A summary's chunk summarised by the engine (`compute`'s `summary`): each run's figures instead of `runs`. */
+  figures?: SimulateSummaryResult;
+}
+
+/** What the engine needs to summarise a chunk of runs itself (src/report/sims-summary.ts `kernelSpec`). */
+export interface SummarySpec {
+  benchmarkSeries: number;
+  iSpec: Int32Array;
+  fSpec: Float64Array;
 }
 
 /**
@@ -269,7 +279,8 @@ export interface PrecomputedWeights {
  * runs in chunks (src/cli/sims-chunks.ts).
  */
 export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: CheckedOptions,
-  precomputed?: PrecomputedWeights, body?: { out?: ArrayBuffer }, runFrom = 0, runCount = options.runCount): Computation {
+  precomputed?: PrecomputedWeights, body?: { out?: ArrayBuffer }, runFrom = 0, runCount = options.runCount,
+  summary?: SummarySpec): Computation {
   const N = prices.tickers.length;
   const T = prices.days.length;
   const { planning } = options;
@@ -362,7 +373,7 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const layout: SetLayout = { fixed: own.weights, columns: C, benchmarkColumn: bench?.column ?? -1 };
   const simWeights = new Float64Array(layoutRows(selection, N, layout) * C);
   writeSet(simWeights, 0, initial.weights, selection, N, layout);
-  const { values: flat, jitter, means: drawn } = kernels.simulateRuns({
+  const simInput = {
     trainCloses,
     firstTestClose: market.subarray(training * C, (training + 1) * C),
     nTest, N: C, tickers: assets, weights: simWeights, S: R,
@@ -370,7 +381,14 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     runFrom,
     runCount,
     capital,
-  });
+  };
+  if (summary !== undefined && kernels.simulateSummary !== undefined) {
+    const { benchmarkSeries, iSpec, fSpec } = summary;
+    const figures = kernels.simulateSummary({ ...simInput, benchmarkSeries, iSpec, fSpec });
+    return { ...base, ids, dates, testDays, figures, ...sims, choleskyJitter: figures.jitter, drawnMeans: figures.means,
+      assets, flows };
+  }
+  const { values: flat, jitter, means: drawn } = kernels.simulateRuns(simInput);
   const runs: Float64Array[][] = [];
   for (let k = 0; k < runCount; k++) runs.push(split(flat, R, nTest, k * R * nTest));
   return { ...base, ids, dates, testDays, runs: paidRuns(runs, paying), ...sims, choleskyJitter: jitter, drawnMeans: drawn, assets, flows };
@@ -527,10 +545,10 @@ export interface RespondLimits {
  * buffers); the body is then a view of it.
  */
 export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
-  limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer): Responded {
+  limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer, parts?: readonly SummaryPart[]): Responded {
   const { sections, top } = analysisOptions(kind, options);
   const opts = checkedRequest(kind, prices, options, limits);
-  if (kind === "sims-summary") return respondSummary(kernels, prices, opts, precomputed);
+  if (kind === "sims-summary") return respondSummary(kernels, prices, opts, precomputed, parts);
   const c = compute(kernels, kind, prices, opts, precomputed, kind === "paths" ? { out } : undefined);
   const meta = metaOf(kind, c);
   // The dollar values written by the engine's WebAssembly writer when it has one (same bytes: src/engine/dollars.ts).
@@ -565,8 +583,8 @@ function metaOf(kind: RespondKind, c: Computation): ResponseMeta {
  * doubles, never from their formatted JSON; the warnings in the body and, by code, in the metadata.
  */
 function respondSummary(kernels: Kernels, prices: TypedPrices, opts: CheckedOptions,
-  precomputed: PrecomputedWeights | undefined): Responded {
-  const s = summariseSims(kernels, prices, opts, undefined, undefined, precomputed);
+  precomputed: PrecomputedWeights | undefined, parts?: readonly SummaryPart[]): Responded {
+  const s = summariseSims(kernels, prices, opts, undefined, undefined, precomputed, parts);
   const meta = metaOf("sims-summary", s.first);
   meta.sims = simsMeta(s.first, s.warnings);
   return { body: encoder.encode(JSON.stringify(s.report)), meta };
@@ -698,7 +716,7 @@ export interface SummarisedSims {
  */
 export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: CheckedOptions,
   onProgress: (done: number, total: number) => void = () => {}, maxValues = CHUNK_VALUES,
-  precomputed?: PrecomputedWeights): SummarisedSims {
+  precomputed?: PrecomputedWeights, parts?: readonly SummaryPart[]): SummarisedSims {
   const N = prices.tickers.length;
   const training = opts.planning.trainingDays;
   const total = opts.runCount;
@@ -714,18 +732,59 @@ export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: Check
     ...(opts.planning.targetValue === undefined ? {} : { targetValue: opts.planning.targetValue }),
   });
   const rebalance = new RebalanceAccumulator();
+  const S = first.ids.length;
   const feed = (c: Computation, from: number) => {
-    c.runs!.forEach((run, k) => stream.addRun(from + k, flatRun(run, n)));
+    if (c.figures !== undefined) {
+      const { rec, band, paid } = c.figures;
+      const runs = rec.length / (S * RUN_FIELDS);
+      const bandPerRun = band.length / runs;
+      const paidPerRun = paid.length / runs;
+      for (let k = 0; k < runs; k++) {
+        stream.addFigures(from + k, rec, k * S * RUN_FIELDS, RUN_FIELDS, band, k * bandPerRun, paid, k * paidPerRun,
+          paidPerRun / S);
+      }
+    } else {
+      c.runs!.forEach((run, k) => stream.addRun(from + k, flatRun(run, n)));
+    }
     if (c.rebalance) rebalance.add(c.rebalance);
   };
   feed(first, 0);
   onProgress(1, total);
-  const chunk = chunkRuns(first.ids.length, n, maxValues);
+  if (parts !== undefined) {
+    // runs 1 … total − 1 computed elsewhere (`summarisePart`, one part per worker: src/workers/split.ts); their band
+    // values are kept where they came, not copied
+    const P = bandRows(n, total, S).length;
+    let next = 1;
+    for (const part of [...parts].sort((a, b) => a.runFrom - b.runFrom)) {
+      if (part.runFrom !== next || part.data.length !== part.runCount * S * (RUN_FIELDS + P)) {
+        throw new Error(`summary parts do not cover runs 1 … ${total - 1} (run ${part.runFrom}, ${part.runCount} runs)`);
+      }
+      const bands = part.runCount * S * RUN_FIELDS;
+      for (let q = 0; q < part.runCount; q++) {
+        stream.addFigures(part.runFrom + q, part.data, q * S * RUN_FIELDS, RUN_FIELDS, part.data, bands + q * S * P,
+          undefined, 0, 0, true);
+      }
+      next += part.runCount;
+    }
+    if (next !== total) throw new Error(`summary parts cover runs 1 … ${next - 1} of ${total - 1}`);
+    return finishSummary(stream, first, opts, rebalance);
+  }
+  // buy and hold: the engine summarises each run where it makes it (its values never leave WebAssembly memory),
+  // chunks of runs bounded by what comes back (the figures and band values)
+  const spec = isBuyAndHold(opts.rebalance) && kernels.simulateSummary !== undefined ? stream.kernelSpec() : undefined;
+  const chunk = spec === undefined ? chunkRuns(S, n, maxValues)
+    : chunkRuns(S, RUN_FIELDS + spec.band + spec.paid, maxValues);
   for (let from = 1; from < total; from += chunk) {
     const count = Math.min(chunk, total - from);
-    feed(compute(kernels, "sims-summary", prices, opts, initial, undefined, from, count), from);
+    feed(compute(kernels, "sims-summary", prices, opts, initial, undefined, from, count, spec), from);
     onProgress(from + count, total);
   }
+  return finishSummary(stream, first, opts, rebalance);
+}
+
+/** The summary of every run added, its warnings and the rebalancing. */
+function finishSummary(stream: SimsSummaryStream, first: Computation, opts: CheckedOptions,
+  rebalance: RebalanceAccumulator): SummarisedSims {
   const summaries = stream.summaries();
   const warnings = plausibilityWarnings({
     assets: first.assets!, means: first.drawnMeans!, ids: first.ids,
@@ -733,6 +792,74 @@ export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: Check
   });
   const reb = rebalance.result();
   return { report: stream.result(warnings), first, warnings, ...(reb === undefined ? {} : { rebalance: reb }) };
+}
+
+/**
+ * Runs [runFrom, runFrom + runCount) of a summary computed apart (src/workers/split.ts: one part per worker, then
+ * the request's own step merges them, `summariseSims`' `parts`): per run and series the engine's record
+ * (RUN_FIELDS values, src/engine/sims.ts; field 7 holds the money-weighted return, computed here), then the band
+ * values (runCount×S×P, P the band rows of the whole summary). The same figures as the single task computes for
+ * those runs, bit for bit (run k's stream does not depend on the chunking). Buy-and-hold summaries only.
+ */
+export interface SummaryPart {
+  runFrom: number;
+  runCount: number;
+  data: Float64Array;
+}
+
+/** Whether a summary of these options can be computed in parts (`summarisePart`): buy and hold. */
+export function summaryPartsApply(options: SimsOptions | undefined): boolean {
+  return options?.rebalance === undefined || options.rebalance === "none";
+}
+
+export function summarisePart(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
+  limits: RespondLimits, runFrom: number, runCount: number, precomputed?: PrecomputedWeights,
+  maxValues = CHUNK_VALUES): SummaryPart {
+  const opts = checkedRequest(kind, prices, options, limits);
+  const N = prices.tickers.length;
+  const training = opts.planning.trainingDays;
+  if (!isBuyAndHold(opts.rebalance) || kernels.simulateSummary === undefined) {
+    throw new Error("summarisePart: a buy-and-hold summary and the engine's simulateSummary are needed");
+  }
+  const total = opts.runCount;
+  if (!(Number.isInteger(runFrom) && Number.isInteger(runCount) && runFrom >= 1 && runCount >= 1 && runFrom + runCount <= total)) {
+    throw new RangeError(`summarisePart: runs ${runFrom} + ${runCount} outside 1 … ${total - 1}`);
+  }
+  const initial = precomputed ?? (prices.days.length > training
+    ? trainingWeights(kernels, prices.tickers, prices.days.subarray(0, training), prices.closes.subarray(0, training * N), opts)
+    : undefined);
+  const first = compute(kernels, "sims-summary", prices, opts, initial, undefined, 0, 1);
+  const S = first.ids.length;
+  const n = first.dates.length;
+  const spec = summaryKernelSpec(first.ids, first.testDays!, total, {
+    initialValue: opts.planning.initialValue, inflation: opts.planning.inflation, flows: first.flows,
+  });
+  const P = spec.band;
+  const data = new Float64Array(runCount * S * (RUN_FIELDS + P));
+  const bands = runCount * S * RUN_FIELDS;
+  const schedule = first.flows;
+  const chunk = chunkRuns(S, RUN_FIELDS + spec.band + spec.paid, maxValues);
+  for (let from = runFrom; from < runFrom + runCount; from += chunk) {
+    const count = Math.min(chunk, runFrom + runCount - from);
+    const { rec, band, paid } = compute(kernels, "sims-summary", prices, opts, initial, undefined, from, count, spec).figures!;
+    const q0 = from - runFrom;
+    data.set(rec, q0 * S * RUN_FIELDS);
+    data.set(band, bands + q0 * S * P);
+    // field 7: the money-weighted return of the flows paid (as PlanAccumulator.addFigures computes it)
+    for (let slot = 0; slot < count * S; slot++) {
+      const r = (q0 * S + slot) * RUN_FIELDS;
+      if (schedule === undefined || schedule.rows.length === 0) {
+        data[r + 7] = Number.NaN;
+        continue;
+      }
+      const K = rec[slot * RUN_FIELDS + 7];
+      const at = slot * spec.paid;
+      const gone = data[r + 4];
+      data[r + 7] = moneyWeightedReturn(opts.planning.initialValue, schedule.rows, paid.subarray(at, at + K), K, n - 1,
+        gone >= 0 ? 0 : data[r]);
+    }
+  }
+  return { runFrom, runCount, data };
 }
 
 /** One run's series as one S×n array (a view when they already lie one after the other, as the kernels write them). */

@@ -249,7 +249,10 @@ export class PlanAccumulator {
   private readonly twr: Float64Array;
   private readonly irr: Float64Array;
   private readonly critical: Float64Array;
-  private readonly band: Float64Array;
+  /** The band values of runs added by `addRun`/`addFigures` (allocated on first use). */
+  private bandAll?: Float64Array;
+  /** Band values kept where they came (`addFigures` with `keepBand`): runs [from, from + count) at `data[at …]`. */
+  private readonly bandChunks: { from: number; count: number; data: Float64Array; at: number }[] = [];
   private readonly scratch: Float64Array;
   private readonly paid: Float64Array;
   private readonly deflators: Float64Array;
@@ -264,7 +267,6 @@ export class PlanAccumulator {
     this.twr = new Float64Array(slots);
     this.irr = new Float64Array(slots);
     this.critical = new Float64Array(slots);
-    this.band = new Float64Array(slots * p.bandRows.length);
     this.scratch = new Float64Array(p.n);
     this.paid = new Float64Array(p.schedule.rows.length);
     this.deflators = Float64Array.from(p.bandRows, (t) => inflationFactor(p.inflation, t));
@@ -288,7 +290,8 @@ export class PlanAccumulator {
       this.finals[slot] = at(H);
       this.depleted[slot] = gone >= 0 ? 1 : 0;
       this.twr[slot] = H >= 1 ? Math.pow(values[from + H] / values[from], TRADING_DAYS_PER_YEAR / H) - 1 : Number.NaN;
-      for (let j = 0; j < bandRows.length; j++) this.band[slot * bandRows.length + j] = at(bandRows[j]);
+      const band = this.band;
+      for (let j = 0; j < bandRows.length; j++) band[slot * bandRows.length + j] = at(bandRows[j]);
       // the safe withdrawal rate's critical rate of this run: 1 / Σ_k (1 + π)^(t_k/252)·B_0/B_{t_k}
       let pv = 0;
       for (let j = 0; j < withdrawalRows.length; j++) pv += (this.withdrawalFactors[j] * values[from]) / values[from + withdrawalRows[j]];
@@ -297,6 +300,65 @@ export class PlanAccumulator {
     }
     this.done[k] = 1;
     this.added++;
+  }
+
+  /**
+   * Run k as the engine summarised it (src/engine/sims.ts `simulateSummary`, the same arithmetic as `addRun`, so the
+   * same bits): per series s the record at `rec[recAt + s·RUN_FIELDS …]` (V_H, B_H, B_0, drawdown, depletion row,
+   * critical rate, loss, K, …), the band values at `band[bandAt + s·P …]` and the K flows paid at
+   * `paid[paidAt + s·cols …]`.
+   */
+  addFigures(k: number, rec: Float64Array, recAt: number, fields: number, band: Float64Array, bandAt: number,
+    paid: Float64Array | undefined, paidAt: number, paidCols: number, keepBand = false): void {
+    const { series: S, n, schedule, initialValue: V0, bandRows } = this.p;
+    if (!(Number.isInteger(k) && k >= 0 && k < this.p.runs) || this.done[k] === 1) {
+      throw new RangeError(`PlanAccumulator.addFigures: run ${k} is not a free slot of 0 … ${this.p.runs - 1}`);
+    }
+    const H = n - 1;
+    const flows = schedule.rows.length > 0;
+    const P = bandRows.length;
+    for (let s = 0; s < S; s++) {
+      const r = recAt + s * fields;
+      const slot = k * S + s;
+      const gone = rec[r + 4];
+      this.finals[slot] = rec[r];
+      this.depleted[slot] = gone >= 0 ? 1 : 0;
+      this.twr[slot] = H >= 1 ? Math.pow(rec[r + 1] / rec[r + 2], TRADING_DAYS_PER_YEAR / H) - 1 : Number.NaN;
+      if (!keepBand) this.band.set(band.subarray(bandAt + s * P, bandAt + (s + 1) * P), slot * P);
+      this.critical[slot] = rec[r + 5];
+      if (flows && paid === undefined) {
+        // computed where the run was (a part of a split summary: src/pipeline/respond.ts `summarisePart`)
+        this.irr[slot] = rec[r + 7];
+      } else if (flows) {
+        const K = rec[r + 7];
+        const from = paidAt + s * paidCols;
+        this.irr[slot] = moneyWeightedReturn(V0, schedule.rows, paid!.subarray(from, from + K), K, n - 1, gone >= 0 ? 0 : rec[r]);
+      } else {
+        this.irr[slot] = Number.NaN;
+      }
+    }
+    if (keepBand) {
+      const last = this.bandChunks[this.bandChunks.length - 1];
+      if (last !== undefined && last.data === band && last.from + last.count === k && last.at + last.count * S * P === bandAt) last.count++;
+      else this.bandChunks.push({ from: k, count: 1, data: band, at: bandAt });
+    }
+    this.done[k] = 1;
+    this.added++;
+  }
+
+  /** The band values of the runs added by copy (runs × series × band rows). */
+  private get band(): Float64Array {
+    return (this.bandAll ??= new Float64Array(this.p.runs * this.p.series * this.p.bandRows.length));
+  }
+
+  /** values[k] = run k's band value j of series s, for every run (from `band` or the chunks kept). */
+  private bandColumn(s: number, j: number, values: Float64Array): void {
+    const { series: S, runs: R, bandRows } = this.p;
+    const P = bandRows.length;
+    if (this.bandAll !== undefined) for (let k = 0; k < R; k++) values[k] = this.bandAll[(k * S + s) * P + j];
+    for (const c of this.bandChunks) {
+      for (let q = 0; q < c.count; q++) values[c.from + q] = c.data[c.at + (q * S + s) * P + j];
+    }
   }
 
   /** The money-weighted return of one series of a run whose flows were just paid into `scratch`. */
@@ -346,7 +408,7 @@ export class PlanAccumulator {
       }
       const values = new Float64Array(R);
       for (let j = 0; j < P; j++) {
-        for (let k = 0; k < R; k++) values[k] = this.band[(k * S + s) * P + j];
+        this.bandColumn(s, j, values);
         values.sort();
         for (const p of PLAN_PERCENTILES) {
           const x = R > 0 ? percentileOfSorted(values, p) : Number.NaN;

@@ -8,10 +8,11 @@
  * is the summary of the whole, byte for byte.
  */
 import type { SeriesId } from "../domain/strategies.js";
-import { applyFlows, flowSchedule, PlanAccumulator, type FlowSchedule, type PlanFigures } from "./plan.js";
+import { applyFlows, flowSchedule, inflationFactor, PlanAccumulator, type FlowSchedule, type PlanFigures } from "./plan.js";
 import { parseIsoDay } from "../domain/dates.js";
 import {
   logReturnsOf, median, percentileOfSorted, relativeFromLogReturns, RELATIVE_KEYS, runFigures, type SimsStrategySummary,
+  TRADING_DAYS_PER_YEAR,
 } from "./summary.js";
 import { benchmarkIndex, STRATEGY_IDS } from "../domain/strategies.js";
 
@@ -118,7 +119,7 @@ export class SimsSummaryStream {
   constructor(
     private readonly ids: readonly SeriesId[],
     private readonly dates: readonly string[],
-    days: Int32Array,
+    private readonly days: Int32Array,
     private readonly runs: number,
     private readonly planning: SummaryPlanning,
   ) {
@@ -178,6 +179,45 @@ export class SimsSummaryStream {
         for (const key of RELATIVE_KEYS) this.relative[key][slot] = r[key] ?? Number.NaN;
       }
       if (n > 0 && V[at + s * n + n - 1] < V[at + s * n]) this.losses[s]++;
+    }
+    this.filled[k] = 1;
+    this.added++;
+  }
+
+  /**
+   * What the engine needs to summarise runs itself (src/engine/sims.ts `simulateSummary`): the benchmark's series,
+   * `iSpec` [E, P, Wn, flow rows, band rows, anniversary rows] and `fSpec` [amounts, rates, anniversary inflation
+   * factors] (assembly/valuation/run-summary.ts).
+   */
+  kernelSpec(): SummaryKernelSpec {
+    return summaryKernelSpec(this.ids, this.days, this.runs, this.planning);
+  }
+
+
+  /**
+   * Run k as the engine summarised it (`kernelSpec`; the record of assembly/valuation/run-summary.ts, `fields`
+   * values per series): the same figures as `addRun` of its values, bit for bit.
+   */
+  addFigures(k: number, rec: Float64Array, recAt: number, fields: number, band: Float64Array, bandAt: number,
+    paid: Float64Array | undefined, paidAt: number, paidCols: number, keepBand = false): void {
+    const { S, n } = this;
+    if (!(Number.isInteger(k) && k >= 0 && k < this.runs) || this.filled[k] === 1) {
+      throw new RangeError(`SimsSummaryStream.addFigures: run ${k} is not a free slot of 0 … ${this.runs - 1}`);
+    }
+    this.plan.addFigures(k, rec, recAt, fields, band, bandAt, paid, paidAt, paidCols, keepBand);
+    const m = n - 1;
+    const nan = (x: number) => (Number.isFinite(x) ? x : Number.NaN);
+    for (let s = 0; s < S; s++) {
+      const r = recAt + s * fields;
+      const slot = k * S + s;
+      const vT = rec[r];
+      this.finals[slot] = nan(vT);
+      this.annual[slot] = m >= 1 ? nan(Math.pow(vT / rec[r + 15], TRADING_DAYS_PER_YEAR / m) - 1) : Number.NaN;
+      this.mdd[slot] = nan(rec[r + 3]);
+      if (this.relative !== undefined) {
+        RELATIVE_KEYS.forEach((key, q) => { this.relative![key][slot] = rec[r + 8 + q]; });
+      }
+      if (rec[r + 6] === 1) this.losses[s]++;
     }
     this.filled[k] = 1;
     this.added++;
@@ -259,6 +299,41 @@ export class SimsSummaryStream {
     if (this.added !== this.runs) throw new Error(`SimsSummaryStream: ${this.added} of ${this.runs} runs added`);
     return (this.planned ??= this.plan.result());
   }
+}
+
+
+/** What the engine needs to summarise runs itself (`SimsSummaryStream.kernelSpec`). */
+export interface SummaryKernelSpec {
+  benchmarkSeries: number;
+  iSpec: Int32Array;
+  fSpec: Float64Array;
+  /** Band rows (P) and paid-flow columns per series (max(E, 1)). */
+  band: number;
+  paid: number;
+}
+
+/** The kernel spec of a summary of `runs` runs over `days` (the stream's rows), as `SimsSummaryStream` keeps them. */
+export function summaryKernelSpec(ids: readonly SeriesId[], days: Int32Array, runs: number,
+  planning: SummaryPlanning): SummaryKernelSpec {
+  const f = planning.flows;
+  const E = f === undefined ? 0 : f.rows.length;
+  const withdrawalRows = anniversaryRows(days);
+  const withdrawalFactors = Float64Array.from(withdrawalRows, (t) => inflationFactor(planning.inflation, t));
+  const rows = bandRows(days.length, runs, ids.length);
+  const P = rows.length;
+  const Wn = withdrawalRows.length;
+  const iSpec = new Int32Array(3 + E + P + Wn);
+  iSpec.set([E, P, Wn]);
+  if (f !== undefined) iSpec.set(f.rows, 3);
+  iSpec.set(rows, 3 + E);
+  iSpec.set(withdrawalRows, 3 + E + P);
+  const fSpec = new Float64Array(2 * E + Wn);
+  if (f !== undefined) {
+    fSpec.set(f.amount, 0);
+    fSpec.set(f.rate, E);
+  }
+  fSpec.set(withdrawalFactors, 2 * E);
+  return { benchmarkSeries: benchmarkIndex(ids), iSpec, fSpec, band: P, paid: Math.max(E, 1) };
 }
 
 /** A stream over runs given whole (`values[run][s][t]`, each run's series one after the other in memory or not). */

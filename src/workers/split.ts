@@ -2,7 +2,7 @@
  * One large request on every core of the service's pool (issue #14 item 2; docs/decisions.md "Splitting one large
  * request"): `runSplit` runs a request's weights parts (the plan of src/pipeline/split-plan.ts) as pool tasks in
  * parallel, then the request's own step with the assembled weights, so the body is byte-identical to the single
- * task's.
+ * task's; `runSummarySplit` does the same with a large sims summary's runs (docs/method.md §8.13).
  * Memory: the parts of a request run with `keepMemory` (src/workers/pool.ts), so a worker keeps its grown instance
  * from one part to the next instead of growing a fresh one for each; the last step gives it back.
  * Fair queue: the steps form one `TaskGroup` of the request's key: the request counts once against the queue bound
@@ -14,7 +14,8 @@
 import { isFolioError, folioError } from "../errors.js";
 import { defaultPlan, requestParts, runParts, type SplitPlan } from "../pipeline/split-plan.js";
 import type { ComputePool, ComputeResult } from "./pool.js";
-import type { BacktestTask, WeightsPartTask } from "./tasks.js";
+import type { BacktestTask, ComputeTask, SummaryPartTask, WeightsPartTask } from "./tasks.js";
+import { summaryPartsApply } from "../pipeline/respond.js";
 
 export { shouldSplit } from "../pipeline/split-plan.js";
 
@@ -56,6 +57,67 @@ export async function runSplit(pool: ComputePool, task: BacktestTask, o: SplitOp
     });
     const last: BacktestTask = { ...task, weights };
     // the last step: no part of the request follows, so its worker gives a large instance's memory back after it
+    return await pool.run(last, remaining(), { cancel: o.cancel, group, cost: o.cost, keepMemory: false })
+      .catch((e: unknown) => {
+        throw requestError(e, limitMs);
+      });
+  } finally {
+    group.close();
+  }
+}
+
+// ---- a sims summary's runs on every worker (issue 28's bench: docs/method.md §8.13) ----
+
+/** A buy-and-hold sims summary of at least this many runs is computed in parts, one per worker or more. */
+export const SUMMARY_SPLIT_MIN_RUNS = 1_000;
+
+/** Whether `task` is a sims summary computed in parts (`runSummarySplit`): buy and hold, enough runs, ≥ 2 workers. */
+export function shouldSplitSummary(task: ComputeTask, workers: number): task is BacktestTask {
+  if (task.kind !== "sims-summary" || workers < 2 || !("request" in task)) return false;
+  const runs = task.request.run_count ?? 0;
+  return runs >= SUMMARY_SPLIT_MIN_RUNS && summaryPartsApply(task.request);
+}
+
+/**
+ * The parts of a summary's runs 1 … runs − 1 (run 0 is the last step's own): 2 per worker, as even as integers allow,
+ * so that a light task waiting for the reserved worker (the parts use it too, like the weights parts) waits at most
+ * one part, and a worker slowed down by its neighbours leaves the other one more parts.
+ */
+export function summaryParts(runs: number, workers: number): [number, number][] {
+  const count = Math.max(1, Math.min(runs - 1, 2 * workers));
+  const out: [number, number][] = [];
+  let from = 1;
+  for (let p = 0; p < count; p++) {
+    const size = Math.floor((runs - 1) / count) + (p < (runs - 1) % count ? 1 : 0);
+    out.push([from, size]);
+    from += size;
+  }
+  return out;
+}
+
+/**
+ * A sims summary on every worker: its runs in `summaryParts` (`SummaryPartTask`s in parallel, each the engine's
+ * per-run figures, src/pipeline/respond.ts `summarisePart`), then the request's own task given them (`summaryParts`:
+ * transferred, not copied), which computes run 0 and the summary. Run k's figures do not depend on where it was
+ * computed, and the summary puts run k in slot k, so the body is the single task's, byte for byte. Memory: a part
+ * holds its runs' figures and band values (at most the summary's band budget over all parts, 96 MiB, plus 16 values
+ * per run and series); the last step keeps the band values where they came. Errors and deadline as `runSplit`.
+ */
+export async function runSummarySplit(pool: ComputePool, task: BacktestTask, o: SplitOptions = {}): Promise<ComputeResult> {
+  const limitMs = o.timeoutMs ?? pool.timeoutMs;
+  const deadline = Date.now() + limitMs;
+  const remaining = () => Math.max(1, deadline - Date.now());
+  const group = pool.openGroup(o.key ?? "");
+  try {
+    const runs = task.request.run_count ?? 0;
+    const parts = await Promise.all(summaryParts(runs, pool.workerCount).map(async ([runFrom, runCount]) => {
+      const part: SummaryPartTask = { kind: "sims-summary-part", request: task.request, snapshot: task.snapshot, runFrom, runCount };
+      const r = await pool.run(part, remaining(), { cancel: o.cancel, group });
+      return { runFrom, runCount, data: new Float64Array(r.body.buffer, r.body.byteOffset, r.body.byteLength / 8) };
+    })).catch((e: unknown) => {
+      throw requestError(e, limitMs);
+    });
+    const last: BacktestTask = { ...task, summaryParts: parts };
     return await pool.run(last, remaining(), { cancel: o.cancel, group, cost: o.cost, keepMemory: false })
       .catch((e: unknown) => {
         throw requestError(e, limitMs);

@@ -50,6 +50,24 @@ export interface BacktestTask {
   weights?: SplitWeights;
   /** More tasks of this request follow (src/workers/pool.ts): the worker keeps a large instance's memory for them. */
   keepMemory?: boolean;
+  /**
+   * A sims summary's runs 1 … run_count − 1, computed by `SummaryPartTask`s (src/workers/split.ts): the worker computes
+   * run 0 and merges them (src/pipeline/respond.ts `summariseSims`); the body is the single task's, byte for byte.
+   */
+  summaryParts?: { runFrom: number; runCount: number; data: Float64Array }[];
+}
+
+/**
+ * Runs [runFrom, runFrom + runCount) of a buy-and-hold sims summary (src/pipeline/respond.ts `summarisePart`): the
+ * result's body is the part's f64 figures and band values.
+ */
+export interface SummaryPartTask {
+  kind: "sims-summary-part";
+  request: RequestBody;
+  snapshot: StoreSnapshot;
+  runFrom: number;
+  runCount: number;
+  keepMemory?: boolean;
 }
 
 /** Assembled weights of a split request (src/workers/split.ts). */
@@ -113,7 +131,7 @@ export interface ProbeTask {
   kind: "probe";
 }
 
-export type ComputeTask = BacktestTask | WeightsPartTask | CompressTask | PingTask | SleepTask | ProbeTask | ReleaseTask;
+export type ComputeTask = BacktestTask | WeightsPartTask | SummaryPartTask | CompressTask | PingTask | SleepTask | ProbeTask | ReleaseTask;
 
 export type TaskResult =
   | { ok: true; body: Uint8Array; meta?: ResponseMeta; coding?: Coding; identity?: Uint8Array }

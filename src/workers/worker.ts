@@ -19,7 +19,7 @@ import { alignedDates, alignWithBenchmark } from "../pipeline/align.js";
 import type { Kernels } from "../pipeline/kernels.js";
 import { ALL_SERIES_IDS, selectStrategies, STRATEGIES } from "../domain/strategies.js";
 import {
-  fallbackIds, respond, respondWeights, RESPOND_KINDS, type RespondKind, type ResponseMeta,
+  fallbackIds, respond, respondWeights, RESPOND_KINDS, summarisePart, type RespondKind, type ResponseMeta,
 } from "../pipeline/respond.js";
 import { warmUp } from "../pipeline/warmup.js";
 import { storeOfSnapshot } from "../store/backend.js";
@@ -28,7 +28,8 @@ import type { StoreSnapshot } from "../store/types.js";
 import { codingFor, compressBody } from "./compress.js";
 import { partBody } from "../pipeline/split-plan.js";
 import type {
-  BacktestTask, ComputeTask, CompressTask, EncodingChoice, SleepTask, TaskResult, WeightsPartTask, WorkerConfig,
+  BacktestTask, ComputeTask, CompressTask, EncodingChoice, SleepTask, SummaryPartTask, TaskResult, WeightsPartTask,
+  WorkerConfig,
 } from "./tasks.js";
 import type { PoolWorkerData, SentTask } from "./pool.js";
 
@@ -158,8 +159,21 @@ async function backtest(task: BacktestTask): Promise<TaskResult> {
     fallback: ALL_SERIES_IDS.map((id) => task.weights!.fellBack.includes(id)),
   };
   const r = respond(k, task.kind, prices, options, { maxResponseValues: config.maxResponseValues }, precomputed,
-    task.out);
+    task.out, task.summaryParts);
   return ok(r.body, r.meta, task.encoding, task.keepIdentity === true);
+}
+
+/** Runs of a split sims summary (src/workers/split.ts): their figures as f64 bytes (transferred). */
+async function summaryPart(task: SummaryPartTask): Promise<TaskResult> {
+  const k = await kernels;
+  const { tickers, start, end, ...options } = task.request;
+  const store = storeFor(task.snapshot);
+  const aligned = alignWithBenchmark(store, tickers, { start, end, benchmark: options.benchmark }, { reuse: true });
+  const dates = alignedDates(store, aligned);
+  const prices = dates === undefined ? aligned : { ...aligned, dates };
+  const part = summarisePart(k, "sims-summary", prices, options, { maxResponseValues: config.maxResponseValues },
+    task.runFrom, task.runCount);
+  return ok(new Uint8Array(part.data.buffer, part.data.byteOffset, part.data.byteLength));
 }
 
 /** The task kinds and their handlers: one row each; a kind not here is refused. */
@@ -177,6 +191,7 @@ const HANDLERS: { [K in ComputeTask["kind"]]: (task: Extract<ComputeTask, { kind
     return ok('{"ready":true}');
   },
   "weights-part": weightsPart,
+  "sims-summary-part": summaryPart,
   weights: backtest,
   paths: backtest,
   sims: backtest,

@@ -181,8 +181,9 @@ describe("simsInChunks = the library's simsReport summarised (what folio simulat
   it("reports progress after each chunk, ending at the run count", () => {
     const seen: [number, number][] = [];
     simsInChunks(kernels, prices, { run_count: 10, seed: 1 }, (d, t) => seen.push([d, t]), 3 * 21 * 40);
-    // the first run alone (it checks the request and gives the shapes), then chunks of 3
-    expect(seen).toStrictEqual([[1, 10], [4, 10], [7, 10], [10, 10]]);
+    // the first run alone (it checks the request and gives the shapes), then chunks of what the engine's summary
+    // returns per run (21 series × (16 figures + 40 band rows + 1 flow column) values: 2 runs in 3×21×40)
+    expect(seen).toStrictEqual([[1, 10], [3, 10], [5, 10], [7, 10], [9, 10], [10, 10]]);
   });
 
   it("throws what the library throws (options first, then prices)", () => {

@@ -1,0 +1,91 @@
+/**
+ * The sims summary computed by the engine (kSimulateSummary: each run summarised where it is made, docs/method.md
+ * §8.13) and in parts (src/pipeline/respond.ts `summarisePart`, merged by `summariseSims`; the service's split of a
+ * summary over its workers, src/workers/split.ts): both give the summary the host computes from the runs' values,
+ * byte for byte, and the engine's logarithm is Math.log's.
+ */
+import { describe, expect, it } from "vitest";
+import { kernelsOver } from "../../src/engine/index.js";
+import { fdlibmLog } from "../../src/engine/sims.js";
+import type { Kernels } from "../../src/pipeline/kernels.js";
+import { optionsFor, summarisePart, summariseSims, type SummaryPart } from "../../src/pipeline/respond.js";
+import { checkPrices } from "../../src/pipeline/validate.js";
+import type { PriceMatrix, SimsOptions } from "../../src/domain/types.js";
+import { engine as wasm, rng } from "../helpers/kernels.js";
+import { factorPrices } from "../helpers/prices.js";
+
+const kernels = kernelsOver(wasm());
+/** The same kernels without the engine's summary: the host reads every run's values (the reference). */
+const hostOnly: Kernels = { ...kernels, simulateSummary: undefined };
+
+function market(): PriceMatrix {
+  const m = factorPrices(400, 5, 11);
+  return {
+    tickers: m.tickers.slice(0, 4), dates: m.dates, closes: m.closes.map((r) => r.slice(0, 4)),
+    benchmark: { ticker: m.tickers[4], closes: m.closes.map((r) => r[4]) },
+  };
+}
+
+const CASES: [string, SimsOptions][] = [
+  ["correlated, a benchmark and an own portfolio", { model: "correlated", benchmark: "TK0004", run_count: 40, horizon_days: 600, seed: 3,
+    portfolios: { mine: { TK0000: 0.5, TK0001: 0.5 } } }],
+  ["withdrawals that deplete some runs, inflation and a target", { model: "correlated", benchmark: "TK0004", run_count: 40,
+    horizon_days: 1300, seed: 5, inflation: 0.03, initial_value: 1_000_000, target_value: 900_000,
+    cash_flows: [{ amount: -230_000, every: "year", inflation_adjusted: true }, { rate: 0.01, every: "quarter" }] }],
+  ["independent, no benchmark, contributions", { run_count: 30, horizon_days: 300, seed: 9,
+    cash_flows: [{ amount: 1_000, every: "month" }] }],
+  ["bootstrap with zero drift", { model: "bootstrap", drift: "zero", benchmark: "TK0004", run_count: 30, horizon_days: 400, seed: 1 }],
+];
+
+describe("the sims summary computed by the engine", () => {
+  it("the engine's logarithm is Math.log's, bit for bit (near 1, over the whole range, subnormals and specials)", () => {
+    const u = rng(42);
+    const xs: number[] = [0, -0, 1, -1, Infinity, -Infinity, NaN, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+      1 + 2 ** -52, 1 - 2 ** -53, 1 + 2 ** -21, 1 - 2 ** -21, Math.SQRT2, Math.SQRT1_2];
+    for (let i = 0; i < 200_000; i++) xs.push(1 + (u() - 0.5) * 0.2);
+    for (let i = 0; i < 100_000; i++) xs.push(Math.exp((u() - 0.5) * 1400));
+    for (let i = 0; i < 20_000; i++) xs.push(u() * 1e-310);
+    const got = fdlibmLog(wasm(), Float64Array.from(xs));
+    const bad = xs.filter((x, i) => !Object.is(got[i], Math.log(x)));
+    expect(bad).toEqual([]);
+  });
+
+  for (const [name, options] of CASES) {
+    it(`gives the host's summary byte for byte: ${name}`, () => {
+      const prices = checkPrices(market());
+      const opts = optionsFor("sims", options);
+      const report = summariseSims(hostOnly, prices, opts).report;
+      const host = JSON.stringify(report);
+      if (options.cash_flows?.[0].amount === -230_000) {
+        const success = report.strategies.map((s) => s.summary.success_probability!);
+        expect(Math.min(...success)).toBeLessThan(1);
+        expect(Math.max(...success)).toBeGreaterThan(0);
+      }
+      // small chunks: several kernel calls, each starting at its own run
+      expect(JSON.stringify(summariseSims(kernels, prices, opts, undefined, 3_000).report)).toBe(host);
+      expect(JSON.stringify(summariseSims(kernels, prices, opts).report)).toBe(host);
+    });
+
+    it(`merged from parts gives the same summary byte for byte: ${name}`, () => {
+      const prices = checkPrices(market());
+      const opts = optionsFor("sims", options);
+      const runs = opts.runCount;
+      const host = JSON.stringify(summariseSims(hostOnly, prices, opts).report);
+      const cuts = [1, 2, 17, runs];
+      const parts: SummaryPart[] = [];
+      for (let p = cuts.length - 2; p >= 0; p--) {
+        parts.push(summarisePart(kernels, "sims-summary", prices, options, {}, cuts[p], cuts[p + 1] - cuts[p], undefined, 2_000));
+      }
+      expect(JSON.stringify(summariseSims(kernels, prices, opts, undefined, undefined, undefined, parts).report)).toBe(host);
+    });
+  }
+
+  it("refuses parts that do not cover runs 1 … run_count − 1", () => {
+    const prices = checkPrices(market());
+    const options: SimsOptions = { run_count: 10, seed: 2 };
+    const opts = optionsFor("sims", options);
+    const part = summarisePart(kernels, "sims-summary", prices, options, {}, 1, 5);
+    expect(() => summariseSims(kernels, prices, opts, undefined, undefined, undefined, [part])).toThrow(/cover/);
+    expect(() => summarisePart(kernels, "sims-summary", prices, options, {}, 0, 5)).toThrow(RangeError);
+  });
+});
