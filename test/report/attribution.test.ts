@@ -10,7 +10,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngine } from "../../src/index.js";
 import type { Engine, PriceMatrix } from "../../src/domain/types.js";
-import { alignPrices } from "../../src/pipeline/align.js";
+import { alignPrices, alignTyped } from "../../src/pipeline/align.js";
+import { loadKernels } from "../../src/engine/index.js";
+import { respond } from "../../src/pipeline/respond.js";
+import { failure } from "../helpers/errors.js";
 import { leafOrder, riskAttribution } from "../../src/report/attribution.js";
 import { openStore, openSyntheticStore } from "../../src/store/index.js";
 import { importPrices } from "../../src/store/import/index.js";
@@ -112,6 +115,19 @@ describe("attribution on the synthetic store", () => {
     const prices = alignPrices(store, tickers);
     check(prices, { strategies: ["ewp", "gmvp", "rpp", "hrp", "herc", "nco"], rebalance: "annual", window: "expanding",
       portfolios: { two: { [tickers[0]]: 0.5, [tickers[1]]: 0.5 } }, top: 3 }, "expanding");
+  });
+});
+
+describe("attribution within the response budget", () => {
+  it("is refused with RESPONSE_TOO_LARGE before computing when its values pass the budget; a calendar alone is not", async () => {
+    const kernels = await loadKernels();
+    const store = openSyntheticStore();
+    const tickers = store.list().slice(0, 8).map((x) => x.ticker);
+    const prices = alignTyped(store, tickers);
+    const e = failure(() => respond(kernels, "analysis", prices, { rebalance: "monthly" } as never, { maxResponseValues: 5000 }));
+    expect(e.code).toBe("RESPONSE_TOO_LARGE");
+    const ok = respond(kernels, "analysis", prices, { rebalance: "monthly", sections: ["calendar"] } as never, { maxResponseValues: 5000 });
+    expect(Object.keys(JSON.parse(new TextDecoder().decode(ok.body)) as object)).toEqual(["calendar"]);
   });
 });
 
