@@ -48,3 +48,18 @@ describe("POST /v1/optimiser/analysis: factors and attribution", () => {
     expect(paths.statusCode).toBe(400);
   });
 });
+
+describe("POST /v1/optimiser/analysis with factors, split across workers", () => {
+  const whole = useTestApp();
+  const split = useTestApp({ limits: { workers: 2, splitMinTickers: 1 } });
+
+  it("answers the single task's body byte for byte (the parts align the factors the same way)", async () => {
+    const all = whole().store.list().map((x) => x.ticker);
+    const body = { tickers: all.slice(0, 4), strategies: ["ewp", "hrp", "gmvp"], factors: [all[6], all[1]], rebalance: "annual" };
+    const a = await whole().post("/v1/optimiser/analysis", body);
+    const b = await split().post("/v1/optimiser/analysis", body);
+    expect(a.statusCode, a.body).toBe(200);
+    expect(b.statusCode, b.body).toBe(200);
+    expect(b.body).toBe(a.body);
+  });
+});

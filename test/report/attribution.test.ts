@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEngine } from "../../src/index.js";
 import type { Engine, PriceMatrix } from "../../src/domain/types.js";
 import { alignPrices, alignTyped } from "../../src/pipeline/align.js";
-import { loadKernels } from "../../src/engine/index.js";
+import { loadEngine, loadKernels } from "../../src/engine/index.js";
+import { ledoitWolfCovariance } from "../../src/engine/weights.js";
 import { respond } from "../../src/pipeline/respond.js";
 import { failure } from "../helpers/errors.js";
 import { leafOrder, riskAttribution } from "../../src/report/attribution.js";
@@ -115,6 +116,29 @@ describe("attribution on the synthetic store", () => {
     const prices = alignPrices(store, tickers);
     check(prices, { strategies: ["ewp", "gmvp", "rpp", "hrp", "herc", "nco"], rebalance: "annual", window: "expanding",
       portfolios: { two: { [tickers[0]]: 0.5, [tickers[1]]: 0.5 } }, top: 3 }, "expanding");
+  });
+});
+
+describe("attribution under the request's covariance mode", () => {
+  it("uses the Ledoit–Wolf covariance of each window when the request asks for it (the weights' own covariance)", async () => {
+    const { wasm } = await loadEngine();
+    const store = openSyntheticStore();
+    const tickers = store.list().slice(0, 5).map((x) => x.ticker);
+    const prices = alignPrices(store, tickers);
+    const a = engine.analysis(prices, { strategies: ["gmvp"], covariance: "ledoit-wolf", sections: ["attribution"] });
+    const w = engine.pathsReport(prices, { strategies: ["gmvp"], covariance: "ledoit-wolf" }).weights["l1r.l2d.l3gmvp"];
+    const X = Float64Array.from({ length: 251 * 5 }, (_, k) => {
+      const t = Math.floor(k / 5) + 1;
+      const i = k % 5;
+      return Math.log(prices.closes[t][i] / prices.closes[t - 1][i]);
+    });
+    const S = ledoitWolfCovariance(wasm, X, 251, 5).covariance;
+    const want = riskAttribution(tickers, w, S, 10);
+    const got = a.attribution!.find((x) => x.PATH === "l1r.l2d.l3gmvp")!.windows[0];
+    tickers.forEach((tk) => expect(Math.abs(got.risk_contributions[tk]! - want.risk_contributions[tk]!)).toBeLessThanOrEqual(1e-10));
+    // a sample-covariance attribution of the same weights differs
+    const sample = engine.analysis(prices, { strategies: ["gmvp"], sections: ["attribution"] }).attribution![0].windows[0];
+    expect(sample.risk_contributions).not.toEqual(got.risk_contributions);
   });
 });
 
