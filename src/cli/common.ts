@@ -28,6 +28,8 @@ export interface CommonOptions {
   portfolio?: Record<string, Record<string, number>>;
   /** `--benchmark TICKER` (backtest, simulate). */
   benchmark?: string;
+  /** `--factors A,B` (analyze): factor tickers aligned with the tickers by the same inner join. */
+  factors?: string[];
   dataDir?: string;
   databaseUrl?: string;
   json?: boolean;
@@ -180,7 +182,9 @@ export async function loadPrices(tickers: string[], opts: CommonOptions, cmd: Co
     throw new UsageError(`--start ${opts.start} is after --end ${opts.end}`);
   }
   const store = await openCliStore(storeArgsOf(cmd));
-  return alignPrices(store, tickers, { start: opts.start, end: opts.end, benchmark: opts.benchmark });
+  return alignPrices(store, tickers, {
+    start: opts.start, end: opts.end, benchmark: opts.benchmark, ...(opts.factors ? { factors: opts.factors } : {}),
+  });
 }
 
 /**

@@ -17,6 +17,11 @@ export interface PriceMatrix {
    * row gains the figures relative to it (docs/method.md §7.3).
    */
   benchmark?: { ticker: string; closes: number[] };
+  /**
+   * Factors' closes on the same dates, for an analysis's `factors` section (`alignPrices(store, tickers, { factors })`
+   * aligns them by the same inner join; docs/method.md §7.5).
+   */
+  factors?: { ticker: string; closes: number[] }[];
 }
 
 /** Options shared by weights, paths and sims (they mirror the HTTP body's optional fields). */

@@ -4,7 +4,9 @@
  */
 import type { Kernels } from "../pipeline/kernels.js";
 import { Wasm, type LoadOptions } from "./wasm.js";
-import { computeWeightSet, computedStrategies } from "./weights.js";
+import { computeWeightSet, computedStrategies, hrpTree, ledoitWolfCovariance, shrinkCovariance } from "./weights.js";
+import { covariance } from "./core.js";
+import { correlationClusters } from "./clustered.js";
 import { simulateCloses, simulateRuns, simulateSummary, simulationMeans, valuePaths } from "./sims.js";
 import { rebalancePaths, simulationJitter } from "./rebalance.js";
 import { dollarsJsonWriter, valuePathsJson } from "./dollars.js";
@@ -42,6 +44,10 @@ export function kernelsOver(wasm: Wasm, options: KernelsOptions = {}): Kernels {
     dollarsJson: (keys, width, n) => dollarsJsonWriter(wasm, keys, width, n),
     // the body is copied out of WebAssembly memory before the release
     valuePathsJson: (input, layout, out) => released(() => valuePathsJson(wasm, input, layout, out)),
+    covarianceOf: (X, n, N, mode) => released(() => mode === "shrink" ? shrinkCovariance(wasm, X, n, N).covariance
+      : mode === "ledoit-wolf" ? ledoitWolfCovariance(wasm, X, n, N).covariance : covariance(wasm, X, n, N).covariance),
+    clusterTree: (cov, N, kind, variant) => released(() => kind === "hrp" ? hrpTree(wasm, cov, N, variant)
+      : { Z: correlationClusters(wasm, cov, N, 0).Z }),
   };
 }
 

@@ -31,7 +31,8 @@ export function estimateCost(store: PriceStore, kind: string, request: RequestBo
   const lo = request.start === undefined ? -Infinity : parseIsoDay(request.start) ?? -Infinity;
   const hi = request.end === undefined ? Infinity : parseIsoDay(request.end) ?? Infinity;
   let days = Infinity;
-  for (const t of [...request.tickers, ...(request.benchmark === undefined ? [] : [request.benchmark])]) {
+  const factors = kind === "analysis" ? request.factors ?? [] : [];
+  for (const t of [...request.tickers, ...(request.benchmark === undefined ? [] : [request.benchmark]), ...factors]) {
     const canonical = store.resolve(t);
     if (canonical === undefined) continue;
     const d = store.read(canonical).days;
@@ -50,7 +51,20 @@ export function estimateCost(store: PriceStore, kind: string, request: RequestBo
   const rebalancing = training * rebalanceDates(request.rebalance, testDays) * optimised;
   // paying flows is one more pass over every value, and a summary's money-weighted return one more per flow
   const flows = request.cash_flows === undefined ? 1 : FLOWS_COST;
-  return Math.ceil(request.tickers.length * (testDays * valued * flows + rebalancing) * runs);
+  return Math.ceil(request.tickers.length * (testDays * valued * flows + rebalancing) * runs +
+    (kind === "analysis" ? analysisCost(request, testDays, training, series, factors.length) : 0));
+}
+
+/**
+ * The extra work of an analysis (issue 29 items 5 and 6): the factor regressions, O(test days × (k + 1)²) per series,
+ * counted as (k + 1)² / 21 ticker-days per series and test day; and the attribution's covariances, one per weights
+ * date and frequency over a training window (N² × training flops, as a rebalance's covariance), counted as
+ * tickers × training × 3 per date — the order of the rebalancing term.
+ */
+function analysisCost(request: RequestBody, testDays: number, training: number, series: number, k: number): number {
+  const regressions = k === 0 ? 0 : series * testDays * (k + 1) * (k + 1) / 21;
+  const dates = rebalanceDates(request.rebalance, testDays) + 1;
+  return regressions + request.tickers.length * training * 3 * dates / (3 * DEFAULT_STRATEGIES.length);
 }
 
 /**

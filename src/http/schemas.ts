@@ -15,6 +15,7 @@ import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
 } from "../pipeline/rebalance.js";
 import { ANALYSIS_SECTIONS, analysisProblems } from "../report/analysis.js";
+import { MAX_FACTORS } from "../report/factors.js";
 import {
   FLOW_PERIODS, INFLATION_RANGE, MAX_CASH_FLOWS, MAX_HORIZON_DAYS, MAX_INITIAL_VALUE, planningProblems, TRAINING_DAYS_RANGE,
 } from "../pipeline/planning.js";
@@ -308,7 +309,12 @@ export function makeSchemas(limits: SchemaLimits) {
       tickers, ...startEnd, ...weightsFields, ...rebalanceFields,
       sections: z.array(z.string(), { error: "must be a list of sections" }).optional().describe(
         `The sections answered, default all: ${ANALYSIS_SECTIONS.join(", ")} (docs/method.md §7.4).`),
-      top: z.number({ error: "must be an integer" }).optional().describe("The drawdown episodes listed per series, 1 … 100, default 10."),
+      top: z.number({ error: "must be an integer" }).optional().describe(
+        "The drawdown episodes and the top holdings listed per series, 1 … 100, default 10."),
+      factors: z.array(TickerString).optional().describe(
+        `Section "factors": 1 to ${MAX_FACTORS} tickers of the store used as factors (their daily simple returns), ` +
+        "aligned with the tickers by the same inner join as a benchmark (a shorter history shortens the window); " +
+        "a factor may be one of the tickers. An unknown one is UNKNOWN_TICKERS (docs/method.md §7.5)."),
     })
     .superRefine((b, ctx) => {
       startBeforeEnd(b, ctx);
@@ -336,6 +342,31 @@ export const AnalysisResponse = z.object({
   })).optional().describe("Per series, the calendar returns (docs/method.md §7.4)."),
   drawdowns: z.array(z.object({ PATH: z.string(), episodes: z.array(episode), ulcer_index: z.number().nullable() }))
     .optional().describe("Per series, the deepest drawdown episodes, deepest first, and the ulcer index (docs/method.md §7.4)."),
+  factors: z.array(z.object({
+    PATH: z.string(),
+    alpha: z.number().nullable().describe("252 × the intercept of the OLS of the daily excess returns on the factors'."),
+    alpha_t: z.number().nullable().describe("The intercept's Newey–West t statistic."),
+    betas: z.record(z.string(), z.number().nullable()).describe("Factor ticker → slope."),
+    t_stats: z.record(z.string(), z.number().nullable()).describe("Factor ticker → Newey–West t statistic (Bartlett, L lags)."),
+    r_squared: z.number().nullable(),
+    observations: z.number().int().describe("The daily returns regressed, m."),
+    lags: z.number().int().describe("The Newey–West lag L = ⌊4·(m/100)^(2/9)⌋."),
+  })).optional().describe("Per series, its factor regression (docs/method.md §7.5); with `factors` only."),
+  attribution: z.array(z.object({
+    PATH: z.string(),
+    dates: z.array(z.string()).describe("The weights dates: the purchase, then each rebalance."),
+    windows: z.array(z.object({
+      risk_contributions: z.record(z.string(), z.number().nullable()).describe("Ticker → wᵢ(Σw)ᵢ / wᵀΣw (they sum to 1)."),
+      diversification_ratio: z.number().nullable().describe("(wᵀσ) / √(wᵀΣw)."),
+      effective_n: z.number().describe("1 / Σwᵢ²."),
+      top_holdings: z.array(z.object({ ticker: z.string(), weight: z.number() })),
+    })).describe("One per date: the figures under the covariance of the window the weights were computed from."),
+    clustering: z.object({
+      order: z.array(z.string()).describe("The tickers in the clustering's leaf order."),
+      correlation: z.array(z.array(z.number())).describe("The training window's correlation matrix in that order."),
+      linkage: z.array(z.array(z.number())).describe("scipy linkage rows [a, b, height, size] (leaves in request order)."),
+    }).optional().describe("hrp, herc and nco series: the training window's clustering (the dendrogram)."),
+  })).optional().describe("Per traded series (strategies, own portfolios; not the benchmark), the risk attribution (docs/method.md §7.6)."),
 }).describe("One member per section asked, each one entry per series in the order of /paths.");
 
 export const TickerParams = z.strictObject({ ticker: z.string().min(1).max(64) });

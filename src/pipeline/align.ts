@@ -25,6 +25,11 @@ export interface AlignRange {
    * benchmark with a shorter history shortens the window; its closes come back beside the tickers', not among them.
    */
   benchmark?: string | undefined;
+  /**
+   * Factor tickers (an analysis's `factors`: `alignWithFactors`): joined by the same inner join as the benchmark, their
+   * closes beside the tickers', not among them.
+   */
+  factors?: readonly string[] | undefined;
 }
 
 export interface AlignBuffers {
@@ -409,7 +414,7 @@ export function alignWithBenchmark(store: PriceStore, tickers: readonly string[]
  * when `range.benchmark` names one (`alignWithBenchmark`); same errors as `alignTyped`.
  */
 export function alignPrices(store: PriceStore, tickers: readonly string[], range: AlignRange = {}): PriceMatrix {
-  const a = alignWithBenchmark(store, tickers, range);
+  const a = alignWithFactors(store, tickers, range);
   const T = a.days.length;
   const N = a.tickers.length;
   const dates: string[] = new Array(T);
@@ -423,6 +428,44 @@ export function alignPrices(store: PriceStore, tickers: readonly string[], range
   return {
     tickers: a.tickers, dates, closes,
     ...(a.benchmark === undefined ? {} : { benchmark: { ticker: a.benchmark.ticker, closes: Array.from(a.benchmark.closes) } }),
+    ...(a.factors === undefined ? {} : { factors: a.factors.map((f) => ({ ticker: f.ticker, closes: Array.from(f.closes) })) }),
+  };
+}
+
+/**
+ * `alignWithBenchmark` with `range.factors` (an analysis's factors, docs/method.md §7.5): the factors join the tickers
+ * (and the benchmark) by the same inner join, exactly as a benchmark does — a factor with a shorter history or gaps
+ * shortens or thins the window —, and their closes come back apart (`factors`, in the order given, canonical
+ * symbols). A factor among the tickers (or equal to the benchmark) is that column. Without factors:
+ * `alignWithBenchmark`. Errors: those of `alignWithBenchmark`; unknown factors are one UNKNOWN_TICKERS naming them.
+ */
+export function alignWithFactors(store: PriceStore, tickers: readonly string[], range: AlignRange = {},
+  buffers: AlignBuffers = {}): AlignedArrays & {
+    benchmark?: { ticker: string; closes: Float64Array }; factors?: { ticker: string; closes: Float64Array }[];
+  } {
+  if (range.factors === undefined || range.factors.length === 0) return alignWithBenchmark(store, tickers, range, buffers);
+  const unknown = range.factors.filter((f) => store.resolve(f) === undefined);
+  if (unknown.length > 0) throw folioError("UNKNOWN_TICKERS", { tickers: unknown }, { tickers: unknown });
+  const factors = range.factors.map((f) => store.resolve(f)!);
+  const upper = tickers.map((t) => t.toUpperCase());
+  const extra = factors.filter((f, j) => !upper.includes(f.toUpperCase()) &&
+    factors.findIndex((g) => g.toUpperCase() === f.toUpperCase()) === j);
+  const a = alignWithBenchmark(store, [...tickers, ...extra], range);
+  const N = tickers.length;
+  const W = N + extra.length;
+  const T = a.days.length;
+  const joined = a.tickers.map((t) => t.toUpperCase());
+  const own = closesArray(T * N, buffers.reuse);
+  for (let t = 0; t < T; t++) own.set(a.closes.subarray(t * W, t * W + N), t * N);
+  const out = factors.map((ticker) => {
+    const col = joined.indexOf(ticker.toUpperCase());
+    const closes = new Float64Array(T);
+    for (let t = 0; t < T; t++) closes[t] = a.closes[t * W + col];
+    return { ticker, closes };
+  });
+  return {
+    tickers: a.tickers.slice(0, N), days: a.days, closes: own, factors: out,
+    ...(a.benchmark === undefined ? {} : { benchmark: a.benchmark }),
   };
 }
 

@@ -17,6 +17,7 @@ import type { SimsSummaryReport } from "../report/sims-summary.js";
 import { analysisOf, analysisProblems, type AnalysisOptions, type AnalysisReport } from "../report/analysis.js";
 import { Problems } from "../domain/problems.js";
 import { checkPrices } from "./validate.js";
+import { extraSections, typedFactors } from "./analysis-sections.js";
 
 export { trainingWeights } from "./respond.js";
 
@@ -110,12 +111,18 @@ export function makeEngine(kernels: Kernels): Engine {
     },
 
     analysis(prices: PriceMatrix, options?: AnalysisOptions): AnalysisReport {
-      const { sections, top, ...rest } = options ?? {};
+      const { sections, top, factors, ...rest } = options ?? {};
       const p = new Problems("options");
-      for (const why of analysisProblems({ sections, top })) p.add(why.path, why.message);
+      for (const why of analysisProblems({ sections, top, factors })) p.add(why.path, why.message);
       p.throwIfAny();
-      const r = engine.pathsReport(prices, rest);
-      return analysisOf(r.ids, r.dates, r.values, sections, top);
+      const opts = optionsFor("paths", rest);
+      const typed = checkPrices(prices);
+      const f = typedFactors(prices, factors);
+      const c = compute(kernels, "paths", typed, opts);
+      return {
+        ...analysisOf(c.ids, c.dates, c.values!, sections, top),
+        ...extraSections(kernels, f === undefined ? typed : { ...typed, factors: f }, opts, c, sections, top ?? 10),
+      };
     },
 
     simsSummary(prices: PriceMatrix, options?: SimsOptions): SimsSummaryReport {

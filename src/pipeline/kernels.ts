@@ -10,6 +10,7 @@ import type {
 } from "../engine/sims.js";
 import type { DollarsJsonWriter, PathsJsonLayout } from "../engine/dollars.js";
 import type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput } from "../engine/rebalance.js";
+import type { CovarianceMode, HrpMode } from "../domain/vocabulary.js";
 
 export type {
   WeightSet, WeightSetInput, SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, SimulationMeansInput, ValuePathsInput,
@@ -53,4 +54,14 @@ export interface Kernels {
    * never leave WebAssembly memory); optional: without it a summary reads `simulateRuns`' values.
    */
   simulateSummary?(input: SimulateSummaryInput): SimulateSummaryResult;
+  /**
+   * The covariance of the n×N observations X by a request's covariance mode (sample, Schäfer–Strimmer, Ledoit–Wolf):
+   * an analysis's attribution (src/report/attribution.ts); optional: without it, the section is not offered.
+   */
+  covarianceOf?(X: Float64Array, n: number, N: number, mode: CovarianceMode): Float64Array;
+  /**
+   * The clustering of a covariance as its strategy builds it: hrp's single linkage (`hrp` variant) with its leaf
+   * order, or herc's and nco's Ward linkage of the correlation distances (scipy rows [a, b, height, size]).
+   */
+  clusterTree?(cov: Float64Array, N: number, kind: "hrp" | "ward", variant: HrpMode): { Z: Float64Array; order?: Int32Array };
 }

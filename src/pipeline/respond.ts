@@ -23,6 +23,7 @@ import { median, summarize, TRADING_DAYS_PER_YEAR } from "../report/summary.js";
 import { bandRows, SimsSummaryStream, summaryKernelSpec, type SimsSummaryReport } from "../report/sims-summary.js";
 import { RUN_FIELDS } from "../engine/sims.js";
 import { analysisOf, analysisProblems, type AnalysisSection } from "../report/analysis.js";
+import { extraSections } from "./analysis-sections.js";
 import { formatIsoDay } from "../domain/dates.js";
 import { buckets } from "./calendar.js";
 import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
@@ -67,6 +68,8 @@ export interface TypedPrices {
   dates?: readonly string[];
   /** A benchmark's canonical ticker and its closes on the same days (src/pipeline/align.ts `alignBenchmark`). */
   benchmark?: { ticker: string; closes: Float64Array };
+  /** An analysis's factors and their closes on the same days (src/pipeline/align.ts `alignWithFactors`). */
+  factors?: { ticker: string; closes: Float64Array }[];
 }
 
 /** What a response says besides its body (the HTTP layer turns it into headers, the CLI into text). */
@@ -566,7 +569,10 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     case "schedule":
       return { body: encoder.encode(scheduleJson(c)), meta };
     case "analysis":
-      return { body: encoder.encode(JSON.stringify(analysisOf(c.ids, c.dates, c.values!, sections, top))), meta };
+      return { body: encoder.encode(JSON.stringify({
+        ...analysisOf(c.ids, c.dates, c.values!, sections, top),
+        ...extraSections(kernels, prices, opts, c, sections, top ?? 10, limits.maxResponseValues),
+      })), meta };
   }
 }
 
@@ -640,9 +646,9 @@ function testRows(prices: TypedPrices, opts: CheckedOptions): number {
  */
 function analysisOptions(kind: RespondKind, options: SimsOptions | undefined): { sections?: AnalysisSection[]; top?: number } {
   if (kind !== "analysis") return {};
-  const { sections, top } = (options ?? {}) as { sections?: AnalysisSection[]; top?: number };
+  const { sections, top, factors } = (options ?? {}) as { sections?: AnalysisSection[]; top?: number; factors?: unknown };
   const p = new Problems("options");
-  for (const why of analysisProblems({ sections, top })) p.add(why.path, why.message);
+  for (const why of analysisProblems({ sections, top, factors })) p.add(why.path, why.message);
   p.throwIfAny();
   return { sections, top };
 }
@@ -652,7 +658,7 @@ function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOpt
   limits: RespondLimits): CheckedOptions {
   if (!RESPOND_KINDS.includes(kind)) throw new Error(`unknown request kind ${JSON.stringify(kind)}`);
   if (kind === "analysis" && options !== undefined) {
-    const { sections: _s, top: _t, ...paths } = options as SimsOptions & { sections?: unknown; top?: unknown };
+    const { sections: _s, top: _t, factors: _f, ...paths } = options as SimsOptions & { sections?: unknown; top?: unknown; factors?: unknown };
     options = paths;
   }
   const opts = optionsFor(kind, options);

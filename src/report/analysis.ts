@@ -4,18 +4,27 @@
  */
 import type { SeriesId } from "../domain/strategies.js";
 import type { PathsOptions } from "../domain/types.js";
+import { factorsProblems, type FactorRegression } from "./factors.js";
+import type { Attribution } from "./attribution.js";
 
-/** The sections of an analysis available so far (issue 29: significance, factors and attribution are to come). */
-export const ANALYSIS_SECTIONS = ["calendar", "drawdowns"] as const;
+/**
+ * The sections of an analysis available so far (issue 29: significance is to come). `factors` (src/report/factors.ts)
+ * is answered when the request names factors; `attribution` in src/report/attribution.ts.
+ */
+export const ANALYSIS_SECTIONS = ["calendar", "drawdowns", "factors", "attribution"] as const;
 export type AnalysisSection = (typeof ANALYSIS_SECTIONS)[number];
 
 /** `engine.analysis` options: a paths request's, the sections asked (default all) and the drawdown episodes kept. */
-export type AnalysisOptions = PathsOptions & { sections?: AnalysisSection[]; top?: number };
+export type AnalysisOptions = PathsOptions & { sections?: AnalysisSection[]; top?: number; factors?: string[] };
 
 /** One member per section asked, each one entry per series in the order of /paths. */
 export interface AnalysisReport {
   calendar?: CalendarReturns[];
   drawdowns?: Drawdowns[];
+  /** Per series, the OLS of its excess returns on the factors' (docs/method.md §7.5). */
+  factors?: FactorRegression[];
+  /** Per traded series, the risk attribution at each weights date (docs/method.md §7.6). */
+  attribution?: Attribution[];
 }
 
 /** One series' calendar returns: per year and per month, the simple return over the period, and the extremes. */
@@ -151,7 +160,7 @@ export function drawdownEpisodes(id: SeriesId, dates: readonly string[], values:
  * Why `sections` / `top` are refused (paths from the options' root), or [] — one rule for the library, the HTTP schema
  * and the CLI.
  */
-export function analysisProblems(o: { sections?: unknown; top?: unknown }): { path: string[]; message: string }[] {
+export function analysisProblems(o: { sections?: unknown; top?: unknown; factors?: unknown }): { path: string[]; message: string }[] {
   const out: { path: string[]; message: string }[] = [];
   if (o.sections !== undefined) {
     if (!Array.isArray(o.sections) || o.sections.length === 0) {
@@ -159,7 +168,7 @@ export function analysisProblems(o: { sections?: unknown; top?: unknown }): { pa
     } else {
       o.sections.forEach((x, k) => {
         if (!(ANALYSIS_SECTIONS as readonly unknown[]).includes(x)) {
-          out.push({ path: ["sections", String(k)], message: `unknown section ${JSON.stringify(x)}; available: ${ANALYSIS_SECTIONS.join(", ")} (significance, factors and attribution are not built yet)` });
+          out.push({ path: ["sections", String(k)], message: `unknown section ${JSON.stringify(x)}; available: ${ANALYSIS_SECTIONS.join(", ")} (significance is not built yet)` });
         }
       });
     }
@@ -167,6 +176,7 @@ export function analysisProblems(o: { sections?: unknown; top?: unknown }): { pa
   if (o.top !== undefined && !(Number.isInteger(o.top) && (o.top as number) >= 1 && (o.top as number) <= 100)) {
     out.push({ path: ["top"], message: `must be an integer from 1 to 100, the drawdown episodes listed (got ${JSON.stringify(o.top)})` });
   }
+  out.push(...factorsProblems(o));
   return out;
 }
 

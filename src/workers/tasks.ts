@@ -13,6 +13,8 @@ export interface RequestBody extends SimsOptions {
   tickers: string[];
   start?: string;
   end?: string;
+  /** An analysis's factors (src/report/factors.ts): aligned with the tickers by the same inner join. */
+  factors?: string[];
 }
 
 /** A response content coding (src/http/encoding.ts negotiates it, src/workers/compress.ts applies it). */

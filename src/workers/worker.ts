@@ -15,7 +15,7 @@ import { isFolioError, toWire } from "../errors.js";
 import { loadEngine } from "../engine/index.js";
 import type { Wasm } from "../engine/wasm.js";
 import { makeEngine } from "../pipeline/backtest.js";
-import { alignedDates, alignWithBenchmark } from "../pipeline/align.js";
+import { alignedDates, alignWithBenchmark, alignWithFactors } from "../pipeline/align.js";
 import type { Kernels } from "../pipeline/kernels.js";
 import { ALL_SERIES_IDS, selectStrategies, STRATEGIES } from "../domain/strategies.js";
 import {
@@ -137,7 +137,9 @@ async function weightsPart(task: WeightsPartTask): Promise<TaskResult> {
   if (!RESPOND_KINDS.includes(task.of)) throw new Error(`unknown task kind ${JSON.stringify(task.of)}`);
   const { tickers, start, end, ...options } = task.request;
   // the same window as the request's own step: the benchmark joins the alignment
-  const prices = alignWithBenchmark(storeFor(task.snapshot), tickers, { start, end, benchmark: task.request.benchmark });
+  const prices = alignWithFactors(storeFor(task.snapshot), tickers, {
+    start, end, benchmark: task.request.benchmark, ...(task.of === "analysis" ? { factors: task.request.factors } : {}),
+  });
   const w = respondWeights(k, task.of, prices, options, { maxResponseValues: config.maxResponseValues },
     [task.frequency], task.strategies, { rows: task.gramRows, whole: task.gram });
   const meta: ResponseMeta = { kind: task.of, tickers: [...prices.tickers], ...partFallbacks(w.fallback) };
@@ -150,7 +152,9 @@ async function backtest(task: BacktestTask): Promise<TaskResult> {
   const { tickers, start, end, ...options } = task.request;
   const store = storeFor(task.snapshot);
   // the closes in this thread's reusable buffer: they are copied into the kernels and not kept past this task
-  const aligned = alignWithBenchmark(store, tickers, { start, end, benchmark: options.benchmark }, { reuse: true });
+  const aligned = alignWithFactors(store, tickers, {
+    start, end, benchmark: options.benchmark, ...(task.kind === "analysis" ? { factors: options.factors } : {}),
+  }, { reuse: true });
   // The test dates' strings from the calendar's (formatted once per thread), when the tickers share one.
   const dates = alignedDates(store, aligned);
   const prices = dates === undefined ? aligned : { ...aligned, dates };

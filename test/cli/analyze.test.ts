@@ -35,7 +35,7 @@ describe("folio analyze", () => {
   });
 
   it("refuses an unknown section or top", async () => {
-    for (const [flags, re] of [[["--sections", "factors"], /sections among calendar, drawdowns/], [["--top", "0"], /1 to 100/]] as const) {
+    for (const [flags, re] of [[["--sections", "nope"], /sections among calendar, drawdowns/], [["--top", "0"], /1 to 100/]] as const) {
       const r = await run(["analyze", ...TICKERS, ...flags]);
       expect(r.code).not.toBe(0);
       expect(r.stderr).toMatch(re);

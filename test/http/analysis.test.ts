@@ -23,7 +23,7 @@ describe("POST /v1/optimiser/analysis", () => {
 
   it("refuses an unknown section or a bad top with what to change", async () => {
     const tickers = t().store.list().slice(0, 2).map((x) => x.ticker);
-    const bad = await t().post("/v1/optimiser/analysis", { tickers, sections: ["factors"] });
+    const bad = await t().post("/v1/optimiser/analysis", { tickers, sections: ["nope"] });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toMatch(/available: calendar, drawdowns/);
     const top = await t().post("/v1/optimiser/analysis", { tickers, top: 0 });

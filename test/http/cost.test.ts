@@ -36,3 +36,21 @@ describe("estimateCost", () => {
     expect(gmvp).toBeLessThan(exact + 2);
   });
 });
+
+describe("estimateCost of an analysis (issue 29 items 5 and 6)", () => {
+  const store = openSyntheticStore();
+  const tickers = ["SYN-TEC1", "SYN-FIN2", "SYN-UTL3"];
+  const test = store.read("SYN-TEC1").days.length - 252;
+
+  it("adds the attribution's covariances per weights date and the regressions per factor; paths' costs unchanged", () => {
+    const paths = estimateCost(store, "paths", { tickers });
+    const plain = estimateCost(store, "analysis", { tickers });
+    expect(plain).toBe(Math.ceil(3 * test + (3 * 252 * 3) / 21));
+    const withFactors = estimateCost(store, "analysis", { tickers, factors: ["SYN-NRG1", "SYN-HLT1"] });
+    expect(withFactors).toBe(Math.ceil(3 * test + 21 * test * 9 / 21 + (3 * 252 * 3) / 21));
+    expect(estimateCost(store, "analysis", { tickers, rebalance: "monthly" })).toBeGreaterThan(
+      estimateCost(store, "paths", { tickers, rebalance: "monthly" }));
+    // factors count only on an analysis
+    expect(estimateCost(store, "paths", { tickers, factors: ["SYN-NRG1"] })).toBe(paths);
+  });
+});

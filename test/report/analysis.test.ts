@@ -101,6 +101,6 @@ describeWithSharedData("calendar and drawdowns on real paths (cvxportfolio, 30 t
       expect(monthly).toBeCloseTo(v[v.length - 1] / v[0], 10);
     });
     a.drawdowns!.forEach((d, s) => expect(d.episodes[0].depth).toBe(summarizeSeries(paths.ids[s], paths.values[s]).max_drawdown));
-    expect(() => engine.analysis(p, { sections: ["factors" as never] })).toThrow(/available: calendar, drawdowns/);
+    expect(() => engine.analysis(p, { sections: ["nope" as never] })).toThrow(/available: calendar, drawdowns/);
   });
 });

@@ -8,6 +8,7 @@ import { createEngine } from "../../index.js";
 import { ANALYSIS_SECTIONS, type AnalysisSection } from "../../report/analysis.js";
 import { boundsOf, strategiesOf, withBenchmark, loadPrices, withDataOptions, type CommonOptions } from "../common.js";
 import { formatTable, fmtNum, fmtPct, Progress } from "../output.js";
+import { MAX_FACTORS } from "../../report/factors.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
 
 interface AnalyzeOptions extends CommonOptions, RebalanceFlags {
@@ -22,6 +23,14 @@ function parseSections(value: string): AnalysisSection[] {
     throw new InvalidArgumentError(`expected sections among ${ANALYSIS_SECTIONS.join(", ")}, comma-separated, got ${JSON.stringify(value)}`);
   }
   return list as AnalysisSection[];
+}
+
+function parseFactors(value: string): string[] {
+  const list = value.split(",").map((s) => s.trim()).filter(Boolean);
+  if (list.length === 0 || list.length > MAX_FACTORS) {
+    throw new InvalidArgumentError(`expected 1 to ${MAX_FACTORS} factor tickers, comma-separated, got ${JSON.stringify(value)}`);
+  }
+  return list;
 }
 
 function parseTop(value: string): number {
@@ -39,16 +48,21 @@ export function registerAnalyze(program: Command): Command {
   withBenchmark(cmd);
   withRebalanceOptions(cmd);
   cmd.option("--sections <list>", `sections, comma-separated (default all: ${ANALYSIS_SECTIONS.join(",")})`, parseSections)
-    .option("--top <n>", "drawdown episodes listed per series, 1..100 (default 10)", parseTop)
+    .option("--top <n>", "drawdown episodes and top holdings listed per series, 1..100 (default 10)", parseTop)
+    .option("--factors <list>", `factor tickers of the store, comma-separated (1..${MAX_FACTORS}): the factors section's regressors`, parseFactors)
     .option("--json", "print the analysis as JSON (the body of POST /v1/optimiser/analysis)");
   cmd.addHelpText("after", `
 Calendar returns: each year's simple return from the previous year's last value (the first year's from the purchase);
 partial first and last years are marked *. Drawdowns: from a running peak to the trough below it and the recovery to
 the peak's value (docs/method.md §7.4), deepest first, with their lengths in trading days and the ulcer index.
+Factors (with --factors): per series the OLS of its daily excess returns on the factors', alpha annualised ×252, the
+betas and their Newey–West t statistics, R² (docs/method.md §7.5). Attribution: per series at the purchase and the last
+rebalance, the largest risk contributions, the diversification ratio and the effective number of holdings (§7.6).
 
 Examples (the tickers of the default store, the embedded synthetic universe):
   folio analyze SYN-TEC1 SYN-FIN2 SYN-UTL3 --strategies ewp,gmvp
-  folio analyze SYN-TEC1 SYN-FIN2 --sections drawdowns --top 3 --json`);
+  folio analyze SYN-TEC1 SYN-FIN2 --sections drawdowns --top 3 --json
+  folio analyze SYN-TEC1 SYN-FIN2 SYN-UTL3 --factors SYN-NRG1,SYN-HLT1 --sections factors`);
   cmd.action(async (args: string[], opts: AnalyzeOptions, self: Command) => {
     const rebalanceOptions = rebalanceOptionsOf(opts);
     const progress = new Progress(3);
@@ -60,6 +74,7 @@ Examples (the tickers of the default store, the embedded synthetic universe):
     const a = engine.analysis(prices, {
       covariance: opts.covariance, hrp: opts.hrp, ...rebalanceOptions, ...boundsOf(opts), ...strategiesOf(opts),
       ...(opts.sections ? { sections: opts.sections } : {}), ...(opts.top ? { top: opts.top } : {}),
+      ...(opts.factors ? { factors: opts.factors } : {}),
     });
     progress.done();
     if (opts.json) {
@@ -85,6 +100,26 @@ Examples (the tickers of the default store, the embedded synthetic universe):
           e.recovery ?? "not yet", String(e.length_days), e.recovery_days === null ? "-" : String(e.recovery_days),
           k === 0 ? fmtNum(d.ulcer_index) : ""])),
       ));
+    }
+    if (a.factors) {
+      const names = Object.keys(a.factors[0]?.betas ?? {});
+      const t = (x: number | null) => (x === null ? "-" : x.toFixed(2));
+      out.push(`Factor regressions (daily excess simple returns, Newey–West t in brackets, ${a.factors[0]?.lags ?? 0} lags):\n\n` + formatTable(
+        ["series", "alpha", ...names, "R²"],
+        a.factors.map((f) => [f.PATH, f.alpha === null ? "-" : `${fmtPct(f.alpha)} [${t(f.alpha_t)}]`,
+          ...names.map((n) => (f.betas[n] === null ? "-" : `${f.betas[n]!.toFixed(3)} [${t(f.t_stats[n])}]`)),
+          f.r_squared === null ? "-" : f.r_squared.toFixed(3)]),
+      ));
+    }
+    if (a.attribution) {
+      const rows = a.attribution.flatMap((x) => [0, x.windows.length - 1].filter((j, k, l) => l.indexOf(j) === k).map((j) => {
+        const w = x.windows[j];
+        const rc = Object.entries(w.risk_contributions).filter((e) => e[1] !== null).sort((p, q) => q[1]! - p[1]!).slice(0, 3);
+        return [j === 0 ? x.PATH : "", x.dates[j], rc.map(([k, v]) => `${k} ${fmtPct(v!)}`).join(", "),
+          fmtNum(w.diversification_ratio), fmtNum(w.effective_n)];
+      }));
+      out.push("Risk attribution (the purchase and the last rebalance):\n\n" + formatTable(
+        ["series", "date", "largest risk contributions", "diversification ratio", "effective N"], rows));
     }
     process.stdout.write(out.join("\n") + "\n");
   });

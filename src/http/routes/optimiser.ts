@@ -72,7 +72,8 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
     ScheduleResponse);
   route("analysis", "The tables an analyst reads first, per series of the paths: calendar returns (years and months, " +
     "best and worst year) and the deepest drawdown episodes with their dates, recovery and the ulcer index (docs/method.md " +
-    "§7.4). Same body as /paths plus `sections` and `top`.", AnalysisResponse, AnalysisBody);
+    "§7.4); with `factors`, each series' OLS on the factors' returns with Newey–West t statistics (§7.5); the risk " +
+    "attribution at each weights date (§7.6). Same body as /paths plus `sections`, `top` and `factors`.", AnalysisResponse, AnalysisBody);
   if (opts.report) {
     route("report", "Summary statistics per strategy of the paths (final value, returns, volatility, Sharpe, drawdown, " +
       "Sortino, Calmar, historical 95 % VaR and CVaR of the daily returns).",
