@@ -6,7 +6,7 @@
 import type { PriceMatrix } from "../domain/types.js";
 import { Problems } from "../domain/problems.js";
 import { folioError } from "../errors.js";
-import { attributionOf, attributionValues, type Attribution } from "../report/attribution.js";
+import { attributionOf, attributionValues, type Attribution } from "./attribution.js";
 import { factorRegressions, type FactorRegression } from "../report/factors.js";
 import type { Kernels } from "./kernels.js";
 import type { Computation, TypedPrices } from "./respond.js";

@@ -56,7 +56,7 @@ export interface Kernels {
   simulateSummary?(input: SimulateSummaryInput): SimulateSummaryResult;
   /**
    * The covariance of the n×N observations X by a request's covariance mode (sample, Schäfer–Strimmer, Ledoit–Wolf):
-   * an analysis's attribution (src/report/attribution.ts); optional: without it, the section is not offered.
+   * an analysis's attribution (src/pipeline/attribution.ts); optional: without it, the section is not offered.
    */
   covarianceOf?(X: Float64Array, n: number, N: number, mode: CovarianceMode): Float64Array;
   /**

@@ -5,11 +5,11 @@
 import type { SeriesId } from "../domain/strategies.js";
 import type { PathsOptions } from "../domain/types.js";
 import { factorsProblems, type FactorRegression } from "./factors.js";
-import type { Attribution } from "./attribution.js";
+import type { Attribution } from "../pipeline/attribution.js";
 
 /**
  * The sections of an analysis available so far (issue 29: significance is to come). `factors` (src/report/factors.ts)
- * is answered when the request names factors; `attribution` in src/report/attribution.ts.
+ * is answered when the request names factors; `attribution` in src/pipeline/attribution.ts.
  */
 export const ANALYSIS_SECTIONS = ["calendar", "drawdowns", "factors", "attribution"] as const;
 export type AnalysisSection = (typeof ANALYSIS_SECTIONS)[number];

@@ -6,11 +6,11 @@
  */
 import type { SeriesId } from "../domain/strategies.js";
 import type { Frequency } from "../domain/vocabulary.js";
-import type { Kernels } from "../pipeline/kernels.js";
-import type { CheckedOptions } from "../pipeline/validate.js";
-import type { Computation, TypedPrices } from "../pipeline/respond.js";
-import { buckets } from "../pipeline/calendar.js";
-import { windowStart } from "../pipeline/rebalance.js";
+import type { Kernels } from "./kernels.js";
+import type { CheckedOptions } from "./validate.js";
+import type { Computation, TypedPrices } from "./respond.js";
+import { buckets } from "./calendar.js";
+import { windowStart } from "./rebalance.js";
 
 /** One weights date's figures. */
 export interface AttributionAt {

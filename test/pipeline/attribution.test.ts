@@ -15,7 +15,7 @@ import { loadEngine, loadKernels } from "../../src/engine/index.js";
 import { ledoitWolfCovariance } from "../../src/engine/weights.js";
 import { respond } from "../../src/pipeline/respond.js";
 import { failure } from "../helpers/errors.js";
-import { leafOrder, riskAttribution } from "../../src/report/attribution.js";
+import { leafOrder, riskAttribution } from "../../src/pipeline/attribution.js";
 import { openStore, openSyntheticStore } from "../../src/store/index.js";
 import { importPrices } from "../../src/store/import/index.js";
 import type { PriceStore } from "../../src/store/types.js";
