@@ -78,6 +78,13 @@ describe("a 64 KiB body of problems costs a bounded number of issues", () => {
     });
   }
 
+  it("a 4 MiB body (BODY_LIMIT_BYTES may be 16 MiB) of 2 million bad items holds 21 issues, and counts them all", () => {
+    const value = { tickers: Array(2 * 1024 * 1024).fill(1) };
+    expect(rawIssues(OptimiserBody, value)).toBeLessThanOrEqual(MAX_LISTED_PROBLEMS + 3);
+    const e = validationError(OptimiserBody.safeParse(value).error!.issues);
+    expect(e.extras.errors_total).toBe(2 * 1024 * 1024);
+  });
+
   it("counts every problem: 64 KiB of one ticker repeated lists 20 duplicates and says how many more", () => {
     const n = Math.floor(64 * KIB / 7);
     const r = OptimiserBody.safeParse({ tickers: Array(n).fill("AAPL") });
