@@ -24,7 +24,8 @@ import { codingFor } from "../workers/compress.js";
 import { ClientClosedError, type ComputeResult } from "../workers/pool.js";
 import type { BacktestTask, Coding, ComputeKind, ComputeTask, EncodingChoice, RequestBody } from "../workers/tasks.js";
 import { etagOf } from "./etag.js";
-import { estimateCost } from "./cost.js";
+import { estimateCost, estimateScheduleValues } from "./cost.js";
+import { folioError } from "../errors.js";
 import { etagFor, matchedTag, negotiate } from "./encoding.js";
 import { HEADER, metaHeaders } from "./headers.js";
 import { flightsOf, LeaderGoneError, type Flight } from "./single-flight.js";
@@ -71,6 +72,7 @@ export class ComputeExchange {
    * awaits unless it answers, so that identical requests arriving together find the one leader.
    */
   async answer(): Promise<FastifyReply> {
+    this.bounded();
     const early = this.conditional();
     if (early !== undefined) return early;
     this.admit();
@@ -78,6 +80,22 @@ export class ComputeExchange {
     if (hit !== undefined) return hit;
     const followed = await this.followed();
     return "reply" in followed ? followed.reply : this.computed(followed.lead);
+  }
+
+  /**
+   * A /schedule body is bounded by MAX_RESPONSE_VALUES like a /sims one (the worker checks sims before computing):
+   * its values estimated from the store (src/http/cost.ts `estimateScheduleValues`), 422 RESPONSE_TOO_LARGE over it.
+   */
+  bounded(): void {
+    if (this.kind !== "schedule") return;
+    const limit = this.ctx.limits.maxResponseValues;
+    const values = estimateScheduleValues(this.current.store, this.request);
+    if (values > limit) {
+      throw folioError("RESPONSE_TOO_LARGE", {
+        values, limit, counted: "series × dates × (tickers + 2): a weight per ticker, the turnover and the costs",
+        advice: "Rebalance less often (a larger number of days, or \"quarterly\"), select fewer strategies or tickers, or narrow start/end.",
+      }, { values, limit });
+    }
   }
 
   /** 304 when If-None-Match lists a tag sent with a 200 for these very inputs (the client's copy is current). */
