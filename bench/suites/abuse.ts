@@ -34,7 +34,11 @@
  *   1.18–1.86× (both met 2 of 4).
  * ABUSE_ATTACKER_NICE (default 0) runs the attacker's process at that nice value (19: p99 0.45–6.0×, no better).
  *
- *   npm run build && node dist/bench/run.js abuse          (ABUSE_REPEATS, default 3; ABUSE_PHASES, default "abc")
+ * - (d) invalid bodies (issue 30): a valid key's 16 connections send a 64 KiB body of 9,000 duplicate tickers (400);
+ * and before the phases, the event-loop time of one invalid 64 KiB body by kind (`validationRows`).
+ *
+ *   npm run build && node dist/bench/run.js abuse          (ABUSE_REPEATS, default 3; ABUSE_PHASES, default "abcd";
+ *                                                          ABUSE_VALIDATION_ONLY=1: the per-body rows alone)
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -52,7 +56,9 @@ const VICTIM_REQUESTS = Number(process.env.ABUSE_VICTIM_REQUESTS ?? 200);
 const REPEATS = Number(process.env.ABUSE_REPEATS ?? 3);
 const CONNECTIONS = 16;
 /** The attack phases to run, by letter (default all: "abc"). */
-const PHASES = process.env.ABUSE_PHASES ?? "abc";
+const PHASES = process.env.ABUSE_PHASES ?? "abcd";
+/** A 64 KiB body of 9,000 duplicate tickers (issue 30: one valid key's invalid bodies stalled every other key). */
+const INVALID_BODY = `{"tickers":[${Array(Math.floor((64 * 1024 - 16) / 7)).fill('"AAPL"').join(",")}]}`;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const quantile = (sorted: number[], q: number) => sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -148,11 +154,69 @@ process.on("SIGUSR2", () => {
   return { execArgv: ["--import", `file://${mod}`], file };
 }
 
+/**
+ * Event-loop time of one invalid 64 KiB body (issue 30 item 3): what the server does on its thread before the 400 —
+ * JSON.parse, the reserved-name walk, the size pre-check, the zod schema and the problem document — for bodies of duplicates, unknown ids,
+ * bad items and unknown members, in this process (median of ABUSE_VALIDATION_RUNS, default 31, after 5 warm-ups).
+ * The goal: ≤ 5 ms each. A timing on a shared machine: read it with the load average printed beside it.
+ */
+async function validationRows(): Promise<void> {
+  const { makeSchemas, oversizedProblems, validationError } = await import("../../src/http/schemas.js");
+  const { reservedKeysError } = await import("../../src/http/plugins/errors.js");
+  const { OptimiserBody, SimsBody } = makeSchemas({ maxTickers: 0, maxRunCount: 100 });
+  const fill = (item: string, bytes: number) => `[${Array(Math.floor(bytes / (item.length + 1))).fill(item).join(",")}]`;
+  const members = (value: string, bytes: number) => {
+    const out: string[] = [];
+    for (let i = 0, len = 0; len < bytes; i++) { const m = `"T${i}":${value}`; out.push(m); len += m.length + 1; }
+    return `{${out.join(",")}}`;
+  };
+  const KIB = 1024;
+  const bodies: [string, typeof OptimiserBody, (b: number) => string][] = [
+    ["duplicate strategies", OptimiserBody, (b) => `{"tickers":["A"],"strategies":${fill('"ewp"', b - 40)}}`],
+    ["duplicate tickers", OptimiserBody, (b) => `{"tickers":${fill('"AAPL"', b - 20)}}`],
+    ["unknown strategies", OptimiserBody, (b) => `{"tickers":["A"],"strategies":${fill('"nope"', b - 40)}}`],
+    ["tickers not strings", OptimiserBody, (b) => `{"tickers":${fill("1", b - 20)}}`],
+    ["portfolio of unknown tickers", OptimiserBody, (b) => `{"tickers":["A"],"portfolios":{"p":${members("0.1", b - 50)}}}`],
+    ["drift of bad values", SimsBody as unknown as typeof OptimiserBody, (b) => `{"tickers":["A"],"drift":${members('"x"', b - 40)}}`],
+    ["unknown members", OptimiserBody, (b) => `{"tickers":["A"],${members("1", b - 30).slice(1, -1)}}`],
+  ];
+  const runs = Number(process.env.ABUSE_VALIDATION_RUNS ?? 31);
+  const rows: Record<string, string | number>[] = [];
+  for (const [name, schema, make] of bodies) {
+    const row: Record<string, string | number> = { body: name };
+    for (const kib of [16, 64]) {
+      const text = make(kib * KIB);
+      const times: number[] = [];
+      let listed = 0;
+      for (let i = 0; i < runs + 5; i++) {
+        const t0 = performance.now();
+        const value = JSON.parse(text) as unknown;
+        const reserved = reservedKeysError(value) ?? oversizedProblems(value);
+        const r = reserved === undefined ? schema.safeParse(value) : undefined;
+        const e = reserved ?? (r === undefined || r.success ? undefined : validationError(r.error.issues));
+        const body = e === undefined ? "" : JSON.stringify(e.extras);
+        if (i >= 5) times.push(performance.now() - t0);
+        listed = body.length;
+      }
+      times.sort((a, b) => a - b);
+      row[`${kib} KiB ms (median)`] = times[Math.floor(times.length / 2)].toFixed(2);
+      row[`${kib} KiB p90 ms`] = times[Math.floor(times.length * 0.9)].toFixed(2);
+      if (kib === 64) row["problem bytes"] = listed;
+    }
+    rows.push(row);
+  }
+  console.log(`\n## abuse: event-loop time per invalid body (parse + reserved names + schema + problem), median of ${runs}; ` +
+    `load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}; goal ≤ 5 ms at 64 KiB`);
+  console.table(rows);
+}
+
 export default async function abuse(): Promise<void> {
+  await validationRows();
+  if (process.env.ABUSE_VALIDATION_ONLY === "1") return;
   const dir = mkdtempSync(join(tmpdir(), "folio-abuse-"));
   const m = writeFactorStore(dir, T_STORE, N_STORE, 11);
   // Two fresh keys per phase and repetition (the default budgets are per key per minute), plus one for warm-up.
-  const keys = Array.from({ length: 2 + 8 * REPEATS }, () => randomBytes(24).toString("base64url"));
+  const keys = Array.from({ length: 2 + 9 * REPEATS }, () => randomBytes(24).toString("base64url"));
   let nextKey = 1;
   const freshKey = () => keys[nextKey++];
   const eld = eldPreload(dir);
@@ -224,6 +288,7 @@ export default async function abuse(): Promise<void> {
         { name: "(a) A retries sims", plan: { path: "/v1/optimiser/sims", key: freshKey(), body: sims } },
         { name: "(b) no key", plan: { path: "/v1/optimiser/paths", body: paths } },
         { name: "(c) wrong key", plan: { path: "/v1/optimiser/paths", key: "wrong-" + randomBytes(18).toString("base64url"), body: paths } },
+        { name: "(d) invalid bodies", plan: { path: "/v1/optimiser/paths", key: freshKey(), body: INVALID_BODY } },
       ];
       for (const ph of phases.filter((p) => PHASES.includes(p.name[1]))) {
         await settle();

@@ -14,7 +14,7 @@ import type { z } from "zod";
 import { MAX_LISTED_PROBLEMS } from "../../src/domain/problems.js";
 import { STRATEGIES } from "../../src/domain/strategies.js";
 import { reservedKeysError } from "../../src/http/plugins/errors.js";
-import { makeSchemas, validationError } from "../../src/http/schemas.js";
+import { makeSchemas, oversizedProblems, validationError } from "../../src/http/schemas.js";
 import { useTestApp } from "../helpers/app.js";
 
 const KIB = 1024;
@@ -105,6 +105,22 @@ describe("a 64 KiB body of problems costs a bounded number of issues", () => {
   });
 });
 
+describe("objects too large to be valid", () => {
+  it("are refused before the schema reads their entries: too many portfolios, a portfolio or a drift far larger than the tickers", () => {
+    const big = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`T${i}`, 0.1]));
+    const e = oversizedProblems({ tickers: ["A", "B"], portfolios: { p: big, q: { A: 1 } }, drift: big, benchmark: "C" });
+    expect(e!.extras.errors).toEqual([
+      { pointer: "/portfolios/p", message: "holds 500 tickers, more than the request's 2: each ticker of a portfolio must be one of the request's tickers, named once" },
+      { pointer: "/drift", message: "gives 500 expected returns, more than the 3 assets simulated (the tickers and the benchmark): give one per asset" },
+    ]);
+    const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`p${i}`, { A: 1 }]));
+    expect(oversizedProblems({ tickers: "A", portfolios: many })!.extras.errors).toEqual([{ pointer: "/portfolios", message: "must hold at most 20 portfolios (got 21)" }]);
+    // a few too many: left to the schema, which names each extra ticker
+    expect(oversizedProblems({ tickers: ["A"], portfolios: { p: { A: 0.5, B: 0.5 } }, drift: { A: 0.1, B: 0.1 } })).toBeUndefined();
+    expect(oversizedProblems({ tickers: 3, portfolios: { p: big } })).toBeUndefined();
+  });
+});
+
 describe("reserved member names", () => {
   it("names every __proto__, constructor and prototype member, at any depth, with its pointer", () => {
     const e = reservedKeysError(JSON.parse('{"tickers":["A"],"portfolios":{"__proto__":{"A":1}},"drift":{"constructor":0.1},"x":[{"a~/b":{"prototype":1}}]}'));
@@ -135,8 +151,9 @@ describe("reserved member names", () => {
       });
     }
 
-    it("answers 64 KiB of duplicate strategies and of duplicate tickers with 400, 20 problems listed at most", async () => {
-      for (const body of [BODIES["duplicate strategies"](60 * KIB).text, BODIES["duplicate tickers"](60 * KIB).text]) {
+    it("answers 64 KiB bodies of duplicates, unknown ids and oversized objects with 400, 20 problems listed at most", async () => {
+      for (const name of ["duplicate strategies", "duplicate tickers", "unknown portfolio tickers", "unknown members"]) {
+        const body = BODIES[name](60 * KIB).text;
         const res = await t().post("/v1/optimiser/paths", body);
         expect(res.statusCode).toBe(400);
         const p = res.json() as { errors: unknown[]; errors_total?: number };
