@@ -78,6 +78,27 @@ export function estimateScheduleValues(store: PriceStore, request: RequestBody):
   return series * dates * (request.tickers.length + 2);
 }
 
+/** Bytes of one dollar value of a series in a body (`"YYYY-MM-DD":"123456.78",`) and of one number of a weights body. */
+const SERIES_VALUE_BYTES = 26;
+const NUMBER_BYTES = 21;
+
+/**
+ * The identity bytes of a compute response, estimated before computing (issue 30 item 3: the response budget reserves
+ * them, src/http/response-budget.ts `reserve`): paths and sims are series × test days × runs dollar values
+ * (≈ 26 bytes each), a schedule `estimateScheduleValues` numbers, a weights body series × tickers numbers; report,
+ * analysis and summaries are small (0). An estimate from the store's calendar, like the cost.
+ */
+export function estimateResponseBytes(store: PriceStore, kind: string, request: RequestBody): number {
+  const chosen = selectStrategies(request.strategies).strategies.length;
+  const portfolios = Object.keys(request.portfolios ?? {}).length;
+  if (kind === "schedule") return estimateScheduleValues(store, request) * NUMBER_BYTES;
+  if (kind === "weights") return (3 * chosen + portfolios) * request.tickers.length * NUMBER_BYTES;
+  if (kind !== "paths" && kind !== "sims") return 0;
+  const series = 3 * chosen + portfolios + (request.benchmark === undefined ? 0 : 1);
+  const runs = kind === "sims" ? request.run_count ?? DEFAULTS.run_count : 1;
+  return series * estimateTestDays(store, kind, request) * runs * SERIES_VALUE_BYTES;
+}
+
 /**
  * An estimate of the number of rebalance dates (docs/method.md §7.2): calendar rules by their typical trading days
  * (21, 63, 252), every k days exactly. 0 for buy and hold.
