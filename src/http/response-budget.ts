@@ -143,9 +143,13 @@ export class ResponseBudget {
     };
   }
 
-  /** Throw RESPONSE_BACKLOG when the budget is used up (call before starting a computation). */
+  /**
+   * Throw RESPONSE_BACKLOG when the budget is used up by bodies waiting for readers (call before starting a
+   * computation). Reservations do not count here: they refuse the large bodies that would overshoot them (`reserve`),
+   * while a small request, whose body is never counted, still gets in.
+   */
   admit(): void {
-    if (this.pending + this.reserved >= this.opts.maxPendingBytes) throw this.backlog();
+    if (this.pending >= this.opts.maxPendingBytes) throw this.backlog();
   }
 
   /**
