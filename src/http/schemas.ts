@@ -101,6 +101,8 @@ function cappedItems(def: ArrayDef, payload: Payload, ctx: unknown): Payload {
   let omitted = 0;
   for (let i = 0; i < input.length; i++) {
     const r = def.element._zod.run({ value: input[i], issues: [] }, ctx);
+    // the bodies' schemas are synchronous (an async refinement would be a bug here, not a slow request)
+    if (r instanceof Promise) throw new Error("capIssues: an array of asynchronous items is not supported");
     if (r.issues.length > 0) {
       if (failed < MAX_LISTED_PROBLEMS) {
         for (const issue of r.issues) {
