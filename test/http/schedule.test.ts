@@ -59,7 +59,7 @@ describe("POST /v1/optimiser/schedule is bounded by MAX_RESPONSE_VALUES (issue 3
 
   it("estimates the body's values before computing: for every k days, exactly the weights, turnovers and costs sent", async () => {
     const tickers = t().store.list().map((x) => x.ticker).slice(0, 3);
-    const body = { tickers, rebalance: 63, strategies: ["gmvp", "rpp"], portfolios: { half: { [tickers[0]]: 0.5, [tickers[1]]: 0.5 } } };
+    const body = { tickers, rebalance: 63, strategies: ["gmvp", "rpp"] as ("gmvp" | "rpp")[], portfolios: { half: { [tickers[0]]: 0.5, [tickers[1]]: 0.5 } } };
     const res = await t().post("/v1/optimiser/schedule", body);
     expect(res.statusCode).toBe(200);
     const s = res.json() as Schedule;
