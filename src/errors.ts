@@ -168,9 +168,9 @@ export const CATALOGUE = {
       : `${a.reason}.`),
   INFEASIBLE_BOUNDS: entry<{ minWeight?: number; maxWeight?: number; n: number }>(422, "Infeasible weight bounds",
     (a) => boundsAdvice(a)),
-  RESPONSE_TOO_LARGE: entry<{ values: number; limit: number }>(422, "Response too large", (a) =>
-    `The response would hold ${a.values} values (run_count × series × test days), over the limit of ${a.limit}. ` +
-    "Lower run_count, select fewer strategies or narrow start/end."),
+  RESPONSE_TOO_LARGE: entry<{ values: number; limit: number; counted?: string; advice?: string }>(422, "Response too large", (a) =>
+    `The response would hold ${a.values} values (${a.counted ?? "run_count × series × test days"}), over the limit of ${a.limit}. ` +
+    (a.advice ?? "Lower run_count, select fewer strategies or narrow start/end.")),
   HEADERS_TOO_LARGE: entry(431, "Request headers too large", () =>
     "The request's headers are larger than the server accepts. Send fewer or shorter headers."),
   RATE_LIMITED: entry<{ retryAfter: number; budget?: string; keyless?: boolean }>(429, "Rate limited", (a) =>

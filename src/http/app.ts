@@ -33,7 +33,7 @@ import { ResponseBudget } from "./response-budget.js";
 import { ResponseCache } from "./cache.js";
 import type { RequestBody } from "../workers/tasks.js";
 import { timeseriesRoutes } from "./routes/timeseries.js";
-import { validationError } from "./schemas.js";
+import { oversizedProblems, validationError } from "./schemas.js";
 import { webPlugin } from "./web.js";
 
 export interface AppOptions {
@@ -210,6 +210,9 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
 
   // Validation with the zod schemas themselves: every issue as a JSON pointer in one INVALID_REQUEST problem.
   app.setValidatorCompiler(({ schema, httpPart }) => (data: unknown) => {
+    // objects too large to be valid are refused before the schema reads them entry by entry (schemas.ts)
+    const oversized = httpPart === "body" ? oversizedProblems(data) : undefined;
+    if (oversized !== undefined) return { error: oversized };
     const r = (schema as z.ZodType).safeParse(data);
     return r.success ? { value: r.data } : { error: validationError(r.error.issues, httpPart ?? "body") };
   });

@@ -28,21 +28,9 @@ const FLOWS_COST = 1.25;
  * before the selection existed.
  */
 export function estimateCost(store: PriceStore, kind: string, request: RequestBody): number {
-  const lo = request.start === undefined ? -Infinity : parseIsoDay(request.start) ?? -Infinity;
-  const hi = request.end === undefined ? Infinity : parseIsoDay(request.end) ?? Infinity;
-  let days = Infinity;
   const factors = kind === "analysis" ? request.factors ?? [] : [];
-  for (const t of [...request.tickers, ...(request.benchmark === undefined ? [] : [request.benchmark]), ...factors]) {
-    const canonical = store.resolve(t);
-    if (canonical === undefined) continue;
-    const d = store.read(canonical).days;
-    days = Math.min(days, upperBound(d, hi) - lowerBound(d, lo));
-  }
   const training = request.training_days ?? TRAIN_DAYS;
-  // sims with a horizon simulate horizon_days after the purchase, whatever the real test period
-  const testDays = request.horizon_days !== undefined && (kind === "sims" || kind === "sims-summary")
-    ? request.horizon_days + 1
-    : Number.isFinite(days) ? Math.max(1, days - training) : 1;
+  const testDays = estimateTestDays(store, kind, request);
   const runs = kind === "sims" || kind === "sims-summary" ? request.run_count ?? DEFAULTS.run_count : 1;
   const chosen = selectStrategies(request.strategies).strategies.length;
   const series = 3 * chosen + Object.keys(request.portfolios ?? {}).length + (request.benchmark === undefined ? 0 : 1);
@@ -65,6 +53,66 @@ function analysisCost(request: RequestBody, testDays: number, training: number, 
   const regressions = k === 0 ? 0 : series * testDays * (k + 1) * (k + 1) / 21;
   const dates = rebalanceDates(request.rebalance, testDays) + 1;
   return regressions + request.tickers.length * training * 3 * dates / (3 * DEFAULT_STRATEGIES.length);
+}
+
+/**
+ * The test days of a request, estimated from the store as `estimateCost` says: the fewest closes any requested ticker
+ * (or the benchmark, or an analysis's factor) has within start/end minus the training days, at least 1; horizon_days + 1 for sims with a
+ * horizon.
+ */
+export function estimateTestDays(store: PriceStore, kind: string, request: RequestBody): number {
+  const lo = request.start === undefined ? -Infinity : parseIsoDay(request.start) ?? -Infinity;
+  const hi = request.end === undefined ? Infinity : parseIsoDay(request.end) ?? Infinity;
+  let days = Infinity;
+  const count = (t: string) => {
+    const canonical = store.resolve(t);
+    if (canonical === undefined) return;
+    const d = store.read(canonical).days;
+    days = Math.min(days, upperBound(d, hi) - lowerBound(d, lo));
+  };
+  for (const t of request.tickers) count(t);
+  if (request.benchmark !== undefined) count(request.benchmark);
+  // an analysis's factors are joined like the benchmark (src/pipeline/align.ts alignWithFactors)
+  if (kind === "analysis") for (const t of request.factors ?? []) count(t);
+  const training = request.training_days ?? TRAIN_DAYS;
+  // sims with a horizon simulate horizon_days after the purchase, whatever the real test period
+  return request.horizon_days !== undefined && (kind === "sims" || kind === "sims-summary")
+    ? request.horizon_days + 1
+    : Number.isFinite(days) ? Math.max(1, days - training) : 1;
+}
+
+/**
+ * The values of a POST /v1/optimiser/schedule body, estimated before computing (issue 30 item 3): one weight per ticker
+ * plus the turnover and the costs, for every traded series (3 per selected strategy, and the own portfolios; not the
+ * benchmark) at every date (the purchase and the rebalance dates, `rebalanceDates`). Bounded by MAX_RESPONSE_VALUES
+ * like a /sims body (≈ 21 bytes a value: 100 tickers rebalanced daily over 1,260 days are 2.7 million values, 57 MB).
+ */
+export function estimateScheduleValues(store: PriceStore, request: RequestBody): number {
+  const testDays = estimateTestDays(store, "schedule", request);
+  const series = 3 * selectStrategies(request.strategies).strategies.length + Object.keys(request.portfolios ?? {}).length;
+  const dates = 1 + rebalanceDates(request.rebalance, testDays);
+  return series * dates * (request.tickers.length + 2);
+}
+
+/** Bytes of one dollar value of a series in a body (`"YYYY-MM-DD":"123456.78",`) and of one number of a weights body. */
+const SERIES_VALUE_BYTES = 26;
+const NUMBER_BYTES = 21;
+
+/**
+ * The identity bytes of a compute response, estimated before computing (issue 30 item 3: the response budget reserves
+ * them, src/http/response-budget.ts `reserve`): paths and sims are series × test days × runs dollar values
+ * (≈ 26 bytes each), a schedule `estimateScheduleValues` numbers, a weights body series × tickers numbers; report,
+ * analysis and summaries are small (0). An estimate from the store's calendar, like the cost.
+ */
+export function estimateResponseBytes(store: PriceStore, kind: string, request: RequestBody): number {
+  const chosen = selectStrategies(request.strategies).strategies.length;
+  const portfolios = Object.keys(request.portfolios ?? {}).length;
+  if (kind === "schedule") return estimateScheduleValues(store, request) * NUMBER_BYTES;
+  if (kind === "weights") return (3 * chosen + portfolios) * request.tickers.length * NUMBER_BYTES;
+  if (kind !== "paths" && kind !== "sims") return 0;
+  const series = 3 * chosen + portfolios + (request.benchmark === undefined ? 0 : 1);
+  const runs = kind === "sims" ? request.run_count ?? DEFAULTS.run_count : 1;
+  return series * estimateTestDays(store, kind, request) * runs * SERIES_VALUE_BYTES;
 }
 
 /**

@@ -24,7 +24,8 @@ import { codingFor } from "../workers/compress.js";
 import { ClientClosedError, type ComputeResult } from "../workers/pool.js";
 import type { BacktestTask, Coding, ComputeKind, ComputeTask, EncodingChoice, RequestBody } from "../workers/tasks.js";
 import { etagOf } from "./etag.js";
-import { estimateCost } from "./cost.js";
+import { estimateCost, estimateResponseBytes, estimateScheduleValues } from "./cost.js";
+import { folioError } from "../errors.js";
 import { etagFor, matchedTag, negotiate } from "./encoding.js";
 import { dataHeaders, HEADER, metaHeaders } from "./headers.js";
 import { flightsOf, LeaderGoneError, type Flight } from "./single-flight.js";
@@ -49,6 +50,8 @@ export class ComputeExchange {
   /** What If-None-Match matched: a tag, "any" (`*`), or nothing. */
   private pre: string | undefined;
   private readonly key: string;
+  /** The release of this request's reservation in the response budget (`computed`), once reserved. */
+  private reservation: (() => void) | undefined;
 
   constructor(private readonly ctx: AppContext, private readonly kind: ComputeKind, route: string,
     private readonly req: FastifyRequest, private readonly reply: FastifyReply) {
@@ -71,13 +74,35 @@ export class ComputeExchange {
    * awaits unless it answers, so that identical requests arriving together find the one leader.
    */
   async answer(): Promise<FastifyReply> {
-    const early = this.conditional();
-    if (early !== undefined) return early;
-    this.admit();
-    const hit = this.cached();
-    if (hit !== undefined) return hit;
-    const followed = await this.followed();
-    return "reply" in followed ? followed.reply : this.computed(followed.lead);
+    try {
+      this.bounded();
+      const early = this.conditional();
+      if (early !== undefined) return early;
+      this.admit();
+      const hit = this.cached();
+      if (hit !== undefined) return await hit;
+      const followed = await this.followed();
+      return "reply" in followed ? followed.reply : await this.computed(followed.lead);
+    } finally {
+      // a reservation not taken over by a body (a 304 for `*`, an error): given back (idempotent)
+      this.reservation?.();
+    }
+  }
+
+  /**
+   * A /schedule body is bounded by MAX_RESPONSE_VALUES like a /sims one (the worker checks sims before computing):
+   * its values estimated from the store (src/http/cost.ts `estimateScheduleValues`), 422 RESPONSE_TOO_LARGE over it.
+   */
+  bounded(): void {
+    if (this.kind !== "schedule") return;
+    const limit = this.ctx.limits.maxResponseValues;
+    const values = estimateScheduleValues(this.current.store, this.request);
+    if (values > limit) {
+      throw folioError("RESPONSE_TOO_LARGE", {
+        values, limit, counted: "series × dates × (tickers + 2): a weight per ticker, the turnover and the costs",
+        advice: "Rebalance less often (a larger number of days, or \"quarterly\"), select fewer strategies or tickers, or narrow start/end.",
+      }, { values, limit });
+    }
   }
 
   /** 304 when If-None-Match lists a tag sent with a 200 for these very inputs (the client's copy is current). */
@@ -172,6 +197,16 @@ export class ComputeExchange {
   async computed(flight: Flight): Promise<FastifyReply> {
     const { snapshot, store } = this.current;
     const cost = estimateCost(store, this.kind, this.request);
+    // The body's bytes reserved in the response budget before computing (a compressed one at a quarter of them), so
+    // that bodies being computed count with those waiting for slow readers: over the budget, 503 RESPONSE_BACKLOG now,
+    // not after the computation (src/http/response-budget.ts `reserve`).
+    const estimate = estimateResponseBytes(store, this.kind, this.request);
+    try {
+      this.reservation = this.ctx.responses?.reserve(this.encoding === undefined ? estimate : Math.ceil(estimate / 4));
+    } catch (e) {
+      flight.fail(e);
+      throw e;
+    }
     const task: BacktestTask = { kind: this.kind, request: this.request, snapshot };
     if (this.encoding !== undefined) task.encoding = this.encoding;
     // The identity body comes back beside a compressed one: the cache keeps it, and followers asking for identity
@@ -181,6 +216,7 @@ export class ComputeExchange {
     try {
       result = await this.run(task, cost);
     } catch (e) {
+      this.reservation?.();
       flight.fail(e);
       throw e;
     }
@@ -229,7 +265,7 @@ export class ComputeExchange {
     if (this.pre === "any") return this.reply.code(304).header(HEADER.etag, tag).send();
     // The body is already in its coding (compressed by a worker); content-length counts the bytes sent.
     if (coding !== "identity") this.reply.header(HEADER.contentEncoding, coding);
-    const payload = this.ctx.responses === undefined ? body : this.ctx.responses.payload(this.reply, body, this.key);
+    const payload = this.ctx.responses === undefined ? body : this.ctx.responses.payload(this.reply, body, this.key, this.reservation);
     return this.reply.headers(metaHeaders(meta)).headers(dataHeaders(this.current.snapshot.synthetic))
       .header(HEADER.etag, tag).type(JSON_UTF8).send(payload);
   }

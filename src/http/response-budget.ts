@@ -4,8 +4,9 @@
  * A computed body arrives from the worker as one buffer (a 100-run sims response is a hundred megabytes or more). A
  * client that reads it slowly keeps that buffer alive, so ten slow clients could hold ten of them. Two rules bound
  * it, and a third keeps one key's bodies from being written all at once:
- * - A global budget of unsent bytes (`MAX_PENDING_RESPONSE_BYTES`). A large body counts against it from the moment
- *   it is handed to the socket until its last byte has been passed to the socket (or the connection closes). While
+ * - A global budget of unsent bytes (`MAX_PENDING_RESPONSE_BYTES`). A large body counts against it from before it is
+ *   computed (its estimated size is reserved: `reserve`, issue 30) and then by its own size from the moment it is
+ *   handed to the socket until its last byte has been passed to the socket (or the connection closes). While
  *   the budget is used up, new computations are refused with 503 RESPONSE_BACKLOG before they start; a body that
  *   would overshoot it (while others are pending) is refused the same way. One body larger than the whole budget is
  *   still sent when nothing else is pending, so every response the other limits allow can be obtained.
@@ -46,6 +47,8 @@ export interface ResponseBudgetOptions {
 export interface ResponseBudgetStats {
   /** Unsent bytes of large bodies now (those waiting for their key's turn included). */
   pendingBytes: number;
+  /** Bytes reserved now by computations for the large bodies they will send (`reserve`). */
+  reservedBytes: number;
   /** Highest pendingBytes seen. */
   peakPendingBytes: number;
   /** Large bodies streamed. */
@@ -123,6 +126,8 @@ export class SendTurns {
 
 export class ResponseBudget {
   private pending = 0;
+  /** Bytes reserved by computations running or queued, for the bodies they will send (`reserve`). */
+  private reserved = 0;
   private peak = 0;
   private streamed = 0;
   private droppedSlow = 0;
@@ -133,14 +138,41 @@ export class ResponseBudget {
 
   get stats(): ResponseBudgetStats {
     return {
-      pendingBytes: this.pending, peakPendingBytes: this.peak, streamed: this.streamed,
+      pendingBytes: this.pending, reservedBytes: this.reserved, peakPendingBytes: this.peak, streamed: this.streamed,
       droppedSlow: this.droppedSlow, refused: this.refused, waitingForTurn: this.turns.waiting,
     };
   }
 
-  /** Throw RESPONSE_BACKLOG when the budget is used up (call before starting a computation). */
+  /**
+   * Throw RESPONSE_BACKLOG when the budget is used up by bodies waiting for readers (call before starting a
+   * computation). Reservations do not count here: they refuse the large bodies that would overshoot them (`reserve`),
+   * while a small request, whose body is never counted, still gets in.
+   */
   admit(): void {
     if (this.pending >= this.opts.maxPendingBytes) throw this.backlog();
+  }
+
+  /**
+   * Reserve the budget for the body a computation is about to produce (`bytes`, estimated before computing:
+   * src/http/cost.ts `estimateResponseBytes`), so that the bodies being computed count as well as those waiting for
+   * their readers (issue 30 item 3: ten non-reading clients of 247 MB sims bodies were all computed, the eight
+   * refused only once their body existed, and the server held +891 MiB against a 512 MiB budget). Throws
+   * RESPONSE_BACKLOG, before anything is computed, when the reservation would overshoot the budget while other bytes
+   * are pending or reserved (a lone body larger than the budget is still computed and sent, as before). Bodies up to
+   * STREAM_THRESHOLD reserve nothing. Returns the release (idempotent): `payload` calls it when the body is counted,
+   * the caller when the request ends without a body.
+   */
+  reserve(bytes: number): () => void {
+    if (bytes <= STREAM_THRESHOLD) return () => undefined;
+    const held = this.pending + this.reserved;
+    if (held > 0 && held + bytes > this.opts.maxPendingBytes) throw this.backlog();
+    this.reserved += bytes;
+    let open = true;
+    return () => {
+      if (!open) return;
+      open = false;
+      this.reserved -= bytes;
+    };
   }
 
   /**
@@ -149,10 +181,13 @@ export class ResponseBudget {
    * closes, waits for the key's turn before sending anything (`SendTurns`), and drops a slow reader once its turn
    * has come. Throws RESPONSE_BACKLOG when the body would overshoot the budget while other bodies are pending.
    */
-  payload(reply: FastifyReply, body: Buffer, key: string): Buffer | Readable {
+  payload(reply: FastifyReply, body: Buffer, key: string, reservation?: () => void): Buffer | Readable {
+    // the body exists now: it is counted by its own size from here on
+    reservation?.();
     const total = body.byteLength;
     if (total <= STREAM_THRESHOLD) return body;
-    if (this.pending > 0 && this.pending + total > this.opts.maxPendingBytes) throw this.backlog();
+    const held = this.pending + this.reserved;
+    if (held > 0 && held + total > this.opts.maxPendingBytes) throw this.backlog();
     this.pending += total;
     this.peak = Math.max(this.peak, this.pending);
     this.streamed++;

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { DATE_RULE, isIsoDate } from "../domain/dates.js";
-import { invalidRequest, toPointer, type PointerProblem } from "../domain/problems.js";
+import { invalidRequest, MAX_LISTED_PROBLEMS, Problems, toPointer, type PointerProblem } from "../domain/problems.js";
 import { DEFAULT_STRATEGIES, STRATEGIES, STRATEGY_IDS, STRATEGY_REGISTRY } from "../domain/strategies.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../domain/vocabulary.js";
 import type { FolioError } from "../errors.js";
@@ -25,6 +25,137 @@ import {
 } from "../pipeline/validate.js";
 
 const TICKER_RE = /^[\x21-\x7e]{1,32}$/;
+
+// ---- bounded problems (issue 30 item 3): a body's problems cost O(listed), not O(body) ----
+
+/**
+ * The `params` member of the issue standing for the problems a container did not keep: `{ [OMITTED]: n }`. Counted
+ * into `errors_total` by `validationError`, never listed.
+ */
+const OMITTED = "folio_omitted";
+
+/** The issue that stands for `n` problems left unlisted. */
+function omittedIssue(n: number) {
+  return { code: "custom" as const, path: [], message: `and ${n} more`, params: { [OMITTED]: n } };
+}
+
+/** How many problems an issue stands for: an omitted marker its count, any other issue one. */
+function weightOf(issue: { code?: string; params?: Record<string, unknown> }): number {
+  const n = issue.code === "custom" ? issue.params?.[OMITTED] : undefined;
+  return typeof n === "number" ? n : 1;
+}
+
+/**
+ * Keep at most MAX_LISTED_PROBLEMS of a container's issues (its items' or entries', and its own checks') and count the
+ * rest into one marker. Wraps the instance's parse as zod's own size caps do (`capSize`, zod/v4/core/schemas.js), so
+ * the bound holds inside unions and nested containers: a 64 KiB array of 30,000 bad items keeps 20 issues, and the
+ * errors zod finalises (message maps, copies: ≈ 10 µs each, the cost of the issue-30 bodies) stay 21 whatever the
+ * body. Call it on the finished schema (a `.describe()` or `.check()` after it makes a clone without the wrapper);
+ * test/http/bounded-validation.test.ts checks every container of the bodies keeps the bound.
+ */
+export function capIssues<T extends z.ZodType>(schema: T): T {
+  type Parse = (payload: { value?: unknown; issues: Trimmed[] }, ctx: unknown) => { issues: Trimmed[] };
+  const bag = schema._zod as unknown as { parse: Parse; run: Parse };
+  let inner = bag.parse;
+  // zod copies `parse` into `run` when a schema has no checks (with checks, `run` reads `parse` on every call)
+  const runIsParse = bag.run === inner;
+  const def = (schema._zod as unknown as { def: ArrayDef }).def;
+  const capped: Parse = (payload, ctx) => {
+    const start = payload.issues.length;
+    if (def.type === "array" && Array.isArray(payload.value) && !overMax(def, payload.value.length)) {
+      return cappedItems(def, payload as Payload, ctx);
+    }
+    const out = inner(payload, ctx);
+    trimIssues(out.issues, start);
+    return out;
+  };
+  // Accessors, not plain members: zod's memoizer replaces `parse` (and `run`) on the first parse ("nothing here can
+  // ever fire, so take it back out"); a replacement becomes the inner parse and the cap stays on top.
+  Object.defineProperty(bag, "parse", { configurable: true, enumerable: true, get: () => capped, set: (f: Parse) => { inner = f; } });
+  if (runIsParse) Object.defineProperty(bag, "run", { configurable: true, enumerable: true, get: () => capped, set: () => undefined });
+  return schema;
+}
+
+type Trimmed = { code?: string; params?: Record<string, unknown> };
+type Payload = { value: unknown; issues: (Trimmed & { path?: PropertyKey[] })[] };
+type ArrayDef = {
+  type: string;
+  element: { _zod: { run(p: Payload, ctx: unknown): Payload } };
+  checks?: { _zod: { def: { check: string; maximum?: number } } }[];
+};
+
+/** Whether an array of `n` items fails a maximum-length check (zod's `capSize` refuses it before its items). */
+function overMax(def: ArrayDef, n: number): boolean {
+  return (def.checks ?? []).some((c) => c._zod.def.check === "max_length" && n > (c._zod.def.maximum ?? Infinity));
+}
+
+/**
+ * An array's items parsed as zod's array parse does (each item's run, its value in a fresh array, its issues prefixed
+ * with the index), except that past MAX_LISTED_PROBLEMS failing items the issues are dropped as they come and counted:
+ * a 16 MiB body of 8 million bad items holds 20 issues at any time, not 8 million (the size checks ran before: they
+ * refuse a too long array without reading it, `overMax`).
+ */
+function cappedItems(def: ArrayDef, payload: Payload, ctx: unknown): Payload {
+  const input = payload.value as unknown[];
+  const value = new Array<unknown>(input.length);
+  let failed = 0;
+  let omitted = 0;
+  for (let i = 0; i < input.length; i++) {
+    const r = def.element._zod.run({ value: input[i], issues: [] }, ctx);
+    // the bodies' schemas are synchronous (an async refinement would be a bug here, not a slow request)
+    if (r instanceof Promise) throw new Error("capIssues: an array of asynchronous items is not supported");
+    if (r.issues.length > 0) {
+      if (failed < MAX_LISTED_PROBLEMS) {
+        for (const issue of r.issues) {
+          (issue.path ??= []).unshift(i);
+          payload.issues.push(issue);
+        }
+      } else {
+        for (const issue of r.issues) omitted += weightOf(issue);
+      }
+      failed++;
+    }
+    value[i] = r.value;
+  }
+  payload.value = value;
+  if (omitted > 0) payload.issues.push(omittedIssue(omitted) as never);
+  return payload;
+}
+
+/** Issues from `start` on: the first MAX_LISTED_PROBLEMS kept, the others replaced by one marker counting them. */
+function trimIssues(issues: Trimmed[], start: number): void {
+  if (issues.length - start <= MAX_LISTED_PROBLEMS) return;
+  let omitted = 0;
+  for (let i = start + MAX_LISTED_PROBLEMS; i < issues.length; i++) omitted += weightOf(issues[i]);
+  issues.length = start + MAX_LISTED_PROBLEMS;
+  issues.push(omittedIssue(omitted) as never);
+}
+
+/**
+ * A refinement's problems, at most MAX_LISTED_PROBLEMS added as issues and the rest counted (one marker): `add` takes
+ * a thunk, so the message of an unlisted problem is never built.
+ */
+export class CappedIssues {
+  private listed = 0;
+  private omitted = 0;
+  constructor(private readonly ctx: z.RefinementCtx) {}
+
+  add(path: PropertyKey[] | (() => PropertyKey[]), message: () => string): void {
+    if (this.listed < MAX_LISTED_PROBLEMS) {
+      this.listed++;
+      const at = typeof path === "function" ? path() : path;
+      this.ctx.addIssue({ code: "custom", path: at as (string | number)[], message: message() });
+    } else {
+      this.omitted++;
+    }
+  }
+
+  /** Add the marker of the unlisted ones (call once, after the last `add`). */
+  done(): void {
+    if (this.omitted > 0) this.ctx.addIssue(omittedIssue(this.omitted));
+    this.omitted = 0;
+  }
+}
 
 /** One ticker symbol: 1..32 printable ASCII characters, no spaces. Matched case-insensitively by the store. */
 export const TickerString = z
@@ -108,7 +239,7 @@ const CashFlowSchema = z.strictObject({
 const planningValuationFields = {
   initial_value: z.number({ error: "must be a number of dollars" }).optional().describe(
     `Dollars invested at the purchase, above 0 and at most ${MAX_INITIAL_VALUE}; default 100000 (PathLit's).`),
-  cash_flows: z.array(CashFlowSchema, { error: "must be a list of cash flows" }).optional().describe(
+  cash_flows: capIssues(z.array(CashFlowSchema, { error: "must be a list of cash flows" })).optional().describe(
     `Up to ${MAX_CASH_FLOWS} periodic contributions or withdrawals, invested or taken pro rata to the holdings ` +
       "(docs/method.md §8.10); a portfolio that cannot pay a withdrawal is depleted and stays at 0. Absent: none."),
   inflation: z.number({ error: "must be an annual rate" }).optional().describe(
@@ -153,23 +284,25 @@ function tickersSchema(maxTickers: number) {
       [
         TickerString.transform((t) => [t]),
         // maxTickers 0: no limit beyond the store's size (src/config.ts; duplicates and unknown tickers are refused).
-        maxTickers > 0
+        capIssues(maxTickers > 0
           ? nonEmptyTickers().max(maxTickers, { error: `must hold at most ${maxTickers} tickers` })
-          : nonEmptyTickers(),
+          : nonEmptyTickers()),
       ],
       { error: "must be a ticker string or a non-empty array of ticker strings" },
     )
     .superRefine((ts, ctx) => {
       const seen = new Map<string, number>();
+      const problems = new CappedIssues(ctx);
       ts.forEach((t, j) => {
         const k = t.toUpperCase();
         const first = seen.get(k);
         if (first !== undefined) {
-          ctx.addIssue({ code: "custom", path: [j], message: `duplicates ticker #${first} (${JSON.stringify(ts[first])}); tickers are case-insensitive` });
+          problems.add([j], () => `duplicates ticker #${first} (${JSON.stringify(ts[first])}); tickers are case-insensitive`);
         } else {
           seen.set(k, j);
         }
       });
+      problems.done();
     })
     .describe("Ticker symbols (case-insensitive), in the order the weights are returned. A single string is one ticker.");
 }
@@ -189,15 +322,21 @@ const Weight = z
  * `strategies`: registry ids (src/domain/strategies.ts), each once; the messages are the library's
  * (src/pipeline/validate.ts `STRATEGY_MESSAGES`).
  */
-export const Strategies = z
+export const Strategies = capIssues(z
   .array(z.enum(STRATEGIES, { error: (iss) => STRATEGY_MESSAGES.unknown(iss.input) }), { error: STRATEGY_MESSAGES.list() })
   .min(1, { error: STRATEGY_MESSAGES.list() })
+  // each id once, so a longer list is refused before its items are read (zod's leading size check)
+  .max(STRATEGIES.length, { error: (iss) => STRATEGY_MESSAGES.tooMany(iss.input) })
   .superRefine((xs, ctx) => {
+    const first = new Map<string, number>();
+    const problems = new CappedIssues(ctx);
     xs.forEach((x, i) => {
-      const first = xs.indexOf(x);
-      if (first !== i) ctx.addIssue({ code: "custom", path: [i], message: STRATEGY_MESSAGES.twice(x, first) });
+      const j = first.get(x);
+      if (j === undefined) first.set(x, i);
+      else problems.add([i], () => STRATEGY_MESSAGES.twice(x, j));
     });
-  });
+    problems.done();
+  }));
 
 const strategiesDoc = "The strategies computed and answered, each once, in any order: " +
   STRATEGY_REGISTRY.map((r) => `${r.id} (${r.name})`).join(", ") + `. Default: ${DEFAULT_STRATEGIES.join(", ")} ` +
@@ -205,8 +344,8 @@ const strategiesDoc = "The strategies computed and answered, each once, in any o
   "l2w), the strategies in the order above; only the selected strategies are computed.";
 
 /** Own portfolios: the structure here; names, weights, sums and tickers by the library's rule (`portfoliosProblems`). */
-export const Portfolios = z.record(z.string(), z.record(z.string(), z.number({ error: "must be a weight ≥ 0" })),
-  { error: "must be an object: portfolio name → { ticker: weight, … }" });
+export const Portfolios = capIssues(z.record(z.string(), capIssues(z.record(z.string(), z.number({ error: "must be a weight ≥ 0" }))),
+  { error: "must be an object: portfolio name → { ticker: weight, … }" }));
 
 const weightsFields = {
   training_days: z.number({ error: "must be an integer" }).int({ error: "must be an integer" }).optional().describe(
@@ -237,10 +376,9 @@ function startBeforeEnd(b: { start?: string; end?: string; min_weight?: number; 
   ctx: z.RefinementCtx): void {
   // window / costs_bps without a rebalancing rule: the library's rule and message (src/pipeline/validate.ts)
   for (const { key, message } of rebalanceOnlyProblems(b)) ctx.addIssue({ code: "custom", path: [key], message });
+  const problems = new CappedIssues(ctx);
   if (b.portfolios !== undefined) {
-    for (const p of portfoliosProblems(b.portfolios, b.tickers)) {
-      ctx.addIssue({ code: "custom", path: ["portfolios", ...p.path], message: p.message });
-    }
+    portfoliosProblems(b.portfolios, b.tickers, (path, message) => problems.add(() => ["portfolios", ...path()], message));
   }
   if (b.start !== undefined && b.end !== undefined && b.start > b.end) {
     ctx.addIssue({ code: "custom", path: ["end"], message: `must not be before start (${b.start})` });
@@ -248,14 +386,64 @@ function startBeforeEnd(b: { start?: string; end?: string; min_weight?: number; 
   if (b.min_weight !== undefined && b.max_weight !== undefined && b.min_weight > b.max_weight) {
     ctx.addIssue({ code: "custom", path: ["min_weight"], message: `must not be above max_weight (${b.max_weight})` });
   }
-  for (const p of planningProblems(b as Record<string, unknown>)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
+  for (const p of planningProblems(b as Record<string, unknown>)) problems.add(p.path, () => p.message);
+  problems.done();
 }
+
+/** A plain object's member count, or -1 for anything else. */
+function membersOf(v: unknown): number {
+  return typeof v === "object" && v !== null && !Array.isArray(v) ? Object.keys(v).length : -1;
+}
+
+/**
+ * The objects of a body too large to be valid, refused before the schema reads their entries (issue 30 item 3: zod
+ * reads a record entry by entry, ≈ 1–2 µs each in a large object, so a 64 KiB portfolio of 6,000 unknown tickers cost
+ * ≈ 10 ms before its 400): more than MAX_PORTFOLIOS portfolios; a portfolio with more tickers than the request (each
+ * must be one of them, once); a drift object with more entries than the assets simulated (the tickers and the
+ * benchmark, one each) — the last two only when over by more than MAX_LISTED_PROBLEMS (else the schema names each). INVALID_REQUEST naming each, or undefined (then the schema says everything else).
+ */
+export function oversizedProblems(body: unknown): FolioError | undefined {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+  const b = body as Record<string, unknown>;
+  const tickers = typeof b.tickers === "string" ? 1 : Array.isArray(b.tickers) ? b.tickers.length : -1;
+  if (tickers < 0) return undefined;
+  const p = new Problems("body");
+  const portfolios = b.portfolios;
+  const names = membersOf(portfolios);
+  if (names > MAX_PORTFOLIOS) {
+    p.add("/portfolios", `must hold at most ${MAX_PORTFOLIOS} portfolios (got ${names})`);
+  } else if (names > 0) {
+    for (const [name, held] of Object.entries(portfolios as Record<string, unknown>)) {
+      const n = membersOf(held);
+      // only where the precise list would be cut anyway: a portfolio one ticker too many still names it
+      if (n > tickers + MAX_LISTED_PROBLEMS) {
+        p.add(["portfolios", name], `holds ${n} tickers, more than the request's ${tickers}: each ticker of a portfolio must be ` +
+          "one of the request's tickers, named once");
+      }
+    }
+  }
+  const assets = tickers + (b.benchmark === undefined ? 0 : 1);
+  const drifts = membersOf(b.drift);
+  if (drifts > assets + MAX_LISTED_PROBLEMS) {
+    p.add("/drift", `gives ${drifts} expected returns, more than the ${assets} assets simulated (the tickers and the benchmark): ` +
+      "give one per asset");
+  }
+  return p.size === 0 ? undefined : p.toError();
+}
+
+/**
+ * A body's own issues: an unknown member is listed by `flatten` with its pointer, one each, so zod's message (every
+ * unknown key quoted and joined: a 64 KiB body of 6,000 unknown members spent ≈ 1 ms building it) is not built.
+ */
+const BODY_ERRORS = {
+  error: (iss: { code?: string }) => (iss.code === "unrecognized_keys" ? "has unknown fields" : undefined),
+};
 
 /** Build the body schemas for the given limits (maxTickers, maxRunCount come from the configuration). */
 export function makeSchemas(limits: SchemaLimits) {
   const tickers = tickersSchema(limits.maxTickers);
   const OptimiserBody = z
-    .strictObject({ tickers, ...startEnd, ...weightsFields, ...rebalanceFields })
+    .strictObject({ tickers, ...startEnd, ...weightsFields, ...rebalanceFields }, BODY_ERRORS)
     .superRefine(startBeforeEnd)
     .describe("A backtest request.");
   const SimsBody = z
@@ -280,7 +468,7 @@ export function makeSchemas(limits: SchemaLimits) {
           "normal with the training mean vector and covariance; bootstrap: stationary block bootstrap of the " +
           "training days' daily log-return vectors (whole days, so the dependence between assets and the fat tails " +
           "are kept)."),
-      drift: z.union([Drift, z.record(z.string(), z.number({ error: "must be an expected annual return" }))],
+      drift: z.union([Drift, capIssues(z.record(z.string(), z.number({ error: "must be an expected annual return" })))],
         { error: `${oneOf(SIM_DRIFTS)} or an object ticker → expected annual return` }).optional().describe(
         `Drift of the simulated log-returns: ${SIM_DRIFTS.join(", ")}, or an object of expected annual compound ` +
           `returns per simulated asset (every ticker and the benchmark; μ = ln(1 + r)/252); default "${DEFAULTS.drift}" ` +
@@ -297,7 +485,7 @@ export function makeSchemas(limits: SchemaLimits) {
           `(any number; 1 = independent days), default ${DEFAULTS.block_length}. Each simulated day continues the ` +
           "current block with probability 1 − 1/block_length. Only with model \"bootstrap\"; reported in the " +
           "x-simulation-block-length header."),
-    })
+    }, BODY_ERRORS)
     .superRefine(startBeforeEnd)
     .describe(
       "A simulation request. Each run draws i.i.d. normal daily log-returns with each asset's training mean and standard " +
@@ -307,18 +495,21 @@ export function makeSchemas(limits: SchemaLimits) {
   const AnalysisBody = z
     .strictObject({
       tickers, ...startEnd, ...weightsFields, ...rebalanceFields,
-      sections: z.array(z.string(), { error: "must be a list of sections" }).optional().describe(
+      sections: capIssues(z.array(z.string(), { error: "must be a list of sections" })
+        .max(ANALYSIS_SECTIONS.length, { error: `must list each section at most once (${ANALYSIS_SECTIONS.join(", ")})` })).optional().describe(
         `The sections answered, default all: ${ANALYSIS_SECTIONS.join(", ")} (docs/method.md §7.4).`),
       top: z.number({ error: "must be an integer" }).optional().describe(
         "The drawdown episodes and the top holdings listed per series, 1 … 100, default 10."),
-      factors: z.array(TickerString).optional().describe(
+      factors: capIssues(z.array(TickerString)).optional().describe(
         `Section "factors": 1 to ${MAX_FACTORS} tickers of the store used as factors (their daily simple returns), ` +
         "aligned with the tickers by the same inner join as a benchmark (a shorter history shortens the window); " +
         "a factor may be one of the tickers. An unknown one is UNKNOWN_TICKERS (docs/method.md §7.5)."),
-    })
+    }, BODY_ERRORS)
     .superRefine((b, ctx) => {
       startBeforeEnd(b, ctx);
-      for (const p of analysisProblems(b)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
+      const problems = new CappedIssues(ctx);
+      for (const p of analysisProblems(b)) problems.add(p.path, () => p.message);
+      problems.done();
     })
     .describe("An analysis request: a paths request, the sections asked and the drawdown episodes kept.");
   return { OptimiserBody, SimsBody, AnalysisBody };
@@ -503,9 +694,18 @@ type Issue = z.core.$ZodIssue;
 /**
  * Flatten zod issues into (pointer, message) pairs. A union whose input matched exactly one branch's type reports
  * that branch's issues (so `["A", 2]` gives `/tickers/1`, not a vague union error); unknown keys are one entry each.
+ * Problems a container left unlisted (`capIssues`) are not among them: `collectProblems` counts them.
  */
 export function issuesToPointers(issues: readonly Issue[], base: readonly PropertyKey[] = []): PointerProblem[] {
-  return dedupe(flatten(issues, base));
+  return collectProblems(issues, base).problems;
+}
+
+/** The listed problems (deduplicated) and how many more there were (unlisted by a container's cap). */
+export function collectProblems(issues: readonly Issue[], base: readonly PropertyKey[] = []): { problems: PointerProblem[]; omitted: number } {
+  const acc = { out: [] as PointerProblem[], omitted: 0 };
+  flatten(issues, base, acc);
+  const problems = dedupe(acc.out);
+  return { problems, omitted: acc.omitted };
 }
 
 /** The same message at the same pointer once (two checks of one rule may both fail, e.g. a date's shape and day). */
@@ -519,24 +719,35 @@ function dedupe(problems: PointerProblem[]): PointerProblem[] {
   });
 }
 
-function flatten(issues: readonly Issue[], base: readonly PropertyKey[]): PointerProblem[] {
-  const out: PointerProblem[] = [];
+/** Problems listed by `flatten` at most (per call, whatever the nesting); the others are counted. */
+const FLATTEN_CAP = 4 * MAX_LISTED_PROBLEMS;
+
+function flatten(issues: readonly Issue[], base: readonly PropertyKey[], acc: { out: PointerProblem[]; omitted: number }): void {
+  const push = (pointer: () => string, message: string) => {
+    if (acc.out.length < FLATTEN_CAP) acc.out.push({ pointer: pointer(), message });
+    else acc.omitted++;
+  };
   for (const issue of issues) {
     const path = [...base, ...issue.path];
-    if (issue.code === "unrecognized_keys") {
-      for (const k of issue.keys) out.push({ pointer: toPointer([...path, k]), message: "is not a known field" });
+    if (issue.code === "custom" && typeof issue.params?.[OMITTED] === "number") {
+      acc.omitted += issue.params[OMITTED] as number;
+    } else if (issue.code === "unrecognized_keys") {
+      for (const k of issue.keys) push(() => toPointer([...path, k]), "is not a known field");
     } else if (issue.code === "invalid_union" && issue.errors.length > 0) {
       const typed = issue.errors.filter((branch) => !branch.some((i) => i.code === "invalid_type" && i.path.length === 0));
-      if (typed.length === 1) out.push(...flatten(typed[0], path));
-      else out.push({ pointer: toPointer(path), message: issue.message });
+      if (typed.length === 1) flatten(typed[0], path, acc);
+      else push(() => toPointer(path), issue.message);
     } else {
-      out.push({ pointer: toPointer(path), message: issue.message });
+      push(() => toPointer(path), issue.message);
     }
   }
-  return out;
 }
 
-/** The INVALID_REQUEST error for a failed parse of `where` ("body", "params", …). */
+/**
+ * The INVALID_REQUEST error for a failed parse of `where` ("body", "params", …): at most MAX_LISTED_PROBLEMS listed,
+ * `errors_total` and the detail's "and N more" counting the rest (docs/errors.md).
+ */
 export function validationError(issues: readonly Issue[], where = "body"): FolioError {
-  return invalidRequest(issuesToPointers(issues), where);
+  const { problems, omitted } = collectProblems(issues);
+  return invalidRequest(problems, where, problems.length + omitted);
 }

@@ -176,47 +176,77 @@ const BENCHMARK_RE = /^[\x21-\x7e]{1,32}$/;
  * number ≥ 0, each ticker once (case-insensitively), the weights summing to 1 within PORTFOLIO_SUM_TOLERANCE; with
  * `tickers` (the request's), every ticker among them (case-insensitively). The HTTP schema and the library share it.
  */
-export function portfoliosProblems(v: unknown, tickers?: readonly string[]): { path: string[]; message: string }[] {
+export function portfoliosProblems(v: unknown, tickers?: readonly string[]): { path: string[]; message: string }[];
+/**
+ * The same problems handed to `sink` one by one, each message a thunk (built only if the sink keeps it: the HTTP
+ * schema lists 20 and counts the rest, so a 64 KiB body of unknown tickers builds 20 messages, not thousands).
+ */
+export function portfoliosProblems(v: unknown, tickers: readonly string[] | undefined,
+  sink: (path: () => string[], message: () => string) => void): void;
+export function portfoliosProblems(v: unknown, tickers?: readonly string[],
+  sink?: (path: () => string[], message: () => string) => void): { path: string[]; message: string }[] | void {
   const out: { path: string[]; message: string }[] = [];
+  const add = sink ?? ((path: () => string[], message: () => string) => { out.push({ path: path(), message: message() }); });
+  problemsOfPortfolios(v, tickers, add);
+  return sink === undefined ? out : undefined;
+}
+
+/** The problems of `portfoliosProblems`, each path and message a thunk (built only for the problems kept). */
+function problemsOfPortfolios(v: unknown, tickers: readonly string[] | undefined,
+  add: (path: () => string[], message: () => string) => void): void {
   if (typeof v !== "object" || v === null || Array.isArray(v)) {
-    return [{ path: [], message: 'must be an object: portfolio name → { ticker: weight, … }, e.g. {"mine": {"AAPL": 0.6, "MSFT": 0.4}}' }];
+    add(() => [], () => 'must be an object: portfolio name → { ticker: weight, … }, e.g. {"mine": {"AAPL": 0.6, "MSFT": 0.4}}');
+    return;
   }
   const names = Object.keys(v);
-  if (names.length === 0) out.push({ path: [], message: "must name at least one portfolio (or leave portfolios out)" });
-  if (names.length > MAX_PORTFOLIOS) out.push({ path: [], message: `must hold at most ${MAX_PORTFOLIOS} portfolios (got ${names.length})` });
+  if (names.length === 0) add(() => [], () => "must name at least one portfolio (or leave portfolios out)");
+  if (names.length > MAX_PORTFOLIOS) {
+    // refused whatever the entries hold: their problems are not looked for
+    add(() => [], () => `must hold at most ${MAX_PORTFOLIOS} portfolios (got ${names.length})`);
+    return;
+  }
   const known = tickers === undefined ? undefined : new Set(tickers.map((t) => t.toUpperCase()));
   for (const name of names) {
     if (!PORTFOLIO_NAME.test(name)) {
-      out.push({ path: [name], message: "a portfolio name must be 1 to 32 letters, digits, _ or -" });
+      add(() => [name], () => "a portfolio name must be 1 to 32 letters, digits, _ or -");
     }
     const p = (v as Record<string, unknown>)[name];
     if (typeof p !== "object" || p === null || Array.isArray(p) || Object.keys(p).length === 0) {
-      out.push({ path: [name], message: "must be a non-empty object ticker → weight" });
+      add(() => [name], () => "must be a non-empty object ticker → weight");
       continue;
     }
     let sum = 0;
     let numbers = true;
     const seen = new Map<string, string>();
-    for (const [ticker, w] of Object.entries(p)) {
+    for (const ticker in p) {
+      const w = (p as Record<string, unknown>)[ticker];
       if (typeof w !== "number" || !Number.isFinite(w) || w < 0) {
-        out.push({ path: [name, ticker], message: `must be a weight ≥ 0 (got ${show(w)})` });
+        entryProblem(add, "weight", name, ticker, w);
         numbers = false;
         continue;
       }
       sum += w;
       const key = ticker.toUpperCase();
       const first = seen.get(key);
-      if (first !== undefined) out.push({ path: [name, ticker], message: `duplicates ${show(first)}; tickers are case-insensitive` });
+      if (first !== undefined) entryProblem(add, "duplicate", name, ticker, first);
       seen.set(key, ticker);
-      if (known !== undefined && !known.has(key)) {
-        out.push({ path: [name, ticker], message: `${show(ticker)} is not among the request's tickers: add it to tickers or remove it from this portfolio` });
-      }
+      if (known !== undefined && !known.has(key)) entryProblem(add, "unknown", name, ticker, undefined);
     }
     if (numbers && Math.abs(sum - 1) > PORTFOLIO_SUM_TOLERANCE) {
-      out.push({ path: [name], message: `weights sum to ${sum}, not 1 (within ${PORTFOLIO_SUM_TOLERANCE}): divide each weight by ${sum}, or change them so that they sum to 1` });
+      add(() => [name], () => `weights sum to ${sum}, not 1 (within ${PORTFOLIO_SUM_TOLERANCE}): divide each weight by ${sum}, or change them so that they sum to 1`);
     }
   }
-  return out;
+}
+
+/**
+ * One problem of a portfolio's entry, its path and message thunks made here (out of the entries' loop, whose
+ * variables closures would otherwise move to a heap context on every iteration: a 64 KiB portfolio is 5,000 entries).
+ */
+function entryProblem(add: (path: () => string[], message: () => string) => void, kind: "weight" | "duplicate" | "unknown",
+  name: string, ticker: string, v: unknown): void {
+  add(() => [name, ticker], kind === "weight" ? () => `must be a weight ≥ 0 (got ${show(v)})`
+    : kind === "duplicate" ? () => `duplicates ${show(v)}; tickers are case-insensitive`
+      : () => `${show(ticker)} is not among the request's tickers: add it to tickers or remove it from this portfolio`);
 }
 
 /** Why a `benchmark` value is refused, or undefined. */
@@ -271,6 +301,9 @@ export const STRATEGY_MESSAGES = {
   unknown: (s: unknown): string => `unknown strategy ${show(s)}; ${STRATEGY_MESSAGES.known}`,
   twice: (s: unknown, first: number): string =>
     `${show(s)} is listed twice (also at /strategies/${first}); name each strategy once`,
+  tooMany: (v: unknown): string =>
+    `must name each strategy at most once: at most ${STRATEGIES.length} ids` +
+    (Array.isArray(v) ? ` (got ${v.length})` : "") + ` (${STRATEGY_MESSAGES.known})`,
 };
 
 /**

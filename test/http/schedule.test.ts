@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createEngine } from "../../src/index.js";
+import { estimateScheduleValues } from "../../src/http/cost.js";
 import { alignPrices } from "../../src/pipeline/align.js";
 import { useTestApp } from "../helpers/app.js";
 
@@ -50,5 +51,39 @@ describe("POST /v1/optimiser/schedule", () => {
       expect(row.weights).toEqual([weights[id]]);
       expect(row.turnover).toEqual([0]);
     }
+  });
+});
+
+describe("POST /v1/optimiser/schedule is bounded by MAX_RESPONSE_VALUES (issue 30 item 3)", () => {
+  const t = useTestApp({ limits: { maxResponseValues: 20_000 } });
+
+  it("estimates the body's values before computing: for every k days, exactly the weights, turnovers and costs sent", async () => {
+    const tickers = t().store.list().map((x) => x.ticker).slice(0, 3);
+    const body = { tickers, rebalance: 63, strategies: ["gmvp", "rpp"] as ("gmvp" | "rpp")[], portfolios: { half: { [tickers[0]]: 0.5, [tickers[1]]: 0.5 } } };
+    const res = await t().post("/v1/optimiser/schedule", body);
+    expect(res.statusCode).toBe(200);
+    const s = res.json() as Schedule;
+    const sent = Object.values(s.series).reduce((n, x) => n + x.weights.flat().length + x.turnover.length + x.costs.length, 0);
+    expect(estimateScheduleValues(t().store, body)).toBe(sent);
+  });
+
+  it("answers 422 RESPONSE_TOO_LARGE before computing a schedule over the limit, saying what was counted and what to change", async () => {
+    const tickers = t().store.list().map((x) => x.ticker).slice(0, 8);
+    const body = { tickers, rebalance: 1 };
+    const values = estimateScheduleValues(t().store, body);
+    expect(values).toBeGreaterThan(20_000);
+    const before = t().pool.stats.completed;
+    const res = await t().post("/v1/optimiser/schedule", body);
+    expect(res.statusCode).toBe(422);
+    expect(res.headers["content-type"]).toBe("application/problem+json; charset=utf-8");
+    const p = res.json() as { code: string; detail: string; values: number; limit: number };
+    expect(p).toMatchObject({ code: "RESPONSE_TOO_LARGE", values, limit: 20_000 });
+    expect(p.detail).toBe(`The response would hold ${values} values (series × dates × (tickers + 2): a weight per ticker, the ` +
+      `turnover and the costs), over the limit of 20000. Rebalance less often (a larger number of days, or "quarterly"), ` +
+      "select fewer strategies or tickers, or narrow start/end.");
+    // nothing was computed for it
+    expect(t().pool.stats.completed).toBe(before);
+    // buy and hold of the same tickers is one date: well under the limit
+    expect((await t().post("/v1/optimiser/schedule", { tickers })).statusCode).toBe(200);
   });
 });

@@ -13,7 +13,7 @@ import { AGGREGATED_STATUSES, pathOf, RefusalLog } from "../logging.js";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from "fastify";
-import { invalidRequest } from "../../domain/problems.js";
+import { escapeToken, invalidRequest, Problems } from "../../domain/problems.js";
 import { folioError, isFolioError, refusalCodes, toProblem, type FolioError } from "../../errors.js";
 
 export const PROBLEM_JSON = "application/problem+json; charset=utf-8";
@@ -243,6 +243,43 @@ declare module "fastify" {
   }
 }
 
+/** Member names refused anywhere in a body: they name the prototype machinery of a JavaScript object. */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+/** A body that may hold one of them (written plainly, or with a \u escape that JSON.parse decodes). */
+const RESERVED_HINT = /__proto__|constructor|prototype|\\u/;
+
+/**
+ * INVALID_REQUEST naming (by JSON pointer) every member of the body called `__proto__`, `constructor` or `prototype`,
+ * at any depth (issue 30 item 3), or undefined when there is none. JSON.parse keeps `"__proto__"` as an own member,
+ * but copying the object (zod's records assign into `{}`) would set the copy's prototype and drop the member: a
+ * portfolio or a drift entry would vanish with a 200. Refused instead, so that nothing is silently ignored. The walk
+ * is iterative (a 64 KiB body may nest 30,000 deep) and linear; at most 20 pointers are listed, the rest counted.
+ */
+export function reservedKeysError(value: unknown): FolioError | undefined {
+  const p = new Problems("body");
+  const stack: { v: unknown; at: string }[] = [{ v: value, at: "" }];
+  while (stack.length > 0) {
+    const { v, at } = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) if (typeof v[i] === "object" && v[i] !== null) stack.push({ v: v[i], at: `${at}/${i}` });
+      continue;
+    }
+    const keys = Object.keys(v);
+    for (const k of keys) {
+      if (RESERVED_KEYS.has(k)) {
+        p.add(`${at}/${escapeToken(k)}`, `is a reserved name: "__proto__", "constructor" and "prototype" are never read as members (they name a JavaScript object's prototype); rename or remove ${JSON.stringify(k)}`);
+      }
+    }
+    // children in reverse, so that they are visited (and their problems listed) in the body's order
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const child = (v as Record<string, unknown>)[keys[i]];
+      if (typeof child === "object" && child !== null && !RESERVED_KEYS.has(keys[i])) stack.push({ v: child, at: `${at}/${escapeToken(keys[i])}` });
+    }
+  }
+  return p.size === 0 ? undefined : p.toError();
+}
+
 /**
  * Install the error handler, the 404 handler and the JSON body parser on the root instance.
  *
@@ -263,11 +300,16 @@ export function installErrorHandling(app: FastifyInstance, opts: ErrorsOptions):
       done(folioError("INVALID_JSON", { reason: "the body is empty" }), undefined);
       return;
     }
+    let value: unknown;
     try {
-      done(null, JSON.parse(text));
+      value = JSON.parse(text);
     } catch (e) {
       done(folioError("INVALID_JSON", { reason: (e as Error).message }), undefined);
+      return;
     }
+    const reserved = RESERVED_HINT.test(text) ? reservedKeysError(value) : undefined;
+    if (reserved !== undefined) done(reserved, undefined);
+    else done(null, value);
   };
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(JSON_CONTENT_TYPE, { parseAs: "string" }, parseJson);
