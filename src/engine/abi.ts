@@ -95,6 +95,8 @@ export interface EngineExports {
   minCvarLastDual(): number;
   minCvarLastVar(): number;
   minCvarLastScale(): number;
+  // resampling statistics of value series (assembly/abi/stats.ts)
+  kStationaryBootstrap(R: Ptr, m: number, S: number, L: Ptr, seed: bigint, B: number, out: Ptr): Status;
 }
 
 /** What the runtime table records for one export: a function's arity, or "memory" / "global". */
@@ -164,6 +166,8 @@ export const ENGINE_EXPORTS = {
   minCvarLastDual: 0,
   minCvarLastVar: 0,
   minCvarLastScale: 0,
+  // resampling statistics (assembly/abi/stats.ts)
+  kStationaryBootstrap: 7,
 } as const satisfies { [K in keyof EngineExports]: ExportShape<EngineExports[K]> };
 
 /**
@@ -293,6 +297,10 @@ export const KERNEL_CALLS = {
       cvar: "minCvarLastCvar", dual: "minCvarLastDual", var: "minCvarLastVar", scale: "minCvarLastScale",
       iterations: "lastIterations", residual: "lastResidual",
     },
+  },
+  // resampling statistics (assembly/abi/stats.ts)
+  kStationaryBootstrap: {
+    params: ["R:f64In", "m:i32", "S:i32", "L:f64In", "seed:u64", "B:i32", "out:f64Out"], what: "bootstrap",
   },
 } as const satisfies { [K in keyof EngineExports]?: KernelCall };
 

@@ -1,0 +1,125 @@
+import { Status } from "../shared/status";
+import { RNG_STATE_BYTES, RNG_WORDS_OFFSET } from "../shared/vocabulary";
+import { rngSeed, rngJump, rotl } from "../random/xoshiro256";
+import { setBadIndex } from "../result";
+
+/** Trading days per year (docs/method.md §6.3). */
+const YEAR: f64 = 252.0;
+
+/**
+ * Stationary bootstrap of the per-series figures (docs/method.md §7.5): for each of S series of m daily (excess)
+ * simple returns, B resamples of m days each, and of each resample the annualised return, the annualised
+ * volatility, the annualised Sharpe ratio and the maximum drawdown.
+ *
+ * Layout: `R` S×m row-major (series s's returns R[s·m + t], t = 0 … m−1, in date order); `L` S mean block lengths
+ * (f64, ≥ 1); `out` S×B×4 row-major: out[(s·B + b)·4 + k], k = 0 annualised return, 1 volatility, 2 Sharpe,
+ * 3 maximum drawdown. NaN is written where a figure is undefined (zero variance: the Sharpe ratio).
+ *
+ * **Method** (Politis & Romano 1994): the resample's days j_0 … j_{m−1} are drawn as blocks of geometric length
+ * with mean L: day t takes one generator output x; a block starts when t = 0 or lo32(x) < ⌈2³²/L⌉ (probability 1/L
+ * to 2⁻³²), at j_t = hi32(x)·m >> 32 (Lemire 2019: while the product's low 32 bits are below 2³² mod m, x is
+ * replaced by the next output, so the start is exactly uniform on 0 … m−1); otherwise j_t = j_{t−1} + 1, wrapping
+ * to 0 at m (the days are taken circularly). Of the resampled returns x_t = R[j_t]:
+ *   W = Π (1 + x_t)            annualised return W^(252/m) − 1,
+ *   d_t = x_t − R̄ (R̄ the series' own mean, for a stable variance), mean = R̄ + Σd/m,
+ *   var = (Σd² − (Σd)²/m)/(m − 1)   volatility √var·√252, Sharpe mean/√var·√252,
+ *   maximum drawdown max_t (1 − W_t / max_{τ≤t} W_τ) with W_{−1} = 1 (the purchase).
+ * One output a day and no division keep the loop branch-free but for the drawdown (docs/method.md §7.5: the u64
+ * remainder of rngBelow and a second output for the decision doubled its time).
+ *
+ * **Random numbers** (docs/method.md §7.5, §8.4): the xoshiro256** block is seeded from `seed` by SplitMix64;
+ * series s uses the stream started s jumps after it, and its resamples b = 0 … B−1 follow one another in that stream
+ * (so resample b does not depend on B, nor series s on the series after it). The step is rngNext's, in locals.
+ *
+ * Preconditions: 2 ≤ m ≤ 2³⁰, S ≥ 1, B ≥ 1 (else BadDimensions); every R finite and > −1 and every L finite and ≥ 1
+ * (else NonFinite with lastBadIndex the flat index into R, or BadDimensions for L).
+ * Complexity: O(S·B·m) time (one generator step and a few flops per resampled day; a division only when the
+ * drawdown deepens), O(1) scratch beyond the 48-byte generator block. Never modifies its inputs.
+ * References: D. N. Politis, J. P. Romano (1994), "The stationary bootstrap", JASA 89(428):1303–1313,
+ * doi:10.1080/01621459.1994.10476870; D. Lemire (2019), "Fast random integer generation in an interval", ACM TOMACS
+ * 29(1):3, doi:10.1145/3230636.
+ */
+export function stationaryBootstrap(R: usize, m: i32, S: i32, L: usize, seed: u64, B: i32, out: usize): i32 {
+  if (m < 2 || S < 1 || B < 1 || m > 0x40000000) return Status.BadDimensions;
+  const total = <i64>S * <i64>m;
+  for (let k: i64 = 0; k < total; k++) {
+    const x = load<f64>(R + (<usize>k << 3));
+    if (!isFinite(x) || x <= -1.0) {
+      setBadIndex(<i32>k);
+      return Status.NonFinite;
+    }
+  }
+  for (let s = 0; s < S; s++) {
+    const l = load<f64>(L + (<usize>s << 3));
+    if (!isFinite(l) || l < 1.0) return Status.BadDimensions;
+  }
+  const st = heap.alloc(RNG_STATE_BYTES);
+  rngSeed(st, seed);
+  const mU = <u64>m;
+  const lim = ((<u64>1 << 32) - mU) % mU; // Lemire's rejection bound: 2³² mod m
+  const fm = <f64>m;
+  const annual = YEAR / fm;
+  const rootYear = Math.sqrt(YEAR);
+  for (let s = 0; s < S; s++) {
+    if (s > 0) rngJump(st);
+    // the generator in locals: rngNext's step written out (the same outputs, in order)
+    let s0 = load<u64>(st, RNG_WORDS_OFFSET), s1 = load<u64>(st, RNG_WORDS_OFFSET + 8);
+    let s2 = load<u64>(st, RNG_WORDS_OFFSET + 16), s3 = load<u64>(st, RNG_WORDS_OFFSET + 24);
+    const row = R + (<usize>s * <usize>m << 3);
+    let mean = 0.0;
+    for (let t = 0; t < m; t++) mean += load<f64>(row + (<usize>t << 3));
+    mean /= fm;
+    // a block starts when the low half k of the day's output is below ⌈2³²/L⌉, i.e. k·2⁻³² < 1/L
+    const thr = <u64>Math.ceil(4294967296.0 / load<f64>(L + (<usize>s << 3)));
+    for (let b = 0; b < B; b++) {
+      let j: i32 = 0;
+      let sd = 0.0;
+      let sd2 = 0.0;
+      let w = 1.0;
+      let peak = 1.0;
+      let floor = 1.0; // peak · (1 − mdd): a value below it deepens the drawdown
+      let mdd = 0.0;
+      for (let t = 0; t < m; t++) {
+        // one output a day: its low 32 bits decide whether a block starts, its high 32 bits draw the start (Lemire)
+        let x = rotl(s1 * 5, 7) * 9;
+        let sh = s1 << 17;
+        s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= sh; s3 = rotl(s3, 45);
+        const starts = t == 0 || (x & 0xFFFFFFFF) < thr;
+        let prod = (x >> 32) * mU;
+        while ((prod & 0xFFFFFFFF) < lim) { // Lemire's rejection (probability < m/2³²): the next output's high half
+          x = rotl(s1 * 5, 7) * 9;
+          sh = s1 << 17;
+          s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= sh; s3 = rotl(s3, 45);
+          prod = (x >> 32) * mU;
+        }
+        const next = j + 1;
+        j = select<i32>(<i32>(prod >> 32), select<i32>(0, next, next == m), starts);
+        const r = load<f64>(row + (<usize>j << 3));
+        const d = r - mean;
+        sd += d;
+        sd2 += d * d;
+        w *= 1.0 + r;
+        if (w > peak) {
+          peak = w;
+          floor = peak * (1.0 - mdd);
+        } else if (w < floor) {
+          mdd = 1.0 - w / peak;
+          floor = peak * (1.0 - mdd);
+        }
+      }
+      const variance = (sd2 - sd * sd / fm) / (fm - 1.0);
+      const vol = Math.sqrt(variance > 0.0 ? variance : 0.0);
+      const mu = mean + sd / fm;
+      const o = out + ((<usize>s * <usize>B + <usize>b) << 5);
+      store<f64>(o, Math.pow(w, annual) - 1.0);
+      store<f64>(o, vol * rootYear, 8);
+      store<f64>(o, vol > 0.0 ? mu / vol * rootYear : NaN, 16);
+      store<f64>(o, mdd, 24);
+    }
+    store<u64>(st, s0, RNG_WORDS_OFFSET);
+    store<u64>(st, s1, RNG_WORDS_OFFSET + 8);
+    store<u64>(st, s2, RNG_WORDS_OFFSET + 16);
+    store<u64>(st, s3, RNG_WORDS_OFFSET + 24);
+  }
+  return Status.Ok;
+}
