@@ -15,6 +15,8 @@ import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
 } from "../pipeline/rebalance.js";
 import { ANALYSIS_SECTIONS, analysisProblems } from "../report/analysis.js";
+import { BOOTSTRAP_RUNS_RANGE, CONFIDENCE_RANGE, SIGNIFICANCE_DEFAULTS, DEFAULT_BASE } from "../report/significance.js";
+import { RISK_FREE_RANGE } from "../report/risk-free.js";
 import {
   FLOW_PERIODS, INFLATION_RANGE, MAX_CASH_FLOWS, MAX_HORIZON_DAYS, MAX_INITIAL_VALUE, planningProblems, TRAINING_DAYS_RANGE,
 } from "../pipeline/planning.js";
@@ -309,6 +311,23 @@ export function makeSchemas(limits: SchemaLimits) {
       sections: z.array(z.string(), { error: "must be a list of sections" }).optional().describe(
         `The sections answered, default all: ${ANALYSIS_SECTIONS.join(", ")} (docs/method.md §7.4).`),
       top: z.number({ error: "must be an integer" }).optional().describe("The drawdown episodes listed per series, 1 … 100, default 10."),
+      confidence: z.number({ error: "must be a number" }).optional().describe(
+        `significance: the level of the bootstrap intervals, strictly between ${CONFIDENCE_RANGE.above} and ` +
+          `${CONFIDENCE_RANGE.below}; default ${SIGNIFICANCE_DEFAULTS.confidence}.`),
+      bootstrap_runs: z.number({ error: "must be an integer" }).optional().describe(
+        `significance: stationary-bootstrap resamples per series, ${BOOTSTRAP_RUNS_RANGE.min} … ${BOOTSTRAP_RUNS_RANGE.max}; ` +
+          `default ${SIGNIFICANCE_DEFAULTS.bootstrap_runs}.`),
+      base: z.string({ error: "must be a series id" }).optional().describe(
+        `significance: the series every series' Sharpe ratio is compared with (a series id of this request); default ` +
+          `the benchmark's series, else ${DEFAULT_BASE}, else the first series.`),
+      sharpe_benchmark: z.number({ error: "must be a number" }).optional().describe(
+        "significance: SR* of the probabilistic Sharpe ratio, an annualised Sharpe ratio from −10 to 10; default 0."),
+      seed: Seed.optional().describe(
+        `significance: the u64 seed of the resampling: ${SEED_FORMS}. Default: derived from the request as for sims ` +
+          "(docs/method.md §8.5); every row reports the seed used."),
+      risk_free: z.number({ error: "must be an annual rate" }).optional().describe(
+        `The annual risk-free rate (0.04 = 4 %), above ${RISK_FREE_RANGE.above} and at most ${RISK_FREE_RANGE.max}; ` +
+          "significance uses the daily excess simple returns (docs/method.md §7.5, §7.6). Default 0."),
     })
     .superRefine((b, ctx) => {
       startBeforeEnd(b, ctx);
@@ -325,6 +344,29 @@ const episode = z.object({
   peak: z.string(), trough: z.string(), recovery: z.string().nullable(), depth: z.number(), length_days: z.number().int(),
   recovery_days: z.number().int().nullable(),
 });
+const ci = (d: string) => z.tuple([z.number(), z.number()]).nullable().describe(`[lo, hi]: the percentile bootstrap interval of ${d}.`);
+const num = (d: string) => z.number().nullable().describe(d);
+const significanceRow = z.object({
+  PATH: z.string(),
+  days: z.number().int().describe("The number of daily returns n."),
+  block_length: z.number().describe("The stationary bootstrap's mean block length (Patton, Politis & White 2009), trading days."),
+  annualised_return: num("(Π(1 + x_t))^(252/n) − 1 of the daily excess simple returns x_t."), annualised_return_ci: ci("the annualised return"),
+  annualised_volatility: num("sd(x)·√252 (ddof 1)."), annualised_volatility_ci: ci("the volatility"),
+  sharpe: num("mean(x)/sd(x)·√252."), sharpe_ci: ci("the Sharpe ratio"),
+  max_drawdown: num("The largest fall of Π(1 + x_t) from a running peak."), max_drawdown_ci: ci("the maximum drawdown"),
+  skewness: num("m₃/m₂^1.5 of x."), kurtosis: num("m₄/m₂² of x (not excess)."),
+  psr: num("Probabilistic Sharpe ratio (Bailey & López de Prado 2012) against psr_sharpe_benchmark."),
+  psr_sharpe_benchmark: z.number().describe("SR* of the PSR, annualised."),
+  dsr: num("Deflated Sharpe ratio (Bailey & López de Prado 2014): the PSR against dsr_sharpe_benchmark."),
+  dsr_trials: z.number().int().describe("The trials N: the series compared."),
+  dsr_sharpe_benchmark: num("SR*₀ = the expected maximum Sharpe ratio of N trials under the null, annualised."),
+  base: z.string().describe("The series compared with."),
+  sharpe_diff: num("(SR − SR_base)·√252."), sharpe_diff_se: num("Its HAC standard error (Ledoit & Wolf 2008), annualised."),
+  p_value: num("Two-sided p-value of a zero Sharpe difference; null for the base itself."),
+  p_value_holm: num("Holm's adjustment across the series."),
+  hac: z.object({ kernel: z.literal("parzen"), bandwidth: z.number().nullable().describe("Andrews (1991) automatic bandwidth S*.") }),
+  confidence: z.number(), bootstrap_runs: z.number().int(), seed: z.string().describe("The u64 seed of the resampling, decimal."),
+});
 export const AnalysisResponse = z.object({
   calendar: z.array(z.object({
     PATH: z.string(),
@@ -336,6 +378,9 @@ export const AnalysisResponse = z.object({
   })).optional().describe("Per series, the calendar returns (docs/method.md §7.4)."),
   drawdowns: z.array(z.object({ PATH: z.string(), episodes: z.array(episode), ulcer_index: z.number().nullable() }))
     .optional().describe("Per series, the deepest drawdown episodes, deepest first, and the ulcer index (docs/method.md §7.4)."),
+  significance: z.array(significanceRow).optional().describe(
+    "Per series, bootstrap intervals, the probabilistic and deflated Sharpe ratios and the Sharpe difference to the base " +
+      "with its Ledoit–Wolf HAC p-value (docs/method.md §7.5)."),
 }).describe("One member per section asked, each one entry per series in the order of /paths.");
 
 export const TickerParams = z.strictObject({ ticker: z.string().min(1).max(64) });

@@ -12,10 +12,11 @@ import type {
 import { summarizeRebalance, type RebalanceOutcome } from "./rebalance.js";
 import { toSeries } from "./format.js";
 import type { Kernels } from "./kernels.js";
-import { compute, optionsFor, simsMeta, simsWarnings, summariseSims, type Computation, type RespondKind } from "./respond.js";
+import {
+  analysisOptions, compute, optionsFor, significanceInput, simsMeta, simsWarnings, summariseSims, type Computation, type RespondKind,
+} from "./respond.js";
 import type { SimsSummaryReport } from "../report/sims-summary.js";
-import { analysisOf, analysisProblems, type AnalysisOptions, type AnalysisReport } from "../report/analysis.js";
-import { Problems } from "../domain/problems.js";
+import { ANALYSIS_OPTION_KEYS, analysisOf, type AnalysisOptions, type AnalysisReport } from "../report/analysis.js";
 import { checkPrices } from "./validate.js";
 
 export { trainingWeights } from "./respond.js";
@@ -110,12 +111,13 @@ export function makeEngine(kernels: Kernels): Engine {
     },
 
     analysis(prices: PriceMatrix, options?: AnalysisOptions): AnalysisReport {
-      const { sections, top, ...rest } = options ?? {};
-      const p = new Problems("options");
-      for (const why of analysisProblems({ sections, top })) p.add(why.path, why.message);
-      p.throwIfAny();
-      const r = engine.pathsReport(prices, rest);
-      return analysisOf(r.ids, r.dates, r.values, sections, top);
+      const own = analysisOptions("analysis", options as SimsOptions | undefined);
+      const rest = { ...options } as Record<string, unknown>;
+      for (const k of ANALYSIS_OPTION_KEYS) delete rest[k];
+      const opts = optionsFor("paths", rest as SimsOptions);
+      const p = checkPrices(prices);
+      const c = compute(kernels, "paths", p, opts);
+      return analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, p, c, own));
     },
 
     simsSummary(prices: PriceMatrix, options?: SimsOptions): SimsSummaryReport {

@@ -21,7 +21,9 @@ import type { Frequency, Strategy } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
 import { median, summarize, TRADING_DAYS_PER_YEAR } from "../report/summary.js";
 import { SimsSummaryStream, type SimsSummaryReport } from "../report/sims-summary.js";
-import { analysisOf, analysisProblems, type AnalysisSection } from "../report/analysis.js";
+import {
+  ANALYSIS_OPTION_KEYS, analysisOf, analysisProblems, type AnalysisOwnOptions, type SignificanceInput,
+} from "../report/analysis.js";
 import { formatIsoDay } from "../domain/dates.js";
 import { buckets } from "./calendar.js";
 import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
@@ -528,7 +530,7 @@ export interface RespondLimits {
  */
 export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer): Responded {
-  const { sections, top } = analysisOptions(kind, options);
+  const own = analysisOptions(kind, options);
   const opts = checkedRequest(kind, prices, options, limits);
   if (kind === "sims-summary") return respondSummary(kernels, prices, opts, precomputed);
   const c = compute(kernels, kind, prices, opts, precomputed, kind === "paths" ? { out } : undefined);
@@ -548,7 +550,8 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     case "schedule":
       return { body: encoder.encode(scheduleJson(c)), meta };
     case "analysis":
-      return { body: encoder.encode(JSON.stringify(analysisOf(c.ids, c.dates, c.values!, sections, top))), meta };
+      return { body: encoder.encode(JSON.stringify(analysisOf(c.ids, c.dates, c.values!, own.sections, own.top,
+        significanceInput(kernels, prices, c, own)))), meta };
   }
 }
 
@@ -617,16 +620,33 @@ function testRows(prices: TypedPrices, opts: CheckedOptions): number {
 }
 
 /**
- * An analysis's own options (`sections`, `top`: src/report/analysis.ts), checked; {} for the other kinds. An analysis
- * is otherwise a paths computation, whose options `checkedRequest` checks without these two.
+ * An analysis's own options (src/report/analysis.ts `ANALYSIS_OPTION_KEYS`), checked; {} for the other kinds. An
+ * analysis is otherwise a paths computation, whose options `checkedRequest` checks without these.
  */
-function analysisOptions(kind: RespondKind, options: SimsOptions | undefined): { sections?: AnalysisSection[]; top?: number } {
+export function analysisOptions(kind: RespondKind, options: SimsOptions | undefined): AnalysisOwnOptions {
   if (kind !== "analysis") return {};
-  const { sections, top } = (options ?? {}) as { sections?: AnalysisSection[]; top?: number };
+  const given = (options ?? {}) as Record<string, unknown>;
+  const own: Record<string, unknown> = {};
+  for (const k of ANALYSIS_OPTION_KEYS) if (given[k] !== undefined) own[k] = given[k];
   const p = new Problems("options");
-  for (const why of analysisProblems({ sections, top })) p.add(why.path, why.message);
+  for (const why of analysisProblems(own)) p.add(why.path, why.message);
   p.throwIfAny();
-  return { sections, top };
+  return own as AnalysisOwnOptions;
+}
+
+/**
+ * The significance section's input (docs/method.md §7.5): its options with the seed resolved (the request's `seed`,
+ * else §8.5's default from the tickers and the first and last aligned dates) and the resampling kernel.
+ */
+export function significanceInput(kernels: Kernels, prices: TypedPrices, c: Computation, own: AnalysisOwnOptions): SignificanceInput {
+  const T = prices.days.length;
+  const dateAt = (t: number) => prices.dates?.[t] ?? formatIsoDay(prices.days[t]);
+  const seed = own.seed === undefined ? defaultSeed(c.tickers, dateAt(0), dateAt(T - 1)) : parseSeed(own.seed);
+  const { confidence, bootstrap_runs, base, sharpe_benchmark, risk_free } = own;
+  return {
+    options: { confidence, bootstrap_runs, base, sharpe_benchmark, risk_free, seed },
+    resample: (input) => kernels.stationaryBootstrap(input),
+  };
 }
 
 /** What `respond` checks before computing anything (the kind, the options, the size of a sims response). */
@@ -634,8 +654,9 @@ function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOpt
   limits: RespondLimits): CheckedOptions {
   if (!RESPOND_KINDS.includes(kind)) throw new Error(`unknown request kind ${JSON.stringify(kind)}`);
   if (kind === "analysis" && options !== undefined) {
-    const { sections: _s, top: _t, ...paths } = options as SimsOptions & { sections?: unknown; top?: unknown };
-    options = paths;
+    const paths = { ...options } as Record<string, unknown>;
+    for (const k of ANALYSIS_OPTION_KEYS) delete paths[k];
+    options = paths as SimsOptions;
   }
   const opts = optionsFor(kind, options);
   if (computedKind(kind) === "sims") {

@@ -15,8 +15,6 @@ export const SIGNIFICANCE_DEFAULTS = { confidence: 0.95, bootstrap_runs: 2000, s
 export const BOOTSTRAP_RUNS_RANGE = { min: 100, max: 10_000 } as const;
 /** `confidence` must lie strictly inside this open interval. */
 export const CONFIDENCE_RANGE = { above: 0.5, below: 0.999 } as const;
-/** `risk_free`: an annual rate, strictly above −1 and at most 1 (100 %). */
-export const RISK_FREE_RANGE = { above: -1, max: 1 } as const;
 /** The default base series when no benchmark is given. */
 export const DEFAULT_BASE: SeriesId = "l1r.l2d.l3ewp" as SeriesId;
 

@@ -1,6 +1,6 @@
 /**
- * POST /v1/optimiser/analysis (issue 29, its first sections): the library's `engine.analysis` for the same body, and
- * problem+json 400s naming the section or the bound to change.
+ * POST /v1/optimiser/analysis (issue 29): the library's `engine.analysis` for the same body (the significance section
+ * too, seeded), and problem+json 400s naming the section, the bound or the series to change.
  */
 import { describe, expect, it } from "vitest";
 import { createEngine } from "../../src/index.js";
@@ -19,6 +19,42 @@ describe("POST /v1/optimiser/analysis", () => {
     expect(res.json()).toEqual(JSON.parse(JSON.stringify(lib)));
     const only = await t().post("/v1/optimiser/analysis", { tickers, sections: ["drawdowns"] });
     expect(Object.keys(only.json() as object)).toEqual(["drawdowns"]);
+    expect(Object.keys(res.json() as object)).toEqual(["calendar", "drawdowns", "significance"]);
+  });
+
+  it("answers the significance section of engine.analysis, seeded by the request's seed or the sims' default rule", async () => {
+    const tickers = t().store.list().slice(0, 4).map((x) => x.ticker);
+    const options = { strategies: ["ewp", "ivp", "gmvp"] as ("ewp" | "ivp" | "gmvp")[], sections: ["significance" as const],
+      bootstrap_runs: 300, confidence: 0.9, risk_free: 0.03, sharpe_benchmark: 0.2 };
+    const res = await t().post("/v1/optimiser/analysis", { tickers, ...options });
+    expect(res.statusCode, res.body).toBe(200);
+    const engine = await createEngine();
+    const lib = engine.analysis(alignPrices(t().store, tickers), options);
+    expect(res.json()).toEqual(JSON.parse(JSON.stringify(lib)));
+    const rows = lib.significance!;
+    expect(rows.map((r) => r.PATH)).toEqual(engine.pathsReport(alignPrices(t().store, tickers), { strategies: options.strategies }).ids);
+    expect(rows[0]).toMatchObject({ base: "l1r.l2d.l3ewp", confidence: 0.9, bootstrap_runs: 300, dsr_trials: 9, psr_sharpe_benchmark: 0.2 });
+    const seeded = await t().post("/v1/optimiser/analysis", { tickers, ...options, seed: rows[0].seed });
+    expect(seeded.body).toBe(res.body);
+    const other = await t().post("/v1/optimiser/analysis", { tickers, ...options, seed: 7, base: "l1r.l2m.l3gmvp" });
+    const o = (other.json() as { significance: { base: string; seed: string; p_value: number | null; PATH: string }[] }).significance;
+    expect(o[0]).toMatchObject({ base: "l1r.l2m.l3gmvp", seed: "7" });
+    expect(o.find((r) => r.PATH === "l1r.l2m.l3gmvp")!.p_value).toBeNull();
+  });
+
+  it("refuses a confidence outside (0.5, 0.999), bootstrap_runs beyond 100 … 10,000, a base not in the request, a bad risk_free", async () => {
+    const tickers = t().store.list().slice(0, 2).map((x) => x.ticker);
+    for (const [field, value] of [["confidence", 0.5], ["confidence", 0.9995], ["bootstrap_runs", 10_001], ["bootstrap_runs", 99],
+      ["risk_free", -1], ["sharpe_benchmark", 11]] as const) {
+      const res = await t().post("/v1/optimiser/analysis", { tickers, [field]: value });
+      expect(res.statusCode, `${field}=${value}`).toBe(400);
+      expect(res.headers["content-type"]).toMatch(/problem\+json/);
+      expect(res.body).toMatch(new RegExp(`/${field}`));
+    }
+    const base = await t().post("/v1/optimiser/analysis", { tickers, strategies: ["ewp"], base: "l1r.l2d.l3hrp" });
+    expect(base.statusCode).toBe(400);
+    expect(base.body).toMatch(/\/base/);
+    expect(base.body).toMatch(/not a series of this request; use one of: l1r.l2d.l3ewp/);
   });
 
   it("refuses an unknown section or a bad top with what to change", async () => {

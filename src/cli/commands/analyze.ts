@@ -1,18 +1,37 @@
 /**
- * `folio analyze <tickers...>`: the analysis of the paths in-process (src/report/analysis.ts; docs/method.md §7.4):
- * per series the yearly returns with the best and worst year, and the deepest drawdown episodes; or --json (the body
- * of POST /v1/optimiser/analysis).
+ * `folio analyze <tickers...>`: the analysis of the paths in-process (src/report/analysis.ts; docs/method.md §7.4,
+ * §7.5): per series the yearly returns with the best and worst year, the deepest drawdown episodes and the
+ * significance table (bootstrap intervals, PSR, DSR, the Sharpe difference to the base and its p-values); or --json
+ * (the body of POST /v1/optimiser/analysis).
  */
 import { InvalidArgumentError, type Command } from "commander";
 import { createEngine } from "../../index.js";
 import { ANALYSIS_SECTIONS, type AnalysisSection } from "../../report/analysis.js";
-import { boundsOf, strategiesOf, withBenchmark, loadPrices, withDataOptions, type CommonOptions } from "../common.js";
+import { boundsOf, parseSeedArg, strategiesOf, withBenchmark, loadPrices, withDataOptions, type CommonOptions } from "../common.js";
 import { formatTable, fmtNum, fmtPct, Progress } from "../output.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
 
 interface AnalyzeOptions extends CommonOptions, RebalanceFlags {
   sections?: AnalysisSection[];
   top?: number;
+  confidence?: number;
+  bootstrapRuns?: number;
+  base?: string;
+  sharpeBenchmark?: number;
+  seed?: string;
+  riskFree?: number;
+}
+
+/** A number (the library checks its range and says what to change). */
+function parseNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new InvalidArgumentError(`expected a number, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** A rate: a fraction (0.04) or a percentage (4%). */
+function parseRate(value: string): number {
+  return value.endsWith("%") ? parseNumber(value.slice(0, -1)) / 100 : parseNumber(value);
 }
 
 function parseSections(value: string): AnalysisSection[] {
@@ -33,22 +52,32 @@ function parseTop(value: string): number {
 export function registerAnalyze(program: Command): Command {
   const cmd = program
     .command("analyze")
-    .description("analyse the paths: calendar returns (years, best and worst) and the deepest drawdown episodes per series")
+    .description("analyse the paths: calendar returns (years, best and worst), the deepest drawdown episodes and significance per series")
     .argument("<tickers...>", "ticker symbols (space- or comma-separated)");
   withDataOptions(cmd);
   withBenchmark(cmd);
   withRebalanceOptions(cmd);
   cmd.option("--sections <list>", `sections, comma-separated (default all: ${ANALYSIS_SECTIONS.join(",")})`, parseSections)
     .option("--top <n>", "drawdown episodes listed per series, 1..100 (default 10)", parseTop)
+    .option("--confidence <c>", "significance: the intervals' level, in (0.5, 0.999) (default 0.95)", parseNumber)
+    .option("--bootstrap-runs <n>", "significance: stationary-bootstrap resamples per series, 100..10000 (default 2000)", parseNumber)
+    .option("--base <series>", "significance: the series compared with (default the benchmark's, else l1r.l2d.l3ewp)")
+    .option("--sharpe-benchmark <sr>", "significance: SR* of the probabilistic Sharpe ratio, annualised (default 0)", parseNumber)
+    .option("--seed <u64>", "significance: the resampling seed (default derived from the request, as for sims)", parseSeedArg)
+    .option("--risk-free <rate>", "the annual risk-free rate, 0.04 or 4% (default 0)", parseRate)
     .option("--json", "print the analysis as JSON (the body of POST /v1/optimiser/analysis)");
   cmd.addHelpText("after", `
 Calendar returns: each year's simple return from the previous year's last value (the first year's from the purchase);
 partial first and last years are marked *. Drawdowns: from a running peak to the trough below it and the recovery to
 the peak's value (docs/method.md §7.4), deepest first, with their lengths in trading days and the ulcer index.
+Significance (docs/method.md §7.5), from the daily simple returns in excess of the risk-free rate: the Sharpe ratio
+with its stationary-bootstrap interval, the annualised return and maximum drawdown intervals, the probabilistic and
+deflated Sharpe ratios, and the Sharpe difference to the base with its Ledoit–Wolf HAC p-value (and Holm's).
 
 Examples (the tickers of the default store, the embedded synthetic universe):
   folio analyze SYN-TEC1 SYN-FIN2 SYN-UTL3 --strategies ewp,gmvp
-  folio analyze SYN-TEC1 SYN-FIN2 --sections drawdowns --top 3 --json`);
+  folio analyze SYN-TEC1 SYN-FIN2 --sections drawdowns --top 3 --json
+  folio analyze SYN-TEC1 SYN-FIN2 SYN-UTL3 --sections significance --risk-free 4% --seed 42`);
   cmd.action(async (args: string[], opts: AnalyzeOptions, self: Command) => {
     const rebalanceOptions = rebalanceOptionsOf(opts);
     const progress = new Progress(3);
@@ -60,6 +89,12 @@ Examples (the tickers of the default store, the embedded synthetic universe):
     const a = engine.analysis(prices, {
       covariance: opts.covariance, hrp: opts.hrp, ...rebalanceOptions, ...boundsOf(opts), ...strategiesOf(opts),
       ...(opts.sections ? { sections: opts.sections } : {}), ...(opts.top ? { top: opts.top } : {}),
+      ...(opts.confidence !== undefined ? { confidence: opts.confidence } : {}),
+      ...(opts.bootstrapRuns !== undefined ? { bootstrap_runs: opts.bootstrapRuns } : {}),
+      ...(opts.base !== undefined ? { base: opts.base } : {}),
+      ...(opts.sharpeBenchmark !== undefined ? { sharpe_benchmark: opts.sharpeBenchmark } : {}),
+      ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+      ...(opts.riskFree !== undefined ? { risk_free: opts.riskFree } : {}),
     });
     progress.done();
     if (opts.json) {
@@ -84,6 +119,19 @@ Examples (the tickers of the default store, the embedded synthetic universe):
         a.drawdowns.flatMap((d) => d.episodes.map((e, k) => [k === 0 ? d.PATH : "", fmtPct(-e.depth), e.peak, e.trough,
           e.recovery ?? "not yet", String(e.length_days), e.recovery_days === null ? "-" : String(e.recovery_days),
           k === 0 ? fmtNum(d.ulcer_index) : ""])),
+      ));
+    }
+    if (a.significance && a.significance.length > 0) {
+      const g = a.significance[0];
+      const ci = (x: [number, number] | null, f: (v: number) => string) => (x === null ? "-" : `${f(x[0])} … ${f(x[1])}`);
+      const p = (x: number | null) => (x === null ? "-" : x < 1e-4 ? x.toExponential(1) : x.toFixed(4));
+      out.push(`Significance (${fmtPct(g.confidence)} stationary-bootstrap intervals, ${g.bootstrap_runs} resamples, seed ${g.seed}; ` +
+        `base ${g.base}; DSR over ${g.dsr_trials} trials, SR*₀ ${fmtNum(g.dsr_sharpe_benchmark)}):\n\n` + formatTable(
+        ["series", "sharpe", "interval", "ann. return", "interval", "max drawdown", "interval", "block", "psr", "dsr",
+          "Δ sharpe", "p-value", "Holm"],
+        a.significance.map((r) => [r.PATH, fmtNum(r.sharpe), ci(r.sharpe_ci, fmtNum), fmtPct(r.annualised_return),
+          ci(r.annualised_return_ci, fmtPct), fmtPct(r.max_drawdown), ci(r.max_drawdown_ci, fmtPct), r.block_length.toFixed(1),
+          p(r.psr), p(r.dsr), r.sharpe_diff === null ? "-" : fmtNum(r.sharpe_diff), p(r.p_value), p(r.p_value_holm)]),
       ));
     }
     process.stdout.write(out.join("\n") + "\n");

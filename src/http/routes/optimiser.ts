@@ -71,8 +71,11 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
     "series (strategies and own portfolios), with each trade's turnover and costs. Buy and hold: the purchase alone.",
     ScheduleResponse);
   route("analysis", "The tables an analyst reads first, per series of the paths: calendar returns (years and months, " +
-    "best and worst year) and the deepest drawdown episodes with their dates, recovery and the ulcer index (docs/method.md " +
-    "§7.4). Same body as /paths plus `sections` and `top`.", AnalysisResponse, AnalysisBody);
+    "best and worst year), the deepest drawdown episodes with their dates, recovery and the ulcer index (docs/method.md " +
+    "§7.4), and significance: stationary-bootstrap intervals of the annualised return, volatility, Sharpe and maximum " +
+    "drawdown, the probabilistic and deflated Sharpe ratios and the Sharpe difference to a base with its Ledoit–Wolf " +
+    "HAC p-value, Holm-adjusted (§7.5). Same body as /paths plus `sections`, `top`, `confidence`, `bootstrap_runs`, " +
+    "`base`, `sharpe_benchmark`, `seed` and `risk_free`.", AnalysisResponse, AnalysisBody);
   if (opts.report) {
     route("report", "Summary statistics per strategy of the paths (final value, returns, volatility, Sharpe, drawdown, " +
       "Sortino, Calmar, historical 95 % VaR and CVaR of the daily returns).",
