@@ -16,7 +16,7 @@ import {
 } from "../pipeline/rebalance.js";
 import { ANALYSIS_SECTIONS, analysisProblems } from "../report/analysis.js";
 import { BOOTSTRAP_RUNS_RANGE, CONFIDENCE_RANGE, SIGNIFICANCE_DEFAULTS, DEFAULT_BASE } from "../report/significance.js";
-import { RISK_FREE_RANGE } from "../report/risk-free.js";
+import { RISK_FREE_RANGE, riskFreeProblems } from "../report/risk-free.js";
 import {
   FLOW_PERIODS, INFLATION_RANGE, MAX_CASH_FLOWS, MAX_HORIZON_DAYS, MAX_INITIAL_VALUE, planningProblems, TRAINING_DAYS_RANGE,
 } from "../pipeline/planning.js";
@@ -252,6 +252,12 @@ function startBeforeEnd(b: { start?: string; end?: string; min_weight?: number; 
   for (const p of planningProblems(b as Record<string, unknown>)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
 }
 
+const riskFreeField = z.number({ error: "must be an annual rate" }).optional().describe(
+  `The annual risk-free rate (0.04 = 4 %), above ${RISK_FREE_RANGE.above} and at most ${RISK_FREE_RANGE.max}; default 0 ` +
+    "(every figure as without it). /report: sharpe, sortino and alpha use the daily log-returns in excess of " +
+    "ln(1 + risk_free)/252; /analysis: significance uses the daily simple returns in excess of (1 + risk_free)^(1/252) − 1 " +
+    "(docs/method.md §7.5, §7.6).");
+
 /** Build the body schemas for the given limits (maxTickers, maxRunCount come from the configuration). */
 export function makeSchemas(limits: SchemaLimits) {
   const tickers = tickersSchema(limits.maxTickers);
@@ -325,16 +331,21 @@ export function makeSchemas(limits: SchemaLimits) {
       seed: Seed.optional().describe(
         `significance: the u64 seed of the resampling: ${SEED_FORMS}. Default: derived from the request as for sims ` +
           "(docs/method.md §8.5); every row reports the seed used."),
-      risk_free: z.number({ error: "must be an annual rate" }).optional().describe(
-        `The annual risk-free rate (0.04 = 4 %), above ${RISK_FREE_RANGE.above} and at most ${RISK_FREE_RANGE.max}; ` +
-          "significance uses the daily excess simple returns (docs/method.md §7.5, §7.6). Default 0."),
+      risk_free: riskFreeField,
     })
     .superRefine((b, ctx) => {
       startBeforeEnd(b, ctx);
       for (const p of analysisProblems(b)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
     })
     .describe("An analysis request: a paths request, the sections asked and the drawdown episodes kept.");
-  return { OptimiserBody, SimsBody, AnalysisBody };
+  const ReportBody = z
+    .strictObject({ tickers, ...startEnd, ...weightsFields, ...rebalanceFields, risk_free: riskFreeField })
+    .superRefine((b, ctx) => {
+      startBeforeEnd(b, ctx);
+      for (const p of riskFreeProblems(b)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
+    })
+    .describe("A report request: a paths request and the risk-free rate.");
+  return { OptimiserBody, SimsBody, AnalysisBody, ReportBody };
 }
 
 export type OptimiserBody = z.output<ReturnType<typeof makeSchemas>["OptimiserBody"]>;
@@ -414,14 +425,14 @@ export const SummaryRow = z.object({
   total_return: stat("V_last / V_first − 1."),
   annualised_return: stat("(V_last / V_first)^(252 / (n − 1)) − 1."),
   annualised_volatility: stat("Sample sd (ddof 1) of the daily log-returns × √252."),
-  sharpe: stat("Mean daily log-return × 252 / annualised volatility (zero rate)."),
+  sharpe: stat("Mean daily excess log-return × 252 / annualised volatility (excess of ln(1 + risk_free)/252; zero rate by default)."),
   max_drawdown: stat("Largest fall from a running peak, a fraction."),
-  sortino: stat("Mean daily log-return × 252 / (downside deviation × √252); target 0, downside deviation over all days."),
+  sortino: stat("Mean daily excess log-return × 252 / (downside deviation × √252); target the risk-free rate (0 by default), downside deviation over all days."),
   calmar: stat("annualised_return / max_drawdown."),
   var_95: stat("Historical 95 % value at risk of the daily simple returns, a positive loss fraction (type-7 5th percentile, negated)."),
   cvar_95: stat("Historical 95 % conditional value at risk: minus the mean of the daily simple returns at or below the VaR quantile."),
   beta: stat("With a benchmark: cov(r, b) / var(b) of the daily log-returns r of this series and b of the benchmark (ddof 1).").optional(),
-  alpha: stat("With a benchmark: 252 · (mean r − beta · mean b).").optional(),
+  alpha: stat("With a benchmark: 252 · ((mean r − r_f) − beta · (mean b − r_f)), r_f = ln(1 + risk_free)/252 (0 by default).").optional(),
   tracking_error: stat("With a benchmark: sd(r − b) · √252 (ddof 1).").optional(),
   information_ratio: stat("With a benchmark: 252 · mean(r − b) / tracking_error.").optional(),
   correlation: stat("With a benchmark: Pearson correlation of r and b.").optional(),

@@ -25,6 +25,7 @@ import {
   ANALYSIS_OPTION_KEYS, analysisOf, analysisProblems, type AnalysisOwnOptions, type SignificanceInput,
 } from "../report/analysis.js";
 import { formatIsoDay } from "../domain/dates.js";
+import { riskFreeProblems } from "../report/risk-free.js";
 import { buckets } from "./calendar.js";
 import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
 import type { Kernels } from "./kernels.js";
@@ -531,6 +532,7 @@ export interface RespondLimits {
 export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer): Responded {
   const own = analysisOptions(kind, options);
+  const riskFree = reportRiskFree(kind, options);
   const opts = checkedRequest(kind, prices, options, limits);
   if (kind === "sims-summary") return respondSummary(kernels, prices, opts, precomputed);
   const c = compute(kernels, kind, prices, opts, precomputed, kind === "paths" ? { out } : undefined);
@@ -543,7 +545,7 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     case "paths":
       return { body: c.body ?? seriesJsonBytes(c.ids, c.dates, c.values!, out, digits), meta };
     case "report":
-      return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }, c.ids), c))), meta };
+      return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }, c.ids, true, riskFree), c))), meta };
     case "sims":
       meta.sims = simsMeta(c, simsWarnings(c, opts));
       return { body: simsJsonBytes(c.ids, c.dates, c.runs!, out, digits), meta };
@@ -649,6 +651,19 @@ export function significanceInput(kernels: Kernels, prices: TypedPrices, c: Comp
   };
 }
 
+/**
+ * /report's `risk_free` (docs/method.md §7.6), checked (src/report/risk-free.ts); undefined for the other kinds (an
+ * analysis reads it with its own options) and when absent. `checkedRequest` checks a report's options without it.
+ */
+export function reportRiskFree(kind: RespondKind, options: SimsOptions | undefined): number | undefined {
+  if (kind !== "report") return undefined;
+  const given = (options ?? {}) as { risk_free?: unknown };
+  const p = new Problems("options");
+  for (const why of riskFreeProblems(given)) p.add(why.path, why.message);
+  p.throwIfAny();
+  return given.risk_free as number | undefined;
+}
+
 /** What `respond` checks before computing anything (the kind, the options, the size of a sims response). */
 function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits): CheckedOptions {
@@ -657,6 +672,10 @@ function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOpt
     const paths = { ...options } as Record<string, unknown>;
     for (const k of ANALYSIS_OPTION_KEYS) delete paths[k];
     options = paths as SimsOptions;
+  }
+  if (kind === "report" && options !== undefined && "risk_free" in options) {
+    const { risk_free: _r, ...paths } = options as SimsOptions & { risk_free?: unknown };
+    options = paths;
   }
   const opts = optionsFor(kind, options);
   if (computedKind(kind) === "sims") {

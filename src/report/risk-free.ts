@@ -4,8 +4,6 @@
  *
  * Pure (no Node APIs): it runs in the browser too.
  */
-import { TRADING_DAYS_PER_YEAR } from "./summary.js";
-
 /** `risk_free` must lie in (−1, 1]: an annual rate above −100 % and at most 100 %. */
 export const RISK_FREE_RANGE = { above: -1, max: 1 } as const;
 
@@ -20,10 +18,4 @@ export function riskFreeProblems(o: { risk_free?: unknown }): { path: string[]; 
   }];
 }
 
-/**
- * The daily continuously compounded rate ln(1 + r)/252 that excess log-returns subtract (/report's Sharpe and
- * Sortino, the sims summaries' Sharpe, alpha): 0 for an absent or zero rate.
- */
-export function dailyLogRiskFree(annual: number | undefined): number {
-  return annual === undefined || annual === 0 ? 0 : Math.log1p(annual) / TRADING_DAYS_PER_YEAR;
-}
+export { dailyLogRiskFree } from "./summary.js";

@@ -59,3 +59,18 @@ describe("risk tables of the CLI (built)", () => {
     });
   });
 });
+
+describe("folio backtest --risk-free (issue 29 item 4)", () => {
+  it("--json's summary is the library's summarize with the rate, and names it; without the flag nothing changes", async () => {
+    const engine = await createEngine();
+    const paths = engine.pathsReport(alignPrices(await openStore(), TICKERS), { strategies: ["ewp", "ivp"] });
+    const rated = JSON.parse(await run(["backtest", ...TICKERS, "--strategies", "ewp,ivp", "--risk-free", "4%", "--json"])) as
+      { risk_free?: number; summary: unknown };
+    expect(rated.risk_free).toBe(0.04);
+    expect(rated.summary).toEqual(JSON.parse(JSON.stringify(summarize({ dates: paths.dates, values: paths.values }, paths.ids, true, 0.04))));
+    const plain = JSON.parse(await run(["backtest", ...TICKERS, "--strategies", "ewp,ivp", "--json"])) as { risk_free?: number; summary: unknown };
+    expect("risk_free" in plain).toBe(false);
+    expect(plain.summary).toEqual(JSON.parse(JSON.stringify(summarize({ dates: paths.dates, values: paths.values }, paths.ids))));
+    await expect(run(["backtest", ...TICKERS, "--risk-free", "200%"])).rejects.toThrow(/risk-free rate must be an annual rate above -1 and at most 1/);
+  });
+});

@@ -7,7 +7,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { createEngine } from "../../index.js";
 import { ANALYSIS_SECTIONS, type AnalysisSection } from "../../report/analysis.js";
-import { boundsOf, parseSeedArg, strategiesOf, withBenchmark, loadPrices, withDataOptions, type CommonOptions } from "../common.js";
+import { boundsOf, parseRiskFreeArg, parseSeedArg, strategiesOf, withBenchmark, loadPrices, withDataOptions, type CommonOptions } from "../common.js";
 import { formatTable, fmtNum, fmtPct, Progress } from "../output.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
 
@@ -29,10 +29,6 @@ function parseNumber(value: string): number {
   return n;
 }
 
-/** A rate: a fraction (0.04) or a percentage (4%). */
-function parseRate(value: string): number {
-  return value.endsWith("%") ? parseNumber(value.slice(0, -1)) / 100 : parseNumber(value);
-}
 
 function parseSections(value: string): AnalysisSection[] {
   const list = value.split(",").map((s) => s.trim()).filter(Boolean);
@@ -64,7 +60,7 @@ export function registerAnalyze(program: Command): Command {
     .option("--base <series>", "significance: the series compared with (default the benchmark's, else l1r.l2d.l3ewp)")
     .option("--sharpe-benchmark <sr>", "significance: SR* of the probabilistic Sharpe ratio, annualised (default 0)", parseNumber)
     .option("--seed <u64>", "significance: the resampling seed (default derived from the request, as for sims)", parseSeedArg)
-    .option("--risk-free <rate>", "the annual risk-free rate, 0.04 or 4% (default 0)", parseRate)
+    .option("--risk-free <rate>", "the annual risk-free rate, 0.04 or 4% (default 0)", parseRiskFreeArg)
     .option("--json", "print the analysis as JSON (the body of POST /v1/optimiser/analysis)");
   cmd.addHelpText("after", `
 Calendar returns: each year's simple return from the previous year's last value (the first year's from the purchase);

@@ -46,7 +46,7 @@ export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string
 }
 
 export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { report: boolean }): void {
-  const { OptimiserBody, SimsBody: SimsSchema, AnalysisBody } = makeSchemas(ctx.limits);
+  const { OptimiserBody, SimsBody: SimsSchema, AnalysisBody, ReportBody } = makeSchemas(ctx.limits);
   const r = v1.withTypeProvider<ZodTypeProvider>();
 
   const route = (kind: ComputeKind, summary: string, response: z.ZodType, body: z.ZodType = OptimiserBody) => {
@@ -78,7 +78,8 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
     "`base`, `sharpe_benchmark`, `seed` and `risk_free`.", AnalysisResponse, AnalysisBody);
   if (opts.report) {
     route("report", "Summary statistics per strategy of the paths (final value, returns, volatility, Sharpe, drawdown, " +
-      "Sortino, Calmar, historical 95 % VaR and CVaR of the daily returns).",
-      ReportResponse);
+      "Sortino, Calmar, historical 95 % VaR and CVaR of the daily returns). With `risk_free`, Sharpe, Sortino and alpha " +
+      "use excess returns (docs/method.md §7.6).",
+      ReportResponse, ReportBody);
   }
 }
