@@ -34,7 +34,8 @@ const YEAR: f64 = 252.0;
  * Preconditions: 2 ≤ m ≤ 2³⁰, S ≥ 1, B ≥ 1 (else BadDimensions); every R finite and > −1 and every L finite and ≥ 1
  * (else NonFinite with lastBadIndex the flat index into R, or BadDimensions for L).
  * Complexity: O(S·B·m) time (one generator step and a few flops per resampled day; a division only when the
- * drawdown deepens), O(1) scratch beyond the 48-byte generator block. Never modifies its inputs.
+ * drawdown deepens), O(m) scratch (32 bytes a day: d, d² and 1 + R side by side, one load site per day) beyond
+ * the 48-byte generator block. Never modifies its inputs.
  * References: D. N. Politis, J. P. Romano (1994), "The stationary bootstrap", JASA 89(428):1303–1313,
  * doi:10.1080/01621459.1994.10476870; D. Lemire (2019), "Fast random integer generation in an interval", ACM TOMACS
  * 29(1):3, doi:10.1145/3230636.
@@ -54,6 +55,7 @@ export function stationaryBootstrap(R: usize, m: i32, S: i32, L: usize, seed: u6
     if (!isFinite(l) || l < 1.0) return Status.BadDimensions;
   }
   const st = heap.alloc(RNG_STATE_BYTES);
+  const day = heap.alloc(<usize>m << 5); // scratch: 4 doubles a day (d, d², 1 + R, unused)
   rngSeed(st, seed);
   const mU = <u64>m;
   const lim = ((<u64>1 << 32) - mU) % mU; // Lemire's rejection bound: 2³² mod m
@@ -69,6 +71,15 @@ export function stationaryBootstrap(R: usize, m: i32, S: i32, L: usize, seed: u6
     let mean = 0.0;
     for (let t = 0; t < m; t++) mean += load<f64>(row + (<usize>t << 3));
     mean /= fm;
+    // per day, side by side: d = R − R̄, d², 1 + R (one cache line holds two days)
+    for (let t = 0; t < m; t++) {
+      const r = load<f64>(row + (<usize>t << 3));
+      const d = r - mean;
+      const at = day + (<usize>t << 5);
+      store<f64>(at, d);
+      store<f64>(at, d * d, 8);
+      store<f64>(at, 1.0 + r, 16);
+    }
     // a block starts when the low half k of the day's output is below ⌈2³²/L⌉, i.e. k·2⁻³² < 1/L
     const thr = <u64>Math.ceil(4294967296.0 / load<f64>(L + (<usize>s << 3)));
     for (let b = 0; b < B; b++) {
@@ -94,11 +105,10 @@ export function stationaryBootstrap(R: usize, m: i32, S: i32, L: usize, seed: u6
         }
         const next = j + 1;
         j = select<i32>(<i32>(prod >> 32), select<i32>(0, next, next == m), starts);
-        const r = load<f64>(row + (<usize>j << 3));
-        const d = r - mean;
-        sd += d;
-        sd2 += d * d;
-        w *= 1.0 + r;
+        const at = day + (<usize>j << 5);
+        sd += load<f64>(at);
+        sd2 += load<f64>(at, 8);
+        w *= load<f64>(at, 16);
         if (w > peak) {
           peak = w;
           floor = peak * (1.0 - mdd);
