@@ -62,10 +62,15 @@ export function estimateCost(store: PriceStore, kind: string, request: RequestBo
 
 type AnalysisRequest = RequestBody & { sections?: string[]; bootstrap_runs?: number };
 
-/** An analysis's significance section: resamples × test days × series × BOOTSTRAP_COST (0 when not asked). */
+/**
+ * An analysis's significance section: resamples × test days × series × BOOTSTRAP_COST, plus, with `run_count`, the
+ * sims of the request (tickers × test days × valued × runs, as /sims); 0 when the section is not asked.
+ */
 export function significanceCost(request: AnalysisRequest, series: number, testDays: number): number {
   if (request.sections !== undefined && !request.sections.includes("significance")) return 0;
-  return (request.bootstrap_runs ?? SIGNIFICANCE_DEFAULTS.bootstrap_runs) * testDays * series * BOOTSTRAP_COST;
+  const sims = request.run_count === undefined ? 0
+    : request.tickers.length * testDays * (series / (3 * DEFAULT_STRATEGIES.length)) * request.run_count;
+  return (request.bootstrap_runs ?? SIGNIFICANCE_DEFAULTS.bootstrap_runs) * testDays * series * BOOTSTRAP_COST + sims;
 }
 
 /**

@@ -14,7 +14,7 @@ import { SEED_FORMS, SEED_NUMBER_MAX, SEED_STRING, seedProblem } from "../pipeli
 import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
 } from "../pipeline/rebalance.js";
-import { ANALYSIS_SECTIONS, analysisProblems } from "../report/analysis.js";
+import { ANALYSIS_SECTIONS, MAX_ANALYSIS_RUNS, analysisProblems } from "../report/analysis.js";
 import { BOOTSTRAP_RUNS_RANGE, CONFIDENCE_RANGE, SIGNIFICANCE_DEFAULTS, DEFAULT_BASE } from "../report/significance.js";
 import { RISK_FREE_RANGE, riskFreeProblems } from "../report/risk-free.js";
 import {
@@ -332,6 +332,9 @@ export function makeSchemas(limits: SchemaLimits) {
         `significance: the u64 seed of the resampling: ${SEED_FORMS}. Default: derived from the request as for sims ` +
           "(docs/method.md §8.5); every row reports the seed used."),
       risk_free: riskFreeField,
+      run_count: z.number({ error: "must be an integer" }).optional().describe(
+        `significance: simulated runs (the /sims of the same body, seeded by \`seed\`), 1 … ${MAX_ANALYSIS_RUNS}: each row ` +
+          "gains beats_base, the share of runs whose final value is above the base's. Absent: no simulation."),
     })
     .superRefine((b, ctx) => {
       startBeforeEnd(b, ctx);
@@ -377,6 +380,8 @@ const significanceRow = z.object({
   p_value_holm: num("Holm's adjustment across the series."),
   hac: z.object({ kernel: z.literal("parzen"), bandwidth: z.number().nullable().describe("Andrews (1991) automatic bandwidth S*.") }),
   confidence: z.number(), bootstrap_runs: z.number().int(), seed: z.string().describe("The u64 seed of the resampling, decimal."),
+  beats_base: z.object({ probability: z.number(), runs: z.number().int() }).optional().describe(
+    "With run_count: the share of the simulated runs whose final value is above the base's."),
 });
 export const AnalysisResponse = z.object({
   calendar: z.array(z.object({

@@ -13,7 +13,7 @@ import { summarizeRebalance, type RebalanceOutcome } from "./rebalance.js";
 import { toSeries } from "./format.js";
 import type { Kernels } from "./kernels.js";
 import {
-  analysisOptions, compute, optionsFor, significanceInput, simsMeta, simsWarnings, summariseSims, type Computation, type RespondKind,
+  analysisOptions, compute, optionsFor, significanceInput, withSimulatedRuns, simsMeta, simsWarnings, summariseSims, type Computation, type RespondKind,
 } from "./respond.js";
 import type { SimsSummaryReport } from "../report/sims-summary.js";
 import { ANALYSIS_OPTION_KEYS, analysisOf, type AnalysisOptions, type AnalysisReport } from "../report/analysis.js";
@@ -117,7 +117,8 @@ export function makeEngine(kernels: Kernels): Engine {
       const opts = optionsFor("paths", rest as SimsOptions);
       const p = checkPrices(prices);
       const c = compute(kernels, "paths", p, opts);
-      return analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, p, c, own));
+      return withSimulatedRuns(kernels, p, rest as SimsOptions, own,
+        analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, p, c, own)));
     },
 
     simsSummary(prices: PriceMatrix, options?: SimsOptions): SimsSummaryReport {

@@ -22,7 +22,7 @@ import { folioError } from "../errors.js";
 import { median, summarize, TRADING_DAYS_PER_YEAR } from "../report/summary.js";
 import { SimsSummaryStream, type SimsSummaryReport } from "../report/sims-summary.js";
 import {
-  ANALYSIS_OPTION_KEYS, analysisOf, analysisProblems, type AnalysisOwnOptions, type SignificanceInput,
+  ANALYSIS_OPTION_KEYS, analysisOf, analysisProblems, beatsBase, type AnalysisOwnOptions, type AnalysisReport, type SignificanceInput,
 } from "../report/analysis.js";
 import { formatIsoDay } from "../domain/dates.js";
 import { riskFreeProblems } from "../report/risk-free.js";
@@ -552,8 +552,8 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     case "schedule":
       return { body: encoder.encode(scheduleJson(c)), meta };
     case "analysis":
-      return { body: encoder.encode(JSON.stringify(analysisOf(c.ids, c.dates, c.values!, own.sections, own.top,
-        significanceInput(kernels, prices, c, own)))), meta };
+      return { body: encoder.encode(JSON.stringify(withSimulatedRuns(kernels, prices, options, own,
+        analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, prices, c, own))))), meta };
   }
 }
 
@@ -634,6 +634,35 @@ export function analysisOptions(kind: RespondKind, options: SimsOptions | undefi
   for (const why of analysisProblems(own)) p.add(why.path, why.message);
   p.throwIfAny();
   return own as AnalysisOwnOptions;
+}
+
+/**
+ * The significance rows with `beats_base` when `run_count` is given (docs/method.md §7.5): the sims of the same request
+ * (its paths options, `run_count`, `seed`; the default model), computed in chunks of runs (`chunkRuns`), each run's
+ * final values compared with the base's. The report unchanged otherwise.
+ */
+export function withSimulatedRuns(kernels: Kernels, prices: TypedPrices, options: SimsOptions | undefined,
+  own: AnalysisOwnOptions, report: AnalysisReport): AnalysisReport {
+  const rows = report.significance;
+  if (own.run_count === undefined || rows === undefined || rows.length === 0) return report;
+  const paths = { ...options } as Record<string, unknown>;
+  for (const k of ANALYSIS_OPTION_KEYS) delete paths[k];
+  const opts = optionsFor("sims", { ...(paths as SimsOptions), run_count: own.run_count, seed: rows[0].seed });
+  const total = opts.runCount;
+  const N = prices.tickers.length;
+  const training = opts.planning.trainingDays;
+  const initial = trainingWeights(kernels, prices.tickers, prices.days.subarray(0, training), prices.closes.subarray(0, training * N), opts);
+  const first = compute(kernels, "sims", prices, opts, initial, undefined, 0, 1);
+  const ids = rows.map((r) => r.PATH);
+  if (first.ids.length !== ids.length || first.ids.some((id, s) => id !== ids[s])) throw new Error("sims and paths series differ");
+  const n = first.dates.length;
+  const finals = new Float64Array(total * ids.length);
+  const take = (c: Computation, from: number) => c.runs!.forEach((run, k) => run.forEach((v, s) => { finals[(from + k) * ids.length + s] = v[n - 1]; }));
+  take(first, 0);
+  const chunk = chunkRuns(ids.length, n);
+  for (let from = 1; from < total; from += chunk) take(compute(kernels, "sims", prices, opts, initial, undefined, from, Math.min(chunk, total - from)), from);
+  const p = beatsBase(ids, rows[0].base, total, (k) => finals.subarray(k * ids.length, (k + 1) * ids.length));
+  return { ...report, significance: rows.map((r, s) => ({ ...r, beats_base: { probability: p[s], runs: total } })) };
 }
 
 /**

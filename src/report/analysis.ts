@@ -17,7 +17,8 @@ export const ANALYSIS_SECTIONS = ["calendar", "drawdowns", "significance"] as co
 export type AnalysisSection = (typeof ANALYSIS_SECTIONS)[number];
 
 /** The options an analysis adds to a paths request's (`risk_free` is also /report's: src/report/risk-free.ts). */
-export const ANALYSIS_OPTION_KEYS = ["sections", "top", "confidence", "bootstrap_runs", "base", "sharpe_benchmark", "seed", "risk_free"] as const;
+export const ANALYSIS_OPTION_KEYS = ["sections", "top", "confidence", "bootstrap_runs", "base", "sharpe_benchmark", "seed", "risk_free",
+  "run_count"] as const;
 
 /** An analysis's own options, as given. */
 export interface AnalysisOwnOptions {
@@ -36,6 +37,11 @@ export interface AnalysisOwnOptions {
   seed?: number | string | bigint;
   /** The annual risk-free rate (docs/method.md §7.6), default 0. */
   risk_free?: number;
+  /**
+   * significance: simulated runs (the sims of the same request, model independent, seeded by `seed`) over which each
+   * series' final value is compared with the base's (`beats_base`); absent: no simulation.
+   */
+  run_count?: number;
 }
 
 /** `engine.analysis` options: a paths request's, the sections asked (default all) and their own options. */
@@ -217,7 +223,28 @@ export function analysisProblems(o: Record<string, unknown>): { path: string[]; 
     if (why !== undefined) out.push({ path: ["seed"], message: why });
   }
   out.push(...riskFreeProblems(o));
+  const rc = o.run_count;
+  if (rc !== undefined && !(Number.isInteger(rc) && (rc as number) >= 1 && (rc as number) <= MAX_ANALYSIS_RUNS)) {
+    out.push({ path: ["run_count"], message: `must be an integer from 1 to ${MAX_ANALYSIS_RUNS}, the simulated runs whose final values are compared with the base's (got ${JSON.stringify(rc)})` });
+  }
   return out;
+}
+
+/** The most simulated runs an analysis compares final values over (`run_count`). */
+export const MAX_ANALYSIS_RUNS = 10_000;
+
+/**
+ * Each series' share of simulated runs whose final value is above the base's (docs/method.md §7.5): `finals(k)` the
+ * final values of run k in `ids` order. Ties count as not beating. O(runs × series).
+ */
+export function beatsBase(ids: readonly SeriesId[], base: SeriesId, runs: number, finals: (k: number) => ArrayLike<number>): number[] {
+  const b = ids.indexOf(base);
+  const wins = new Float64Array(ids.length);
+  for (let k = 0; k < runs; k++) {
+    const f = finals(k);
+    for (let s = 0; s < ids.length; s++) if (f[s] > f[b]) wins[s]++;
+  }
+  return Array.from(wins, (w) => w / runs);
 }
 
 /** The base a significance section compares with: `base` when it is a series of `ids` (else INVALID_REQUEST). */

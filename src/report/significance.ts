@@ -74,6 +74,11 @@ export interface SignificanceRow {
   bootstrap_runs: number;
   /** The u64 seed of the resampling, decimal. */
   seed: string;
+  /**
+   * With `run_count`: the share of the simulated runs in which this series' final value is above the base's, and the
+   * runs (docs/method.md §7.5). Absent without `run_count`.
+   */
+  beats_base?: { probability: number; runs: number };
 }
 
 // ---- the normal distribution ----

@@ -49,6 +49,10 @@ describe("folio analyze", () => {
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/Significance \(90\.00% stationary-bootstrap intervals, 300 resamples, seed 42; base l1r\.l2w\.l3gmvp/);
     expect(text.stdout).toMatch(/psr[\s\S]*p-value[\s\S]*Holm/);
+    const runs = await run(["analyze", ...TICKERS, ...flags, "--runs", "20", "--json"]);
+    expect(runs.code, runs.stderr).toBe(0);
+    const withRuns = (JSON.parse(runs.stdout) as { significance: { beats_base: { runs: number } }[] }).significance;
+    expect(withRuns[0].beats_base.runs).toBe(20);
   });
 
   it("refuses a confidence outside (0.5, 0.999) and a base not in the request, naming the option", async () => {

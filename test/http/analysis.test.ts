@@ -42,6 +42,30 @@ describe("POST /v1/optimiser/analysis", () => {
     expect(o.find((r) => r.PATH === "l1r.l2m.l3gmvp")!.p_value).toBeNull();
   });
 
+  it("with run_count, each row's beats_base is the share of the same request's sims runs whose final value is above the base's", async () => {
+    const tickers = t().store.list().slice(0, 3).map((x) => x.ticker);
+    const options = { strategies: ["ewp", "gmvp", "hrp"] as ("ewp" | "gmvp" | "hrp")[], sections: ["significance" as const], bootstrap_runs: 100, run_count: 40 };
+    const res = await t().post("/v1/optimiser/analysis", { tickers, ...options });
+    expect(res.statusCode, res.body).toBe(200);
+    const engine = await createEngine();
+    const prices = alignPrices(t().store, tickers);
+    expect(res.json()).toEqual(JSON.parse(JSON.stringify(engine.analysis(prices, options))));
+    const rows = (res.json() as { significance: { PATH: string; seed: string; base: string; beats_base: { probability: number; runs: number } }[] }).significance;
+    // the default seed is the sims' own: the runs are /sims's runs of the same body
+    const sims = engine.simsReport(prices, { strategies: options.strategies, run_count: 40 });
+    expect(sims.seed).toBe(rows[0].seed);
+    const b = sims.ids.indexOf(rows[0].base as never);
+    const last = sims.dates.length - 1;
+    rows.forEach((r, s) => {
+      const wins = sims.values.filter((run) => run[s][last] > run[b][last]).length;
+      expect(r.beats_base).toEqual({ probability: wins / 40, runs: 40 });
+    });
+    expect(rows[b].beats_base.probability).toBe(0);
+    const bad = await t().post("/v1/optimiser/analysis", { tickers, run_count: 0 });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toMatch(/\/run_count/);
+  });
+
   it("refuses a confidence outside (0.5, 0.999), bootstrap_runs beyond 100 … 10,000, a base not in the request, a bad risk_free", async () => {
     const tickers = t().store.list().slice(0, 2).map((x) => x.ticker);
     for (const [field, value] of [["confidence", 0.5], ["confidence", 0.9995], ["bootstrap_runs", 10_001], ["bootstrap_runs", 99],

@@ -24,6 +24,9 @@ describe("estimateCost", () => {
     expect(estimateCost(store, "analysis", { tickers } as never)).toBe(Math.ceil(paths + 2000 * test * 21 * BOOTSTRAP_COST));
     expect(estimateCost(store, "analysis", { tickers, strategies: ["ewp"], bootstrap_runs: 500, sections: ["significance"] } as never))
       .toBe(Math.ceil(estimateCost(store, "paths", { tickers, strategies: ["ewp"] }) + 500 * test * 3 * BOOTSTRAP_COST));
+    // run_count adds the sims of the request, as /sims counts them
+    expect(estimateCost(store, "analysis", { tickers, run_count: 40 } as never))
+      .toBe(Math.ceil(paths + 2000 * test * 21 * BOOTSTRAP_COST + estimateCost(store, "sims", { tickers, run_count: 40 })));
   });
 
   it("scales with the series valued and the strategies re-optimised", () => {

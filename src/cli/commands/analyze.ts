@@ -20,6 +20,7 @@ interface AnalyzeOptions extends CommonOptions, RebalanceFlags {
   sharpeBenchmark?: number;
   seed?: string;
   riskFree?: number;
+  runs?: number;
 }
 
 /** A number (the library checks its range and says what to change). */
@@ -60,6 +61,7 @@ export function registerAnalyze(program: Command): Command {
     .option("--base <series>", "significance: the series compared with (default the benchmark's, else l1r.l2d.l3ewp)")
     .option("--sharpe-benchmark <sr>", "significance: SR* of the probabilistic Sharpe ratio, annualised (default 0)", parseNumber)
     .option("--seed <u64>", "significance: the resampling seed (default derived from the request, as for sims)", parseSeedArg)
+    .option("--runs <n>", "significance: simulated runs over which each final value is compared with the base's (1..10000)", parseNumber)
     .option("--risk-free <rate>", "the annual risk-free rate, 0.04 or 4% (default 0)", parseRiskFreeArg)
     .option("--json", "print the analysis as JSON (the body of POST /v1/optimiser/analysis)");
   cmd.addHelpText("after", `
@@ -91,6 +93,7 @@ Examples (the tickers of the default store, the embedded synthetic universe):
       ...(opts.sharpeBenchmark !== undefined ? { sharpe_benchmark: opts.sharpeBenchmark } : {}),
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
       ...(opts.riskFree !== undefined ? { risk_free: opts.riskFree } : {}),
+      ...(opts.runs !== undefined ? { run_count: opts.runs } : {}),
     });
     progress.done();
     if (opts.json) {
@@ -124,10 +127,11 @@ Examples (the tickers of the default store, the embedded synthetic universe):
       out.push(`Significance (${fmtPct(g.confidence)} stationary-bootstrap intervals, ${g.bootstrap_runs} resamples, seed ${g.seed}; ` +
         `base ${g.base}; DSR over ${g.dsr_trials} trials, SR*₀ ${fmtNum(g.dsr_sharpe_benchmark)}):\n\n` + formatTable(
         ["series", "sharpe", "interval", "ann. return", "interval", "max drawdown", "interval", "block", "psr", "dsr",
-          "Δ sharpe", "p-value", "Holm"],
+          "Δ sharpe", "p-value", "Holm", ...(g.beats_base ? [`beats base (${g.beats_base.runs} runs)`] : [])],
         a.significance.map((r) => [r.PATH, fmtNum(r.sharpe), ci(r.sharpe_ci, fmtNum), fmtPct(r.annualised_return),
           ci(r.annualised_return_ci, fmtPct), fmtPct(r.max_drawdown), ci(r.max_drawdown_ci, fmtPct), r.block_length.toFixed(1),
-          p(r.psr), p(r.dsr), r.sharpe_diff === null ? "-" : fmtNum(r.sharpe_diff), p(r.p_value), p(r.p_value_holm)]),
+          p(r.psr), p(r.dsr), r.sharpe_diff === null ? "-" : fmtNum(r.sharpe_diff), p(r.p_value), p(r.p_value_holm),
+          ...(r.beats_base ? [fmtPct(r.beats_base.probability)] : [])]),
       ));
     }
     process.stdout.write(out.join("\n") + "\n");
