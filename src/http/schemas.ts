@@ -348,7 +348,14 @@ export function makeSchemas(limits: SchemaLimits) {
       for (const p of riskFreeProblems(b)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
     })
     .describe("A report request: a paths request and the risk-free rate.");
-  return { OptimiserBody, SimsBody, AnalysisBody, ReportBody };
+  const SimsSummaryBody = z
+    .strictObject({ ...SimsBody.shape, risk_free: riskFreeField })
+    .superRefine((b, ctx) => {
+      startBeforeEnd(b, ctx);
+      for (const p of riskFreeProblems(b)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
+    })
+    .describe("A sims summary request: a simulation request and the risk-free rate of the relative figures' alpha.");
+  return { OptimiserBody, SimsBody, AnalysisBody, ReportBody, SimsSummaryBody };
 }
 
 export type OptimiserBody = z.output<ReturnType<typeof makeSchemas>["OptimiserBody"]>;

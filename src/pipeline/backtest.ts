@@ -13,7 +13,7 @@ import { summarizeRebalance, type RebalanceOutcome } from "./rebalance.js";
 import { toSeries } from "./format.js";
 import type { Kernels } from "./kernels.js";
 import {
-  analysisOptions, compute, optionsFor, significanceInput, withSimulatedRuns, simsMeta, simsWarnings, summariseSims, type Computation, type RespondKind,
+  analysisOptions, compute, optionsFor, reportRiskFree, significanceInput, withSimulatedRuns, simsMeta, simsWarnings, summariseSims, type Computation, type RespondKind,
 } from "./respond.js";
 import type { SimsSummaryReport } from "../report/sims-summary.js";
 import { ANALYSIS_OPTION_KEYS, analysisOf, type AnalysisOptions, type AnalysisReport } from "../report/analysis.js";
@@ -121,9 +121,11 @@ export function makeEngine(kernels: Kernels): Engine {
         analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, p, c, own)));
     },
 
-    simsSummary(prices: PriceMatrix, options?: SimsOptions): SimsSummaryReport {
-      const opts = optionsFor("sims", options);
-      return summariseSims(kernels, checkPrices(prices), opts).report;
+    simsSummary(prices: PriceMatrix, options?: SimsOptions & { risk_free?: number }): SimsSummaryReport {
+      const riskFree = reportRiskFree("sims-summary", options);
+      const { risk_free: _r, ...rest } = options ?? {};
+      const opts = optionsFor("sims", rest);
+      return summariseSims(kernels, checkPrices(prices), opts, undefined, undefined, undefined, riskFree).report;
     },
 
     weights(prices, options) {

@@ -534,7 +534,7 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const own = analysisOptions(kind, options);
   const riskFree = reportRiskFree(kind, options);
   const opts = checkedRequest(kind, prices, options, limits);
-  if (kind === "sims-summary") return respondSummary(kernels, prices, opts, precomputed);
+  if (kind === "sims-summary") return respondSummary(kernels, prices, opts, precomputed, riskFree);
   const c = compute(kernels, kind, prices, opts, precomputed, kind === "paths" ? { out } : undefined);
   const meta = metaOf(kind, c);
   // The dollar values written by the engine's WebAssembly writer when it has one (same bytes: src/engine/dollars.ts).
@@ -570,8 +570,8 @@ function metaOf(kind: RespondKind, c: Computation): ResponseMeta {
  * doubles, never from their formatted JSON; the warnings in the body and, by code, in the metadata.
  */
 function respondSummary(kernels: Kernels, prices: TypedPrices, opts: CheckedOptions,
-  precomputed: PrecomputedWeights | undefined): Responded {
-  const s = summariseSims(kernels, prices, opts, undefined, undefined, precomputed);
+  precomputed: PrecomputedWeights | undefined, riskFree?: number): Responded {
+  const s = summariseSims(kernels, prices, opts, undefined, undefined, precomputed, riskFree);
   const meta = metaOf("sims-summary", s.first);
   meta.sims = simsMeta(s.first, s.warnings);
   return { body: encoder.encode(JSON.stringify(s.report)), meta };
@@ -681,11 +681,12 @@ export function significanceInput(kernels: Kernels, prices: TypedPrices, c: Comp
 }
 
 /**
- * /report's `risk_free` (docs/method.md §7.6), checked (src/report/risk-free.ts); undefined for the other kinds (an
- * analysis reads it with its own options) and when absent. `checkedRequest` checks a report's options without it.
+ * The `risk_free` of /report and /sims/summary (docs/method.md §7.6), checked (src/report/risk-free.ts); undefined for
+ * the other kinds (an analysis reads it with its own options) and when absent. `checkedRequest` checks their options
+ * without it.
  */
 export function reportRiskFree(kind: RespondKind, options: SimsOptions | undefined): number | undefined {
-  if (kind !== "report") return undefined;
+  if (kind !== "report" && kind !== "sims-summary") return undefined;
   const given = (options ?? {}) as { risk_free?: unknown };
   const p = new Problems("options");
   for (const why of riskFreeProblems(given)) p.add(why.path, why.message);
@@ -702,7 +703,7 @@ function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOpt
     for (const k of ANALYSIS_OPTION_KEYS) delete paths[k];
     options = paths as SimsOptions;
   }
-  if (kind === "report" && options !== undefined && "risk_free" in options) {
+  if ((kind === "report" || kind === "sims-summary") && options !== undefined && "risk_free" in options) {
     const { risk_free: _r, ...paths } = options as SimsOptions & { risk_free?: unknown };
     options = paths;
   }
@@ -767,7 +768,7 @@ export interface SummarisedSims {
  */
 export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: CheckedOptions,
   onProgress: (done: number, total: number) => void = () => {}, maxValues = CHUNK_VALUES,
-  precomputed?: PrecomputedWeights): SummarisedSims {
+  precomputed?: PrecomputedWeights, riskFree?: number): SummarisedSims {
   const N = prices.tickers.length;
   const training = opts.planning.trainingDays;
   const total = opts.runCount;
@@ -781,6 +782,7 @@ export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: Check
   const stream = new SimsSummaryStream(first.ids, first.dates, first.testDays!, total, {
     initialValue: opts.planning.initialValue, inflation: opts.planning.inflation, flows: first.flows,
     ...(opts.planning.targetValue === undefined ? {} : { targetValue: opts.planning.targetValue }),
+    ...(riskFree === undefined ? {} : { riskFree }),
   });
   const rebalance = new RebalanceAccumulator();
   const feed = (c: Computation, from: number) => {

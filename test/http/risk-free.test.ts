@@ -40,3 +40,39 @@ describe("risk_free on POST /v1/optimiser/report", () => {
     expect(paths.body).toMatch(/risk_free/);
   });
 });
+
+describe("risk_free on POST /v1/optimiser/sims/summary", () => {
+  const t = useTestApp();
+
+  it("moves only the alpha (the mean over runs of each run's alpha on excess returns); 0 gives the default body", async () => {
+    const tickers = t().store.list().slice(0, 3).map((x) => x.ticker);
+    const bench = t().store.list()[4].ticker;
+    const body = { tickers, benchmark: bench, strategies: ["ewp", "ivp"], run_count: 8 };
+    const plain = await t().post("/v1/optimiser/sims/summary", body);
+    expect(plain.statusCode, plain.body).toBe(200);
+    const zero = await t().post("/v1/optimiser/sims/summary", { ...body, risk_free: 0 });
+    expect(zero.body).toBe(plain.body);
+    const rated = await t().post("/v1/optimiser/sims/summary", { ...body, risk_free: 0.05 });
+    expect(rated.statusCode, rated.body).toBe(200);
+    const engine = await createEngine();
+    const prices = alignPrices(t().store, tickers, { benchmark: bench });
+    const options = { benchmark: bench, strategies: ["ewp", "ivp"] as ("ewp" | "ivp")[], run_count: 8 };
+    expect(rated.json()).toEqual(JSON.parse(JSON.stringify(engine.simsSummary(prices, { ...options, risk_free: 0.05 }))));
+    // each run's alpha against the run's benchmark, by summarize with the rate, averaged over the runs
+    const sims = engine.simsReport(prices, options);
+    const alphas = sims.values.map((run) => summarize({ dates: sims.dates, values: run }, sims.ids, false, 0.05));
+    type Series = { PATH: string; summary: Record<string, number | null> };
+    const got = (rated.json() as { strategies: Series[] }).strategies;
+    const was = (plain.json() as { strategies: Series[] }).strategies;
+    got.forEach((g, s) => {
+      const mean = alphas.reduce((a, rows) => a + rows[s].alpha!, 0) / alphas.length;
+      expect(g.summary.alpha).toBeCloseTo(mean, 12);
+      for (const [k, v] of Object.entries(g.summary)) if (k !== "alpha") expect(v, k).toEqual(was[s].summary[k]);
+    });
+    const bad = await t().post("/v1/optimiser/sims/summary", { ...body, risk_free: -2 });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toMatch(/\/risk_free/);
+    const sims400 = await t().post("/v1/optimiser/sims", { ...body, risk_free: 0.05 });
+    expect(sims400.statusCode).toBe(400);
+  });
+});
