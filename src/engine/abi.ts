@@ -97,6 +97,8 @@ export interface EngineExports {
   minCvarLastScale(): number;
   // resampling statistics of value series (assembly/abi/stats.ts)
   kStationaryBootstrap(R: Ptr, m: number, S: number, L: Ptr, seed: bigint, B: number, out: Ptr): Status;
+  kSharpeDiffBootstrap(R: Ptr, m: number, S: number, base: number, blocks: Ptr, seed: bigint, M: number, dHat: Ptr,
+    out: Ptr): Status;
 }
 
 /** What the runtime table records for one export: a function's arity, or "memory" / "global". */
@@ -168,6 +170,7 @@ export const ENGINE_EXPORTS = {
   minCvarLastScale: 0,
   // resampling statistics (assembly/abi/stats.ts)
   kStationaryBootstrap: 7,
+  kSharpeDiffBootstrap: 9,
 } as const satisfies { [K in keyof EngineExports]: ExportShape<EngineExports[K]> };
 
 /**
@@ -301,6 +304,10 @@ export const KERNEL_CALLS = {
   // resampling statistics (assembly/abi/stats.ts)
   kStationaryBootstrap: {
     params: ["R:f64In", "m:i32", "S:i32", "L:f64In", "seed:u64", "B:i32", "out:f64Out"], what: "bootstrap",
+  },
+  kSharpeDiffBootstrap: {
+    params: ["R:f64In", "m:i32", "S:i32", "base:i32", "blocks:i32In", "seed:u64", "M:i32", "dHat:f64In", "out:f64Out"],
+    what: "bootstrap",
   },
 } as const satisfies { [K in keyof EngineExports]?: KernelCall };
 

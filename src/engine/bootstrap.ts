@@ -37,3 +37,28 @@ export function stationaryBootstrap(wasm: Wasm, input: StationaryBootstrapInput)
   const o = invoke(wasm, "kStationaryBootstrap", { R, m, S, L, seed: BigInt.asUintN(64, seed), B, out: S * B * 4 });
   return valueOf({ status: o.status, badIndex: o.badIndex, value: o.value.out }, { what: "bootstrap" });
 }
+
+export interface SharpeDiffBootstrapInput {
+  /** S×m daily (excess) returns, row-major. */
+  returns: Float64Array;
+  m: number;
+  S: number;
+  /** The index of the base series. */
+  base: number;
+  /** S block lengths, days (1 … m; the base's ignored). */
+  blocks: ArrayLike<number>;
+  seed: bigint;
+  resamples: number;
+  /** S values |Δ̂_s|/se_s of the data (ignored for the base). */
+  statistic: ArrayLike<number>;
+}
+
+/** S studentized circular block bootstrap p-values against the base (NaN for the base), throwing on a failed status. */
+export function sharpeDiffBootstrap(wasm: Wasm, input: SharpeDiffBootstrapInput): Float64Array {
+  const { returns: R, m, S, base, blocks: b, seed, resamples: M, statistic: dHat } = input;
+  need(Number.isInteger(m) && Number.isInteger(S) && m >= 2 && S >= 2 && R.length === S * m,
+    `returns must hold S×m = ${S}×${m} values (S ≥ 2), got ${R.length}`);
+  need(dHat.length === S && b.length === S, `statistic and blocks must hold S = ${S} values`);
+  const o = invoke(wasm, "kSharpeDiffBootstrap", { R, m, S, base, blocks: Int32Array.from(b), seed: BigInt.asUintN(64, seed), M, dHat, out: S });
+  return valueOf({ status: o.status, badIndex: o.badIndex, value: o.value.out }, { what: "bootstrap" });
+}

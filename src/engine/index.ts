@@ -8,7 +8,7 @@ import { computeWeightSet, computedStrategies } from "./weights.js";
 import { simulateCloses, simulateRuns, simulationMeans, valuePaths } from "./sims.js";
 import { rebalancePaths, simulationJitter } from "./rebalance.js";
 import { dollarsJsonWriter, valuePathsJson } from "./dollars.js";
-import { stationaryBootstrap } from "./bootstrap.js";
+import { sharpeDiffBootstrap, stationaryBootstrap } from "./bootstrap.js";
 
 export interface KernelsOptions {
   /**
@@ -39,6 +39,7 @@ export function kernelsOver(wasm: Wasm, options: KernelsOptions = {}): Kernels {
     simulationJitter: (input) => released(() => simulationJitter(wasm, input)),
     simulationMeans: (input) => released(() => simulationMeans(wasm, input)),
     stationaryBootstrap: (input) => released(() => stationaryBootstrap(wasm, input)),
+    sharpeDiffBootstrap: (input) => released(() => sharpeDiffBootstrap(wasm, input)),
     // no release here: the writer is used (synchronously) after this returns; its blocks are small
     dollarsJson: (keys, width, n) => dollarsJsonWriter(wasm, keys, width, n),
     // the body is copied out of WebAssembly memory before the release

@@ -60,17 +60,20 @@ export function estimateCost(store: PriceStore, kind: string, request: RequestBo
     (kind === "analysis" ? significanceCost(request as AnalysisRequest, series, testDays) : 0));
 }
 
-type AnalysisRequest = RequestBody & { sections?: string[]; bootstrap_runs?: number };
+type AnalysisRequest = RequestBody & { sections?: string[]; bootstrap_runs?: number; sharpe_test?: string };
 
 /**
- * An analysis's significance section: resamples × test days × series × BOOTSTRAP_COST, plus, with `run_count`, the
+ * An analysis's significance section: resamples × test days × series × BOOTSTRAP_COST (and as much per pair with
+ * sharpe_test "bootstrap"), plus, with `run_count`, the
  * sims of the request (tickers × test days × valued × runs, as /sims); 0 when the section is not asked.
  */
 export function significanceCost(request: AnalysisRequest, series: number, testDays: number): number {
   if (request.sections !== undefined && !request.sections.includes("significance")) return 0;
   const sims = request.run_count === undefined ? 0
     : request.tickers.length * testDays * (series / (3 * DEFAULT_STRATEGIES.length)) * request.run_count;
-  return (request.bootstrap_runs ?? SIGNIFICANCE_DEFAULTS.bootstrap_runs) * testDays * series * BOOTSTRAP_COST + sims;
+  // the studentized bootstrap resamples every pair (series − 1) as many times again
+  const pairs = request.sharpe_test === "bootstrap" ? Math.max(0, series - 1) : 0;
+  return (request.bootstrap_runs ?? SIGNIFICANCE_DEFAULTS.bootstrap_runs) * testDays * (series + pairs) * BOOTSTRAP_COST + sims;
 }
 
 /**

@@ -332,6 +332,10 @@ export function makeSchemas(limits: SchemaLimits) {
         `significance: the u64 seed of the resampling: ${SEED_FORMS}. Default: derived from the request as for sims ` +
           "(docs/method.md §8.5); every row reports the seed used."),
       risk_free: riskFreeField,
+      sharpe_test: z.string({ error: "must be \"hac\" or \"bootstrap\"" }).optional().describe(
+        "significance: the Sharpe difference's p-value: \"hac\" (default; the Parzen HAC standard error, normal) or " +
+          "\"bootstrap\" (Ledoit & Wolf's studentized circular block bootstrap, bootstrap_runs resamples; each row then " +
+          "has sharpe_bootstrap.block_length)."),
       run_count: z.number({ error: "must be an integer" }).optional().describe(
         `significance: simulated runs (the /sims of the same body, seeded by \`seed\`), 1 … ${MAX_ANALYSIS_RUNS}: each row ` +
           "gains beats_base, the share of runs whose final value is above the base's. Absent: no simulation."),
@@ -387,6 +391,8 @@ const significanceRow = z.object({
   p_value_holm: num("Holm's adjustment across the series."),
   hac: z.object({ kernel: z.literal("parzen"), bandwidth: z.number().nullable().describe("Andrews (1991) automatic bandwidth S*.") }),
   confidence: z.number(), bootstrap_runs: z.number().int(), seed: z.string().describe("The u64 seed of the resampling, decimal."),
+  sharpe_bootstrap: z.object({ block_length: z.number().int() }).optional().describe(
+    "With sharpe_test \"bootstrap\": the circular blocks' length in days (0 for the base)."),
   beats_base: z.object({ probability: z.number(), runs: z.number().int() }).optional().describe(
     "With run_count: the share of the simulated runs whose final value is above the base's."),
 });

@@ -673,10 +673,11 @@ export function significanceInput(kernels: Kernels, prices: TypedPrices, c: Comp
   const T = prices.days.length;
   const dateAt = (t: number) => prices.dates?.[t] ?? formatIsoDay(prices.days[t]);
   const seed = own.seed === undefined ? defaultSeed(c.tickers, dateAt(0), dateAt(T - 1)) : parseSeed(own.seed);
-  const { confidence, bootstrap_runs, base, sharpe_benchmark, risk_free } = own;
+  const { confidence, bootstrap_runs, base, sharpe_benchmark, risk_free, sharpe_test } = own;
   return {
-    options: { confidence, bootstrap_runs, base, sharpe_benchmark, risk_free, seed },
+    options: { confidence, bootstrap_runs, base, sharpe_benchmark, risk_free, seed, sharpe_test },
     resample: (input) => kernels.stationaryBootstrap(input),
+    pairs: (input) => kernels.sharpeDiffBootstrap(input),
   };
 }
 

@@ -7,8 +7,8 @@ import type { PathsOptions } from "../domain/types.js";
 import { Problems } from "../domain/problems.js";
 import { seedProblem } from "../pipeline/seed.js";
 import {
-  BOOTSTRAP_RUNS_RANGE, CONFIDENCE_RANGE, baseOf, significanceOf, type Resampler, type SignificanceOptions,
-  type SignificanceRow,
+  BOOTSTRAP_RUNS_RANGE, CONFIDENCE_RANGE, SHARPE_TESTS, baseOf, significanceOf, type PairResampler, type Resampler,
+  type SharpeTest, type SignificanceOptions, type SignificanceRow,
 } from "./significance.js";
 import { riskFreeProblems } from "./risk-free.js";
 
@@ -18,7 +18,7 @@ export type AnalysisSection = (typeof ANALYSIS_SECTIONS)[number];
 
 /** The options an analysis adds to a paths request's (`risk_free` is also /report's: src/report/risk-free.ts). */
 export const ANALYSIS_OPTION_KEYS = ["sections", "top", "confidence", "bootstrap_runs", "base", "sharpe_benchmark", "seed", "risk_free",
-  "run_count"] as const;
+  "run_count", "sharpe_test"] as const;
 
 /** An analysis's own options, as given. */
 export interface AnalysisOwnOptions {
@@ -42,6 +42,8 @@ export interface AnalysisOwnOptions {
    * series' final value is compared with the base's (`beats_base`); absent: no simulation.
    */
   run_count?: number;
+  /** significance: the Sharpe difference's p-value, "hac" (default) or "bootstrap" (LW's studentized bootstrap). */
+  sharpe_test?: SharpeTest;
 }
 
 /** `engine.analysis` options: a paths request's, the sections asked (default all) and their own options. */
@@ -223,6 +225,9 @@ export function analysisProblems(o: Record<string, unknown>): { path: string[]; 
     if (why !== undefined) out.push({ path: ["seed"], message: why });
   }
   out.push(...riskFreeProblems(o));
+  if (o.sharpe_test !== undefined && !(SHARPE_TESTS as readonly unknown[]).includes(o.sharpe_test)) {
+    out.push({ path: ["sharpe_test"], message: `must be one of ${SHARPE_TESTS.map((x) => JSON.stringify(x)).join(", ")} (got ${JSON.stringify(o.sharpe_test)})` });
+  }
   const rc = o.run_count;
   if (rc !== undefined && !(Number.isInteger(rc) && (rc as number) >= 1 && (rc as number) <= MAX_ANALYSIS_RUNS)) {
     out.push({ path: ["run_count"], message: `must be an integer from 1 to ${MAX_ANALYSIS_RUNS}, the simulated runs whose final values are compared with the base's (got ${JSON.stringify(rc)})` });
@@ -259,6 +264,8 @@ export function checkedBase(ids: readonly SeriesId[], base: string | undefined):
 export interface SignificanceInput {
   options: SignificanceOptions;
   resample: Resampler;
+  /** The studentized bootstrap kernel (sharpe_test "bootstrap"). */
+  pairs?: PairResampler;
 }
 
 /**
@@ -274,7 +281,7 @@ export function analysisOf(ids: readonly SeriesId[], dates: readonly string[], v
   if (sections.includes("significance")) {
     if (significance === undefined) throw new Error("the significance section needs its options and kernel");
     checkedBase(ids, significance.options.base);
-    out.significance = significanceOf(ids, values, significance.options, significance.resample);
+    out.significance = significanceOf(ids, values, significance.options, significance.resample, significance.pairs);
   }
   return out;
 }

@@ -23,6 +23,16 @@ export type Resampler = (input: {
   returns: Float64Array; m: number; S: number; blockLengths: Float64Array; seed: bigint; resamples: number;
 }) => Float64Array;
 
+/** The studentized circular block bootstrap kernel (src/engine/bootstrap.ts `sharpeDiffBootstrap`). */
+export type PairResampler = (input: {
+  returns: Float64Array; m: number; S: number; base: number; blocks: Int32Array; seed: bigint; resamples: number;
+  statistic: Float64Array;
+}) => Float64Array;
+
+/** How the Sharpe difference's p-value is computed: the HAC normal test (default) or LW's studentized bootstrap. */
+export const SHARPE_TESTS = ["hac", "bootstrap"] as const;
+export type SharpeTest = (typeof SHARPE_TESTS)[number];
+
 export interface SignificanceOptions {
   confidence?: number;
   bootstrap_runs?: number;
@@ -34,6 +44,8 @@ export interface SignificanceOptions {
   risk_free?: number;
   /** The resampling seed (docs/method.md §8.5); the caller derives the default. */
   seed: bigint;
+  /** The p-value's test, default "hac". */
+  sharpe_test?: SharpeTest;
 }
 
 export type Interval = [number, number] | null;
@@ -70,6 +82,11 @@ export interface SignificanceRow {
   p_value: number | null;
   p_value_holm: number | null;
   hac: { kernel: "parzen"; bandwidth: number | null };
+  /**
+   * With sharpe_test "bootstrap": the p-values are Ledoit & Wolf's studentized circular block bootstrap's, with this
+   * block length (days) and `bootstrap_runs` resamples. Absent with the default HAC test.
+   */
+  sharpe_bootstrap?: { block_length: number };
   confidence: number;
   bootstrap_runs: number;
   /** The u64 seed of the resampling, decimal. */
@@ -432,7 +449,7 @@ export function baseOf(ids: readonly SeriesId[], base: string | undefined): Seri
 
 /** The significance section: one row per series (`values[s]` on common dates, ids in response order). */
 export function significanceOf(ids: readonly SeriesId[], values: readonly ArrayLike<number>[], options: SignificanceOptions,
-  resample: Resampler): SignificanceRow[] {
+  resample: Resampler, pairs?: PairResampler): SignificanceRow[] {
   const S = ids.length;
   const confidence = options.confidence ?? SIGNIFICANCE_DEFAULTS.confidence;
   const B = options.bootstrap_runs ?? SIGNIFICANCE_DEFAULTS.bootstrap_runs;
@@ -455,7 +472,20 @@ export function significanceOf(ids: readonly SeriesId[], values: readonly ArrayL
   const base = baseOf(ids, options.base);
   const b = ids.indexOf(base);
   const diffs = ids.map((_, s) => (s === b ? null : sharpeDifference(returns[s], returns[b])));
-  const adjusted = holm(diffs.map((d) => d?.pValue ?? null));
+  let pValues = diffs.map((d) => d?.pValue ?? null);
+  // LW's studentized circular block bootstrap: blocks of the circular-bootstrap length of the pair (PPW's b_CB =
+  // (3/2)^(1/3)·b_SB of the longer of the two), rounded
+  const pairBlock = (s: number) => Math.max(1, Math.min(m, Math.round(Math.max(blocks[s], blocks[b]) * Math.cbrt(1.5))));
+  if (options.sharpe_test === "bootstrap" && S >= 2 && m >= 2) {
+    if (pairs === undefined) throw new Error("sharpe_test \"bootstrap\" needs the pair resampling kernel");
+    const flat = new Float64Array(S * m);
+    returns.forEach((r, s) => flat.set(r, s * m));
+    const statistic = new Float64Array(diffs.map((d) => (d === null || d.se === 0 ? 0 : Math.abs(d.diff) / d.se)));
+    const pairBlocks = Int32Array.from(ids, (_, s) => (s === b ? 1 : pairBlock(s)));
+    const boot = pairs({ returns: flat, m, S, base: b, blocks: pairBlocks, seed: options.seed, resamples: B, statistic });
+    pValues = diffs.map((d, s) => (d === null ? null : d.se === 0 ? 1 : boot[s]));
+  }
+  const adjusted = holm(pValues);
   return ids.map((id, s) => {
     const r = returns[s];
     const pf = r.length >= 2 ? pointFigures(r) : [Number.NaN, Number.NaN, Number.NaN, Number.NaN];
@@ -478,9 +508,10 @@ export function significanceOf(ids: readonly SeriesId[], values: readonly ArrayL
       base,
       sharpe_diff: d === null ? null : d.diff * root,
       sharpe_diff_se: d === null ? null : d.se * root,
-      p_value: d === null ? null : d.pValue,
+      p_value: pValues[s],
       p_value_holm: adjusted[s],
       hac: { kernel: "parzen", bandwidth: d === null ? null : d.bandwidth },
+      ...(options.sharpe_test === "bootstrap" ? { sharpe_bootstrap: { block_length: s === b ? 0 : pairBlock(s) } } : {}),
       confidence, bootstrap_runs: B, seed: options.seed.toString(),
     };
   });

@@ -61,6 +61,12 @@ describe("POST /v1/optimiser/analysis", () => {
       expect(r.beats_base).toEqual({ probability: wins / 40, runs: 40 });
     });
     expect(rows[b].beats_base.probability).toBe(0);
+    const boot = await t().post("/v1/optimiser/analysis", { tickers, ...options, run_count: undefined, sharpe_test: "bootstrap" });
+    expect(boot.statusCode, boot.body).toBe(200);
+    expect(boot.json()).toEqual(JSON.parse(JSON.stringify(engine.analysis(prices, { ...options, run_count: undefined, sharpe_test: "bootstrap" }))));
+    const wrong = await t().post("/v1/optimiser/analysis", { tickers, sharpe_test: "bayes" });
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.body).toMatch(/\/sharpe_test/);
     const bad = await t().post("/v1/optimiser/analysis", { tickers, run_count: 0 });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toMatch(/\/run_count/);

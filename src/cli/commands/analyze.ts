@@ -4,7 +4,7 @@
  * significance table (bootstrap intervals, PSR, DSR, the Sharpe difference to the base and its p-values); or --json
  * (the body of POST /v1/optimiser/analysis).
  */
-import { InvalidArgumentError, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { createEngine } from "../../index.js";
 import { ANALYSIS_SECTIONS, type AnalysisSection } from "../../report/analysis.js";
 import { boundsOf, parseRiskFreeArg, parseSeedArg, strategiesOf, withBenchmark, loadPrices, withDataOptions, type CommonOptions } from "../common.js";
@@ -21,6 +21,7 @@ interface AnalyzeOptions extends CommonOptions, RebalanceFlags {
   seed?: string;
   riskFree?: number;
   runs?: number;
+  sharpeTest?: "hac" | "bootstrap";
 }
 
 /** A number (the library checks its range and says what to change). */
@@ -61,6 +62,7 @@ export function registerAnalyze(program: Command): Command {
     .option("--base <series>", "significance: the series compared with (default the benchmark's, else l1r.l2d.l3ewp)")
     .option("--sharpe-benchmark <sr>", "significance: SR* of the probabilistic Sharpe ratio, annualised (default 0)", parseNumber)
     .option("--seed <u64>", "significance: the resampling seed (default derived from the request, as for sims)", parseSeedArg)
+    .addOption(new Option("--sharpe-test <test>", "significance: the Sharpe difference's p-value, hac (Parzen HAC) or bootstrap (Ledoit–Wolf studentized circular block bootstrap)").choices(["hac", "bootstrap"]))
     .option("--runs <n>", "significance: simulated runs over which each final value is compared with the base's (1..10000)", parseNumber)
     .option("--risk-free <rate>", "the annual risk-free rate, 0.04 or 4% (default 0)", parseRiskFreeArg)
     .option("--json", "print the analysis as JSON (the body of POST /v1/optimiser/analysis)");
@@ -94,6 +96,7 @@ Examples (the tickers of the default store, the embedded synthetic universe):
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
       ...(opts.riskFree !== undefined ? { risk_free: opts.riskFree } : {}),
       ...(opts.runs !== undefined ? { run_count: opts.runs } : {}),
+      ...(opts.sharpeTest !== undefined ? { sharpe_test: opts.sharpeTest } : {}),
     });
     progress.done();
     if (opts.json) {

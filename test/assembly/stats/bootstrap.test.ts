@@ -4,7 +4,7 @@
  * assembly/): the days drawn for each resample, and the four figures of the resampled returns.
  */
 import { describe, expect, it } from "vitest";
-import { stationaryBootstrap } from "../../../src/engine/bootstrap.js";
+import { sharpeDiffBootstrap, stationaryBootstrap } from "../../../src/engine/bootstrap.js";
 import { FolioError } from "../../../src/errors.js";
 import { engine } from "../../helpers/kernels.js";
 import { RefXoshiro } from "../../helpers/sims-reference.js";
@@ -109,5 +109,69 @@ describe("stationaryBootstrap", () => {
     expect(() => stationaryBootstrap(wasm, { returns: R, m: 3, S: 1, blockLengths: [2], seed: 1n, resamples: 2 })).toThrow(FolioError);
     expect(() => stationaryBootstrap(wasm, { returns: new Float64Array([0.01, 0.02, 0.0]), m: 3, S: 1, blockLengths: [0.5], seed: 1n, resamples: 2 }))
       .toThrow(FolioError);
+  });
+});
+
+/** LW (2008) §3.2 in plain JS: circular blocks of b days (pairs together), the starred block-sum HAC, the count. */
+function refSharpeDiff(R: number[][], base: number, b: number[], seed: bigint, M: number, dHat: number[]): number[] {
+  const g = RefXoshiro.seeded(seed);
+  const m = R[0].length;
+  const sharpe = (x: number[]) => {
+    const mu = x.reduce((a, v) => a + v, 0) / x.length;
+    return mu / Math.sqrt(x.reduce((a, v) => a + (v - mu) ** 2, 0) / (x.length - 1));
+  };
+  return R.map((x, s) => {
+    if (s > 0) g.jump();
+    if (s === base) return Number.NaN;
+    const y = R[base];
+    const dh = sharpe(x) - sharpe(y);
+    const l = Math.floor(m / b[s]);
+    let count = 0;
+    for (let k = 0; k < M; k++) {
+      const idx: number[] = [];
+      for (let j = 0; j < l; j++) {
+        const [, start] = refDay(g, m, 1);
+        for (let i = 0; i < b[s]; i++) idx.push((start + i) % m);
+      }
+      const xs = idx.map((t) => x[t]);
+      const ys = idx.map((t) => y[t]);
+      const n = xs.length;
+      const mx = xs.reduce((a, v) => a + v, 0) / n;
+      const my = ys.reduce((a, v) => a + v, 0) / n;
+      const gx = xs.reduce((a, v) => a + v * v, 0) / n;
+      const gy = ys.reduce((a, v) => a + v * v, 0) / n;
+      const delta = sharpe(xs) - sharpe(ys);
+      const cx = (gx - mx * mx) ** 1.5;
+      const cy = (gy - my * my) ** 1.5;
+      const grad = [gx / cx, -gy / cy, -mx / (2 * cx), my / (2 * cy)];
+      let quad = 0;
+      for (let j = 0; j < l; j++) {
+        const z = [0, 0, 0, 0];
+        for (let i = j * b[s]; i < (j + 1) * b[s]; i++) {
+          z[0] += xs[i] - mx; z[1] += ys[i] - my; z[2] += xs[i] ** 2 - gx; z[3] += ys[i] ** 2 - gy;
+        }
+        const dot = z.reduce((a, v, q) => a + grad[q] * v, 0) / Math.sqrt(b[s]);
+        quad += dot * dot;
+      }
+      const se = Math.sqrt(quad / l / n);
+      if (Math.abs(delta - dh) / se >= dHat[s]) count++;
+    }
+    return (count + 1) / (M + 1);
+  });
+}
+
+describe("sharpeDiffBootstrap", () => {
+  it("gives Ledoit & Wolf's studentized circular block bootstrap p-values of a plain-JS reference of the same draws", () => {
+    const S = 3;
+    const m = 120;
+    const R = returnsOf(S, m, 21);
+    const blocks = [4, 1, 7];
+    const dHat = [0.8, 0, 1.9];
+    const got = sharpeDiffBootstrap(wasm, { returns: new Float64Array(R.flat()), m, S, base: 1, blocks, seed: 99n, resamples: 60, statistic: dHat });
+    const want = refSharpeDiff(R, 1, blocks, 99n, 60, dHat);
+    expect(Number.isNaN(got[1])).toBe(true);
+    expect(got[0]).toBe(want[0]);
+    expect(got[2]).toBe(want[2]);
+    expect(got[0]).toBeGreaterThan(1 / 61);
   });
 });
