@@ -10,3 +10,4 @@ export * from "./abi/rebalance";
 export * from "./abi/clustered";
 export * from "./abi/msr";
 export * from "./abi/mincvar";
+export * from "./abi/stats";

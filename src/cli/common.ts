@@ -1,4 +1,5 @@
 /** Options and data loading shared by the in-process CLI commands (weights, backtest, simulate). */
+import { riskFreeProblems } from "../report/risk-free.js";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { DATE_RULE, isIsoDate } from "../domain/dates.js";
 import type { CovarianceMode, HrpMode, PriceMatrix } from "../domain/types.js";
@@ -64,6 +65,18 @@ export function parseSeedArg(value: string): string {
   const why = seedProblem(value);
   if (why !== undefined) throw new InvalidArgumentError(`the seed ${why.replace(/^as a string /, "")}`);
   return value;
+}
+
+/**
+ * An annual risk-free rate argument: a fraction (0.04) or a percentage (4%), in (−1, 1] (src/report/risk-free.ts,
+ * the library's rule and message).
+ */
+export function parseRiskFreeArg(value: string): number {
+  const text = value.trim();
+  const n = text.endsWith("%") ? Number(text.slice(0, -1)) / 100 : Number(text);
+  const [why] = text === "" ? [{ message: "must be an annual rate" }] : riskFreeProblems({ risk_free: n });
+  if (why !== undefined) throw new InvalidArgumentError(`the risk-free rate ${why.message.replace(/\(got .*\)$/, `(got ${JSON.stringify(value)})`)}`);
+  return n;
 }
 
 /** A weight bound argument: a number from 0 to 1 (docs/method.md §5.6). */

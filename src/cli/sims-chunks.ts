@@ -7,7 +7,7 @@
 import type { SeriesId } from "../domain/strategies.js";
 import type { PriceMatrix, SimDrift, SimsOptions, SimsRebalance, SimModel } from "../domain/types.js";
 import type { Kernels } from "../pipeline/kernels.js";
-import { CHUNK_VALUES, optionsFor, simsMeta, summariseSims } from "../pipeline/respond.js";
+import { CHUNK_VALUES, optionsFor, reportRiskFree, simsMeta, summariseSims } from "../pipeline/respond.js";
 import { checkPrices } from "../pipeline/validate.js";
 import type { SimsSeriesSummary, SimsSummaryReport, SummaryWarning } from "../report/sims-summary.js";
 
@@ -32,11 +32,14 @@ export interface ChunkedSims {
  * The library's `simsReport(prices, options)` (the same checks in the same order, the same runs) summarised,
  * computed a chunk of runs at a time. `onProgress(done, total)` after each chunk. Throws what `simsReport` throws.
  */
-export function simsInChunks(kernels: Kernels, prices: PriceMatrix, options: SimsOptions,
+export function simsInChunks(kernels: Kernels, prices: PriceMatrix, options: SimsOptions & { risk_free?: number },
   onProgress: (done: number, total: number) => void = () => {}, maxValues = CHUNK_VALUES): ChunkedSims {
-  const opts = optionsFor("sims", options);
+  // risk_free: the relative figures' alpha on excess returns (docs/method.md §7.6), as engine.simsSummary
+  const riskFree = reportRiskFree("sims-summary", options);
+  const { risk_free: _r, ...rest } = options;
+  const opts = optionsFor("sims", rest);
   const p = checkPrices(prices);
-  const s = summariseSims(kernels, p, opts, onProgress, maxValues);
+  const s = summariseSims(kernels, p, opts, onProgress, maxValues, undefined, undefined, riskFree);
   const c = s.first;
   const meta = simsMeta(c);
   return {

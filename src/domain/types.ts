@@ -19,7 +19,7 @@ export interface PriceMatrix {
   benchmark?: { ticker: string; closes: number[] };
   /**
    * Factors' closes on the same dates, for an analysis's `factors` section (`alignPrices(store, tickers, { factors })`
-   * aligns them by the same inner join; docs/method.md §7.5).
+   * aligns them by the same inner join; docs/method.md §7.7).
    */
   factors?: { ticker: string; closes: number[] }[];
 }
@@ -222,7 +222,8 @@ export interface Engine {
    * The runs summarised as POST /v1/optimiser/sims/summary answers (computed in chunks of runs, never all in memory):
    * percentile bands, final values, statistics, the planner's figures and warnings (docs/method.md §8.10).
    */
-  simsSummary(prices: PriceMatrix, options?: SimsOptions): SimsSummaryReport;
+  /** `risk_free`: the annual risk-free rate of the relative figures' alpha (docs/method.md §7.6). */
+  simsSummary(prices: PriceMatrix, options?: SimsOptions & { risk_free?: number }): SimsSummaryReport;
   /**
    * The tables an analyst reads first, per series of the paths (docs/method.md §7.4): `calendar` (yearly and monthly
    * returns, best and worst year) and `drawdowns` (the deepest episodes with their dates and recovery, the ulcer index).

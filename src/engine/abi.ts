@@ -100,6 +100,10 @@ export interface EngineExports {
     seed: bigint, runFrom: number, runCount: number, capital: number, nRows: number, blockLength: number, bi: number,
     iSpec: Ptr, fSpec: Ptr, rec: Ptr, band: Ptr, paid: Ptr): Status;
   kFdlibmLog(x: Ptr, n: number, out: Ptr): Status;
+  // resampling statistics of value series (assembly/abi/stats.ts)
+  kStationaryBootstrap(R: Ptr, m: number, S: number, L: Ptr, seed: bigint, B: number, out: Ptr): Status;
+  kSharpeDiffBootstrap(R: Ptr, m: number, S: number, base: number, blocks: Ptr, seed: bigint, M: number, dHat: Ptr,
+    out: Ptr): Status;
 }
 
 /** What the runtime table records for one export: a function's arity, or "memory" / "global". */
@@ -172,6 +176,9 @@ export const ENGINE_EXPORTS = {
   // sims summarised in place (assembly/abi/sims.ts)
   kSimulateSummary: 20,
   kFdlibmLog: 3,
+  // resampling statistics (assembly/abi/stats.ts)
+  kStationaryBootstrap: 7,
+  kSharpeDiffBootstrap: 9,
 } as const satisfies { [K in keyof EngineExports]: ExportShape<EngineExports[K]> };
 
 /**
@@ -310,6 +317,14 @@ export const KERNEL_CALLS = {
     what: "simulation", columns: "N",
   },
   kFdlibmLog: { params: ["x:f64In", "n:i32", "out:f64Out"], what: "logarithm" },
+  // resampling statistics (assembly/abi/stats.ts)
+  kStationaryBootstrap: {
+    params: ["R:f64In", "m:i32", "S:i32", "L:f64In", "seed:u64", "B:i32", "out:f64Out"], what: "bootstrap",
+  },
+  kSharpeDiffBootstrap: {
+    params: ["R:f64In", "m:i32", "S:i32", "base:i32", "blocks:i32In", "seed:u64", "M:i32", "dHat:f64In", "out:f64Out"],
+    what: "bootstrap",
+  },
 } as const satisfies { [K in keyof EngineExports]?: KernelCall };
 
 /** The kinds of a kernel parameter (see `KERNEL_CALLS`). */

@@ -10,6 +10,7 @@ import { correlationClusters } from "./clustered.js";
 import { simulateCloses, simulateRuns, simulateSummary, simulationMeans, valuePaths } from "./sims.js";
 import { rebalancePaths, simulationJitter } from "./rebalance.js";
 import { dollarsJsonWriter, valuePathsJson } from "./dollars.js";
+import { sharpeDiffBootstrap, stationaryBootstrap } from "./bootstrap.js";
 
 export interface KernelsOptions {
   /**
@@ -40,6 +41,8 @@ export function kernelsOver(wasm: Wasm, options: KernelsOptions = {}): Kernels {
     rebalancePaths: (input) => released(() => rebalancePaths(wasm, input)),
     simulationJitter: (input) => released(() => simulationJitter(wasm, input)),
     simulationMeans: (input) => released(() => simulationMeans(wasm, input)),
+    stationaryBootstrap: (input) => released(() => stationaryBootstrap(wasm, input)),
+    sharpeDiffBootstrap: (input) => released(() => sharpeDiffBootstrap(wasm, input)),
     // no release here: the writer is used (synchronously) after this returns; its blocks are small
     dollarsJson: (keys, width, n) => dollarsJsonWriter(wasm, keys, width, n),
     // the body is copied out of WebAssembly memory before the release

@@ -9,9 +9,15 @@ import { parseIsoDay } from "../domain/dates.js";
 import { DEFAULT_STRATEGIES, selectStrategies } from "../domain/strategies.js";
 import type { PriceStore } from "../store/types.js";
 import type { RequestBody } from "../workers/tasks.js";
+import { SIGNIFICANCE_DEFAULTS } from "../report/significance.js";
 
 /** Aligned days a request starts its test period after by default (docs/spec.md §2: 252 training days). */
 const TRAIN_DAYS = 252;
+/**
+ * Units per resampled series-day of an analysis's significance section (docs/method.md §7.5): the bootstrap kernel
+ * takes ≈ 6 ns a resampled day (bench/suites/significance.ts), a unit of a paths request ≈ 10× that.
+ */
+export const BOOTSTRAP_COST = 0.1;
 /** The cost factor of cash flows (src/report/plan.ts: the flows paid over every value, measured ≈ 1.2× a valuation). */
 const FLOWS_COST = 1.25;
 
@@ -25,7 +31,7 @@ const FLOWS_COST = 1.25;
  * days are estimated from the store: the fewest closes any requested ticker has within start/end (an upper bound of
  * the common days) minus the 252 training days, at least 1. Unknown tickers count nothing beyond their share of the
  * ticker count (the request then fails with UNKNOWN_TICKERS). A default request costs tickers × test days × runs, as
- * before the selection existed.
+ * before the selection existed. An analysis adds its significance section's resamples (`significanceCost`).
  */
 export function estimateCost(store: PriceStore, kind: string, request: RequestBody): number {
   const factors = kind === "analysis" ? request.factors ?? [] : [];
@@ -40,7 +46,8 @@ export function estimateCost(store: PriceStore, kind: string, request: RequestBo
   // paying flows is one more pass over every value, and a summary's money-weighted return one more per flow
   const flows = request.cash_flows === undefined ? 1 : FLOWS_COST;
   return Math.ceil(request.tickers.length * (testDays * valued * flows + rebalancing) * runs +
-    (kind === "analysis" ? analysisCost(request, testDays, training, series, factors.length) : 0));
+    (kind === "analysis" ? analysisCost(request, testDays, training, series, factors.length) +
+      significanceCost(request as AnalysisRequest, series, testDays) : 0));
 }
 
 /**
@@ -113,6 +120,22 @@ export function estimateResponseBytes(store: PriceStore, kind: string, request: 
   const series = 3 * chosen + portfolios + (request.benchmark === undefined ? 0 : 1);
   const runs = kind === "sims" ? request.run_count ?? DEFAULTS.run_count : 1;
   return series * estimateTestDays(store, kind, request) * runs * SERIES_VALUE_BYTES;
+}
+
+type AnalysisRequest = RequestBody & { sections?: string[]; bootstrap_runs?: number; sharpe_test?: string };
+
+/**
+ * An analysis's significance section: resamples × test days × series × BOOTSTRAP_COST (and as much per pair with
+ * sharpe_test "bootstrap"), plus, with `run_count`, the
+ * sims of the request (tickers × test days × valued × runs, as /sims); 0 when the section is not asked.
+ */
+export function significanceCost(request: AnalysisRequest, series: number, testDays: number): number {
+  if (request.sections !== undefined && !request.sections.includes("significance")) return 0;
+  const sims = request.run_count === undefined ? 0
+    : request.tickers.length * testDays * (series / (3 * DEFAULT_STRATEGIES.length)) * request.run_count;
+  // the studentized bootstrap resamples every pair (series − 1) as many times again
+  const pairs = request.sharpe_test === "bootstrap" ? Math.max(0, series - 1) : 0;
+  return (request.bootstrap_runs ?? SIGNIFICANCE_DEFAULTS.bootstrap_runs) * testDays * (series + pairs) * BOOTSTRAP_COST + sims;
 }
 
 /**

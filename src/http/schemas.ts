@@ -14,8 +14,10 @@ import { SEED_FORMS, SEED_NUMBER_MAX, SEED_STRING, seedProblem } from "../pipeli
 import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
 } from "../pipeline/rebalance.js";
-import { ANALYSIS_SECTIONS, analysisProblems } from "../report/analysis.js";
+import { ANALYSIS_SECTIONS, MAX_ANALYSIS_RUNS, analysisProblems } from "../report/analysis.js";
 import { MAX_FACTORS } from "../report/factors.js";
+import { BOOTSTRAP_RUNS_RANGE, CONFIDENCE_RANGE, SIGNIFICANCE_DEFAULTS, DEFAULT_BASE } from "../report/significance.js";
+import { RISK_FREE_RANGE, riskFreeProblems } from "../report/risk-free.js";
 import {
   FLOW_PERIODS, INFLATION_RANGE, MAX_CASH_FLOWS, MAX_HORIZON_DAYS, MAX_INITIAL_VALUE, planningProblems, TRAINING_DAYS_RANGE,
 } from "../pipeline/planning.js";
@@ -439,6 +441,12 @@ const BODY_ERRORS = {
   error: (iss: { code?: string }) => (iss.code === "unrecognized_keys" ? "has unknown fields" : undefined),
 };
 
+const riskFreeField = z.number({ error: "must be an annual rate" }).optional().describe(
+  `The annual risk-free rate (0.04 = 4 %), above ${RISK_FREE_RANGE.above} and at most ${RISK_FREE_RANGE.max}; default 0 ` +
+    "(every figure as without it). /report: sharpe, sortino and alpha use the daily log-returns in excess of " +
+    "ln(1 + risk_free)/252; /analysis: significance uses the daily simple returns in excess of (1 + risk_free)^(1/252) − 1 " +
+    "(docs/method.md §7.5, §7.6).");
+
 /** Build the body schemas for the given limits (maxTickers, maxRunCount come from the configuration). */
 export function makeSchemas(limits: SchemaLimits) {
   const tickers = tickersSchema(limits.maxTickers);
@@ -503,7 +511,29 @@ export function makeSchemas(limits: SchemaLimits) {
       factors: capIssues(z.array(TickerString)).optional().describe(
         `Section "factors": 1 to ${MAX_FACTORS} tickers of the store used as factors (their daily simple returns), ` +
         "aligned with the tickers by the same inner join as a benchmark (a shorter history shortens the window); " +
-        "a factor may be one of the tickers. An unknown one is UNKNOWN_TICKERS (docs/method.md §7.5)."),
+        "a factor may be one of the tickers. An unknown one is UNKNOWN_TICKERS (docs/method.md §7.7)."),
+      confidence: z.number({ error: "must be a number" }).optional().describe(
+        `significance: the level of the bootstrap intervals, strictly between ${CONFIDENCE_RANGE.above} and ` +
+          `${CONFIDENCE_RANGE.below}; default ${SIGNIFICANCE_DEFAULTS.confidence}.`),
+      bootstrap_runs: z.number({ error: "must be an integer" }).optional().describe(
+        `significance: stationary-bootstrap resamples per series, ${BOOTSTRAP_RUNS_RANGE.min} … ${BOOTSTRAP_RUNS_RANGE.max}; ` +
+          `default ${SIGNIFICANCE_DEFAULTS.bootstrap_runs}.`),
+      base: z.string({ error: "must be a series id" }).optional().describe(
+        `significance: the series every series' Sharpe ratio is compared with (a series id of this request); default ` +
+          `the benchmark's series, else ${DEFAULT_BASE}, else the first series.`),
+      sharpe_benchmark: z.number({ error: "must be a number" }).optional().describe(
+        "significance: SR* of the probabilistic Sharpe ratio, an annualised Sharpe ratio from −10 to 10; default 0."),
+      seed: Seed.optional().describe(
+        `significance: the u64 seed of the resampling: ${SEED_FORMS}. Default: derived from the request as for sims ` +
+          "(docs/method.md §8.5); every row reports the seed used."),
+      risk_free: riskFreeField,
+      sharpe_test: z.string({ error: "must be \"hac\" or \"bootstrap\"" }).optional().describe(
+        "significance: the Sharpe difference's p-value: \"hac\" (default; the Parzen HAC standard error, normal) or " +
+          "\"bootstrap\" (Ledoit & Wolf's studentized circular block bootstrap, bootstrap_runs resamples; each row then " +
+          "has sharpe_bootstrap.block_length)."),
+      run_count: z.number({ error: "must be an integer" }).optional().describe(
+        `significance: simulated runs (the /sims of the same body, seeded by \`seed\`), 1 … ${MAX_ANALYSIS_RUNS}: each row ` +
+          "gains beats_base, the share of runs whose final value is above the base's. Absent: no simulation."),
     }, BODY_ERRORS)
     .superRefine((b, ctx) => {
       startBeforeEnd(b, ctx);
@@ -512,7 +542,21 @@ export function makeSchemas(limits: SchemaLimits) {
       problems.done();
     })
     .describe("An analysis request: a paths request, the sections asked and the drawdown episodes kept.");
-  return { OptimiserBody, SimsBody, AnalysisBody };
+  const ReportBody = z
+    .strictObject({ tickers, ...startEnd, ...weightsFields, ...rebalanceFields, risk_free: riskFreeField }, BODY_ERRORS)
+    .superRefine((b, ctx) => {
+      startBeforeEnd(b, ctx);
+      for (const p of riskFreeProblems(b)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
+    })
+    .describe("A report request: a paths request and the risk-free rate.");
+  const SimsSummaryBody = z
+    .strictObject({ ...SimsBody.shape, risk_free: riskFreeField }, BODY_ERRORS)
+    .superRefine((b, ctx) => {
+      startBeforeEnd(b, ctx);
+      for (const p of riskFreeProblems(b)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
+    })
+    .describe("A sims summary request: a simulation request and the risk-free rate of the relative figures' alpha.");
+  return { OptimiserBody, SimsBody, AnalysisBody, ReportBody, SimsSummaryBody };
 }
 
 export type OptimiserBody = z.output<ReturnType<typeof makeSchemas>["OptimiserBody"]>;
@@ -521,6 +565,33 @@ export type SimsBody = z.output<ReturnType<typeof makeSchemas>["SimsBody"]>;
 const episode = z.object({
   peak: z.string(), trough: z.string(), recovery: z.string().nullable(), depth: z.number(), length_days: z.number().int(),
   recovery_days: z.number().int().nullable(),
+});
+const ci = (d: string) => z.tuple([z.number(), z.number()]).nullable().describe(`[lo, hi]: the percentile bootstrap interval of ${d}.`);
+const num = (d: string) => z.number().nullable().describe(d);
+const significanceRow = z.object({
+  PATH: z.string(),
+  days: z.number().int().describe("The number of daily returns n."),
+  block_length: z.number().describe("The stationary bootstrap's mean block length (Patton, Politis & White 2009), trading days."),
+  annualised_return: num("(Π(1 + x_t))^(252/n) − 1 of the daily excess simple returns x_t."), annualised_return_ci: ci("the annualised return"),
+  annualised_volatility: num("sd(x)·√252 (ddof 1)."), annualised_volatility_ci: ci("the volatility"),
+  sharpe: num("mean(x)/sd(x)·√252."), sharpe_ci: ci("the Sharpe ratio"),
+  max_drawdown: num("The largest fall of Π(1 + x_t) from a running peak."), max_drawdown_ci: ci("the maximum drawdown"),
+  skewness: num("m₃/m₂^1.5 of x."), kurtosis: num("m₄/m₂² of x (not excess)."),
+  psr: num("Probabilistic Sharpe ratio (Bailey & López de Prado 2012) against psr_sharpe_benchmark."),
+  psr_sharpe_benchmark: z.number().describe("SR* of the PSR, annualised."),
+  dsr: num("Deflated Sharpe ratio (Bailey & López de Prado 2014): the PSR against dsr_sharpe_benchmark."),
+  dsr_trials: z.number().int().describe("The trials N: the series compared."),
+  dsr_sharpe_benchmark: num("SR*₀ = the expected maximum Sharpe ratio of N trials under the null, annualised."),
+  base: z.string().describe("The series compared with."),
+  sharpe_diff: num("(SR − SR_base)·√252."), sharpe_diff_se: num("Its HAC standard error (Ledoit & Wolf 2008), annualised."),
+  p_value: num("Two-sided p-value of a zero Sharpe difference; null for the base itself."),
+  p_value_holm: num("Holm's adjustment across the series."),
+  hac: z.object({ kernel: z.literal("parzen"), bandwidth: z.number().nullable().describe("Andrews (1991) automatic bandwidth S*.") }),
+  confidence: z.number(), bootstrap_runs: z.number().int(), seed: z.string().describe("The u64 seed of the resampling, decimal."),
+  sharpe_bootstrap: z.object({ block_length: z.number().int() }).optional().describe(
+    "With sharpe_test \"bootstrap\": the circular blocks' length in days (0 for the base)."),
+  beats_base: z.object({ probability: z.number(), runs: z.number().int() }).optional().describe(
+    "With run_count: the share of the simulated runs whose final value is above the base's."),
 });
 export const AnalysisResponse = z.object({
   calendar: z.array(z.object({
@@ -542,7 +613,7 @@ export const AnalysisResponse = z.object({
     r_squared: z.number().nullable(),
     observations: z.number().int().describe("The daily returns regressed, m."),
     lags: z.number().int().describe("The Newey–West lag L = ⌊4·(m/100)^(2/9)⌋."),
-  })).optional().describe("Per series, its factor regression (docs/method.md §7.5); with `factors` only."),
+  })).optional().describe("Per series, its factor regression (docs/method.md §7.7); with `factors` only."),
   attribution: z.array(z.object({
     PATH: z.string(),
     dates: z.array(z.string()).describe("The weights dates: the purchase, then each rebalance."),
@@ -557,7 +628,10 @@ export const AnalysisResponse = z.object({
       correlation: z.array(z.array(z.number())).describe("The training window's correlation matrix in that order."),
       linkage: z.array(z.array(z.number())).describe("scipy linkage rows [a, b, height, size] (leaves in request order)."),
     }).optional().describe("hrp, herc and nco series: the training window's clustering (the dendrogram)."),
-  })).optional().describe("Per traded series (strategies, own portfolios; not the benchmark), the risk attribution (docs/method.md §7.6)."),
+  })).optional().describe("Per traded series (strategies, own portfolios; not the benchmark), the risk attribution (docs/method.md §7.8)."),
+  significance: z.array(significanceRow).optional().describe(
+    "Per series, bootstrap intervals, the probabilistic and deflated Sharpe ratios and the Sharpe difference to the base " +
+      "with its Ledoit–Wolf HAC p-value (docs/method.md §7.5)."),
 }).describe("One member per section asked, each one entry per series in the order of /paths.");
 
 export const TickerParams = z.strictObject({ ticker: z.string().min(1).max(64) });
@@ -591,14 +665,14 @@ export const SummaryRow = z.object({
   total_return: stat("V_last / V_first − 1."),
   annualised_return: stat("(V_last / V_first)^(252 / (n − 1)) − 1."),
   annualised_volatility: stat("Sample sd (ddof 1) of the daily log-returns × √252."),
-  sharpe: stat("Mean daily log-return × 252 / annualised volatility (zero rate)."),
+  sharpe: stat("Mean daily excess log-return × 252 / annualised volatility (excess of ln(1 + risk_free)/252; zero rate by default)."),
   max_drawdown: stat("Largest fall from a running peak, a fraction."),
-  sortino: stat("Mean daily log-return × 252 / (downside deviation × √252); target 0, downside deviation over all days."),
+  sortino: stat("Mean daily excess log-return × 252 / (downside deviation × √252); target the risk-free rate (0 by default), downside deviation over all days."),
   calmar: stat("annualised_return / max_drawdown."),
   var_95: stat("Historical 95 % value at risk of the daily simple returns, a positive loss fraction (type-7 5th percentile, negated)."),
   cvar_95: stat("Historical 95 % conditional value at risk: minus the mean of the daily simple returns at or below the VaR quantile."),
   beta: stat("With a benchmark: cov(r, b) / var(b) of the daily log-returns r of this series and b of the benchmark (ddof 1).").optional(),
-  alpha: stat("With a benchmark: 252 · (mean r − beta · mean b).").optional(),
+  alpha: stat("With a benchmark: 252 · ((mean r − r_f) − beta · (mean b − r_f)), r_f = ln(1 + risk_free)/252 (0 by default).").optional(),
   tracking_error: stat("With a benchmark: sd(r − b) · √252 (ddof 1).").optional(),
   information_ratio: stat("With a benchmark: 252 · mean(r − b) / tracking_error.").optional(),
   correlation: stat("With a benchmark: Pearson correlation of r and b.").optional(),

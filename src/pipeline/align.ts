@@ -433,7 +433,7 @@ export function alignPrices(store: PriceStore, tickers: readonly string[], range
 }
 
 /**
- * `alignWithBenchmark` with `range.factors` (an analysis's factors, docs/method.md §7.5): the factors join the tickers
+ * `alignWithBenchmark` with `range.factors` (an analysis's factors, docs/method.md §7.7): the factors join the tickers
  * (and the benchmark) by the same inner join, exactly as a benchmark does — a factor with a shorter history or gaps
  * shortens or thins the window —, and their closes come back apart (`factors`, in the order given, canonical
  * symbols). A factor among the tickers (or equal to the benchmark) is that column. Without factors:

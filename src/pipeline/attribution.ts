@@ -1,5 +1,5 @@
 /**
- * The `attribution` section of an analysis (issue 29 item 6; docs/method.md §7.6): at each weights date of a series
+ * The `attribution` section of an analysis (issue 29 item 6; docs/method.md §7.8): at each weights date of a series
  * (the purchase, then every rebalance), each asset's share of the portfolio variance under that window's covariance,
  * the diversification ratio, the effective number of holdings and the top holdings; for hrp, herc and nco also the
  * training window's correlation matrix in the clustering's leaf order with the linkage (the dendrogram).
@@ -45,7 +45,7 @@ export interface Attribution {
 }
 
 /**
- * Risk attribution of weights w under the N×N covariance S (docs/method.md §7.6): risk contributions
+ * Risk attribution of weights w under the N×N covariance S (docs/method.md §7.8): risk contributions
  * wᵢ(Sw)ᵢ/wᵀSw, the diversification ratio (wᵀσ)/√(wᵀSw) and 1/Σw². O(N²).
  */
 export function riskAttribution(tickers: readonly string[], w: ArrayLike<number>, S: ArrayLike<number>, top: number): AttributionAt {
@@ -123,7 +123,7 @@ export function attributionValues(c: Computation): number {
 }
 
 /**
- * The attribution section of a paths computation (docs/method.md §7.6): per traded series (the strategies', then the
+ * The attribution section of a paths computation (docs/method.md §7.8): per traded series (the strategies', then the
  * own portfolios'; the benchmark holds none of the tickers and is left out), at each weights date the figures of
  * `riskAttribution` under the covariance of the window those weights were computed from (rows windowStart(t) … t − 1,
  * the series' frequency, the request's covariance mode); for hrp, herc and nco the training window's clustering.

@@ -12,10 +12,11 @@ import type {
 import { summarizeRebalance, type RebalanceOutcome } from "./rebalance.js";
 import { toSeries } from "./format.js";
 import type { Kernels } from "./kernels.js";
-import { compute, optionsFor, simsMeta, simsWarnings, summariseSims, type Computation, type RespondKind } from "./respond.js";
+import {
+  analysisOptions, compute, optionsFor, reportRiskFree, significanceInput, withSimulatedRuns, simsMeta, simsWarnings, summariseSims, type Computation, type RespondKind,
+} from "./respond.js";
 import type { SimsSummaryReport } from "../report/sims-summary.js";
-import { analysisOf, analysisProblems, type AnalysisOptions, type AnalysisReport } from "../report/analysis.js";
-import { Problems } from "../domain/problems.js";
+import { ANALYSIS_OPTION_KEYS, analysisOf, type AnalysisOptions, type AnalysisReport } from "../report/analysis.js";
 import { checkPrices } from "./validate.js";
 import { extraSections, typedFactors } from "./analysis-sections.js";
 
@@ -111,23 +112,25 @@ export function makeEngine(kernels: Kernels): Engine {
     },
 
     analysis(prices: PriceMatrix, options?: AnalysisOptions): AnalysisReport {
-      const { sections, top, factors, ...rest } = options ?? {};
-      const p = new Problems("options");
-      for (const why of analysisProblems({ sections, top, factors })) p.add(why.path, why.message);
-      p.throwIfAny();
-      const opts = optionsFor("paths", rest);
-      const typed = checkPrices(prices);
-      const f = typedFactors(prices, factors);
-      const c = compute(kernels, "paths", typed, opts);
+      const own = analysisOptions("analysis", options as SimsOptions | undefined);
+      const rest = { ...options } as Record<string, unknown>;
+      for (const k of ANALYSIS_OPTION_KEYS) delete rest[k];
+      const opts = optionsFor("paths", rest as SimsOptions);
+      const p = checkPrices(prices);
+      const f = typedFactors(prices, own.factors);
+      const c = compute(kernels, "paths", p, opts);
       return {
-        ...analysisOf(c.ids, c.dates, c.values!, sections, top),
-        ...extraSections(kernels, f === undefined ? typed : { ...typed, factors: f }, opts, c, sections, top ?? 10),
+        ...withSimulatedRuns(kernels, p, rest as SimsOptions, own,
+          analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, p, c, own))),
+        ...extraSections(kernels, f === undefined ? p : { ...p, factors: f }, opts, c, own.sections, own.top ?? 10),
       };
     },
 
-    simsSummary(prices: PriceMatrix, options?: SimsOptions): SimsSummaryReport {
-      const opts = optionsFor("sims", options);
-      return summariseSims(kernels, checkPrices(prices), opts).report;
+    simsSummary(prices: PriceMatrix, options?: SimsOptions & { risk_free?: number }): SimsSummaryReport {
+      const riskFree = reportRiskFree("sims-summary", options);
+      const { risk_free: _r, ...rest } = options ?? {};
+      const opts = optionsFor("sims", rest);
+      return summariseSims(kernels, checkPrices(prices), opts, undefined, undefined, undefined, undefined, riskFree).report;
     },
 
     weights(prices, options) {

@@ -11,12 +11,14 @@ import type {
 import type { DollarsJsonWriter, PathsJsonLayout } from "../engine/dollars.js";
 import type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput } from "../engine/rebalance.js";
 import type { CovarianceMode, HrpMode } from "../domain/vocabulary.js";
+import type { SharpeDiffBootstrapInput, StationaryBootstrapInput } from "../engine/bootstrap.js";
 
 export type {
   WeightSet, WeightSetInput, SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, SimulationMeansInput, ValuePathsInput,
   SimulateSummaryInput, SimulateSummaryResult,
 };
 export type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput, DollarsJsonWriter, PathsJsonLayout };
+export type { SharpeDiffBootstrapInput, StationaryBootstrapInput };
 
 export interface Kernels {
   /**
@@ -38,6 +40,10 @@ export interface Kernels {
   simulationJitter(input: SimulationJitterInput): number;
   /** The daily mean log-returns a simulation of these training closes draws with (src/engine/sims.ts). */
   simulationMeans(input: SimulationMeansInput): Float64Array;
+  /** Stationary-bootstrap figures (S×B×4) of S series of daily returns (docs/method.md §7.5). */
+  stationaryBootstrap(input: StationaryBootstrapInput): Float64Array;
+  /** Ledoit & Wolf's studentized circular block bootstrap p-values against a base (docs/method.md §7.5). */
+  sharpeDiffBootstrap(input: SharpeDiffBootstrapInput): Float64Array;
   /**
    * A writer of the response body's dollar values in WebAssembly (src/engine/dollars.ts) for `n` test days whose
    * keys are `keys` (16-byte slots, `width` bytes used); optional: without it the JavaScript writer does it all.

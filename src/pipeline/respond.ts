@@ -22,9 +22,12 @@ import { folioError } from "../errors.js";
 import { median, summarize, TRADING_DAYS_PER_YEAR } from "../report/summary.js";
 import { bandRows, SimsSummaryStream, summaryKernelSpec, type SimsSummaryReport } from "../report/sims-summary.js";
 import { RUN_FIELDS } from "../engine/sims.js";
-import { analysisOf, analysisProblems, type AnalysisSection } from "../report/analysis.js";
+import {
+  ANALYSIS_OPTION_KEYS, analysisOf, analysisProblems, beatsBase, type AnalysisOwnOptions, type AnalysisReport, type SignificanceInput,
+} from "../report/analysis.js";
 import { extraSections } from "./analysis-sections.js";
 import { formatIsoDay } from "../domain/dates.js";
+import { riskFreeProblems } from "../report/risk-free.js";
 import { buckets } from "./calendar.js";
 import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
 import type { Kernels, SimulateSummaryResult } from "./kernels.js";
@@ -549,9 +552,10 @@ export interface RespondLimits {
  */
 export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer, parts?: readonly SummaryPart[]): Responded {
-  const { sections, top } = analysisOptions(kind, options);
+  const own = analysisOptions(kind, options);
+  const riskFree = reportRiskFree(kind, options);
   const opts = checkedRequest(kind, prices, options, limits);
-  if (kind === "sims-summary") return respondSummary(kernels, prices, opts, precomputed, parts);
+  if (kind === "sims-summary") return respondSummary(kernels, prices, opts, precomputed, parts, riskFree);
   const c = compute(kernels, kind, prices, opts, precomputed, kind === "paths" ? { out } : undefined);
   const meta = metaOf(kind, c);
   // The dollar values written by the engine's WebAssembly writer when it has one (same bytes: src/engine/dollars.ts).
@@ -562,7 +566,7 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     case "paths":
       return { body: c.body ?? seriesJsonBytes(c.ids, c.dates, c.values!, out, digits), meta };
     case "report":
-      return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }, c.ids), c))), meta };
+      return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }, c.ids, true, riskFree), c))), meta };
     case "sims":
       meta.sims = simsMeta(c, simsWarnings(c, opts));
       return { body: simsJsonBytes(c.ids, c.dates, c.runs!, out, digits), meta };
@@ -570,8 +574,9 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
       return { body: encoder.encode(scheduleJson(c)), meta };
     case "analysis":
       return { body: encoder.encode(JSON.stringify({
-        ...analysisOf(c.ids, c.dates, c.values!, sections, top),
-        ...extraSections(kernels, prices, opts, c, sections, top ?? 10, limits.maxResponseValues),
+        ...withSimulatedRuns(kernels, prices, options, own,
+          analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, prices, c, own))),
+        ...extraSections(kernels, prices, opts, c, own.sections, own.top ?? 10, limits.maxResponseValues),
       })), meta };
   }
 }
@@ -589,8 +594,8 @@ function metaOf(kind: RespondKind, c: Computation): ResponseMeta {
  * doubles, never from their formatted JSON; the warnings in the body and, by code, in the metadata.
  */
 function respondSummary(kernels: Kernels, prices: TypedPrices, opts: CheckedOptions,
-  precomputed: PrecomputedWeights | undefined, parts?: readonly SummaryPart[]): Responded {
-  const s = summariseSims(kernels, prices, opts, undefined, undefined, precomputed, parts);
+  precomputed: PrecomputedWeights | undefined, parts?: readonly SummaryPart[], riskFree?: number): Responded {
+  const s = summariseSims(kernels, prices, opts, undefined, undefined, precomputed, parts, riskFree);
   const meta = metaOf("sims-summary", s.first);
   meta.sims = simsMeta(s.first, s.warnings);
   return { body: encoder.encode(JSON.stringify(s.report)), meta };
@@ -641,16 +646,77 @@ function testRows(prices: TypedPrices, opts: CheckedOptions): number {
 }
 
 /**
- * An analysis's own options (`sections`, `top`: src/report/analysis.ts), checked; {} for the other kinds. An analysis
- * is otherwise a paths computation, whose options `checkedRequest` checks without these two.
+ * An analysis's own options (src/report/analysis.ts `ANALYSIS_OPTION_KEYS`), checked; {} for the other kinds. An
+ * analysis is otherwise a paths computation, whose options `checkedRequest` checks without these.
  */
-function analysisOptions(kind: RespondKind, options: SimsOptions | undefined): { sections?: AnalysisSection[]; top?: number } {
+export function analysisOptions(kind: RespondKind, options: SimsOptions | undefined): AnalysisOwnOptions {
   if (kind !== "analysis") return {};
-  const { sections, top, factors } = (options ?? {}) as { sections?: AnalysisSection[]; top?: number; factors?: unknown };
+  const given = (options ?? {}) as Record<string, unknown>;
+  const own: Record<string, unknown> = {};
+  for (const k of ANALYSIS_OPTION_KEYS) if (given[k] !== undefined) own[k] = given[k];
   const p = new Problems("options");
-  for (const why of analysisProblems({ sections, top, factors })) p.add(why.path, why.message);
+  for (const why of analysisProblems(own)) p.add(why.path, why.message);
   p.throwIfAny();
-  return { sections, top };
+  return own as AnalysisOwnOptions;
+}
+
+/**
+ * The significance rows with `beats_base` when `run_count` is given (docs/method.md §7.5): the sims of the same request
+ * (its paths options, `run_count`, `seed`; the default model), computed in chunks of runs (`chunkRuns`), each run's
+ * final values compared with the base's. The report unchanged otherwise.
+ */
+export function withSimulatedRuns(kernels: Kernels, prices: TypedPrices, options: SimsOptions | undefined,
+  own: AnalysisOwnOptions, report: AnalysisReport): AnalysisReport {
+  const rows = report.significance;
+  if (own.run_count === undefined || rows === undefined || rows.length === 0) return report;
+  const paths = { ...options } as Record<string, unknown>;
+  for (const k of ANALYSIS_OPTION_KEYS) delete paths[k];
+  const opts = optionsFor("sims", { ...(paths as SimsOptions), run_count: own.run_count, seed: rows[0].seed });
+  const total = opts.runCount;
+  const N = prices.tickers.length;
+  const training = opts.planning.trainingDays;
+  const initial = trainingWeights(kernels, prices.tickers, prices.days.subarray(0, training), prices.closes.subarray(0, training * N), opts);
+  const first = compute(kernels, "sims", prices, opts, initial, undefined, 0, 1);
+  const ids = rows.map((r) => r.PATH);
+  if (first.ids.length !== ids.length || first.ids.some((id, s) => id !== ids[s])) throw new Error("sims and paths series differ");
+  const n = first.dates.length;
+  const finals = new Float64Array(total * ids.length);
+  const take = (c: Computation, from: number) => c.runs!.forEach((run, k) => run.forEach((v, s) => { finals[(from + k) * ids.length + s] = v[n - 1]; }));
+  take(first, 0);
+  const chunk = chunkRuns(ids.length, n);
+  for (let from = 1; from < total; from += chunk) take(compute(kernels, "sims", prices, opts, initial, undefined, from, Math.min(chunk, total - from)), from);
+  const p = beatsBase(ids, rows[0].base, total, (k) => finals.subarray(k * ids.length, (k + 1) * ids.length));
+  return { ...report, significance: rows.map((r, s) => ({ ...r, beats_base: { probability: p[s], runs: total } })) };
+}
+
+/**
+ * The significance section's input (docs/method.md §7.5): its options with the seed resolved (the request's `seed`,
+ * else §8.5's default from the tickers and the first and last aligned dates) and the resampling kernel.
+ */
+export function significanceInput(kernels: Kernels, prices: TypedPrices, c: Computation, own: AnalysisOwnOptions): SignificanceInput {
+  const T = prices.days.length;
+  const dateAt = (t: number) => prices.dates?.[t] ?? formatIsoDay(prices.days[t]);
+  const seed = own.seed === undefined ? defaultSeed(c.tickers, dateAt(0), dateAt(T - 1)) : parseSeed(own.seed);
+  const { confidence, bootstrap_runs, base, sharpe_benchmark, risk_free, sharpe_test } = own;
+  return {
+    options: { confidence, bootstrap_runs, base, sharpe_benchmark, risk_free, seed, sharpe_test },
+    resample: (input) => kernels.stationaryBootstrap(input),
+    pairs: (input) => kernels.sharpeDiffBootstrap(input),
+  };
+}
+
+/**
+ * The `risk_free` of /report and /sims/summary (docs/method.md §7.6), checked (src/report/risk-free.ts); undefined for
+ * the other kinds (an analysis reads it with its own options) and when absent. `checkedRequest` checks their options
+ * without it.
+ */
+export function reportRiskFree(kind: RespondKind, options: SimsOptions | undefined): number | undefined {
+  if (kind !== "report" && kind !== "sims-summary") return undefined;
+  const given = (options ?? {}) as { risk_free?: unknown };
+  const p = new Problems("options");
+  for (const why of riskFreeProblems(given)) p.add(why.path, why.message);
+  p.throwIfAny();
+  return given.risk_free as number | undefined;
 }
 
 /** What `respond` checks before computing anything (the kind, the options, the size of a sims response). */
@@ -658,7 +724,12 @@ function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOpt
   limits: RespondLimits): CheckedOptions {
   if (!RESPOND_KINDS.includes(kind)) throw new Error(`unknown request kind ${JSON.stringify(kind)}`);
   if (kind === "analysis" && options !== undefined) {
-    const { sections: _s, top: _t, factors: _f, ...paths } = options as SimsOptions & { sections?: unknown; top?: unknown; factors?: unknown };
+    const paths = { ...options } as Record<string, unknown>;
+    for (const k of ANALYSIS_OPTION_KEYS) delete paths[k];
+    options = paths as SimsOptions;
+  }
+  if ((kind === "report" || kind === "sims-summary") && options !== undefined && "risk_free" in options) {
+    const { risk_free: _r, ...paths } = options as SimsOptions & { risk_free?: unknown };
     options = paths;
   }
   const opts = optionsFor(kind, options);
@@ -722,7 +793,7 @@ export interface SummarisedSims {
  */
 export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: CheckedOptions,
   onProgress: (done: number, total: number) => void = () => {}, maxValues = CHUNK_VALUES,
-  precomputed?: PrecomputedWeights, parts?: readonly SummaryPart[]): SummarisedSims {
+  precomputed?: PrecomputedWeights, parts?: readonly SummaryPart[], riskFree?: number): SummarisedSims {
   const N = prices.tickers.length;
   const training = opts.planning.trainingDays;
   const total = opts.runCount;
@@ -736,6 +807,7 @@ export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: Check
   const stream = new SimsSummaryStream(first.ids, first.dates, first.testDays!, total, {
     initialValue: opts.planning.initialValue, inflation: opts.planning.inflation, flows: first.flows,
     ...(opts.planning.targetValue === undefined ? {} : { targetValue: opts.planning.targetValue }),
+    ...(riskFree === undefined ? {} : { riskFree }),
   });
   const rebalance = new RebalanceAccumulator();
   const S = first.ids.length;
@@ -776,8 +848,9 @@ export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: Check
     return finishSummary(stream, first, opts, rebalance);
   }
   // buy and hold: the engine summarises each run where it makes it (its values never leave WebAssembly memory),
-  // chunks of runs bounded by what comes back (the figures and band values)
-  const spec = isBuyAndHold(opts.rebalance) && kernels.simulateSummary !== undefined ? stream.kernelSpec() : undefined;
+  // chunks of runs bounded by what comes back (the figures and band values); its relative figures take no risk-free
+  // rate, so a summary with one reads the values (`addRun`)
+  const spec = isBuyAndHold(opts.rebalance) && kernels.simulateSummary !== undefined && !riskFree ? stream.kernelSpec() : undefined;
   const chunk = spec === undefined ? chunkRuns(S, n, maxValues)
     : chunkRuns(S, RUN_FIELDS + spec.band + spec.paid, maxValues);
   for (let from = 1; from < total; from += chunk) {
@@ -813,9 +886,10 @@ export interface SummaryPart {
   data: Float64Array;
 }
 
-/** Whether a summary of these options can be computed in parts (`summarisePart`): buy and hold. */
+/** Whether a summary of these options can be computed in parts (`summarisePart`): buy and hold, no risk-free rate. */
 export function summaryPartsApply(options: SimsOptions | undefined): boolean {
-  return options?.rebalance === undefined || options.rebalance === "none";
+  const riskFree = (options as { risk_free?: number } | undefined)?.risk_free;
+  return (options?.rebalance === undefined || options.rebalance === "none") && !riskFree;
 }
 
 export function summarisePart(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,

@@ -6,25 +6,65 @@ import type { SeriesId } from "../domain/strategies.js";
 import type { PathsOptions } from "../domain/types.js";
 import { factorsProblems, type FactorRegression } from "./factors.js";
 import type { Attribution } from "../pipeline/attribution.js";
+import { Problems } from "../domain/problems.js";
+import { seedProblem } from "../pipeline/seed.js";
+import {
+  BOOTSTRAP_RUNS_RANGE, CONFIDENCE_RANGE, SHARPE_TESTS, baseOf, significanceOf, type PairResampler, type Resampler,
+  type SharpeTest, type SignificanceOptions, type SignificanceRow,
+} from "./significance.js";
+import { riskFreeProblems } from "./risk-free.js";
 
 /**
- * The sections of an analysis available so far (issue 29: significance is to come). `factors` (src/report/factors.ts)
- * is answered when the request names factors; `attribution` in src/pipeline/attribution.ts.
+ * The sections of an analysis (issue 29; docs/method.md §7.4–§7.8). `factors` (src/report/factors.ts) is answered
+ * when the request names factors; `attribution` in src/pipeline/attribution.ts.
  */
-export const ANALYSIS_SECTIONS = ["calendar", "drawdowns", "factors", "attribution"] as const;
+export const ANALYSIS_SECTIONS = ["calendar", "drawdowns", "significance", "factors", "attribution"] as const;
 export type AnalysisSection = (typeof ANALYSIS_SECTIONS)[number];
 
-/** `engine.analysis` options: a paths request's, the sections asked (default all) and the drawdown episodes kept. */
-export type AnalysisOptions = PathsOptions & { sections?: AnalysisSection[]; top?: number; factors?: string[] };
+/** The options an analysis adds to a paths request's (`risk_free` is also /report's: src/report/risk-free.ts). */
+export const ANALYSIS_OPTION_KEYS = ["sections", "top", "confidence", "bootstrap_runs", "base", "sharpe_benchmark", "seed", "risk_free",
+  "run_count", "sharpe_test", "factors"] as const;
+
+/** An analysis's own options, as given. */
+export interface AnalysisOwnOptions {
+  sections?: AnalysisSection[];
+  /** The drawdown episodes kept and the top holdings listed, 1 … 100 (default 10). */
+  top?: number;
+  /** factors: tickers of the store used as factors (docs/method.md §7.7), 1 … MAX_FACTORS. */
+  factors?: string[];
+  /** significance: the intervals' level, in (0.5, 0.999), default 0.95. */
+  confidence?: number;
+  /** significance: resamples per series, 100 … 10,000, default 2,000. */
+  bootstrap_runs?: number;
+  /** significance: the series each is compared with (a series id of the request). */
+  base?: string;
+  /** significance: SR* of the PSR, an annualised Sharpe ratio (default 0). */
+  sharpe_benchmark?: number;
+  /** significance: the resampling seed (as sims' `seed`; default derived from the request, docs/method.md §8.5). */
+  seed?: number | string | bigint;
+  /** The annual risk-free rate (docs/method.md §7.6), default 0. */
+  risk_free?: number;
+  /**
+   * significance: simulated runs (the sims of the same request, model independent, seeded by `seed`) over which each
+   * series' final value is compared with the base's (`beats_base`); absent: no simulation.
+   */
+  run_count?: number;
+  /** significance: the Sharpe difference's p-value, "hac" (default) or "bootstrap" (LW's studentized bootstrap). */
+  sharpe_test?: SharpeTest;
+}
+
+/** `engine.analysis` options: a paths request's, the sections asked (default all) and their own options. */
+export type AnalysisOptions = PathsOptions & AnalysisOwnOptions;
 
 /** One member per section asked, each one entry per series in the order of /paths. */
 export interface AnalysisReport {
   calendar?: CalendarReturns[];
   drawdowns?: Drawdowns[];
-  /** Per series, the OLS of its excess returns on the factors' (docs/method.md §7.5). */
+  /** Per series, the OLS of its excess returns on the factors' (docs/method.md §7.7). */
   factors?: FactorRegression[];
-  /** Per traded series, the risk attribution at each weights date (docs/method.md §7.6). */
+  /** Per traded series, the risk attribution at each weights date (docs/method.md §7.8). */
   attribution?: Attribution[];
+  significance?: SignificanceRow[];
 }
 
 /** One series' calendar returns: per year and per month, the simple return over the period, and the extremes. */
@@ -160,7 +200,7 @@ export function drawdownEpisodes(id: SeriesId, dates: readonly string[], values:
  * Why `sections` / `top` are refused (paths from the options' root), or [] — one rule for the library, the HTTP schema
  * and the CLI.
  */
-export function analysisProblems(o: { sections?: unknown; top?: unknown; factors?: unknown }): { path: string[]; message: string }[] {
+export function analysisProblems(o: Record<string, unknown>): { path: string[]; message: string }[] {
   const out: { path: string[]; message: string }[] = [];
   if (o.sections !== undefined) {
     if (!Array.isArray(o.sections) || o.sections.length === 0) {
@@ -168,7 +208,7 @@ export function analysisProblems(o: { sections?: unknown; top?: unknown; factors
     } else {
       o.sections.forEach((x, k) => {
         if (!(ANALYSIS_SECTIONS as readonly unknown[]).includes(x)) {
-          out.push({ path: ["sections", String(k)], message: `unknown section ${JSON.stringify(x)}; available: ${ANALYSIS_SECTIONS.join(", ")} (significance is not built yet)` });
+          out.push({ path: ["sections", String(k)], message: `unknown section ${JSON.stringify(x)}; available: ${ANALYSIS_SECTIONS.join(", ")}` });
         }
       });
     }
@@ -177,14 +217,83 @@ export function analysisProblems(o: { sections?: unknown; top?: unknown; factors
     out.push({ path: ["top"], message: `must be an integer from 1 to 100, the drawdown episodes listed (got ${JSON.stringify(o.top)})` });
   }
   out.push(...factorsProblems(o));
+  const c = o.confidence;
+  if (c !== undefined && !(typeof c === "number" && c > CONFIDENCE_RANGE.above && c < CONFIDENCE_RANGE.below)) {
+    out.push({ path: ["confidence"], message: `must be a number strictly between ${CONFIDENCE_RANGE.above} and ${CONFIDENCE_RANGE.below}, the intervals' level (got ${JSON.stringify(c)}; e.g. 0.95)` });
+  }
+  const b = o.bootstrap_runs;
+  if (b !== undefined && !(Number.isInteger(b) && (b as number) >= BOOTSTRAP_RUNS_RANGE.min && (b as number) <= BOOTSTRAP_RUNS_RANGE.max)) {
+    out.push({ path: ["bootstrap_runs"], message: `must be an integer from ${BOOTSTRAP_RUNS_RANGE.min} to ${BOOTSTRAP_RUNS_RANGE.max}, the resamples per series (got ${JSON.stringify(b)})` });
+  }
+  if (o.base !== undefined && typeof o.base !== "string") {
+    out.push({ path: ["base"], message: `must be a series id of the request, e.g. "l1r.l2d.l3ewp" (got ${JSON.stringify(o.base)})` });
+  }
+  const sr = o.sharpe_benchmark;
+  if (sr !== undefined && !(typeof sr === "number" && Number.isFinite(sr) && Math.abs(sr) <= 10)) {
+    out.push({ path: ["sharpe_benchmark"], message: `must be an annualised Sharpe ratio from −10 to 10 (got ${JSON.stringify(sr)})` });
+  }
+  if (o.seed !== undefined && typeof o.seed !== "bigint") {
+    const why = seedProblem(o.seed);
+    if (why !== undefined) out.push({ path: ["seed"], message: why });
+  }
+  out.push(...riskFreeProblems(o));
+  if (o.sharpe_test !== undefined && !(SHARPE_TESTS as readonly unknown[]).includes(o.sharpe_test)) {
+    out.push({ path: ["sharpe_test"], message: `must be one of ${SHARPE_TESTS.map((x) => JSON.stringify(x)).join(", ")} (got ${JSON.stringify(o.sharpe_test)})` });
+  }
+  const rc = o.run_count;
+  if (rc !== undefined && !(Number.isInteger(rc) && (rc as number) >= 1 && (rc as number) <= MAX_ANALYSIS_RUNS)) {
+    out.push({ path: ["run_count"], message: `must be an integer from 1 to ${MAX_ANALYSIS_RUNS}, the simulated runs whose final values are compared with the base's (got ${JSON.stringify(rc)})` });
+  }
   return out;
 }
 
-/** The analysis of value series (`values[s]` on `dates`, ids in response order): the sections asked. */
+/** The most simulated runs an analysis compares final values over (`run_count`). */
+export const MAX_ANALYSIS_RUNS = 10_000;
+
+/**
+ * Each series' share of simulated runs whose final value is above the base's (docs/method.md §7.5): `finals(k)` the
+ * final values of run k in `ids` order. Ties count as not beating. O(runs × series).
+ */
+export function beatsBase(ids: readonly SeriesId[], base: SeriesId, runs: number, finals: (k: number) => ArrayLike<number>): number[] {
+  const b = ids.indexOf(base);
+  const wins = new Float64Array(ids.length);
+  for (let k = 0; k < runs; k++) {
+    const f = finals(k);
+    for (let s = 0; s < ids.length; s++) if (f[s] > f[b]) wins[s]++;
+  }
+  return Array.from(wins, (w) => w / runs);
+}
+
+/** The base a significance section compares with: `base` when it is a series of `ids` (else INVALID_REQUEST). */
+export function checkedBase(ids: readonly SeriesId[], base: string | undefined): SeriesId {
+  if (base !== undefined && !ids.includes(base as SeriesId)) {
+    Problems.fail("/base", `${JSON.stringify(base)} is not a series of this request; use one of: ${ids.join(", ")}`, "options");
+  }
+  return baseOf(ids, base);
+}
+
+/** What the significance section needs beyond the values: its options (with the seed resolved) and the kernel. */
+export interface SignificanceInput {
+  options: SignificanceOptions;
+  resample: Resampler;
+  /** The studentized bootstrap kernel (sharpe_test "bootstrap"). */
+  pairs?: PairResampler;
+}
+
+/**
+ * The analysis of value series (`values[s]` on `dates`, ids in response order): the sections asked. `significance`
+ * needs `significance` (the options and the resampling kernel).
+ */
 export function analysisOf(ids: readonly SeriesId[], dates: readonly string[], values: readonly ArrayLike<number>[],
-  sections: readonly AnalysisSection[] = ANALYSIS_SECTIONS, top = 10): AnalysisReport {
-  return {
+  sections: readonly AnalysisSection[] = ANALYSIS_SECTIONS, top = 10, significance?: SignificanceInput): AnalysisReport {
+  const out: AnalysisReport = {
     ...(sections.includes("calendar") ? { calendar: ids.map((id, s) => calendarReturns(id, dates, values[s])) } : {}),
     ...(sections.includes("drawdowns") ? { drawdowns: ids.map((id, s) => drawdownEpisodes(id, dates, values[s], top)) } : {}),
   };
+  if (sections.includes("significance")) {
+    if (significance === undefined) throw new Error("the significance section needs its options and kernel");
+    checkedBase(ids, significance.options.base);
+    out.significance = significanceOf(ids, values, significance.options, significance.resample, significance.pairs);
+  }
+  return out;
 }

@@ -1,11 +1,11 @@
 /**
- * The `factors` section of an analysis (issue 29 item 5; docs/method.md §7.5): per series, an OLS with intercept of
+ * The `factors` section of an analysis (issue 29 item 5; docs/method.md §7.7): per series, an OLS with intercept of
  * its daily excess simple returns on the factors' daily excess simple returns, with Newey–West standard errors.
  * Pure TypeScript: a handful of regressors, so a small Householder QR is exact enough and fast (O(m·p²) per series).
  */
 import type { SeriesId } from "../domain/strategies.js";
 
-/** Most factors one request may name (documented in docs/method.md §7.5 and the schema). */
+/** Most factors one request may name (documented in docs/method.md §7.7 and the schema). */
 export const MAX_FACTORS = 10;
 /** Trading days per year: the intercept is annualised by it. */
 const YEAR = 252;
@@ -168,7 +168,7 @@ export function olsHac(y: ArrayLike<number>, X: ArrayLike<number>, m: number, k:
 const orNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
 /**
- * The factor regressions of value series (docs/method.md §7.5). `values[s]`: series s's n dollar values on the test
+ * The factor regressions of value series (docs/method.md §7.7). `values[s]`: series s's n dollar values on the test
  * days; `factors[f].closes`: factor f's n closes on the same days (aligned by the request's inner join); `riskFree`
  * (optional): the m = n − 1 daily risk-free rates of the return days (absent: 0). Returns are simple,
  * R_t = V_t/V_{t−1} − 1, each in excess of the day's rate, the factors' too.

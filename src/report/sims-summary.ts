@@ -11,7 +11,7 @@ import type { SeriesId } from "../domain/strategies.js";
 import { applyFlows, flowSchedule, inflationFactor, PlanAccumulator, type FlowSchedule, type PlanFigures } from "./plan.js";
 import { parseIsoDay } from "../domain/dates.js";
 import {
-  logReturnsOf, median, percentileOfSorted, relativeFromLogReturns, RELATIVE_KEYS, runFigures, type SimsStrategySummary,
+  dailyLogRiskFree, logReturnsOf, median, percentileOfSorted, relativeFromLogReturns, RELATIVE_KEYS, runFigures, type SimsStrategySummary,
   TRADING_DAYS_PER_YEAR,
 } from "./summary.js";
 import { benchmarkIndex, STRATEGY_IDS } from "../domain/strategies.js";
@@ -33,6 +33,8 @@ export interface SummaryPlanning {
   flows?: FlowSchedule;
   inflation: number;
   targetValue?: number;
+  /** The annual risk-free rate of the relative figures' alpha (docs/method.md §7.6); absent: 0, the former bits. */
+  riskFree?: number;
 }
 
 /** One series of a sims summary. */
@@ -174,8 +176,9 @@ export class SimsSummaryStream {
       this.annual[slot] = f.annualised_return ?? Number.NaN;
       this.mdd[slot] = f.max_drawdown ?? Number.NaN;
       if (this.relative !== undefined) {
-        const r = relative ? relativeFromLogReturns(logReturnsOf(V.subarray(at + s * n, at + (s + 1) * n), m, this.logR), this.logB, m)
-          : relativeFromLogReturns(this.logR, this.logB, m);
+        const rf = dailyLogRiskFree(this.planning.riskFree);
+        const r = relative ? relativeFromLogReturns(logReturnsOf(V.subarray(at + s * n, at + (s + 1) * n), m, this.logR), this.logB, m, rf)
+          : relativeFromLogReturns(this.logR, this.logB, m, rf);
         for (const key of RELATIVE_KEYS) this.relative[key][slot] = r[key] ?? Number.NaN;
       }
       if (n > 0 && V[at + s * n + n - 1] < V[at + s * n]) this.losses[s]++;

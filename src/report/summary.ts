@@ -17,6 +17,10 @@
  * - `max_drawdown`          = max_t (1 − V_t / max_{s ≤ t} V_s), a fraction in [0, 1] (0.25 = a 25 % fall from the
  *                             running peak). 0 for a series that never falls.
  *
+ * With a risk-free rate (`riskFree`, annual; docs/method.md §7.6), `sharpe`, `sortino` (numerator and downside
+ * deviation) and `alpha` use the excess log-returns r_t − ln(1 + riskFree)/252; the other figures do not change
+ * (the information ratio's r − b already cancels the rate). Absent or 0: the same bits as without it.
+ *
  * Risk figures (appended after the fields above; docs/method.md §7.1):
  *
  * - `sortino`               = mean(r) · 252 / (DD · √252), with the same daily log-returns r as `sharpe`, target 0,
@@ -103,10 +107,10 @@ export interface ValueSeries {
  * Portfolio Management", 2nd ed., ch. 5 (tracking error, information ratio); capture ratios as Morningstar and
  * Portfolio Visualizer define them on arithmetic means of period returns, here of daily log-returns.
  */
-export function relativeFigures(v: ArrayLike<number>, b: ArrayLike<number>): RelativeFigures {
+export function relativeFigures(v: ArrayLike<number>, b: ArrayLike<number>, rf = 0): RelativeFigures {
   const m = Math.min(v.length, b.length) - 1;
   if (m < 2) return relativeFromLogReturns(new Float64Array(0), new Float64Array(0), m);
-  return relativeFromLogReturns(logReturnsOf(v, m), logReturnsOf(b, m), m);
+  return relativeFromLogReturns(logReturnsOf(v, m), logReturnsOf(b, m), m, rf);
 }
 
 /** The m daily log-returns ln(v_t / v_{t−1}), t = 1 … m, of a value series (one division and one log each). */
@@ -120,7 +124,7 @@ export function logReturnsOf(v: ArrayLike<number>, m: number, out: Float64Array 
  * (`logReturnsOf`): the same operations in the same order as reading them from the values, so the same bits. A sims
  * summary reuses the benchmark's returns for every series of a run.
  */
-export function relativeFromLogReturns(r: ArrayLike<number>, q: ArrayLike<number>, m: number): RelativeFigures {
+export function relativeFromLogReturns(r: ArrayLike<number>, q: ArrayLike<number>, m: number, rf = 0): RelativeFigures {
   const none: RelativeFigures = {
     beta: null, alpha: null, tracking_error: null, information_ratio: null, correlation: null, up_capture: null,
     down_capture: null,
@@ -164,7 +168,8 @@ export function relativeFromLogReturns(r: ArrayLike<number>, q: ArrayLike<number
   const te = finiteOrNull(Math.sqrt(sdd / (m - 1)) * Math.sqrt(TRADING_DAYS_PER_YEAR));
   return {
     beta,
-    alpha: beta === null ? null : finiteOrNull(TRADING_DAYS_PER_YEAR * (mr - beta * mb)),
+    // Jensen's alpha on excess returns: with rf = 0, mr − 0 and mb − 0 are mr and mb exactly (the same bits as before)
+    alpha: beta === null ? null : finiteOrNull(TRADING_DAYS_PER_YEAR * ((mr - rf) - beta * (mb - rf))),
     tracking_error: te,
     information_ratio: te !== null && te > 0 ? finiteOrNull((TRADING_DAYS_PER_YEAR * md) / te) : null,
     correlation: varB > 0 && srr > 0 ? finiteOrNull(srb / Math.sqrt(srr * sbb)) : null,
@@ -224,15 +229,23 @@ const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : nul
  * Departures: the Sharpe ratio uses log-returns (so mean·252 is the continuously compounded return), not the
  * arithmetic mean of simple returns; both are common, and the choice is stated wherever the figure is shown.
  */
-export function summarizeSeries(id: SeriesId, v: ArrayLike<number>): StrategySummary {
-  return seriesStatistics(id, v, true);
+export function summarizeSeries(id: SeriesId, v: ArrayLike<number>, riskFree?: number): StrategySummary {
+  return seriesStatistics(id, v, true, dailyLogRiskFree(riskFree));
+}
+
+/**
+ * The daily continuously compounded rate ln(1 + r)/252 of an annual risk-free rate r (docs/method.md §7.6), which
+ * Sharpe, Sortino and alpha subtract from the daily log-returns: 0 for an absent or zero rate.
+ */
+export function dailyLogRiskFree(annual: number | undefined): number {
+  return annual === undefined || annual === 0 ? 0 : Math.log1p(annual) / TRADING_DAYS_PER_YEAR;
 }
 
 /**
  * `summarizeSeries`, with the risk figures (sortino, calmar, var_95, cvar_95: one O(m log m) sort) only when `risk`;
  * otherwise they are null. `summarizeSims` reads none of them, and skips their cost for every run.
  */
-function seriesStatistics(id: SeriesId, v: ArrayLike<number>, risk: boolean): StrategySummary {
+function seriesStatistics(id: SeriesId, v: ArrayLike<number>, risk: boolean, rf = 0): StrategySummary {
   const n = v.length;
   if (n === 0) {
     return {
@@ -268,26 +281,28 @@ function seriesStatistics(id: SeriesId, v: ArrayLike<number>, risk: boolean): St
     let sum = 0;
     for (let t = 1; t < n; t++) sum += Math.log(v[t] / v[t - 1]);
     const mean = sum / m;
+    // the mean excess log-return; rf = 0 leaves mean and every r − rf exactly as they are (x − 0 = x)
+    const excess = mean - rf;
     if (risk) {
       let down = 0;
       const simple = new Float64Array(m);
       for (let t = 1; t < n; t++) {
-        const r = Math.log(v[t] / v[t - 1]);
+        const r = Math.log(v[t] / v[t - 1]) - rf;
         if (r < 0) down += r * r;
         simple[t - 1] = v[t] / v[t - 1] - 1;
       }
       const dd = Math.sqrt(down / m);
-      if (dd > 0) sortino = finiteOrNull((mean * TRADING_DAYS_PER_YEAR) / (dd * Math.sqrt(TRADING_DAYS_PER_YEAR)));
+      if (dd > 0) sortino = finiteOrNull((excess * TRADING_DAYS_PER_YEAR) / (dd * Math.sqrt(TRADING_DAYS_PER_YEAR)));
       if (annualisedReturn !== null && mdd > 0) calmar = finiteOrNull(annualisedReturn / mdd);
       simple.sort();
       const q = percentileOfSorted(simple, VAR_LEVEL_PERCENTILE);
       // The tail mean as q + mean(R − q): every R − q ≤ 0 exactly (rounding is monotone), so cvar_95 ≥ var_95 holds
       // in floating point too, not only on paper.
-      let excess = 0;
+      let tail = 0;
       let k = 0;
-      while (k < m && simple[k] <= q) excess += simple[k++] - q;
+      while (k < m && simple[k] <= q) tail += simple[k++] - q;
       var95 = finiteOrNull(0 - q); // 0 − x, not −x: a zero quantile is reported as 0, never −0
-      cvar95 = k > 0 ? finiteOrNull(0 - (q + excess / k)) : null;
+      cvar95 = k > 0 ? finiteOrNull(0 - (q + tail / k)) : null;
     }
     if (m >= 2) {
       let ss = 0;
@@ -297,7 +312,7 @@ function seriesStatistics(id: SeriesId, v: ArrayLike<number>, risk: boolean): St
       }
       const sd = Math.sqrt(ss / (m - 1));
       vol = finiteOrNull(sd * Math.sqrt(TRADING_DAYS_PER_YEAR));
-      if (vol !== null && vol > 0) sharpe = finiteOrNull((mean * TRADING_DAYS_PER_YEAR) / vol);
+      if (vol !== null && vol > 0) sharpe = finiteOrNull((excess * TRADING_DAYS_PER_YEAR) / vol);
     }
   }
 
@@ -318,11 +333,14 @@ function seriesStatistics(id: SeriesId, v: ArrayLike<number>, risk: boolean): St
 
 /**
  * Summary statistics per strategy of a paths report (`values[s]` is series `ids[s]`, response order by default);
- * `risk` = false leaves the risk figures null (and skips their sort).
+ * `risk` = false leaves the risk figures null (and skips their sort). `riskFree`: the annual risk-free rate
+ * (docs/method.md §7.6): Sharpe, Sortino and alpha use the log-returns in excess of ln(1 + riskFree)/252; absent or
+ * 0, every figure has exactly its former bits.
  * Throws a plain Error when the shapes disagree (a programming error, not user input).
  */
 export function summarize({ dates, values, ids: own }: ValueSeries, ids: readonly SeriesId[] = own ?? STRATEGY_IDS,
-  risk = true): StrategySummary[] {
+  risk = true, riskFree?: number): StrategySummary[] {
+  const rf = dailyLogRiskFree(riskFree);
   if (values.length !== ids.length) {
     throw new Error(`summarize: ${values.length} series but ${ids.length} strategy ids`);
   }
@@ -332,8 +350,8 @@ export function summarize({ dates, values, ids: own }: ValueSeries, ids: readonl
     if (v.length !== dates.length) {
       throw new Error(`summarize: series ${ids[s]} has ${v.length} values but there are ${dates.length} dates`);
     }
-    const row = seriesStatistics(ids[s], v, risk);
-    return bi < 0 ? row : { ...row, ...relativeFigures(v, values[bi]) };
+    const row = seriesStatistics(ids[s], v, risk, rf);
+    return bi < 0 ? row : { ...row, ...relativeFigures(v, values[bi], rf) };
   });
 }
 

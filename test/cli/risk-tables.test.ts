@@ -79,3 +79,33 @@ describe("the CLI's rebalancing table (issue 30: turnover 17.96 against the page
     expect(rows.some((r) => Number.parseFloat(r[2]) > 100)).toBe(true);
   });
 });
+
+describe("folio backtest --risk-free (issue 29 item 4)", () => {
+  it("--json's summary is the library's summarize with the rate, and names it; without the flag nothing changes", async () => {
+    const engine = await createEngine();
+    const paths = engine.pathsReport(alignPrices(await openStore(), TICKERS), { strategies: ["ewp", "ivp"] });
+    const rated = JSON.parse(await run(["backtest", ...TICKERS, "--strategies", "ewp,ivp", "--risk-free", "4%", "--json"])) as
+      { risk_free?: number; summary: unknown };
+    expect(rated.risk_free).toBe(0.04);
+    expect(rated.summary).toEqual(JSON.parse(JSON.stringify(summarize({ dates: paths.dates, values: paths.values }, paths.ids, true, 0.04))));
+    const plain = JSON.parse(await run(["backtest", ...TICKERS, "--strategies", "ewp,ivp", "--json"])) as { risk_free?: number; summary: unknown };
+    expect("risk_free" in plain).toBe(false);
+    expect(plain.summary).toEqual(JSON.parse(JSON.stringify(summarize({ dates: paths.dates, values: paths.values }, paths.ids))));
+    await expect(run(["backtest", ...TICKERS, "--risk-free", "200%"])).rejects.toThrow(/risk-free rate must be an annual rate above -1 and at most 1/);
+  });
+});
+
+describe("folio simulate --risk-free (issue 29 item 4)", () => {
+  it("--json's summary rows are engine.simsSummary's with the rate (the alpha against the benchmark moves), and name it", async () => {
+    const engine = await createEngine();
+    const prices = alignPrices(await openStore(), TICKERS, { benchmark: "SYN-NRG4" });
+    const options = { strategies: ["ewp" as const], benchmark: "SYN-NRG4", run_count: 6 };
+    const out = JSON.parse(await run(["simulate", ...TICKERS, "--strategies", "ewp", "--benchmark", "SYN-NRG4", "--runs", "6",
+      "--risk-free", "5%", "--json"])) as { risk_free?: number; summary: { alpha?: number }[] };
+    expect(out.risk_free).toBe(0.05);
+    const lib = engine.simsSummary(prices, { ...options, risk_free: 0.05 });
+    expect(out.summary).toEqual(JSON.parse(JSON.stringify(lib.strategies.map((r) => r.summary))));
+    const plain = engine.simsSummary(prices, options);
+    expect(lib.strategies[0].summary.alpha).not.toBe(plain.strategies[0].summary.alpha);
+  });
+});

@@ -3,7 +3,7 @@
  * own portfolios, a benchmark and rebalancing scale it as documented.
  */
 import { describe, expect, it } from "vitest";
-import { estimateCost, rebalanceDates } from "../../src/http/cost.js";
+import { BOOTSTRAP_COST, estimateCost, rebalanceDates } from "../../src/http/cost.js";
 import { openSyntheticStore } from "../../src/store/index.js";
 
 describe("estimateCost", () => {
@@ -16,6 +16,17 @@ describe("estimateCost", () => {
     expect(estimateCost(store, "paths", { tickers })).toBe(3 * test);
     expect(estimateCost(store, "sims", { tickers, run_count: 40 })).toBe(3 * test * 40);
     expect(estimateCost(store, "weights", { tickers, strategies: ["ewp", "gmvp", "hrp", "ivp", "mdcp", "mdp", "rpp"] })).toBe(3 * test);
+  });
+
+  it("an analysis adds its significance section's resamples × test days × series × BOOTSTRAP_COST", () => {
+    const paths = estimateCost(store, "paths", { tickers });
+    expect(estimateCost(store, "analysis", { tickers, sections: ["calendar"] } as never)).toBe(paths);
+    expect(estimateCost(store, "analysis", { tickers } as never)).toBe(Math.ceil(paths + 2000 * test * 21 * BOOTSTRAP_COST));
+    expect(estimateCost(store, "analysis", { tickers, strategies: ["ewp"], bootstrap_runs: 500, sections: ["significance"] } as never))
+      .toBe(Math.ceil(estimateCost(store, "paths", { tickers, strategies: ["ewp"] }) + 500 * test * 3 * BOOTSTRAP_COST));
+    // run_count adds the sims of the request, as /sims counts them
+    expect(estimateCost(store, "analysis", { tickers, run_count: 40 } as never))
+      .toBe(Math.ceil(paths + 2000 * test * 21 * BOOTSTRAP_COST + estimateCost(store, "sims", { tickers, run_count: 40 })));
   });
 
   it("scales with the series valued and the strategies re-optimised", () => {

@@ -1,5 +1,5 @@
 /**
- * `alignWithFactors` (docs/method.md §7.5): the factors join the tickers (and the benchmark) by the same inner join as
+ * `alignWithFactors` (docs/method.md §7.7): the factors join the tickers (and the benchmark) by the same inner join as
  * a benchmark; a factor among the tickers or equal to the benchmark is that column; unknown factors are one
  * UNKNOWN_TICKERS naming them all.
  */

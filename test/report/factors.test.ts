@@ -1,5 +1,5 @@
 /**
- * The factors section (issue 29 item 5; docs/method.md §7.5): the OLS with intercept and its Newey–West t statistics
+ * The factors section (issue 29 item 5; docs/method.md §7.7): the OLS with intercept and its Newey–West t statistics
  * against statsmodels (Debian's python3-statsmodels, `OLS(...).fit(cov_type="HAC", cov_kwds={"maxlags": L,
  * "use_correction": False})`) on skfolio's S&P 500 stocks regressed on its factor ETFs, the factor closes read from
  * the CSV by date (not through the store's alignment); by construction on exact data; the lag rule.

@@ -1,12 +1,13 @@
 /**
- * `folio analyze <tickers...>`: the analysis of the paths in-process (src/report/analysis.ts; docs/method.md §7.4):
- * per series the yearly returns with the best and worst year, and the deepest drawdown episodes; or --json (the body
- * of POST /v1/optimiser/analysis).
+ * `folio analyze <tickers...>`: the analysis of the paths in-process (src/report/analysis.ts; docs/method.md §7.4,
+ * §7.5): per series the yearly returns with the best and worst year, the deepest drawdown episodes and the
+ * significance table (bootstrap intervals, PSR, DSR, the Sharpe difference to the base and its p-values); or --json
+ * (the body of POST /v1/optimiser/analysis).
  */
-import { InvalidArgumentError, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { createEngine } from "../../index.js";
 import { ANALYSIS_SECTIONS, type AnalysisSection } from "../../report/analysis.js";
-import { boundsOf, strategiesOf, withBenchmark, loadPrices, withDataOptions, type CommonOptions } from "../common.js";
+import { boundsOf, parseRiskFreeArg, parseSeedArg, strategiesOf, withBenchmark, loadPrices, withDataOptions, type CommonOptions } from "../common.js";
 import { formatTable, fmtNum, fmtPct, Progress } from "../output.js";
 import { MAX_FACTORS } from "../../report/factors.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
@@ -14,7 +15,23 @@ import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceF
 interface AnalyzeOptions extends CommonOptions, RebalanceFlags {
   sections?: AnalysisSection[];
   top?: number;
+  confidence?: number;
+  bootstrapRuns?: number;
+  base?: string;
+  sharpeBenchmark?: number;
+  seed?: string;
+  riskFree?: number;
+  runs?: number;
+  sharpeTest?: "hac" | "bootstrap";
 }
+
+/** A number (the library checks its range and says what to change). */
+function parseNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new InvalidArgumentError(`expected a number, got ${JSON.stringify(value)}`);
+  return n;
+}
+
 
 function parseSections(value: string): AnalysisSection[] {
   const list = value.split(",").map((s) => s.trim()).filter(Boolean);
@@ -42,7 +59,7 @@ function parseTop(value: string): number {
 export function registerAnalyze(program: Command): Command {
   const cmd = program
     .command("analyze")
-    .description("analyse the paths: calendar returns (years, best and worst) and the deepest drawdown episodes per series")
+    .description("analyse the paths: calendar returns (years, best and worst), the deepest drawdown episodes and significance per series")
     .argument("<tickers...>", "ticker symbols (space- or comma-separated)");
   withDataOptions(cmd);
   withBenchmark(cmd);
@@ -50,18 +67,30 @@ export function registerAnalyze(program: Command): Command {
   cmd.option("--sections <list>", `sections, comma-separated (default all: ${ANALYSIS_SECTIONS.join(",")})`, parseSections)
     .option("--top <n>", "drawdown episodes and top holdings listed per series, 1..100 (default 10)", parseTop)
     .option("--factors <list>", `factor tickers of the store, comma-separated (1..${MAX_FACTORS}): the factors section's regressors`, parseFactors)
+    .option("--confidence <c>", "significance: the intervals' level, in (0.5, 0.999) (default 0.95)", parseNumber)
+    .option("--bootstrap-runs <n>", "significance: stationary-bootstrap resamples per series, 100..10000 (default 2000)", parseNumber)
+    .option("--base <series>", "significance: the series compared with (default the benchmark's, else l1r.l2d.l3ewp)")
+    .option("--sharpe-benchmark <sr>", "significance: SR* of the probabilistic Sharpe ratio, annualised (default 0)", parseNumber)
+    .option("--seed <u64>", "significance: the resampling seed (default derived from the request, as for sims)", parseSeedArg)
+    .addOption(new Option("--sharpe-test <test>", "significance: the Sharpe difference's p-value, hac (Parzen HAC) or bootstrap (Ledoit–Wolf studentized circular block bootstrap)").choices(["hac", "bootstrap"]))
+    .option("--runs <n>", "significance: simulated runs over which each final value is compared with the base's (1..10000)", parseNumber)
+    .option("--risk-free <rate>", "the annual risk-free rate, 0.04 or 4% (default 0)", parseRiskFreeArg)
     .option("--json", "print the analysis as JSON (the body of POST /v1/optimiser/analysis)");
   cmd.addHelpText("after", `
 Calendar returns: each year's simple return from the previous year's last value (the first year's from the purchase);
 partial first and last years are marked *. Drawdowns: from a running peak to the trough below it and the recovery to
 the peak's value (docs/method.md §7.4), deepest first, with their lengths in trading days and the ulcer index.
+Significance (docs/method.md §7.5), from the daily simple returns in excess of the risk-free rate: the Sharpe ratio
+with its stationary-bootstrap interval, the annualised return and maximum drawdown intervals, the probabilistic and
+deflated Sharpe ratios, and the Sharpe difference to the base with its Ledoit–Wolf HAC p-value (and Holm's).
 Factors (with --factors): per series the OLS of its daily excess returns on the factors', alpha annualised ×252, the
-betas and their Newey–West t statistics, R² (docs/method.md §7.5). Attribution: per series at the purchase and the last
-rebalance, the largest risk contributions, the diversification ratio and the effective number of holdings (§7.6).
+betas and their Newey–West t statistics, R² (docs/method.md §7.7). Attribution: per series at the purchase and the last
+rebalance, the largest risk contributions, the diversification ratio and the effective number of holdings (§7.8).
 
 Examples (the tickers of the default store, the embedded synthetic universe):
   folio analyze SYN-TEC1 SYN-FIN2 SYN-UTL3 --strategies ewp,gmvp
   folio analyze SYN-TEC1 SYN-FIN2 --sections drawdowns --top 3 --json
+  folio analyze SYN-TEC1 SYN-FIN2 SYN-UTL3 --sections significance --risk-free 4% --seed 42
   folio analyze SYN-TEC1 SYN-FIN2 SYN-UTL3 --factors SYN-NRG1,SYN-HLT1 --sections factors`);
   cmd.action(async (args: string[], opts: AnalyzeOptions, self: Command) => {
     const rebalanceOptions = rebalanceOptionsOf(opts);
@@ -75,6 +104,14 @@ Examples (the tickers of the default store, the embedded synthetic universe):
       covariance: opts.covariance, hrp: opts.hrp, ...rebalanceOptions, ...boundsOf(opts), ...strategiesOf(opts),
       ...(opts.sections ? { sections: opts.sections } : {}), ...(opts.top ? { top: opts.top } : {}),
       ...(opts.factors ? { factors: opts.factors } : {}),
+      ...(opts.confidence !== undefined ? { confidence: opts.confidence } : {}),
+      ...(opts.bootstrapRuns !== undefined ? { bootstrap_runs: opts.bootstrapRuns } : {}),
+      ...(opts.base !== undefined ? { base: opts.base } : {}),
+      ...(opts.sharpeBenchmark !== undefined ? { sharpe_benchmark: opts.sharpeBenchmark } : {}),
+      ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+      ...(opts.riskFree !== undefined ? { risk_free: opts.riskFree } : {}),
+      ...(opts.runs !== undefined ? { run_count: opts.runs } : {}),
+      ...(opts.sharpeTest !== undefined ? { sharpe_test: opts.sharpeTest } : {}),
     });
     progress.done();
     if (opts.json) {
@@ -99,6 +136,20 @@ Examples (the tickers of the default store, the embedded synthetic universe):
         a.drawdowns.flatMap((d) => d.episodes.map((e, k) => [k === 0 ? d.PATH : "", fmtPct(-e.depth), e.peak, e.trough,
           e.recovery ?? "not yet", String(e.length_days), e.recovery_days === null ? "-" : String(e.recovery_days),
           k === 0 ? fmtNum(d.ulcer_index) : ""])),
+      ));
+    }
+    if (a.significance && a.significance.length > 0) {
+      const g = a.significance[0];
+      const ci = (x: [number, number] | null, f: (v: number) => string) => (x === null ? "-" : `${f(x[0])} … ${f(x[1])}`);
+      const p = (x: number | null) => (x === null ? "-" : x < 1e-4 ? x.toExponential(1) : x.toFixed(4));
+      out.push(`Significance (${fmtPct(g.confidence)} stationary-bootstrap intervals, ${g.bootstrap_runs} resamples, seed ${g.seed}; ` +
+        `base ${g.base}; DSR over ${g.dsr_trials} trials, SR*₀ ${fmtNum(g.dsr_sharpe_benchmark)}):\n\n` + formatTable(
+        ["series", "sharpe", "interval", "ann. return", "interval", "max drawdown", "interval", "block", "psr", "dsr",
+          "Δ sharpe", "p-value", "Holm", ...(g.beats_base ? [`beats base (${g.beats_base.runs} runs)`] : [])],
+        a.significance.map((r) => [r.PATH, fmtNum(r.sharpe), ci(r.sharpe_ci, fmtNum), fmtPct(r.annualised_return),
+          ci(r.annualised_return_ci, fmtPct), fmtPct(r.max_drawdown), ci(r.max_drawdown_ci, fmtPct), r.block_length.toFixed(1),
+          p(r.psr), p(r.dsr), r.sharpe_diff === null ? "-" : fmtNum(r.sharpe_diff), p(r.p_value), p(r.p_value_holm),
+          ...(r.beats_base ? [fmtPct(r.beats_base.probability)] : [])]),
       ));
     }
     if (a.factors) {

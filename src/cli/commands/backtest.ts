@@ -6,7 +6,7 @@ import type { Command } from "commander";
 import { RELATIVE_KEYS } from "../../report/summary.js";
 import { createEngine } from "../../index.js";
 import { summarize, type StrategySummary } from "../../report/summary.js";
-import { boundsOf, strategiesOf, withBenchmark, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
+import { boundsOf, parseRiskFreeArg, strategiesOf, withBenchmark, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
 import { UsageError } from "../exit-codes.js";
 import { seriesTable, fmtMoney, fmtNum, fmtPct, Progress, toCsv } from "../output.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
@@ -44,6 +44,7 @@ export function riskTable(rows: StrategySummary[]): string {
 
 interface BacktestOptions extends CommonOptions, RebalanceFlags {
   values?: boolean;
+  riskFree?: number;
 }
 
 export function registerBacktest(program: Command): Command {
@@ -55,7 +56,9 @@ export function registerBacktest(program: Command): Command {
   withBenchmark(cmd);
   withRebalanceOptions(cmd);
   withMachineOutput(cmd);
-  cmd.option("--values", "print the daily portfolio values (needs --json or --csv) instead of the summary");
+  cmd.option("--values", "print the daily portfolio values (needs --json or --csv) instead of the summary")
+    .option("--risk-free <rate>", "annual risk-free rate, 0.04 or 4%: Sharpe, Sortino and alpha on excess returns (default 0)",
+      parseRiskFreeArg);
   cmd.addHelpText("after", `
 Statistics per strategy: final value; total return; annualised return (V_T/V_0)^(252/(n-1)) - 1; annualised
 volatility (sample sd of daily log-returns x sqrt 252); Sharpe ratio at a zero rate (mean daily log-return x 252 /
@@ -63,7 +66,8 @@ volatility); maximum drawdown (largest fall from a running peak). A second table
 (mean daily log-return x 252 / (downside deviation x sqrt 252), target 0, downside deviation over all days); Calmar
 (annualised return / maximum drawdown); historical 95% VaR and CVaR of the daily simple returns, as losses (VaR =
 minus the 5th percentile, linear interpolation; CVaR = minus the mean of the returns at or below it).
-"-" (null in JSON/CSV) where undefined.
+"-" (null in JSON/CSV) where undefined. --risk-free r: Sharpe, Sortino (target r) and alpha use the daily log-returns
+in excess of ln(1 + r)/252 (docs/method.md §7.6); the JSON then has "risk_free".
 
 --rebalance monthly|quarterly|annual|k re-optimises on the first test day of each new period (or every k test days)
 from the 252 closes before it (--window expanding: every close before it) and trades at that close, paying
@@ -94,7 +98,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     const reb = report.rebalance;
     progress.next("summarising");
     const ids = report.series.map((s) => s.PATH);
-    const summary = summarize({ dates: report.dates, values: report.values }, ids);
+    const summary = summarize({ dates: report.dates, values: report.values }, ids, true, opts.riskFree);
     progress.done();
     const first = report.dates[0];
     const last = report.dates[report.dates.length - 1];
@@ -107,7 +111,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     if (opts.json) {
       process.stdout.write(JSON.stringify({
         tickers: prices.tickers, first_date: first, last_date: last, days: report.dates.length,
-        covariance_fallback: report.covarianceFallback, summary,
+        covariance_fallback: report.covarianceFallback, ...(opts.riskFree !== undefined ? { risk_free: opts.riskFree } : {}), summary,
         ...(reb ? { rebalance: { rule: reb.rule, window: reb.window, costs_bps: reb.costs_bps, dates: reb.dates, series: reb.series } } : {}),
       }, null, 2) + "\n");
     } else if (opts.csv) {

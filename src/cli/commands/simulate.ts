@@ -7,7 +7,7 @@ import type { SimDrift, SimModel } from "../../domain/types.js";
 import { loadKernels } from "../../engine/index.js";
 import type { SimsStrategySummary } from "../../report/summary.js";
 import { simsInChunks } from "../sims-chunks.js";
-import { boundsOf, strategiesOf, withBenchmark, loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
+import { boundsOf, parseRiskFreeArg, strategiesOf, withBenchmark, loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
 import { seriesTable, fmtMoney, fmtPct, Progress, toCsv } from "../output.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
 import { isPlanning, planningOptionsOf, planningTable, withPlanningOptions, type PlanningFlags } from "./planning-args.js";
@@ -24,6 +24,7 @@ interface SimulateOptions extends CommonOptions, RebalanceFlags, PlanningFlags {
   model: SimModel;
   drift: SimDrift;
   blockLength?: number;
+  riskFree?: number;
 }
 
 export function registerSimulate(program: Command): Command {
@@ -34,6 +35,8 @@ export function registerSimulate(program: Command): Command {
   withDataOptions(cmd);
   withBenchmark(cmd);
   withSimsOptions(cmd);
+  cmd.option("--risk-free <rate>", "annual risk-free rate, 0.04 or 4%: the alpha against --benchmark on excess returns (default 0)",
+    parseRiskFreeArg);
   withRebalanceOptions(cmd);
   withPlanningOptions(cmd);
   withMachineOutput(cmd);
@@ -75,6 +78,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
       covariance: opts.covariance, hrp: opts.hrp, run_count: opts.runs, model: opts.model, drift: opts.drift, ...rebalanceOptions, ...boundsOf(opts), ...strategiesOf(opts),
       ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
       ...(opts.blockLength !== undefined ? { block_length: opts.blockLength } : {}),
+      ...(opts.riskFree !== undefined ? { risk_free: opts.riskFree } : {}),
       ...planning,
     }, (done, total) => progress.within(done, total, `${done} of ${total} runs`));
     const summary = report.summary;
@@ -91,7 +95,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
         tickers: prices.tickers, seed: report.seed, model: report.model,
         ...(report.drift !== undefined ? { drift: report.drift } : {}),
         ...(report.blockLength !== undefined ? { block_length: report.blockLength } : {}),
-        runs: report.runs,
+        runs: report.runs, ...(opts.riskFree !== undefined ? { risk_free: opts.riskFree } : {}),
         first_date: first, last_date: last, days: report.dates.length, summary, warnings: report.warnings,
         ...(report.rebalance ? { rebalance: report.rebalance } : {}),
       }, null, 2) + "\n");

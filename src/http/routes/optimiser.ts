@@ -46,7 +46,7 @@ export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string
 }
 
 export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { report: boolean }): void {
-  const { OptimiserBody, SimsBody: SimsSchema, AnalysisBody } = makeSchemas(ctx.limits);
+  const { OptimiserBody, SimsBody: SimsSchema, AnalysisBody, ReportBody } = makeSchemas(ctx.limits);
   const r = v1.withTypeProvider<ZodTypeProvider>();
 
   const route = (kind: ComputeKind, summary: string, response: z.ZodType, body: z.ZodType = OptimiserBody) => {
@@ -71,12 +71,16 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
     "series (strategies and own portfolios), with each trade's turnover and costs. Buy and hold: the purchase alone.",
     ScheduleResponse);
   route("analysis", "The tables an analyst reads first, per series of the paths: calendar returns (years and months, " +
-    "best and worst year) and the deepest drawdown episodes with their dates, recovery and the ulcer index (docs/method.md " +
-    "§7.4); with `factors`, each series' OLS on the factors' returns with Newey–West t statistics (§7.5); the risk " +
-    "attribution at each weights date (§7.6). Same body as /paths plus `sections`, `top` and `factors`.", AnalysisResponse, AnalysisBody);
+    "best and worst year), the deepest drawdown episodes with their dates, recovery and the ulcer index (docs/method.md " +
+    "§7.4), significance: stationary-bootstrap intervals of the annualised return, volatility, Sharpe and maximum " +
+    "drawdown, the probabilistic and deflated Sharpe ratios and the Sharpe difference to a base with its Ledoit–Wolf " +
+    "HAC p-value, Holm-adjusted (§7.5), the risk attribution at each weights date (§7.6) and, with `factors`, each " +
+    "series' OLS on the factors' returns with Newey–West t statistics (§7.7). Same body as /paths plus `sections`, " +
+    "`top`, `confidence`, `bootstrap_runs`, `base`, `sharpe_benchmark`, `seed`, `risk_free` and `factors`.", AnalysisResponse, AnalysisBody);
   if (opts.report) {
     route("report", "Summary statistics per strategy of the paths (final value, returns, volatility, Sharpe, drawdown, " +
-      "Sortino, Calmar, historical 95 % VaR and CVaR of the daily returns).",
-      ReportResponse);
+      "Sortino, Calmar, historical 95 % VaR and CVaR of the daily returns). With `risk_free`, Sharpe, Sortino and alpha " +
+      "use excess returns (docs/method.md §7.6).",
+      ReportResponse, ReportBody);
   }
 }

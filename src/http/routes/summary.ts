@@ -79,7 +79,7 @@ const DESCRIPTION =
   "give the runs /sims returns. Strong etag: send it back in if-none-match to get 304 without a recomputation.";
 
 export function simsSummaryRoute(v1: FastifyInstance, ctx: AppContext): void {
-  const { SimsBody } = makeSchemas(ctx.limits);
+  const { SimsSummaryBody } = makeSchemas(ctx.limits);
   v1.withTypeProvider<ZodTypeProvider>().post(SIMS_SUMMARY_PATH, {
     preParsing: requireJson,
     schema: {
@@ -87,7 +87,7 @@ export function simsSummaryRoute(v1: FastifyInstance, ctx: AppContext): void {
       description: DESCRIPTION,
       tags: ["optimiser"],
       security: [{ apiKey: [] }],
-      body: SimsBody,
+      body: SimsSummaryBody,
       response: {
         200: SimsSummaryResponse,
         304: z.null().describe("Not modified: the etag sent in if-none-match is current."),

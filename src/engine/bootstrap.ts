@@ -1,0 +1,64 @@
+/**
+ * Typed wrapper over the stationary bootstrap kernel of assembly/stats/bootstrap.ts (docs/method.md §7.5): one call of
+ * the protocol of src/engine/protocol.ts (`invoke`): the returns and block lengths copied in once, the resampled
+ * figures copied out. Inputs are never modified.
+ */
+import type { Wasm } from "./wasm.js";
+import { invoke } from "./protocol.js";
+import { valueOf } from "./status.js";
+import { need } from "./core.js";
+
+export interface StationaryBootstrapInput {
+  /** S×m daily simple (excess) returns, row-major: series s's m returns in date order. */
+  returns: Float64Array;
+  m: number;
+  S: number;
+  /** S mean block lengths, each ≥ 1. */
+  blockLengths: ArrayLike<number>;
+  /** The u64 seed (docs/method.md §8.5). */
+  seed: bigint;
+  /** Resamples per series. */
+  resamples: number;
+}
+
+/** Figures per resample, in `stationaryBootstrap`'s output (out[(s·B + b)·4 + k]). */
+export const BOOTSTRAP_FIGURES = ["annualised_return", "annualised_volatility", "sharpe", "max_drawdown"] as const;
+
+/**
+ * S×B×4 resampled figures (annualised return, volatility, Sharpe, maximum drawdown; NaN where undefined), throwing the
+ * catalogue error of a failed status.
+ */
+export function stationaryBootstrap(wasm: Wasm, input: StationaryBootstrapInput): Float64Array {
+  const { returns: R, m, S, blockLengths: L, seed, resamples: B } = input;
+  need(Number.isInteger(m) && Number.isInteger(S) && m >= 2 && S >= 1 && R.length === S * m,
+    `returns must hold S×m = ${S}×${m} values, got ${R.length}`);
+  need(L.length === S, `blockLengths must hold S = ${S} values`);
+  need(Number.isInteger(B) && B >= 1, `resamples must be an integer ≥ 1, got ${B}`);
+  const o = invoke(wasm, "kStationaryBootstrap", { R, m, S, L, seed: BigInt.asUintN(64, seed), B, out: S * B * 4 });
+  return valueOf({ status: o.status, badIndex: o.badIndex, value: o.value.out }, { what: "bootstrap" });
+}
+
+export interface SharpeDiffBootstrapInput {
+  /** S×m daily (excess) returns, row-major. */
+  returns: Float64Array;
+  m: number;
+  S: number;
+  /** The index of the base series. */
+  base: number;
+  /** S block lengths, days (1 … m; the base's ignored). */
+  blocks: ArrayLike<number>;
+  seed: bigint;
+  resamples: number;
+  /** S values |Δ̂_s|/se_s of the data (ignored for the base). */
+  statistic: ArrayLike<number>;
+}
+
+/** S studentized circular block bootstrap p-values against the base (NaN for the base), throwing on a failed status. */
+export function sharpeDiffBootstrap(wasm: Wasm, input: SharpeDiffBootstrapInput): Float64Array {
+  const { returns: R, m, S, base, blocks: b, seed, resamples: M, statistic: dHat } = input;
+  need(Number.isInteger(m) && Number.isInteger(S) && m >= 2 && S >= 2 && R.length === S * m,
+    `returns must hold S×m = ${S}×${m} values (S ≥ 2), got ${R.length}`);
+  need(dHat.length === S && b.length === S, `statistic and blocks must hold S = ${S} values`);
+  const o = invoke(wasm, "kSharpeDiffBootstrap", { R, m, S, base, blocks: Int32Array.from(b), seed: BigInt.asUintN(64, seed), M, dHat, out: S });
+  return valueOf({ status: o.status, badIndex: o.badIndex, value: o.value.out }, { what: "bootstrap" });
+}
