@@ -54,12 +54,13 @@ export function estimateCost(store: PriceStore, kind: string, request: RequestBo
  * The extra work of an analysis (issue 29 items 5 and 6): the factor regressions, O(test days × (k + 1)²) per series,
  * counted as (k + 1)² / 21 ticker-days per series and test day; and the attribution's covariances, one per weights
  * date and frequency over a training window (N² × training flops, as a rebalance's covariance), counted as
- * tickers × training × 3 per date — the order of the rebalancing term.
+ * tickers × training × 3 per date — the order of the rebalancing term. Each only when its section is asked.
  */
 function analysisCost(request: RequestBody, testDays: number, training: number, series: number, k: number): number {
-  const regressions = k === 0 ? 0 : series * testDays * (k + 1) * (k + 1) / 21;
+  const asked = (section: string) => (request as AnalysisRequest).sections?.includes(section) ?? true;
+  const regressions = k === 0 || !asked("factors") ? 0 : series * testDays * (k + 1) * (k + 1) / 21;
   const dates = rebalanceDates(request.rebalance, testDays) + 1;
-  return regressions + request.tickers.length * training * 3 * dates / (3 * DEFAULT_STRATEGIES.length);
+  return regressions + (asked("attribution") ? request.tickers.length * training * 3 * dates / (3 * DEFAULT_STRATEGIES.length) : 0);
 }
 
 /**

@@ -19,14 +19,14 @@ describe("POST /v1/optimiser/analysis: factors and attribution", () => {
     const res = await t().post("/v1/optimiser/analysis", { tickers, ...options });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json() as Record<string, unknown[]>;
-    expect(Object.keys(body)).toEqual(["calendar", "drawdowns", "factors", "attribution"]);
+    expect(Object.keys(body)).toEqual(["calendar", "drawdowns", "significance", "factors", "attribution"]);
     const lib = (await createEngine()).analysis(alignPrices(t().store, tickers, { factors }), { ...options, strategies: ["ewp", "hrp"] });
     expect(body).toEqual(JSON.parse(JSON.stringify(lib)));
     const only = await t().post("/v1/optimiser/analysis", { tickers, sections: ["attribution"] });
     expect(Object.keys(only.json() as object)).toEqual(["attribution"]);
     // without factors, the default sections leave the factors section out
     const plain = await t().post("/v1/optimiser/analysis", { tickers, strategies: ["ewp"] });
-    expect(Object.keys(plain.json() as object)).toEqual(["calendar", "drawdowns", "attribution"]);
+    expect(Object.keys(plain.json() as object)).toEqual(["calendar", "drawdowns", "significance", "attribution"]);
   });
 
   it("names an unknown factor in a 422 UNKNOWN_TICKERS, and refuses bad factors lists with their pointers", async () => {

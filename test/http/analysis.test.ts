@@ -19,7 +19,7 @@ describe("POST /v1/optimiser/analysis", () => {
     expect(res.json()).toEqual(JSON.parse(JSON.stringify(lib)));
     const only = await t().post("/v1/optimiser/analysis", { tickers, sections: ["drawdowns"] });
     expect(Object.keys(only.json() as object)).toEqual(["drawdowns"]);
-    expect(Object.keys(res.json() as object)).toEqual(["calendar", "drawdowns", "significance"]);
+    expect(Object.keys(res.json() as object)).toEqual(["calendar", "drawdowns", "significance", "attribution"]);
   });
 
   it("answers the significance section of engine.analysis, seeded by the request's seed or the sims' default rule", async () => {

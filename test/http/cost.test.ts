@@ -21,12 +21,14 @@ describe("estimateCost", () => {
   it("an analysis adds its significance section's resamples × test days × series × BOOTSTRAP_COST", () => {
     const paths = estimateCost(store, "paths", { tickers });
     expect(estimateCost(store, "analysis", { tickers, sections: ["calendar"] } as never)).toBe(paths);
-    expect(estimateCost(store, "analysis", { tickers } as never)).toBe(Math.ceil(paths + 2000 * test * 21 * BOOTSTRAP_COST));
+    // the default sections: significance and the attribution's covariances (one weights date: the purchase)
+    const attribution = (3 * 252 * 3) / 21;
+    expect(estimateCost(store, "analysis", { tickers } as never)).toBe(Math.ceil(paths + (attribution + 2000 * test * 21 * BOOTSTRAP_COST)));
     expect(estimateCost(store, "analysis", { tickers, strategies: ["ewp"], bootstrap_runs: 500, sections: ["significance"] } as never))
       .toBe(Math.ceil(estimateCost(store, "paths", { tickers, strategies: ["ewp"] }) + 500 * test * 3 * BOOTSTRAP_COST));
     // run_count adds the sims of the request, as /sims counts them
     expect(estimateCost(store, "analysis", { tickers, run_count: 40 } as never))
-      .toBe(Math.ceil(paths + 2000 * test * 21 * BOOTSTRAP_COST + estimateCost(store, "sims", { tickers, run_count: 40 })));
+      .toBe(Math.ceil(paths + (attribution + (2000 * test * 21 * BOOTSTRAP_COST + estimateCost(store, "sims", { tickers, run_count: 40 })))));
   });
 
   it("scales with the series valued and the strategies re-optimised", () => {
@@ -55,11 +57,13 @@ describe("estimateCost of an analysis (issue 29 items 5 and 6)", () => {
 
   it("adds the attribution's covariances per weights date and the regressions per factor; paths' costs unchanged", () => {
     const paths = estimateCost(store, "paths", { tickers });
-    const plain = estimateCost(store, "analysis", { tickers });
+    const sections = ["calendar", "drawdowns", "factors", "attribution"];
+    const plain = estimateCost(store, "analysis", { tickers, sections });
     expect(plain).toBe(Math.ceil(3 * test + (3 * 252 * 3) / 21));
-    const withFactors = estimateCost(store, "analysis", { tickers, factors: ["SYN-NRG1", "SYN-HLT1"] });
+    expect(estimateCost(store, "analysis", { tickers, sections: ["calendar"] })).toBe(paths);
+    const withFactors = estimateCost(store, "analysis", { tickers, sections, factors: ["SYN-NRG1", "SYN-HLT1"] });
     expect(withFactors).toBe(Math.ceil(3 * test + 21 * test * 9 / 21 + (3 * 252 * 3) / 21));
-    expect(estimateCost(store, "analysis", { tickers, rebalance: "monthly" })).toBeGreaterThan(
+    expect(estimateCost(store, "analysis", { tickers, sections, rebalance: "monthly" })).toBeGreaterThan(
       estimateCost(store, "paths", { tickers, rebalance: "monthly" }));
     // factors count only on an analysis
     expect(estimateCost(store, "paths", { tickers, factors: ["SYN-NRG1"] })).toBe(paths);
