@@ -6,7 +6,8 @@
  * day) is reproduced on its monthly gmvp and certified here in plain JS through the returns' factor; random windows
  * of N = 500–2,000 (every registry strategy, the three frequencies) and bounded ones of N = 200–700 go through
  * the library and must give every series, each a fully-invested point of the box. The same window with
- * max_weight 0.002 is the box QP's case (§5.6, "Zero-variance faces on the factor"), certified the same way.
+ * max_weight 0.002 is the box QP's case (§5.6, "Zero-variance faces on the factor"), certified the same way; bounded
+ * windows of N = 1,000–2,000 exercise its projected-gradient phase and Woodbury faces (§5.6).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -149,5 +150,21 @@ describe("whole-market windows: no solver failure", () => {
         expect(Object.keys(w).length).toBe(3 * ALL.length);
         expectFeasible(w, N, lo, hi);
       }), { seed: 31, numRuns: 6 });
+  }, 300_000);
+
+  it("random bounded windows on the factor path, N = 1,000–2,000, gmvp, mdcp, mdp and rpp (fast-check, 2 windows)", async () => {
+    // the box QP's projected-gradient phase and Woodbury faces (docs/method.md §5.6) at the sizes where they matter
+    const engine = await createEngine();
+    const S: Strategy[] = ["gmvp", "mdcp", "mdp", "rpp"];
+    fc.assert(fc.property(
+      fc.integer({ min: 1000, max: 2000 }), fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 0, max: 60 }),
+      fc.double({ min: 2, max: 20, noNaN: true }), fc.boolean(),
+      (N, seed, skip, hiTimesN, withLo) => {
+        const hi = hiTimesN / N;
+        const lo = withLo ? 0.2 / N : 0;
+        const w = engine.weights(window(253, N, seed, skip), { strategies: S, max_weight: hi, ...(withLo ? { min_weight: lo } : {}) });
+        expect(Object.keys(w).length).toBe(3 * S.length);
+        expectFeasible(w, N, lo, hi);
+      }), { seed: 32, numRuns: 2 });
   }, 300_000);
 });
