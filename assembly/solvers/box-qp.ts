@@ -228,6 +228,7 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
   let zValid = false;
   let lastAdded: i32 = -1;
   let lastFrom: i32 = FREE;
+  let checked = -1.0; // the certificate of the point the loop stopped at, when it was checked there (w unchanged)
   for (; it < maxIter; it++) {
     if (!zValid) {
       const useW = k > kW;
@@ -424,7 +425,8 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
         // than observations: conditioned like 1/δ) the up/down-dated factor drifts and a bar can hide a true
         // negative multiplier; so the certificate is checked here, and if it fails the factor is rebuilt from
         // scratch and the bars are lifted before going on (at most 8 times; the final certificate judges anyway).
-        if (retries < 8 && boxKktResidual(Q, N, w, lo, hi, z2, c) > 1e-9) {
+        checked = retries < 8 ? boxKktResidual(Q, N, w, lo, hi, z2, c) : -1.0;
+        if (checked > 1e-9) {
           retries++;
           memory.fill(tabu, 0, <usize>N << 2);
           nTabu = 0;
@@ -495,7 +497,8 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
   }
   setIterations(it);
   if (!done) return Status.NotConverged;
-  const res = boxKktResidual(Q, N, w, lo, hi, g, c);
+  // the loop's own check of this very w, when it made one (the same computation: the same bits), else computed here
+  const res = checked >= 0.0 ? checked : boxKktResidual(Q, N, w, lo, hi, g, c);
   setResidual(res);
   memory.copy(out, w, <usize>N << 3);
   return res <= 1e-9 ? Status.Ok : Status.NotCertified;
