@@ -221,18 +221,20 @@ function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usi
     // rounding floor of ∇P. (After a damped or a large step a slow decrease is only the damped phase of Newton.)
     if (lastTiny && r > 0.25 * rLast) break;
     rLast = r;
+    // H = s²Σ + diag(b/w²), and Hw row by row while the row is in cache (`symv` is this per-row `dot`: the same
+    // bits, one pass over H instead of two)
     for (let i: i32 = 0; i < N; i++) {
       const Hi = H + <usize>i * row;
       const Si = S + <usize>i * row;
       for (let j: i32 = 0; j < N; j++) store<f64>(Hi + (<usize>j << 3), load<f64>(Si + (<usize>j << 3)) * s2);
       const wi = load<f64>(w + (<usize>i << 3));
       store<f64>(Hi + (<usize>i << 3), load<f64>(Hi + (<usize>i << 3)) + b / (wi * wi));
+      store<f64>(cv + (<usize>i << 3), dot(Hi, w, N));
     }
     // c = ∇P − (H + δI)w with δ the box QP's own ridge (`boxRidge`): the QP minimises the ridged model, whose
     // gradient at w is then ∇P exactly, so "the model's minimiser is w" means "w is a KKT point of P". With
     // c = ∇P − Hw the fixed point would be a KKT point of P + ½δ‖w‖² instead, a gradient bias of δ·w_i that is
     // far above the certificate when a tiny weight makes b/w_i² (hence δ ∝ trace(H)/N) large.
-    symv(N, H, w, cv);
     const ridge = boxRidge(H, N);
     for (let i: i32 = 0; i < N; i++) {
       store<f64>(cv + (<usize>i << 3), load<f64>(gam + (<usize>i << 3)) - load<f64>(cv + (<usize>i << 3)) -
