@@ -2,7 +2,7 @@ import { Status } from "../shared/status";
 import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
 import { arenaMark, arenaRelease, scratchF64, scratchI32 } from "../memory";
 import { dot, axpy } from "../linalg/blas";
-import { appendRow, backL, growFactor, refactor, removeRow, WOODBURY_MARGIN } from "./simplex-qp";
+import { appendRow, backL, growFactor, multiplierTolerance, refactor, removeRow, WOODBURY_MARGIN } from "./simplex-qp";
 import { cholesky, cholSolve } from "../linalg/cholesky";
 import { addScaledOuterLower, LowRank } from "../linalg/woodbury";
 
@@ -31,6 +31,16 @@ function traceOf(Q: usize, N: i32): f64 {
 export function boxRidge(Q: usize, N: i32): f64 {
   return BOX_RIDGE * (traceOf(Q, N) / <f64>N);
 }
+
+/**
+ * Once the anti-cycling rule has fired in a solve, a nearly singular Woodbury face gets up to REFINE_MORE refinement
+ * steps beyond the usual two, until the non-uniform part ρ of its face gradient is at rounding:
+ * max|ρ| ≤ REFINE_TOL·scale, scale = max(trace(Q)/N, max|c|) (`gradientScale`; docs/method.md §5.6, "Zero-variance
+ * faces on the factor"). Measured: after two steps ρ reached 2e-7·scale (N = 600, 12 monthly observations); after
+ * four to six, ≤ 1e-16·scale.
+ */
+const REFINE_MORE: i32 = 8;
+const REFINE_TOL: f64 = 1e-15;
 
 /** Initial row capacity of the free-set factor (doubled as F grows, capped at N). */
 const FACTOR_START: i32 = 64;
@@ -77,17 +87,32 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  *   face (1ᵀa·δ > 1e-8, where λa − b cancels) two steps of iterative refinement; then the budget restored exactly
  *   along a; p = w*_F − w_F.
  *   If max|p| ≤ 1e-15: g = Q̃w, λ = mean of g over F, and the multipliers μ_i = g_i − λ (i at lo) and
- *   μ_i = λ − g_i (i at hi) are checked: if min μ ≥ −1e-13·|λ| the point is optimal, else the most negative (lowest
- *   index on ties) is released into F. Otherwise a ratio test α = min(1, min over i ∈ F of the step to lo (p_i < 0)
+ *   μ_i = λ − g_i (i at hi) are checked: if min μ ≥ −τ the point is optimal, else the most negative (lowest
+ *   index on ties) is released into F (τ = 1e-13·|λ|; max(1e-13·|λ|, 1e-14·scale) once the anti-cycling rule below
+ *   has fired in this solve, scale = max(trace(Q)/N, max|c_i|): the noise floor of simplex-qp.ts, `MU_FLOOR`). Otherwise a ratio test α = min(1, min over i ∈ F of the step to lo (p_i < 0)
  *   or to hi (p_i > 0)) (lowest index on ties) moves w, and the blocking index is set to its bound exactly.
  *   Anti-cycling as §5.2: an index released on a multiplier that the next face contradicts (its w* lies outside the
- *   box on the side it came from) returns to its bound and is barred until w next moves.
+ *   box on the side it came from) returns to its bound and is barred until w next moves. Once it has fired, the
+ *   solve is known to be on a face where the multipliers are at noise level: from then on the multiplier test gets
+ *   the floor above, and a nearly singular Woodbury face (`lr`) is refined beyond its two steps, up to 8 more, until
+ *   the non-uniform part of its face gradient is ≤ 1e-15·scale (REFINE_MORE, REFINE_TOL). With D ≈ δI (the sample
+ *   Σ, d = 0) each Woodbury solve loses ≈ ε·|U_F|²/δ, and after two steps the face gradient was still non-uniform
+ *   by up to 2e-7·trace(Q)/N: multipliers of that size released index after index whose face solve then put it
+ *   back outside the box, bars lifted after every step, and the factor path ran to the 20N + 100 cap
+ *   (factorPrices(254, 600, 1) from its second day, max_weight 10/N: 12,100 iterations, 5,682 rejections, then
+ *   the dense faces; N = 5,000, max_weight 0.002: still running at 200 s, the dense faces at N² per face). Now one
+ *   rejection, then 263 and 1,686 iterations. A solve in which the rule never fires gives the same bits as before.
  *   The Cholesky factor of Q̃_FF and L⁻¹1 are kept up to date as in §5.2 (one forward substitution per released
  *   index, Givens rotations per blocked one, O(k²); refactorised after 256 updates or a failed append): a face costs
  *   two triangular solves, O(k²), plus Q w_B (N per index at a non-zero bound). Scratch c² for a capacity c ≤ N.
  *   With `lr` (Q = diag(d) + UUᵀ up to rounding, U N×r: whole-market windows, docs/method.md §5.6): Q w_B and the
  *   multipliers' Qw from that form in O(N·r), and faces with more than 2r + WOODBURY_MARGIN free names solved by
- *   Woodbury (`woodburyBoxFactor`) instead of the k×k factor; the certificate stays on the dense Q.
+ *   Woodbury (`woodburyBoxFactor`) instead of the k×k factor; the certificate stays on the dense Q. Before the
+ *   active-set loop, from the same starting point, a projected-gradient phase (`projectedGradient`: spectral
+ *   projected gradient with Armijo backtracking on the projected arc, at most PG_MAX = 50 steps of O(N·r)) moves any
+ *   number of names to or off their bounds per step; its point and bound pattern start the active-set loop, which
+ *   polishes and certifies as before (the loop changed one constraint per iteration: ≈ 500 iterations per rpp
+ *   Newton step at N = 5,000, now ≈ 8).
  * Certification (docs/method.md §5.6): g = Qw (un-ridged), U = max_{w_i > lo} g_i, V = min_{w_i < hi} g_i; the
  *   KKT conditions g_i − λ = μ_i^lo − μ_i^hi with μ ≥ 0 and complementarity hold for λ ∈ [U, V], so the
  *   stationarity residual is max(0, U − V)/2 (at λ = (U + V)/2, which gives every multiplier); residual =
@@ -96,10 +121,13 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  * Convergence: finite termination in exact arithmetic; cap 20N + 100 iterations → `NotConverged`; failed
  *   factorisation → `NotPositiveDefinite`; failed certificate → `NotCertified`. `lastIterations()` reports them.
  * Complexity: O(k² + N·|B≠0| + N·nnz(w)) per face, plus one O(k³/3) factorisation per call (and per 256 updates);
- *   with `lr`: O(k² + N·r) per face on the factor, O(k·r² + r³) per Woodbury face; O(N·nnz) certificate; scratch
+ *   with `lr`: O(k² + N·r) per face on the factor, O(k·r² + r³) per Woodbury face, O(N·r) per projected-gradient
+ *   trial; O(N·nnz) certificate; scratch
  *   c² + 5N f64 + 3N i32 (with `lr`, its own scratch: `LowRank` dp, K, z).
  * Edge cases: N = 1 → [1] (if lo ≤ 1 ≤ hi). N·hi = 1 → w = hi everywhere; N·lo = 1 → w = lo everywhere.
- * References: Nocedal & Wright, Numerical Optimization, 2nd ed. (2006), §16.5.
+ * References: Nocedal & Wright, Numerical Optimization, 2nd ed. (2006), §16.5 and §16.7 (gradient projection);
+ *   Birgin, Martínez & Raydan, SIAM J. Optim. 10(4) (2000), doi:10.1137/S1052623497330963 (spectral projected
+ *   gradient).
  */
 export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, c: usize = 0,
                       lr: LowRank | null = null): Status {
@@ -149,6 +177,10 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
   let updates: i32 = 0;
   memory.fill(tabu, 0, <usize>N << 2);
   let nTabu: i32 = 0;
+  // the anti-cycling rule has fired: Woodbury faces are refined to rounding (REFINE_MORE) and the multiplier test
+  // gets its rounding floor (MU_FLOOR·muScale)
+  let noisy = false;
+  const muScale = gradientScale(N, trace, c);
 
   // the starting point and its states
   if (warm != 0) {
@@ -168,6 +200,8 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
   } else {
     vertexStart(Q, N, lo, hi, w);
   }
+  // on the factor: spectral projected gradient first, many bounds per step, then the active set from its point
+  if (lr != null) projectedGradient(lr!, N, delta, c, lo, hi, w, g, z, a, h, tW);
   let k: i32 = 0;
   for (let i: i32 = 0; i < N; i++) {
     const v = load<f64>(w + (<usize>i << 3));
@@ -194,6 +228,7 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
   let zValid = false;
   let lastAdded: i32 = -1;
   let lastFrom: i32 = FREE;
+  let checked = -1.0; // the certificate of the point the loop stopped at, when it was checked there (w unchanged)
   for (; it < maxIter; it++) {
     if (!zValid) {
       const useW = k > kW;
@@ -265,7 +300,11 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
       // non-uniform part ρ = q − mean(q)·1, the correction e = μa − Q̃_FF⁻¹ρ (μ from the budget) makes q uniform;
       // taking the mean out first keeps the large λ·a part out of the cancellation. Only on nearly singular faces:
       // 1ᵀa·δ is ~k·1e-12 on a well-conditioned face and of order (nᵀ1)² when a null direction n dominates.
-      const refine = sa * delta > 1e-8 ? 2 : 0;
+      // Once the anti-cycling rule has fired, a Woodbury face takes further steps (REFINE_MORE) until ρ is at
+      // rounding: with D = diag(d_F + δ) ≈ δI each Woodbury solve loses ≈ ε·|U_F|²/δ, and two steps can leave the
+      // face gradient non-uniform far above rounding (measured: 2e-7·scale), multipliers of that size flag indices
+      // whose release the next face contradicts, and the solve cycles (docs/method.md §5.6).
+      const refine = sa * delta > 1e-8 ? (useW && noisy ? 2 + REFINE_MORE : 2) : 0;
       for (let ref: i32 = 0; ref < refine; ref++) {
         let sz = 0.0;
         let qm = 0.0;
@@ -292,7 +331,13 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
           qm += t;
         }
         qm /= <f64>k;
-        for (let r: i32 = 0; r < k; r++) store<f64>(z2 + (<usize>r << 3), load<f64>(z2 + (<usize>r << 3)) - qm);
+        let rmax = 0.0;
+        for (let r: i32 = 0; r < k; r++) {
+          const v = load<f64>(z2 + (<usize>r << 3)) - qm;
+          store<f64>(z2 + (<usize>r << 3), v);
+          if (Math.abs(v) > rmax) rmax = Math.abs(v);
+        }
+        if (ref >= 2 && rmax <= REFINE_TOL * muScale) break; // the extra steps: ρ at rounding
         if (useW) woodburyBoxSolve(lr!, F, k, Dinv, KW, tW, z2); // Q̃_FF⁻¹ρ
         else {
           const rowL = <usize>ld << 3;
@@ -330,6 +375,7 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
       if ((lastFrom == AT_LO && zl <= lo) || (lastFrom == AT_HI && zl >= hi)) {
         store<i32>(tabu + (<usize>lastAdded << 2), 1);
         nTabu++;
+        noisy = true;
         store<i32>(state + (<usize>lastAdded << 2), lastFrom);
         if (lValid) removeRow(L, ld, k, k - 1, y1);
         k--;
@@ -374,12 +420,13 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
         const mu = st == AT_LO ? gi - lam : lam - gi;
         if (mu < mumin) { mumin = mu; jmin = i; }
       }
-      if (jmin < 0 || mumin >= -1e-13 * Math.abs(lam)) {
+      if (jmin < 0 || mumin >= -multiplierTolerance(lam, noisy ? muScale : 0.0)) {
         // Optimal by the solver's own tests. On a face whose Q̃_FF is rank-deficient (singular Σ, more free names
         // than observations: conditioned like 1/δ) the up/down-dated factor drifts and a bar can hide a true
         // negative multiplier; so the certificate is checked here, and if it fails the factor is rebuilt from
         // scratch and the bars are lifted before going on (at most 8 times; the final certificate judges anyway).
-        if (retries < 8 && boxKktResidual(Q, N, w, lo, hi, z2, c) > 1e-9) {
+        checked = retries < 8 ? boxKktResidual(Q, N, w, lo, hi, z2, c) : -1.0;
+        if (checked > 1e-9) {
           retries++;
           memory.fill(tabu, 0, <usize>N << 2);
           nTabu = 0;
@@ -450,10 +497,143 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
   }
   setIterations(it);
   if (!done) return Status.NotConverged;
-  const res = boxKktResidual(Q, N, w, lo, hi, g, c);
+  // the loop's own check of this very w, when it made one (the same computation: the same bits), else computed here
+  const res = checked >= 0.0 ? checked : boxKktResidual(Q, N, w, lo, hi, g, c);
   setResidual(res);
   memory.copy(out, w, <usize>N << 3);
   return res <= 1e-9 ? Status.Ok : Status.NotCertified;
+}
+
+/** Steps of the projected-gradient phase of `boxQP` at most (docs/method.md §5.6). */
+const PG_MAX: i32 = 50;
+
+/**
+ * The projected-gradient phase of `boxQP` on Q's diagonal-plus-low-rank form (docs/method.md §5.6): from the
+ * starting point w (feasible), the spectral projected gradient method (Birgin, Martínez & Raydan 2000) on
+ * f(w) = ½wᵀQ̃w + cᵀw over {1ᵀw = 1, lo ≤ w ≤ hi}: w⁺ = P(w − αg), g = Q̃w + c, α the Barzilai–Borwein step
+ * sᵀs/sᵀQ̃s of the last step (the first: N/trace(Q̃), from the form), halved until the Armijo condition
+ * f(w⁺) ≤ f(w) + 1e-4·gᵀ(w⁺ − w) holds (at most 30 halvings; then the phase ends). P is the Euclidean projection
+ * (`projectBudgetBox`). Each step can move any number of names to or off their bounds; the phase ends when a step
+ * leaves the bound pattern unchanged twice in a row, or after PG_MAX steps, and hands w (its bound pattern: the
+ * active set) to the active-set loop, which polishes and certifies as without it. O(N·r) per step and trial
+ * (Qw from the form), plus the projection. Scratch: g, two N-vectors (trial point, its gradient), v, t (r f64).
+ */
+function projectedGradient(lr: LowRank, N: i32, delta: f64, c: usize, lo: f64, hi: f64, w: usize, g: usize,
+                           wt: usize, gt: usize, v: usize, t: usize): void {
+  quadGradient(lr, N, delta, c, w, t, g);
+  let f = quadValue(N, c, w, g);
+  // first step: the steepest-descent step length of the free part, 1/(average curvature) as a scale
+  let trace = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    const Ui = lr.U + <usize>i * (<usize>lr.k << 3);
+    trace += load<f64>(lr.d + (<usize>i << 3)) + dot(Ui, Ui, lr.k);
+  }
+  let alpha = <f64>N / (trace + <f64>N * delta);
+  let stable: i32 = 0;
+  for (let it: i32 = 0; it < PG_MAX; it++) {
+    let accepted = false;
+    let fNew = 0.0;
+    let a = alpha;
+    for (let bt: i32 = 0; bt < 30; bt++) {
+      for (let i: i32 = 0; i < N; i++) {
+        store<f64>(v + (<usize>i << 3), load<f64>(w + (<usize>i << 3)) - a * load<f64>(g + (<usize>i << 3)));
+      }
+      projectBudgetBox(v, N, lo, hi, wt);
+      let gd = 0.0;
+      for (let i: i32 = 0; i < N; i++) {
+        gd += load<f64>(g + (<usize>i << 3)) * (load<f64>(wt + (<usize>i << 3)) - load<f64>(w + (<usize>i << 3)));
+      }
+      if (!(gd < 0.0)) break; // no descent left at this step length: stationary to rounding
+      quadGradient(lr, N, delta, c, wt, t, gt);
+      fNew = quadValue(N, c, wt, gt);
+      if (fNew <= f + 1e-4 * gd) { accepted = true; break; }
+      a *= 0.5;
+    }
+    if (!accepted) break;
+    // the bound pattern's change, the BB step from s = w⁺ − w, y = Q̃s = g⁺ − g
+    let changed = false;
+    let ss = 0.0;
+    let sy = 0.0;
+    for (let i: i32 = 0; i < N; i++) {
+      const wi = load<f64>(w + (<usize>i << 3));
+      const ti = load<f64>(wt + (<usize>i << 3));
+      const before = wi <= lo ? AT_LO : (wi >= hi ? AT_HI : FREE);
+      const after = ti <= lo ? AT_LO : (ti >= hi ? AT_HI : FREE);
+      if (before != after) changed = true;
+      const si = ti - wi;
+      ss += si * si;
+      sy += si * (load<f64>(gt + (<usize>i << 3)) - load<f64>(g + (<usize>i << 3)));
+    }
+    memory.copy(w, wt, <usize>N << 3);
+    memory.copy(g, gt, <usize>N << 3);
+    f = fNew;
+    stable = changed ? 0 : stable + 1;
+    if (stable >= 2) break;
+    if (sy > 0.0 && ss > 0.0) alpha = ss / sy;
+  }
+}
+
+/** g ← Q̃w + c from the low-rank form (t: r f64 of scratch). O(N·r). */
+function quadGradient(lr: LowRank, N: i32, delta: f64, c: usize, w: usize, t: usize, g: usize): void {
+  lowRankProduct(lr, N, w, t, g);
+  for (let i: i32 = 0; i < N; i++) {
+    const gi = g + (<usize>i << 3);
+    let x = load<f64>(gi) + delta * load<f64>(w + (<usize>i << 3));
+    if (c != 0) x += load<f64>(c + (<usize>i << 3));
+    store<f64>(gi, x);
+  }
+}
+
+/** f(w) = ½wᵀQ̃w + cᵀw = ½wᵀ(g + c) for g = Q̃w + c. O(N). */
+function quadValue(N: i32, c: usize, w: usize, g: usize): f64 {
+  let f = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    let x = load<f64>(g + (<usize>i << 3));
+    if (c != 0) x += load<f64>(c + (<usize>i << 3));
+    f += load<f64>(w + (<usize>i << 3)) * x;
+  }
+  return 0.5 * f;
+}
+
+/**
+ * The Euclidean projection of v onto {1ᵀw = 1, lo ≤ w ≤ hi} (feasible bounds): w_i = clip(v_i − τ, lo, hi) with τ
+ * the root of the non-increasing, piecewise linear s(τ) = Σ clip(v_i − τ, lo, hi) = 1, by Newton's step on the
+ * current free set (exact once the free set is right) safeguarded by bisection in [min v − hi, max v − lo].
+ * O(N) per step; a handful of steps in practice, at most 200. `out` may not alias `v`.
+ */
+function projectBudgetBox(v: usize, N: i32, lo: f64, hi: f64, out: usize): void {
+  let vmin = Infinity;
+  let vmax = -Infinity;
+  let sv = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    const x = load<f64>(v + (<usize>i << 3));
+    if (x < vmin) vmin = x;
+    if (x > vmax) vmax = x;
+    sv += x;
+  }
+  let tl = vmin - hi; // s(tl) = N·hi ≥ 1
+  let th = vmax - lo; // s(th) = N·lo ≤ 1
+  let tau = (sv - 1.0) / <f64>N;
+  if (!(tau > tl && tau < th)) tau = 0.5 * (tl + th);
+  for (let it: i32 = 0; it < 200; it++) {
+    let s = 0.0;
+    let nF: i32 = 0;
+    let sF = 0.0;
+    let fixed = 0.0;
+    for (let i: i32 = 0; i < N; i++) {
+      const y = load<f64>(v + (<usize>i << 3)) - tau;
+      if (y <= lo) { s += lo; fixed += lo; }
+      else if (y >= hi) { s += hi; fixed += hi; }
+      else { s += y; nF++; sF += load<f64>(v + (<usize>i << 3)); }
+    }
+    if (s > 1.0) tl = tau; else if (s < 1.0) th = tau; else break;
+    let tn = nF > 0 ? (sF + fixed - 1.0) / <f64>nF : 0.5 * (tl + th);
+    if (tn == tau) break;
+    if (!(tn > tl && tn < th)) tn = 0.5 * (tl + th);
+    if (tn <= tl || tn >= th) break; // the bracket is one ulp wide
+    tau = tn;
+  }
+  for (let i: i32 = 0; i < N; i++) store<f64>(out + (<usize>i << 3), clip(load<f64>(v + (<usize>i << 3)) - tau, lo, hi));
 }
 
 /**
@@ -660,16 +840,24 @@ export function boxKktResidual(Q: usize, N: i32, w: usize, lo0: f64, hi0: f64, g
     const wj = load<f64>(w + (<usize>j << 3));
     if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
   }
+  if (c != 0) axpy(N, 1.0, c, g);
+  return gradientResidual(g, w, N, lo, hi, gradientScale(N, trace, c));
+}
+
+/**
+ * The scale of the box QP's gradient g = Qw + c (docs/method.md §5.6): max(trace(Q)/N, max_i |c_i|). The gradient's
+ * rounding follows its largest part, so a dominant linear term (mdp's −tσ for large t) sets it. The unit of the
+ * certificate, of the multipliers' noise floor (`MU_FLOOR`) and of the refinement target (`REFINE_TOL`). O(N).
+ */
+function gradientScale(N: i32, trace: f64, c: usize): f64 {
   let scale = trace / <f64>N;
   if (c != 0) {
-    axpy(N, 1.0, c, g);
-    // the gradient's rounding follows its largest part: a dominant linear term (mdp's −tσ for large t) sets the scale
     for (let i: i32 = 0; i < N; i++) {
       const a = Math.abs(load<f64>(c + (<usize>i << 3)));
       if (a > scale) scale = a;
     }
   }
-  return gradientResidual(g, w, N, lo, hi, scale);
+  return scale;
 }
 
 /**

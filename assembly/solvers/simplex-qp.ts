@@ -11,6 +11,14 @@ const REFACTOR_EVERY: i32 = 256;
 const FACTOR_START: i32 = 64;
 
 /**
+ * The multipliers' rounding floor, relative to trace(Q)/N (`multiplierTolerance`): applied once a solve has met
+ * rounding noise in its multipliers (the anti-cycling rule fired). Computed μ_i carry an error of order
+ * ε·n_f·max Q_ii (measured: −6e-16 … −1e-15 · trace(Q)/N for the multipliers the face solves contradicted, N = 5,000
+ * with 12 monthly observations); 1e-14 is ten times that and 1e5 times below the certificate's 1e-9.
+ */
+export const MU_FLOOR: f64 = 1e-14;
+
+/**
  * Long-only, fully-invested quadratic programme on the simplex: min ½ wᵀQw  s.t. 1ᵀw = 1, w ≥ 0
  * (docs/method.md §5.2; GMVP with Q = Σ, MDCP and MDP with Q = C).
  *
@@ -19,8 +27,9 @@ const FACTOR_START: i32 = 64;
  *   k = argmin_i Q̃_ii (lowest index), w = e_k, F = {k} (with a warm start, `warmStart`: the hint's support and its
  *   renormalised values instead, docs/method.md §5.6). Each iteration solves Q̃_FF z = 1 and sets w* = z/Σz on F;
  *   p = w* − w. If max|p| ≤ 1e-15 the multipliers μ_i = (Q̃w)_i − wᵀQ̃w of the bound constraints i ∉ F are checked:
- *   if min μ ≥ −1e-13·|λ| the point is optimal, else the most negative (lowest index on ties) enters F. Otherwise
- *   a ratio test α = min(1, min_{i∈F, p_i<0} −w_i/p_i) (lowest asset index on ties) moves w and drops the
+ *   if min μ ≥ −τ the point is optimal, else the most negative (lowest index on ties) enters F (τ = 1e-13·|λ|;
+ *   max(1e-13·|λ|, 1e-14·trace(Q)/N) once the anti-cycling rule below has fired in this solve: the noise floor).
+ *   Otherwise a ratio test α = min(1, min_{i∈F, p_i<0} −w_i/p_i) (lowest asset index on ties) moves w and drops the
  *   blocking index; w ← max(w, 0)/Σ max(w, 0).
  *   The Cholesky factor of Q̃_FF is kept up to date: appending an index is one forward substitution (O(k²)),
  *   removing one deletes its row and restores triangularity with Givens rotations (O(k²)); the factor is
@@ -48,6 +57,17 @@ const FACTOR_START: i32 = 64;
  *     for a negative multiplier), its multiplier was rounding noise (λ ≈ 0 on a zero-variance face, where the
  *     −1e-13·|λ| test is below the noise): it leaves F again and is barred until w next moves. Without this rule
  *     the solver cycled to the 20N+100 cap at N = 1000 with 12 observations;
+ *   - noise floor (`MU_FLOOR`): once that rule has fired, the multipliers are known to be at rounding level, and
+ *     the optimality test becomes min μ ≥ −max(1e-13·|λ|, 1e-14·trace(Q)/N). On such a face λ ≈ δ‖w‖² is itself
+ *     at the noise of the computed μ_i (≈ ε·n_f·max Q_ii), so the relative test −1e-13·|λ| cannot be met: each
+ *     accepted entry moved w by a rounding-level step, which lifted the bars, and every other index with a
+ *     noise-negative μ was tried and barred again, O(N) face solves per accepted entry. A whole-market window
+ *     (N = 5,000, 12 monthly observations; bench/prices.ts factorPrices(800, 5000, 7) from its second day) spent
+ *     the whole 20N + 100 iterations so (46,457 rejected entries, |F| ≈ 3,350) and failed; with the floor it stops
+ *     after 5,304 iterations and one rejection, certified (|F| = 2,550). The point it stops at is a certified
+ *     point of the zero-variance face (residual ≤ 1e-14 + rounding, far below 1e-9) where the ridge's
+ *     minimum-norm pull is below the arithmetic's resolution. A solve in which the anti-cycling rule never fires
+ *     is bit-identical to the rule without the floor;
  *   - `simplexQPWithFactor` may form Qw from a low-rank factor and solve large faces through it (see there).
  * Measured (synthetic one-factor returns, 12 observations): N = 500 → 242 iterations, N = 1000 → ≈1300 iterations,
  *   600 held names; the ridge's minimum-norm choice on a zero-variance face is conditioned like 1/δ, so two
@@ -106,6 +126,7 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
   memory.fill(tabu, 0, <usize>N << 2);
   let lastAdded: i32 = -1;
   let nTabu: i32 = 0;
+  let noisy = false; // the anti-cycling rule has fired: the multiplier test gets its rounding floor (MU_FLOOR)
 
   let k: i32 = warm != 0 ? warmStart(warm, N, w, F, inF) : 0;
   let lValid = true; // L (and rhs) factor Q̃_FF of the current F; false while faces are solved by Woodbury
@@ -166,6 +187,7 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
     if (lastAdded >= 0 && load<f64>(z + (<usize>(k - 1) << 3)) <= 0.0) {
       store<i32>(tabu + (<usize>lastAdded << 2), 1);
       nTabu++;
+      noisy = true;
       store<i32>(inF + (<usize>lastAdded << 2), 0);
       k--;
       if (sums != null) sums.removed(k);
@@ -212,7 +234,7 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
         const mu = load<f64>(g + (<usize>i << 3)) - lam;
         if (mu < mumin) { mumin = mu; jmin = i; }
       }
-      if (jmin < 0 || mumin >= -1e-13 * Math.abs(lam)) { done = true; break; }
+      if (jmin < 0 || mumin >= -multiplierTolerance(lam, noisy ? scale : 0.0)) { done = true; break; }
       // append jmin to F
       lastAdded = jmin;
       zValid = false;
@@ -289,6 +311,16 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
   setResidual(res);
   memory.copy(out, w, <usize>N << 3);
   return res <= 1e-9 ? Status.Ok : Status.NotCertified;
+}
+
+/**
+ * The multiplier test's tolerance τ (optimal when min μ ≥ −τ): 1e-13·|λ|, or with `floorScale` > 0 (trace(Q)/N,
+ * once a solve's multipliers have met rounding noise) max(1e-13·|λ|, MU_FLOOR·floorScale). O(1).
+ */
+export function multiplierTolerance(lam: f64, floorScale: f64): f64 {
+  const rel = 1e-13 * Math.abs(lam);
+  const floor = MU_FLOOR * floorScale;
+  return rel > floor ? rel : floor;
 }
 
 /**

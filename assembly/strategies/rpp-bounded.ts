@@ -139,7 +139,7 @@ export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, war
     const st = innerNewton(S, N, lo, hi, b, s2, w, y, gam, cv, u, wt, H, innerTol, lr, lrH);
     total += lastIterations();
     if (st != Status.Ok) { setIterations(total); return st; }
-    symv(N, S, w, y);
+    if (!innerYIsSw) symv(N, S, w, y);
     const v = dot(w, y, N);
     if (!(v > 0.0)) return Status.NotPositiveDefinite;
     for (let i: i32 = 0; i < N; i++) {
@@ -209,8 +209,9 @@ function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usi
   let forced: i32 = 0;
   let rLast = Infinity;
   let lastTiny = false;
+  let ySw = false; // y = Σw already (the accepted trial's objective computed it): the same product, not redone
   for (let it: i32 = 0; it < RPP_BOUNDED_MAX_IT; it++) {
-    symv(N, S, w, y);
+    if (!ySw) { symv(N, S, w, y); ySw = true; }
     for (let i: i32 = 0; i < N; i++) {
       store<f64>(gam + (<usize>i << 3), s2 * load<f64>(y + (<usize>i << 3)) - b / load<f64>(w + (<usize>i << 3)));
     }
@@ -220,18 +221,20 @@ function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usi
     // rounding floor of ∇P. (After a damped or a large step a slow decrease is only the damped phase of Newton.)
     if (lastTiny && r > 0.25 * rLast) break;
     rLast = r;
+    // H = s²Σ + diag(b/w²), and Hw row by row while the row is in cache (`symv` is this per-row `dot`: the same
+    // bits, one pass over H instead of two)
     for (let i: i32 = 0; i < N; i++) {
       const Hi = H + <usize>i * row;
       const Si = S + <usize>i * row;
       for (let j: i32 = 0; j < N; j++) store<f64>(Hi + (<usize>j << 3), load<f64>(Si + (<usize>j << 3)) * s2);
       const wi = load<f64>(w + (<usize>i << 3));
       store<f64>(Hi + (<usize>i << 3), load<f64>(Hi + (<usize>i << 3)) + b / (wi * wi));
+      store<f64>(cv + (<usize>i << 3), dot(Hi, w, N));
     }
     // c = ∇P − (H + δI)w with δ the box QP's own ridge (`boxRidge`): the QP minimises the ridged model, whose
     // gradient at w is then ∇P exactly, so "the model's minimiser is w" means "w is a KKT point of P". With
     // c = ∇P − Hw the fixed point would be a KKT point of P + ½δ‖w‖² instead, a gradient bias of δ·w_i that is
     // far above the certificate when a tiny weight makes b/w_i² (hence δ ∝ trace(H)/N) large.
-    symv(N, H, w, cv);
     const ridge = boxRidge(H, N);
     for (let i: i32 = 0; i < N; i++) {
       store<f64>(cv + (<usize>i << 3), load<f64>(gam + (<usize>i << 3)) - load<f64>(cv + (<usize>i << 3)) -
@@ -262,7 +265,7 @@ function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usi
       if (++forced > 5) break;
       slope = 0.0;
     }
-    const P0 = objectiveP(S, N, w, y, b, s2);
+    const P0 = objectiveOfSw(N, w, y, b, s2); // y = Σw from the top of this step (nothing since wrote y)
     let alpha = 1.0;
     let accepted = false;
     // near the optimum the predicted decrease (−slope, P is of order 1) is below the rounding of P itself and
@@ -277,19 +280,34 @@ function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usi
         if (!(x > 0.0)) positive = false;
         store<f64>(wt + (<usize>i << 3), x);
       }
-      if (positive && (tiny || objectiveP(S, N, wt, y, b, s2) <= P0 + 1e-4 * alpha * slope)) { accepted = true; break; }
+      let ok = false;
+      if (positive) {
+        if (tiny) ok = true;
+        else { ok = objectiveP(S, N, wt, y, b, s2) <= P0 + 1e-4 * alpha * slope; ySw = false; } // y = Σwt now
+      }
+      if (ok) { accepted = true; break; }
       alpha *= 0.5;
     }
     if (!accepted) break;
     memory.copy(w, wt, row);
+    ySw = !tiny; // the accepted trial's objective left y = Σwt (a tiny step is taken without evaluating it)
   }
+  innerYIsSw = ySw;
   setIterations(total);
   return Status.Ok;
 }
 
+/** After `innerNewton` returned Ok: whether its `y` holds Σw for the returned w (then the caller need not redo it). */
+let innerYIsSw = false;
+
 /** P(w) = ½s²wᵀΣw − b Σ ln w_i (`y` N f64 of scratch). O(N²). */
 function objectiveP(S: usize, N: i32, w: usize, y: usize, b: f64, s2: f64): f64 {
   symv(N, S, w, y);
+  return objectiveOfSw(N, w, y, b, s2);
+}
+
+/** P(w) from y = Σw. O(N). */
+function objectiveOfSw(N: i32, w: usize, y: usize, b: f64, s2: f64): f64 {
   let s = 0.0;
   for (let i: i32 = 0; i < N; i++) s += Math.log(load<f64>(w + (<usize>i << 3)));
   return 0.5 * s2 * dot(w, y, N) - b * s;
