@@ -28,7 +28,7 @@ export type {
 export { FolioError, isFolioError, toProblem, CATALOGUE } from "./errors.js";
 export type { ErrorCode, Problem } from "./errors.js";
 export { seriesJson, simsJson } from "./pipeline/format.js";
-export { defaultSeed } from "./pipeline/seed.js";
+export { defaultSeed } from "./domain/seed.js";
 
 // The price store, alignment and import (docs/spec.md §5).
 export { openStore, openSyntheticStore, storeFromSeries, importPrices } from "./store/index.js";

@@ -5,7 +5,7 @@ import { DATE_RULE, isIsoDate } from "../domain/dates.js";
 import type { CovarianceMode, HrpMode, PriceMatrix } from "../domain/types.js";
 import type { PriceStore } from "../store/types.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../domain/vocabulary.js";
-import { seedProblem } from "../pipeline/seed.js";
+import { seedProblem } from "../domain/seed.js";
 import { strategiesProblem } from "../pipeline/validate.js";
 import { DEFAULT_STRATEGIES, STRATEGY_REGISTRY, type Strategy } from "../domain/strategies.js";
 import { alignPrices } from "../pipeline/align.js";
@@ -60,7 +60,7 @@ export function parseBlockLengthArg(value: string): number {
   return v;
 }
 
-/** A u64 seed by the one seed rule (src/pipeline/seed.ts), kept as the decimal string the library accepts. */
+/** A u64 seed by the one seed rule (src/domain/seed.ts), kept as the decimal string the library accepts. */
 export function parseSeedArg(value: string): string {
   const why = seedProblem(value);
   if (why !== undefined) throw new InvalidArgumentError(`the seed ${why.replace(/^as a string /, "")}`);

@@ -10,7 +10,7 @@ import { invalidRequest, MAX_LISTED_PROBLEMS, Problems, toPointer, type PointerP
 import { DEFAULT_STRATEGIES, STRATEGIES, STRATEGY_IDS, STRATEGY_REGISTRY } from "../domain/strategies.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../domain/vocabulary.js";
 import type { FolioError } from "../errors.js";
-import { SEED_FORMS, SEED_NUMBER_MAX, SEED_STRING, seedProblem } from "../pipeline/seed.js";
+import { SEED_FORMS, SEED_NUMBER_MAX, SEED_STRING, seedProblem } from "../domain/seed.js";
 import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
 } from "../pipeline/rebalance.js";
@@ -187,7 +187,7 @@ export const BlockLength = z.number({ error: blockLengthRule })
   .max(BLOCK_LENGTH_RANGE.max, { error: blockLengthRule });
 
 /**
- * A seed by the one seed rule of src/pipeline/seed.ts: every check's message is `seedProblem`'s, so a number over
+ * A seed by the one seed rule of src/domain/seed.ts: every check's message is `seedProblem`'s, so a number over
  * 2^53−1 is told to come as a decimal string. The bounds and the pattern document the forms in the OpenAPI document.
  */
 const seedMessage = (issue: { input?: unknown }): string => seedProblem(issue.input) ?? `must be ${SEED_FORMS}`;

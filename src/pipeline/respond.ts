@@ -31,7 +31,7 @@ import { riskFreeProblems } from "../report/risk-free.js";
 import { buckets } from "./calendar.js";
 import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
 import type { Kernels, SimulateSummaryResult } from "./kernels.js";
-import { defaultSeed, parseSeed } from "./seed.js";
+import { defaultSeed, parseSeed } from "../domain/seed.js";
 import { checkBoundsFeasible, checkOptions, portfoliosProblems, type CheckedOptions } from "./validate.js";
 import { assumedMeans, plausibilityWarnings, timeline, type Warning } from "./planning.js";
 import { applyFlows, flowProblems, flowSchedule, moneyWeightedReturn, type FlowSchedule } from "../report/plan.js";

@@ -11,7 +11,7 @@ import type { CovarianceMode, HrpMode, PriceMatrix, SimDrift, SimModel, SimsOpti
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
 import { closeRangeProblem, MAX_CLOSE, MIN_CLOSE } from "../store/import/cells.js";
-import { seedProblem } from "./seed.js";
+import { seedProblem } from "../domain/seed.js";
 import { isDriftName, PLANNING_KEYS, planningOptions, planningProblems, type PlanningOptions } from "./planning.js";
 import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,

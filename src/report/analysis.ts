@@ -7,7 +7,7 @@ import type { PathsOptions } from "../domain/types.js";
 import { factorsProblems, type FactorRegression } from "./factors.js";
 import type { Attribution } from "../pipeline/attribution.js";
 import { Problems } from "../domain/problems.js";
-import { seedProblem } from "../pipeline/seed.js";
+import { seedProblem } from "../domain/seed.js";
 import {
   BOOTSTRAP_RUNS_RANGE, CONFIDENCE_RANGE, SHARPE_TESTS, baseOf, significanceOf, type PairResampler, type Resampler,
   type SharpeTest, type SignificanceOptions, type SignificanceRow,

@@ -28,7 +28,7 @@ describe("import options", () => {
     expect(e.code).toBe("INVALID_REQUEST");
     expect(e.extras.errors).toEqual([
       { pointer: "/format", message: 'must be one of "wide", "long", "yahoo" (got "csv")' },
-      { pointer: "/dryrun", message: "unknown option for import; accepted: format, onProgress, dryRun, replace, lockTimeoutMs" },
+      { pointer: "/dryrun", message: "unknown option for import; accepted: format, onProgress, dryRun, replace, lockTimeoutMs, prefix" },
       { pointer: "/dryRun", message: 'must be true or false (got "yes")' },
       { pointer: "/onProgress", message: "must be a function" },
     ]);

@@ -5,7 +5,7 @@
  * "0" … "18446744073709551615". The default (derived) seed is masked to 53 bits, so the value a client reads from
  * `x-simulation-seed` can be sent back as a JSON number.
  */
-import { Problems } from "../domain/problems.js";
+import { Problems } from "./problems.js";
 
 /** The largest u64, the largest seed (sent as a decimal string). */
 export const U64_MAX = (1n << 64n) - 1n;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { defaultSeed, fnv1a64, parseSeed, seedProblem, U64_MAX } from "../../src/pipeline/seed.js";
+import { defaultSeed, fnv1a64, parseSeed, seedProblem, U64_MAX } from "../../src/domain/seed.js";
 import { FolioError } from "../../src/errors.js";
 
 /**
- * FNV-1a-64 written out independently of src/pipeline/seed.ts: bytes of an ASCII string, XOR then multiply by the
+ * FNV-1a-64 written out independently of src/domain/seed.ts: bytes of an ASCII string, XOR then multiply by the
  * prime, modulo 2^64 with BigInt.asUintN (docs/method.md §8.5).
  */
 function referenceFnv1a64(ascii: string): bigint {
