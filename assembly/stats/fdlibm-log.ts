@@ -84,3 +84,52 @@ export function fdlibmLog(x: f64): f64 {
   if (k == 0) return f - s * (f - R);
   return dk * ln2_hi - ((s * (f - R) - dk * ln2_lo) - f);
 }
+
+/**
+ * `fdlibmLog` of both lanes of an f64x2, each lane the scalar function's bits (docs/method.md §8.13; docs/
+ * conventions.md, f64x2).
+ *
+ * Method: the common case, a lane with a positive normal x whose reduction gives k = 0 (√2/2 ≲ x < √2, what a daily
+ *   ratio of values is) and |f| not below the small-f cut ((2 + hx) & 0xfffff ≥ 3), is computed in both lanes at
+ *   once by the same operations in the same order as the scalar code's k = 0 returns: the high word by a 64-bit
+ *   logical shift (the scalar's i32 for a positive x; k = 0 leaves only positive normals), s = f/(2 + f) by one f64x2 division, R by the same
+ *   polynomial, and both of the scalar's k = 0 results (with hfsq and without), the lane's own taken by a bit
+ *   select on the scalar's test i > 0. IEEE-754 add, sub, mul and div of a lane are those of the scalar
+ *   instructions (no fused multiply-add), and a select copies bits, so each lane is `fdlibmLog`'s value. Any other
+ *   lane (k ≠ 0, small f, f = 0, zero, negative, subnormal, ∞, NaN) is computed by `fdlibmLog` itself.
+ * Complexity: O(1), one f64x2 division; no table.
+ */
+// @ts-ignore: decorator
+@inline
+export function fdlibmLog2(x: v128): v128 {
+  // hx: the high word, unsigned (the scalar's i32 for a positive x; a negative x fails the k = 0 test below)
+  const hx = i64x2.shr_u(x, 32);
+  const hxm = v128.and(hx, i64x2.splat(0x000fffff));
+  const i = v128.and(i64x2.add(hxm, i64x2.splat(0x95f64)), i64x2.splat(0x100000));
+  const xr = v128.or(i64x2.shl(v128.or(hxm, v128.xor(i, i64x2.splat(0x3ff00000))), 32),
+    v128.and(x, i64x2.splat(0xffffffff)));
+  const f = f64x2.sub(xr, f64x2.splat(1.0));
+  const s = f64x2.div(f, f64x2.add(f64x2.splat(2.0), f));
+  const z = f64x2.mul(s, s);
+  const w = f64x2.mul(z, z);
+  const t1 = f64x2.mul(w, f64x2.add(f64x2.splat(Lg2), f64x2.mul(w, f64x2.add(f64x2.splat(Lg4),
+    f64x2.mul(w, f64x2.splat(Lg6))))));
+  const t2 = f64x2.mul(z, f64x2.add(f64x2.splat(Lg1), f64x2.mul(w, f64x2.add(f64x2.splat(Lg3),
+    f64x2.mul(w, f64x2.add(f64x2.splat(Lg5), f64x2.mul(w, f64x2.splat(Lg7))))))));
+  const ii = v128.or(i64x2.sub(hxm, i64x2.splat(0x6147a)), i64x2.sub(i64x2.splat(0x6b851), hxm));
+  const R = f64x2.add(t2, t1);
+  const hfsq = f64x2.mul(f64x2.mul(f64x2.splat(0.5), f), f);
+  const withH = f64x2.sub(f, f64x2.sub(hfsq, f64x2.mul(s, f64x2.add(hfsq, R))));
+  const without = f64x2.sub(f, f64x2.mul(s, f64x2.sub(f, R)));
+  let r = v128.bitselect(withH, without, i64x2.gt_s(ii, i64x2.splat(0)));
+  // k = 0 ⇔ (sign, exponent) + (i >> 20) = 1023: a positive normal x of exponent 1022 or 1023 (so none of the
+  // scalar's early returns); and not the small-f case ((2 + hx) & 0xfffff < 3)
+  const ok = v128.and(
+    i64x2.eq(i64x2.add(i64x2.shr_u(hx, 20), i64x2.shr_u(i, 20)), i64x2.splat(1023)),
+    i64x2.gt_s(v128.and(i64x2.add(hxm, i64x2.splat(2)), i64x2.splat(0x000fffff)), i64x2.splat(2)));
+  if (!i64x2.all_true(ok)) {
+    if (i64x2.extract_lane(ok, 0) == 0) r = f64x2.replace_lane(r, 0, fdlibmLog(f64x2.extract_lane(x, 0)));
+    if (i64x2.extract_lane(ok, 1) == 0) r = f64x2.replace_lane(r, 1, fdlibmLog(f64x2.extract_lane(x, 1)));
+  }
+  return r;
+}

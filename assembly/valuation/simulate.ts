@@ -303,7 +303,7 @@ export function simulateCloses(mu: usize, scale: usize, model: i32, p0: usize, n
  * anniversaries as `summarizeRun` reads them. Checks and statuses as `simulateRuns`; E, P, Wn ≥ 0 and every row in
  * 0 … nTest−1, else `BadDimensions`.
  * Complexity per run: `simulateRuns`' plus O(S·nTest) (S·(nTest − 1) logarithms with a benchmark). Scratch: one
- * run's values (S×nTest) and 3·nTest f64 beside `simulateRuns`' scratch, allocated once.
+ * run's values (S×nTest) and 10·nTest f64 beside `simulateRuns`' scratch, allocated once.
  */
 export function simulateSummary(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, W: usize, S: i32,
                                 seed: u64, runFrom: i32, runCount: i32, capital: f64, nRows: i32, blockLength: f64,
@@ -348,9 +348,9 @@ export function simulateSummary(mu: usize, scale: usize, model: i32, p0: usize, 
   const base = firstRunState(seed, runFrom);
   const cur = heap.alloc(<usize>RNG_STATE_BYTES);
   const values = heap.alloc(<usize>(S * nTest) << 3);
-  const Vf = heap.alloc(<usize>nTest << 3);
-  const lr = heap.alloc(<usize>nTest << 3);
-  const lb = heap.alloc(<usize>nTest << 3);
+  const Vf = heap.alloc(<usize>nTest << 5);
+  const lr = heap.alloc(<usize>nTest << 5);
+  const lb = heap.alloc(<usize>nTest << 4);
   const recBytes = <usize>(S * RUN_FIELDS) << 3;
   const bandBytes = <usize>(S * P) << 3;
   const paidBytes = <usize>(S * max(E, 1)) << 3;
