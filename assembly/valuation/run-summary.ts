@@ -1,4 +1,4 @@
-import { fdlibmLog, fdlibmLog2 } from "../stats/fdlibm-log";
+import { fdlibmLog, fdlibmLog2, fdlibmLog2Finish, fdlibmLog2Reduce, LOG2_CONSTANTS } from "../stats/fdlibm-log";
 
 /** f64 fields per run and series of `summarizeRun`'s record (src/engine/sims.ts reads them by these offsets). */
 export const RUN_FIELDS: i32 = 16;
@@ -52,7 +52,7 @@ export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fS
   // Series in groups of four (two f64x2, lanes s0 … s0 + 3; past S the last series again, computed and not kept):
   // per lane every sum runs over t in the scalar code's order, so every figure keeps its bits.
   for (let s0: i32 = 0; s0 < S; s0 += 4) {
-      for (let l: i32 = 0; l < 4; l++) {
+    for (let l: i32 = 0; l < 4; l++) {
       const s = min(s0 + l, S - 1);
       const b = B + (<usize>(s * n) << 3);
       const gone = E > 0 ? withFlows(b, n, E, rows, amount, rate, Vf + <usize>l * nBytes) : -1;
@@ -106,6 +106,45 @@ export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fS
 /** The four series pointers of a group (a static scratch, no allocation per run). */
 const LANES_V = memory.data(32, 16);
 
+/**
+ * out[32·(t − 1)] = ln(v[t]/v[t − 1]), t = 1 … m (`logReturns` into every fourth f64): two rows per f64x2 (t, t + 1
+ * from two overlapping loads), by `fdlibmLog2Fast`, or `fdlibmLog2` when a lane is outside its case; an odd last
+ * row by `fdlibmLog`. Each value is the same division and logarithm as `logReturns`', so the same bits.
+ */
+function logLane(v: usize, m: i32, out: usize): void {
+  const C = LOG2_CONSTANTS;
+  const T = LOG_BLOCK;
+  let t: i32 = 1;
+  while (t < m) {
+    // a block of up to LOG_PAIRS pairs: the reductions into T, then the values
+    const pairs = min(LOG_PAIRS, (m - t + 1) >> 1);
+    for (let j: i32 = 0; j < pairs; j++) {
+      const o = <usize>(t + 2 * j) << 3;
+      fdlibmLog2Reduce(f64x2.div(v128.load(v + o), v128.load(v + o - 8)), C, T + (<usize>j << 6));
+    }
+    for (let j: i32 = 0; j < pairs; j++) {
+      let l = fdlibmLog2Finish(T + (<usize>j << 6), C);
+      const u = t + 2 * j;
+      if (v128.any_true(f64x2.ne(l, l))) {
+        const o = <usize>u << 3;
+        l = fdlibmLog2(f64x2.div(v128.load(v + o), v128.load(v + o - 8)));
+      }
+      const p = out + (<usize>(u - 1) << 5);
+      v128.store64_lane(p, l, 0);
+      v128.store64_lane(p, l, 1, 32);
+    }
+    t += 2 * pairs;
+    if (pairs == 0) break;
+  }
+  if (t == m) {
+    store<f64>(out + (<usize>(t - 1) << 5), fdlibmLog(load<f64>(v + (<usize>t << 3)) / load<f64>(v + (<usize>(t - 1) << 3))));
+  }
+}
+
+/** `logLane`'s pairs per block and its block (4 f64x2 per pair: 16 KiB, in L1 between the two loops). */
+const LOG_PAIRS: i32 = 256;
+const LOG_BLOCK = memory.data(256 * 64, 16);
+
 // The benchmark's sums of `relativeFromLogReturns`' two passes (the same for every series of a run), set by
 // `benchmarkSums` once per run.
 let benchMb: f64 = 0.0;
@@ -146,9 +185,9 @@ function benchmarkSums(q: usize, m: i32, yc: usize): void {
 /**
  * The drawdown (rec[3]) and, when `relative`, the seven relative figures (rec[8 … 14]) of the group's series, lanes
  * (V0, V1) and (V2, V3), `keep` of them kept (records at rec, RUN_FIELDS apart). One pass over t: the running
- * peak's drawdown, the log-return ln(V_t/V_{t−1}) (`fdlibmLog2`) into `lr` (two f64x2 per row) and pass 1's sums;
- * then pass 2 over `lr`. Each lane is `runFigures`' and `relativeFromLogReturns`' operation for operation:
- * `if (x > peak) peak = x` is a select on x > peak, `if (y > 0) upR += x` a select of upR + x on y > 0.
+ * peak's drawdown, the log-return ln(V_t/V_{t−1}) (`fdlibmLog2Fast`) into `lr` (two f64x2 per row) and pass 1's
+ * sums (`fdlibmLog2` where a lane is outside the fast case); then pass 2 over `lr`. Each lane is `runFigures`' and `relativeFromLogReturns`' operation for operation:
+ * `if (y > 0) upR += x` is a select of upR + x on y > 0; the drawdown's maximum is taken per epoch of the peak.
  */
 function groupFigures(V0: usize, V1: usize, V2: usize, V3: usize, n: i32, relative: bool, q: usize, yc: usize,
                       lr: usize, rec: usize, keep: i32): void {
@@ -156,24 +195,38 @@ function groupFigures(V0: usize, V1: usize, V2: usize, V3: usize, n: i32, relati
   const zero = f64x2.splat(0.0);
   let x0 = f64x2.replace_lane(f64x2.splat(load<f64>(V0)), 1, load<f64>(V1));
   let x1 = f64x2.replace_lane(f64x2.splat(load<f64>(V2)), 1, load<f64>(V3));
+  // The drawdown by epochs of the running peak: while the peak p stays, max_t (1 − x_t/p) = 1 − (min_t x_t)/p, since
+  // x ↦ fl(x/p) (p > 0) and q ↦ fl(1 − q) are monotone and NaN takes part in neither (no comparison is true for it),
+  // so one division per epoch (at each new peak and at the end) gives the scalar code's maximum, bit for bit.
   let peak0 = x0;
   let peak1 = x1;
+  let low0 = x0;
+  let low1 = x1;
   let mdd0 = zero;
   let mdd1 = zero;
-  // t = 0: x = peak
-  let dd0 = f64x2.sub(one, f64x2.div(x0, peak0));
-  let dd1 = f64x2.sub(one, f64x2.div(x1, peak1));
-  mdd0 = v128.bitselect(dd0, mdd0, f64x2.gt(dd0, mdd0));
-  mdd1 = v128.bitselect(dd1, mdd1, f64x2.gt(dd1, mdd1));
   if (!relative) {
     for (let t: i32 = 1; t < n; t++) {
       const o = <usize>t << 3;
       x0 = f64x2.replace_lane(f64x2.splat(load<f64>(V0 + o)), 1, load<f64>(V1 + o));
       x1 = f64x2.replace_lane(f64x2.splat(load<f64>(V2 + o)), 1, load<f64>(V3 + o));
-      peak0 = v128.bitselect(x0, peak0, f64x2.gt(x0, peak0));
-      peak1 = v128.bitselect(x1, peak1, f64x2.gt(x1, peak1));
-      dd0 = f64x2.sub(one, f64x2.div(x0, peak0));
-      dd1 = f64x2.sub(one, f64x2.div(x1, peak1));
+      const new0 = f64x2.gt(x0, peak0);
+      const new1 = f64x2.gt(x1, peak1);
+      if (v128.any_true(v128.or(new0, new1))) {
+        const dd0 = f64x2.sub(one, f64x2.div(low0, peak0));
+        const dd1 = f64x2.sub(one, f64x2.div(low1, peak1));
+        mdd0 = v128.bitselect(dd0, mdd0, v128.and(new0, f64x2.gt(dd0, mdd0)));
+        mdd1 = v128.bitselect(dd1, mdd1, v128.and(new1, f64x2.gt(dd1, mdd1)));
+        peak0 = v128.bitselect(x0, peak0, new0);
+        peak1 = v128.bitselect(x1, peak1, new1);
+        low0 = v128.bitselect(x0, low0, new0);
+        low1 = v128.bitselect(x1, low1, new1);
+      }
+      low0 = v128.bitselect(x0, low0, f64x2.lt(x0, low0));
+      low1 = v128.bitselect(x1, low1, f64x2.lt(x1, low1));
+    }
+    {
+      const dd0 = f64x2.sub(one, f64x2.div(low0, peak0));
+      const dd1 = f64x2.sub(one, f64x2.div(low1, peak1));
       mdd0 = v128.bitselect(dd0, mdd0, f64x2.gt(dd0, mdd0));
       mdd1 = v128.bitselect(dd1, mdd1, f64x2.gt(dd1, mdd1));
     }
@@ -186,26 +239,33 @@ function groupFigures(V0: usize, V1: usize, V2: usize, V3: usize, n: i32, relati
     return;
   }
   const m = n - 1;
+  // the log-returns of the four series, lane l of row t − 1 at lr[4(t − 1) + l]
+  logLane(V0, m, lr);
+  logLane(V1, m, lr + 8);
+  logLane(V2, m, lr + 16);
+  logLane(V3, m, lr + 24);
   let mr0 = zero, mr1 = zero, up0 = zero, up1 = zero, dn0 = zero, dn1 = zero;
-  let prev0 = x0;
-  let prev1 = x1;
   for (let t: i32 = 1; t < n; t++) {
     const o = <usize>t << 3;
     x0 = f64x2.replace_lane(f64x2.splat(load<f64>(V0 + o)), 1, load<f64>(V1 + o));
     x1 = f64x2.replace_lane(f64x2.splat(load<f64>(V2 + o)), 1, load<f64>(V3 + o));
-    peak0 = v128.bitselect(x0, peak0, f64x2.gt(x0, peak0));
-    peak1 = v128.bitselect(x1, peak1, f64x2.gt(x1, peak1));
-    dd0 = f64x2.sub(one, f64x2.div(x0, peak0));
-    dd1 = f64x2.sub(one, f64x2.div(x1, peak1));
-    mdd0 = v128.bitselect(dd0, mdd0, f64x2.gt(dd0, mdd0));
-    mdd1 = v128.bitselect(dd1, mdd1, f64x2.gt(dd1, mdd1));
-    const l0 = fdlibmLog2(f64x2.div(x0, prev0));
-    const l1 = fdlibmLog2(f64x2.div(x1, prev1));
-    prev0 = x0;
-    prev1 = x1;
+    const new0 = f64x2.gt(x0, peak0);
+    const new1 = f64x2.gt(x1, peak1);
+    if (v128.any_true(v128.or(new0, new1))) {
+      const dd0 = f64x2.sub(one, f64x2.div(low0, peak0));
+      const dd1 = f64x2.sub(one, f64x2.div(low1, peak1));
+      mdd0 = v128.bitselect(dd0, mdd0, v128.and(new0, f64x2.gt(dd0, mdd0)));
+      mdd1 = v128.bitselect(dd1, mdd1, v128.and(new1, f64x2.gt(dd1, mdd1)));
+      peak0 = v128.bitselect(x0, peak0, new0);
+      peak1 = v128.bitselect(x1, peak1, new1);
+      low0 = v128.bitselect(x0, low0, new0);
+      low1 = v128.bitselect(x1, low1, new1);
+    }
+    low0 = v128.bitselect(x0, low0, f64x2.lt(x0, low0));
+    low1 = v128.bitselect(x1, low1, f64x2.lt(x1, low1));
     const p = lr + (<usize>(t - 1) << 5);
-    v128.store(p, l0);
-    v128.store(p, l1, 16);
+    const l0 = v128.load(p);
+    const l1 = v128.load(p, 16);
     const y = f64x2.splat(load<f64>(q + (<usize>(t - 1) << 3)));
     const isUp = f64x2.gt(y, zero);
     const isDown = f64x2.lt(y, zero);
@@ -215,6 +275,12 @@ function groupFigures(V0: usize, V1: usize, V2: usize, V3: usize, n: i32, relati
     up1 = v128.bitselect(f64x2.add(up1, l1), up1, isUp);
     dn0 = v128.bitselect(f64x2.add(dn0, l0), dn0, isDown);
     dn1 = v128.bitselect(f64x2.add(dn1, l1), dn1, isDown);
+  }
+  {
+    const dd0 = f64x2.sub(one, f64x2.div(low0, peak0));
+    const dd1 = f64x2.sub(one, f64x2.div(low1, peak1));
+    mdd0 = v128.bitselect(dd0, mdd0, f64x2.gt(dd0, mdd0));
+    mdd1 = v128.bitselect(dd1, mdd1, f64x2.gt(dd1, mdd1));
   }
   const fm = f64x2.splat(<f64>m);
   mr0 = f64x2.div(mr0, fm);
