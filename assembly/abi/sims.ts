@@ -13,6 +13,7 @@ import { valuePaths } from "../valuation/paths";
 import { dollarsJson } from "../valuation/dollars";
 import { simulateCloses, simulateRuns, simulateSummary } from "../valuation/simulate";
 import { fdlibmLog, fdlibmLog2 } from "../stats/fdlibm-log";
+import { nativeExp2 } from "../stats/native-exp2";
 
 /** Seed the RNG_STATE_BYTES block at `state` (SplitMix64 expansion of `seed`, empty normal cache). */
 export function kRngSeed(state: usize, seed: u64): void {
@@ -89,5 +90,16 @@ export function kFdlibmLog(x: usize, n: i32, out: usize): i32 {
   let i: i32 = 0;
   for (; i + 1 < n; i += 2) v128.store(out + (<usize>i << 3), fdlibmLog2(v128.load(x + (<usize>i << 3))));
   if (i < n) store<f64>(out + (<usize>i << 3), fdlibmLog(load<f64>(x + (<usize>i << 3))));
+  return 0;
+}
+/**
+ * The engine's exponential two ways, for tests: `pairs[i]` by `nativeExp2` (stats/native-exp2.ts, the f64x2 form the
+ * generation compounds with; an odd last one by `Math.exp`), `scalar[i]` = `Math.exp(x[i])` (NativeMath.exp).
+ */
+export function kNativeExp(x: usize, n: i32, pairs: usize, scalar: usize): i32 {
+  let i: i32 = 0;
+  for (; i + 1 < n; i += 2) v128.store(pairs + (<usize>i << 3), nativeExp2(v128.load(x + (<usize>i << 3))));
+  if (i < n) store<f64>(pairs + (<usize>i << 3), Math.exp(load<f64>(x + (<usize>i << 3))));
+  for (let j: i32 = 0; j < n; j++) store<f64>(scalar + (<usize>j << 3), Math.exp(load<f64>(x + (<usize>j << 3))));
   return 0;
 }

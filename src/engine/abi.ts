@@ -100,6 +100,7 @@ export interface EngineExports {
     seed: bigint, runFrom: number, runCount: number, capital: number, nRows: number, blockLength: number, bi: number,
     iSpec: Ptr, fSpec: Ptr, rec: Ptr, band: Ptr, paid: Ptr): Status;
   kFdlibmLog(x: Ptr, n: number, out: Ptr): Status;
+  kNativeExp(x: Ptr, n: number, pairs: Ptr, scalar: Ptr): Status;
 }
 
 /** What the runtime table records for one export: a function's arity, or "memory" / "global". */
@@ -172,6 +173,7 @@ export const ENGINE_EXPORTS = {
   // sims summarised in place (assembly/abi/sims.ts)
   kSimulateSummary: 20,
   kFdlibmLog: 3,
+  kNativeExp: 4,
 } as const satisfies { [K in keyof EngineExports]: ExportShape<EngineExports[K]> };
 
 /**
@@ -310,6 +312,7 @@ export const KERNEL_CALLS = {
     what: "simulation", columns: "N",
   },
   kFdlibmLog: { params: ["x:f64In", "n:i32", "out:f64Out"], what: "logarithm" },
+  kNativeExp: { params: ["x:f64In", "n:i32", "pairs:f64Out", "scalar:f64Out"], what: "exponential" },
 } as const satisfies { [K in keyof EngineExports]?: KernelCall };
 
 /** The kinds of a kernel parameter (see `KERNEL_CALLS`). */
