@@ -46,7 +46,7 @@ export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fS
   const yc = lb + nBytes;
   if (relative) {
     if (E > 0) withFlows(B + (<usize>(bi * n) << 3), n, E, rows, amount, rate, Vf);
-    logReturns(E > 0 ? Vf : B + (<usize>(bi * n) << 3), m, lb);
+    logLane(E > 0 ? Vf : B + (<usize>(bi * n) << 3), m, lb, 3);
     benchmarkSums(lb, m, yc);
   }
   // Series in groups of four (two f64x2, lanes s0 … s0 + 3; past S the last series again, computed and not kept):
@@ -107,11 +107,12 @@ export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fS
 const LANES_V = memory.data(32, 16);
 
 /**
- * out[32·(t − 1)] = ln(v[t]/v[t − 1]), t = 1 … m (`logReturns` into every fourth f64): two rows per f64x2 (t, t + 1
+ * out at byte (t − 1)·2^shift = ln(v[t]/v[t − 1]), t = 1 … m (`logReturns`; shift 5: every fourth f64, shift 3:
+ * contiguous): two rows per f64x2 (t, t + 1
  * from two overlapping loads), by `fdlibmLog2Fast`, or `fdlibmLog2` when a lane is outside its case; an odd last
  * row by `fdlibmLog`. Each value is the same division and logarithm as `logReturns`', so the same bits.
  */
-function logLane(v: usize, m: i32, out: usize): void {
+function logLane(v: usize, m: i32, out: usize, shift: i32 = 5): void {
   const C = LOG2_CONSTANTS;
   const T = LOG_BLOCK;
   let t: i32 = 1;
@@ -129,15 +130,15 @@ function logLane(v: usize, m: i32, out: usize): void {
         const o = <usize>u << 3;
         l = fdlibmLog2(f64x2.div(v128.load(v + o), v128.load(v + o - 8)));
       }
-      const p = out + (<usize>(u - 1) << 5);
+      const p = out + (<usize>(u - 1) << shift);
       v128.store64_lane(p, l, 0);
-      v128.store64_lane(p, l, 1, 32);
+      v128.store64_lane(p + (<usize>1 << shift), l, 1);
     }
     t += 2 * pairs;
     if (pairs == 0) break;
   }
   if (t == m) {
-    store<f64>(out + (<usize>(t - 1) << 5), fdlibmLog(load<f64>(v + (<usize>t << 3)) / load<f64>(v + (<usize>(t - 1) << 3))));
+    store<f64>(out + (<usize>(t - 1) << shift), fdlibmLog(load<f64>(v + (<usize>t << 3)) / load<f64>(v + (<usize>(t - 1) << 3))));
   }
 }
 
@@ -344,7 +345,10 @@ function withFlows(b: usize, n: i32, E: i32, rows: usize, amount: usize, rate: u
   return -1;
 }
 
-/** `logReturnsOf`: out[t − 1] = ln(v[t]/v[t − 1]), t = 1 … m (fdlibm's logarithm, as `Math.log`). */
+/**
+ * `logReturnsOf`: out[t − 1] = ln(v[t]/v[t − 1]), t = 1 … m (fdlibm's logarithm, as `Math.log`): the definition
+ * `logLane` computes (kept as its reference; not called).
+ */
 function logReturns(v: usize, m: i32, out: usize): void {
   let prev = load<f64>(v);
   for (let t: i32 = 1; t <= m; t++) {

@@ -434,7 +434,8 @@ export function orderForPercentiles(values: Float64Array, ps: readonly number[])
   }
   for (let i = 0; i < k; i++) {
     const x = values[i];
-    if (x !== x || (x === 0 && 1 / x < 0)) {
+    // NaN or −0 (x > 0 is false for both, and for +0 and negatives, which are fine)
+    if (!(x > 0) && (x !== x || Object.is(x, -0))) {
       values.sort();
       return;
     }
