@@ -21,8 +21,9 @@ export const RUN_FIELDS: i32 = 16;
  * Layout: `B` S×n; `iSpec` [E, P, Wn, rows(E), bandRows(P), withdrawalRows(Wn)]; `fSpec` [amount(E), rate(E),
  *   wf(Wn)]; `rec` S×RUN_FIELDS, `band` S×P, `paid` S×max(E, 1). Scratch `Vf` 4n, `lr` 4n, `lb` 2n f64.
  * Method: the benchmark's log-returns and sums once per run (they are the same for every series), then the series
- *   four at a time in two f64x2 (`groupFigures`: the drawdown, the log-returns by `fdlibmLog2` and both passes'
- *   sums, each lane in the scalar code's order and operations, so the same bits as one series at a time).
+ *   four at a time in two f64x2 (`groupFigures`: the log-returns by `logLane`, the drawdown per epoch of the running
+ *   peak and both passes' sums, each lane in the scalar code's order and operations, so the same bits as one series
+ *   at a time).
  * Complexity: O(S·n) with S·(n − 1) logarithms when bi ≥ 0 (two per f64x2 division); no allocation.
  */
 export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fSpec: usize, rec: usize,
@@ -107,10 +108,11 @@ export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fS
 const LANES_V = memory.data(32, 16);
 
 /**
- * out at byte (t − 1)·2^shift = ln(v[t]/v[t − 1]), t = 1 … m (`logReturns`; shift 5: every fourth f64, shift 3:
- * contiguous): two rows per f64x2 (t, t + 1
- * from two overlapping loads), by `fdlibmLog2Fast`, or `fdlibmLog2` when a lane is outside its case; an odd last
- * row by `fdlibmLog`. Each value is the same division and logarithm as `logReturns`', so the same bits.
+ * ln(v[t]/v[t − 1]) at byte (t − 1)·2^shift of `out`, t = 1 … m (`logReturns`; shift 5: every fourth f64, a
+ * group's lane; shift 3: contiguous). Rows t and t + 1 in one f64x2 (two overlapping loads, one division), in blocks
+ * of LOG_PAIRS: `fdlibmLog2Reduce` for the block, then `fdlibmLog2Finish`, and `fdlibmLog2` for a pair with a lane
+ * outside the fast case; an odd last row by `fdlibmLog`. Each value is `logReturns`' division and logarithm, so the
+ * same bits.
  */
 function logLane(v: usize, m: i32, out: usize, shift: i32 = 5): void {
   const C = LOG2_CONSTANTS;
@@ -138,7 +140,8 @@ function logLane(v: usize, m: i32, out: usize, shift: i32 = 5): void {
     if (pairs == 0) break;
   }
   if (t == m) {
-    store<f64>(out + (<usize>(t - 1) << shift), fdlibmLog(load<f64>(v + (<usize>t << 3)) / load<f64>(v + (<usize>(t - 1) << 3))));
+    const x = load<f64>(v + (<usize>t << 3)) / load<f64>(v + (<usize>(t - 1) << 3));
+    store<f64>(out + (<usize>(t - 1) << shift), fdlibmLog(x));
   }
 }
 
@@ -185,10 +188,11 @@ function benchmarkSums(q: usize, m: i32, yc: usize): void {
 
 /**
  * The drawdown (rec[3]) and, when `relative`, the seven relative figures (rec[8 … 14]) of the group's series, lanes
- * (V0, V1) and (V2, V3), `keep` of them kept (records at rec, RUN_FIELDS apart). One pass over t: the running
- * peak's drawdown, the log-return ln(V_t/V_{t−1}) (`fdlibmLog2Fast`) into `lr` (two f64x2 per row) and pass 1's
- * sums (`fdlibmLog2` where a lane is outside the fast case); then pass 2 over `lr`. Each lane is `runFigures`' and `relativeFromLogReturns`' operation for operation:
- * `if (y > 0) upR += x` is a select of upR + x on y > 0; the drawdown's maximum is taken per epoch of the peak.
+ * (V0, V1) and (V2, V3), `keep` of them kept (records at rec, RUN_FIELDS apart): the log-returns ln(V_t/V_{t−1})
+ * of the four series by `logLane` into `lr` (lane l of row t − 1 at lr[4(t − 1) + l]); one pass over t for the
+ * running peak's drawdown and pass 1's sums; then pass 2 over `lr`. Each lane is `runFigures`' and
+ * `relativeFromLogReturns`' operation for operation: `if (y > 0) upR += x` is a select of upR + x on y > 0; the
+ * drawdown's maximum is taken per epoch of the peak (one division per new peak).
  */
 function groupFigures(V0: usize, V1: usize, V2: usize, V3: usize, n: i32, relative: bool, q: usize, yc: usize,
                       lr: usize, rec: usize, keep: i32): void {

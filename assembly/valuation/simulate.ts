@@ -212,7 +212,8 @@ function firstRunState(seed: u64, runFrom: i32): usize {
  *      model `ModelCode.correlated`: r[t] = μ + L·z[t], (L·z[t])_i = Σ_{j≤i} L_ij z[t][j] summed by `gemmNT`
  *      (linalg/gemm.ts: lane-split order of blas.dot; for even i < N−1 the sum runs to j = i + 1 over an exact
  *      zero), then + μ_i.
- *   4. Prices: P̃[0] = p0 (the real first test close); P̃[t][i] = P̃[t−1][i]·exp(r[t][i]) with NativeMath.exp.
+ *   4. Prices: P̃[0] = p0 (the real first test close); P̃[t][i] = P̃[t−1][i]·exp(r[t][i]) with NativeMath.exp
+ *      (two tickers per f64x2, each lane its bits: stats/native-exp2.ts).
  *   5. Values: the paths valuation (§7) of the S weight vectors on P̃, with V[s][0] = capital exactly and shares
  *      bought at p0 (the same shares in every run).
  * Layout: `mu` N; `scale` independent: σ (N), correlated: L (N×N row-major; only the lower triangle incl. the
