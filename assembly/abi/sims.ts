@@ -12,7 +12,8 @@ import { fillNormals } from "../random/normal";
 import { valuePaths } from "../valuation/paths";
 import { dollarsJson } from "../valuation/dollars";
 import { simulateCloses, simulateRuns, simulateSummary } from "../valuation/simulate";
-import { fdlibmLog } from "../stats/fdlibm-log";
+import { fdlibmLog, fdlibmLog2 } from "../stats/fdlibm-log";
+import { nativeExp2 } from "../stats/native-exp2";
 
 /** Seed the RNG_STATE_BYTES block at `state` (SplitMix64 expansion of `seed`, empty normal cache). */
 export function kRngSeed(state: usize, seed: u64): void {
@@ -81,8 +82,24 @@ export function kSimulateSummary(mu: usize, scale: usize, model: i32, p0: usize,
   return simulateSummary(mu, scale, model, p0, nTest, N, W, S, seed, runFrom, runCount, capital, nRows, blockLength,
     bi, iSpec, fSpec, rec, band, paid);
 }
-/** `Math.log` as V8 computes it (fdlibm's log; stats/fdlibm-log.ts): out[i] = log(x[i]). */
+/**
+ * `Math.log` as V8 computes it (fdlibm's log; stats/fdlibm-log.ts): out[i] = log(x[i]), pairs by `fdlibmLog2` (the
+ * summary's f64x2 form, so the test of this export covers it), an odd last one by `fdlibmLog`.
+ */
 export function kFdlibmLog(x: usize, n: i32, out: usize): i32 {
-  for (let i: i32 = 0; i < n; i++) store<f64>(out + (<usize>i << 3), fdlibmLog(load<f64>(x + (<usize>i << 3))));
+  let i: i32 = 0;
+  for (; i + 1 < n; i += 2) v128.store(out + (<usize>i << 3), fdlibmLog2(v128.load(x + (<usize>i << 3))));
+  if (i < n) store<f64>(out + (<usize>i << 3), fdlibmLog(load<f64>(x + (<usize>i << 3))));
+  return 0;
+}
+/**
+ * The engine's exponential two ways, for tests: `pairs[i]` by `nativeExp2` (stats/native-exp2.ts, the f64x2 form the
+ * generation compounds with; an odd last one by `Math.exp`), `scalar[i]` = `Math.exp(x[i])` (NativeMath.exp).
+ */
+export function kNativeExp(x: usize, n: i32, pairs: usize, scalar: usize): i32 {
+  let i: i32 = 0;
+  for (; i + 1 < n; i += 2) v128.store(pairs + (<usize>i << 3), nativeExp2(v128.load(x + (<usize>i << 3))));
+  if (i < n) store<f64>(pairs + (<usize>i << 3), Math.exp(load<f64>(x + (<usize>i << 3))));
+  for (let j: i32 = 0; j < n; j++) store<f64>(scalar + (<usize>j << 3), Math.exp(load<f64>(x + (<usize>j << 3))));
   return 0;
 }

@@ -9,6 +9,18 @@ import { sharesFrom, valueWithShares } from "./paths";
 import { gemmNT } from "../linalg/gemm";
 import { checkPrices, checkFinite } from "../checks";
 import { RUN_FIELDS, summarizeRun } from "./run-summary";
+import { EXP2_CONSTANTS, nativeExp2, nativeExp2Fast } from "../stats/native-exp2";
+
+/**
+ * `Math.exp` of both lanes (the compounding P̃[t][i] = P̃[t−1][i]·exp(r[t][i]) two tickers at a time, each lane the
+ * scalar's bits: stats/native-exp2.ts): `nativeExp2Fast`, and `nativeExp2` (a call, off the loop's path) when a
+ * lane is outside its case.
+ */
+// @ts-ignore: decorator
+@inline function exp2Exact(x: v128, E: usize): v128 {
+  const e = nativeExp2Fast(x, E);
+  return v128.any_true(f64x2.ne(e, e)) ? nativeExp2(x) : e;
+}
 
 /**
  * Check the model parameters of `simulateRuns` / `simulateCloses` (docs/method.md §8): σ finite and > 0
@@ -71,6 +83,7 @@ function chunkRows(N: i32): i32 {
 function generateCloses(cur: usize, mu: usize, scale: usize, model: i32, P: usize, nTest: i32, N: i32,
                         chunk: i32, Z: usize): void {
   const rowBytes = <usize>N << 3;
+  const E = EXP2_CONSTANTS;
   // Rows t0 … t0+m−1 (1-based test rows) per chunk. The normal stream continues across chunks exactly as one
   // call would (the pair cache in `cur` carries an odd variate over), so chunking does not change the draws.
   for (let t0: i32 = 1; t0 < nTest; t0 += chunk) {
@@ -81,7 +94,13 @@ function generateCloses(cur: usize, mu: usize, scale: usize, model: i32, P: usiz
       for (let t: i32 = 0; t < m; t++) {
         const x = rows + <usize>t * rowBytes;
         const prev = x - rowBytes;
-        for (let i: i32 = 0; i < N; i++) {
+        let i: i32 = 0;
+        for (; i + 1 < N; i += 2) {
+          const off = <usize>i << 3;
+          const ret = f64x2.add(v128.load(mu + off), f64x2.mul(v128.load(scale + off), v128.load(x + off)));
+          v128.store(x + off, f64x2.mul(v128.load(prev + off), exp2Exact(ret, E)));
+        }
+        if (i < N) {
           const off = <usize>i << 3;
           const ret = load<f64>(mu + off) + load<f64>(scale + off) * load<f64>(x + off);
           store<f64>(x + off, load<f64>(prev + off) * Math.exp(ret));
@@ -93,7 +112,13 @@ function generateCloses(cur: usize, mu: usize, scale: usize, model: i32, P: usiz
       for (let t: i32 = 0; t < m; t++) {
         const x = rows + <usize>t * rowBytes;
         const prev = x - rowBytes;
-        for (let i: i32 = 0; i < N; i++) {
+        let i: i32 = 0;
+        for (; i + 1 < N; i += 2) {
+          const off = <usize>i << 3;
+          const ret = f64x2.add(v128.load(mu + off), v128.load(x + off));
+          v128.store(x + off, f64x2.mul(v128.load(prev + off), exp2Exact(ret, E)));
+        }
+        if (i < N) {
           const off = <usize>i << 3;
           store<f64>(x + off, load<f64>(prev + off) * Math.exp(load<f64>(mu + off) + load<f64>(x + off)));
         }
@@ -113,6 +138,7 @@ function generateCloses(cur: usize, mu: usize, scale: usize, model: i32, P: usiz
  */
 function generateBootstrap(cur: usize, R: usize, nR: i32, pNew: f64, P: usize, nTest: i32, N: i32): void {
   const rowBytes = <usize>N << 3;
+  const E = EXP2_CONSTANTS;
   let j: i32 = 0;
   for (let t: i32 = 1; t < nTest; t++) {
     if (t == 1 || rngUniform(cur) < pNew) {
@@ -124,7 +150,12 @@ function generateBootstrap(cur: usize, R: usize, nR: i32, pNew: f64, P: usize, n
     const x = P + <usize>t * rowBytes;
     const prev = x - rowBytes;
     const r = R + <usize>j * rowBytes;
-    for (let i: i32 = 0; i < N; i++) {
+    let i: i32 = 0;
+    for (; i + 1 < N; i += 2) {
+      const off = <usize>i << 3;
+      v128.store(x + off, f64x2.mul(v128.load(prev + off), exp2Exact(v128.load(r + off), E)));
+    }
+    if (i < N) {
       const off = <usize>i << 3;
       store<f64>(x + off, load<f64>(prev + off) * Math.exp(load<f64>(r + off)));
     }
@@ -181,7 +212,8 @@ function firstRunState(seed: u64, runFrom: i32): usize {
  *      model `ModelCode.correlated`: r[t] = μ + L·z[t], (L·z[t])_i = Σ_{j≤i} L_ij z[t][j] summed by `gemmNT`
  *      (linalg/gemm.ts: lane-split order of blas.dot; for even i < N−1 the sum runs to j = i + 1 over an exact
  *      zero), then + μ_i.
- *   4. Prices: P̃[0] = p0 (the real first test close); P̃[t][i] = P̃[t−1][i]·exp(r[t][i]) with NativeMath.exp.
+ *   4. Prices: P̃[0] = p0 (the real first test close); P̃[t][i] = P̃[t−1][i]·exp(r[t][i]) with NativeMath.exp
+ *      (two tickers per f64x2, each lane its bits: stats/native-exp2.ts).
  *   5. Values: the paths valuation (§7) of the S weight vectors on P̃, with V[s][0] = capital exactly and shares
  *      bought at p0 (the same shares in every run).
  * Layout: `mu` N; `scale` independent: σ (N), correlated: L (N×N row-major; only the lower triangle incl. the
@@ -303,7 +335,7 @@ export function simulateCloses(mu: usize, scale: usize, model: i32, p0: usize, n
  * anniversaries as `summarizeRun` reads them. Checks and statuses as `simulateRuns`; E, P, Wn ≥ 0 and every row in
  * 0 … nTest−1, else `BadDimensions`.
  * Complexity per run: `simulateRuns`' plus O(S·nTest) (S·(nTest − 1) logarithms with a benchmark). Scratch: one
- * run's values (S×nTest) and 3·nTest f64 beside `simulateRuns`' scratch, allocated once.
+ * run's values (S×nTest) and 10·nTest f64 beside `simulateRuns`' scratch, allocated once.
  */
 export function simulateSummary(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, W: usize, S: i32,
                                 seed: u64, runFrom: i32, runCount: i32, capital: f64, nRows: i32, blockLength: f64,
@@ -348,9 +380,9 @@ export function simulateSummary(mu: usize, scale: usize, model: i32, p0: usize, 
   const base = firstRunState(seed, runFrom);
   const cur = heap.alloc(<usize>RNG_STATE_BYTES);
   const values = heap.alloc(<usize>(S * nTest) << 3);
-  const Vf = heap.alloc(<usize>nTest << 3);
-  const lr = heap.alloc(<usize>nTest << 3);
-  const lb = heap.alloc(<usize>nTest << 3);
+  const Vf = heap.alloc(<usize>nTest << 5);
+  const lr = heap.alloc(<usize>nTest << 5);
+  const lb = heap.alloc(<usize>nTest << 4);
   const recBytes = <usize>(S * RUN_FIELDS) << 3;
   const bandBytes = <usize>(S * P) << 3;
   const paidBytes = <usize>(S * max(E, 1)) << 3;

@@ -289,6 +289,15 @@ export function simulateSummary(wasm: Wasm, input: SimulateSummaryInput): Simula
   return { rec: v.rec, band: v.band, paid: v.paid, jitter, means: drift };
 }
 
+/**
+ * The engine's exponential (`NativeMath.exp`, what the generation compounds with) of every x, two ways: `pairs` by
+ * the f64x2 form (assembly/stats/native-exp2.ts), `scalar` by `Math.exp` in WebAssembly: for tests.
+ */
+export function nativeExp(wasm: Wasm, x: Float64Array): { pairs: Float64Array; scalar: Float64Array } {
+  const v = invoke(wasm, "kNativeExp", { x, n: x.length, pairs: x.length, scalar: x.length }).value;
+  return { pairs: v.pairs, scalar: v.scalar };
+}
+
 /** `Math.log` computed in WebAssembly (fdlibm's logarithm, assembly/stats/fdlibm-log.ts): for tests. */
 export function fdlibmLog(wasm: Wasm, x: Float64Array): Float64Array {
   return invoke(wasm, "kFdlibmLog", { x, n: x.length, out: x.length }).value.out;

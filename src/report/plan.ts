@@ -14,7 +14,7 @@
  */
 import type { CashFlow } from "../domain/types.js";
 import { civilFromDays, daysFromCivil, daysInMonth, formatIsoDay, parseIsoDay } from "../domain/dates.js";
-import { percentileOfSorted, TRADING_DAYS_PER_YEAR } from "./summary.js";
+import { orderForPercentiles, percentileOfSorted, TRADING_DAYS_PER_YEAR } from "./summary.js";
 
 /** Calendar months per period of a cash flow's `every`. */
 export const FLOW_MONTHS = { month: 1, quarter: 3, year: 12 } as const satisfies Record<CashFlow["every"], number>;
@@ -398,7 +398,7 @@ export class PlanAccumulator {
         if (targetValue !== undefined && this.finals[slot] / deflateH >= targetValue) hit++;
         column[k] = this.finals[slot] / deflateH;
       }
-      column.sort();
+      orderForPercentiles(column, PLAN_PERCENTILES);
       const realPct = (p: number) => (R > 0 ? finiteOrNull(percentileOfSorted(column, p)) : null);
       const bands = {} as Record<BandKey, (number | null)[]>;
       const bandsReal = {} as Record<BandKey, (number | null)[]>;
@@ -409,7 +409,7 @@ export class PlanAccumulator {
       const values = new Float64Array(R);
       for (let j = 0; j < P; j++) {
         this.bandColumn(s, j, values);
-        values.sort();
+        orderForPercentiles(values, PLAN_PERCENTILES);
         for (const p of PLAN_PERCENTILES) {
           const x = R > 0 ? percentileOfSorted(values, p) : Number.NaN;
           bands[`p${p}`][j] = cents(x);

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { kernelsOver } from "../../src/engine/index.js";
-import { fdlibmLog } from "../../src/engine/sims.js";
+import { fdlibmLog, nativeExp } from "../../src/engine/sims.js";
 import type { Kernels } from "../../src/pipeline/kernels.js";
 import { optionsFor, summarisePart, summariseSims, type SummaryPart } from "../../src/pipeline/respond.js";
 import { checkPrices } from "../../src/pipeline/validate.js";
@@ -47,6 +47,18 @@ describe("the sims summary computed by the engine", () => {
     for (let i = 0; i < 20_000; i++) xs.push(u() * 1e-310);
     const got = fdlibmLog(wasm(), Float64Array.from(xs));
     const bad = xs.filter((x, i) => !Object.is(got[i], Math.log(x)));
+    expect(bad).toEqual([]);
+  });
+
+  it("the generation's f64x2 exponential is NativeMath.exp's, bit for bit (daily returns, the whole range, specials)", () => {
+    const u = rng(43);
+    const xs: number[] = [0, -0, 1, -1, Infinity, -Infinity, NaN, 5e-324, -5e-324, 2 ** -54, -(2 ** -54), 2 ** -55, 511.9, 512,
+      -512, 709.78, 709.79, -745.1, -745.2, 1e300, -1e300];
+    for (let i = 0; i < 200_000; i++) xs.push((u() - 0.5) * 0.2);
+    for (let i = 0; i < 100_000; i++) xs.push((u() - 0.5) * 1500);
+    for (let i = 0; i < 20_000; i++) xs.push((u() - 0.5) * 2 ** -50);
+    const { pairs, scalar } = nativeExp(wasm(), Float64Array.from(xs));
+    const bad = xs.filter((_, i) => !Object.is(pairs[i], scalar[i]));
     expect(bad).toEqual([]);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { percentileOfSorted } from "../../src/report/summary.js";
+import { orderForPercentiles, percentileOfSorted } from "../../src/report/summary.js";
 import { summarizeSimsDistribution } from "../../src/report/sims-summary.js";
 import type { StrategyId } from "../../src/domain/strategies.js";
 
@@ -14,6 +14,30 @@ describe("percentileOfSorted", () => {
   it("gives the single value for one run and NaN for none", () => {
     expect(percentileOfSorted([7], 95)).toBe(7);
     expect(percentileOfSorted([], 50)).toBeNaN();
+  });
+});
+
+describe("orderForPercentiles", () => {
+  it("gives every percentile of the sorted values, bit for bit (ties, zeros, ∞; NaN and −0 sort)", () => {
+    let seed = 11;
+    const u = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const ps = [5, 10, 25, 50, 75, 90, 95];
+    for (const k of [1, 2, 17, 63, 64, 65, 100, 301, 1000, 4099]) {
+      for (const kind of ["spread", "ties", "zeros", "inf", "nan", "negzero", "sorted", "reversed"]) {
+        const xs = Float64Array.from({ length: k }, (_, i) =>
+          kind === "ties" ? Math.floor(u() * 5) : kind === "sorted" ? i : kind === "reversed" ? k - i : 1e5 * Math.exp(u() - 0.5));
+        if (kind === "zeros") for (let i = 0; i < k; i += 3) xs[i] = 0;
+        if (kind === "inf") xs[Math.floor(u() * k)] = Infinity;
+        if (kind === "nan") xs[Math.floor(u() * k)] = Number.NaN;
+        if (kind === "negzero") { xs[0] = -0; xs[k - 1] = 0; }
+        const sorted = Float64Array.from(xs).sort();
+        const got = Float64Array.from(xs);
+        orderForPercentiles(got, ps);
+        for (const p of ps) {
+          expect(Object.is(percentileOfSorted(got, p), percentileOfSorted(sorted, p)), `${kind} k=${k} p=${p}`).toBe(true);
+        }
+      }
+    }
   });
 });
 
