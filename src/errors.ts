@@ -138,6 +138,16 @@ export const CATALOGUE = {
     "percent-encoding."),
   NOT_FOUND: entry<{ method: string; url: string }>(404, "Not found", (a) =>
     `No route ${a.method} ${clip(a.url)}. See GET /docs for the list of endpoints.`),
+  JOB_NOT_FOUND: entry<{ id: string }>(404, "Job not found", (a) =>
+    `No job ${JSON.stringify(clip(a.id))} for this API key. A job is read with the key that submitted it ` +
+    "(POST /v1/jobs answers its id in the Location header); a job long finished is forgotten after twice JOB_RESULT_TTL."),
+  JOB_GONE: entry<{ id: string; expiredAt: string }>(410, "Job result gone", (a) =>
+    `Job ${a.id} finished and its result was kept until ${a.expiredAt} (JOB_RESULT_TTL). Submit the request again ` +
+    "(POST /v1/jobs) to compute it anew."),
+  JOB_NOT_FINISHED: entry<{ id: string; state: string; retryAfter: number }>(409, "Job not finished", (a) =>
+    `Job ${a.id} is ${a.state}: its result exists once GET /v1/jobs/${a.id} says "completed". Retry after ${a.retryAfter} s.`),
+  JOB_CANCELLED: entry<{ id: string }>(409, "Job cancelled", (a) =>
+    `Job ${a.id} was cancelled (DELETE /v1/jobs/${a.id}) before it finished: it has no result. Submit it again to compute it.`),
   METHOD_NOT_ALLOWED: entry<{ method: string; url: string; allow: readonly string[] }>(405, "Method not allowed", (a) =>
     `${clip(a.url)} does not answer ${a.method}; it answers ${a.allow.join(", ")} (see the allow header and GET /docs).`),
   REQUEST_TIMEOUT: entry(408, "Request timeout", () =>
@@ -192,6 +202,8 @@ export const CATALOGUE = {
   RESPONSE_BACKLOG: entry<{ retryAfter: number }>(503, "Response backlog", (a) =>
     `Too many response bytes are waiting for slow clients (MAX_PENDING_RESPONSE_BYTES); no new computation is ` +
     `started until they drain. Retry after ${a.retryAfter} s.`),
+  JOBS_UNAVAILABLE: entry(503, "Jobs unavailable", () =>
+    "The job store (the deployment's Redis, REDIS_URL) does not answer. Retry shortly; synchronous requests still work."),
   NOT_READY: entry(503, "Not ready", () => "The engine or the price store is not loaded yet. Retry shortly."),
   COMPUTE_TIMEOUT: entry<{ limitMs: number }>(504, "Compute timeout", (a) =>
     `The computation exceeded the limit of ${a.limitMs} ms and was stopped. Its cost grows with tickers × test days × ` +

@@ -25,6 +25,7 @@ import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LE
 import { installRateLimit } from "./plugins/rate-limit.js";
 import { installSecurityHeaders } from "./plugins/security.js";
 import type { AppContext } from "./routes/context.js";
+import { jobCostOf, jobsRoutes } from "./routes/jobs.js";
 import { healthRoute, infoRoute, readyRoute } from "./routes/meta.js";
 import { optimiserRoutes } from "./routes/optimiser.js";
 import { estimateCost } from "./cost.js";
@@ -253,6 +254,7 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
       costPerMinute: full.computeCostPerMinute,
       costOf: (req) => {
         const url = req.routeOptions.url ?? "";
+        if (url === "/v1/jobs" && req.method === "POST") return jobCostOf(ctx, req.body);
         if (!url.startsWith("/v1/optimiser/")) return undefined;
         return estimateCost(live.current.store, url.slice("/v1/optimiser/".length), req.body as RequestBody);
       },
@@ -267,6 +269,7 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     timeseriesRoutes(v1, ctx);
     optimiserRoutes(v1, ctx, { report: options.report ?? true });
     simsSummaryRoute(v1, ctx);
+    await jobsRoutes(v1, ctx, { report: options.report ?? true, ...(options.config.redisUrl !== undefined ? { redisUrl: options.config.redisUrl } : {}) });
   }, { prefix: "/v1" });
 
   if (options.web ?? true) await app.register(webPlugin, { logLevel: "warn" });

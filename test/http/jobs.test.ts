@@ -1,0 +1,216 @@
+/**
+ * The jobs API in-process (issue 31; no REDIS_URL: the embedded default): POST /v1/jobs and Prefer: respond-async
+ * answer 202 with a Location; the result is byte for byte the synchronous route's body with its descriptive headers
+ * (and its gzip copy); a job is its key's (another key: 404); DELETE cancels a queued or a running job; a finished
+ * job's result is gone (410) after JOB_RESULT_TTL; a bad body is the synchronous route's 400 at submission; a
+ * computation error is a failed job carrying the synchronous route's problem.
+ */
+import { gunzipSync } from "node:zlib";
+import type { LightMyRequestResponse } from "fastify";
+import { describe, expect, it } from "vitest";
+import { OTHER_KEY, TEST_KEY, useTestApp, type TestApp } from "../helpers/app.js";
+
+/** The headers a client reads from a compute response (the ones that describe the body). */
+const DESCRIPTIVE = /^(content-type|content-encoding|etag|vary|x-tickers|x-ticker-count|x-covariance-fallback|x-gmvp-fallback|x-simulation-.*|x-rebalance-count|x-folio-warning)$/;
+function descriptive(res: LightMyRequestResponse): Record<string, string> {
+  return Object.fromEntries(Object.entries(res.headers).filter(([k]) => DESCRIPTIVE.test(k)).map(([k, v]) => [k, String(v)]));
+}
+
+async function settle(t: TestApp, location: string, key = TEST_KEY, ms = 60_000): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const res = await t.get(location, { "x-api-key": key });
+    expect(res.statusCode, res.body).toBe(200);
+    const status = res.json() as Record<string, unknown>;
+    if (status.state !== "queued" && status.state !== "running") return status;
+    if (Date.now() > deadline) throw new Error(`job ${location} still ${String(status.state)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function submit(t: TestApp, route: string, body: unknown, key = TEST_KEY) {
+  return t.post("/v1/jobs", { route, body }, { "x-api-key": key });
+}
+
+describe("jobs in-process", () => {
+  const t = useTestApp({ keys: [TEST_KEY, OTHER_KEY] });
+  const tickers = () => t().store.list().slice(0, 4).map((x) => x.ticker);
+
+  it("submit → poll → result: the synchronous route's bytes and descriptive headers (paths, sims, sims/summary)", async () => {
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ["paths", { tickers: tickers() }],
+      ["sims", { tickers: tickers(), run_count: 3, seed: 7 }],
+      ["sims/summary", { tickers: tickers(), run_count: 4 }],
+      ["weights", { tickers: tickers(), strategies: ["gmvp", "rpp"] }],
+    ];
+    for (const [route, body] of cases) {
+      const sub = await submit(t(), route, body);
+      expect(sub.statusCode, sub.body).toBe(202);
+      const location = sub.headers.location as string;
+      expect(location).toMatch(/^\/v1\/jobs\/[0-9a-f-]{36}$/);
+      expect(sub.json()).toMatchObject({ state: "queued", route, attempts: 0 });
+      const done = await settle(t(), location);
+      expect(done).toMatchObject({ state: "completed", route, result: `${location}/result`, attempts: 1 });
+      const result = await t().get(`${location}/result`);
+      const sync = await t().post(`/v1/optimiser/${route}`, body);
+      expect(sync.statusCode).toBe(200);
+      expect(result.statusCode, result.body).toBe(200);
+      expect(result.rawPayload.equals(sync.rawPayload), `${route}: the bytes differ`).toBe(true);
+      expect(descriptive(result)).toEqual(descriptive(sync));
+      expect(done.bytes).toBe(sync.rawPayload.byteLength);
+      if (route === "sims") expect(result.headers["x-simulation-seed"]).toBe("7");
+      // If-None-Match with the sync route's tag: 304, like the sync route.
+      const again = await t().get(`${location}/result`, { "if-none-match": String(sync.headers.etag) });
+      expect(again.statusCode).toBe(304);
+    }
+  });
+
+  it("serves the result gzip-coded as the synchronous route does (same etag per coding, same identity bytes)", async () => {
+    const body = { tickers: tickers() };
+    const sub = await submit(t(), "paths", body);
+    const location = sub.headers.location as string;
+    await settle(t(), location);
+    const result = await t().get(`${location}/result`, { "accept-encoding": "gzip" });
+    const sync = await t().post("/v1/optimiser/paths", body, { "accept-encoding": "gzip" });
+    expect(result.headers["content-encoding"]).toBe("gzip");
+    expect(descriptive(result)).toEqual(descriptive(sync));
+    expect(gunzipSync(result.rawPayload).equals(gunzipSync(sync.rawPayload))).toBe(true);
+  });
+
+  it("answers Prefer: respond-async on a compute route with the same 202, and the result equals the synchronous answer", async () => {
+    const body = { tickers: tickers(), rebalance: "quarterly" };
+    const sub = await t().post("/v1/optimiser/report", body, { prefer: "wait=5, respond-async" });
+    expect(sub.statusCode, sub.body).toBe(202);
+    expect(sub.headers["preference-applied"]).toBe("respond-async");
+    expect(sub.json()).toMatchObject({ route: "report", state: "queued" });
+    const location = sub.headers.location as string;
+    await settle(t(), location);
+    const result = await t().get(`${location}/result`);
+    const sync = await t().post("/v1/optimiser/report", body);
+    expect(result.rawPayload.equals(sync.rawPayload)).toBe(true);
+    expect(descriptive(result)).toEqual(descriptive(sync));
+    // sims/summary too (its own plugin's route)
+    const s = await t().post("/v1/optimiser/sims/summary", { tickers: tickers() }, { prefer: "respond-async" });
+    expect(s.statusCode).toBe(202);
+    expect(s.json()).toMatchObject({ route: "sims/summary" });
+  });
+
+  it("keeps a job to its key: another key gets 404 JOB_NOT_FOUND for its status, result and DELETE; an unknown id too", async () => {
+    const sub = await submit(t(), "weights", { tickers: tickers() });
+    const location = sub.headers.location as string;
+    await settle(t(), location);
+    for (const res of [
+      await t().get(location, { "x-api-key": OTHER_KEY }),
+      await t().get(`${location}/result`, { "x-api-key": OTHER_KEY }),
+      await t().inject({ method: "DELETE", url: location, headers: { "x-api-key": OTHER_KEY } }),
+      await t().get("/v1/jobs/00000000-0000-4000-8000-000000000000"),
+    ]) {
+      expect(res.statusCode).toBe(404);
+      expect(res.headers["content-type"]).toMatch(/application\/problem\+json/);
+      expect(res.json()).toMatchObject({ code: "JOB_NOT_FOUND", status: 404 });
+    }
+    expect((await t().get(location)).statusCode).toBe(200);
+  });
+
+  it("refuses a bad body at submission with the synchronous route's problem, its pointers under /body", async () => {
+    const bad = await submit(t(), "sims", { tickers: [], run_count: 0, bogus: 1 });
+    expect(bad.statusCode).toBe(400);
+    const pointers = (bad.json() as { errors: Array<{ pointer: string }> }).errors.map((e) => e.pointer).sort();
+    const sync = await t().post("/v1/optimiser/sims", { tickers: [], run_count: 0, bogus: 1 });
+    const syncPointers = (sync.json() as { errors: Array<{ pointer: string }> }).errors.map((e) => `/body${e.pointer}`).sort();
+    expect(pointers).toEqual(syncPointers);
+    const route = await submit(t(), "pathz", { tickers: tickers() });
+    expect(route.statusCode).toBe(400);
+    expect(route.json()).toMatchObject({ code: "INVALID_REQUEST", errors: [{ pointer: "/route" }] });
+    expect(route.json().detail).toMatch(/must be one of "paths", "sims"/);
+    const missing = await t().post("/v1/jobs", { route: "paths" });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json()).toMatchObject({ errors: [{ pointer: "/body" }] });
+    // Prefer: respond-async validates like the route itself: the same 400, no job.
+    const viaPrefer = await t().post("/v1/optimiser/paths", { tickers: "" }, { prefer: "respond-async" });
+    const plain = await t().post("/v1/optimiser/paths", { tickers: "" });
+    expect(viaPrefer.statusCode).toBe(400);
+    expect(viaPrefer.json().errors).toEqual(plain.json().errors);
+  });
+
+  it("fails a job whose computation fails, carrying the synchronous route's problem (status, code, detail)", async () => {
+    const body = { tickers: [...tickers(), "NOPE"] };
+    const sub = await submit(t(), "paths", body);
+    const location = sub.headers.location as string;
+    const done = await settle(t(), location);
+    const sync = await t().post("/v1/optimiser/paths", body);
+    expect(sync.statusCode).toBe(422);
+    expect(done).toMatchObject({ state: "failed", problem: { code: "UNKNOWN_TICKERS", status: 422, detail: sync.json().detail } });
+    const result = await t().get(`${location}/result`);
+    expect(result.statusCode).toBe(422);
+    expect(result.headers["content-type"]).toMatch(/application\/problem\+json/);
+    expect(result.json()).toMatchObject({ code: "UNKNOWN_TICKERS", detail: sync.json().detail, tickers: ["NOPE"] });
+  });
+
+  it("cancels a queued job and a running one (DELETE); their result is 409 JOB_CANCELLED; a finished job is left as it is", async () => {
+    // The one worker is busy for a while: the first job waits for it in the pool (running), the second in the queue.
+    const busy = t().pool.run({ kind: "sleep", ms: 1500 });
+    const first = await submit(t(), "paths", { tickers: tickers() });
+    const second = await submit(t(), "paths", { tickers: tickers().slice(0, 3) });
+    const [a, b] = [first.headers.location as string, second.headers.location as string];
+    const deadline = Date.now() + 5_000;
+    while ((await t().get(a)).json().state !== "running" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect((await t().get(a)).json().state).toBe("running");
+    expect((await t().get(b)).json().state).toBe("queued");
+    const running = await t().inject({ method: "DELETE", url: a, headers: { "x-api-key": TEST_KEY } });
+    expect(running.statusCode).toBe(200);
+    expect(running.json()).toMatchObject({ state: "cancelled" });
+    const queued = await t().inject({ method: "DELETE", url: b, headers: { "x-api-key": TEST_KEY } });
+    expect(queued.json()).toMatchObject({ state: "cancelled" });
+    await busy;
+    await new Promise((r) => setTimeout(r, 300));
+    for (const loc of [a, b]) {
+      expect((await t().get(loc)).json().state).toBe("cancelled");
+      const res = await t().get(`${loc}/result`);
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ code: "JOB_CANCELLED" });
+    }
+    // A finished job: DELETE answers its status unchanged.
+    const done = await submit(t(), "weights", { tickers: tickers() });
+    await settle(t(), done.headers.location as string);
+    const del = await t().inject({ method: "DELETE", url: done.headers.location as string, headers: { "x-api-key": TEST_KEY } });
+    expect(del.json()).toMatchObject({ state: "completed" });
+    expect((await t().get(`${done.headers.location as string}/result`)).statusCode).toBe(200);
+  });
+
+  it("answers 409 JOB_NOT_FINISHED with retry-after for the result of a job still running", async () => {
+    const busy = t().pool.run({ kind: "sleep", ms: 800 });
+    const sub = await submit(t(), "weights", { tickers: tickers() });
+    const res = await t().get(`${sub.headers.location as string}/result`);
+    expect(res.statusCode).toBe(409);
+    expect(res.headers["retry-after"]).toBe("1");
+    expect(res.json()).toMatchObject({ code: "JOB_NOT_FINISHED" });
+    await busy;
+    await settle(t(), sub.headers.location as string);
+  });
+
+  it("describes the jobs in /v1/info (in-process scope, the TTL, the routes)", async () => {
+    const info = (await t().get("/v1/info")).json() as { jobs: Record<string, unknown> };
+    expect(info.jobs).toMatchObject({ scope: "process", result_ttl_s: 86_400, routes: ["paths", "sims", "sims/summary", "report", "weights", "schedule", "analysis"] });
+  });
+});
+
+describe("jobs in-process with a tiny JOB_RESULT_TTL", () => {
+  const t = useTestApp({ limits: { jobResultTtlMs: 300 } });
+
+  it("answers 410 JOB_GONE for the status and the result once the TTL has passed", async () => {
+    const tickers = t().store.list().slice(0, 3).map((x) => x.ticker);
+    const sub = await submit(t(), "weights", { tickers });
+    const location = sub.headers.location as string;
+    await settle(t(), location);
+    expect((await t().get(`${location}/result`)).statusCode).toBe(200);
+    await new Promise((r) => setTimeout(r, 400));
+    for (const res of [await t().get(location), await t().get(`${location}/result`)]) {
+      expect(res.statusCode).toBe(410);
+      expect(res.json()).toMatchObject({ code: "JOB_GONE", status: 410 });
+    }
+    // After twice the TTL the id is forgotten: 404.
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await t().get(location)).statusCode).toBe(404);
+  });
+});
