@@ -57,7 +57,7 @@ export function jobStatus(j: JobRecord) {
   };
 }
 
-const JobStatus = z.object({
+export const JobStatus = z.object({
   id: z.string().describe("The job's id (a UUID)."),
   state: z.enum(JOB_STATES).describe("queued → running → completed | failed; cancelled by DELETE."),
   route: z.enum(JOB_ROUTE_NAMES as [JobRoute, ...JobRoute[]]).describe("The compute route the job runs (POST /v1/optimiser/<route>)."),
@@ -73,8 +73,9 @@ const JobStatus = z.object({
 
 const IdParams = z.strictObject({ id: z.string().min(1).max(100) });
 
-const ASYNC_NOTE = " Send `Prefer: respond-async` to have it run as a job instead: 202 with its status and Location (see POST /v1/jobs).";
-export { ASYNC_NOTE };
+/** Said by every compute route's documentation (routes/optimiser.ts, routes/summary.ts). */
+export const ASYNC_NOTE = " With the header `Prefer: respond-async` (RFC 7240) the validated request runs as a job instead: 202 with " +
+  "its status, Location and Preference-Applied (see POST /v1/jobs); GET the Location's /result for this route's bytes.";
 
 /** The compute charge of a validated POST /v1/jobs (its route's estimate, as the synchronous route is charged). */
 export function jobCostOf(ctx: AppContext, body: unknown): number {

@@ -13,7 +13,7 @@ import {
   AnalysisResponse, makeSchemas, PathsResponse, ProblemResponse, ReportResponse, ScheduleResponse, SimsResponse, WeightsResponse,
 } from "../schemas.js";
 import type { AppContext } from "./context.js";
-import { answerAsync } from "./jobs.js";
+import { answerAsync, ASYNC_NOTE, JobStatus } from "./jobs.js";
 
 const errorResponses = {
   400: ProblemResponse, 401: ProblemResponse, 413: ProblemResponse, 415: ProblemResponse, 422: ProblemResponse,
@@ -57,11 +57,11 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
       preParsing: requireJson,
       schema: {
         summary,
-        description: summary + COMMON_NOTE + (kind === "sims" ? SIMS_NOTE : "") + (kind === "weights" ? "" : REBALANCE_NOTE),
+        description: summary + COMMON_NOTE + (kind === "sims" ? SIMS_NOTE : "") + (kind === "weights" ? "" : REBALANCE_NOTE) + ASYNC_NOTE,
         tags: ["optimiser"],
         security: [{ apiKey: [] }],
         body,
-        response: { 200: response, 304: z.null().describe("Not modified: the etag sent in if-none-match is current."), ...errorResponses },
+        response: { 200: response, 202: JobStatus, 304: z.null().describe("Not modified: the etag sent in if-none-match is current."), ...errorResponses },
       },
     }, computeHandler(ctx, kind, `POST /v1/optimiser/${kind}`));
   };
