@@ -272,7 +272,18 @@ class BullDispatcher implements Dispatcher {
       lockDuration: lockMs, stalledInterval: lockMs, maxStalledCount: 2,
       removeOnComplete: { count: 0 }, removeOnFail: { age: 24 * 3600 },
     });
-    worker.on("error", (err) => log.warn({ err: err.message }, "jobs: BullMQ worker error"));
+    // While Redis is away the worker reports every reconnection attempt: one line per 30 s at most.
+    let logged = 0;
+    let quiet = 0;
+    worker.on("error", (err) => {
+      if (Date.now() - logged < 30_000) {
+        quiet++;
+        return;
+      }
+      log.warn({ err: err.message, ...(quiet > 0 ? { suppressed: quiet } : {}) }, "jobs: BullMQ worker error (Redis unreachable?)");
+      logged = Date.now();
+      quiet = 0;
+    });
     // A job that failed its last attempt (a retried error every time, or it stalled too often): failed for good.
     worker.on("failed", (job, err) => {
       if (job === undefined) return;

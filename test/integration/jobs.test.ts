@@ -16,6 +16,9 @@ const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 const DESCRIPTIVE = ["content-type", "etag", "x-tickers", "x-simulation-seed", "x-simulation-model", "x-simulation-generator"];
 const described = (h: Headers) => Object.fromEntries(DESCRIPTIVE.map((k) => [k, h.get(k)]));
 
+/** Replicas SIGKILLed by a test. */
+const dead = new Set<Replica>();
+
 /** Poll a job's status on `base` until `done(status)` (or throw after `ms`). */
 async function until(base: string, location: string, done: (s: Record<string, unknown>) => boolean, ms: number): Promise<Record<string, unknown>> {
   const deadline = Date.now() + ms;
@@ -47,15 +50,17 @@ describeWithServers("jobs shared by two replicas through Redis (BullMQ)", missin
   let redis: RunningRedis;
   let replicas: Replica[] = [];
   let tickers: string[];
+  let env: Record<string, string>;
 
   beforeAll(async () => {
     redis = await startRedis();
     // JOB_LOCK_MS 2 s: a dead replica's job is back in the queue within about 4 s (BullMQ's lock and stalled check).
-    replicas = await startReplicas(2, {
+    env = {
       REDIS_URL: redis.url, API_KEYS, JOB_LOCK_MS: "2000", MAX_RUN_COUNT: "10000", COMPUTE_TIMEOUT_MS: "600000",
       // (the jobs below cost ~56 M units each: tickers × test days × runs)
       COMPUTE_COST_PER_MINUTE: "1000000000000",
-    });
+    };
+    replicas = await startReplicas(2, env);
     tickers = JSON.parse((await call(replicas[0].url, "/v1/timeseries/info", KEYS.main)).body) as string[];
   }, 180_000);
   afterAll(async () => {
@@ -107,6 +112,25 @@ describeWithServers("jobs shared by two replicas through Redis (BullMQ)", missin
     expect((await call(runner.url, `${location}/result`, KEYS.main)).status).toBe(409);
   }, 180_000);
 
+  it("hands a running job to the other replica when the one running it stops gracefully (SIGTERM), without waiting for it", async () => {
+    const body = { tickers, run_count: 1500 };
+    const sub = await call(replicas[0].url, "/v1/jobs", KEYS.main, { route: "sims/summary", body });
+    const location = sub.headers.get("location")!;
+    const runner = await busyReplica(replicas, 60_000);
+    const other = replicas.find((r) => r !== runner)!;
+    const t0 = Date.now();
+    runner.kill("SIGTERM");
+    expect(await runner.exited).toBe("0");
+    // The stop abandons the job at once (its pool task stopped) rather than finishing a computation of seconds.
+    expect(Date.now() - t0).toBeLessThan(8_000);
+    const done = await until(other.url, location, (s) => s.state === "completed" || s.state === "failed", 300_000);
+    expect(done.state, JSON.stringify(done)).toBe("completed");
+    expect(done.attempts).toBeGreaterThanOrEqual(2);
+    // A fresh replica in its place for the next test.
+    const [fresh] = await startReplicas(1, env);
+    replicas = [other, fresh];
+  }, 420_000);
+
   it("completes a job on the other replica when the one running it is SIGKILLed, with the same bytes", async () => {
     // A job of several seconds on one worker: sims/summary of the whole synthetic universe, 1,500 runs.
     const body = { tickers, run_count: 1500 };
@@ -118,6 +142,7 @@ describeWithServers("jobs shared by two replicas through Redis (BullMQ)", missin
     expect((await until(survivor.url, location, () => true, 1_000)).state).toBe("running");
     victim.kill("SIGKILL");
     expect(await victim.exited).toBe("SIGKILL");
+    dead.add(victim);
     const done = await until(survivor.url, location, (s) => s.state === "completed" || s.state === "failed", 300_000);
     expect(done.state, JSON.stringify(done)).toBe("completed");
     expect(done.attempts).toBeGreaterThanOrEqual(2);
@@ -127,4 +152,16 @@ describeWithServers("jobs shared by two replicas through Redis (BullMQ)", missin
     expect(sha(result.body)).toBe(sha(sync.body));
     expect(described(result.headers)).toEqual(described(sync.headers));
   }, 420_000);
+
+  it("answers 503 JOBS_UNAVAILABLE (never a 500) while Redis is down; the synchronous routes still answer", async () => {
+    const live = replicas.find((r) => !dead.has(r))!;
+    await redis.stop();
+    const sub = await call(live.url, "/v1/jobs", KEYS.main, { route: "weights", body: { tickers: tickers.slice(0, 3) } });
+    expect(sub.status, sub.body).toBe(503);
+    expect(JSON.parse(sub.body)).toMatchObject({ code: "JOBS_UNAVAILABLE" });
+    expect(sub.headers.get("retry-after")).toBe("1");
+    const status = await call(live.url, "/v1/jobs/00000000-0000-4000-8000-000000000000", KEYS.main);
+    expect(status.status).toBe(503);
+    expect((await call(live.url, "/v1/optimiser/weights", KEYS.main, { tickers: tickers.slice(0, 3) })).status).toBe(200);
+  }, 60_000);
 });
