@@ -230,6 +230,8 @@ export const REFUSALS: { readonly [C in ErrorCode]?: RefusalRule } = {
   OVERLOADED: { paced: true, refunded: true, ownRequest: true },
   RESPONSE_BACKLOG: { paced: false, refunded: true, ownRequest: false },
   NOT_READY: { paced: false, refunded: true, ownRequest: false },
+  // a job not stored (Redis away): its compute charge is given back
+  JOBS_UNAVAILABLE: { paced: false, refunded: true, ownRequest: false },
 };
 
 /** The codes of the refusals with `rule` set. */

@@ -80,8 +80,9 @@ describeWithServers("jobs shared by two replicas through Redis (BullMQ)", missin
     const location = sub.headers.get("location")!;
     const done = await until(b.url, location, (s) => s.state === "completed" || s.state === "failed", 120_000);
     expect(done.state).toBe("completed");
-    const result = await call(b.url, `${location}/result`, KEYS.main);
-    const sync = await call(a.url, "/v1/optimiser/sims", KEYS.main, body);
+    const identity = { "accept-encoding": "identity" };
+    const result = await call(b.url, `${location}/result`, KEYS.main, undefined, identity);
+    const sync = await call(a.url, "/v1/optimiser/sims", KEYS.main, body, identity);
     expect(result.status).toBe(200);
     expect(result.body === sync.body, "the job's bytes differ from the synchronous route's").toBe(true);
     expect(described(result.headers)).toEqual(described(sync.headers));
@@ -92,6 +93,33 @@ describeWithServers("jobs shared by two replicas through Redis (BullMQ)", missin
     expect(keys).toContain(`folio:jobs:${String(done.id)}:body`);
     expect(keys).toContain("folio:bull:jobs:");
   }, 180_000);
+
+  it("keeps a body of tens of MB in Redis and serves it from the other replica byte for byte (and gzip-coded)", async () => {
+    const [a, b] = replicas;
+    // 40 runs × 21 series × the synthetic universe's test days: about 28 MB of JSON.
+    const body = { tickers, run_count: 40, seed: "12345678901234567890" };
+    const sub = await call(a.url, "/v1/jobs", KEYS.main, { route: "sims", body });
+    const location = sub.headers.get("location")!;
+    const done = await until(b.url, location, (s) => s.state === "completed" || s.state === "failed", 300_000);
+    expect(done.state, JSON.stringify(done)).toBe("completed");
+    expect(Number(done.bytes)).toBeGreaterThan(20_000_000);
+    // identity (fetch asks for gzip by default and decodes it)
+    const identity = { "accept-encoding": "identity" };
+    const result = await call(b.url, `${location}/result`, KEYS.main, undefined, identity);
+    const sync = await call(a.url, "/v1/optimiser/sims", KEYS.main, body, identity);
+    expect(result.headers.get("content-encoding")).toBeNull();
+    expect(result.body.length).toBe(sync.body.length);
+    expect(sha(result.body)).toBe(sha(sync.body));
+    expect(described(result.headers)).toEqual(described(sync.headers));
+    expect(result.headers.get("x-simulation-seed")).toBe("12345678901234567890");
+    // gzip: the coding and its ETag as the synchronous route gives them, the same text once decoded.
+    const gz = await call(b.url, `${location}/result`, KEYS.main, undefined, { "accept-encoding": "gzip" });
+    const syncGz = await call(a.url, "/v1/optimiser/sims", KEYS.main, body, { "accept-encoding": "gzip" });
+    expect(gz.headers.get("content-encoding")).toBe("gzip");
+    expect(gz.headers.get("etag")).toBe(syncGz.headers.get("etag"));
+    expect(gz.headers.get("etag")).toBe(`${sync.headers.get("etag")!.slice(0, -1)}-gzip"`);
+    expect(sha(gz.body)).toBe(sha(sync.body));
+  }, 420_000);
 
   it("stops a job running on one replica when the other answers its DELETE", async () => {
     const sub = await call(replicas[0].url, "/v1/jobs", KEYS.main, { route: "sims/summary", body: { tickers, run_count: 1500 } });
