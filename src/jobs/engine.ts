@@ -28,8 +28,11 @@ import { FINISHED, type JobRecord, type JobSpec } from "./types.js";
 export const RETRIED_CODES: ReadonlySet<string> = new Set([
   "OVERLOADED", "TOO_MANY_IN_FLIGHT", "RESPONSE_BACKLOG", "NOT_READY", "JOBS_UNAVAILABLE",
 ]);
-/** Attempts of one job before a retried error fails it. */
-export const MAX_ATTEMPTS = 5;
+/**
+ * Attempts of one job before a retried error fails it: with the backoff doubling from 0.5 s (capped at a minute in
+ * process), a job waits out 3 to 4 minutes of refusals (a replica busy with synchronous traffic) before it fails.
+ */
+export const MAX_ATTEMPTS = 10;
 /** How often a running job reads its state (a DELETE on any replica stops it within this). */
 export const CANCEL_POLL_MS = 250;
 
@@ -228,7 +231,7 @@ class LocalDispatcher implements Dispatcher {
         const t = setTimeout(() => {
           this.timers.delete(t);
           void this.enqueue(id);
-        }, 250 * 2 ** attempt);
+        }, Math.min(60_000, 250 * 2 ** attempt));
         t.unref();
         this.timers.add(t);
         return undefined;
