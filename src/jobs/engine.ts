@@ -162,16 +162,22 @@ export class JobEngine {
     } catch (e) {
       if (e instanceof ClientClosedError || stop.signal.aborted) {
         // Cancelled (its state says so already), or this replica is going away: then another takes it over.
-        if (shutdown || this.closing) throw new ShuttingDown();
+        if (shutdown || this.closing) throw await this.requeued(id, new ShuttingDown());
         return;
       }
-      if (isFolioError(e) && RETRIED_CODES.has(e.code)) throw e;
+      if (isFolioError(e) && RETRIED_CODES.has(e.code)) throw await this.requeued(id, e);
       await this.fail(id, e);
     } finally {
       clearInterval(poll);
       this.running.delete(id);
       signal?.removeEventListener("abort", onAbort);
     }
+  }
+
+  /** A job whose attempt will be retried is queued again meanwhile (unless cancelled); returns `e` to throw. */
+  private async requeued(id: string, e: Error): Promise<Error> {
+    await this.store.move(id, ["running"], { state: "queued" }).catch(() => false);
+    return e;
   }
 
   /** Settle a job as failed with the problem the synchronous route would answer (unexpected errors: INTERNAL_ERROR). */

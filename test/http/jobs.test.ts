@@ -214,3 +214,23 @@ describe("jobs in-process with a tiny JOB_RESULT_TTL", () => {
     expect((await t().get(location)).statusCode).toBe(404);
   });
 });
+
+describe("jobs in-process when the pool refuses (QUEUE_SIZE 0, the one worker busy)", () => {
+  const t = useTestApp({ limits: { queueSize: 0 } });
+
+  it("queues the job again after an OVERLOADED attempt and completes it once the worker is free", async () => {
+    const tickers = t().store.list().slice(0, 3).map((x) => x.ticker);
+    const busy = t().pool.run({ kind: "sleep", ms: 1200 });
+    const sub = await submit(t(), "weights", { tickers });
+    const location = sub.headers.location as string;
+    // The first attempt is refused at once: the job is back in the queue (not failed) until its retry.
+    await new Promise((r) => setTimeout(r, 150));
+    expect((await t().get(location)).json()).toMatchObject({ state: "queued", attempts: 1 });
+    await busy;
+    const done = await settle(t(), location);
+    expect(done.state).toBe("completed");
+    expect(done.attempts as number).toBeGreaterThanOrEqual(2);
+    const sync = await t().post("/v1/optimiser/weights", { tickers });
+    expect((await t().get(`${location}/result`)).rawPayload.equals(sync.rawPayload)).toBe(true);
+  });
+});
