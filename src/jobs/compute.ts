@@ -8,7 +8,8 @@ import type { AppContext } from "../http/routes/context.js";
 import { estimateCost } from "../http/cost.js";
 import { etagOf } from "../http/etag.js";
 import { HEADER, metaHeaders } from "../http/headers.js";
-import { runSplit, shouldSplit } from "../workers/split.js";
+import type { ComputePool } from "../workers/pool.js";
+import { defaultPlan, requestParts, runSplit, shouldSplit } from "../workers/split.js";
 import type { BacktestTask, RequestBody } from "../workers/tasks.js";
 import { JOB_ROUTES, syncRouteOf, type JobRoute } from "./types.js";
 
@@ -33,16 +34,38 @@ export function jobCost(ctx: Pick<AppContext, "live">, route: JobRoute, body: Re
   return estimateCost(ctx.live.current.store, JOB_ROUTES[route], body);
 }
 
-/** Run `route` on `body` for `key`; throws the FolioError the synchronous route would answer. */
+/** The pool with each finished task counted (a split request's parts, then its own step). */
+function counting(pool: ComputePool, onDone: () => void): ComputePool {
+  return new Proxy(pool, {
+    get(target, prop) {
+      if (prop === "run") {
+        return (...args: Parameters<ComputePool["run"]>) => target.run(...args).then((r) => {
+          onDone();
+          return r;
+        });
+      }
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
+/**
+ * Run `route` on `body` for `key`; throws the FolioError the synchronous route would answer. `progress(done, total)`
+ * is told the tasks of the computation: 1 for a request run whole, the weights parts plus the last step for a split one.
+ */
 export async function computeJob(ctx: ComputeContext, route: JobRoute, body: RequestBody,
-  o: { key: string; cancel: AbortSignal }): Promise<JobOutput> {
+  o: { key: string; cancel: AbortSignal; progress?: (done: number, total: number) => void }): Promise<JobOutput> {
   const { snapshot, store } = ctx.live.current;
   const kind = JOB_ROUTES[route];
   const task: BacktestTask = { kind, request: body, snapshot };
   const run = { cancel: o.cancel, key: o.key, cost: estimateCost(store, kind, body), timeoutMs: ctx.limits.jobTimeoutMs };
-  const result = shouldSplit(body.tickers.length, ctx.limits.splitMinTickers, ctx.limits.workers)
-    ? await runSplit(ctx.pool, task, run)
-    : await ctx.pool.run(task, undefined, run);
+  const split = shouldSplit(body.tickers.length, ctx.limits.splitMinTickers, ctx.limits.workers);
+  const total = split ? requestParts(body, ctx.pool.workerCount, defaultPlan(task)).length + 1 : 1;
+  let done = 0;
+  o.progress?.(done, total);
+  const pool = counting(ctx.pool, () => o.progress?.(Math.min(++done, total), total));
+  const result = split ? await runSplit(pool, task, run) : await pool.run(task, undefined, run);
   // (no encoding asked: the body is identity; its buffer is the job's, never handed back to the pool for reuse)
   const headers: Record<string, string> = {
     "content-type": JSON_UTF8,

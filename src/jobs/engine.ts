@@ -155,7 +155,10 @@ export class JobEngine {
       }, () => undefined);
     }, CANCEL_POLL_MS);
     try {
-      const out = await computeJob(this.ctx, job.route, job.body, { key: job.owner, cancel: stop.signal });
+      const progress = (partsDone: number, partsTotal: number) => {
+        void this.store.move(id, ["running"], { partsDone, partsTotal }).catch(() => false);
+      };
+      const out = await computeJob(this.ctx, job.route, job.body, { key: job.owner, cancel: stop.signal, progress });
       await this.store.putBody(id, out.body);
       const done = this.finished("completed", { headers: out.headers, bytes: out.body.byteLength });
       if (!(await this.store.move(id, ["running"], done))) await this.store.dropBody(id);

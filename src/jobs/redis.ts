@@ -45,7 +45,7 @@ function fromHash(h: Record<string, string>): JobRecord | undefined {
     id: h.id, state: h.state as JobState, route: h.route as JobRoute, owner: h.owner ?? "",
     body: json("body")!, createdAt: num("createdAt")!, attempts: num("attempts") ?? 0,
   };
-  for (const k of ["startedAt", "finishedAt", "expiresAt", "bytes"] as const) if (h[k] !== undefined) r[k] = num(k)!;
+  for (const k of ["startedAt", "finishedAt", "expiresAt", "bytes", "partsDone", "partsTotal"] as const) if (h[k] !== undefined) r[k] = num(k)!;
   if (h.headers !== undefined) r.headers = json<Record<string, string>>("headers")!;
   if (h.error !== undefined) r.error = json<WireError>("error")!;
   return r;

@@ -55,6 +55,9 @@ export interface JobRecord extends JobSpec {
   expiresAt?: number;
   /** Times a worker started it (more than 1: its replica died and another took it over, or a refusal was retried). */
   attempts: number;
+  /** The computation's tasks finished and in all (a split request: its weights parts and its last step; else 1). */
+  partsDone?: number;
+  partsTotal?: number;
   /** Completed: the headers the synchronous route sends with this body (content type, etag, x-tickers, x-simulation-*). */
   headers?: Record<string, string>;
   /** Completed: the body's length in bytes. */

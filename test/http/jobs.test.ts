@@ -50,7 +50,7 @@ describe("jobs in-process", () => {
       expect(location).toMatch(/^\/v1\/jobs\/[0-9a-f-]{36}$/);
       expect(sub.json()).toMatchObject({ state: "queued", route, attempts: 0 });
       const done = await settle(t(), location);
-      expect(done).toMatchObject({ state: "completed", route, result: `${location}/result`, attempts: 1 });
+      expect(done).toMatchObject({ state: "completed", route, result: `${location}/result`, attempts: 1, parts: { done: 1, total: 1 } });
       const result = await t().get(`${location}/result`);
       const sync = await t().post(`/v1/optimiser/${route}`, body);
       expect(sync.statusCode).toBe(200);
@@ -232,5 +232,22 @@ describe("jobs in-process when the pool refuses (QUEUE_SIZE 0, the one worker bu
     expect(done.attempts as number).toBeGreaterThanOrEqual(2);
     const sync = await t().post("/v1/optimiser/weights", { tickers });
     expect((await t().get(`${location}/result`)).rawPayload.equals(sync.rawPayload)).toBe(true);
+  });
+});
+
+describe("jobs in-process, a request split across the workers (SPLIT_MIN_TICKERS 3, 2 workers)", () => {
+  const t = useTestApp({ limits: { workers: 2, splitMinTickers: 3 } });
+
+  it("reports its parts (the weights parts and the last step) and answers the synchronous route's bytes", async () => {
+    const tickers = t().store.list().slice(0, 5).map((x) => x.ticker);
+    const sub = await submit(t(), "paths", { tickers });
+    const done = await settle(t(), sub.headers.location as string);
+    const parts = done.parts as { done: number; total: number };
+    expect(parts.total).toBeGreaterThan(1);
+    expect(parts.done).toBe(parts.total);
+    const sync = await t().post("/v1/optimiser/paths", { tickers });
+    const result = await t().get(`${sub.headers.location as string}/result`);
+    expect(result.rawPayload.equals(sync.rawPayload)).toBe(true);
+    expect(descriptive(result)).toEqual(descriptive(sync));
   });
 });
