@@ -33,6 +33,8 @@ export const RETRIED_CODES: ReadonlySet<string> = new Set([
  * process), a job waits out 3 to 4 minutes of refusals (a replica busy with synchronous traffic) before it fails.
  */
 export const MAX_ATTEMPTS = 10;
+/** The most a replica's stop waits for BullMQ to close cleanly (a hung Redis must not hold the shutdown). */
+export const CLOSE_WAIT_MS = 3_000;
 /** How often a running job reads its state (a DELETE on any replica stops it within this). */
 export const CANCEL_POLL_MS = 250;
 
@@ -317,9 +319,17 @@ class BullDispatcher implements Dispatcher {
     await this.queue.remove(id).catch(() => 0);
   }
 
+  /**
+   * Stop taking jobs (the running ones were abandoned by the engine, so the worker has little to wait for). Bounded:
+   * with Redis away BullMQ's close would wait for a connection forever, so after CLOSE_WAIT_MS (or at once when the
+   * connection is not ready) the worker is closed by force and the connections dropped.
+   */
   async close(): Promise<void> {
-    await this.worker.close().catch(() => undefined);
-    await this.queue.close().catch(() => undefined);
+    const ready = this.connections.every((c) => (c as { status?: string }).status === "ready");
+    const closing = Promise.all([this.worker.close(!ready), this.queue.close()]).catch(() => undefined);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([closing, new Promise((resolve) => (timer = setTimeout(resolve, ready ? CLOSE_WAIT_MS : 0)))]);
+    clearTimeout(timer);
     for (const c of this.connections) c.disconnect();
   }
 }

@@ -191,5 +191,10 @@ describeWithServers("jobs shared by two replicas through Redis (BullMQ)", missin
     const status = await call(live.url, "/v1/jobs/00000000-0000-4000-8000-000000000000", KEYS.main);
     expect(status.status).toBe(503);
     expect((await call(live.url, "/v1/optimiser/weights", KEYS.main, { tickers: tickers.slice(0, 3) })).status).toBe(200);
+    // A graceful stop does not wait for a Redis that is gone (BullMQ's close is bounded).
+    const t0 = Date.now();
+    live.kill("SIGTERM");
+    expect(await live.exited).toBe("0");
+    expect(Date.now() - t0).toBeLessThan(8_000);
   }, 60_000);
 });
