@@ -25,7 +25,7 @@ import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LE
 import { installRateLimit } from "./plugins/rate-limit.js";
 import { installSecurityHeaders } from "./plugins/security.js";
 import type { AppContext } from "./routes/context.js";
-import { jobCostOf, jobsRoutes } from "./routes/jobs.js";
+import { jobCostOf, jobsRoutes, prefersAsync } from "./routes/jobs.js";
 import { healthRoute, infoRoute, readyRoute } from "./routes/meta.js";
 import { optimiserRoutes } from "./routes/optimiser.js";
 import { estimateCost } from "./cost.js";
@@ -220,7 +220,8 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
   // here, before its body is read, its key hashed or its fields validated, so a flood of refusals costs the event
   // loop almost nothing (README, "HTTP service"). The handler checks again (the state may change meanwhile).
   app.addHook("onRequest", async (req) => {
-    if (req.method !== "POST" || !(req.routeOptions.url ?? "").startsWith("/v1/optimiser/")) return;
+    // (a request sent with Prefer: respond-async becomes a job: it takes no worker now)
+    if (req.method !== "POST" || !(req.routeOptions.url ?? "").startsWith("/v1/optimiser/") || prefersAsync(req.headers.prefer)) return;
     pool.refuseIfFull();
     responses.admit();
   });
@@ -263,7 +264,9 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     // A key already at MAX_INFLIGHT_PER_KEY: 429 TOO_MANY_IN_FLIGHT before the body is read (after the key's count
     // budget, so a retry storm still spends it); the pool checks again at admission.
     v1.addHook("onRequest", async (req) => {
-      if (req.method === "POST" && (req.routeOptions.url ?? "").startsWith("/v1/optimiser/")) pool.refuseIfKeyAtCap(req.apiKeyId);
+      if (req.method === "POST" && (req.routeOptions.url ?? "").startsWith("/v1/optimiser/") && !prefersAsync(req.headers.prefer)) {
+        pool.refuseIfKeyAtCap(req.apiKeyId);
+      }
     });
     infoRoute(v1, ctx);
     timeseriesRoutes(v1, ctx);

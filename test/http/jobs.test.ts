@@ -233,6 +233,17 @@ describe("jobs in-process when the pool refuses (QUEUE_SIZE 0, the one worker bu
     const sync = await t().post("/v1/optimiser/weights", { tickers });
     expect((await t().get(`${location}/result`)).rawPayload.equals(sync.rawPayload)).toBe(true);
   });
+
+  it("takes a Prefer: respond-async request while the pool would refuse the synchronous one (503 OVERLOADED)", async () => {
+    const tickers = t().store.list().slice(0, 3).map((x) => x.ticker);
+    const busy = t().pool.run({ kind: "sleep", ms: 800 });
+    const refused = await t().post("/v1/optimiser/weights", { tickers });
+    expect(refused.statusCode).toBe(503);
+    const accepted = await t().post("/v1/optimiser/weights", { tickers }, { prefer: "respond-async" });
+    expect(accepted.statusCode, accepted.body).toBe(202);
+    await busy;
+    expect((await settle(t(), accepted.headers.location as string)).state).toBe("completed");
+  });
 });
 
 describe("jobs in-process, a request split across the workers (SPLIT_MIN_TICKERS 3, 2 workers)", () => {
