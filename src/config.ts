@@ -81,6 +81,8 @@ export const EnvSchema = z.object({
    * stalledInterval. A killed replica's job runs again elsewhere within about twice this.
    */
   JOB_LOCK_MS: int(500, 600_000, 30_000),
+  /** Jobs one API key may have queued or running, across every replica; beyond that → 429 TOO_MANY_JOBS. */
+  MAX_JOBS_PER_KEY: int(1, 1_000_000, 100),
   TRUST_PROXY: z.string().refine((v) => !/^(true|\*)$/i.test(v.trim()), "name the proxies' addresses; trusting every peer lets any client pick its address").optional(),
 });
 
@@ -154,6 +156,8 @@ export interface Limits {
   jobTimeoutMs?: number;
   /** BullMQ's lock duration and stalled-job check interval, ms (default 30 s, JOB_LOCK_MS; only with Redis). */
   jobLockMs?: number;
+  /** Jobs one key may have queued or running (default 100, MAX_JOBS_PER_KEY); beyond → 429 TOO_MANY_JOBS. */
+  maxJobsPerKey?: number;
 }
 
 
@@ -177,6 +181,7 @@ export function fullLimits(l: Limits): Required<Limits> {
     jobResultTtlMs: l.jobResultTtlMs ?? 24 * 3600 * 1000,
     jobTimeoutMs: l.jobTimeoutMs ?? 3_600_000,
     jobLockMs: l.jobLockMs ?? 30_000,
+    maxJobsPerKey: l.maxJobsPerKey ?? 100,
   };
 }
 
@@ -338,6 +343,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       jobResultTtlMs: e.JOB_RESULT_TTL * 1000,
       jobTimeoutMs: e.JOB_TIMEOUT_MS,
       jobLockMs: e.JOB_LOCK_MS,
+      maxJobsPerKey: e.MAX_JOBS_PER_KEY,
     },
     keyHashes: keys.map(hashKey),
     keySource,

@@ -193,6 +193,9 @@ export const CATALOGUE = {
   TOO_MANY_IN_FLIGHT: entry<{ limit: number; retryAfter: number }>(429, "Too many in flight", (a) =>
     `This API key already has ${a.limit} computations running or waiting (MAX_INFLIGHT_PER_KEY). Wait for one to ` +
     `finish, then retry (after ${a.retryAfter} s).`),
+  TOO_MANY_JOBS: entry<{ limit: number; retryAfter: number }>(429, "Too many jobs", (a) =>
+    `This API key already has ${a.limit} jobs queued or running (MAX_JOBS_PER_KEY). Wait for one to finish, or cancel ` +
+    `one (DELETE /v1/jobs/{id}), then retry (after ${a.retryAfter} s).`),
   SOLVER_FAILED: entry<{ strategy: string; reason: string }>(500, "Solver failed", (a) =>
     `The ${a.strategy} optimiser could not certify a solution (${a.reason}). This is a bug: please report the request.`),
   INTERNAL_ERROR: entry(500, "Internal error", () =>
@@ -230,6 +233,7 @@ export const REFUSALS: { readonly [C in ErrorCode]?: RefusalRule } = {
   OVERLOADED: { paced: true, refunded: true, ownRequest: true },
   RESPONSE_BACKLOG: { paced: false, refunded: true, ownRequest: false },
   NOT_READY: { paced: false, refunded: true, ownRequest: false },
+  TOO_MANY_JOBS: { paced: true, refunded: true, ownRequest: false },
   // a job not stored (Redis away): its compute charge is given back
   JOBS_UNAVAILABLE: { paced: false, refunded: true, ownRequest: false },
 };

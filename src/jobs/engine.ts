@@ -101,7 +101,8 @@ export class JobEngine {
   async submit(spec: JobSpec): Promise<JobRecord> {
     if (this.closing) throw folioError("NOT_READY", {});
     const job: JobRecord = { ...spec, id: randomUUID(), state: "queued", createdAt: Date.now(), attempts: 0 };
-    await this.store.create(job);
+    const max = this.ctx.limits.maxJobsPerKey;
+    if (!(await this.store.create(job, max))) throw folioError("TOO_MANY_JOBS", { limit: max, retryAfter: 5 }, { retryAfter: 5 });
     try {
       await this.dispatcher.enqueue(job.id);
     } catch (e) {

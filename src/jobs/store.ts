@@ -7,8 +7,11 @@ import { FINISHED, type JobPatch, type JobRecord, type JobState } from "./types.
 
 export interface JobStore {
   readonly scope: "redis" | "process";
-  /** Store a new job (state queued). */
-  create(job: JobRecord): Promise<void>;
+  /**
+   * Store a new job (state queued) unless its owner already has `maxPerOwner` jobs unfinished (then false). The job
+   * counts against its owner until a move into a finished state.
+   */
+  create(job: JobRecord, maxPerOwner: number): Promise<boolean>;
   get(id: string): Promise<JobRecord | undefined>;
   /** The state alone (cheap: a running job polls it to notice a DELETE). */
   stateOf(id: string): Promise<JobState | undefined>;
@@ -36,8 +39,16 @@ export class MemoryJobStore implements JobStore {
 
   constructor(private readonly ttlMs: number) {}
 
-  async create(job: JobRecord): Promise<void> {
+  /** Unfinished jobs by owner. */
+  private readonly unfinished = new Map<string, Set<string>>();
+
+  async create(job: JobRecord, maxPerOwner: number): Promise<boolean> {
+    const mine = this.unfinished.get(job.owner) ?? new Set<string>();
+    if (mine.size >= maxPerOwner) return false;
+    mine.add(job.id);
+    this.unfinished.set(job.owner, mine);
     this.jobs.set(job.id, { ...job });
+    return true;
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
@@ -54,6 +65,9 @@ export class MemoryJobStore implements JobStore {
     if (j === undefined || !from.includes(j.state)) return false;
     Object.assign(j, patch);
     if (patch.state !== undefined && FINISHED.has(patch.state)) {
+      const mine = this.unfinished.get(j.owner);
+      mine?.delete(id);
+      if (mine?.size === 0) this.unfinished.delete(j.owner);
       this.later(this.ttlMs, () => this.bodies.delete(id));
       this.later(RECORD_TTL_FACTOR * this.ttlMs, () => this.jobs.delete(id));
     }

@@ -216,7 +216,7 @@ describe("jobs in-process with a tiny JOB_RESULT_TTL", () => {
 });
 
 describe("jobs in-process when the pool refuses (QUEUE_SIZE 0, the one worker busy)", () => {
-  const t = useTestApp({ limits: { queueSize: 0 } });
+  const t = useTestApp({ limits: { queueSize: 0, maxJobsPerKey: 2 } });
 
   it("queues the job again after an OVERLOADED attempt and completes it once the worker is free", async () => {
     const tickers = t().store.list().slice(0, 3).map((x) => x.ticker);
@@ -232,6 +232,23 @@ describe("jobs in-process when the pool refuses (QUEUE_SIZE 0, the one worker bu
     expect(done.attempts as number).toBeGreaterThanOrEqual(2);
     const sync = await t().post("/v1/optimiser/weights", { tickers });
     expect((await t().get(`${location}/result`)).rawPayload.equals(sync.rawPayload)).toBe(true);
+  });
+
+  it("refuses a key's job past MAX_JOBS_PER_KEY unfinished with 429 TOO_MANY_JOBS; a cancellation makes room", async () => {
+    const tickers = t().store.list().slice(0, 3).map((x) => x.ticker);
+    const busy = t().pool.run({ kind: "sleep", ms: 1500 });
+    const a = await submit(t(), "weights", { tickers });
+    const b = await submit(t(), "weights", { tickers: tickers.slice(0, 2) });
+    expect([a.statusCode, b.statusCode]).toEqual([202, 202]);
+    const c = await submit(t(), "weights", { tickers });
+    expect(c.statusCode).toBe(429);
+    expect(c.headers["retry-after"]).toBe("5");
+    expect(c.json()).toMatchObject({ code: "TOO_MANY_JOBS", status: 429 });
+    await t().inject({ method: "DELETE", url: b.headers.location as string, headers: { "x-api-key": TEST_KEY } });
+    const d = await submit(t(), "weights", { tickers });
+    expect(d.statusCode).toBe(202);
+    await busy;
+    for (const loc of [a, d].map((r) => r.headers.location as string)) expect((await settle(t(), loc)).state).toBe("completed");
   });
 
   it("takes a Prefer: respond-async request while the pool would refuse the synchronous one (503 OVERLOADED)", async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   describeWithServers, missingServers, redisCommand, startRedis, startReplicas, type Replica, type RunningRedis,
 } from "../helpers/servers.js";
-import { API_KEYS, call, KEYS } from "./fixtures.js";
+import { API_KEYS, call, keyId, KEYS } from "./fixtures.js";
 
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 const DESCRIPTIVE = ["content-type", "etag", "x-tickers", "x-simulation-seed", "x-simulation-model", "x-simulation-generator"];
@@ -92,6 +92,8 @@ describeWithServers("jobs shared by two replicas through Redis (BullMQ)", missin
     const keys = await redisCommand(redis.port, "KEYS folio:*");
     expect(keys).toContain(`folio:jobs:${String(done.id)}:body`);
     expect(keys).toContain("folio:bull:jobs:");
+    // Finished, the job no longer counts against its key's MAX_JOBS_PER_KEY.
+    expect(await redisCommand(redis.port, `ZCARD folio:jobs:owner:${keyId(KEYS.main)}`)).toMatch(/^:0\r\n/);
   }, 180_000);
 
   it("keeps a body of tens of MB in Redis and serves it from the other replica byte for byte (and gzip-coded)", async () => {
