@@ -35,6 +35,8 @@ export const RETRIED_CODES: ReadonlySet<string> = new Set([
 export const MAX_ATTEMPTS = 10;
 /** The most a replica's stop waits for BullMQ to close cleanly (a hung Redis must not hold the shutdown). */
 export const CLOSE_WAIT_MS = 3_000;
+/** A job id: a random UUID (crypto.randomUUID, lower case). */
+export const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 /** How often a running job reads its state (a DELETE on any replica stops it within this). */
 export const CANCEL_POLL_MS = 250;
 
@@ -114,6 +116,8 @@ export class JobEngine {
 
   /** The job `id` of `owner`: JOB_NOT_FOUND when there is none (or it is another key's). */
   async get(id: string, owner: string): Promise<JobRecord> {
+    // Only ids this engine makes are looked up (never a Redis key of another shape, e.g. `<id>:body`).
+    if (!JOB_ID.test(id)) throw folioError("JOB_NOT_FOUND", { id });
     const job = await this.store.get(id);
     if (job === undefined || job.owner !== owner) throw folioError("JOB_NOT_FOUND", { id });
     return job;

@@ -104,6 +104,8 @@ describe("jobs in-process", () => {
       await t().get(`${location}/result`, { "x-api-key": OTHER_KEY }),
       await t().inject({ method: "DELETE", url: location, headers: { "x-api-key": OTHER_KEY } }),
       await t().get("/v1/jobs/00000000-0000-4000-8000-000000000000"),
+      await t().get(`${location}:body`),
+      await t().get("/v1/jobs/not-a-job"),
     ]) {
       expect(res.statusCode).toBe(404);
       expect(res.headers["content-type"]).toMatch(/application\/problem\+json/);

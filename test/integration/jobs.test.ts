@@ -88,6 +88,8 @@ describeWithServers("jobs shared by two replicas through Redis (BullMQ)", missin
     expect(described(result.headers)).toEqual(described(sync.headers));
     expect((await call(b.url, location, KEYS.limit)).status).toBe(404);
     expect((await call(a.url, `${location}/result`, KEYS.limit)).status).toBe(404);
+    // An id of another shape never reaches Redis as a key (`<id>:body` is the body's string key): 404, not 503.
+    expect((await call(b.url, `${location}:body`, KEYS.main)).status).toBe(404);
     // The records and bodies live under folio:jobs:, the queue under folio:bull:.
     const keys = await redisCommand(redis.port, "KEYS folio:*");
     expect(keys).toContain(`folio:jobs:${String(done.id)}:body`);
