@@ -72,6 +72,18 @@ export const EnvSchema = z.object({
    * Addresses of the reverse proxies in front (comma-separated IPs/CIDRs, or proxy-addr's names `loopback`,
    * `linklocal`, `uniquelocal`) whose X-Forwarded-For names the client; unset: the peer address is the client.
    */
+  /** Seconds a finished job's result (or problem) is kept, then 410 JOB_GONE (src/jobs/). */
+  JOB_RESULT_TTL: int(1, 365 * 24 * 3600, 24 * 3600),
+  /** Deadline of one job's computation, ms (a job is long work: its own, longer deadline than COMPUTE_TIMEOUT_MS). */
+  JOB_TIMEOUT_MS: int(100, 24 * 3_600_000, 3_600_000),
+  /**
+   * With REDIS_URL: how long a replica's lock on a running job lasts without renewal (renewed every half of it), and
+   * how often every replica looks for jobs whose lock expired (their replica died): BullMQ's lockDuration and
+   * stalledInterval. A killed replica's job runs again elsewhere within about twice this.
+   */
+  JOB_LOCK_MS: int(500, 600_000, 30_000),
+  /** Jobs one API key may have queued or running, across every replica; beyond that → 429 TOO_MANY_JOBS. */
+  MAX_JOBS_PER_KEY: int(1, 1_000_000, 100),
   TRUST_PROXY: z.string().refine((v) => !/^(true|\*)$/i.test(v.trim()), "name the proxies' addresses; trusting every peer lets any client pick its address").optional(),
 });
 
@@ -140,6 +152,14 @@ export interface Limits {
   corsOrigins?: readonly string[];
   /** Requests without a valid key per client address per minute (default 120; src/http/plugins/auth.ts); beyond → 429. */
   unauthenticatedPerMinute?: number;
+  /** How long a finished job's result (or problem) is kept, ms (default 24 h; JOB_RESULT_TTL in seconds); then 410. */
+  jobResultTtlMs?: number;
+  /** Deadline of one job's computation, ms (default 1 h, JOB_TIMEOUT_MS). */
+  jobTimeoutMs?: number;
+  /** BullMQ's lock duration and stalled-job check interval, ms (default 30 s, JOB_LOCK_MS; only with Redis). */
+  jobLockMs?: number;
+  /** Jobs one key may have queued or running (default 100, MAX_JOBS_PER_KEY); beyond → 429 TOO_MANY_JOBS. */
+  maxJobsPerKey?: number;
 }
 
 
@@ -163,6 +183,10 @@ export function fullLimits(l: Limits): Required<Limits> {
     responseCacheBytes: l.responseCacheBytes ?? 64 * 1024 * 1024,
     corsOrigins: l.corsOrigins ?? [],
     unauthenticatedPerMinute: l.unauthenticatedPerMinute ?? 120,
+    jobResultTtlMs: l.jobResultTtlMs ?? 24 * 3600 * 1000,
+    jobTimeoutMs: l.jobTimeoutMs ?? 3_600_000,
+    jobLockMs: l.jobLockMs ?? 30_000,
+    maxJobsPerKey: l.maxJobsPerKey ?? 100,
   };
 }
 
@@ -323,6 +347,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       responseCacheBytes: e.RESPONSE_CACHE_BYTES,
       ...(corsOrigins.length > 0 ? { corsOrigins } : {}),
       unauthenticatedPerMinute: e.UNAUTHENTICATED_PER_MINUTE,
+      jobResultTtlMs: e.JOB_RESULT_TTL * 1000,
+      jobTimeoutMs: e.JOB_TIMEOUT_MS,
+      jobLockMs: e.JOB_LOCK_MS,
+      maxJobsPerKey: e.MAX_JOBS_PER_KEY,
     },
     keyHashes: keys.map(hashKey),
     keySource,

@@ -138,6 +138,16 @@ export const CATALOGUE = {
     "percent-encoding."),
   NOT_FOUND: entry<{ method: string; url: string }>(404, "Not found", (a) =>
     `No route ${a.method} ${clip(a.url)}. See GET /docs for the list of endpoints.`),
+  JOB_NOT_FOUND: entry<{ id: string }>(404, "Job not found", (a) =>
+    `No job ${JSON.stringify(clip(a.id))} for this API key. A job is read with the key that submitted it ` +
+    "(POST /v1/jobs answers its id in the Location header); a job long finished is forgotten after twice JOB_RESULT_TTL."),
+  JOB_GONE: entry<{ id: string; expiredAt: string }>(410, "Job result gone", (a) =>
+    `Job ${a.id} finished and its result was kept until ${a.expiredAt} (JOB_RESULT_TTL). Submit the request again ` +
+    "(POST /v1/jobs) to compute it anew."),
+  JOB_NOT_FINISHED: entry<{ id: string; state: string; retryAfter: number }>(409, "Job not finished", (a) =>
+    `Job ${a.id} is ${a.state}: its result exists once GET /v1/jobs/${a.id} says "completed". Retry after ${a.retryAfter} s.`),
+  JOB_CANCELLED: entry<{ id: string }>(409, "Job cancelled", (a) =>
+    `Job ${a.id} was cancelled (DELETE /v1/jobs/${a.id}) before it finished: it has no result. Submit it again to compute it.`),
   METHOD_NOT_ALLOWED: entry<{ method: string; url: string; allow: readonly string[] }>(405, "Method not allowed", (a) =>
     `${clip(a.url)} does not answer ${a.method}; it answers ${a.allow.join(", ")} (see the allow header and GET /docs).`),
   REQUEST_TIMEOUT: entry(408, "Request timeout", () =>
@@ -183,6 +193,9 @@ export const CATALOGUE = {
   TOO_MANY_IN_FLIGHT: entry<{ limit: number; retryAfter: number }>(429, "Too many in flight", (a) =>
     `This API key already has ${a.limit} computations running or waiting (MAX_INFLIGHT_PER_KEY). Wait for one to ` +
     `finish, then retry (after ${a.retryAfter} s).`),
+  TOO_MANY_JOBS: entry<{ limit: number; retryAfter: number }>(429, "Too many jobs", (a) =>
+    `This API key already has ${a.limit} jobs queued or running (MAX_JOBS_PER_KEY). Wait for one to finish, or cancel ` +
+    `one (DELETE /v1/jobs/{id}), then retry (after ${a.retryAfter} s).`),
   SOLVER_FAILED: entry<{ strategy: string; reason: string }>(500, "Solver failed", (a) =>
     `The ${a.strategy} optimiser could not certify a solution (${a.reason}). This is a bug: please report the request.`),
   INTERNAL_ERROR: entry(500, "Internal error", () =>
@@ -192,6 +205,8 @@ export const CATALOGUE = {
   RESPONSE_BACKLOG: entry<{ retryAfter: number }>(503, "Response backlog", (a) =>
     `Too many response bytes are waiting for slow clients (MAX_PENDING_RESPONSE_BYTES); no new computation is ` +
     `started until they drain. Retry after ${a.retryAfter} s.`),
+  JOBS_UNAVAILABLE: entry(503, "Jobs unavailable", () =>
+    "The job store (the deployment's Redis, REDIS_URL) does not answer. Retry shortly; synchronous requests still work."),
   NOT_READY: entry(503, "Not ready", () => "The engine or the price store is not loaded yet. Retry shortly."),
   COMPUTE_TIMEOUT: entry<{ limitMs: number }>(504, "Compute timeout", (a) =>
     `The computation exceeded the limit of ${a.limitMs} ms and was stopped. Its cost grows with tickers × test days × ` +
@@ -218,6 +233,9 @@ export const REFUSALS: { readonly [C in ErrorCode]?: RefusalRule } = {
   OVERLOADED: { paced: true, refunded: true, ownRequest: true },
   RESPONSE_BACKLOG: { paced: false, refunded: true, ownRequest: false },
   NOT_READY: { paced: false, refunded: true, ownRequest: false },
+  TOO_MANY_JOBS: { paced: true, refunded: true, ownRequest: false },
+  // a job not stored (Redis away): its compute charge is given back
+  JOBS_UNAVAILABLE: { paced: false, refunded: true, ownRequest: false },
 };
 
 /** The codes of the refusals with `rule` set. */

@@ -25,9 +25,11 @@ import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LE
 import { installRateLimit } from "./plugins/rate-limit.js";
 import { installSecurityHeaders } from "./plugins/security.js";
 import type { AppContext } from "./routes/context.js";
+import { jobCostOf, jobsRoutes, prefersAsync } from "./routes/jobs.js";
 import { healthRoute, infoRoute, readyRoute } from "./routes/meta.js";
 import { optimiserRoutes } from "./routes/optimiser.js";
 import { estimateCost } from "./cost.js";
+import { JOB_ROUTES, type JobRoute } from "../jobs/types.js";
 import { simsSummaryRoute } from "./routes/summary.js";
 import { ResponseBudget } from "./response-budget.js";
 import { ResponseCache } from "./cache.js";
@@ -231,7 +233,8 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
   // here, before its body is read, its key hashed or its fields validated, so a flood of refusals costs the event
   // loop almost nothing (README, "HTTP service"). The handler checks again (the state may change meanwhile).
   app.addHook("onRequest", async (req) => {
-    if (req.method !== "POST" || !(req.routeOptions.url ?? "").startsWith("/v1/optimiser/")) return;
+    // (a request sent with Prefer: respond-async becomes a job: it takes no worker now)
+    if (req.method !== "POST" || !(req.routeOptions.url ?? "").startsWith("/v1/optimiser/") || prefersAsync(req.headers.prefer)) return;
     pool.refuseIfFull();
     responses.admit();
   });
@@ -265,20 +268,25 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
       ...(full.computeCostPerMinute !== null ? { costPerMinute: full.computeCostPerMinute } : {}),
       costOf: (req) => {
         const url = req.routeOptions.url ?? "";
+        if (url === "/v1/jobs" && req.method === "POST") return jobCostOf(ctx, req.body);
         if (!url.startsWith("/v1/optimiser/")) return undefined;
-        return estimateCost(live.current.store, url.slice("/v1/optimiser/".length), req.body as RequestBody);
+        // the route's task kind ("sims/summary" is kind "sims-summary": its run_count was not counted)
+        return estimateCost(live.current.store, JOB_ROUTES[url.slice("/v1/optimiser/".length) as JobRoute] ?? "", req.body as RequestBody);
       },
       ...(options.config.redisUrl !== undefined ? { redisUrl: options.config.redisUrl } : {}),
     });
     // A key already at MAX_INFLIGHT_PER_KEY: 429 TOO_MANY_IN_FLIGHT before the body is read (after the key's count
     // budget, so a retry storm still spends it); the pool checks again at admission.
     v1.addHook("onRequest", async (req) => {
-      if (req.method === "POST" && (req.routeOptions.url ?? "").startsWith("/v1/optimiser/")) pool.refuseIfKeyAtCap(req.apiKeyId);
+      if (req.method === "POST" && (req.routeOptions.url ?? "").startsWith("/v1/optimiser/") && !prefersAsync(req.headers.prefer)) {
+        pool.refuseIfKeyAtCap(req.apiKeyId);
+      }
     });
     infoRoute(v1, ctx);
     timeseriesRoutes(v1, ctx);
     optimiserRoutes(v1, ctx, { report: options.report ?? true });
     simsSummaryRoute(v1, ctx);
+    await jobsRoutes(v1, ctx, { report: options.report ?? true, ...(options.config.redisUrl !== undefined ? { redisUrl: options.config.redisUrl } : {}) });
   }, { prefix: "/v1" });
 
   if (options.web ?? true) await app.register(webPlugin, { logLevel: "warn" });

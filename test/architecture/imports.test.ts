@@ -60,7 +60,7 @@ const srcGraph = new Map(files(SRC, ".ts").map((f) => [f, runtimeImports(f, SRC,
  * utilities) serves every layer.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ["index.ts", "cli", "http"],
+  ["index.ts", "cli", "http", "jobs"],
   ["workers"],
   ["pipeline"],
   ["report", "engine", "store"],

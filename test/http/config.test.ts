@@ -30,7 +30,8 @@ describe("loadConfig", () => {
       MAX_RUN_COUNT: "7", MAX_RESPONSE_VALUES: "5000", COMPUTE_TIMEOUT_MS: "1500", WORKERS: "3", QUEUE_SIZE: "0", RATE_LIMIT_PER_MINUTE: "9",
       READ_RATE_LIMIT_PER_MINUTE: "90", COMPUTE_COST_PER_MINUTE: "12345", MAX_INFLIGHT_PER_KEY: "", MAX_PENDING_RESPONSE_BYTES: "2097152",
       MIN_READ_BYTES_PER_SECOND: "100", MIN_READ_WINDOW_SECONDS: "3", LOG_LEVEL: "warn", API_KEYS_FILE: "",
-      RESPONSE_CACHE_BYTES: "1048576",
+      RESPONSE_CACHE_BYTES: "1048576", JOB_RESULT_TTL: "60", JOB_TIMEOUT_MS: "90000", JOB_LOCK_MS: "5000",
+      MAX_JOBS_PER_KEY: "7",
     });
     expect(c).toMatchObject({ port: 9000, host: "::1", dataDir: "/tmp/x", logLevel: "warn", keySource: "API_KEYS" });
     expect(c.limits).toEqual({
@@ -38,6 +39,7 @@ describe("loadConfig", () => {
       readRatePerMinute: 90, computeCostPerMinute: 12345, maxInflightPerKey: 6, maxPendingResponseBytes: 2097152,
       minReadBytesPerSecond: 100, minReadWindowMs: 3000, lightTaskCost: 1_000_000, reservedLightWorkers: 1,
       compression: true, splitMinTickers: DEFAULT_SPLIT_MIN_TICKERS, responseCacheBytes: 1048576, unauthenticatedPerMinute: 120,
+      jobResultTtlMs: 60_000, jobTimeoutMs: 90_000, jobLockMs: 5000, maxJobsPerKey: 7,
     });
   });
 
@@ -48,6 +50,13 @@ describe("loadConfig", () => {
     expect(loadConfig({ API_KEYS: KEY_A }).limits.computeCostPerMinute).toBe(100_000_000);
     expect(fullLimits({ ...loadConfig({ API_KEYS: KEY_A }).limits, computeCostPerMinute: undefined }).computeCostPerMinute).toBe(100_000_000);
     expect(() => loadConfig({ COMPUTE_COST_PER_MINUTE: "0" })).toThrow(/COMPUTE_COST_PER_MINUTE/);
+  });
+
+  it("keeps job results 24 h (JOB_RESULT_TTL, seconds), gives a job an hour and BullMQ a 30 s lock by default; refuses 0 s", () => {
+    expect(loadConfig({}).limits).toMatchObject({ jobResultTtlMs: 86_400_000, jobTimeoutMs: 3_600_000, jobLockMs: 30_000, maxJobsPerKey: 100 });
+    expect(fullLimits({ ...loadConfig({}).limits, jobResultTtlMs: undefined }).jobResultTtlMs).toBe(86_400_000);
+    expect(() => loadConfig({ JOB_RESULT_TTL: "0" })).toThrow(/JOB_RESULT_TTL/);
+    expect(() => loadConfig({ JOB_LOCK_MS: "10" })).toThrow(/JOB_LOCK_MS/);
   });
 
   it("reads SPLIT_MIN_TICKERS (0: never split; default measured, README \"Configuration\") and fills it in for hand-built limits", () => {

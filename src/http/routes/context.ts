@@ -4,6 +4,7 @@ import type { ResponseCache } from "../cache.js";
 import type { SeenTags } from "../etag.js";
 import type { LiveStore } from "../../store/live.js";
 import type { PriceStore } from "../../store/types.js";
+import type { JobEngine } from "../../jobs/engine.js";
 import type { ComputePool } from "../../workers/pool.js";
 import type { ResponseBudget } from "../response-budget.js";
 
@@ -26,6 +27,8 @@ export interface AppContext {
   seenTags: SeenTags;
   /** Where the per-key rate limit is counted: Redis shared by every replica, or this process (REDIS_URL unset). */
   rateLimitScope: "redis" | "process";
+  /** The jobs (src/jobs/engine.ts): set once the /v1 scope has registered them (routes/jobs.ts). */
+  jobs?: JobEngine;
   /** True once a worker has loaded the engine and the store. */
   isReady(): boolean;
   /** True once shutdown has begun. */

@@ -9,6 +9,7 @@ import {
 } from "../../pipeline/planning.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../../domain/vocabulary.js";
 import { folioError } from "../../errors.js";
+import { JOB_ROUTE_NAMES } from "../../jobs/types.js";
 import { SIM_GENERATOR } from "../../pipeline/respond.js";
 import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
@@ -137,6 +138,13 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
       response_cache: ctx.responseCache?.stats ?? { hits: 0, misses: 0, entries: 0, bytes: 0, max_bytes: 0 },
       // Identical requests in flight computed once (src/http/single-flight.ts): leaders, followers, flights now.
       single_flight: flightsOf(ctx).stats,
+      // Jobs (POST /v1/jobs, Prefer: respond-async; src/jobs/engine.ts): shared through Redis by every replica, or this process's.
+      jobs: {
+        scope: ctx.jobs?.scope ?? "process",
+        result_ttl_s: Math.round(l.jobResultTtlMs / 1000),
+        timeout_ms: l.jobTimeoutMs,
+        routes: [...JOB_ROUTE_NAMES],
+      },
     };
   });
 }

@@ -13,6 +13,7 @@ import {
   AnalysisResponse, makeSchemas, PathsResponse, ProblemResponse, ReportResponse, ScheduleResponse, SimsResponse, WeightsResponse,
 } from "../schemas.js";
 import type { AppContext } from "./context.js";
+import { answerAsync, ASYNC_NOTE, JobStatus } from "./jobs.js";
 
 const errorResponses = {
   400: ProblemResponse, 401: ProblemResponse, 413: ProblemResponse, 415: ProblemResponse, 422: ProblemResponse,
@@ -41,6 +42,8 @@ const REBALANCE_NOTE =
 export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string) {
   // (the exchange has sent the reply when `answer` resolves)
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // Prefer: respond-async (RFC 7240): the validated request becomes a job (routes/jobs.ts), 202.
+    if (await answerAsync(ctx, kind, req, reply)) return;
     await new ComputeExchange(ctx, kind, route, req, reply).answer();
   };
 }
@@ -54,11 +57,11 @@ export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { re
       preParsing: requireJson,
       schema: {
         summary,
-        description: summary + COMMON_NOTE + (kind === "sims" ? SIMS_NOTE : "") + (kind === "weights" ? "" : REBALANCE_NOTE),
+        description: summary + COMMON_NOTE + (kind === "sims" ? SIMS_NOTE : "") + (kind === "weights" ? "" : REBALANCE_NOTE) + ASYNC_NOTE,
         tags: ["optimiser"],
         security: [{ apiKey: [] }],
         body,
-        response: { 200: response, 304: z.null().describe("Not modified: the etag sent in if-none-match is current."), ...errorResponses },
+        response: { 200: response, 202: JobStatus, 304: z.null().describe("Not modified: the etag sent in if-none-match is current."), ...errorResponses },
       },
     }, computeHandler(ctx, kind, `POST /v1/optimiser/${kind}`));
   };

@@ -15,6 +15,7 @@ import { SIMS_PERCENTILES } from "../../report/sims-summary.js";
 import { requireJson } from "../plugins/errors.js";
 import { makeSchemas, ProblemResponse } from "../schemas.js";
 import type { AppContext } from "./context.js";
+import { ASYNC_NOTE, JobStatus } from "./jobs.js";
 import { computeHandler } from "./optimiser.js";
 
 export const SIMS_SUMMARY_PATH = "/optimiser/sims/summary";
@@ -84,12 +85,13 @@ export function simsSummaryRoute(v1: FastifyInstance, ctx: AppContext): void {
     preParsing: requireJson,
     schema: {
       summary: "Percentile bands and final-value distributions of the sims, per strategy.",
-      description: DESCRIPTION,
+      description: DESCRIPTION + ASYNC_NOTE,
       tags: ["optimiser"],
       security: [{ apiKey: [] }],
       body: SimsSummaryBody,
       response: {
         200: SimsSummaryResponse,
+        202: JobStatus,
         304: z.null().describe("Not modified: the etag sent in if-none-match is current."),
         ...errorResponses,
       },
