@@ -196,6 +196,32 @@ function firstRunState(seed: u64, runFrom: i32): usize {
   return base;
 }
 
+/** The run layout and model of `simulateRuns` and `simulateSummary` (their `BadDimensions` checks but capital's). */
+function runShapeOk(nTest: i32, N: i32, S: i32, runFrom: i32, runCount: i32, model: i32): bool {
+  if (nTest < 1 || N < 1 || S < 1 || runCount < 1 || runFrom < 0 || runFrom > i32.MAX_VALUE - runCount) return false;
+  return model == ModelCode.independent || model == ModelCode.correlated || model == ModelCode.bootstrap;
+}
+
+/**
+ * The inputs the draws and the valuation read, as `simulateRuns` documents them: p0 (`BadPrice`), the bootstrap's
+ * rows and block length or μ and the scale (`NonFinite`, `ZeroVariance`, `BadDimensions`), W (`NonFinite`); `Ok`.
+ */
+function drawInputsStatus(mu: usize, scale: usize, model: i32, p0: usize, N: i32, W: usize, S: i32, nRows: i32,
+                          blockLength: f64): Status {
+  if (!checkPrices(p0, N)) return Status.BadPrice;
+  if (model == ModelCode.bootstrap) {
+    if (!checkFinite(W, S * N)) return Status.NonFinite;
+    const st = checkBootstrap(scale, N, nRows, blockLength);
+    if (st != Status.Ok) return st;
+  } else {
+    if (!checkFinite(mu, N)) return Status.NonFinite;
+    if (!checkFinite(W, S * N)) return Status.NonFinite;
+    const st = checkScale(scale, model, N);
+    if (st != Status.Ok) return st;
+  }
+  return Status.Ok;
+}
+
 /**
  * Seeded Monte Carlo runs of daily prices, each valued for S buy-and-hold series (docs/method.md §8.1–§8.5; the
  * block bootstrap §8.7).
@@ -238,24 +264,10 @@ export function simulateRuns(mu: usize, scale: usize, model: i32, p0: usize, nTe
                              seed: u64, runFrom: i32, runCount: i32, capital: f64, out: usize,
                              nRows: i32, blockLength: f64): Status {
   setBadIndex(-1);
-  if (nTest < 1 || N < 1 || S < 1 || runCount < 1 || runFrom < 0 || runFrom > i32.MAX_VALUE - runCount) {
-    return Status.BadDimensions;
-  }
-  if (model != ModelCode.independent && model != ModelCode.correlated && model != ModelCode.bootstrap) {
-    return Status.BadDimensions;
-  }
+  if (!runShapeOk(nTest, N, S, runFrom, runCount, model)) return Status.BadDimensions;
   if (!(capital > 0.0) || !isFinite(capital)) return Status.BadDimensions;
-  if (!checkPrices(p0, N)) return Status.BadPrice;
-  if (model == ModelCode.bootstrap) {
-    if (!checkFinite(W, S * N)) return Status.NonFinite;
-    const st = checkBootstrap(scale, N, nRows, blockLength);
-    if (st != Status.Ok) return st;
-  } else {
-    if (!checkFinite(mu, N)) return Status.NonFinite;
-    if (!checkFinite(W, S * N)) return Status.NonFinite;
-    const st = checkScale(scale, model, N);
-    if (st != Status.Ok) return st;
-  }
+  const drawn = drawInputsStatus(mu, scale, model, p0, N, W, S, nRows, blockLength);
+  if (drawn != Status.Ok) return drawn;
 
   const L = model == ModelCode.bootstrap ? scale : scaleForModel(scale, model, N);
   const pNew = model == ModelCode.bootstrap ? 1.0 / blockLength : 0.0;
@@ -341,12 +353,7 @@ export function simulateSummary(mu: usize, scale: usize, model: i32, p0: usize, 
                                 seed: u64, runFrom: i32, runCount: i32, capital: f64, nRows: i32, blockLength: f64,
                                 bi: i32, iSpec: usize, fSpec: usize, rec: usize, band: usize, paid: usize): Status {
   setBadIndex(-1);
-  if (nTest < 1 || N < 1 || S < 1 || runCount < 1 || runFrom < 0 || runFrom > i32.MAX_VALUE - runCount) {
-    return Status.BadDimensions;
-  }
-  if (model != ModelCode.independent && model != ModelCode.correlated && model != ModelCode.bootstrap) {
-    return Status.BadDimensions;
-  }
+  if (!runShapeOk(nTest, N, S, runFrom, runCount, model)) return Status.BadDimensions;
   if (!(capital > 0.0) || !isFinite(capital) || bi < -1 || bi >= S) return Status.BadDimensions;
   const E = load<i32>(iSpec);
   const P = load<i32>(iSpec, 4);
@@ -356,17 +363,8 @@ export function simulateSummary(mu: usize, scale: usize, model: i32, p0: usize, 
     const t = load<i32>(iSpec + 12 + (<usize>j << 2));
     if (t < 0 || t >= nTest) return Status.BadDimensions;
   }
-  if (!checkPrices(p0, N)) return Status.BadPrice;
-  if (model == ModelCode.bootstrap) {
-    if (!checkFinite(W, S * N)) return Status.NonFinite;
-    const st = checkBootstrap(scale, N, nRows, blockLength);
-    if (st != Status.Ok) return st;
-  } else {
-    if (!checkFinite(mu, N)) return Status.NonFinite;
-    if (!checkFinite(W, S * N)) return Status.NonFinite;
-    const st = checkScale(scale, model, N);
-    if (st != Status.Ok) return st;
-  }
+  const drawn = drawInputsStatus(mu, scale, model, p0, N, W, S, nRows, blockLength);
+  if (drawn != Status.Ok) return drawn;
 
   const L = model == ModelCode.bootstrap ? scale : scaleForModel(scale, model, N);
   const pNew = model == ModelCode.bootstrap ? 1.0 / blockLength : 0.0;

@@ -23,6 +23,7 @@ import { ClientClosedError } from "../workers/pool.js";
 import { computeJob, type ComputeContext } from "./compute.js";
 import { MemoryJobStore, type JobStore } from "./store.js";
 import { FINISHED, type JobRecord, type JobSpec } from "./types.js";
+import { waitReady } from "../util/redis-ready.js";
 
 /** Errors that do not fail a job: the attempt is retried later (the pool refused it, or Redis did not answer). */
 export const RETRIED_CODES: ReadonlySet<string> = new Set([
@@ -337,17 +338,4 @@ class BullDispatcher implements Dispatcher {
     clearTimeout(timer);
     for (const c of this.connections) c.disconnect();
   }
-}
-
-function waitReady(client: { status: string; once(ev: string, fn: () => void): unknown; off(ev: string, fn: () => void): unknown }, ms: number): Promise<void> {
-  if (client.status === "ready") return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      client.off("ready", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    client.once("ready", done);
-  });
 }

@@ -14,6 +14,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { folioError, isFolioError, refusalCodes } from "../../errors.js";
+import { waitReady } from "../../util/redis-ready.js";
 
 /** Refusals after the compute charge that give it back: nothing was computed for them. */
 export const REFUNDED_CODES = refusalCodes("refunded");
@@ -396,17 +397,4 @@ export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOp
     });
   }
   return scopeName;
-}
-
-function waitReady(client: { status: string; once(ev: string, fn: () => void): unknown; off(ev: string, fn: () => void): unknown }, ms: number): Promise<void> {
-  if (client.status === "ready") return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      client.off("ready", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    client.once("ready", done);
-  });
 }
