@@ -3,25 +3,13 @@
  * [0, 1] is a usage error, and bounds the tickers cannot meet are a usage error that says what to change.
  * `npm test` builds first; run `npm run build` before running this file alone.
  */
-import { execFile } from "node:child_process";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { openStore } from "../../src/store/index.js";
-import { PROJECT_ROOT } from "../helpers/shared-data.js";
-import { cliCwd } from "../helpers/cli-cwd.js";
+import { runBuiltCli } from "../helpers/cli-run.js";
 
-const MAIN = join(PROJECT_ROOT, "dist", "src", "cli", "main.js");
 
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.DATA_DIR;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { env, cwd: cliCwd(), timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
+const run = runBuiltCli;
 
 describe("folio weights/backtest with weight bounds", () => {
   it("--max-weight 0.3 --min-weight 0.05: every one of the 21 vectors is inside [0.05, 0.3] and sums to 1", async () => {

@@ -3,26 +3,13 @@
  * library's summary of the same request), the planning table, warnings on stderr, and usage errors that say what to
  * change. Runs the built CLI (`npm test` builds first).
  */
-import { execFile } from "node:child_process";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createEngine, openStore, alignPrices } from "../../src/index.js";
 import type { Engine } from "../../src/domain/types.js";
-import { PROJECT_ROOT } from "../helpers/shared-data.js";
-import { cliCwd } from "../helpers/cli-cwd.js";
+import { runBuiltCli } from "../helpers/cli-run.js";
 
-const MAIN = join(PROJECT_ROOT, "dist", "src", "cli", "main.js");
 
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.DATA_DIR;
-  delete env.DATABASE_URL;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [MAIN, ...args], { env, cwd: cliCwd(), timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
+const run = runBuiltCli;
 
 let engine: Engine;
 beforeAll(async () => {

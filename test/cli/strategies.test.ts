@@ -3,31 +3,16 @@
  * rows for them), the help lists the registry, and an unknown id is a usage error (exit 2) that lists the known ones.
  * `npm test` builds first; run `npm run build` before running this file alone.
  */
-import { execFile } from "node:child_process";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { STRATEGIES, STRATEGY_REGISTRY, selectStrategies } from "../../src/domain/strategies.js";
 import { createEngine } from "../../src/index.js";
 import { alignPrices } from "../../src/pipeline/align.js";
 import { openSyntheticStore } from "../../src/store/index.js";
-import { PROJECT_ROOT } from "../helpers/shared-data.js";
-import { cliCwd } from "../helpers/cli-cwd.js";
+import { runBuiltCli } from "../helpers/cli-run.js";
 
-const MAIN = join(PROJECT_ROOT, "dist", "src", "cli", "main.js");
 const TICKERS = ["SYN-TEC1", "SYN-FIN2", "SYN-UTL3", "SYN-HLT4"];
 
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.DATA_DIR;
-  delete env.DATABASE_URL;
-  return new Promise((resolve) => {
-    // --data-dir of a missing store is refused; the synthetic universe is the default only without ./.data, so the
-    // test runs in a directory that has none
-    execFile(process.execPath, [MAIN, ...args], { env, cwd: cliCwd(), timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
+const run = runBuiltCli;
 
 describe("folio --strategies", () => {
   it("weights --strategies rpp,gmvp --json prints the library's rows for those strategies only, in registry order", async () => {
