@@ -3,8 +3,9 @@
  * gives the same doubles on every machine (a golden hash over an engine response can then be pinned).
  */
 import type { PriceMatrix } from "../src/domain/types.js";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { formatIsoDay, parseIsoDay } from "../src/domain/dates.js";
 import { encodeStore, STORE_FILE } from "../src/store/binary.js";
 
@@ -72,4 +73,16 @@ export function writeFactorStore(dir: string, T: number, N: number, seed: number
     { synthetic: false, description: "bench: factor-model prices" },
   ));
   return m;
+}
+
+/**
+ * ../shared/data/cvxportfolio-sp500/prices.csv (the evaluation data beside the project, never copied into it) when
+ * present: looked for beside the project, beside dist/, and beside the working directory; undefined otherwise.
+ */
+export function cvxportfolioCsv(): string | undefined {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [resolve(here, "../..", "shared", "data"), resolve(here, "../../..", "shared", "data"),
+    resolve(process.cwd(), "..", "shared", "data")];
+  const d = candidates.find((p) => existsSync(join(p, "cvxportfolio-sp500", "prices.csv")));
+  return d ? join(d, "cvxportfolio-sp500", "prices.csv") : undefined;
 }

@@ -7,26 +7,18 @@
  *
  *   npm run build && node dist/bench/run.js analysis
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createEngine } from "../../src/index.js";
 import { STRATEGIES, type Strategy } from "../../src/domain/strategies.js";
 import type { PriceMatrix } from "../../src/domain/types.js";
+import { cvxportfolioCsv } from "../prices.js";
 
 const REPEATS = Number(process.env.ANALYSIS_REPEATS ?? 3);
 
-function sharedCsv(): string | undefined {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [resolve(here, "../../..", "shared", "data"), resolve(here, "../../../..", "shared", "data"),
-    resolve(process.cwd(), "..", "shared", "data")];
-  const d = candidates.find((p) => existsSync(join(p, "cvxportfolio-sp500", "prices.csv")));
-  return d ? join(d, "cvxportfolio-sp500", "prices.csv") : undefined;
-}
 
 export default async function analysis(): Promise<void> {
-  const file = sharedCsv();
+  const file = cvxportfolioCsv();
   if (file === undefined) {
     console.log("analysis: skipped, ../shared/data/cvxportfolio-sp500/prices.csv not found");
     return;

@@ -16,9 +16,7 @@
  * where the optimum is unique; on the singular monthly covariances of 100 assets over 12 months it may pick another
  * optimal point, docs/method.md §7.2). Skipped with a printed reason when ../shared/data is absent.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { parseIsoDay, formatIsoDay } from "../../src/domain/dates.js";
 import { INITIAL_CAPITAL, TRAINING_DAYS } from "../../src/domain/strategies.js";
@@ -27,18 +25,12 @@ import type { Kernels } from "../../src/pipeline/kernels.js";
 import { rebalancedPaths, type WalkForwardInput } from "../../src/pipeline/rebalance.js";
 import { makeEngine } from "../../src/pipeline/backtest.js";
 import { trainingWeights } from "../../src/pipeline/respond.js";
+import { cvxportfolioCsv } from "../prices.js";
 
 const N = 100;
 const REPEATS = 3;
 const OPTIONS = { covariance: "sample", hrp: "paper" } as const;
 
-function sharedCsv(): string | undefined {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [resolve(here, "../../..", "shared", "data"), resolve(here, "../../../..", "shared", "data"),
-    resolve(process.cwd(), "..", "shared", "data")];
-  const d = candidates.find((p) => existsSync(join(p, "cvxportfolio-sp500", "prices.csv")));
-  return d ? join(d, "cvxportfolio-sp500", "prices.csv") : undefined;
-}
 
 /** The first `n` ticker columns of a wide CSV without missing values, as typed arrays. */
 function readWide(file: string, n: number): { tickers: string[]; days: Int32Array; closes: Float64Array } {
@@ -97,7 +89,7 @@ const median = (xs: number[]): number => {
 };
 
 export default async function rebalance(): Promise<void> {
-  const file = sharedCsv();
+  const file = cvxportfolioCsv();
   if (!file) {
     console.log("[skip] rebalance: ../shared/data/cvxportfolio-sp500/prices.csv not found");
     return;
