@@ -16,6 +16,7 @@ import { run } from "/js/run.js";
 import { state } from "/js/state.js";
 import { chartHeight, panelHeight, chartWidth, drawPaths, drawSims, drawDistribution } from "/js/charts.js";
 import { initDownloads } from "/js/downloads.js";
+import { initAnalysis } from "/js/analysis.js";
 
 // Names, colours and the picker come from the engine's one strategy registry (src/domain/strategies.ts).
 useRegistry(STRATEGY_REGISTRY);
@@ -65,6 +66,7 @@ function init() {
   initRun();
   initDownloads();
   initPlan();
+  initAnalysis();
   const req = queryToRequest(location.search);
   if (req.tickers.length) {
     state.pending = req;

@@ -5,11 +5,13 @@ import { state } from "./state.js";
 import { drawPaths, fillSimsStrategy, drawSims, drawDistribution } from "./charts.js";
 import { renderSummary, renderSimsSummary, renderWeights } from "./tables.js";
 import { renderPlan } from "./plan.js";
+import { resetAnalysis } from "./analysis.js";
 
 export function render() {
   const r = state.last;
   if (!r) return;
   $("results").hidden = false;
+  resetAnalysis(r);
   const plan = r.mode === "plan";
   $("plan-card").hidden = !plan;
   $("chart-card").hidden = plan;

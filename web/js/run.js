@@ -109,7 +109,7 @@ export async function run(e) {
         mode: req.mode, request: req, ids, dates, values, weights: weights.data, tickers: canonicalTickers(weights, body),
         fallback: weights.headers.get("x-covariance-fallback"), trades: trades && trades.size > 0 ? trades : null,
         rebalanceCount: paths.headers.get("x-rebalance-count"),
-        schedule: schedule?.data ?? null, weightsAt: 0,
+        schedule: schedule?.data ?? null, weightsAt: 0, pathsBody,
       };
     } else {
       const simsBody = { ...body, ...rebalanceFields(req), ...benchmarkField(req) };
