@@ -46,7 +46,8 @@ export function initAnalysis() {
     const el = $("analysis-card");
     if (!state.analysis || el.clientWidth === 0 || el.clientWidth === width) return;
     width = el.clientWidth;
-    drawWeightsChart(state.analysis);
+    // the month labels and digits, the charts' sizes follow the width (phone: one-letter months, whole percent)
+    drawSeriesViews(state.analysis);
     drawClustering(state.analysis);
   }).observe($("analysis-card"));
 }
@@ -76,6 +77,13 @@ async function runAnalysis() {
   } finally {
     button.disabled = false;
   }
+}
+
+/** A series' first cell: swatch and short name (hrp · d), the full name and id as its title. */
+function seriesCell(row, ids) {
+  const td = strategyCell(row, ids);
+  td.title = `${seriesLabel(row.id, row.merged)} (${row.id})`;
+  return td;
 }
 
 /** The displayed rows of the analysis' series (the summary's order; equal weight's identical series as one row). */
@@ -120,7 +128,7 @@ function renderSignificance(a, rows) {
   const beats = sig.some((x) => x.beats_base);
   const v = (it) => verdict(it.s);
   const columns = [
-    { label: "Series", key: (it) => seriesLabel(it.id, it.merged), cell: (it) => strategyCell(it, a.ids) },
+    { label: "Series", key: (it) => seriesLabel(it.id, it.merged), cell: (it) => seriesCell(it, a.ids) },
     { label: "Sharpe", key: (it) => it.s.sharpe, text: (it) => fmtNum(it.s.sharpe), cls: (it) => `num ${signClass(it.s.sharpe)}` },
     { label: "Sharpe CI", key: (it) => it.s.sharpe_ci[0], text: (it) => fmtCi(it.s.sharpe_ci, fmtNum), cls: () => "num ci" },
     { label: "Return CI", key: (it) => it.s.annualised_return_ci[0], text: (it) => fmtCi(it.s.annualised_return_ci, fmtPct1), cls: () => "num ci" },
@@ -156,7 +164,7 @@ function renderYears(a, rows) {
     return td;
   };
   const columns = [
-    { label: "Series", key: (it) => seriesLabel(it.id, it.merged), cell: (it) => strategyCell(it, a.ids) },
+    { label: "Series", key: (it) => seriesLabel(it.id, it.merged), cell: (it) => seriesCell(it, a.ids) },
     ...years.map((y, k) => ({
       label: `${y}${(k === 0 && partial.first_year) || (k === years.length - 1 && partial.last_year) ? "*" : ""}`,
       key: (it) => it.c.years[y] ?? null, cell: (it) => yearCell(it, y),
@@ -234,7 +242,7 @@ function renderFactors(a, rows) {
   const items = rows.filter((row) => byId.has(row.id)).map((row) => ({ ...row, f: byId.get(row.id) }));
   const tCls = (t) => `num${t != null && Math.abs(t) >= 1.96 ? " strong" : ""}`;
   sortableTable($("factors"), [
-    { label: "Series", key: (it) => seriesLabel(it.id, it.merged), cell: (it) => strategyCell(it, a.ids) },
+    { label: "Series", key: (it) => seriesLabel(it.id, it.merged), cell: (it) => seriesCell(it, a.ids) },
     { label: "Alpha", key: (it) => it.f.alpha, text: (it) => fmtPct1(it.f.alpha), cls: (it) => `num ${signClass(it.f.alpha)}` },
     { label: "t", key: (it) => it.f.alpha_t, text: (it) => fmtNum(it.f.alpha_t), cls: (it) => tCls(it.f.alpha_t) },
     ...names.flatMap((n) => [
@@ -282,7 +290,7 @@ function drawRiskBars(a) {
   const tickers = state.last.tickers;
   for (const b of bars) {
     const row = document.createElement("div");
-    row.className = `bar-row${b.others ? " others" : ""}`;
+    row.className = `rc-row${b.others ? " others" : ""}`;
     const label = cell("span", b.ticker, "rc-label");
     const track = document.createElement("span");
     track.className = "rc-track";
@@ -293,7 +301,8 @@ function drawRiskBars(a) {
     if (!b.others && k >= 0) bar.style.background = tickerColor(k);
     track.append(bar);
     const wt = weightOf.get(b.ticker);
-    const value = cell("span", `${fmtPct1(b.value)}${wt != null ? ` (w ${fmtPct1(wt)})` : ""}`, "rc-value num");
+    const value = cell("span", `${fmtPct1(b.value)}${wt != null ? ` · w ${fmtPct1(wt)}` : ""}`, "rc-value num");
+    value.title = wt != null ? `risk contribution ${fmtPct(b.value)}, weight ${fmtPct(wt)}` : `risk contribution ${fmtPct(b.value)}`;
     row.append(label, track, value);
     box.append(row);
   }
@@ -434,7 +443,8 @@ function drawClustering(a) {
   const labelled = N <= 40;
   const avail = Math.max(240, canvas.parentElement.clientWidth);
   const labelW = labelled ? 56 : 8;
-  const size = Math.min(avail - labelW - 8, 640);
+  // at most 44 px a cell (a few tickers) and 640 px in all
+  const size = Math.min(avail - labelW - 8, 640, Math.max(240, 44 * N));
   const treeH = isPhone() ? 70 : 100;
   const width = labelW + size + 8;
   const height = treeH + size + 8;
