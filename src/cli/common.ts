@@ -31,6 +31,8 @@ export interface CommonOptions {
   benchmark?: string;
   /** `--factors A,B` (analyze): factor tickers aligned with the tickers by the same inner join. */
   factors?: string[];
+  /** `--risk-free` (backtest, simulate, analyze): an annual rate, or a ticker aligned by the same inner join. */
+  riskFree?: number | string;
   dataDir?: string;
   databaseUrl?: string;
   json?: boolean;
@@ -68,11 +70,17 @@ export function parseSeedArg(value: string): string {
 }
 
 /**
- * An annual risk-free rate argument: a fraction (0.04) or a percentage (4%), in (−1, 1] (src/report/risk-free.ts,
- * the library's rule and message).
+ * A risk-free rate argument: an annual rate as a fraction (0.04) or a percentage (4%), in (−1, 1], or a ticker of the
+ * store (src/report/risk-free.ts, the library's rule and message).
  */
-export function parseRiskFreeArg(value: string): number {
+export function parseRiskFreeArg(value: string): number | string {
   const text = value.trim();
+  // not a number: a risk-free ticker of the store (a T-bill fund or index, docs/method.md §7.6)
+  if (/^[A-Za-z^]/.test(text) && !/^(nan|infinity)$/i.test(text)) {
+    const [bad] = riskFreeProblems({ risk_free: text });
+    if (bad !== undefined) throw new InvalidArgumentError(`the risk-free rate ${bad.message}`);
+    return text;
+  }
   const n = text.endsWith("%") ? Number(text.slice(0, -1)) / 100 : Number(text);
   const [why] = text === "" ? [{ message: "must be an annual rate" }] : riskFreeProblems({ risk_free: n });
   if (why !== undefined) throw new InvalidArgumentError(`the risk-free rate ${why.message.replace(/\(got .*\)$/, `(got ${JSON.stringify(value)})`)}`);
@@ -197,6 +205,7 @@ export async function loadPrices(tickers: string[], opts: CommonOptions, cmd: Co
   const store = await openCliStore(storeArgsOf(cmd));
   return alignPrices(store, tickers, {
     start: opts.start, end: opts.end, benchmark: opts.benchmark, ...(opts.factors ? { factors: opts.factors } : {}),
+    ...(typeof opts.riskFree === "string" ? { riskFree: opts.riskFree } : {}),
   });
 }
 

@@ -7,7 +7,8 @@
 import type { SeriesId } from "../domain/strategies.js";
 import type { PriceMatrix, SimDrift, SimsOptions, SimsRebalance, SimModel } from "../domain/types.js";
 import type { Kernels } from "../pipeline/kernels.js";
-import { CHUNK_VALUES, optionsFor, reportRiskFree, simsMeta, summariseSims } from "../pipeline/respond.js";
+import { CHUNK_VALUES, optionsFor, reportRiskFree, riskFreeOf, simsMeta, summariseSims } from "../pipeline/respond.js";
+import { annualEquivalent } from "../report/risk-free.js";
 import { checkPrices } from "../pipeline/validate.js";
 import type { SimsSeriesSummary, SimsSummaryReport, SummaryWarning } from "../report/sims-summary.js";
 
@@ -32,13 +33,15 @@ export interface ChunkedSims {
  * The library's `simsReport(prices, options)` (the same checks in the same order, the same runs) summarised,
  * computed a chunk of runs at a time. `onProgress(done, total)` after each chunk. Throws what `simsReport` throws.
  */
-export function simsInChunks(kernels: Kernels, prices: PriceMatrix, options: SimsOptions & { risk_free?: number },
+export function simsInChunks(kernels: Kernels, prices: PriceMatrix, options: SimsOptions & { risk_free?: number | string },
   onProgress: (done: number, total: number) => void = () => {}, maxValues = CHUNK_VALUES): ChunkedSims {
   // risk_free: the relative figures' alpha on excess returns (docs/method.md §7.6), as engine.simsSummary
-  const riskFree = reportRiskFree("sims-summary", options);
+  const given = reportRiskFree("sims-summary", options);
   const { risk_free: _r, ...rest } = options;
   const opts = optionsFor("sims", rest);
   const p = checkPrices(prices);
+  const rf = riskFreeOf(given, p, 0);
+  const riskFree = typeof rf === "object" ? annualEquivalent(rf) : rf;
   const s = summariseSims(kernels, p, opts, onProgress, maxValues, undefined, undefined, riskFree);
   const c = s.first;
   const meta = simsMeta(c);

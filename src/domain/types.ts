@@ -22,6 +22,11 @@ export interface PriceMatrix {
    * aligns them by the same inner join; docs/method.md §7.7).
    */
   factors?: { ticker: string; closes: number[] }[];
+  /**
+   * A risk-free ticker's closes on the same dates (a T-bill fund or index: `alignPrices(store, tickers, { riskFree })`
+   * aligns it by the same inner join), for `risk_free` naming it (docs/method.md §7.6).
+   */
+  risk_free?: { ticker: string; closes: number[] };
 }
 
 /** Options shared by weights, paths and sims (they mirror the HTTP body's optional fields). */

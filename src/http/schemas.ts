@@ -441,11 +441,14 @@ const BODY_ERRORS = {
   error: (iss: { code?: string }) => (iss.code === "unrecognized_keys" ? "has unknown fields" : undefined),
 };
 
-const riskFreeField = z.number({ error: "must be an annual rate" }).optional().describe(
-  `The annual risk-free rate (0.04 = 4 %), above ${RISK_FREE_RANGE.above} and at most ${RISK_FREE_RANGE.max}; default 0 ` +
-    "(every figure as without it). /report: sharpe, sortino and alpha use the daily log-returns in excess of " +
-    "ln(1 + risk_free)/252; /analysis: significance uses the daily simple returns in excess of (1 + risk_free)^(1/252) − 1 " +
-    "(docs/method.md §7.5, §7.6).");
+const riskFreeField = z.union([z.number(), z.string()], { error: "must be an annual rate or a ticker" }).optional().describe(
+  `The annual risk-free rate (0.04 = 4 %), above ${RISK_FREE_RANGE.above} and at most ${RISK_FREE_RANGE.max}, or a ticker ` +
+    "of the store whose closes are a T-bill fund or index (its daily simple returns are the daily rates, aligned with " +
+    "the tickers by the same inner join; a close ≤ 0 is DEGENERATE_INPUT); default 0 (every figure as without it). " +
+    "/report: sharpe, sortino and alpha use the daily log-returns in excess of ln(1 + risk_free)/252 (a ticker: of " +
+    "its daily log-returns); /analysis: significance and factors use the daily simple returns in excess of " +
+    "(1 + risk_free)^(1/252) − 1 (a ticker: of its daily simple returns); /sims/summary: a ticker's mean daily " +
+    "log-return over the aligned window as a constant (docs/method.md §7.5, §7.6).");
 
 /** Build the body schemas for the given limits (maxTickers, maxRunCount come from the configuration). */
 export function makeSchemas(limits: SchemaLimits) {

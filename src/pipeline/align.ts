@@ -30,6 +30,11 @@ export interface AlignRange {
    * closes beside the tickers', not among them.
    */
   factors?: readonly string[] | undefined;
+  /**
+   * A risk-free ticker (`risk_free` naming one, docs/method.md §7.6: `alignWithFactors`): joined by the same inner join
+   * as the benchmark, its closes beside the tickers', not among them.
+   */
+  riskFree?: string | undefined;
 }
 
 export interface AlignBuffers {
@@ -429,6 +434,7 @@ export function alignPrices(store: PriceStore, tickers: readonly string[], range
     tickers: a.tickers, dates, closes,
     ...(a.benchmark === undefined ? {} : { benchmark: { ticker: a.benchmark.ticker, closes: Array.from(a.benchmark.closes) } }),
     ...(a.factors === undefined ? {} : { factors: a.factors.map((f) => ({ ticker: f.ticker, closes: Array.from(f.closes) })) }),
+    ...(a.riskFree === undefined ? {} : { risk_free: { ticker: a.riskFree.ticker, closes: Array.from(a.riskFree.closes) } }),
   };
 }
 
@@ -442,7 +448,16 @@ export function alignPrices(store: PriceStore, tickers: readonly string[], range
 export function alignWithFactors(store: PriceStore, tickers: readonly string[], range: AlignRange = {},
   buffers: AlignBuffers = {}): AlignedArrays & {
     benchmark?: { ticker: string; closes: Float64Array }; factors?: { ticker: string; closes: Float64Array }[];
+    riskFree?: { ticker: string; closes: Float64Array };
   } {
+  // a risk-free ticker joins like one more factor, and comes back apart
+  if (range.riskFree !== undefined) {
+    const { riskFree, ...rest } = range;
+    const a = alignWithFactors(store, tickers, { ...rest, factors: [...(range.factors ?? []), riskFree] }, buffers);
+    const all = a.factors!;
+    const { factors: _f, ...base } = a;
+    return { ...base, ...(all.length > 1 ? { factors: all.slice(0, -1) } : {}), riskFree: all[all.length - 1] };
+  }
   if (range.factors === undefined || range.factors.length === 0) return alignWithBenchmark(store, tickers, range, buffers);
   const unknown = range.factors.filter((f) => store.resolve(f) === undefined);
   if (unknown.length > 0) throw folioError("UNKNOWN_TICKERS", { tickers: unknown }, { tickers: unknown });

@@ -9,6 +9,8 @@ import { folioError } from "../errors.js";
 import { attributionOf, attributionValues, type Attribution } from "./attribution.js";
 import { factorRegressions, type FactorRegression } from "../report/factors.js";
 import type { Kernels } from "./kernels.js";
+import type { RiskFree } from "../report/risk-free.js";
+import { dailyRiskFree } from "../report/significance.js";
 import type { Computation, TypedPrices } from "./respond.js";
 import type { CheckedOptions } from "./validate.js";
 
@@ -23,7 +25,7 @@ export interface ExtraSections {
  * attribution's values are bounded by `maxValues` (RESPONSE_TOO_LARGE beyond, before computing).
  */
 export function extraSections(kernels: Kernels, prices: TypedPrices, opts: CheckedOptions, c: Computation,
-  sections: readonly string[] | undefined, top: number, maxValues = 10_000_000): ExtraSections {
+  sections: readonly string[] | undefined, top: number, maxValues = 10_000_000, riskFree?: RiskFree): ExtraSections {
   const asked = (s: string) => sections === undefined || sections.includes(s);
   const out: ExtraSections = {};
   if (asked("factors") && prices.factors !== undefined && prices.factors.length > 0) {
@@ -31,7 +33,7 @@ export function extraSections(kernels: Kernels, prices: TypedPrices, opts: Check
     const from = T - c.dates.length;
     // the factors' closes on the test rows, as the series' values
     const factors = prices.factors.map((f) => ({ ticker: f.ticker, closes: f.closes.subarray(from) }));
-    out.factors = factorRegressions(c.ids, c.values!, factors);
+    out.factors = factorRegressions(c.ids, c.values!, factors, factorRiskFree(riskFree, c.dates.length - 1));
   }
   if (asked("attribution") && kernels.covarianceOf !== undefined) {
     const values = attributionValues(c);
@@ -39,6 +41,16 @@ export function extraSections(kernels: Kernels, prices: TypedPrices, opts: Check
     out.attribution = attributionOf(kernels, prices, opts, c, top);
   }
   return out;
+}
+
+/**
+ * The m daily simple risk-free rates a factor regression subtracts (docs/method.md §7.6, §7.7): a ticker's, or the
+ * constant's (1 + r)^(1/252) − 1 on every day; undefined for no rate or 0 (the regressions then as without it).
+ */
+function factorRiskFree(riskFree: RiskFree | undefined, m: number): ArrayLike<number> | undefined {
+  if (riskFree === undefined || riskFree === 0) return undefined;
+  if (typeof riskFree === "object") return riskFree.simple;
+  return new Float64Array(Math.max(0, m)).fill(dailyRiskFree(riskFree));
 }
 
 /**

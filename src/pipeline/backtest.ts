@@ -4,6 +4,7 @@
  * runs `compute`, and shapes the numbers into report objects. The response objects (series × T keyed objects per run)
  * are built lazily, only when a caller reads them.
  */
+import { annualEquivalent } from "../report/risk-free.js";
 import type { SeriesId } from "../domain/strategies.js";
 import type {
   Engine, PathsRebalance, PathsReport, PriceMatrix, SimsOptions, SimsRebalance, SimsReport, SimsResponse, Weights,
@@ -13,7 +14,7 @@ import { summarizeRebalance, type RebalanceOutcome } from "./rebalance.js";
 import { toSeries } from "./format.js";
 import type { Kernels } from "./kernels.js";
 import {
-  analysisOptions, compute, optionsFor, reportRiskFree, significanceInput, withSimulatedRuns, simsMeta, simsWarnings, summariseSims, type Computation, type RespondKind,
+  analysisOptions, compute, optionsFor, reportRiskFree, riskFreeOf, significanceInput, withSimulatedRuns, simsMeta, simsWarnings, summariseSims, type Computation, type RespondKind,
 } from "./respond.js";
 import type { SimsSummaryReport } from "../report/sims-summary.js";
 import { ANALYSIS_OPTION_KEYS, analysisOf, type AnalysisOptions, type AnalysisReport } from "../report/analysis.js";
@@ -119,18 +120,23 @@ export function makeEngine(kernels: Kernels): Engine {
       const p = checkPrices(prices);
       const f = typedFactors(prices, own.factors);
       const c = compute(kernels, "paths", p, opts);
+      const rf = riskFreeOf(own.risk_free, p, p.days.length - c.dates.length, c.dates);
       return {
         ...withSimulatedRuns(kernels, p, rest as SimsOptions, own,
-          analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, p, c, own))),
-        ...extraSections(kernels, f === undefined ? p : { ...p, factors: f }, opts, c, own.sections, own.top ?? 10),
+          analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, p, c, own, rf))),
+        ...extraSections(kernels, f === undefined ? p : { ...p, factors: f }, opts, c, own.sections, own.top ?? 10, undefined, rf),
       };
     },
 
-    simsSummary(prices: PriceMatrix, options?: SimsOptions & { risk_free?: number }): SimsSummaryReport {
-      const riskFree = reportRiskFree("sims-summary", options);
+    simsSummary(prices: PriceMatrix, options?: SimsOptions & { risk_free?: number | string }): SimsSummaryReport {
+      const given = reportRiskFree("sims-summary", options);
       const { risk_free: _r, ...rest } = options ?? {};
       const opts = optionsFor("sims", rest);
-      return summariseSims(kernels, checkPrices(prices), opts, undefined, undefined, undefined, undefined, riskFree).report;
+      const p = checkPrices(prices);
+      // as the service: a ticker's mean rate over every aligned row, as a constant (docs/method.md §7.6)
+      const rf = riskFreeOf(given, p, 0);
+      const riskFree = typeof rf === "object" ? annualEquivalent(rf) : rf;
+      return summariseSims(kernels, p, opts, undefined, undefined, undefined, undefined, riskFree).report;
     },
 
     weights(prices, options) {

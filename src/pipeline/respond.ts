@@ -27,7 +27,7 @@ import {
 } from "../report/analysis.js";
 import { extraSections } from "./analysis-sections.js";
 import { formatIsoDay } from "../domain/dates.js";
-import { riskFreeProblems } from "../report/risk-free.js";
+import { annualEquivalent, riskFreeProblems, riskFreeRates, type RiskFree } from "../report/risk-free.js";
 import { buckets } from "./calendar.js";
 import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
 import type { Kernels, SimulateSummaryResult } from "./kernels.js";
@@ -73,6 +73,8 @@ export interface TypedPrices {
   benchmark?: { ticker: string; closes: Float64Array };
   /** An analysis's factors and their closes on the same days (src/pipeline/align.ts `alignWithFactors`). */
   factors?: { ticker: string; closes: Float64Array }[];
+  /** A risk-free ticker (`risk_free` naming one) and its closes on the same days (`alignWithFactors`). */
+  riskFree?: { ticker: string; closes: Float64Array };
 }
 
 /** What a response says besides its body (the HTTP layer turns it into headers, the CLI into text). */
@@ -553,9 +555,13 @@ export interface RespondLimits {
 export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer, parts?: readonly SummaryPart[]): Responded {
   const own = analysisOptions(kind, options);
-  const riskFree = reportRiskFree(kind, options);
+  const given = reportRiskFree(kind, options);
   const opts = checkedRequest(kind, prices, options, limits);
-  if (kind === "sims-summary") return respondSummary(kernels, prices, opts, precomputed, parts, riskFree);
+  if (kind === "sims-summary") {
+    // simulated days have no T-bill close of their own: a ticker's mean rate over every aligned row, as a constant
+    const rf = riskFreeOf(given, prices, 0);
+    return respondSummary(kernels, prices, opts, precomputed, parts, typeof rf === "object" ? annualEquivalent(rf) : rf);
+  }
   const c = compute(kernels, kind, prices, opts, precomputed, kind === "paths" ? { out } : undefined);
   const meta = metaOf(kind, c);
   // The dollar values written by the engine's WebAssembly writer when it has one (same bytes: src/engine/dollars.ts).
@@ -566,18 +572,21 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     case "paths":
       return { body: c.body ?? seriesJsonBytes(c.ids, c.dates, c.values!, out, digits), meta };
     case "report":
-      return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }, c.ids, true, riskFree), c))), meta };
+      return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }, c.ids, true,
+        riskFreeOf(given, prices, prices.days.length - c.dates.length, c.dates)), c))), meta };
     case "sims":
       meta.sims = simsMeta(c, simsWarnings(c, opts));
       return { body: simsJsonBytes(c.ids, c.dates, c.runs!, out, digits), meta };
     case "schedule":
       return { body: encoder.encode(scheduleJson(c)), meta };
-    case "analysis":
+    case "analysis": {
+      const rf = riskFreeOf(own.risk_free, prices, prices.days.length - c.dates.length, c.dates);
       return { body: encoder.encode(JSON.stringify({
         ...withSimulatedRuns(kernels, prices, options, own,
-          analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, prices, c, own))),
-        ...extraSections(kernels, prices, opts, c, own.sections, own.top ?? 10, limits.maxResponseValues),
+          analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, prices, c, own, rf))),
+        ...extraSections(kernels, prices, opts, c, own.sections, own.top ?? 10, limits.maxResponseValues, rf),
       })), meta };
+    }
   }
 }
 
@@ -693,11 +702,13 @@ export function withSimulatedRuns(kernels: Kernels, prices: TypedPrices, options
  * The significance section's input (docs/method.md §7.5): its options with the seed resolved (the request's `seed`,
  * else §8.5's default from the tickers and the first and last aligned dates) and the resampling kernel.
  */
-export function significanceInput(kernels: Kernels, prices: TypedPrices, c: Computation, own: AnalysisOwnOptions): SignificanceInput {
+export function significanceInput(kernels: Kernels, prices: TypedPrices, c: Computation, own: AnalysisOwnOptions,
+  riskFree?: RiskFree): SignificanceInput {
   const T = prices.days.length;
   const dateAt = (t: number) => prices.dates?.[t] ?? formatIsoDay(prices.days[t]);
   const seed = own.seed === undefined ? defaultSeed(c.tickers, dateAt(0), dateAt(T - 1)) : parseSeed(own.seed);
-  const { confidence, bootstrap_runs, base, sharpe_benchmark, risk_free, sharpe_test } = own;
+  const { confidence, bootstrap_runs, base, sharpe_benchmark, sharpe_test } = own;
+  const risk_free = riskFree ?? (typeof own.risk_free === "number" ? own.risk_free : undefined);
   return {
     options: { confidence, bootstrap_runs, base, sharpe_benchmark, risk_free, seed, sharpe_test },
     resample: (input) => kernels.stationaryBootstrap(input),
@@ -710,13 +721,30 @@ export function significanceInput(kernels: Kernels, prices: TypedPrices, c: Comp
  * the other kinds (an analysis reads it with its own options) and when absent. `checkedRequest` checks their options
  * without it.
  */
-export function reportRiskFree(kind: RespondKind, options: SimsOptions | undefined): number | undefined {
+export function reportRiskFree(kind: RespondKind, options: SimsOptions | undefined): number | string | undefined {
   if (kind !== "report" && kind !== "sims-summary") return undefined;
   const given = (options ?? {}) as { risk_free?: unknown };
   const p = new Problems("options");
   for (const why of riskFreeProblems(given)) p.add(why.path, why.message);
   p.throwIfAny();
-  return given.risk_free as number | undefined;
+  return given.risk_free as number | string | undefined;
+}
+
+/**
+ * A request's checked `risk_free` as the rate its figures subtract (docs/method.md §7.6): the annual constant as given,
+ * or, for a ticker, its daily rates from row `from` of the aligned prices on (the prices must carry the ticker's
+ * closes: `alignWithFactors(…, { riskFree })`, a library caller's `PriceMatrix.risk_free`). `dates`: the rows' dates,
+ * for the message of a close ≤ 0 (DEGENERATE_INPUT).
+ */
+export function riskFreeOf(given: number | string | undefined, prices: TypedPrices, from: number,
+  dates?: readonly string[]): RiskFree | undefined {
+  if (typeof given !== "string") return given;
+  const r = prices.riskFree;
+  if (r === undefined || r.ticker.toUpperCase() !== given.toUpperCase()) {
+    Problems.fail("/risk_free", `the prices carry no closes of ${JSON.stringify(given)}: align them with ` +
+      "alignPrices(store, tickers, { riskFree }) (or give an annual rate)", "options");
+  }
+  return riskFreeRates(r.ticker, r.closes.subarray(from), dates);
 }
 
 /** What `respond` checks before computing anything (the kind, the options, the size of a sims response). */

@@ -27,6 +27,8 @@ export interface CheckedPrices {
   T: number;
   N: number;
   benchmark?: { ticker: string; closes: Float64Array };
+  /** A risk-free ticker's closes (`PriceMatrix.risk_free`), their values checked where they are used (§7.6). */
+  riskFree?: { ticker: string; closes: Float64Array };
 }
 
 export function checkPrices(prices: PriceMatrix): CheckedPrices {
@@ -103,7 +105,24 @@ export function checkPrices(prices: PriceMatrix): CheckedPrices {
     );
   }
   const benchmark = checkBenchmark(prices, T);
-  return { tickers: [...tickers], dates: [...dates], days, closes: flat, T, N, ...(benchmark ? { benchmark } : {}) };
+  const riskFree = checkRiskFree(prices, T);
+  return { tickers: [...tickers], dates: [...dates], days, closes: flat, T, N, ...(benchmark ? { benchmark } : {}),
+    ...(riskFree ? { riskFree } : {}) };
+}
+
+/**
+ * The prices' risk-free ticker (`PriceMatrix.risk_free`): a ticker and T closes, as a typed array. A close ≤ 0 is
+ * refused where the rates are taken (DEGENERATE_INPUT, 422: src/report/risk-free.ts `riskFreeRates`).
+ */
+function checkRiskFree(prices: PriceMatrix, T: number): { ticker: string; closes: Float64Array } | undefined {
+  const r = prices.risk_free;
+  if (r === undefined) return undefined;
+  const p = new Problems("prices");
+  if (typeof r !== "object" || r === null || typeof r.ticker !== "string" || r.ticker === "" || !Array.isArray(r.closes)) {
+    p.add("/risk_free", "must be { ticker, closes } with one close per date");
+  } else if (r.closes.length !== T) p.add("/risk_free/closes", `has ${r.closes.length} closes but there are ${T} dates`);
+  p.throwIfAny();
+  return { ticker: r.ticker, closes: Float64Array.from(r.closes, (v) => (typeof v === "number" ? v : Number.NaN)) };
 }
 
 /** The prices' benchmark (`PriceMatrix.benchmark`): a ticker and T closes, each finite and > 0, as a typed array. */

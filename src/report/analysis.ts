@@ -42,8 +42,8 @@ export interface AnalysisOwnOptions {
   sharpe_benchmark?: number;
   /** significance: the resampling seed (as sims' `seed`; default derived from the request, docs/method.md §8.5). */
   seed?: number | string | bigint;
-  /** The annual risk-free rate (docs/method.md §7.6), default 0. */
-  risk_free?: number;
+  /** The annual risk-free rate, or a risk-free ticker of the store (docs/method.md §7.6); default 0. */
+  risk_free?: number | string;
   /**
    * significance: simulated runs (the sims of the same request, model independent, seeded by `seed`) over which each
    * series' final value is compared with the base's (`beats_base`); absent: no simulation.

@@ -40,8 +40,11 @@ export interface SignificanceOptions {
   base?: string;
   /** SR* of the PSR, an annualised Sharpe ratio (default 0). */
   sharpe_benchmark?: number;
-  /** The annual risk-free rate (default 0). */
-  risk_free?: number;
+  /**
+   * The annual risk-free rate (default 0), or a risk-free ticker's m daily simple rates c_t/c_{t−1} − 1 on the return
+   * days (docs/method.md §7.6).
+   */
+  risk_free?: number | { simple: ArrayLike<number> };
   /** The resampling seed (docs/method.md §8.5); the caller derives the default. */
   seed: bigint;
   /** The p-value's test, default "hac". */
@@ -399,12 +402,25 @@ export function dailyRiskFree(annual: number | undefined): number {
   return annual === undefined || annual === 0 ? 0 : Math.pow(1 + annual, 1 / TRADING_DAYS_PER_YEAR) - 1;
 }
 
-/** The m = n − 1 daily simple returns V_t/V_{t−1} − 1 of a value series, less the daily risk-free rate. */
-export function excessReturns(v: ArrayLike<number>, rfDaily = 0): Float64Array {
+/**
+ * The m = n − 1 daily simple returns V_t/V_{t−1} − 1 of a value series, less the daily risk-free rate (a constant, or
+ * one per return day: a risk-free ticker's).
+ */
+export function excessReturns(v: ArrayLike<number>, rfDaily: number | ArrayLike<number> = 0): Float64Array {
   const m = Math.max(0, v.length - 1);
   const out = new Float64Array(m);
-  for (let t = 1; t <= m; t++) out[t - 1] = v[t] / v[t - 1] - 1 - rfDaily;
+  if (typeof rfDaily === "number") {
+    for (let t = 1; t <= m; t++) out[t - 1] = v[t] / v[t - 1] - 1 - rfDaily;
+  } else {
+    if (rfDaily.length !== m) throw new Error(`excessReturns: ${rfDaily.length} risk-free rates for ${m} returns`);
+    for (let t = 1; t <= m; t++) out[t - 1] = v[t] / v[t - 1] - 1 - rfDaily[t - 1];
+  }
   return out;
+}
+
+/** The daily rates a significance section subtracts: the constant's daily rate, or the ticker's per day. */
+export function dailyRates(riskFree: SignificanceOptions["risk_free"]): number | ArrayLike<number> {
+  return typeof riskFree === "object" ? riskFree.simple : dailyRiskFree(riskFree);
 }
 
 /** The figures the bootstrap resamples, of the returns themselves (the same formulas as the kernel's). */
@@ -455,7 +471,7 @@ export function significanceOf(ids: readonly SeriesId[], values: readonly ArrayL
   const B = options.bootstrap_runs ?? SIGNIFICANCE_DEFAULTS.bootstrap_runs;
   const srStarYear = options.sharpe_benchmark ?? SIGNIFICANCE_DEFAULTS.sharpe_benchmark;
   const root = Math.sqrt(TRADING_DAYS_PER_YEAR);
-  const rf = dailyRiskFree(options.risk_free);
+  const rf = dailyRates(options.risk_free);
   const returns = values.map((v) => excessReturns(v, rf));
   const m = returns[0]?.length ?? 0;
   const blocks = new Float64Array(returns.map((r) => optimalBlockLength(r)));

@@ -229,8 +229,59 @@ const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : nul
  * Departures: the Sharpe ratio uses log-returns (so mean·252 is the continuously compounded return), not the
  * arithmetic mean of simple returns; both are common, and the choice is stated wherever the figure is shown.
  */
-export function summarizeSeries(id: SeriesId, v: ArrayLike<number>, riskFree?: number): StrategySummary {
-  return seriesStatistics(id, v, true, dailyLogRiskFree(riskFree));
+export function summarizeSeries(id: SeriesId, v: ArrayLike<number>, riskFree?: number | DailyRiskFree): StrategySummary {
+  return seriesStatistics(id, v, true, dailyLogRates(riskFree));
+}
+
+/**
+ * A risk-free ticker's daily log rates ρ_t = ln(c_t/c_{t−1}) on the m return days of the series (src/report/risk-free.ts
+ * `riskFreeRates`; docs/method.md §7.6).
+ */
+export interface DailyRiskFree {
+  log: ArrayLike<number>;
+}
+
+/** What Sharpe, Sortino and alpha subtract from the daily log-returns: a constant daily rate, or one per day. */
+function dailyLogRates(riskFree: number | DailyRiskFree | undefined): number | ArrayLike<number> {
+  return typeof riskFree === "object" ? riskFree.log : dailyLogRiskFree(riskFree);
+}
+
+/** The mean of the daily rates (the constant itself): the rate Jensen's alpha subtracts (docs/method.md §7.6). */
+function meanRate(rf: number | ArrayLike<number>): number {
+  if (typeof rf === "number") return rf;
+  let s = 0;
+  for (let t = 0; t < rf.length; t++) s += rf[t];
+  return rf.length > 0 ? s / rf.length : 0;
+}
+
+/**
+ * Sharpe and Sortino of the daily log-returns in excess of a risk-free ticker's daily log rates e_t = r_t − ρ_t
+ * (docs/method.md §7.6; Sharpe 1994's ex-post ratio of the differential return): 252·mean(e) / (√252·sd(e)) and
+ * 252·mean(e) / (√252·√(mean(min(e, 0)²))). With a constant rate they equal the figures above (sd(r − c) = sd(r)).
+ */
+function excessRatios(v: ArrayLike<number>, rho: ArrayLike<number>): { sharpe: number | null; sortino: number | null } {
+  const m = v.length - 1;
+  if (rho.length !== m) throw new Error(`summarize: ${rho.length} risk-free rates for ${m} returns`);
+  let sum = 0;
+  let down = 0;
+  for (let t = 1; t <= m; t++) {
+    const e = Math.log(v[t] / v[t - 1]) - rho[t - 1];
+    sum += e;
+    if (e < 0) down += e * e;
+  }
+  const mean = sum / m;
+  let ss = 0;
+  for (let t = 1; t <= m; t++) {
+    const d = Math.log(v[t] / v[t - 1]) - rho[t - 1] - mean;
+    ss += d * d;
+  }
+  const sd = m >= 2 ? Math.sqrt(ss / (m - 1)) : 0;
+  const dd = Math.sqrt(down / m);
+  const root = Math.sqrt(TRADING_DAYS_PER_YEAR);
+  return {
+    sharpe: sd > 0 ? finiteOrNull((mean * TRADING_DAYS_PER_YEAR) / (sd * root)) : null,
+    sortino: dd > 0 ? finiteOrNull((mean * TRADING_DAYS_PER_YEAR) / (dd * root)) : null,
+  };
 }
 
 /**
@@ -245,7 +296,15 @@ export function dailyLogRiskFree(annual: number | undefined): number {
  * `summarizeSeries`, with the risk figures (sortino, calmar, var_95, cvar_95: one O(m log m) sort) only when `risk`;
  * otherwise they are null. `summarizeSims` reads none of them, and skips their cost for every run.
  */
-function seriesStatistics(id: SeriesId, v: ArrayLike<number>, risk: boolean, rf = 0): StrategySummary {
+function seriesStatistics(id: SeriesId, v: ArrayLike<number>, risk: boolean, rates: number | ArrayLike<number> = 0): StrategySummary {
+  // a ticker's rates: the figures of a zero rate, then Sharpe and Sortino of the excess returns day by day
+  if (typeof rates !== "number") {
+    const row = seriesStatistics(id, v, risk, 0);
+    if (v.length < 2) return row;
+    const x = excessRatios(v, rates);
+    return { ...row, sharpe: row.annualised_volatility === null ? null : x.sharpe, sortino: risk ? x.sortino : null };
+  }
+  const rf = rates;
   const n = v.length;
   if (n === 0) {
     return {
@@ -339,8 +398,8 @@ function seriesStatistics(id: SeriesId, v: ArrayLike<number>, risk: boolean, rf 
  * Throws a plain Error when the shapes disagree (a programming error, not user input).
  */
 export function summarize({ dates, values, ids: own }: ValueSeries, ids: readonly SeriesId[] = own ?? STRATEGY_IDS,
-  risk = true, riskFree?: number): StrategySummary[] {
-  const rf = dailyLogRiskFree(riskFree);
+  risk = true, riskFree?: number | DailyRiskFree): StrategySummary[] {
+  const rf = dailyLogRates(riskFree);
   if (values.length !== ids.length) {
     throw new Error(`summarize: ${values.length} series but ${ids.length} strategy ids`);
   }
@@ -351,7 +410,7 @@ export function summarize({ dates, values, ids: own }: ValueSeries, ids: readonl
       throw new Error(`summarize: series ${ids[s]} has ${v.length} values but there are ${dates.length} dates`);
     }
     const row = seriesStatistics(ids[s], v, risk, rf);
-    return bi < 0 ? row : { ...row, ...relativeFigures(v, values[bi], rf) };
+    return bi < 0 ? row : { ...row, ...relativeFigures(v, values[bi], meanRate(rf)) };
   });
 }
 

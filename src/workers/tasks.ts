@@ -15,6 +15,8 @@ export interface RequestBody extends SimsOptions {
   end?: string;
   /** An analysis's factors (src/report/factors.ts): aligned with the tickers by the same inner join. */
   factors?: string[];
+  /** /report, /sims/summary, /analysis: an annual rate, or a risk-free ticker aligned by the same inner join (§7.6). */
+  risk_free?: number | string;
 }
 
 /** A response content coding (src/http/encoding.ts negotiates it, src/workers/compress.ts applies it). */

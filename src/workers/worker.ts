@@ -7,6 +7,7 @@
  * HTTP headers (src/http/headers.ts maps the metadata). A FolioError crosses back as plain data and is rebuilt by
  * the pool.
  */
+import { riskFreeTicker } from "../report/risk-free.js";
 import { getPriority, setPriority } from "node:os";
 import { workerData } from "node:worker_threads";
 import { move, transferableSymbol, valueSymbol } from "piscina";
@@ -139,6 +140,7 @@ async function weightsPart(task: WeightsPartTask): Promise<TaskResult> {
   // the same window as the request's own step: the benchmark joins the alignment
   const prices = alignWithFactors(storeFor(task.snapshot), tickers, {
     start, end, benchmark: task.request.benchmark, ...(task.of === "analysis" ? { factors: task.request.factors } : {}),
+    riskFree: riskFreeTicker(task.request),
   });
   const w = respondWeights(k, task.of, prices, options, { maxResponseValues: config.maxResponseValues },
     [task.frequency], task.strategies, { rows: task.gramRows, whole: task.gram });
@@ -154,6 +156,7 @@ async function backtest(task: BacktestTask): Promise<TaskResult> {
   // the closes in this thread's reusable buffer: they are copied into the kernels and not kept past this task
   const aligned = alignWithFactors(store, tickers, {
     start, end, benchmark: options.benchmark, ...(task.kind === "analysis" ? { factors: options.factors } : {}),
+    riskFree: riskFreeTicker(options),
   }, { reuse: true });
   // The test dates' strings from the calendar's (formatted once per thread), when the tickers share one.
   const dates = alignedDates(store, aligned);

@@ -68,7 +68,9 @@ describe("risk_free in the summary figures", () => {
   it("refuses a rate not above −1 or above 1, or not a number, saying what to send", () => {
     expect(riskFreeProblems({ risk_free: 0.04 })).toEqual([]);
     expect(riskFreeProblems({})).toEqual([]);
-    for (const bad of [-1, 1.5, Number.NaN, "4%"]) {
+    // a ticker of the store is a rate too (docs/method.md §7.6); a number sent as text is not a ticker
+    expect(riskFreeProblems({ risk_free: "BIL" })).toEqual([]);
+    for (const bad of [-1, 1.5, Number.NaN, "4%", "0.04", "", "two words"]) {
       const [p] = riskFreeProblems({ risk_free: bad });
       expect(p.path).toEqual(["risk_free"]);
       expect(p.message).toMatch(/annual rate above -1 and at most 1 \(0.04 = 4 % a year/);

@@ -20,7 +20,7 @@ interface AnalyzeOptions extends CommonOptions, RebalanceFlags {
   base?: string;
   sharpeBenchmark?: number;
   seed?: string;
-  riskFree?: number;
+  riskFree?: number | string;
   runs?: number;
   sharpeTest?: "hac" | "bootstrap";
 }
@@ -74,7 +74,7 @@ export function registerAnalyze(program: Command): Command {
     .option("--seed <u64>", "significance: the resampling seed (default derived from the request, as for sims)", parseSeedArg)
     .addOption(new Option("--sharpe-test <test>", "significance: the Sharpe difference's p-value, hac (Parzen HAC) or bootstrap (Ledoit–Wolf studentized circular block bootstrap)").choices(["hac", "bootstrap"]))
     .option("--runs <n>", "significance: simulated runs over which each final value is compared with the base's (1..10000)", parseNumber)
-    .option("--risk-free <rate>", "the annual risk-free rate, 0.04 or 4% (default 0)", parseRiskFreeArg)
+    .option("--risk-free <rate>", "the annual risk-free rate, 0.04 or 4%, or a T-bill ticker of the store (default 0)", parseRiskFreeArg)
     .option("--json", "print the analysis as JSON (the body of POST /v1/optimiser/analysis)");
   cmd.addHelpText("after", `
 Calendar returns: each year's simple return from the previous year's last value (the first year's from the purchase);

@@ -2,6 +2,7 @@
  * `folio backtest <tickers...>`: the /paths backtest in-process, printed as a table of summary statistics per
  * strategy (src/report/summary.ts), or --json / --csv; --values prints the daily values instead.
  */
+import { riskFreeRates } from "../../report/risk-free.js";
 import type { Command } from "commander";
 import { RELATIVE_KEYS } from "../../report/summary.js";
 import { createEngine } from "../../index.js";
@@ -44,7 +45,7 @@ export function riskTable(rows: StrategySummary[]): string {
 
 interface BacktestOptions extends CommonOptions, RebalanceFlags {
   values?: boolean;
-  riskFree?: number;
+  riskFree?: number | string;
 }
 
 export function registerBacktest(program: Command): Command {
@@ -57,7 +58,7 @@ export function registerBacktest(program: Command): Command {
   withRebalanceOptions(cmd);
   withMachineOutput(cmd);
   cmd.option("--values", "print the daily portfolio values (needs --json or --csv) instead of the summary")
-    .option("--risk-free <rate>", "annual risk-free rate, 0.04 or 4%: Sharpe, Sortino and alpha on excess returns (default 0)",
+    .option("--risk-free <rate>", "annual risk-free rate, 0.04 or 4%, or a T-bill ticker of the store: Sharpe, Sortino and alpha on excess returns (default 0)",
       parseRiskFreeArg);
   cmd.addHelpText("after", `
 Statistics per strategy: final value; total return; annualised return (V_T/V_0)^(252/(n-1)) - 1; annualised
@@ -98,7 +99,11 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     const reb = report.rebalance;
     progress.next("summarising");
     const ids = report.series.map((s) => s.PATH);
-    const summary = summarize({ dates: report.dates, values: report.values }, ids, true, opts.riskFree);
+    // a risk-free ticker: its daily rates on the test days (docs/method.md §7.6)
+    const rf = typeof opts.riskFree === "string" && prices.risk_free
+      ? riskFreeRates(prices.risk_free.ticker, prices.risk_free.closes.slice(prices.dates.length - report.dates.length), report.dates)
+      : (opts.riskFree as number | undefined);
+    const summary = summarize({ dates: report.dates, values: report.values }, ids, true, rf);
     progress.done();
     const first = report.dates[0];
     const last = report.dates[report.dates.length - 1];

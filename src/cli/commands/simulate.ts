@@ -24,7 +24,7 @@ interface SimulateOptions extends CommonOptions, RebalanceFlags, PlanningFlags {
   model: SimModel;
   drift: SimDrift;
   blockLength?: number;
-  riskFree?: number;
+  riskFree?: number | string;
 }
 
 export function registerSimulate(program: Command): Command {
@@ -35,7 +35,7 @@ export function registerSimulate(program: Command): Command {
   withDataOptions(cmd);
   withBenchmark(cmd);
   withSimsOptions(cmd);
-  cmd.option("--risk-free <rate>", "annual risk-free rate, 0.04 or 4%: the alpha against --benchmark on excess returns (default 0)",
+  cmd.option("--risk-free <rate>", "annual risk-free rate, 0.04 or 4%, or a T-bill ticker of the store: the alpha against --benchmark on excess returns (default 0)",
     parseRiskFreeArg);
   withRebalanceOptions(cmd);
   withPlanningOptions(cmd);
