@@ -21,7 +21,7 @@ type Sig = { PATH: string; base: string; sharpe: number; p_value: number | null;
 type Cal = { PATH: string; years: Record<string, number>; months: Record<string, number> };
 type Dd = { PATH: string; episodes: { depth: number; peak: string; trough: string }[] };
 type Att = { PATH: string; dates: string[]; windows: { risk_contributions: Record<string, number> }[]; clustering?: { order: string[]; linkage: number[][] } };
-type Analysis = { ids: string[]; significance: Sig[]; calendar: Cal[]; drawdowns: Dd[]; attribution: Att[]; factors?: { PATH: string; betas: Record<string, number> }[] };
+type Analysis = { body: Record<string, unknown>; ids: string[]; significance: Sig[]; calendar: Cal[]; drawdowns: Dd[]; attribution: Att[]; factors?: { PATH: string; betas: Record<string, number> }[] };
 type Last = { ids: string[]; dates: string[]; values: number[][]; schedule: { dates: string[] } | null; tickers: string[] };
 type W = { folio: { state: { analysis: Analysis; last: Last } } };
 
@@ -184,6 +184,19 @@ describeWithChromium("the analysis cards at 1366 and 390 px", () => {
     expect(w).toBeLessThanOrEqual(390);
     await page.locator("#analysis-card").screenshot({ path: join(OUT, "analysis-390.png") });
   }, 60_000);
+
+  it("takes a T-bill ticker as the risk-free rate (docs/method.md §7.6): sent as the ticker, named in the note", async () => {
+    await page.setViewportSize({ width: 1366, height: 900 });
+    const before = (await analysis()).significance.map((x) => x.sharpe);
+    await page.fill("#analysis-risk-free", all[8]);
+    await page.click("#analysis-run");
+    await expect.poll(async () => (await analysis())?.body && (await analysis()).body, { timeout: 120_000 }).toMatchObject({ risk_free: all[8] });
+    await expect.poll(() => page.locator("#analysis-status").innerText(), { timeout: 120_000 }).toMatch(/^(Analysed|Failed)/);
+    expect(await page.locator("#analysis-status").innerText()).toMatch(/^Analysed/);
+    expect(await page.locator("#significance-note").innerText()).toContain(`Excess of the daily returns of ${all[8]}`);
+    const after = (await analysis()).significance.map((x) => x.sharpe);
+    expect(after).not.toEqual(before);
+  }, 180_000);
 
   it("clears the analysis when a new backtest runs, and hides the card outside paths", async () => {
     await page.setViewportSize({ width: 1366, height: 900 });

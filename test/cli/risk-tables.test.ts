@@ -109,3 +109,19 @@ describe("folio simulate --risk-free (issue 29 item 4)", () => {
     expect(lib.strategies[0].summary.alpha).not.toBe(plain.strategies[0].summary.alpha);
   });
 });
+
+describe("folio backtest --risk-free TICKER (issue 29 item 4, docs/method.md §7.6)", () => {
+  it("takes a T-bill ticker of the store: the summary is summarize with its daily rates on the test days, and names it", async () => {
+    const engine = await createEngine();
+    const prices = alignPrices(await openStore(), TICKERS, { riskFree: "SYN-NRG4" });
+    const paths = engine.pathsReport(prices, { strategies: ["ewp", "ivp"] });
+    const from = prices.dates.length - paths.dates.length;
+    const closes = prices.risk_free!.closes.slice(from);
+    const log = Float64Array.from({ length: closes.length - 1 }, (_, t) => Math.log(closes[t + 1] / closes[t]));
+    const out = JSON.parse(await run(["backtest", ...TICKERS, "--strategies", "ewp,ivp", "--risk-free", "SYN-NRG4", "--json"])) as
+      { risk_free?: string; summary: unknown };
+    expect(out.risk_free).toBe("SYN-NRG4");
+    expect(out.summary).toEqual(JSON.parse(JSON.stringify(summarize({ dates: paths.dates, values: paths.values }, paths.ids, true, { log }))));
+    await expect(run(["backtest", ...TICKERS, "--risk-free", "NO-SUCH-BILL"])).rejects.toThrow(/NO-SUCH-BILL/);
+  });
+});

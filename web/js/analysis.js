@@ -21,7 +21,9 @@ const fmtPct1 = (x) => (x == null ? "—" : `${(x * 100).toFixed(1)}%`);
 /** The analysis request: the paths body on screen plus the card's own fields (only those the person set). */
 export function analysisBody(pathsBody, form) {
   const body = { ...pathsBody };
-  if (form.riskFree !== "") body.risk_free = Number.isFinite(Number(form.riskFree)) ? Number(form.riskFree) / 100 : form.riskFree;
+  // a number is a rate in % a year; anything else a risk-free ticker (the server says when it is neither)
+  const rate = form.riskFree.replace(/%$/, "");
+  if (form.riskFree !== "") body.risk_free = rate.trim() !== "" && Number.isFinite(Number(rate)) ? Number(rate) / 100 : form.riskFree;
   if (form.sharpeTest && form.sharpeTest !== "hac") body.sharpe_test = form.sharpeTest;
   const factors = form.factors.split(/[\s,]+/).filter(Boolean);
   if (factors.length > 0) body.factors = factors;
@@ -114,6 +116,9 @@ export function renderAnalysis(a) {
 
 // ---- significance ----
 
+const riskFreeText = (rf) => (rf === undefined ? ""
+  : typeof rf === "string" ? ` Excess of the daily returns of ${rf} (the risk-free rate).` : ` Excess of a risk-free rate of ${fmtPct(rf)} a year.`);
+
 function renderSignificance(a, rows) {
   const sig = a.significance ?? [];
   const byId = new Map(sig.map((x) => [x.PATH, x]));
@@ -124,7 +129,7 @@ function renderSignificance(a, rows) {
   const test = first.sharpe_bootstrap ? `Ledoit & Wolf's studentized circular block bootstrap (blocks of ${Math.max(...sig.map((x) => x.sharpe_bootstrap.block_length))} days)` : `Ledoit & Wolf's HAC test (Parzen kernel)`;
   $("significance-note").textContent = `${(first.confidence * 100).toFixed(0)} % stationary-bootstrap intervals (${first.bootstrap_runs} resamples, ` +
     `seed ${first.seed}); Sharpe difference to ${seriesLabel(first.base)} by ${test}, p-values Holm-adjusted over the ${sig.length} series; ` +
-    `DSR over ${first.dsr_trials} trials.${a.body.risk_free !== undefined ? ` Excess of a risk-free rate of ${fmtPct(a.body.risk_free)} a year.` : ""}`;
+    `DSR over ${first.dsr_trials} trials.${riskFreeText(a.body.risk_free)}`;
   const beats = sig.some((x) => x.beats_base);
   const v = (it) => verdict(it.s);
   const columns = [
