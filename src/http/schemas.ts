@@ -14,7 +14,7 @@ import { SEED_FORMS, SEED_NUMBER_MAX, SEED_STRING, seedProblem } from "../domain
 import {
   MAX_COSTS_BPS, MAX_REBALANCE_DAYS, REBALANCE_CALENDAR, REBALANCE_DEFAULTS, WINDOW_MODES,
 } from "../pipeline/rebalance.js";
-import { ANALYSIS_SECTIONS, MAX_ANALYSIS_RUNS, analysisProblems } from "../report/analysis.js";
+import { ANALYSIS_SECTIONS, MAX_ANALYSIS_RUNS, MAX_ATTRIBUTION_TOP, analysisProblems } from "../report/analysis.js";
 import { MAX_FACTORS } from "../report/factors.js";
 import { BOOTSTRAP_RUNS_RANGE, CONFIDENCE_RANGE, SIGNIFICANCE_DEFAULTS, DEFAULT_BASE } from "../report/significance.js";
 import { RISK_FREE_RANGE, riskFreeProblems } from "../report/risk-free.js";
@@ -511,6 +511,10 @@ export function makeSchemas(limits: SchemaLimits) {
         `The sections answered, default all: ${ANALYSIS_SECTIONS.join(", ")} (docs/method.md §7.4).`),
       top: z.number({ error: "must be an integer" }).optional().describe(
         "The drawdown episodes and the top holdings listed per series, 1 … 100, default 10."),
+      attribution_top: z.number({ error: "must be an integer" }).optional().describe(
+        `attribution: keep only this many tickers of largest |risk contribution| per weights date, 1 … ${MAX_ATTRIBUTION_TOP} ` +
+          "(largest first), the rest summed in others_contribution; default every ticker (docs/method.md §7.8). On a large " +
+          "universe the per-ticker contributions at every date are most of the body."),
       factors: capIssues(z.array(TickerString)).optional().describe(
         `Section "factors": 1 to ${MAX_FACTORS} tickers of the store used as factors (their daily simple returns), ` +
         "aligned with the tickers by the same inner join as a benchmark (a shorter history shortens the window); " +
@@ -621,7 +625,9 @@ export const AnalysisResponse = z.object({
     PATH: z.string(),
     dates: z.array(z.string()).describe("The weights dates: the purchase, then each rebalance."),
     windows: z.array(z.object({
-      risk_contributions: z.record(z.string(), z.number().nullable()).describe("Ticker → wᵢ(Σw)ᵢ / wᵀΣw (they sum to 1)."),
+      risk_contributions: z.record(z.string(), z.number().nullable()).describe(
+        "Ticker → wᵢ(Σw)ᵢ / wᵀΣw (they sum to 1); with attribution_top k, the k largest by magnitude, largest first."),
+      others_contribution: z.number().nullable().optional().describe("With attribution_top: the sum of the contributions left out."),
       diversification_ratio: z.number().nullable().describe("(wᵀσ) / √(wᵀΣw)."),
       effective_n: z.number().describe("1 / Σwᵢ²."),
       top_holdings: z.array(z.object({ ticker: z.string(), weight: z.number() })),

@@ -25,7 +25,8 @@ export interface ExtraSections {
  * attribution's values are bounded by `maxValues` (RESPONSE_TOO_LARGE beyond, before computing).
  */
 export function extraSections(kernels: Kernels, prices: TypedPrices, opts: CheckedOptions, c: Computation,
-  sections: readonly string[] | undefined, top: number, maxValues = 10_000_000, riskFree?: RiskFree): ExtraSections {
+  sections: readonly string[] | undefined, top: number, maxValues = 10_000_000, riskFree?: RiskFree,
+  contributionsTop?: number): ExtraSections {
   const asked = (s: string) => sections === undefined || sections.includes(s);
   const out: ExtraSections = {};
   if (asked("factors") && prices.factors !== undefined && prices.factors.length > 0) {
@@ -36,9 +37,9 @@ export function extraSections(kernels: Kernels, prices: TypedPrices, opts: Check
     out.factors = factorRegressions(c.ids, c.values!, factors, factorRiskFree(riskFree, c.dates.length - 1));
   }
   if (asked("attribution") && kernels.covarianceOf !== undefined) {
-    const values = attributionValues(c);
+    const values = attributionValues(c, contributionsTop);
     if (values > maxValues) throw folioError("RESPONSE_TOO_LARGE", { values, limit: maxValues }, { values, limit: maxValues });
-    out.attribution = attributionOf(kernels, prices, opts, c, top);
+    out.attribution = attributionOf(kernels, prices, opts, c, top, contributionsTop);
   }
   return out;
 }

@@ -14,8 +14,13 @@ import { windowStart } from "./rebalance.js";
 
 /** One weights date's figures. */
 export interface AttributionAt {
-  /** Ticker → wᵢ(Σw)ᵢ / wᵀΣw (sums to 1; may be negative for an asset hedging the others); null when wᵀΣw = 0. */
+  /**
+   * Ticker → wᵢ(Σw)ᵢ / wᵀΣw (sums to 1; may be negative for an asset hedging the others); null when wᵀΣw = 0. With
+   * `attribution_top` k: only the k tickers of largest |contribution|, largest first (ties in ticker order).
+   */
   risk_contributions: Record<string, number | null>;
+  /** With `attribution_top`: the sum of the contributions left out (0 when none is; null when wᵀΣw = 0). */
+  others_contribution?: number | null;
   /** (wᵀσ)/√(wᵀΣw), σ = √diag Σ (Choueifaty & Coignard 2008); ≥ 1 for long-only weights; null when wᵀΣw = 0. */
   diversification_ratio: number | null;
   /** 1/Σwᵢ² (the inverse Herfindahl index of the weights). */
@@ -48,7 +53,8 @@ export interface Attribution {
  * Risk attribution of weights w under the N×N covariance S (docs/method.md §7.8): risk contributions
  * wᵢ(Sw)ᵢ/wᵀSw, the diversification ratio (wᵀσ)/√(wᵀSw) and 1/Σw². O(N²).
  */
-export function riskAttribution(tickers: readonly string[], w: ArrayLike<number>, S: ArrayLike<number>, top: number): AttributionAt {
+export function riskAttribution(tickers: readonly string[], w: ArrayLike<number>, S: ArrayLike<number>, top: number,
+  contributionsTop?: number): AttributionAt {
   const N = tickers.length;
   const Sw = new Float64Array(N);
   let variance = 0;
@@ -69,11 +75,30 @@ export function riskAttribution(tickers: readonly string[], w: ArrayLike<number>
   const order = tickers.map((t, i) => ({ ticker: t, weight: w[i] })).filter((h) => h.weight > 0);
   order.sort((a, b) => b.weight - a.weight);
   return {
-    risk_contributions: rc,
+    ...(contributionsTop === undefined ? { risk_contributions: rc } : topContributions(tickers, rc, contributionsTop)),
     diversification_ratio: variance > 0 ? ws / Math.sqrt(variance) : null,
     effective_n: 1 / w2,
     top_holdings: order.slice(0, top),
   };
+}
+
+/**
+ * The `k` contributions of largest magnitude, largest first (ties in ticker order), and the sum of the others (in
+ * ticker order; docs/method.md §7.8). O(N log N).
+ */
+function topContributions(tickers: readonly string[], rc: Record<string, number | null>, k: number):
+  { risk_contributions: Record<string, number | null>; others_contribution: number | null } {
+  if (tickers.length > 0 && rc[tickers[0]] === null) {
+    return { risk_contributions: Object.fromEntries(tickers.slice(0, k).map((t) => [t, null])), others_contribution: null };
+  }
+  const idx = tickers.map((_, i) => i);
+  idx.sort((a, b) => Math.abs(rc[tickers[b]]!) - Math.abs(rc[tickers[a]]!) || a - b);
+  const kept = new Set(idx.slice(0, k));
+  let others = 0;
+  tickers.forEach((t, i) => {
+    if (!kept.has(i)) others += rc[t]!;
+  });
+  return { risk_contributions: Object.fromEntries(idx.slice(0, k).map((i) => [tickers[i], rc[tickers[i]]])), others_contribution: others };
 }
 
 /** The leaves of a scipy linkage of N leaves, left to right from the root (scipy's `leaves_list`). */
@@ -114,8 +139,8 @@ function windowReturns(prices: TypedPrices, from: number, to: number, f: Frequen
 }
 
 /** Values an attribution answers for a computation (checked against the response budget before computing). */
-export function attributionValues(c: Computation): number {
-  const N = c.tickers.length;
+export function attributionValues(c: Computation, contributionsTop?: number): number {
+  const N = contributionsTop === undefined ? c.tickers.length : Math.min(contributionsTop, c.tickers.length);
   const S = c.ids.filter((id) => !id.startsWith("benchmark.")).length;
   const R = (c.rebalance?.rows.length ?? 0) + 1;
   const clustered = c.ids.filter((id) => /l3(hrp|herc|nco)$/.test(id)).length;
@@ -130,7 +155,7 @@ export function attributionValues(c: Computation): number {
  * One covariance per (date, frequency), shared by the series. Complexity: R dates × 3 frequencies × O(n·N²).
  */
 export function attributionOf(kernels: Kernels, prices: TypedPrices, opts: CheckedOptions, c: Computation,
-  top: number): Attribution[] {
+  top: number, contributionsTop?: number): Attribution[] {
   const { covarianceOf, clusterTree } = kernels;
   if (covarianceOf === undefined || clusterTree === undefined) throw new Error("these kernels cannot compute covariances");
   const N = c.tickers.length;
@@ -156,7 +181,8 @@ export function attributionOf(kernels: Kernels, prices: TypedPrices, opts: Check
   };
   return traded.map((PATH, s) => {
     const f = frequencyOf(PATH);
-    const windows = rows.map((_, j) => riskAttribution(c.tickers, sets.subarray((j * S + s) * N, (j * S + s + 1) * N), cov(j, f), top));
+    const windows = rows.map((_, j) => riskAttribution(c.tickers, sets.subarray((j * S + s) * N, (j * S + s + 1) * N), cov(j, f), top,
+      contributionsTop));
     const kind = /l3hrp$/.test(PATH) ? "hrp" : /l3(herc|nco)$/.test(PATH) ? "ward" : undefined;
     if (kind === undefined) return { PATH, dates, windows };
     const S0 = cov(0, f);

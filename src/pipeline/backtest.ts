@@ -124,7 +124,7 @@ export function makeEngine(kernels: Kernels): Engine {
       return {
         ...withSimulatedRuns(kernels, p, rest as SimsOptions, own,
           analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, p, c, own, rf))),
-        ...extraSections(kernels, f === undefined ? p : { ...p, factors: f }, opts, c, own.sections, own.top ?? 10, undefined, rf),
+        ...extraSections(kernels, f === undefined ? p : { ...p, factors: f }, opts, c, own.sections, own.top ?? 10, undefined, rf, own.attribution_top),
       };
     },
 

@@ -584,7 +584,7 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
       return { body: encoder.encode(JSON.stringify({
         ...withSimulatedRuns(kernels, prices, options, own,
           analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, prices, c, own, rf))),
-        ...extraSections(kernels, prices, opts, c, own.sections, own.top ?? 10, limits.maxResponseValues, rf),
+        ...extraSections(kernels, prices, opts, c, own.sections, own.top ?? 10, limits.maxResponseValues, rf, own.attribution_top),
       })), meta };
     }
   }

@@ -23,13 +23,21 @@ export type AnalysisSection = (typeof ANALYSIS_SECTIONS)[number];
 
 /** The options an analysis adds to a paths request's (`risk_free` is also /report's: src/report/risk-free.ts). */
 export const ANALYSIS_OPTION_KEYS = ["sections", "top", "confidence", "bootstrap_runs", "base", "sharpe_benchmark", "seed", "risk_free",
-  "run_count", "sharpe_test", "factors"] as const;
+  "run_count", "sharpe_test", "factors", "attribution_top"] as const;
+
+/** The most tickers `attribution_top` may keep per weights date. */
+export const MAX_ATTRIBUTION_TOP = 10_000;
 
 /** An analysis's own options, as given. */
 export interface AnalysisOwnOptions {
   sections?: AnalysisSection[];
   /** The drawdown episodes kept and the top holdings listed, 1 … 100 (default 10). */
   top?: number;
+  /**
+   * attribution: keep only the `attribution_top` tickers of largest |risk contribution| per weights date (the rest
+   * summed in `others_contribution`), 1 … MAX_ATTRIBUTION_TOP; absent: every ticker (docs/method.md §7.8).
+   */
+  attribution_top?: number;
   /** factors: tickers of the store used as factors (docs/method.md §7.7), 1 … MAX_FACTORS. */
   factors?: string[];
   /** significance: the intervals' level, in (0.5, 0.999), default 0.95. */
@@ -215,6 +223,10 @@ export function analysisProblems(o: Record<string, unknown>): { path: string[]; 
   }
   if (o.top !== undefined && !(Number.isInteger(o.top) && (o.top as number) >= 1 && (o.top as number) <= 100)) {
     out.push({ path: ["top"], message: `must be an integer from 1 to 100, the drawdown episodes listed (got ${JSON.stringify(o.top)})` });
+  }
+  const at = o.attribution_top;
+  if (at !== undefined && !(Number.isInteger(at) && (at as number) >= 1 && (at as number) <= MAX_ATTRIBUTION_TOP)) {
+    out.push({ path: ["attribution_top"], message: `must be an integer from 1 to ${MAX_ATTRIBUTION_TOP}, the tickers of largest risk contribution kept per weights date (got ${JSON.stringify(at)})` });
   }
   out.push(...factorsProblems(o));
   const c = o.confidence;

@@ -6,7 +6,7 @@
  */
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { createEngine } from "../../index.js";
-import { ANALYSIS_SECTIONS, type AnalysisSection } from "../../report/analysis.js";
+import { ANALYSIS_SECTIONS, MAX_ATTRIBUTION_TOP, type AnalysisSection } from "../../report/analysis.js";
 import { boundsOf, parseRiskFreeArg, parseSeedArg, strategiesOf, withBenchmark, loadPrices, withDataOptions, type CommonOptions } from "../common.js";
 import { formatTable, fmtNum, fmtPct, Progress } from "../output.js";
 import { MAX_FACTORS } from "../../report/factors.js";
@@ -15,6 +15,7 @@ import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceF
 interface AnalyzeOptions extends CommonOptions, RebalanceFlags {
   sections?: AnalysisSection[];
   top?: number;
+  attributionTop?: number;
   confidence?: number;
   bootstrapRuns?: number;
   base?: string;
@@ -56,6 +57,14 @@ function parseTop(value: string): number {
   return n;
 }
 
+function parseAttributionTop(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_ATTRIBUTION_TOP) {
+    throw new InvalidArgumentError(`expected a whole number from 1 to ${MAX_ATTRIBUTION_TOP}, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
 export function registerAnalyze(program: Command): Command {
   const cmd = program
     .command("analyze")
@@ -66,6 +75,8 @@ export function registerAnalyze(program: Command): Command {
   withRebalanceOptions(cmd);
   cmd.option("--sections <list>", `sections, comma-separated (default all: ${ANALYSIS_SECTIONS.join(",")})`, parseSections)
     .option("--top <n>", "drawdown episodes and top holdings listed per series, 1..100 (default 10)", parseTop)
+    .option("--attribution-top <n>", "attribution: only the n tickers of largest risk contribution per date (the rest as others)",
+      parseAttributionTop)
     .option("--factors <list>", `factor tickers of the store, comma-separated (1..${MAX_FACTORS}): the factors section's regressors`, parseFactors)
     .option("--confidence <c>", "significance: the intervals' level, in (0.5, 0.999) (default 0.95)", parseNumber)
     .option("--bootstrap-runs <n>", "significance: stationary-bootstrap resamples per series, 100..10000 (default 2000)", parseNumber)
@@ -104,6 +115,7 @@ Examples (the tickers of the default store, the embedded synthetic universe):
       covariance: opts.covariance, hrp: opts.hrp, ...rebalanceOptions, ...boundsOf(opts), ...strategiesOf(opts),
       ...(opts.sections ? { sections: opts.sections } : {}), ...(opts.top ? { top: opts.top } : {}),
       ...(opts.factors ? { factors: opts.factors } : {}),
+      ...(opts.attributionTop !== undefined ? { attribution_top: opts.attributionTop } : {}),
       ...(opts.confidence !== undefined ? { confidence: opts.confidence } : {}),
       ...(opts.bootstrapRuns !== undefined ? { bootstrap_runs: opts.bootstrapRuns } : {}),
       ...(opts.base !== undefined ? { base: opts.base } : {}),
