@@ -98,3 +98,13 @@ describe("the analysis cards' computations", () => {
     }));
   });
 });
+
+describe("the risk bars of a response with attribution_top", () => {
+  it("adds the server's others_contribution (and its count) to the others bar", () => {
+    const bars = A.riskBars({ A: 0.5, B: 0.2, C: 0.1 }, 2, { value: 0.2, count: 7 });
+    expect(bars).toHaveLength(3);
+    expect(bars[2]).toMatchObject({ ticker: "others (8)", others: true });
+    expect(Math.abs(bars[2].value - 0.3)).toBeLessThan(1e-15);
+    expect(A.riskBars({ A: 0.6, B: 0.4 }, 5, { value: 0, count: 3 })[2]).toMatchObject({ ticker: "others (3)", value: 0 });
+  });
+});

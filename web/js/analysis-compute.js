@@ -76,13 +76,18 @@ export function absMax(xs) {
  * ticker order), then one "others" bar summing the rest (absent when nothing is left); null contributions (a
  * portfolio without variance) → [].
  */
-export function riskBars(contributions, top = 10) {
+export function riskBars(contributions, top = 10, elsewhere = null) {
   const entries = Object.entries(contributions).filter(([, v]) => v != null);
   if (entries.length === 0) return [];
   entries.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const bars = entries.slice(0, top).map(([ticker, value]) => ({ ticker, value }));
   const rest = entries.slice(top);
-  if (rest.length > 0) bars.push({ ticker: `others (${rest.length})`, value: rest.reduce((a, [, v]) => a + v, 0), others: true });
+  // `elsewhere`: the server's others_contribution (a request with attribution_top: the tickers it left out)
+  const far = elsewhere == null ? null : elsewhere.value;
+  if (rest.length > 0 || far != null) {
+    const count = rest.length + (elsewhere?.count ?? 0);
+    bars.push({ ticker: `others (${count})`, value: rest.reduce((a, [, v]) => a + v, 0) + (far ?? 0), others: true });
+  }
   return bars;
 }
 

@@ -13,6 +13,8 @@ import { state } from "./state.js";
 import { fmtNum, fmtPct } from "./format.js";
 import { sortableTable, strategyCell } from "./tables.js";
 
+/** The risk contributions the page asks per weights date on a universe larger than this (`attribution_top`). */
+export const ATTRIBUTION_TOP = 50;
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const fmtP = (p) => (p == null ? "—" : p < 0.001 ? "<0.001" : p.toFixed(3));
 const fmtCi = (ci, f) => (ci == null || ci[0] == null ? "—" : `[${f(ci[0])}, ${f(ci[1])}]`);
@@ -27,6 +29,8 @@ export function analysisBody(pathsBody, form) {
   if (form.sharpeTest && form.sharpeTest !== "hac") body.sharpe_test = form.sharpeTest;
   const factors = form.factors.split(/[\s,]+/).filter(Boolean);
   if (factors.length > 0) body.factors = factors;
+  // a large universe: the server keeps the largest contributions per date and sums the rest (the body stays small)
+  if (pathsBody.tickers.length > ATTRIBUTION_TOP) body.attribution_top = ATTRIBUTION_TOP;
   return body;
 }
 
@@ -289,7 +293,9 @@ function drawRiskBars(a) {
   if (!att) return;
   const j = Number($("analysis-date").value) || 0;
   const w = att.windows[j];
-  const bars = riskBars(w.risk_contributions, topN());
+  const kept = Object.keys(w.risk_contributions).length;
+  const elsewhere = w.others_contribution == null ? null : { value: w.others_contribution, count: state.last.tickers.length - kept };
+  const bars = riskBars(w.risk_contributions, topN(), elsewhere);
   const scale = absMax(bars.map((b) => b.value));
   const weightOf = new Map(w.top_holdings.map((h) => [h.ticker, h.weight]));
   const tickers = state.last.tickers;
