@@ -205,4 +205,44 @@ describeWithChromium("the analysis cards at 1366 and 390 px", () => {
     expect(await page.locator("#analysis-results").isVisible()).toBe(false);
     expect(await analysis()).toBeNull();
   }, 120_000);
+
+  it("a 30-ticker universe: top 5 + others in the bars and the area, every ticker a row, a 30 × 30 correlation map", async () => {
+    await page.setViewportSize({ width: 1366, height: 900 });
+    for (const t of all.filter((x) => !picked.includes(x))) {
+      await page.fill("#ticker-search", t);
+      await page.locator(`.ticker-option[data-ticker="${t}"]`).click();
+    }
+    for (const input of await page.locator("#strategy-picker input").all()) {
+      const v = await input.getAttribute("value");
+      if (["ewp", "hrp", "ivp"].includes(v!)) await input.check();
+      else await input.uncheck();
+    }
+    await page.click("#run");
+    await expect.poll(() => page.locator("#run-status").innerText(), { timeout: 120_000 }).toMatch(/^(Done|Failed)/);
+    expect(await page.locator("#run-status").innerText()).toMatch(/^Done/);
+    await page.fill("#analysis-risk-free", "");
+    await page.fill("#analysis-factors", "");
+    await page.click("#analysis-run");
+    await expect.poll(() => page.locator("#analysis-status").innerText(), { timeout: 180_000 }).toMatch(/^(Analysed|Failed)/);
+    expect(await page.locator("#analysis-status").innerText()).toMatch(/^Analysed/);
+    await page.fill("#analysis-top", "5");
+    await page.locator("#analysis-top").dispatchEvent("change");
+    const a = await analysis();
+    const l = await last();
+    const id = await page.locator("#analysis-series").inputValue();
+    const att = a.attribution.find((x) => x.PATH === id)!;
+    const n = Object.keys(att.windows[0].risk_contributions).length;
+    expect(n).toBe(all.length);
+    expect(await page.locator("#risk-bars").getAttribute("data-bars")).toBe("6");
+    const held = l.tickers.filter((_, i) => (l as unknown as { schedule: { series: Record<string, { weights: number[][] }> } })
+      .schedule.series[id].weights.some((w) => w[i] !== 0)).length;
+    expect(await page.locator("#weights-area").getAttribute("data-layers")).toBe(held > 5 ? "6" : String(held));
+    await page.locator("#weights-rows-details").evaluate((d) => ((d as HTMLDetailsElement).open = true));
+    expect(await page.locator("#weights-rows tbody tr").count()).toBe(held);
+    expect(await page.locator("#correlation-map").getAttribute("data-n")).toBe(String(all.length));
+    expect(await pageWidth(), JSON.stringify(await sticking())).toBeLessThanOrEqual(1366);
+    await page.locator("#attribution-block").screenshot({ path: join(OUT, "analysis-30-bars-1366.png") });
+    await page.locator("#weights-time-block").screenshot({ path: join(OUT, "analysis-30-weights-1366.png") });
+    await page.locator("#clustering-block").screenshot({ path: join(OUT, "analysis-30-clustering-1366.png") });
+  }, 300_000);
 });

@@ -485,7 +485,7 @@ function drawClustering(a) {
     ctx.textBaseline = "middle";
     ctx.font = `${Math.min(12, Math.max(8, cellW * 0.8))}px system-ui, sans-serif`;
     order.forEach((t, i) => ctx.fillText(t, labelW - 4, treeH + (i + 0.5) * cellW, labelW - 6));
-    if (cellW >= 18) {
+    if (cellW >= 26) {
       ctx.textAlign = "center";
       for (let i = 0; i < N; i++) {
         for (let j = 0; j < N; j++) {
