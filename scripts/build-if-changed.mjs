@@ -6,6 +6,8 @@
 //   ts:   src/**, bench/**, the two shared assembly files, tsconfig.json, package.json → dist/  (tsc)
 // Inputs are hashed by content (SHA-256), not by mtime, so a checkout that only touches mtimes does not rebuild and
 // an edit that keeps the mtime does. The stamps live in build/.inputs-wasm.sha256 and dist/.inputs-ts.sha256.
+// First, the kernel's strategy numbering is generated from the registry (scripts/generate-vocabulary.mjs: the `Slot`
+// block of assembly/shared/vocabulary.ts from src/domain/strategies.ts), so no build compiles a stale enum.
 // Usage: node scripts/build-if-changed.mjs [--check | --force]
 //   --check: report what would be built, build nothing; exit 1 when something is out of date.
 //   --force: build every step and record the stamps (what `npm run build` runs, so a start after it builds nothing).
@@ -65,6 +67,14 @@ function hashInputs(files) {
 
 const t0 = performance.now();
 let stale = 0;
+{
+  const generate = spawnSync(process.execPath, [join(root, "scripts/generate-vocabulary.mjs"), ...(checkOnly ? ["--check"] : [])],
+    { cwd: root, stdio: "inherit" });
+  if (generate.status !== 0) {
+    if (!checkOnly) process.exit(generate.status || 1);
+    stale++;
+  }
+}
 for (const step of STEPS) {
   const digest = hashInputs(step.inputs());
   const stampPath = join(root, step.stamp);

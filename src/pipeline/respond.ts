@@ -11,7 +11,7 @@
  * re-parsed from ISO dates on the service's path. Only the test dates are formatted, once, for the response keys.
  */
 import {
-  DEFAULT_STRATEGIES, INITIAL_CAPITAL, TRAINING_DAYS, MIN_ALIGNED_DAYS, selectStrategies, strategyOfId, strategyRow,
+  boundsApply, DEFAULT_STRATEGIES, INITIAL_CAPITAL, TRAINING_DAYS, MIN_ALIGNED_DAYS, selectStrategies, strategyOfId, strategyRow,
   benchmarkId, portfolioId, type FallbackKind, type Selection, type SeriesId, type StrategyId,
 } from "../domain/strategies.js";
 import { Problems } from "../domain/problems.js";
@@ -195,7 +195,8 @@ export function trainingWeights(
   const returnDays = days.subarray(1);
   const week = buckets(returnDays, "w");
   const month = buckets(returnDays, "m");
-  const computed = strategies ?? kernels.computedStrategies(options.strategies ?? DEFAULT_STRATEGIES, isBounded(options));
+  const computed = strategies ?? kernels.computedStrategies(options.strategies ?? DEFAULT_STRATEGIES,
+    boundsApply(options.minWeight, options.maxWeight));
   return kernels.weightSet({
     closes: closes.subarray(0, days.length * N),
     N,
@@ -215,11 +216,6 @@ export function trainingWeights(
     ...(options.minWeight === undefined ? {} : { minWeight: options.minWeight }),
     ...(options.maxWeight === undefined ? {} : { maxWeight: options.maxWeight }),
   });
-}
-
-/** Whether the options bound the weights (the kernel's defaults 0 and 1 are no bound). */
-function isBounded(o: Pick<CheckedOptions, "minWeight" | "maxWeight">): boolean {
-  return (o.minWeight !== undefined && o.minWeight !== 0) || (o.maxWeight !== undefined && o.maxWeight !== 1);
 }
 
 /** The selected rows of a full-layout weight set (`sets` sets of SERIES_COUNT×N one after the other), compacted. */
