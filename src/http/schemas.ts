@@ -18,6 +18,7 @@ import { ANALYSIS_SECTIONS, MAX_ANALYSIS_RUNS, analysisProblems } from "../repor
 import { MAX_FACTORS } from "../report/factors.js";
 import { BOOTSTRAP_RUNS_RANGE, CONFIDENCE_RANGE, SIGNIFICANCE_DEFAULTS, DEFAULT_BASE } from "../report/significance.js";
 import { RISK_FREE_RANGE, riskFreeProblems } from "../report/risk-free.js";
+import { CAPTURE_BASES, captureBasisProblems } from "../report/summary.js";
 import {
   FLOW_PERIODS, INFLATION_RANGE, MAX_CASH_FLOWS, MAX_HORIZON_DAYS, MAX_INITIAL_VALUE, planningProblems, TRAINING_DAYS_RANGE,
 } from "../pipeline/planning.js";
@@ -543,7 +544,11 @@ export function makeSchemas(limits: SchemaLimits) {
     })
     .describe("An analysis request: a paths request, the sections asked and the drawdown episodes kept.");
   const ReportBody = z
-    .strictObject({ tickers, ...startEnd, ...weightsFields, ...rebalanceFields, risk_free: riskFreeField }, BODY_ERRORS)
+    .strictObject({ tickers, ...startEnd, ...weightsFields, ...rebalanceFields, risk_free: riskFreeField,
+      capture_basis: z.enum(CAPTURE_BASES, { error: (iss) => captureBasisProblems({ capture_basis: iss.input })[0]?.message })
+        .optional().describe("The basis of up_capture and down_capture (docs/method.md §7.3): \"daily\" (the default: " +
+          "arithmetic means of the daily log-returns) or \"monthly\" (geometric means of calendar-month simple returns, " +
+          "Morningstar's and Portfolio Visualizer's). Given, every row with a benchmark says which in capture_basis.") }, BODY_ERRORS)
     .superRefine((b, ctx) => {
       startBeforeEnd(b, ctx);
       for (const p of riskFreeProblems(b)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
@@ -676,8 +681,11 @@ export const SummaryRow = z.object({
   tracking_error: stat("With a benchmark: sd(r − b) · √252 (ddof 1).").optional(),
   information_ratio: stat("With a benchmark: 252 · mean(r − b) / tracking_error.").optional(),
   correlation: stat("With a benchmark: Pearson correlation of r and b.").optional(),
-  up_capture: stat("With a benchmark: mean(r | b > 0) / mean(b | b > 0).").optional(),
-  down_capture: stat("With a benchmark: mean(r | b < 0) / mean(b | b < 0).").optional(),
+  up_capture: stat("With a benchmark: mean(r | b > 0) / mean(b | b > 0) of the daily log-returns; with capture_basis " +
+    "\"monthly\", the geometric means of the monthly simple returns over the benchmark's up months (docs/method.md §7.3).").optional(),
+  down_capture: stat("With a benchmark: mean(r | b < 0) / mean(b | b < 0), as up_capture over the down days (months).").optional(),
+  capture_basis: z.enum(CAPTURE_BASES).optional().describe("With a benchmark and a request's capture_basis: the basis of " +
+    "up_capture and down_capture (absent: \"daily\")."),
 }).describe("Summary statistics of one strategy series; null where a figure is undefined (docs/method.md §7.1).");
 export const ReportResponse = z.array(SummaryRow).describe("One summary row per strategy series, in response order.");
 

@@ -19,7 +19,7 @@ import type { SimDrift, SimModel, SimsOptions, SimsRebalance } from "../domain/t
 import { DEFAULTS, SERIES_COUNT } from "../domain/vocabulary.js";
 import type { Frequency, Strategy } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
-import { median, summarize, TRADING_DAYS_PER_YEAR } from "../report/summary.js";
+import { captureBasisProblems, median, summarize, TRADING_DAYS_PER_YEAR, type CaptureBasis } from "../report/summary.js";
 import { bandRows, SimsSummaryStream, summaryKernelSpec, type SimsSummaryReport } from "../report/sims-summary.js";
 import { RUN_FIELDS } from "../engine/sims.js";
 import {
@@ -550,6 +550,7 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer, parts?: readonly SummaryPart[]): Responded {
   const own = analysisOptions(kind, options);
   const riskFree = reportRiskFree(kind, options);
+  const captureBasis = reportCaptureBasis(kind, options);
   const opts = checkedRequest(kind, prices, options, limits);
   if (kind === "sims-summary") return respondSummary(kernels, prices, opts, precomputed, parts, riskFree);
   const c = compute(kernels, kind, prices, opts, precomputed, kind === "paths" ? { out } : undefined);
@@ -562,7 +563,8 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     case "paths":
       return { body: c.body ?? seriesJsonBytes(c.ids, c.dates, c.values!, out, digits), meta };
     case "report":
-      return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }, c.ids, true, riskFree), c))), meta };
+      return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }, c.ids, true, riskFree,
+        captureBasis), c))), meta };
     case "sims":
       meta.sims = simsMeta(c, simsWarnings(c, opts));
       return { body: simsJsonBytes(c.ids, c.dates, c.runs!, out, digits), meta };
@@ -715,6 +717,19 @@ export function reportRiskFree(kind: RespondKind, options: SimsOptions | undefin
   return given.risk_free as number | undefined;
 }
 
+/**
+ * The `capture_basis` of /report (docs/method.md §7.3: "daily" or "monthly"), checked; undefined for the other kinds
+ * and when absent (the response is then the daily one, byte for byte). `checkedRequest` checks the options without it.
+ */
+export function reportCaptureBasis(kind: RespondKind, options: SimsOptions | undefined): CaptureBasis | undefined {
+  if (kind !== "report") return undefined;
+  const given = (options ?? {}) as { capture_basis?: unknown };
+  const p = new Problems("options");
+  for (const why of captureBasisProblems(given)) p.add(why.path, why.message);
+  p.throwIfAny();
+  return given.capture_basis as CaptureBasis | undefined;
+}
+
 /** What `respond` checks before computing anything (the kind, the options, the size of a sims response). */
 function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits): CheckedOptions {
@@ -726,6 +741,10 @@ function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOpt
   }
   if ((kind === "report" || kind === "sims-summary") && options !== undefined && "risk_free" in options) {
     const { risk_free: _r, ...paths } = options as SimsOptions & { risk_free?: unknown };
+    options = paths;
+  }
+  if (kind === "report" && options !== undefined && "capture_basis" in options) {
+    const { capture_basis: _c, ...paths } = options as SimsOptions & { capture_basis?: unknown };
     options = paths;
   }
   const opts = optionsFor(kind, options);
