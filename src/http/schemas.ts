@@ -24,7 +24,7 @@ import {
 } from "../pipeline/planning.js";
 import {
   costsProblem, MAX_PORTFOLIOS, portfoliosProblems, PORTFOLIO_SUM_TOLERANCE, rebalanceOnlyProblems, rebalanceProblem,
-  STRATEGY_MESSAGES,
+  STRATEGY_MESSAGES, nothingToValue,
 } from "../pipeline/validate.js";
 
 const TICKER_RE = /^[\x21-\x7e]{1,32}$/;
@@ -327,7 +327,6 @@ const Weight = z
  */
 export const Strategies = capIssues(z
   .array(z.enum(STRATEGIES, { error: (iss) => STRATEGY_MESSAGES.unknown(iss.input) }), { error: STRATEGY_MESSAGES.list() })
-  .min(1, { error: STRATEGY_MESSAGES.list() })
   // each id once, so a longer list is refused before its items are read (zod's leading size check)
   .max(STRATEGIES.length, { error: (iss) => STRATEGY_MESSAGES.tooMany(iss.input) })
   .superRefine((xs, ctx) => {
@@ -344,7 +343,8 @@ export const Strategies = capIssues(z
 const strategiesDoc = "The strategies computed and answered, each once, in any order: " +
   STRATEGY_REGISTRY.map((r) => `${r.id} (${r.name})`).join(", ") + `. Default: ${DEFAULT_STRATEGIES.join(", ")} ` +
   "(PathLit's; the response is then PathLit's, byte for byte). The series come frequency by frequency (l2d, l2m, " +
-  "l2w), the strategies in the order above; only the selected strategies are computed.";
+  "l2w), the strategies in the order above; only the selected strategies are computed. An empty list with " +
+  "portfolios or a benchmark computes no strategy and values only those (\"my portfolio against the benchmark\").";
 
 /** Own portfolios: the structure here; names, weights, sums and tickers by the library's rule (`portfoliosProblems`). */
 export const Portfolios = capIssues(z.record(z.string(), capIssues(z.record(z.string(), z.number({ error: "must be a weight ≥ 0" }))),
@@ -375,8 +375,12 @@ const weightsFields = {
 };
 
 function startBeforeEnd(b: { start?: string; end?: string; min_weight?: number; max_weight?: number; rebalance?: unknown;
-  window?: unknown; costs_bps?: unknown; tickers?: string[]; portfolios?: Record<string, Record<string, number>> },
-  ctx: z.RefinementCtx): void {
+  window?: unknown; costs_bps?: unknown; tickers?: string[]; portfolios?: Record<string, Record<string, number>>;
+  strategies?: readonly unknown[]; benchmark?: string }, ctx: z.RefinementCtx): void {
+  // strategies: [] values only the portfolios and the benchmark: refused without either (the library's rule)
+  if (nothingToValue(b, b.benchmark !== undefined)) {
+    ctx.addIssue({ code: "custom", path: ["strategies"], message: STRATEGY_MESSAGES.empty() });
+  }
   // window / costs_bps without a rebalancing rule: the library's rule and message (src/pipeline/validate.ts)
   for (const { key, message } of rebalanceOnlyProblems(b)) ctx.addIssue({ code: "custom", path: [key], message });
   const problems = new CappedIssues(ctx);

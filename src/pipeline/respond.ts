@@ -32,7 +32,9 @@ import { buckets } from "./calendar.js";
 import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
 import type { Kernels, SimulateSummaryResult } from "./kernels.js";
 import { defaultSeed, parseSeed } from "../domain/seed.js";
-import { checkBoundsFeasible, checkOptions, portfoliosProblems, type CheckedOptions } from "./validate.js";
+import {
+  checkBoundsFeasible, checkOptions, nothingToValue, portfoliosProblems, STRATEGY_MESSAGES, type CheckedOptions,
+} from "./validate.js";
 import { assumedMeans, plausibilityWarnings, timeline, type Warning } from "./planning.js";
 import { applyFlows, flowProblems, flowSchedule, moneyWeightedReturn, type FlowSchedule } from "../report/plan.js";
 import {
@@ -192,11 +194,13 @@ export function trainingWeights(
 ): PrecomputedWeights & { gram?: Float64Array } {
   const N = tickers.length;
   checkBoundsFeasible(options, N);
+  const computed = strategies ?? kernels.computedStrategies(options.strategies ?? DEFAULT_STRATEGIES,
+    boundsApply(options.minWeight, options.maxWeight));
+  // no strategy selected (only own portfolios or a benchmark): no row to compute, the full layout all zero
+  if (computed.length === 0) return { weights: new Float64Array(SERIES_COUNT * N), fallback: new Array<boolean>(SERIES_COUNT).fill(false) };
   const returnDays = days.subarray(1);
   const week = buckets(returnDays, "w");
   const month = buckets(returnDays, "m");
-  const computed = strategies ?? kernels.computedStrategies(options.strategies ?? DEFAULT_STRATEGIES,
-    boundsApply(options.minWeight, options.maxWeight));
   return kernels.weightSet({
     closes: closes.subarray(0, days.length * N),
     N,
@@ -296,6 +300,7 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const selection = selectStrategies(options.strategies);
   const own = ownPortfolios(options.portfolios, tickers);
   const bench = benchmarkOf(prices, options);
+  if (nothingToValue(options, bench !== undefined)) Problems.fail("/strategies", STRATEGY_MESSAGES.empty());
   const initial = precomputed ?? trainingWeights(
     kernels, tickers, prices.days.subarray(0, training), prices.closes.subarray(0, training * N), options);
   // the strategies' rows, then the own portfolios': what is valued (and the /weights body)
@@ -322,7 +327,8 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const capital = planning.initialValue;
   const flows = cashFlowsOf(planning, testDays);
 
-  const walk = isBuyAndHold(options.rebalance) ? undefined : walkForward(kernels, prices, tickers, options,
+  // the benchmark alone (strategies: [], no portfolio) has nothing to rebalance: bought and held
+  const walk = isBuyAndHold(options.rebalance) || S === 0 ? undefined : walkForward(kernels, prices, tickers, options,
     initial, selection, dateAt, own, bench, testDays);
   if (computed === "paths") {
     const input = { testCloses: prices.closes.subarray(training * N, T * N), nTest, N, weights, S, capital };
@@ -341,7 +347,7 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     if (layout !== undefined) {
       return { ...base, ids, dates, body: kernels.valuePathsJson!(input, layout, body!.out) };
     }
-    const flat = kernels.valuePaths(input);
+    const flat = S === 0 ? new Float64Array(0) : kernels.valuePaths(input);
     return { ...base, ids, dates, values: paid(withBenchmark(split(flat, S, nTest))) };
   }
 

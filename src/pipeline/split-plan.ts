@@ -95,7 +95,8 @@ const OBSERVATIONS: Record<Frequency, number> = { d: 252, w: 52, m: 12 };
 export function splitParts(plan: SplitPlan, N: number, workers: number, paperHrp = true,
   strategies: readonly Strategy[] = DEFAULT_STRATEGIES, bounded = false): WeightsPart[] {
   const rest = strategies.filter((s) => s !== "hrp");
-  if (plan === "frequencies") return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
+  // no strategy (only own portfolios or a benchmark, issue 30 item 7): nothing to cut, each part computes no row
+  if (plan === "frequencies" || strategies.length === 0) return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
   // without the paper hrp there is no Gram: "balanced" cuts the frequencies' strategies only (from 4 workers on)
   if (plan === "balanced" && (!paperHrp || rest.length === strategies.length)) {
     return strategyParts(FREQUENCY_NAMES, workers, strategies, bounded);

@@ -297,7 +297,9 @@ export function costsProblem(v: unknown): string | undefined {
 /** The messages of a refused `strategies` value (the library's checks and the HTTP schema say the same). */
 export const STRATEGY_MESSAGES = {
   known: `known strategies: ${STRATEGIES.join(", ")}`,
-  list: (): string => `must be a non-empty array of strategy ids (${STRATEGY_MESSAGES.known})`,
+  list: (): string => `must be an array of strategy ids (${STRATEGY_MESSAGES.known})`,
+  empty: (): string => "is empty, which needs portfolios or a benchmark to value instead: name at least one strategy " +
+    `(${STRATEGY_MESSAGES.known}), or give portfolios or a benchmark (\"my portfolio against the benchmark only\")`,
   unknown: (s: unknown): string => `unknown strategy ${show(s)}; ${STRATEGY_MESSAGES.known}`,
   twice: (s: unknown, first: number): string =>
     `${show(s)} is listed twice (also at /strategies/${first}); name each strategy once`,
@@ -307,11 +309,12 @@ export const STRATEGY_MESSAGES = {
 };
 
 /**
- * Why a `strategies` value is refused, or undefined: a non-empty list of registry ids (src/domain/strategies.ts),
- * each named once. The problem's path is relative to `strategies`.
+ * Why a `strategies` value is refused, or undefined: a list of registry ids (src/domain/strategies.ts), each named
+ * once. The problem's path is relative to `strategies`. An empty list is a selection of no strategy: valid only with
+ * something else to value, own portfolios or a benchmark (`nothingToValue`, checked where the prices are known).
  */
 export function strategiesProblem(v: unknown): { path: number[]; message: string } | undefined {
-  if (!Array.isArray(v) || v.length === 0) return { path: [], message: STRATEGY_MESSAGES.list() };
+  if (!Array.isArray(v)) return { path: [], message: STRATEGY_MESSAGES.list() };
   for (let i = 0; i < v.length; i++) {
     const s = v[i] as unknown;
     if (typeof s !== "string" || !isStrategy(s)) return { path: [i], message: STRATEGY_MESSAGES.unknown(s) };
@@ -319,6 +322,14 @@ export function strategiesProblem(v: unknown): { path: number[]; message: string
     if (first !== i) return { path: [i], message: STRATEGY_MESSAGES.twice(s, first) };
   }
   return undefined;
+}
+
+/**
+ * Whether a request would value nothing: `strategies: []` without own portfolios and without a benchmark (the
+ * benchmark may come with the prices: `hasBenchmark`). Then it is refused at /strategies (`STRATEGY_MESSAGES.empty`).
+ */
+export function nothingToValue(o: { strategies?: readonly unknown[]; portfolios?: object }, hasBenchmark: boolean): boolean {
+  return o.strategies !== undefined && o.strategies.length === 0 && o.portfolios === undefined && !hasBenchmark;
 }
 
 /**
