@@ -24,7 +24,7 @@ import {
 } from "../pipeline/planning.js";
 import {
   costsProblem, MAX_PORTFOLIOS, portfoliosProblems, PORTFOLIO_SUM_TOLERANCE, rebalanceOnlyProblems, rebalanceProblem,
-  STRATEGY_MESSAGES, nothingToValue,
+  STRATEGY_MESSAGES, nothingToValue, universeOf, addedTickersProblem, MAX_ADDED_TICKERS,
 } from "../pipeline/validate.js";
 
 const TICKER_RE = /^[\x21-\x7e]{1,32}$/;
@@ -358,7 +358,8 @@ const weightsFields = {
   strategies: Strategies.optional().describe(strategiesDoc),
   portfolios: Portfolios.optional().describe(
     `Own portfolios, valued like the strategies: name (1–32 of A–Z a–z 0–9 _ -) → { ticker: weight, … }, the tickers ` +
-      `among \`tickers\`, weights ≥ 0 summing to 1 (within ${PORTFOLIO_SUM_TOLERANCE}); at most ${MAX_PORTFOLIOS}. ` +
+      `joining \`tickers\` when not among them (the request's universe: after the tickers, at most ${MAX_ADDED_TICKERS}, by the ` +
+      `same inner join of dates), weights ≥ 0 summing to 1 (within ${PORTFOLIO_SUM_TOLERANCE}); at most ${MAX_PORTFOLIOS}. ` +
       "Series `portfolio.<name>`, after the strategies' series; with `rebalance`, traded back to these weights at each " +
       "date (with `costs_bps`). Absent: the response is unchanged."),
   covariance: Covariance.optional().describe(
@@ -385,7 +386,10 @@ function startBeforeEnd(b: { start?: string; end?: string; min_weight?: number; 
   for (const { key, message } of rebalanceOnlyProblems(b)) ctx.addIssue({ code: "custom", path: [key], message });
   const problems = new CappedIssues(ctx);
   if (b.portfolios !== undefined) {
-    portfoliosProblems(b.portfolios, b.tickers, (path, message) => problems.add(() => ["portfolios", ...path()], message));
+    // their tickers outside `tickers` join the request's universe (`universeOf`, in the bodies' transform)
+    portfoliosProblems(b.portfolios, undefined, (path, message) => problems.add(() => ["portfolios", ...path()], message));
+    const added = b.tickers === undefined ? undefined : addedTickersProblem(b.tickers, b.portfolios);
+    if (added !== undefined) problems.add(["portfolios"], () => added);
   }
   if (b.start !== undefined && b.end !== undefined && b.start > b.end) {
     ctx.addIssue({ code: "custom", path: ["end"], message: `must not be before start (${b.start})` });
@@ -423,9 +427,9 @@ export function oversizedProblems(body: unknown): FolioError | undefined {
     for (const [name, held] of Object.entries(portfolios as Record<string, unknown>)) {
       const n = membersOf(held);
       // only where the precise list would be cut anyway: a portfolio one ticker too many still names it
-      if (n > tickers + MAX_LISTED_PROBLEMS) {
-        p.add(["portfolios", name], `holds ${n} tickers, more than the request's ${tickers}: each ticker of a portfolio must be ` +
-          "one of the request's tickers, named once");
+      if (n > tickers + MAX_ADDED_TICKERS + MAX_LISTED_PROBLEMS) {
+        p.add(["portfolios", name], `holds ${n} tickers, more than the request's ${tickers} and the ${MAX_ADDED_TICKERS} ` +
+          "a portfolio may add to them: list its tickers in tickers, each once");
       }
     }
   }
@@ -565,7 +569,30 @@ export function makeSchemas(limits: SchemaLimits) {
       for (const p of riskFreeProblems(b)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
     })
     .describe("A sims summary request: a simulation request and the risk-free rate of the relative figures' alpha.");
-  return { OptimiserBody, SimsBody, AnalysisBody, ReportBody, SimsSummaryBody };
+  const universe = withUniverse(limits.maxTickers);
+  return {
+    OptimiserBody: universe(OptimiserBody), SimsBody: universe(SimsBody), AnalysisBody: universe(AnalysisBody),
+    ReportBody: universe(ReportBody), SimsSummaryBody: universe(SimsSummaryBody),
+  };
+}
+
+/**
+ * A body schema whose parsed `tickers` is the request's universe (issue 30 item 7; src/pipeline/validate.ts
+ * `universeOf`): the tickers, then the portfolios' tickers outside them. The union is held to `maxTickers` (0: no
+ * limit) like `tickers` itself.
+ */
+function withUniverse(maxTickers: number) {
+  return <T extends z.ZodType<{ tickers: string[]; portfolios?: Record<string, Record<string, number>> }>>(schema: T) =>
+    schema.transform((b, ctx) => {
+      if (b.portfolios === undefined) return b;
+      const tickers = [...universeOf(b.tickers, b.portfolios)];
+      if (maxTickers > 0 && tickers.length > maxTickers) {
+        ctx.issues.push({ code: "custom", path: ["portfolios"], input: b.portfolios,
+          message: `adds tickers beyond the limit: tickers and the portfolios' other tickers must be at most ${maxTickers}` });
+        return z.NEVER;
+      }
+      return tickers.length === b.tickers.length ? b : { ...b, tickers };
+    });
 }
 
 export type OptimiserBody = z.output<ReturnType<typeof makeSchemas>["OptimiserBody"]>;

@@ -165,6 +165,42 @@ export type Portfolios = Record<string, Record<string, number>>;
 export const MAX_PORTFOLIOS = 20;
 /** A portfolio's name: 1 to 32 letters, digits, "_" or "-" (its series id is `portfolio.<name>`). */
 export const PORTFOLIO_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+/**
+ * At most this many tickers of the portfolios outside `tickers` join the request's universe (`universeOf`; more:
+ * list them in `tickers`). It keeps a body's validation linear with a small bound (issue 30 item 3).
+ */
+export const MAX_ADDED_TICKERS = 256;
+
+/**
+ * The request's universe (issue 30 item 7; docs/spec.md §3): `tickers`, then every ticker of the portfolios not among
+ * them (case-insensitively, each once, in the order the portfolios name them). The strategies are computed over it,
+ * the prices of all of it joined by the same inner join (docs/data.md §4: a ticker with a shorter history shortens
+ * the window), and the responses' `tickers` (and `x-tickers`) list it. Without portfolios: `tickers` itself.
+ */
+export function universeOf(tickers: readonly string[], portfolios: unknown): readonly string[] {
+  if (typeof portfolios !== "object" || portfolios === null || Array.isArray(portfolios)) return tickers;
+  const seen = new Set(tickers.map((t) => t.toUpperCase()));
+  const added: string[] = [];
+  for (const held of Object.values(portfolios as Record<string, unknown>)) {
+    if (typeof held !== "object" || held === null || Array.isArray(held)) continue;
+    for (const t of Object.keys(held)) {
+      const k = t.toUpperCase();
+      if (!seen.has(k)) {
+        seen.add(k);
+        added.push(t);
+      }
+    }
+  }
+  return added.length === 0 ? tickers : [...tickers, ...added];
+}
+
+/** Why the portfolios add too many tickers to the universe (`MAX_ADDED_TICKERS`), or undefined. */
+export function addedTickersProblem(tickers: readonly string[], portfolios: unknown): string | undefined {
+  const added = universeOf(tickers, portfolios).length - tickers.length;
+  return added <= MAX_ADDED_TICKERS ? undefined
+    : `name ${added} tickers outside tickers; at most ${MAX_ADDED_TICKERS} join the request's universe: list the others in tickers`;
+}
+
 /** How far a portfolio's weights may sum from 1. */
 export const PORTFOLIO_SUM_TOLERANCE = 1e-9;
 /** A benchmark ticker: as a request's tickers (1 to 32 printable ASCII characters without spaces). */
@@ -174,7 +210,8 @@ const BENCHMARK_RE = /^[\x21-\x7e]{1,32}$/;
  * Why `portfolios` is refused (every problem, paths relative to `portfolios`), or [] when it is fine: an object of at
  * most MAX_PORTFOLIOS entries named by PORTFOLIO_NAME, each a non-empty object ticker → weight, every weight a finite
  * number ≥ 0, each ticker once (case-insensitively), the weights summing to 1 within PORTFOLIO_SUM_TOLERANCE; with
- * `tickers` (the request's), every ticker among them (case-insensitively). The HTTP schema and the library share it.
+ * `tickers` (the prices' tickers: the request's universe, `universeOf`), every ticker among them (case-insensitively).
+ * The HTTP schema (without `tickers`: its portfolio tickers join the universe) and the library share it.
  */
 export function portfoliosProblems(v: unknown, tickers?: readonly string[]): { path: string[]; message: string }[];
 /**
@@ -246,7 +283,8 @@ function entryProblem(add: (path: () => string[], message: () => string) => void
   name: string, ticker: string, v: unknown): void {
   add(() => [name, ticker], kind === "weight" ? () => `must be a weight ≥ 0 (got ${show(v)})`
     : kind === "duplicate" ? () => `duplicates ${show(v)}; tickers are case-insensitive`
-      : () => `${show(ticker)} is not among the request's tickers: add it to tickers or remove it from this portfolio`);
+      : () => `${show(ticker)} is not among the prices' tickers: align the prices with the portfolios ` +
+        "(alignPrices(store, tickers, { portfolios }) adds their tickers), add it to tickers, or remove it from this portfolio");
 }
 
 /** Why a `benchmark` value is refused, or undefined. */
