@@ -117,25 +117,39 @@ export function captureBasisProblems(o: { capture_basis?: unknown }): { path: st
  */
 export function monthlyCapture(dates: readonly string[], v: ArrayLike<number>, b: ArrayLike<number>):
   Pick<RelativeFigures, "up_capture" | "down_capture"> {
-  let upR = 0;
-  let upB = 0;
-  let nUp = 0;
-  let downR = 0;
-  let downB = 0;
-  let nDown = 0;
+  const sums = new CaptureSums();
   let from = 0;
   const n = Math.min(dates.length, v.length, b.length);
   for (let t = 1; t < n; t++) {
     const monthEnd = t === n - 1 || dates[t + 1].slice(0, 7) !== dates[t].slice(0, 7);
     if (!monthEnd) continue;
-    const r = Math.log(v[t] / v[from]);
-    const q = Math.log(b[t] / b[from]);
+    sums.add(Math.log(v[t] / v[from]), Math.log(b[t] / b[from]));
     from = t;
-    if (q > 0) { upR += r; upB += q; nUp++; }
-    if (q < 0) { downR += r; downB += q; nDown++; }
   }
-  const ratio = (x: number, y: number, k: number) => (k > 0 ? finiteOrNull(Math.expm1(x / k) / Math.expm1(y / k)) : null);
-  return { up_capture: ratio(upR, upB, nUp), down_capture: ratio(downR, downB, nDown) };
+  return sums.ratios((sum, k) => Math.expm1(sum / k));
+}
+
+/** The capture ratios' sums: the series' (x) and the benchmark's (y) returns over the periods where y > 0 and y < 0. */
+class CaptureSums {
+  private upR = 0;
+  private upB = 0;
+  private nUp = 0;
+  private downR = 0;
+  private downB = 0;
+  private nDown = 0;
+
+  add(x: number, y: number): void {
+    if (y > 0) { this.upR += x; this.upB += y; this.nUp++; }
+    if (y < 0) { this.downR += x; this.downB += y; this.nDown++; }
+  }
+
+  /** up and down capture: mean(x)/mean(y) with the period mean `mean(sum, k)` (null without such a period). */
+  ratios(mean: (sum: number, k: number) => number): Pick<RelativeFigures, "up_capture" | "down_capture"> {
+    return {
+      up_capture: this.nUp > 0 ? finiteOrNull(mean(this.upR, this.nUp) / mean(this.upB, this.nUp)) : null,
+      down_capture: this.nDown > 0 ? finiteOrNull(mean(this.downR, this.nDown) / mean(this.downB, this.nDown)) : null,
+    };
+  }
 }
 
 /** The values of one or more series on common dates (values[s][t]), and their ids when the caller has them. */
@@ -185,19 +199,13 @@ export function relativeFromLogReturns(r: ArrayLike<number>, q: ArrayLike<number
   if (m < 2) return none;
   let mr = 0;
   let mb = 0;
-  let upR = 0;
-  let upB = 0;
-  let nUp = 0;
-  let downR = 0;
-  let downB = 0;
-  let nDown = 0;
+  const capture = new CaptureSums();
   for (let t = 0; t < m; t++) {
     const x = r[t];
     const y = q[t];
     mr += x;
     mb += y;
-    if (y > 0) { upR += x; upB += y; nUp++; }
-    if (y < 0) { downR += x; downB += y; nDown++; }
+    capture.add(x, y);
   }
   mr /= m;
   mb /= m;
@@ -226,8 +234,8 @@ export function relativeFromLogReturns(r: ArrayLike<number>, q: ArrayLike<number
     tracking_error: te,
     information_ratio: te !== null && te > 0 ? finiteOrNull((TRADING_DAYS_PER_YEAR * md) / te) : null,
     correlation: varB > 0 && srr > 0 ? finiteOrNull(srb / Math.sqrt(srr * sbb)) : null,
-    up_capture: nUp > 0 ? finiteOrNull(upR / nUp / (upB / nUp)) : null,
-    down_capture: nDown > 0 ? finiteOrNull(downR / nDown / (downB / nDown)) : null,
+    // the daily basis: arithmetic means of the log-returns (upR / nUp / (upB / nUp), the bits as before)
+    ...capture.ratios((sum, k) => sum / k),
   };
 }
 
