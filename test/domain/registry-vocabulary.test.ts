@@ -5,7 +5,7 @@
  * the registry. Before: the enum was numbered by hand (no generated block: the first test fails), the series count
  * written as `3 * DEFAULT_STRATEGIES.length` three times and "is bounded" three times on the host.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module script without declarations
@@ -45,6 +45,26 @@ describe("the kernel's numbering is generated from the registry", () => {
     // and the file it would write differs from today's (a stale block cannot pass the first test)
     expect(withBlock(read("assembly/shared/vocabulary.ts"), block)).not.toBe(read("assembly/shared/vocabulary.ts"));
     expect(() => renderSlots(["ewp", "ewp"])).toThrow(/duplicate/);
+  });
+});
+
+describe("the kernels compile the shared vocabulary", () => {
+  it("asc compiles the generated enum, the count and weightsBounded, and they mean in wasm what they mean on the host", async () => {
+    const dir = mkdtempSync(join(root, "assembly", ".tmp-vocabulary-"));
+    try {
+      writeFileSync(join(dir, "probe.ts"), 'import { weightsBounded, Slot, STRATEGY_COUNT } from "../shared/vocabulary";\n' +
+        "export function probe(lo: f64, hi: f64): i32 { return weightsBounded(lo, hi) ? Slot.rpp * 100 + STRATEGY_COUNT : -1; }\n");
+      const asc = await import("assemblyscript/asc");
+      const { error, stderr } = await asc.main([join(dir, "probe.ts"), "--outFile", join(dir, "probe.wasm"), "--runtime", "stub"]);
+      expect(error, stderr.toString()).toBeFalsy();
+      const { probe } = new WebAssembly.Instance(new WebAssembly.Module(readFileSync(join(dir, "probe.wasm"))),
+        { env: { abort: () => undefined } }).exports as { probe: (lo: number, hi: number) => number };
+      expect(probe(0, 1)).toBe(-1);
+      expect(probe(0, 0.5)).toBe(Slot.rpp * 100 + STRATEGY_COUNT);
+      expect(probe(0.01, 1)).toBe(Slot.rpp * 100 + STRATEGY_COUNT);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
