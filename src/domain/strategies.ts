@@ -146,7 +146,7 @@ void EVERY_SLOT_HAS_A_ROW;
 export const STRATEGY_REGISTRY: readonly StrategyRow[] = registryInEnumOrder(STRATEGY_ROWS);
 
 /** The rows, refused unless the kernel's enum (STRATEGY_NAMES, in code order) numbers them in their order. */
-function registryInEnumOrder(rows: readonly StrategyRow[]): readonly StrategyRow[] {
+export function registryInEnumOrder(rows: readonly StrategyRow[]): readonly StrategyRow[] {
   const ids = rows.map((r) => r.id);
   if (ids.join() !== STRATEGY_NAMES.join()) {
     throw new Error(`assembly/shared/vocabulary.ts's Slot enum (${STRATEGY_NAMES.join(", ")}) is stale for the registry ` +

@@ -11,7 +11,8 @@ import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module script without declarations
 import { expectedVocabulary, registryIds, renderSlots, withBlock } from "../../scripts/generate-vocabulary.mjs";
 import {
-  boundsApply, DEFAULT_SELECTION, DEFAULT_SERIES_COUNT, DEFAULT_STRATEGIES, rowReads, selectStrategies, seriesOf, STRATEGY_REGISTRY,
+  boundsApply, DEFAULT_SELECTION, DEFAULT_SERIES_COUNT, DEFAULT_STRATEGIES, registryInEnumOrder, rowReads, selectStrategies, seriesOf,
+  STRATEGY_REGISTRY,
 } from "../../src/domain/strategies.js";
 import { FREQUENCY_NAMES, SERIES_COUNT, STRATEGY_COUNT, STRATEGY_NAMES } from "../../src/domain/vocabulary.js";
 import { Slot, weightsBounded } from "../../assembly/shared/vocabulary.js";
@@ -33,6 +34,13 @@ describe("the kernel's numbering is generated from the registry", () => {
     expect(STRATEGY_COUNT).toBe(STRATEGY_REGISTRY.length);
     expect(STRATEGY_NAMES).toEqual(STRATEGY_REGISTRY.map((r) => r.id));
     expect(SERIES_COUNT).toBe(FREQUENCY_NAMES.length * STRATEGY_REGISTRY.length);
+  });
+
+  it("the registry refuses to load beside an enum of another order or another set (a stale generated block)", () => {
+    expect(registryInEnumOrder(STRATEGY_REGISTRY)).toBe(STRATEGY_REGISTRY);
+    const swapped = [STRATEGY_REGISTRY[1], STRATEGY_REGISTRY[0], ...STRATEGY_REGISTRY.slice(2)];
+    expect(() => registryInEnumOrder(swapped)).toThrow(/stale.*generate-vocabulary/);
+    expect(() => registryInEnumOrder(STRATEGY_REGISTRY.slice(1))).toThrow(/stale/);
   });
 
   it("a new row renumbers every later slot and the count without anyone writing a number", () => {
