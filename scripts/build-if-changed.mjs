@@ -6,6 +6,10 @@
 //   ts:   src/**, bench/**, the two shared assembly files, tsconfig.json, package.json → dist/  (tsc)
 // Inputs are hashed by content (SHA-256), not by mtime, so a checkout that only touches mtimes does not rebuild and
 // an edit that keeps the mtime does. The stamps live in build/.inputs-wasm.sha256 and dist/.inputs-ts.sha256.
+// Before a step builds, the kernel's strategy numbering is generated from the registry (scripts/generate-vocabulary.mjs:
+// the `Slot` block of assembly/shared/vocabulary.ts from src/domain/strategies.ts, an input of both steps), so no
+// build compiles a stale enum; when nothing is out of date nothing runs (no compiler needed: a start of an install
+// without dev dependencies).
 // Usage: node scripts/build-if-changed.mjs [--check | --force]
 //   --check: report what would be built, build nothing; exit 1 when something is out of date.
 //   --force: build every step and record the stamps (what `npm run build` runs, so a start after it builds nothing).
@@ -37,7 +41,7 @@ const isTs = (name) => name.endsWith(".ts");
 const STEPS = [
   {
     name: "wasm",
-    inputs: () => [...walk("assembly", isTs), "asconfig.json", "package.json"],
+    inputs: () => [...walk("assembly", isTs), "src/domain/strategies.ts", "asconfig.json", "package.json"],
     outputs: ["build/engine.wasm"],
     stamp: "build/.inputs-wasm.sha256",
     // The same command as `npm run asbuild`, without npm's start-up.
@@ -65,6 +69,16 @@ function hashInputs(files) {
 
 const t0 = performance.now();
 let stale = 0;
+const current = (step) => !force && step.outputs.every((o) => existsSync(join(root, o))) &&
+  existsSync(join(root, step.stamp)) && readFileSync(join(root, step.stamp), "utf8").trim() === hashInputs(step.inputs());
+if (!STEPS.every(current)) {
+  const generate = spawnSync(process.execPath, [join(root, "scripts/generate-vocabulary.mjs"), ...(checkOnly ? ["--check"] : [])],
+    { cwd: root, stdio: "inherit" });
+  if (generate.status !== 0) {
+    if (!checkOnly) process.exit(generate.status || 1);
+    stale++;
+  }
+}
 for (const step of STEPS) {
   const digest = hashInputs(step.inputs());
   const stampPath = join(root, step.stamp);

@@ -168,7 +168,7 @@ export function withDataOptions(cmd: Command): Command {
     .addOption(new Option("--min-weight <w>", "smallest weight of any ticker, 0 to 1 (default: 0)").argParser(parseWeightArg))
     .addOption(new Option("--strategies <ids>", STRATEGIES_HELP).argParser(parseStrategiesArg))
     .addOption(new Option("--portfolio <name=TICKER:w,...>",
-      "an own portfolio valued like the strategies (repeatable; weights ≥ 0 summing to 1, tickers among the command's)")
+      "an own portfolio valued like the strategies (repeatable; weights ≥ 0 summing to 1; its tickers outside the command's join them)")
       .argParser(parsePortfolioArg))
     .addOption(new Option("--data-dir <dir>", DATA_DIR_HELP).env("DATA_DIR"))
     .addOption(new Option("--database-url <url>", DATABASE_URL_HELP).env("DATABASE_URL"));
@@ -206,6 +206,8 @@ export async function loadPrices(tickers: string[], opts: CommonOptions, cmd: Co
   return alignPrices(store, tickers, {
     start: opts.start, end: opts.end, benchmark: opts.benchmark, ...(opts.factors ? { factors: opts.factors } : {}),
     ...(typeof opts.riskFree === "string" ? { riskFree: opts.riskFree } : {}),
+    // a portfolio's tickers outside the command's join them (src/pipeline/validate.ts `universeOf`)
+    ...(opts.portfolio ? { portfolios: opts.portfolio } : {}),
   });
 }
 

@@ -8,7 +8,8 @@
  *
  * Plain TypeScript without Node imports: the web page imports the compiled module (`/lib/domain/strategies.js`).
  */
-import { FREQUENCY_NAMES, STRATEGY_NAMES, type Frequency, type Strategy } from "./vocabulary.js";
+import { FREQUENCY_NAMES, STRATEGY_COUNT, STRATEGY_NAMES, type Frequency, type Strategy } from "./vocabulary.js";
+import { weightsBounded } from "../../assembly/shared/vocabulary.js";
 
 export type { Frequency, Strategy } from "./vocabulary.js";
 
@@ -42,83 +43,132 @@ export interface StrategyRow {
   /** One of PathLit's strategies: part of the default selection (the PathLit-shaped response). */
   pathlit: boolean;
   fallback?: FallbackKind;
+  /**
+   * The other strategies' rows this one's computation reads, without and with bounds (beside its gmvp fallback's row,
+   * which `rowReads` adds): the engine computes them too when it is selected (assembly/strategies/driver.ts
+   * `slotsWithDependencies`, checked against it by test/workers/split-plan-kernel.test.ts).
+   */
+  reads?: { unbounded: readonly Strategy[]; bounded: readonly Strategy[] };
   /** Line colour on the page (Okabe–Ito for PathLit's seven; black marks the equal-weight baseline). */
   colour: string;
 }
 
-/** The rows, keyed by the enum (every strategy has exactly one); the registry order is the enum's (alphabetical). */
-const ROWS: { [S in Strategy]: Omit<StrategyRow, "id"> } = {
-  ewp: {
+/**
+ * The rows, in registry order: the response order within a frequency (alphabetical) and the kernel's numbering. The
+ * kernel's `Slot` enum and `STRATEGY_COUNT` (assembly/shared/vocabulary.ts) are generated from these ids, in this
+ * order (scripts/generate-vocabulary.mjs, run by every build; docs/conventions.md "The registry is the only table");
+ * the `satisfies` makes a row per enum member, and only those, a compile-time requirement, and `STRATEGY_REGISTRY`
+ * refuses to load when the enum's order is not this one.
+ */
+const STRATEGY_ROWS = [
+  {
+    id: "ewp",
     name: "Equal weight", description: "1/N in every asset.", needs: [], bounds: "inside",
     certificate: "exact (1/N)", pathlit: true, colour: "#000000",
   },
-  gmvp: {
+  {
+    id: "gmvp",
     name: "Global minimum variance", description: "Long-only portfolio of least variance.",
     needs: ["covariance"], bounds: "optimised", certificate: "KKT of the simplex (or box) QP", pathlit: true,
     colour: "#0072B2",
   },
-  herc: {
+  {
+    id: "herc",
     name: "Hierarchical equal risk contribution",
     description: "Ward clusters of the correlation distance, risk split equally across clusters top-down, inverse " +
       "variance within each (Raffinot 2017).",
     needs: ["covariance", "clustering"], bounds: "clipped", certificate: "exact recursion (weights ≥ 0, sum 1)",
     pathlit: false, colour: "#EE3377",
   },
-  hrp: {
+  {
+    id: "hrp",
     name: "Hierarchical risk parity",
     description: "Single-linkage tree of the correlation distances, inverse-variance bisection (López de Prado 2016).",
     needs: ["covariance", "clustering"], bounds: "clipped", certificate: "exact recursion (weights ≥ 0, sum 1)",
     pathlit: true, colour: "#D55E00",
   },
-  ivp: {
+  {
+    id: "ivp",
     name: "Inverse volatility", description: "Weights proportional to 1/σ.", needs: ["covariance"],
     bounds: "clipped", certificate: "exact (closed form)", pathlit: true, colour: "#009E73",
   },
-  mdcp: {
+  {
+    id: "mdcp",
     name: "Maximum decorrelation", description: "Long-only minimum of wᵀCw on the correlation matrix.",
     needs: ["correlation"], bounds: "optimised", certificate: "KKT of the simplex (or box) QP", pathlit: true,
     colour: "#CC79A7",
   },
-  mdp: {
+  {
+    id: "mdp",
     name: "Maximum diversification",
     description: "Most diversified portfolio: the maximum decorrelation solution rescaled by 1/σ.",
     needs: ["covariance", "correlation"], bounds: "optimised", certificate: "KKT of the (bounded) diversification ratio",
-    pathlit: true, colour: "#E69F00",
+    pathlit: true, reads: { unbounded: ["mdcp"], bounded: [] }, colour: "#E69F00",
   },
-  mincvar: {
+  {
+    id: "mincvar",
     name: "Minimum CVaR",
     description: "Least historical conditional value at risk at 95 % of the frequency's training returns (the " +
       "Rockafellar–Uryasev linear programme; ties: the lexicographically largest optimum).",
     needs: ["returns"], bounds: "optimised", certificate: "LP primal feasibility and duality gap ≤ 1e-9 relative",
     pathlit: false, colour: "#8C564B",
   },
-  msr: {
+  {
+    id: "msr",
     name: "Maximum Sharpe ratio",
     description: "Long-only portfolio of the largest mean-to-volatility ratio (zero rate, the training mean and the " +
       "request's covariance); the gmvp weights, flagged, when no portfolio has a positive expected return.",
     needs: ["covariance", "mean"], bounds: "optimised", certificate: "KKT of the homogenised QP (≤ 1e-9)",
     pathlit: false, fallback: "gmvp", colour: "#17BECF",
   },
-  nco: {
+  {
+    id: "nco",
     name: "Nested clustered optimisation",
     description: "Long-only minimum variance within each correlation cluster, then across the clusters' reduced " +
       "covariance (López de Prado 2019).",
     needs: ["covariance", "clustering"], bounds: "clipped", certificate: "KKT of each simplex QP (within and across clusters)",
     pathlit: false, colour: "#7F3C8D",
   },
-  rpp: {
+  {
+    id: "rpp",
     name: "Risk parity", description: "Equal risk contributions (Spinu's convex form).",
     needs: ["covariance", "correlation"], bounds: "optimised", certificate: "equal risk contributions to 1e-10",
-    pathlit: true, fallback: "covariance", colour: "#56B4E9",
+    pathlit: true, fallback: "covariance", reads: { unbounded: ["mdcp"], bounded: ["gmvp"] }, colour: "#56B4E9",
   },
-};
+] as const satisfies readonly StrategyRow[];
+
+/** Every strategy of the enum has a row, and every row's id is a strategy of the enum (checked by the compiler). */
+type RowId = (typeof STRATEGY_ROWS)[number]["id"];
+const EVERY_SLOT_HAS_A_ROW: [Strategy] extends [RowId] ? [RowId] extends [Strategy] ? true : never : never = true;
+void EVERY_SLOT_HAS_A_ROW;
 
 /** The registry, in registry order (= the response order of the strategies within a frequency). */
-export const STRATEGY_REGISTRY: readonly StrategyRow[] = STRATEGY_NAMES.map((id) => ({ id, ...ROWS[id] }));
+export const STRATEGY_REGISTRY: readonly StrategyRow[] = registryInEnumOrder(STRATEGY_ROWS);
+
+/** The rows, refused unless the kernel's enum (STRATEGY_NAMES, in code order) numbers them in their order. */
+export function registryInEnumOrder(rows: readonly StrategyRow[]): readonly StrategyRow[] {
+  const ids = rows.map((r) => r.id);
+  if (ids.join() !== STRATEGY_NAMES.join()) {
+    throw new Error(`assembly/shared/vocabulary.ts's Slot enum (${STRATEGY_NAMES.join(", ")}) is stale for the registry ` +
+      `(${ids.join(", ")}): run node scripts/generate-vocabulary.mjs (npm run build does)`);
+  }
+  return rows;
+}
 
 /** A strategy's row. */
 export function strategyRow(id: Strategy): StrategyRow {
   return STRATEGY_REGISTRY[STRATEGY_NAMES.indexOf(id)];
+}
+
+/**
+ * The strategies whose rows strategy s reads, without or with bounds: its row's `reads` and, with a gmvp fallback,
+ * gmvp (docs/method.md §4.5, §4.6, §4.11, §5.6).
+ */
+export function rowReads(s: Strategy, bounded: boolean): Strategy[] {
+  const row = strategyRow(s);
+  const reads = [...(row.reads?.[bounded ? "bounded" : "unbounded"] ?? [])];
+  if (row.fallback === "gmvp" && !reads.includes("gmvp")) reads.push("gmvp");
+  return reads;
 }
 
 /** l2 layer: d = daily, m = monthly, w = weekly (alphabetical: the response order). */
@@ -163,6 +213,19 @@ export function displayOrder(ids: readonly string[]): number[] {
   return ids.map((_, i) => i).sort((a, b) => rank[a] - rank[b]);
 }
 
+/** The row of frequency f and strategy s in the engine's full layout: f's code · STRATEGY_COUNT + s's slot. */
+export function seriesOf(f: Frequency, s: Strategy): number {
+  return FREQUENCY_NAMES.indexOf(f) * STRATEGY_COUNT + STRATEGY_NAMES.indexOf(s);
+}
+
+/**
+ * Whether a request's bounds apply (`weightsBounded` of assembly/shared/vocabulary.ts, the kernels' predicate, with
+ * absent bounds at 0 and 1): then each strategy's `bounds` rule applies and the rows read change (`rowReads`).
+ */
+export function boundsApply(minWeight: number | undefined, maxWeight: number | undefined): boolean {
+  return weightsBounded(minWeight ?? 0, maxWeight ?? 1);
+}
+
 export function strategyId(f: Frequency, s: Strategy): StrategyId {
   return `l1r.l2${f}.l3${s}`;
 }
@@ -195,7 +258,7 @@ export function selectStrategies(strategies: readonly Strategy[] = DEFAULT_STRAT
   FREQUENCY_NAMES.forEach((f, q) => {
     for (const s of chosen) {
       ids.push(strategyId(f, s));
-      series.push(q * STRATEGY_NAMES.length + STRATEGY_NAMES.indexOf(s));
+      series.push(seriesOf(f, s));
     }
   });
   return { strategies: chosen, ids, series };
@@ -203,6 +266,9 @@ export function selectStrategies(strategies: readonly Strategy[] = DEFAULT_STRAT
 
 /** The default selection (PathLit's response). */
 export const DEFAULT_SELECTION: Selection = selectStrategies();
+
+/** Series of the default (PathLit-shaped) response: PathLit's strategies in every frequency. */
+export const DEFAULT_SERIES_COUNT = DEFAULT_SELECTION.ids.length;
 
 /** The ids of the default (PathLit-shaped) response, in its fixed order: l2d.*, l2m.*, l2w.*. */
 export const STRATEGY_IDS: readonly StrategyId[] = DEFAULT_SELECTION.ids;

@@ -6,7 +6,7 @@
  */
 import { DEFAULTS } from "../domain/vocabulary.js";
 import { parseIsoDay } from "../domain/dates.js";
-import { DEFAULT_STRATEGIES, selectStrategies } from "../domain/strategies.js";
+import { DEFAULT_SERIES_COUNT, DEFAULT_STRATEGIES, selectStrategies } from "../domain/strategies.js";
 import type { PriceStore } from "../store/types.js";
 import type { RequestBody } from "../workers/tasks.js";
 import { SIGNIFICANCE_DEFAULTS } from "../report/significance.js";
@@ -38,9 +38,10 @@ export function estimateCost(store: PriceStore, kind: string, request: RequestBo
   const training = request.training_days ?? TRAIN_DAYS;
   const testDays = estimateTestDays(store, kind, request);
   const runs = kind === "sims" || kind === "sims-summary" ? request.run_count ?? DEFAULTS.run_count : 1;
-  const chosen = selectStrategies(request.strategies).strategies.length;
-  const series = 3 * chosen + Object.keys(request.portfolios ?? {}).length + (request.benchmark === undefined ? 0 : 1);
-  const valued = series / (3 * DEFAULT_STRATEGIES.length);
+  const selection = selectStrategies(request.strategies);
+  const chosen = selection.strategies.length;
+  const series = selection.ids.length + Object.keys(request.portfolios ?? {}).length + (request.benchmark === undefined ? 0 : 1);
+  const valued = series / DEFAULT_SERIES_COUNT;
   const optimised = chosen / DEFAULT_STRATEGIES.length;
   const rebalancing = training * rebalanceDates(request.rebalance, testDays) * optimised;
   // paying flows is one more pass over every value, and a summary's money-weighted return one more per flow
@@ -60,7 +61,7 @@ function analysisCost(request: RequestBody, testDays: number, training: number, 
   const asked = (section: string) => (request as AnalysisRequest).sections?.includes(section) ?? true;
   const regressions = k === 0 || !asked("factors") ? 0 : series * testDays * (k + 1) * (k + 1) / 21;
   const dates = rebalanceDates(request.rebalance, testDays) + 1;
-  return regressions + (asked("attribution") ? request.tickers.length * training * 3 * dates / (3 * DEFAULT_STRATEGIES.length) : 0);
+  return regressions + (asked("attribution") ? request.tickers.length * training * 3 * dates / DEFAULT_SERIES_COUNT : 0);
 }
 
 /**
@@ -133,7 +134,7 @@ type AnalysisRequest = RequestBody & { sections?: string[]; bootstrap_runs?: num
 export function significanceCost(request: AnalysisRequest, series: number, testDays: number): number {
   if (request.sections !== undefined && !request.sections.includes("significance")) return 0;
   const sims = request.run_count === undefined ? 0
-    : request.tickers.length * testDays * (series / (3 * DEFAULT_STRATEGIES.length)) * request.run_count;
+    : request.tickers.length * testDays * (series / DEFAULT_SERIES_COUNT) * request.run_count;
   // the studentized bootstrap resamples every pair (series − 1) as many times again
   const pairs = request.sharpe_test === "bootstrap" ? Math.max(0, series - 1) : 0;
   return (request.bootstrap_runs ?? SIGNIFICANCE_DEFAULTS.bootstrap_runs) * testDays * (series + pairs) * BOOTSTRAP_COST + sims;

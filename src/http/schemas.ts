@@ -18,12 +18,13 @@ import { ANALYSIS_SECTIONS, MAX_ANALYSIS_RUNS, MAX_ATTRIBUTION_TOP, analysisProb
 import { MAX_FACTORS } from "../report/factors.js";
 import { BOOTSTRAP_RUNS_RANGE, CONFIDENCE_RANGE, SIGNIFICANCE_DEFAULTS, DEFAULT_BASE } from "../report/significance.js";
 import { RISK_FREE_RANGE, riskFreeProblems } from "../report/risk-free.js";
+import { CAPTURE_BASES, captureBasisProblems } from "../report/summary.js";
 import {
   FLOW_PERIODS, INFLATION_RANGE, MAX_CASH_FLOWS, MAX_HORIZON_DAYS, MAX_INITIAL_VALUE, planningProblems, TRAINING_DAYS_RANGE,
 } from "../pipeline/planning.js";
 import {
   costsProblem, MAX_PORTFOLIOS, portfoliosProblems, PORTFOLIO_SUM_TOLERANCE, rebalanceOnlyProblems, rebalanceProblem,
-  STRATEGY_MESSAGES,
+  STRATEGY_MESSAGES, nothingToValue, universeOf, addedTickersProblem, MAX_ADDED_TICKERS,
 } from "../pipeline/validate.js";
 
 const TICKER_RE = /^[\x21-\x7e]{1,32}$/;
@@ -326,7 +327,6 @@ const Weight = z
  */
 export const Strategies = capIssues(z
   .array(z.enum(STRATEGIES, { error: (iss) => STRATEGY_MESSAGES.unknown(iss.input) }), { error: STRATEGY_MESSAGES.list() })
-  .min(1, { error: STRATEGY_MESSAGES.list() })
   // each id once, so a longer list is refused before its items are read (zod's leading size check)
   .max(STRATEGIES.length, { error: (iss) => STRATEGY_MESSAGES.tooMany(iss.input) })
   .superRefine((xs, ctx) => {
@@ -343,7 +343,8 @@ export const Strategies = capIssues(z
 const strategiesDoc = "The strategies computed and answered, each once, in any order: " +
   STRATEGY_REGISTRY.map((r) => `${r.id} (${r.name})`).join(", ") + `. Default: ${DEFAULT_STRATEGIES.join(", ")} ` +
   "(PathLit's; the response is then PathLit's, byte for byte). The series come frequency by frequency (l2d, l2m, " +
-  "l2w), the strategies in the order above; only the selected strategies are computed.";
+  "l2w), the strategies in the order above; only the selected strategies are computed. An empty list with " +
+  "portfolios or a benchmark computes no strategy and values only those (\"my portfolio against the benchmark\").";
 
 /** Own portfolios: the structure here; names, weights, sums and tickers by the library's rule (`portfoliosProblems`). */
 export const Portfolios = capIssues(z.record(z.string(), capIssues(z.record(z.string(), z.number({ error: "must be a weight ≥ 0" }))),
@@ -357,7 +358,8 @@ const weightsFields = {
   strategies: Strategies.optional().describe(strategiesDoc),
   portfolios: Portfolios.optional().describe(
     `Own portfolios, valued like the strategies: name (1–32 of A–Z a–z 0–9 _ -) → { ticker: weight, … }, the tickers ` +
-      `among \`tickers\`, weights ≥ 0 summing to 1 (within ${PORTFOLIO_SUM_TOLERANCE}); at most ${MAX_PORTFOLIOS}. ` +
+      `joining \`tickers\` when not among them (the request's universe: after the tickers, at most ${MAX_ADDED_TICKERS}, by the ` +
+      `same inner join of dates), weights ≥ 0 summing to 1 (within ${PORTFOLIO_SUM_TOLERANCE}); at most ${MAX_PORTFOLIOS}. ` +
       "Series `portfolio.<name>`, after the strategies' series; with `rebalance`, traded back to these weights at each " +
       "date (with `costs_bps`). Absent: the response is unchanged."),
   covariance: Covariance.optional().describe(
@@ -374,13 +376,20 @@ const weightsFields = {
 };
 
 function startBeforeEnd(b: { start?: string; end?: string; min_weight?: number; max_weight?: number; rebalance?: unknown;
-  window?: unknown; costs_bps?: unknown; tickers?: string[]; portfolios?: Record<string, Record<string, number>> },
-  ctx: z.RefinementCtx): void {
+  window?: unknown; costs_bps?: unknown; tickers?: string[]; portfolios?: Record<string, Record<string, number>>;
+  strategies?: readonly unknown[]; benchmark?: string }, ctx: z.RefinementCtx): void {
+  // strategies: [] values only the portfolios and the benchmark: refused without either (the library's rule)
+  if (nothingToValue(b, b.benchmark !== undefined)) {
+    ctx.addIssue({ code: "custom", path: ["strategies"], message: STRATEGY_MESSAGES.empty() });
+  }
   // window / costs_bps without a rebalancing rule: the library's rule and message (src/pipeline/validate.ts)
   for (const { key, message } of rebalanceOnlyProblems(b)) ctx.addIssue({ code: "custom", path: [key], message });
   const problems = new CappedIssues(ctx);
   if (b.portfolios !== undefined) {
-    portfoliosProblems(b.portfolios, b.tickers, (path, message) => problems.add(() => ["portfolios", ...path()], message));
+    // their tickers outside `tickers` join the request's universe (`universeOf`, in the bodies' transform)
+    portfoliosProblems(b.portfolios, undefined, (path, message) => problems.add(() => ["portfolios", ...path()], message));
+    const added = b.tickers === undefined ? undefined : addedTickersProblem(b.tickers, b.portfolios);
+    if (added !== undefined) problems.add(["portfolios"], () => added);
   }
   if (b.start !== undefined && b.end !== undefined && b.start > b.end) {
     ctx.addIssue({ code: "custom", path: ["end"], message: `must not be before start (${b.start})` });
@@ -418,9 +427,9 @@ export function oversizedProblems(body: unknown): FolioError | undefined {
     for (const [name, held] of Object.entries(portfolios as Record<string, unknown>)) {
       const n = membersOf(held);
       // only where the precise list would be cut anyway: a portfolio one ticker too many still names it
-      if (n > tickers + MAX_LISTED_PROBLEMS) {
-        p.add(["portfolios", name], `holds ${n} tickers, more than the request's ${tickers}: each ticker of a portfolio must be ` +
-          "one of the request's tickers, named once");
+      if (n > tickers + MAX_ADDED_TICKERS + MAX_LISTED_PROBLEMS) {
+        p.add(["portfolios", name], `holds ${n} tickers, more than the request's ${tickers} and the ${MAX_ADDED_TICKERS} ` +
+          "a portfolio may add to them: list its tickers in tickers, each once");
       }
     }
   }
@@ -550,7 +559,11 @@ export function makeSchemas(limits: SchemaLimits) {
     })
     .describe("An analysis request: a paths request, the sections asked and the drawdown episodes kept.");
   const ReportBody = z
-    .strictObject({ tickers, ...startEnd, ...weightsFields, ...rebalanceFields, risk_free: riskFreeField }, BODY_ERRORS)
+    .strictObject({ tickers, ...startEnd, ...weightsFields, ...rebalanceFields, risk_free: riskFreeField,
+      capture_basis: z.enum(CAPTURE_BASES, { error: (iss) => captureBasisProblems({ capture_basis: iss.input })[0]?.message })
+        .optional().describe("The basis of up_capture and down_capture (docs/method.md §7.3): \"daily\" (the default: " +
+          "arithmetic means of the daily log-returns) or \"monthly\" (geometric means of calendar-month simple returns, " +
+          "Morningstar's and Portfolio Visualizer's). Given, every row with a benchmark says which in capture_basis.") }, BODY_ERRORS)
     .superRefine((b, ctx) => {
       startBeforeEnd(b, ctx);
       for (const p of riskFreeProblems(b)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
@@ -563,7 +576,30 @@ export function makeSchemas(limits: SchemaLimits) {
       for (const p of riskFreeProblems(b)) ctx.addIssue({ code: "custom", path: p.path, message: p.message });
     })
     .describe("A sims summary request: a simulation request and the risk-free rate of the relative figures' alpha.");
-  return { OptimiserBody, SimsBody, AnalysisBody, ReportBody, SimsSummaryBody };
+  const universe = withUniverse(limits.maxTickers);
+  return {
+    OptimiserBody: universe(OptimiserBody), SimsBody: universe(SimsBody), AnalysisBody: universe(AnalysisBody),
+    ReportBody: universe(ReportBody), SimsSummaryBody: universe(SimsSummaryBody),
+  };
+}
+
+/**
+ * A body schema whose parsed `tickers` is the request's universe (issue 30 item 7; src/pipeline/validate.ts
+ * `universeOf`): the tickers, then the portfolios' tickers outside them. The union is held to `maxTickers` (0: no
+ * limit) like `tickers` itself.
+ */
+function withUniverse(maxTickers: number) {
+  return <T extends z.ZodType<{ tickers: string[]; portfolios?: Record<string, Record<string, number>> }>>(schema: T) =>
+    schema.transform((b, ctx) => {
+      if (b.portfolios === undefined) return b;
+      const tickers = [...universeOf(b.tickers, b.portfolios)];
+      if (maxTickers > 0 && tickers.length > maxTickers) {
+        ctx.issues.push({ code: "custom", path: ["portfolios"], input: b.portfolios,
+          message: `adds tickers beyond the limit: tickers and the portfolios' other tickers must be at most ${maxTickers}` });
+        return z.NEVER;
+      }
+      return tickers.length === b.tickers.length ? b : { ...b, tickers };
+    });
 }
 
 export type OptimiserBody = z.output<ReturnType<typeof makeSchemas>["OptimiserBody"]>;
@@ -685,8 +721,11 @@ export const SummaryRow = z.object({
   tracking_error: stat("With a benchmark: sd(r − b) · √252 (ddof 1).").optional(),
   information_ratio: stat("With a benchmark: 252 · mean(r − b) / tracking_error.").optional(),
   correlation: stat("With a benchmark: Pearson correlation of r and b.").optional(),
-  up_capture: stat("With a benchmark: mean(r | b > 0) / mean(b | b > 0).").optional(),
-  down_capture: stat("With a benchmark: mean(r | b < 0) / mean(b | b < 0).").optional(),
+  up_capture: stat("With a benchmark: mean(r | b > 0) / mean(b | b > 0) of the daily log-returns; with capture_basis " +
+    "\"monthly\", the geometric means of the monthly simple returns over the benchmark's up months (docs/method.md §7.3).").optional(),
+  down_capture: stat("With a benchmark: mean(r | b < 0) / mean(b | b < 0), as up_capture over the down days (months).").optional(),
+  capture_basis: z.enum(CAPTURE_BASES).optional().describe("With a benchmark and a request's capture_basis: the basis of " +
+    "up_capture and down_capture (absent: \"daily\")."),
 }).describe("Summary statistics of one strategy series; null where a figure is undefined (docs/method.md §7.1).");
 export const ReportResponse = z.array(SummaryRow).describe("One summary row per strategy series, in response order.");
 

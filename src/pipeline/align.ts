@@ -9,6 +9,7 @@ import { folioError, HISTORY_NAMED, type HistoryArgs, type TickerDate, type Tick
 import { DATE_RULE, formatIsoDay, parseIsoDay } from "../domain/dates.js";
 import { Problems } from "../domain/problems.js";
 import type { PriceStore } from "../store/types.js";
+import { universeOf } from "./validate.js";
 
 /** Training closes (docs/method.md §2): an alias of the domain constant TRAINING_DAYS. */
 export const TRAIN_DAYS = TRAINING_DAYS;
@@ -35,6 +36,12 @@ export interface AlignRange {
    * as the benchmark, its closes beside the tickers', not among them.
    */
   riskFree?: string | undefined;
+  /**
+   * A request's own portfolios (name → ticker → weight): their tickers outside `tickers` join the universe
+   * (src/pipeline/validate.ts `universeOf`: after the tickers, by the same inner join), so the prices carry every
+   * ticker a portfolio holds.
+   */
+  portfolios?: unknown;
 }
 
 export interface AlignBuffers {
@@ -298,8 +305,9 @@ export function alignArrays(store: PriceStore, tickers: readonly string[], range
  * UNKNOWN_TICKERS (all of them listed, as given), INSUFFICIENT_HISTORY (`found`, `required`: 253, and the span
  * `first`/`last` of what was found, absent when nothing overlaps). `buffers.reuse`: see AlignBuffers.
  */
-export function alignTyped(store: PriceStore, tickers: readonly string[], range: AlignRange = {},
+export function alignTyped(store: PriceStore, requested: readonly string[], range: AlignRange = {},
   buffers: AlignBuffers = {}): AlignedArrays {
+  const tickers = universeOf(requested, range.portfolios);
   const a = alignArrays(store, tickers, range, buffers);
   const T = a.days.length;
   if (T < MIN_ALIGNED_DAYS) {
@@ -391,8 +399,9 @@ export function historyBounds(store: PriceStore, canonical: readonly string[], r
  * else. Without `range.benchmark`: `alignTyped`. Errors: those of `alignTyped`; an unknown benchmark is
  * UNKNOWN_TICKERS.
  */
-export function alignWithBenchmark(store: PriceStore, tickers: readonly string[], range: AlignRange = {},
+export function alignWithBenchmark(store: PriceStore, requested: readonly string[], range: AlignRange = {},
   buffers: AlignBuffers = {}): AlignedArrays & { benchmark?: { ticker: string; closes: Float64Array } } {
+  const tickers = universeOf(requested, range.portfolios);
   if (range.benchmark === undefined) return alignTyped(store, tickers, range, buffers);
   const [ticker] = resolveTickers(store, [range.benchmark]);
   const inside = tickers.findIndex((t) => t.toUpperCase() === ticker.toUpperCase());
@@ -458,6 +467,7 @@ export function alignWithFactors(store: PriceStore, tickers: readonly string[], 
     const { factors: _f, ...base } = a;
     return { ...base, ...(all.length > 1 ? { factors: all.slice(0, -1) } : {}), riskFree: all[all.length - 1] };
   }
+  tickers = universeOf(tickers, range.portfolios);
   if (range.factors === undefined || range.factors.length === 0) return alignWithBenchmark(store, tickers, range, buffers);
   const unknown = range.factors.filter((f) => store.resolve(f) === undefined);
   if (unknown.length > 0) throw folioError("UNKNOWN_TICKERS", { tickers: unknown }, { tickers: unknown });

@@ -20,7 +20,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { projectRoot } from "../config.js";
-import { ALL_SERIES_IDS, selectStrategies } from "../domain/strategies.js";
+import { ALL_SERIES_IDS, boundsApply, selectStrategies } from "../domain/strategies.js";
 import type { PriceMatrix, Weights, WeightsOptions, WeightsReport } from "../domain/types.js";
 import type { Frequency, Strategy } from "../domain/vocabulary.js";
 import { fromWire, type WireError } from "../errors.js";
@@ -193,8 +193,7 @@ export async function weightsReportParallel(prices: PriceMatrix, options?: Weigh
   const p = checkPrices(prices);
   const N = p.N;
   const workers = Math.max(1, Math.floor(parallel.workers ?? availableParallelism()));
-  const bounded = (checked.minWeight !== undefined && checked.minWeight !== 0) ||
-    (checked.maxWeight !== undefined && checked.maxWeight !== 1);
+  const bounded = boundsApply(checked.minWeight, checked.maxWeight);
   const plan = splitParts(parallel.plan ?? "balanced", N, workers, checked.hrp !== "direct", selection.strategies, bounded);
   const closes = new Float64Array(new SharedArrayBuffer(p.closes.byteLength));
   closes.set(p.closes);

@@ -11,7 +11,7 @@
  * re-parsed from ISO dates on the service's path. Only the test dates are formatted, once, for the response keys.
  */
 import {
-  DEFAULT_STRATEGIES, INITIAL_CAPITAL, TRAINING_DAYS, MIN_ALIGNED_DAYS, selectStrategies, strategyOfId, strategyRow,
+  boundsApply, DEFAULT_STRATEGIES, INITIAL_CAPITAL, TRAINING_DAYS, MIN_ALIGNED_DAYS, selectStrategies, strategyOfId, strategyRow,
   benchmarkId, portfolioId, type FallbackKind, type Selection, type SeriesId, type StrategyId,
 } from "../domain/strategies.js";
 import { Problems } from "../domain/problems.js";
@@ -19,7 +19,7 @@ import type { SimDrift, SimModel, SimsOptions, SimsRebalance } from "../domain/t
 import { DEFAULTS, SERIES_COUNT } from "../domain/vocabulary.js";
 import type { Frequency, Strategy } from "../domain/vocabulary.js";
 import { folioError } from "../errors.js";
-import { median, summarize, TRADING_DAYS_PER_YEAR } from "../report/summary.js";
+import { captureBasisProblems, median, summarize, TRADING_DAYS_PER_YEAR, type CaptureBasis } from "../report/summary.js";
 import { bandRows, SimsSummaryStream, summaryKernelSpec, type SimsSummaryReport } from "../report/sims-summary.js";
 import { RUN_FIELDS } from "../engine/sims.js";
 import {
@@ -32,7 +32,9 @@ import { buckets } from "./calendar.js";
 import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
 import type { Kernels, SimulateSummaryResult } from "./kernels.js";
 import { defaultSeed, parseSeed } from "../domain/seed.js";
-import { checkBoundsFeasible, checkOptions, portfoliosProblems, type CheckedOptions } from "./validate.js";
+import {
+  checkBoundsFeasible, checkOptions, nothingToValue, portfoliosProblems, STRATEGY_MESSAGES, type CheckedOptions,
+} from "./validate.js";
 import { assumedMeans, plausibilityWarnings, timeline, type Warning } from "./planning.js";
 import { applyFlows, flowProblems, flowSchedule, moneyWeightedReturn, type FlowSchedule } from "../report/plan.js";
 import {
@@ -194,10 +196,13 @@ export function trainingWeights(
 ): PrecomputedWeights & { gram?: Float64Array } {
   const N = tickers.length;
   checkBoundsFeasible(options, N);
+  const computed = strategies ?? kernels.computedStrategies(options.strategies ?? DEFAULT_STRATEGIES,
+    boundsApply(options.minWeight, options.maxWeight));
+  // no strategy selected (only own portfolios or a benchmark): no row to compute, the full layout all zero
+  if (computed.length === 0) return { weights: new Float64Array(SERIES_COUNT * N), fallback: new Array<boolean>(SERIES_COUNT).fill(false) };
   const returnDays = days.subarray(1);
   const week = buckets(returnDays, "w");
   const month = buckets(returnDays, "m");
-  const computed = strategies ?? kernels.computedStrategies(options.strategies ?? DEFAULT_STRATEGIES, isBounded(options));
   return kernels.weightSet({
     closes: closes.subarray(0, days.length * N),
     N,
@@ -217,11 +222,6 @@ export function trainingWeights(
     ...(options.minWeight === undefined ? {} : { minWeight: options.minWeight }),
     ...(options.maxWeight === undefined ? {} : { maxWeight: options.maxWeight }),
   });
-}
-
-/** Whether the options bound the weights (the kernel's defaults 0 and 1 are no bound). */
-function isBounded(o: Pick<CheckedOptions, "minWeight" | "maxWeight">): boolean {
-  return (o.minWeight !== undefined && o.minWeight !== 0) || (o.maxWeight !== undefined && o.maxWeight !== 1);
 }
 
 /** The selected rows of a full-layout weight set (`sets` sets of SERIES_COUNT×N one after the other), compacted. */
@@ -302,6 +302,7 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const selection = selectStrategies(options.strategies);
   const own = ownPortfolios(options.portfolios, tickers);
   const bench = benchmarkOf(prices, options);
+  if (nothingToValue(options, bench !== undefined)) Problems.fail("/strategies", STRATEGY_MESSAGES.empty());
   const initial = precomputed ?? trainingWeights(
     kernels, tickers, prices.days.subarray(0, training), prices.closes.subarray(0, training * N), options);
   // the strategies' rows, then the own portfolios': what is valued (and the /weights body)
@@ -328,7 +329,8 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const capital = planning.initialValue;
   const flows = cashFlowsOf(planning, testDays);
 
-  const walk = isBuyAndHold(options.rebalance) ? undefined : walkForward(kernels, prices, tickers, options,
+  // the benchmark alone (strategies: [], no portfolio) has nothing to rebalance: bought and held
+  const walk = isBuyAndHold(options.rebalance) || S === 0 ? undefined : walkForward(kernels, prices, tickers, options,
     initial, selection, dateAt, own, bench, testDays);
   if (computed === "paths") {
     const input = { testCloses: prices.closes.subarray(training * N, T * N), nTest, N, weights, S, capital };
@@ -347,7 +349,7 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     if (layout !== undefined) {
       return { ...base, ids, dates, body: kernels.valuePathsJson!(input, layout, body!.out) };
     }
-    const flat = kernels.valuePaths(input);
+    const flat = S === 0 ? new Float64Array(0) : kernels.valuePaths(input);
     return { ...base, ids, dates, values: paid(withBenchmark(split(flat, S, nTest))) };
   }
 
@@ -556,6 +558,7 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer, parts?: readonly SummaryPart[]): Responded {
   const own = analysisOptions(kind, options);
   const given = reportRiskFree(kind, options);
+  const captureBasis = reportCaptureBasis(kind, options);
   const opts = checkedRequest(kind, prices, options, limits);
   if (kind === "sims-summary") {
     // simulated days have no T-bill close of their own: a ticker's mean rate over every aligned row, as a constant
@@ -573,7 +576,7 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
       return { body: c.body ?? seriesJsonBytes(c.ids, c.dates, c.values!, out, digits), meta };
     case "report":
       return { body: encoder.encode(JSON.stringify(withRebalance(summarize({ dates: c.dates, values: c.values! }, c.ids, true,
-        riskFreeOf(given, prices, prices.days.length - c.dates.length, c.dates)), c))), meta };
+        riskFreeOf(given, prices, prices.days.length - c.dates.length, c.dates), captureBasis), c))), meta };
     case "sims":
       meta.sims = simsMeta(c, simsWarnings(c, opts));
       return { body: simsJsonBytes(c.ids, c.dates, c.runs!, out, digits), meta };
@@ -747,6 +750,19 @@ export function riskFreeOf(given: number | string | undefined, prices: TypedPric
   return riskFreeRates(r.ticker, r.closes.subarray(from), dates);
 }
 
+/**
+ * The `capture_basis` of /report (docs/method.md §7.3: "daily" or "monthly"), checked; undefined for the other kinds
+ * and when absent (the response is then the daily one, byte for byte). `checkedRequest` checks the options without it.
+ */
+export function reportCaptureBasis(kind: RespondKind, options: SimsOptions | undefined): CaptureBasis | undefined {
+  if (kind !== "report") return undefined;
+  const given = (options ?? {}) as { capture_basis?: unknown };
+  const p = new Problems("options");
+  for (const why of captureBasisProblems(given)) p.add(why.path, why.message);
+  p.throwIfAny();
+  return given.capture_basis as CaptureBasis | undefined;
+}
+
 /** What `respond` checks before computing anything (the kind, the options, the size of a sims response). */
 function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits): CheckedOptions {
@@ -758,6 +774,10 @@ function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOpt
   }
   if ((kind === "report" || kind === "sims-summary") && options !== undefined && "risk_free" in options) {
     const { risk_free: _r, ...paths } = options as SimsOptions & { risk_free?: unknown };
+    options = paths;
+  }
+  if (kind === "report" && options !== undefined && "capture_basis" in options) {
+    const { capture_basis: _c, ...paths } = options as SimsOptions & { capture_basis?: unknown };
     options = paths;
   }
   const opts = optionsFor(kind, options);

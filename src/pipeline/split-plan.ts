@@ -55,9 +55,11 @@
  * The pool's side (memory kept between a request's parts, its fair-queue group, the deadline): src/workers/split.ts.
  */
 import { isFolioError } from "../errors.js";
-import { ALL_SERIES_IDS, DEFAULT_STRATEGIES, selectStrategies, type StrategyId } from "../domain/strategies.js";
 import {
-  FREQUENCY_NAMES, SERIES_COUNT, STRATEGY_COUNT, STRATEGY_NAMES, type Frequency, type Strategy,
+  ALL_SERIES_IDS, boundsApply, DEFAULT_STRATEGIES, rowReads, selectStrategies, seriesOf, type StrategyId,
+} from "../domain/strategies.js";
+import {
+  FREQUENCY_NAMES, SERIES_COUNT, STRATEGY_NAMES, type Frequency, type Strategy,
 } from "../domain/vocabulary.js";
 import { gramRowBlocks, gramRowsAt, paddedOrder, prunedLinkageApplies } from "../engine/weights.js";
 import type { BacktestTask, SplitWeights } from "../workers/tasks.js";
@@ -93,7 +95,8 @@ const OBSERVATIONS: Record<Frequency, number> = { d: 252, w: 52, m: 12 };
 export function splitParts(plan: SplitPlan, N: number, workers: number, paperHrp = true,
   strategies: readonly Strategy[] = DEFAULT_STRATEGIES, bounded = false): WeightsPart[] {
   const rest = strategies.filter((s) => s !== "hrp");
-  if (plan === "frequencies") return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
+  // no strategy (only own portfolios or a benchmark, issue 30 item 7): nothing to cut, each part computes no row
+  if (plan === "frequencies" || strategies.length === 0) return FREQUENCY_NAMES.map((frequency) => ({ frequency }));
   // without the paper hrp there is no Gram: "balanced" cuts the frequencies' strategies only (from 4 workers on)
   if (plan === "balanced" && (!paperHrp || rest.length === strategies.length)) {
     return strategyParts(FREQUENCY_NAMES, workers, strategies, bounded);
@@ -111,26 +114,18 @@ export function splitParts(plan: SplitPlan, N: number, workers: number, paperHrp
 }
 
 /**
- * The strategies a strategy's row reads (assembly/strategies/driver.ts `slotsWithDependencies`: a part computing
- * it computes those too, and returns only its own row), for every strategy of the registry (the type requires each;
- * test/workers/split-plan-kernel.test.ts checks every entry against the kernel's `kSlotsComputed`). Used for
+ * The strategies a strategy's row reads (the registry's `reads` and its gmvp fallback: `rowReads`, = the kernel's
+ * assembly/strategies/driver.ts `slotsWithDependencies`: a part computing it computes those too, and returns only its
+ * own row), for every strategy of the registry (test/workers/split-plan-kernel.test.ts checks every entry against the
+ * kernel's `kSlotsComputed`). Used for
  * grouping alone: strategies that read one another go in the same part, so a part does not recompute another part's
  * rows; a wrong entry would cost time, never bits (each row is the full call's whatever the part computes beside it).
  */
-export const READS: Readonly<Record<Strategy, { unbounded: readonly Strategy[]; bounded: readonly Strategy[] }>> = {
-  ewp: { unbounded: [], bounded: [] },
-  gmvp: { unbounded: [], bounded: [] },
-  herc: { unbounded: [], bounded: [] },
-  hrp: { unbounded: [], bounded: [] },
-  ivp: { unbounded: [], bounded: [] },
-  mdcp: { unbounded: [], bounded: [] },
-  mdp: { unbounded: ["mdcp"], bounded: [] },
-  mincvar: { unbounded: [], bounded: [] },
-  // its fallback without a positive expected return (docs/method.md §4.11)
-  msr: { unbounded: ["gmvp"], bounded: ["gmvp"] },
-  nco: { unbounded: [], bounded: [] },
-  rpp: { unbounded: ["mdcp"], bounded: ["gmvp"] },
-};
+export const READS: Readonly<Record<Strategy, { unbounded: readonly Strategy[]; bounded: readonly Strategy[] }>> = (() => {
+  const reads = {} as Record<Strategy, { unbounded: readonly Strategy[]; bounded: readonly Strategy[] }>;
+  for (const s of STRATEGY_NAMES) reads[s] = { unbounded: rowReads(s, false), bounded: rowReads(s, true) };
+  return reads;
+})();
 
 /**
  * Relative cost of a strategy's own work beside its part's returns and covariance (costing 1), for packing the
@@ -334,8 +329,7 @@ export function defaultPlan(_task?: BacktestTask): SplitPlan {
 
 /** The parts of a request's split: its plan (`o.plan` or the default) for its tickers, selection and bounds. */
 export function requestParts(request: BacktestTask["request"], workers: number, plan: SplitPlan = "balanced"): WeightsPart[] {
-  const bounded = (request.min_weight !== undefined && request.min_weight !== 0) ||
-    (request.max_weight !== undefined && request.max_weight !== 1);
+  const bounded = boundsApply(request.min_weight, request.max_weight);
   return splitParts(plan, request.tickers.length, workers, request.hrp !== "direct",
     selectStrategies(request.strategies).strategies, bounded);
 }
@@ -441,9 +435,8 @@ async function settled(results: Promise<PartOutcome>[]): Promise<void> {
 
 /** The series (response order) whose rows a part computes (a Gram block: its frequency's hrp row, for errors). */
 function partSeries(p: WeightsPart): number[] {
-  const q = FREQUENCY_NAMES.indexOf(p.frequency);
   const slots = p.strategies === undefined ? STRATEGY_NAMES : p.strategies;
-  return slots.map((s) => q * STRATEGY_COUNT + STRATEGY_NAMES.indexOf(s)).sort((a, b) => a - b);
+  return slots.map((s) => seriesOf(p.frequency, s)).sort((a, b) => a - b);
 }
 
 /**
@@ -456,5 +449,5 @@ function failureRank(p: WeightsPart, reason: unknown): number {
     const s = series.find((k) => reason.detail.includes(ALL_SERIES_IDS[k]));
     if (s !== undefined) return s;
   }
-  return FREQUENCY_NAMES.indexOf(p.frequency) * STRATEGY_COUNT;
+  return seriesOf(p.frequency, STRATEGY_NAMES[0]);
 }

@@ -184,6 +184,42 @@ export type Portfolios = Record<string, Record<string, number>>;
 export const MAX_PORTFOLIOS = 20;
 /** A portfolio's name: 1 to 32 letters, digits, "_" or "-" (its series id is `portfolio.<name>`). */
 export const PORTFOLIO_NAME = /^[A-Za-z0-9_-]{1,32}$/;
+/**
+ * At most this many tickers of the portfolios outside `tickers` join the request's universe (`universeOf`; more:
+ * list them in `tickers`). It keeps a body's validation linear with a small bound (issue 30 item 3).
+ */
+export const MAX_ADDED_TICKERS = 256;
+
+/**
+ * The request's universe (issue 30 item 7; docs/spec.md §3): `tickers`, then every ticker of the portfolios not among
+ * them (case-insensitively, each once, in the order the portfolios name them). The strategies are computed over it,
+ * the prices of all of it joined by the same inner join (docs/data.md §4: a ticker with a shorter history shortens
+ * the window), and the responses' `tickers` (and `x-tickers`) list it. Without portfolios: `tickers` itself.
+ */
+export function universeOf(tickers: readonly string[], portfolios: unknown): readonly string[] {
+  if (typeof portfolios !== "object" || portfolios === null || Array.isArray(portfolios)) return tickers;
+  const seen = new Set(tickers.map((t) => t.toUpperCase()));
+  const added: string[] = [];
+  for (const held of Object.values(portfolios as Record<string, unknown>)) {
+    if (typeof held !== "object" || held === null || Array.isArray(held)) continue;
+    for (const t of Object.keys(held)) {
+      const k = t.toUpperCase();
+      if (!seen.has(k)) {
+        seen.add(k);
+        added.push(t);
+      }
+    }
+  }
+  return added.length === 0 ? tickers : [...tickers, ...added];
+}
+
+/** Why the portfolios add too many tickers to the universe (`MAX_ADDED_TICKERS`), or undefined. */
+export function addedTickersProblem(tickers: readonly string[], portfolios: unknown): string | undefined {
+  const added = universeOf(tickers, portfolios).length - tickers.length;
+  return added <= MAX_ADDED_TICKERS ? undefined
+    : `name ${added} tickers outside tickers; at most ${MAX_ADDED_TICKERS} join the request's universe: list the others in tickers`;
+}
+
 /** How far a portfolio's weights may sum from 1. */
 export const PORTFOLIO_SUM_TOLERANCE = 1e-9;
 /** A benchmark ticker: as a request's tickers (1 to 32 printable ASCII characters without spaces). */
@@ -193,7 +229,8 @@ const BENCHMARK_RE = /^[\x21-\x7e]{1,32}$/;
  * Why `portfolios` is refused (every problem, paths relative to `portfolios`), or [] when it is fine: an object of at
  * most MAX_PORTFOLIOS entries named by PORTFOLIO_NAME, each a non-empty object ticker → weight, every weight a finite
  * number ≥ 0, each ticker once (case-insensitively), the weights summing to 1 within PORTFOLIO_SUM_TOLERANCE; with
- * `tickers` (the request's), every ticker among them (case-insensitively). The HTTP schema and the library share it.
+ * `tickers` (the prices' tickers: the request's universe, `universeOf`), every ticker among them (case-insensitively).
+ * The HTTP schema (without `tickers`: its portfolio tickers join the universe) and the library share it.
  */
 export function portfoliosProblems(v: unknown, tickers?: readonly string[]): { path: string[]; message: string }[];
 /**
@@ -265,7 +302,8 @@ function entryProblem(add: (path: () => string[], message: () => string) => void
   name: string, ticker: string, v: unknown): void {
   add(() => [name, ticker], kind === "weight" ? () => `must be a weight ≥ 0 (got ${show(v)})`
     : kind === "duplicate" ? () => `duplicates ${show(v)}; tickers are case-insensitive`
-      : () => `${show(ticker)} is not among the request's tickers: add it to tickers or remove it from this portfolio`);
+      : () => `${show(ticker)} is not among the prices' tickers: align the prices with the portfolios ` +
+        "(alignPrices(store, tickers, { portfolios }) adds their tickers), add it to tickers, or remove it from this portfolio");
 }
 
 /** Why a `benchmark` value is refused, or undefined. */
@@ -316,7 +354,9 @@ export function costsProblem(v: unknown): string | undefined {
 /** The messages of a refused `strategies` value (the library's checks and the HTTP schema say the same). */
 export const STRATEGY_MESSAGES = {
   known: `known strategies: ${STRATEGIES.join(", ")}`,
-  list: (): string => `must be a non-empty array of strategy ids (${STRATEGY_MESSAGES.known})`,
+  list: (): string => `must be an array of strategy ids (${STRATEGY_MESSAGES.known})`,
+  empty: (): string => "is empty, which needs portfolios or a benchmark to value instead: name at least one strategy " +
+    `(${STRATEGY_MESSAGES.known}), or give portfolios or a benchmark (\"my portfolio against the benchmark only\")`,
   unknown: (s: unknown): string => `unknown strategy ${show(s)}; ${STRATEGY_MESSAGES.known}`,
   twice: (s: unknown, first: number): string =>
     `${show(s)} is listed twice (also at /strategies/${first}); name each strategy once`,
@@ -326,11 +366,12 @@ export const STRATEGY_MESSAGES = {
 };
 
 /**
- * Why a `strategies` value is refused, or undefined: a non-empty list of registry ids (src/domain/strategies.ts),
- * each named once. The problem's path is relative to `strategies`.
+ * Why a `strategies` value is refused, or undefined: a list of registry ids (src/domain/strategies.ts), each named
+ * once. The problem's path is relative to `strategies`. An empty list is a selection of no strategy: valid only with
+ * something else to value, own portfolios or a benchmark (`nothingToValue`, checked where the prices are known).
  */
 export function strategiesProblem(v: unknown): { path: number[]; message: string } | undefined {
-  if (!Array.isArray(v) || v.length === 0) return { path: [], message: STRATEGY_MESSAGES.list() };
+  if (!Array.isArray(v)) return { path: [], message: STRATEGY_MESSAGES.list() };
   for (let i = 0; i < v.length; i++) {
     const s = v[i] as unknown;
     if (typeof s !== "string" || !isStrategy(s)) return { path: [i], message: STRATEGY_MESSAGES.unknown(s) };
@@ -338,6 +379,14 @@ export function strategiesProblem(v: unknown): { path: number[]; message: string
     if (first !== i) return { path: [i], message: STRATEGY_MESSAGES.twice(s, first) };
   }
   return undefined;
+}
+
+/**
+ * Whether a request would value nothing: `strategies: []` without own portfolios and without a benchmark (the
+ * benchmark may come with the prices: `hasBenchmark`). Then it is refused at /strategies (`STRATEGY_MESSAGES.empty`).
+ */
+export function nothingToValue(o: { strategies?: readonly unknown[]; portfolios?: object }, hasBenchmark: boolean): boolean {
+  return o.strategies !== undefined && o.strategies.length === 0 && o.portfolios === undefined && !hasBenchmark;
 }
 
 /**

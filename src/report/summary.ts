@@ -58,6 +58,11 @@ export const VAR_LEVEL_PERCENTILE = 5;
 
 /** One series' figures; with a benchmark also the figures relative to it (`relativeFigures`), else those are absent. */
 export interface StrategySummary extends Partial<RelativeFigures> {
+  /**
+   * The basis of `up_capture` and `down_capture` (`CaptureBasis`), only when the request named one (a request
+   * without `capture_basis` gets the daily figures and no such field: its bytes unchanged).
+   */
+  capture_basis?: CaptureBasis;
   PATH: SeriesId;
   final_value: number | null;
   total_return: number | null;
@@ -86,6 +91,67 @@ export interface RelativeFigures {
   down_capture: number | null;
 }
 
+/**
+ * The basis of the capture ratios (docs/method.md §7.3): "daily" (the default) = the arithmetic means of the daily
+ * log-returns; "monthly" = Morningstar's geometric means of calendar-month simple returns, as Portfolio Visualizer
+ * reports them (`monthlyCapture`).
+ */
+export const CAPTURE_BASES = ["daily", "monthly"] as const;
+export type CaptureBasis = (typeof CAPTURE_BASES)[number];
+
+/** Why a `capture_basis` value is refused (path from the options' root), or []. */
+export function captureBasisProblems(o: { capture_basis?: unknown }): { path: string[]; message: string }[] {
+  const v = o.capture_basis;
+  if (v === undefined || (typeof v === "string" && (CAPTURE_BASES as readonly string[]).includes(v))) return [];
+  return [{ path: ["capture_basis"], message: `must be ${CAPTURE_BASES.map((b) => JSON.stringify(b)).join(" or ")} (got ${JSON.stringify(v)})` }];
+}
+
+/**
+ * Up and down capture on the monthly basis (Morningstar's definition, which Portfolio Visualizer follows): the
+ * series and the benchmark are sampled at each calendar month's last trading day (`dates[t]`, "YYYY-MM-DD"; the last
+ * day of the series closes its last, possibly partial, month), their simple returns taken from month end to month
+ * end (the first from the first day's value), and over the n_up months where the benchmark's return is > 0
+ *   up_capture = [(Π (1 + R_k))^(1/n_up) − 1] / [(Π (1 + B_k))^(1/n_up) − 1],
+ * down_capture the same over the months where it is < 0 (geometric means of the period returns, computed as
+ * expm1 of the mean of ln(V_end / V_start)). null without such a month or where the result is not finite. O(n).
+ */
+export function monthlyCapture(dates: readonly string[], v: ArrayLike<number>, b: ArrayLike<number>):
+  Pick<RelativeFigures, "up_capture" | "down_capture"> {
+  const sums = new CaptureSums();
+  let from = 0;
+  const n = Math.min(dates.length, v.length, b.length);
+  for (let t = 1; t < n; t++) {
+    const monthEnd = t === n - 1 || dates[t + 1].slice(0, 7) !== dates[t].slice(0, 7);
+    if (!monthEnd) continue;
+    sums.add(Math.log(v[t] / v[from]), Math.log(b[t] / b[from]));
+    from = t;
+  }
+  return sums.ratios((sum, k) => Math.expm1(sum / k));
+}
+
+/** The capture ratios' sums: the series' (x) and the benchmark's (y) returns over the periods where y > 0 and y < 0. */
+class CaptureSums {
+  private upR = 0;
+  private upB = 0;
+  private nUp = 0;
+  private downR = 0;
+  private downB = 0;
+  private nDown = 0;
+
+  add(x: number, y: number): void {
+    if (y > 0) { this.upR += x; this.upB += y; this.nUp++; }
+    if (y < 0) { this.downR += x; this.downB += y; this.nDown++; }
+  }
+
+  /** up and down capture: mean(x)/mean(y) with the period mean `mean(sum, k)` (null without such a period). */
+  ratios(mean: (sum: number, k: number) => number): Pick<RelativeFigures, "up_capture" | "down_capture"> {
+    return {
+      up_capture: this.nUp > 0 ? finiteOrNull(mean(this.upR, this.nUp) / mean(this.upB, this.nUp)) : null,
+      down_capture: this.nDown > 0 ? finiteOrNull(mean(this.downR, this.nDown) / mean(this.downB, this.nDown)) : null,
+    };
+  }
+}
+
 /** The values of one or more series on common dates (values[s][t]), and their ids when the caller has them. */
 export interface ValueSeries {
   dates: string[];
@@ -105,7 +171,8 @@ export interface ValueSeries {
  * (up_capture) or b < 0 (down_capture), any non-finite result. O(m) time, O(1) memory.
  * References: W. F. Sharpe (1964), J. Finance 19(3):425–442 (beta); R. C. Grinold, R. N. Kahn (2000), "Active
  * Portfolio Management", 2nd ed., ch. 5 (tracking error, information ratio); capture ratios as Morningstar and
- * Portfolio Visualizer define them on arithmetic means of period returns, here of daily log-returns.
+ * Portfolio Visualizer define them on period returns, here the arithmetic means of the daily log-returns (the
+ * "daily" basis; `monthlyCapture` is the "monthly" one, Morningstar's and Portfolio Visualizer's).
  */
 export function relativeFigures(v: ArrayLike<number>, b: ArrayLike<number>, rf = 0): RelativeFigures {
   const m = Math.min(v.length, b.length) - 1;
@@ -132,19 +199,13 @@ export function relativeFromLogReturns(r: ArrayLike<number>, q: ArrayLike<number
   if (m < 2) return none;
   let mr = 0;
   let mb = 0;
-  let upR = 0;
-  let upB = 0;
-  let nUp = 0;
-  let downR = 0;
-  let downB = 0;
-  let nDown = 0;
+  const capture = new CaptureSums();
   for (let t = 0; t < m; t++) {
     const x = r[t];
     const y = q[t];
     mr += x;
     mb += y;
-    if (y > 0) { upR += x; upB += y; nUp++; }
-    if (y < 0) { downR += x; downB += y; nDown++; }
+    capture.add(x, y);
   }
   mr /= m;
   mb /= m;
@@ -173,8 +234,8 @@ export function relativeFromLogReturns(r: ArrayLike<number>, q: ArrayLike<number
     tracking_error: te,
     information_ratio: te !== null && te > 0 ? finiteOrNull((TRADING_DAYS_PER_YEAR * md) / te) : null,
     correlation: varB > 0 && srr > 0 ? finiteOrNull(srb / Math.sqrt(srr * sbb)) : null,
-    up_capture: nUp > 0 ? finiteOrNull(upR / nUp / (upB / nUp)) : null,
-    down_capture: nDown > 0 ? finiteOrNull(downR / nDown / (downB / nDown)) : null,
+    // the daily basis: arithmetic means of the log-returns (upR / nUp / (upB / nUp), the bits as before)
+    ...capture.ratios((sum, k) => sum / k),
   };
 }
 
@@ -394,11 +455,12 @@ function seriesStatistics(id: SeriesId, v: ArrayLike<number>, risk: boolean, rat
  * Summary statistics per strategy of a paths report (`values[s]` is series `ids[s]`, response order by default);
  * `risk` = false leaves the risk figures null (and skips their sort). `riskFree`: the annual risk-free rate
  * (docs/method.md §7.6): Sharpe, Sortino and alpha use the log-returns in excess of ln(1 + riskFree)/252; absent or
- * 0, every figure has exactly its former bits.
+ * 0, every figure has exactly its former bits. `captureBasis` (docs/method.md §7.3): the basis of up_capture and
+ * down_capture; absent: the daily figures and no `capture_basis` field; given, each row with a benchmark states it.
  * Throws a plain Error when the shapes disagree (a programming error, not user input).
  */
 export function summarize({ dates, values, ids: own }: ValueSeries, ids: readonly SeriesId[] = own ?? STRATEGY_IDS,
-  risk = true, riskFree?: number | DailyRiskFree): StrategySummary[] {
+  risk = true, riskFree?: number | DailyRiskFree, captureBasis?: CaptureBasis): StrategySummary[] {
   const rf = dailyLogRates(riskFree);
   if (values.length !== ids.length) {
     throw new Error(`summarize: ${values.length} series but ${ids.length} strategy ids`);
@@ -410,7 +472,10 @@ export function summarize({ dates, values, ids: own }: ValueSeries, ids: readonl
       throw new Error(`summarize: series ${ids[s]} has ${v.length} values but there are ${dates.length} dates`);
     }
     const row = seriesStatistics(ids[s], v, risk, rf);
-    return bi < 0 ? row : { ...row, ...relativeFigures(v, values[bi], meanRate(rf)) };
+    if (bi < 0) return row;
+    const relative = { ...row, ...relativeFigures(v, values[bi], meanRate(rf)) };
+    if (captureBasis === undefined) return relative;
+    return { ...relative, ...(captureBasis === "monthly" ? monthlyCapture(dates, v, values[bi]) : {}), capture_basis: captureBasis };
   });
 }
 

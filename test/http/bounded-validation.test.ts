@@ -110,7 +110,8 @@ describe("objects too large to be valid", () => {
     const big = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`T${i}`, 0.1]));
     const e = oversizedProblems({ tickers: ["A", "B"], portfolios: { p: big, q: { A: 1 } }, drift: big, benchmark: "C" });
     expect(e!.extras.errors).toEqual([
-      { pointer: "/portfolios/p", message: "holds 500 tickers, more than the request's 2: each ticker of a portfolio must be one of the request's tickers, named once" },
+      // a portfolio's tickers outside tickers join them (issue 30 item 7), at most MAX_ADDED_TICKERS (256) of them
+      { pointer: "/portfolios/p", message: "holds 500 tickers, more than the request's 2 and the 256 a portfolio may add to them: list its tickers in tickers, each once" },
       { pointer: "/drift", message: "gives 500 expected returns, more than the 3 assets simulated (the tickers and the benchmark): give one per asset" },
     ]);
     const many = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`p${i}`, { A: 1 }]));

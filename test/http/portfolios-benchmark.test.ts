@@ -42,11 +42,13 @@ describe("portfolios and benchmark over HTTP", () => {
     expect(typeof summary.strategies[0].summary.beta).toBe("number");
   });
 
-  it("a portfolio outside the tickers or off its sum is a 400 before computing; a benchmark on /weights too", async () => {
+  it("a portfolio off its sum is a 400 before computing, a benchmark on /weights too; one outside the tickers joins them", async () => {
+    // issue 30 item 7: the portfolio's ticker joins the request's universe (the same response as listing it)
     const outside = await t().post("/v1/optimiser/paths", { tickers, portfolios: { p: { [bench]: 1 } } });
-    expect(outside.statusCode).toBe(400);
-    expect(problemOf(outside).errors).toEqual([{ pointer: `/portfolios/p/${bench}`,
-      message: `"${bench}" is not among the request's tickers: add it to tickers or remove it from this portfolio` }]);
+    const listed = await t().post("/v1/optimiser/paths", { tickers: [...tickers, bench], portfolios: { p: { [bench]: 1 } } });
+    expect(outside.statusCode).toBe(200);
+    expect(outside.body).toBe(listed.body);
+    expect(outside.headers["x-tickers"]).toBe(listed.headers["x-tickers"]);
     const sum = await t().post("/v1/optimiser/sims", { tickers, portfolios: { p: { [tickers[0]]: 0.3 } } });
     expect(sum.statusCode).toBe(400);
     expect(JSON.stringify(problemOf(sum).errors)).toContain("weights sum to 0.3, not 1");

@@ -56,7 +56,8 @@ describe("strategies over HTTP", () => {
       message: '"rpp" is listed twice (also at /strategies/0); name each strategy once' }]);
     const empty = await t().post("/v1/optimiser/weights", { tickers, strategies: [] });
     expect(empty.statusCode).toBe(400);
-    expect(problemOf(empty).errors).toEqual([{ pointer: "/strategies", message: expect.stringContaining("non-empty array") }]);
+    // empty: only with portfolios or a benchmark to value instead (issue 30 item 7)
+    expect(problemOf(empty).errors).toEqual([{ pointer: "/strategies", message: expect.stringContaining("give portfolios or a benchmark") }]);
   });
 
   it("/v1/info lists every strategy of the registry with its display name, the default ones marked", async () => {

@@ -105,7 +105,8 @@ describe("own portfolios", () => {
     const outside = failure(() => respond(kernels, "paths", prices, { portfolios: { a: { "SYN-TEC1": 0.5, "SYN-NRG1": 0.5 } } }));
     expect(outside.code).toBe("INVALID_REQUEST");
     expect(outside.extras.errors).toEqual([{ pointer: "/portfolios/a/SYN-NRG1",
-      message: '"SYN-NRG1" is not among the request\'s tickers: add it to tickers or remove it from this portfolio' }]);
+      message: '"SYN-NRG1" is not among the prices\' tickers: align the prices with the portfolios (alignPrices(store, ' +
+        "tickers, { portfolios }) adds their tickers), add it to tickers, or remove it from this portfolio" }]);
     const sum = failure(() => respond(kernels, "paths", prices, { portfolios: { a: { "SYN-TEC1": 0.5, "SYN-FIN2": 0.4 } } }));
     expect(sum.extras.errors).toEqual([{ pointer: "/portfolios/a",
       message: "weights sum to 0.9, not 1 (within 1e-9): divide each weight by 0.9, or change them so that they sum to 1" }]);

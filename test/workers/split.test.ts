@@ -476,7 +476,9 @@ describe("the service with SPLIT_MIN_TICKERS at 1 and at ∞", () => {
 
   it("answers with 8 workers (finer parts) with the same headers and bodies as one task, bounded and by selection", async () => {
     for (const body of [{ tickers: BIG_TICKERS }, { tickers: BIG_TICKERS, hrp: "direct" },
-      { tickers: BIG_TICKERS, strategies: ["hrp", "rpp", "mdp"], min_weight: 0.001, max_weight: 0.05 }]) {
+      { tickers: BIG_TICKERS, strategies: ["hrp", "rpp", "mdp"], min_weight: 0.001, max_weight: 0.05 },
+      // no strategy, only an own portfolio (issue 30 item 7): the split's parts compute no row
+      { tickers: BIG_TICKERS, strategies: [], portfolios: { p: { [BIG_TICKERS[0]]: 0.5, [BIG_TICKERS[1]]: 0.5 } } }]) {
       for (const kind of ["weights", "paths"] as const) {
         const a = await splitting8.post(`/v1/optimiser/${kind}`, body, { "accept-encoding": "identity" });
         const b = await whole.post(`/v1/optimiser/${kind}`, body, { "accept-encoding": "identity" });
