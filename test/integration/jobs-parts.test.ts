@@ -17,7 +17,7 @@ import {
   describeWithServers, missingServers, redisCommand, startRedis, startReplicas, type Replica, type RunningRedis,
 } from "../helpers/servers.js";
 import { commitStore, seededSeries } from "../helpers/stores.js";
-import { call } from "./fixtures.js";
+import { call, keyId } from "./fixtures.js";
 
 const N = 2000;
 /** 252 training days + 8 test days. */
@@ -184,14 +184,18 @@ describeWithServers("a job's parts on every replica (BullMQ flows)", missingServ
       while (refused < 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(refused, "the storm never filled MAX_JOBS_PER_KEY").toBeGreaterThanOrEqual(20);
       const loaded: number[] = [];
+      const backlog: number[] = [];
       for (let i = 0; i < 3; i++) {
+        // the big key's unfinished jobs when the small one is submitted (FIFO would queue it behind them all)
+        backlog.push(Number(/^:(\d+)/.exec(await redisCommand(redis.port, `ZCARD folio:jobs:owner:${keyId(BIG)}`))![1]));
         const t0 = Date.now();
         const sub = await call(replicas[1].url, "/v1/jobs", SMALL, small(10 + i));
         expect((await finished(replicas[1].url, sub.headers.get("location")!, SMALL, 120_000, 20)).state).toBe("completed");
         loaded.push(Date.now() - t0);
       }
       const during = loaded.sort((a, b) => a - b)[1];
-      console.log(`fairness: small key alone ${alone.join("/")} ms (median ${idle}), during the storm ${loaded.join("/")} ms (median ${during}); storm accepted ${accepted}, refused ${refused}`);
+      console.log(`fairness: small key alone ${alone.join("/")} ms (median ${idle}), during the storm ${loaded.join("/")} ms (median ${during}); storm accepted ${accepted}, refused ${refused}; big key's unfinished jobs at each submission ${backlog.join("/")}`);
+      expect(Math.min(...backlog)).toBeGreaterThanOrEqual(10);
       expect(during, `alone ${idle} ms, during the storm ${during} ms`).toBeLessThanOrEqual(2 * idle);
     } finally {
       storming = false;
