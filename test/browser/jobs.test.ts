@@ -11,7 +11,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/http/server.js";
 import { openStore } from "../../src/store/index.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
-import { describeWithChromium, launchChromium } from "../helpers/browser.js";
+import { describeWithChromium, launchChromium, openWithKey, pickTickers } from "../helpers/browser.js";
 
 const KEY = "browser-test-key-jobs-0123456789abcdef";
 const OUT = join(PROJECT_ROOT, "test-output");
@@ -43,11 +43,7 @@ describeWithChromium("long runs as jobs on the page", () => {
     page.on("request", (r) => {
       if (r.method() === "POST" && r.headers().prefer === "respond-async") submissions.push(r.url());
     });
-    await page.setViewportSize({ width: 1366, height: 900 });
-    await page.goto(server.url + "/");
-    await page.fill("#api-key", KEY);
-    await page.click("#key-save");
-    await page.locator(".ticker-option").first().waitFor();
+    await openWithKey(page, server.url, KEY);
   });
 
   afterAll(async () => {
@@ -56,10 +52,7 @@ describeWithChromium("long runs as jobs on the page", () => {
   });
 
   it("shows the job's parts done, keeps its id in the URL, and resumes it after a reload", async () => {
-    for (const t of all.slice(0, 20)) {
-      await page.fill("#ticker-search", t);
-      await page.locator(`.ticker-option[data-ticker="${t}"]`).click();
-    }
+    await pickTickers(page, all.slice(0, 20));
     await page.check('input[name="mode"][value="sims"]');
     await page.fill("#run-count", "10000");
     await page.fill("#seed", "42");
