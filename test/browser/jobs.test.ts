@@ -66,7 +66,7 @@ describeWithChromium("long runs as jobs on the page", () => {
     // a reload while it runs (or just after): the page restores the request and polls the same job
     await page.reload();
     await expect.poll(() => page.locator("#run-status").innerText(), { timeout: 300_000 }).toMatch(/^(Done|Failed|Cancelled)/);
-    expect(await page.locator("#run-status").innerText()).toMatch(/^Done/);
+    expect(await page.locator("#run-status").innerText(), await page.locator("#error").innerText()).toMatch(/^Done/);
     expect(JOB_IN_URL.exec(page.url())?.[1]).toBe(id);
     expect(submissions, "the reload submitted the job again").toHaveLength(1);
     const job = await jobOf(id);

@@ -87,7 +87,8 @@ export async function jobApi(path, body, signal, onProgress) {
     }
     return await api(`/v1/jobs/${encodeURIComponent(job.id)}/result`, undefined, undefined, signal);
   } catch (e) {
-    if (signal?.aborted || e?.cancelled || e?.name === "AbortError") {
+    // Cancel (the run's signal): the job is deleted on the server; a page going away (reload) leaves it running
+    if (signal?.aborted || e?.cancelled) {
       if (job) {
         await call("DELETE", `/v1/jobs/${encodeURIComponent(job.id)}`).catch(() => null);
         setJobInUrl(null);
