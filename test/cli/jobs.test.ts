@@ -54,13 +54,16 @@ describe("folio jobs and --async against a server", () => {
     expect(result.stdout).toBe(await sync("sims/summary", body));
   }, 120_000);
 
-  it("--url --async on weights and backtest prints the server's body for the command's request", async () => {
+  it("--url --async on weights, backtest and simulate prints the server's body for the command's request", async () => {
     const w = await runCli(["weights", ...TICKERS, "--strategies", "gmvp,rpp", "--url", server.url, "--async"], { FOLIO_API_KEY: KEY });
     expect(w.code, w.stderr).toBe(0);
     expect(w.stdout).toBe(`${await sync("weights", { tickers: TICKERS, covariance: "sample", hrp: "paper", strategies: ["gmvp", "rpp"] })}\n`);
     const b = await runCli(["backtest", ...TICKERS, "--rebalance", "quarterly", "--async"], env);
     expect(b.code, b.stderr).toBe(0);
     expect(b.stdout).toBe(`${await sync("report", { tickers: TICKERS, rebalance: "quarterly" })}\n`);
+    const sim = await runCli(["simulate", ...TICKERS, "--runs", "40", "--seed", "9", "--horizon-years", "2", "--async"], env);
+    expect(sim.code, sim.stderr).toBe(0);
+    expect(sim.stdout).toBe(`${await sync("sims/summary", { tickers: TICKERS, run_count: 40, seed: 9, horizon_days: 504 })}\n`);
     // the synchronous route when --async is not given
     const s = await runCli(["weights", ...TICKERS], env);
     expect(s.stdout).toBe(`${await sync("weights", { tickers: TICKERS })}\n`);
