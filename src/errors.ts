@@ -178,6 +178,11 @@ export const CATALOGUE = {
       : `${a.reason}.`),
   INFEASIBLE_BOUNDS: entry<{ minWeight?: number; maxWeight?: number; n: number }>(422, "Infeasible weight bounds",
     (a) => boundsAdvice(a)),
+  RUN_AS_JOB: entry<{ leastMs: number; limitMs: number; route: string }>(422, "Run it as a job", (a) =>
+    `This request cannot finish within COMPUTE_TIMEOUT_MS (${a.limitMs} ms): its estimated cost needs at least ` +
+    `${a.leastMs} ms of computing on this replica's workers, so it was refused before computing. Submit it as a job ` +
+    `(POST /v1/jobs with {"route": "${a.route}", "body": <this body>}, or this request again with the header ` +
+    "Prefer: respond-async), then GET its Location; or send fewer tickers, runs or days."),
   RESPONSE_TOO_LARGE: entry<{ values: number; limit: number; counted?: string; advice?: string }>(422, "Response too large", (a) =>
     `The response would hold ${a.values} values (${a.counted ?? "run_count × series × test days"}), over the limit of ${a.limit}. ` +
     (a.advice ?? "Lower run_count, select fewer strategies or narrow start/end.")),
@@ -236,6 +241,8 @@ export const REFUSALS: { readonly [C in ErrorCode]?: RefusalRule } = {
   TOO_MANY_JOBS: { paced: true, refunded: true, ownRequest: false },
   // a job not stored (Redis away): its compute charge is given back
   JOBS_UNAVAILABLE: { paced: false, refunded: true, ownRequest: false },
+  // refused before computing (too long for COMPUTE_TIMEOUT_MS): the same body as a job is charged instead
+  RUN_AS_JOB: { paced: false, refunded: true, ownRequest: false },
 };
 
 /** The codes of the refusals with `rule` set. */

@@ -16,6 +16,7 @@ import { registerServe } from "./commands/serve.js";
 import { registerSimulate } from "./commands/simulate.js";
 import { registerWeights } from "./commands/weights.js";
 import { registerAnalyze } from "./commands/analyze.js";
+import { registerJobs } from "./commands/jobs.js";
 import { EXIT, EXIT_CODES_HELP, errorLine, exitCodeFor } from "./exit-codes.js";
 import { exitQuietlyOnBrokenPipe } from "./output.js";
 import { isProcessEntry } from "../util/entry.js";
@@ -58,6 +59,7 @@ ${EXIT_CODES_HELP}`);
   registerBacktest(program);
   registerSimulate(program);
   registerAnalyze(program);
+  registerJobs(program);
   configure(program);
   return program;
 }

@@ -52,6 +52,22 @@ export function estimateCost(store: PriceStore, kind: string, request: RequestBo
 }
 
 /**
+ * The fastest rate of cost units one worker computes (issue 31 item 5), for the least time a request can take: the
+ * fastest kind per unit measured is the engine's sims summary (bench planning, 10,000 runs × 7,561 days × 20 tickers
+ * + a benchmark, 1.66e9 units in 23.1 s on 2 workers ≈ 36,000 units/ms a worker; /paths and /sims spend more per
+ * unit: their weights and bodies are outside the unit). Set ≈ 3× above that, so the estimate is a lower bound.
+ */
+export const FASTEST_UNITS_PER_MS = 100_000;
+
+/**
+ * The least time in ms a request of `cost` units takes on `workers` workers (at FASTEST_UNITS_PER_MS each, as if it
+ * were split over all of them): a synchronous request above COMPUTE_TIMEOUT_MS is refused with RUN_AS_JOB.
+ */
+export function leastComputeMs(cost: number, workers: number): number {
+  return Math.ceil(cost / (FASTEST_UNITS_PER_MS * Math.max(1, workers)));
+}
+
+/**
  * The extra work of an analysis (issue 29 items 5 and 6): the factor regressions, O(test days × (k + 1)²) per series,
  * counted as (k + 1)² / 21 ticker-days per series and test day; and the attribution's covariances, one per weights
  * date and frequency over a training window (N² × training flops, as a rebalance's covariance), counted as

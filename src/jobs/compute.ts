@@ -10,7 +10,9 @@ import { etagOf } from "../http/etag.js";
 import { dataHeaders, HEADER, metaHeaders } from "../http/headers.js";
 import type { ComputePool } from "../workers/pool.js";
 import { defaultPlan, requestParts } from "../pipeline/split-plan.js";
-import { runSplit, shouldSplit } from "../workers/split.js";
+import { runSplit, runSummarySplit, shouldSplit, shouldSplitSummary, summaryParts } from "../workers/split.js";
+import type { StoreSnapshot } from "../store/types.js";
+import type { ResponseMeta } from "../pipeline/respond.js";
 import type { BacktestTask, RequestBody } from "../workers/tasks.js";
 import { JOB_ROUTES, syncRouteOf, type JobRoute } from "./types.js";
 
@@ -62,17 +64,26 @@ export async function computeJob(ctx: ComputeContext, route: JobRoute, body: Req
   const task: BacktestTask = { kind, request: body, snapshot };
   const run = { cancel: o.cancel, key: o.key, cost: estimateCost(store, kind, body), timeoutMs: ctx.limits.jobTimeoutMs };
   const split = shouldSplit(body.tickers.length, ctx.limits.splitMinTickers, ctx.limits.workers);
-  const total = split ? requestParts(body, ctx.pool.workerCount, defaultPlan(task)).length + 1 : 1;
+  const runs = !split && shouldSplitSummary(task, ctx.pool.workerCount);
+  const total = split ? requestParts(body, ctx.pool.workerCount, defaultPlan(task)).length + 1
+    : runs ? summaryParts(body.run_count ?? 0, ctx.pool.workerCount).length + 1 : 1;
   let done = 0;
   o.progress?.(done, total);
   const pool = counting(ctx.pool, () => o.progress?.(Math.min(++done, total), total));
-  const result = split ? await runSplit(pool, task, run) : await pool.run(task, undefined, run);
+  // A large buy-and-hold sims summary: its runs over this replica's workers (as the synchronous route).
+  const result = split ? await runSplit(pool, task, run)
+    : runs ? await runSummarySplit(pool, task, run) : await pool.run(task, undefined, run);
   // (no encoding asked: the body is identity; its buffer is the job's, never handed back to the pool for reuse)
-  const headers: Record<string, string> = {
+  return { body: result.body, headers: jobHeaders(ctx, route, body, snapshot, result.meta) };
+}
+
+/** The headers the synchronous route sends with a body computed on `snapshot` (content type, metadata, ETag). */
+export function jobHeaders(ctx: Pick<AppContext, "engineVersion">, route: JobRoute, body: RequestBody, snapshot: StoreSnapshot,
+  meta: ResponseMeta | undefined): Record<string, string> {
+  return {
     "content-type": JSON_UTF8,
-    ...metaHeaders(result.meta),
+    ...metaHeaders(meta),
     ...dataHeaders(snapshot.synthetic),
     [HEADER.etag]: jobEtag(ctx, route, body, snapshot.version.hash),
   };
-  return { body: result.body, headers };
 }

@@ -20,7 +20,9 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { folioError, isFolioError, toWire, type FolioError } from "../errors.js";
 import { ClientClosedError } from "../workers/pool.js";
-import { computeJob, type ComputeContext } from "./compute.js";
+import { computeJob, jobCost, type ComputeContext } from "./compute.js";
+import { assembleJob, computePart, partsOf, planJob, type JobPlan, type PartOutcome, type PartSpec } from "./parts.js";
+import type { RedisJobStore } from "./redis.js";
 import { MemoryJobStore, type JobStore } from "./store.js";
 import { FINISHED, type JobRecord, type JobSpec } from "./types.js";
 import { waitReady } from "../util/redis-ready.js";
@@ -48,10 +50,32 @@ export interface JobLog {
 
 /** How jobs reach a worker: the in-process FIFO or BullMQ. */
 interface Dispatcher {
-  enqueue(id: string): Promise<void>;
-  /** Drop a queued job (best effort: a running one stops by polling its state). */
-  remove(id: string): Promise<void>;
+  enqueue(job: JobRecord): Promise<void>;
+  /** Drop a queued job and its queued parts (best effort: a running one stops by polling its state). */
+  remove(job: JobRecord): Promise<void>;
   close(): Promise<void>;
+}
+
+/** What a child job (or a job's last step after them) carries in BullMQ: its job, and the store version it runs on. */
+interface PartData {
+  id: string;
+  /** The store version the job runs on: a replica on another version does not take the part (retried later). */
+  store: string;
+}
+interface ChildData extends PartData {
+  k: number;
+  part: PartSpec;
+}
+interface AssembleData extends PartData {
+  plan: JobPlan;
+}
+
+/** A running attempt's stop: aborted by a DELETE (its state read every CANCEL_POLL_MS) or by the replica's shutdown. */
+interface Watch {
+  stop: AbortController;
+  /** Whether the replica's shutdown (not a DELETE) aborted it. */
+  shutdown(): boolean;
+  dispose(): void;
 }
 
 export interface JobEngineOptions {
@@ -91,7 +115,9 @@ export class JobEngine {
     });
     client.on("error", () => {});
     const engine = new JobEngine(ctx, new RedisJobStore(client, ttl), opts.log);
-    engine.dispatcher = await BullDispatcher.open(engine, opts.redisUrl, ctx.pool.workerCount, ctx.limits.jobLockMs, opts.log);
+    engine.dispatcher = await BullDispatcher.open(engine, engine.store as RedisJobStore, opts.redisUrl, {
+      concurrency: ctx.pool.workerCount, lockMs: ctx.limits.jobLockMs, splitMinTickers: ctx.limits.splitMinTickers, log: opts.log,
+    });
     await waitReady(client, 3_000);
     return engine;
   }
@@ -107,7 +133,7 @@ export class JobEngine {
     const max = this.ctx.limits.maxJobsPerKey;
     if (!(await this.store.create(job, max))) throw folioError("TOO_MANY_JOBS", { limit: max, retryAfter: 5 }, { retryAfter: 5 });
     try {
-      await this.dispatcher.enqueue(job.id);
+      await this.dispatcher.enqueue(job);
     } catch (e) {
       await this.store.move(job.id, ["queued"], this.finished("failed", { error: toWire(folioError("JOBS_UNAVAILABLE", {})) })).catch(() => false);
       throw isFolioError(e) ? e : Object.defineProperty(folioError("JOBS_UNAVAILABLE", {}, { retryAfter: 1 }), "cause", { value: e });
@@ -126,9 +152,9 @@ export class JobEngine {
 
   /** Cancel a queued or running job (a finished one is left as it is); resolves with its record after. */
   async cancel(id: string, owner: string): Promise<JobRecord> {
-    await this.get(id, owner);
+    const job = await this.get(id, owner);
     if (await this.store.move(id, ["queued", "running"], this.finished("cancelled", {}))) {
-      await this.dispatcher.remove(id);
+      await this.dispatcher.remove(job);
       this.running.get(id)?.abort();
     }
     return this.get(id, owner);
@@ -149,19 +175,8 @@ export class JobEngine {
     if (job === undefined) return;
     // A job already running is one whose replica died (BullMQ put it back): this replica takes it over.
     if (!(await this.store.move(id, ["queued", "running"], { state: "running", startedAt: Date.now(), attempts: attempt }))) return;
-    const stop = new AbortController();
-    let shutdown = false;
-    const onAbort = () => {
-      shutdown = true;
-      stop.abort();
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    this.running.set(id, stop);
-    const poll = setInterval(() => {
-      this.store.stateOf(id).then((s) => {
-        if (s === undefined || FINISHED.has(s)) stop.abort();
-      }, () => undefined);
-    }, CANCEL_POLL_MS);
+    const watch = this.watch(id, id, signal);
+    const stop = watch.stop;
     try {
       const progress = (partsDone: number, partsTotal: number) => {
         void this.store.move(id, ["running"], { partsDone, partsTotal }).catch(() => false);
@@ -173,15 +188,120 @@ export class JobEngine {
     } catch (e) {
       if (e instanceof ClientClosedError || stop.signal.aborted) {
         // Cancelled (its state says so already), or this replica is going away: then another takes it over.
-        if (shutdown || this.closing) throw await this.requeued(id, new ShuttingDown());
+        if (watch.shutdown() || this.closing) throw await this.requeued(id, new ShuttingDown());
         return;
       }
       if (isFolioError(e) && RETRIED_CODES.has(e.code)) throw await this.requeued(id, e);
       await this.fail(id, e);
     } finally {
-      clearInterval(poll);
-      this.running.delete(id);
-      signal?.removeEventListener("abort", onAbort);
+      watch.dispose();
+    }
+  }
+
+  /** The stop of an attempt at job `id` (`handle`: the job's own id, or one of its parts'), see `Watch`. */
+  private watch(id: string, handle: string, signal?: AbortSignal): Watch {
+    const stop = new AbortController();
+    let shutdown = false;
+    const onAbort = () => {
+      shutdown = true;
+      stop.abort();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    this.running.set(handle, stop);
+    const poll = setInterval(() => {
+      this.store.stateOf(id).then((s) => {
+        if (s === undefined || FINISHED.has(s)) stop.abort();
+      }, () => undefined);
+    }, CANCEL_POLL_MS);
+    return {
+      stop,
+      shutdown: () => shutdown,
+      dispose: () => {
+        clearInterval(poll);
+        this.running.delete(handle);
+        signal?.removeEventListener("abort", onAbort);
+      },
+    };
+  }
+
+  /** The store of the parts (with Redis only: the in-process engine splits a job over this replica's pool). */
+  private get partStore(): RedisJobStore {
+    return this.store as RedisJobStore;
+  }
+
+  /** The store version this replica computes on now. */
+  get storeVersion(): string {
+    return this.ctx.live.current.snapshot.version.hash;
+  }
+
+  /** The current snapshot when it is the version `store` a job runs on; else NOT_READY (retried: a reload is due). */
+  private snapshotOf(store: string) {
+    const { snapshot } = this.ctx.live.current;
+    if (snapshot.version.hash !== store) throw folioError("NOT_READY", {});
+    return snapshot;
+  }
+
+  /**
+   * One attempt at a child job (`child`: its BullMQ id): skipped when the job no longer runs or the part's outcome
+   * is kept already (its replica died after keeping it); else computed on this replica's pool and kept
+   * (src/jobs/parts.ts). Throws a retried error (or ShuttingDown) for BullMQ to try it again.
+   */
+  async processPart(data: ChildData, child: string, attempt: number, signal?: AbortSignal): Promise<void> {
+    const job = await this.store.get(data.id);
+    if (job === undefined) return;
+    const parts = this.partStore;
+    if (!(await parts.partStart(data.id, job.owner, child, attempt))) return;
+    if ((await parts.partOf(data.id, data.k)) !== undefined) return;
+    const snapshot = this.snapshotOf(data.store);
+    const watch = this.watch(data.id, child, signal);
+    try {
+      const out = await computePart(this.ctx, job.route, job.body, data.part, snapshot,
+        { key: job.owner, cancel: watch.stop.signal, retried: RETRIED_CODES });
+      await parts.partDone(data.id, data.k, out, 2 * this.ctx.limits.jobTimeoutMs);
+    } catch (e) {
+      if (e instanceof ClientClosedError || watch.stop.signal.aborted) {
+        if (watch.shutdown() || this.closing) throw new ShuttingDown();
+        return;
+      }
+      throw e;
+    } finally {
+      watch.dispose();
+    }
+  }
+
+  /**
+   * The last step of a job run in parts, once BullMQ has seen every part complete: the parts' outcomes read back,
+   * assembled and the route's own task run here (src/jobs/parts.ts `assembleJob`); then as `process`.
+   */
+  async processAssemble(data: AssembleData, attempt: number, signal?: AbortSignal): Promise<void> {
+    const { id } = data;
+    const job = await this.store.get(id);
+    if (job === undefined || FINISHED.has(job.state)) return;
+    const n = partsOf(data.plan).length;
+    if (!(await this.store.move(id, ["queued", "running"], { state: "running", attempts: Math.max(job.attempts, attempt) }))) return;
+    const watch = this.watch(id, id, signal);
+    try {
+      const parts = this.partStore;
+      const outcomes = await Promise.all(Array.from({ length: n }, (_, k) => parts.partOf(id, k)));
+      // (a part's outcome outlives the job's timeout: missing, something removed it; the attempt is retried)
+      if (outcomes.some((o) => o === undefined)) throw folioError("JOBS_UNAVAILABLE", {});
+      const snapshot = this.snapshotOf(data.store);
+      const out = await assembleJob(this.ctx, job.route, job.body, data.plan, outcomes as PartOutcome[], snapshot,
+        { key: job.owner, cancel: watch.stop.signal, cost: jobCost(this.ctx, job.route, job.body) });
+      await this.store.putBody(id, out.body);
+      const done = this.finished("completed", { headers: out.headers, bytes: out.body.byteLength, partsDone: n + 1, partsTotal: n + 1 });
+      if (!(await this.store.move(id, ["running"], done))) await this.store.dropBody(id);
+      await parts.dropParts(id, n).catch(() => undefined);
+    } catch (e) {
+      if (e instanceof ClientClosedError || watch.stop.signal.aborted) {
+        if (watch.shutdown() || this.closing) throw new ShuttingDown();
+        return;
+      }
+      if (isFolioError(e) && RETRIED_CODES.has(e.code)) throw e;
+      await this.fail(id, e);
+      await this.partStore.dropParts(id, n).catch(() => undefined);
+    } finally {
+      watch.dispose();
     }
   }
 
@@ -223,13 +343,13 @@ class LocalDispatcher implements Dispatcher {
 
   constructor(private readonly engine: JobEngine, private readonly concurrency: number) {}
 
-  async enqueue(id: string): Promise<void> {
-    this.waiting.push(id);
+  async enqueue(job: Pick<JobRecord, "id">): Promise<void> {
+    this.waiting.push(job.id);
     this.pump();
   }
 
-  async remove(id: string): Promise<void> {
-    const i = this.waiting.indexOf(id);
+  async remove(job: JobRecord): Promise<void> {
+    const i = this.waiting.indexOf(job.id);
     if (i >= 0) this.waiting.splice(i, 1);
   }
 
@@ -247,7 +367,7 @@ class LocalDispatcher implements Dispatcher {
         }
         const t = setTimeout(() => {
           this.timers.delete(t);
-          void this.enqueue(id);
+          void this.enqueue({ id });
         }, Math.min(60_000, 250 * 2 ** attempt));
         t.unref();
         this.timers.add(t);
@@ -267,17 +387,33 @@ class LocalDispatcher implements Dispatcher {
   }
 }
 
-/** BullMQ on the deployment's Redis: one Worker per replica, the queue `folio:bull:jobs`. */
+/**
+ * BullMQ on the deployment's Redis: one Worker per replica on the queue `folio:bull:jobs`, `concurrency` = the pool's
+ * workers. A job is one BullMQ job ("job"), or, when large (src/jobs/parts.ts `planJob` for every replica's workers),
+ * a flow: its parts as child jobs ("part") that any replica's worker takes, and its last step as their parent
+ * ("assemble"), which BullMQ queues once every child completed. Every BullMQ job has a fair-share priority
+ * (docs/decisions.md "Jobs: fairness between keys": a key's n-th waiting child job after every other key's up to
+ * theirs).
+ */
 class BullDispatcher implements Dispatcher {
+  private workers = { count: 0, at: 0 };
+
   private constructor(
+    private readonly engine: JobEngine,
+    private readonly store: RedisJobStore,
     private readonly queue: import("bullmq").Queue,
+    private readonly flows: import("bullmq").FlowProducer,
     private readonly worker: import("bullmq").Worker,
     private readonly connections: Array<{ disconnect(): void }>,
+    private readonly concurrency: number,
+    private readonly splitMinTickers: number | undefined,
   ) {}
 
-  static async open(engine: JobEngine, url: string, concurrency: number, lockMs: number, log: JobLog): Promise<BullDispatcher> {
-    const { Queue, Worker } = await import("bullmq");
+  static async open(engine: JobEngine, store: RedisJobStore, url: string, o: { concurrency: number; lockMs: number;
+    splitMinTickers: number | undefined; log: JobLog }): Promise<BullDispatcher> {
+    const { FlowProducer, Queue, Worker } = await import("bullmq");
     const { Redis } = await import("ioredis");
+    const { concurrency, lockMs, log } = o;
     // BullMQ's own connections: its blocking commands must wait and retry (maxRetriesPerRequest: null).
     const queueConn = new Redis(url, { maxRetriesPerRequest: null, enableOfflineQueue: false });
     const workerConn = new Redis(url, { maxRetriesPerRequest: null });
@@ -285,10 +421,17 @@ class BullDispatcher implements Dispatcher {
     const prefix = "folio:bull";
     const queue = new Queue("jobs", { connection: queueConn, prefix });
     queue.on("error", () => {});
+    const flows = new FlowProducer({ connection: queueConn, prefix });
+    flows.on("error", () => {});
     const worker = new Worker("jobs", async (job, _token, signal) => {
-      await engine.process(job.id!, job.attemptsStarted, signal);
+      const data = job.data as PartData;
+      if (job.name === "part") return engine.processPart(job.data as ChildData, job.id!, job.attemptsStarted, signal);
+      await store.fairDrop((await store.get(data.id))?.owner ?? "", [job.id!]).catch(() => undefined);
+      if (job.name === "assemble") return engine.processAssemble(job.data as AssembleData, job.attemptsStarted, signal);
+      return engine.process(job.id!, job.attemptsStarted, signal);
     }, {
-      connection: workerConn, prefix, concurrency, name: `${hostname()}:${process.pid}`,
+      // the name carries the concurrency: every replica reads the deployment's workers from the queue's clients
+      connection: workerConn, prefix, concurrency, name: `${hostname()}:${process.pid}:c${concurrency}`,
       lockDuration: lockMs, stalledInterval: lockMs, maxStalledCount: 2,
       removeOnComplete: { count: 0 }, removeOnFail: { age: 24 * 3600 },
     });
@@ -304,25 +447,64 @@ class BullDispatcher implements Dispatcher {
       logged = Date.now();
       quiet = 0;
     });
-    // A job that failed its last attempt (a retried error every time, or it stalled too often): failed for good.
+    // A job (or a part of it) that failed its last attempt (a retried error every time, or it stalled too often):
+    // the job failed for good (a part's parent fails with it: failParentOnFailure).
     worker.on("failed", (job, err) => {
       if (job === undefined) return;
       const last = job.attemptsMade >= (job.opts.attempts ?? 1) || /stalled/i.test(err.message);
-      if (last && job.id !== undefined) void engine.fail(job.id, isFolioError(err) ? err : new Error(err.message));
+      const id = (job.data as Partial<PartData>).id ?? job.id;
+      if (last && id !== undefined) void engine.fail(id, isFolioError(err) ? err : new Error(err.message));
     });
-    return new BullDispatcher(queue, worker, [queueConn, workerConn]);
+    return new BullDispatcher(engine, store, queue, flows, worker, [queueConn, workerConn], concurrency, o.splitMinTickers);
   }
 
-  async enqueue(id: string): Promise<void> {
-    await this.queue.add("job", { id }, {
-      jobId: id, attempts: MAX_ATTEMPTS, backoff: { type: "exponential", delay: 500 },
-      removeOnComplete: true, removeOnFail: { age: 24 * 3600 },
+  /**
+   * Every replica's workers together (the BullMQ workers connected to the queue, each named with its concurrency),
+   * at least this replica's; read at most once a second. Only the plan of a job depends on it, never its bytes.
+   */
+  private async deploymentWorkers(): Promise<number> {
+    if (Date.now() - this.workers.at < 1_000) return Math.max(this.concurrency, this.workers.count);
+    const clients = await this.queue.getWorkers().catch(() => []);
+    const byName = new Map<string, number>();
+    for (const c of clients) {
+      const m = /:c(\d+)$/.exec(String((c as { rawname?: string }).rawname ?? ""));
+      if (m !== null) byName.set(String((c as { rawname?: string }).rawname), Number(m[1]));
+    }
+    this.workers = { count: [...byName.values()].reduce((a, b) => a + b, 0), at: Date.now() };
+    return Math.max(this.concurrency, this.workers.count);
+  }
+
+  async enqueue(job: JobRecord): Promise<void> {
+    const retry = { attempts: MAX_ATTEMPTS, backoff: { type: "exponential", delay: 500 }, removeOnComplete: true, removeOnFail: { age: 24 * 3600 } };
+    const plan = planJob(job.route, job.body, await this.deploymentWorkers(), this.splitMinTickers);
+    const store = this.engine.storeVersion;
+    const parts = partsOf(plan);
+    if (parts.length === 0) {
+      const [priority] = await this.store.fairPriorities(job.owner, [job.id]);
+      await this.queue.add("job", { id: job.id, store } satisfies PartData, { ...retry, jobId: job.id, priority });
+      return;
+    }
+    const children = parts.map((_, k) => childId(job.id, k));
+    const priorities = await this.store.fairPriorities(job.owner, [...children, job.id]);
+    await this.store.move(job.id, ["queued"], { partsDone: 0, partsTotal: parts.length + 1 });
+    await this.flows.add({
+      name: "assemble", queueName: "jobs", data: { id: job.id, store, plan } satisfies AssembleData,
+      opts: { ...retry, jobId: job.id, priority: priorities[parts.length] },
+      children: parts.map((part, k) => ({
+        name: "part", queueName: "jobs", data: { id: job.id, store, k, part } satisfies ChildData,
+        opts: { ...retry, jobId: children[k], priority: priorities[k], failParentOnFailure: true },
+      })),
     });
   }
 
-  async remove(id: string): Promise<void> {
-    // A running (locked) job is not removed: its processor notices the cancelled state and stops.
-    await this.queue.remove(id).catch(() => 0);
+  async remove(job: JobRecord): Promise<void> {
+    // A running (locked) job is not removed: its processor notices the cancelled state and stops; a queued part
+    // that stays (its parent could not be removed) is skipped when it starts.
+    const parts = job.partsTotal === undefined ? 0 : job.partsTotal - 1;
+    const children = Array.from({ length: parts }, (_, k) => childId(job.id, k));
+    await this.queue.remove(job.id, { removeChildren: true }).catch(() => 0);
+    await Promise.all(children.map((c) => this.queue.remove(c).catch(() => 0)));
+    await this.store.fairDrop(job.owner, [job.id, ...children]).catch(() => undefined);
   }
 
   /**
@@ -332,10 +514,15 @@ class BullDispatcher implements Dispatcher {
    */
   async close(): Promise<void> {
     const ready = this.connections.every((c) => (c as { status?: string }).status === "ready");
-    const closing = Promise.all([this.worker.close(!ready), this.queue.close()]).catch(() => undefined);
+    const closing = Promise.all([this.worker.close(!ready), this.queue.close(), this.flows.close()]).catch(() => undefined);
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([closing, new Promise((resolve) => (timer = setTimeout(resolve, ready ? CLOSE_WAIT_MS : 0)))]);
     clearTimeout(timer);
     for (const c of this.connections) c.disconnect();
   }
+}
+
+/** The BullMQ id of part `k` of job `id` (BullMQ ids take no ':'). */
+export function childId(id: string, k: number): string {
+  return `${id}-p${k}`;
 }

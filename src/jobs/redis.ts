@@ -12,6 +12,7 @@
 import type { Redis as IORedis } from "ioredis";
 import { folioError, isFolioError, type WireError } from "../errors.js";
 import { RECORD_TTL_FACTOR, type JobStore } from "./store.js";
+import type { PartOutcome } from "./parts.js";
 import { FINISHED, type JobPatch, type JobRecord, type JobRoute, type JobState } from "./types.js";
 
 export const JOB_KEY_PREFIX = "folio:jobs:";
@@ -50,7 +51,58 @@ redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 1
 `;
 
+/**
+ * A part of job KEYS[1] starts (its child job ARGV[1] attempt ARGV[2]): queued → running with startedAt ARGV[3]
+ * (kept from the first part), attempts the most any part has had; returns 0 when the job is neither queued nor
+ * running (cancelled or finished: the part is skipped). The part leaves its owner's fair-share set (KEYS[2]).
+ */
+const PART_START_SCRIPT = `
+local s = redis.call('HGET', KEYS[1], 'state')
+redis.call('ZREM', KEYS[2], ARGV[1])
+if s ~= 'queued' and s ~= 'running' then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'running')
+redis.call('HSETNX', KEYS[1], 'startedAt', ARGV[3])
+local a = tonumber(redis.call('HGET', KEYS[1], 'attempts') or '0')
+if tonumber(ARGV[2]) > a then redis.call('HSET', KEYS[1], 'attempts', ARGV[2]) end
+return 1
+`;
+
+/**
+ * A part of job KEYS[1] is done: its body (ARGV[1]) and outcome (ARGV[2], JSON) kept under KEYS[2] and KEYS[3] for
+ * ARGV[3] ms, and partsDone counted once per part (the outcome key is new), while the job runs.
+ */
+const PART_DONE_SCRIPT = `
+local fresh = redis.call('EXISTS', KEYS[3]) == 0
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
+redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
+if fresh and redis.call('HGET', KEYS[1], 'state') == 'running' then redis.call('HINCRBY', KEYS[1], 'partsDone', 1) end
+return 1
+`;
+
+/**
+ * Fair shares between keys (docs/decisions.md "Jobs: fairness between keys"): KEYS[1] is an owner's set of child
+ * jobs queued and not started. ARGV[2…] are new ones (added with score ARGV[1], the time); returns how many were
+ * there before, so the i-th new one gets BullMQ priority before + i: a key's n-th waiting part is served after every
+ * other key's parts up to their n-th.
+ */
+const FAIR_ADD_SCRIPT = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - 86400000)
+local before = redis.call('ZCARD', KEYS[1])
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], ARGV[1], ARGV[i]) end
+redis.call('PEXPIRE', KEYS[1], 86400000)
+return before
+`;
+
+/** BullMQ's largest priority (2^21 − 1). */
+export const MAX_PRIORITY = 2_097_151;
+
+/** `folio:jobs:fair:<key id>`: an owner's child jobs queued, not started (the fair-share priorities). */
+export const FAIR_KEY_PREFIX = "folio:jobs:fair:";
+
 type MoveRedis = IORedis & {
+  folioPartStart(key: string, fair: string, child: string, attempt: number, now: number): Promise<number>;
+  folioPartDone(key: string, body: string, outcome: string, payload: Buffer, meta: string, ttl: number): Promise<number>;
+  folioFairAdd(fair: string, now: number, ...children: string[]): Promise<number>;
   folioJobMove(key: string, from: string, ttl: number, finished: string, id: string, ...fields: string[]): Promise<number>;
   folioJobCreate(owners: string, key: string, id: string, max: number, staleBefore: number, now: number, ttl: number,
     ...fields: string[]): Promise<number>;
@@ -100,6 +152,9 @@ export class RedisJobStore implements JobStore {
   constructor(redis: IORedis, private readonly ttlMs: number) {
     redis.defineCommand("folioJobMove", { numberOfKeys: 1, lua: MOVE_SCRIPT });
     redis.defineCommand("folioJobCreate", { numberOfKeys: 2, lua: CREATE_SCRIPT });
+    redis.defineCommand("folioPartStart", { numberOfKeys: 2, lua: PART_START_SCRIPT });
+    redis.defineCommand("folioPartDone", { numberOfKeys: 3, lua: PART_DONE_SCRIPT });
+    redis.defineCommand("folioFairAdd", { numberOfKeys: 1, lua: FAIR_ADD_SCRIPT });
     this.redis = redis as MoveRedis;
   }
 
@@ -140,6 +195,47 @@ export class RedisJobStore implements JobStore {
 
   async dropBody(id: string): Promise<void> {
     await guarded(() => this.redis.del(this.key(id) + ":body"));
+  }
+
+  // ---- distributed parts (src/jobs/parts.ts) and fair shares ----
+
+  /** A part starts (see PART_START_SCRIPT): false when the job no longer runs. */
+  async partStart(id: string, owner: string, child: string, attempt: number): Promise<boolean> {
+    return (await guarded(() => this.redis.folioPartStart(this.key(id), FAIR_KEY_PREFIX + owner, child, attempt, Date.now()))) === 1;
+  }
+
+  /** Keep part `k`'s outcome (for the job's timeout and its result's lifetime) and count it done. */
+  async partDone(id: string, k: number, out: PartOutcome, keepMs: number): Promise<void> {
+    const meta = JSON.stringify({ fellBack: out.fellBack, ...(out.error === undefined ? {} : { error: out.error }) });
+    await guarded(() => this.redis.folioPartDone(this.key(id), `${this.key(id)}:part:${k}`, `${this.key(id)}:part:${k}:meta`,
+      out.body, meta, keepMs));
+  }
+
+  /** Part `k`'s outcome, or undefined when none is kept. */
+  async partOf(id: string, k: number): Promise<PartOutcome | undefined> {
+    const [body, meta] = await guarded(() => Promise.all([
+      this.redis.getBuffer(`${this.key(id)}:part:${k}`), this.redis.get(`${this.key(id)}:part:${k}:meta`)]));
+    if (body === null || meta === null) return undefined;
+    const m = JSON.parse(meta) as { fellBack: string[]; error?: WireError };
+    return { body, fellBack: m.fellBack, ...(m.error === undefined ? {} : { error: m.error }) };
+  }
+
+  /** Forget the parts' outcomes of a finished job. */
+  async dropParts(id: string, parts: number): Promise<void> {
+    if (parts === 0) return;
+    const keys = Array.from({ length: parts }, (_, k) => [`${this.key(id)}:part:${k}`, `${this.key(id)}:part:${k}:meta`]).flat();
+    await guarded(() => this.redis.del(...keys));
+  }
+
+  /** The BullMQ priorities of an owner's new child jobs (FAIR_ADD_SCRIPT), in `children`'s order. */
+  async fairPriorities(owner: string, children: readonly string[]): Promise<number[]> {
+    const before = await guarded(() => this.redis.folioFairAdd(FAIR_KEY_PREFIX + owner, Date.now(), ...children));
+    return children.map((_, i) => Math.min(MAX_PRIORITY, before + i + 1));
+  }
+
+  /** Child jobs that will not start (cancelled) leave their owner's fair-share set. */
+  async fairDrop(owner: string, children: readonly string[]): Promise<void> {
+    if (children.length > 0) await guarded(() => this.redis.zrem(FAIR_KEY_PREFIX + owner, ...children));
   }
 
   async close(): Promise<void> {

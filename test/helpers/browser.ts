@@ -48,3 +48,20 @@ export async function launchChromium(opts: { acceptDownloads?: boolean } = {}):
     },
   };
 }
+
+/** Open the page at 1366 × 900, save `key` and wait for the ticker list (the steps every page test starts with). */
+export async function openWithKey(page: import("playwright-core").Page, url: string, key: string): Promise<void> {
+  await page.setViewportSize({ width: 1366, height: 900 });
+  await page.goto(url + "/");
+  await page.fill("#api-key", key);
+  await page.click("#key-save");
+  await page.locator(".ticker-option").first().waitFor();
+}
+
+/** Pick `tickers` in the ticker picker, one by one. */
+export async function pickTickers(page: import("playwright-core").Page, tickers: readonly string[]): Promise<void> {
+  for (const t of tickers) {
+    await page.fill("#ticker-search", t);
+    await page.locator(`.ticker-option[data-ticker="${t}"]`).click();
+  }
+}

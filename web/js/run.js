@@ -5,6 +5,7 @@ import { ApiError, api as apiCall, showError } from "./api.js";
 import { state } from "./state.js";
 import { formRequest, writeUrl } from "./form.js";
 import { render } from "./render.js";
+import { isLong, jobApi, jobStep } from "./jobs.js";
 
 export function apiBody(req) {
   const body = { tickers: req.tickers };
@@ -75,8 +76,11 @@ export async function run(e) {
   // stops the work when the client goes away).
   const controller = new AbortController();
   state.controller = controller;
-  const api = (path, b) => apiCall(path, b, undefined, controller.signal);
   let step = "";
+  // long work runs as a job (web/js/jobs.js): its progress in the status line, its id in the URL
+  const api = (path, b) => (isLong(path, b)
+    ? jobApi(path, b, controller.signal, (job) => (step = jobStep(job)))
+    : apiCall(path, b, undefined, controller.signal));
   const what = `Running ${req.mode} for ${body.tickers.length} ticker${body.tickers.length === 1 ? "" : "s"}`;
   const t0 = performance.now();
   const tick = () => {

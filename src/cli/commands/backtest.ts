@@ -10,6 +10,7 @@ import { summarize, type StrategySummary } from "../../report/summary.js";
 import { boundsOf, parseRiskFreeArg, strategiesOf, withBenchmark, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
 import { UsageError } from "../exit-codes.js";
 import { seriesTable, fmtMoney, fmtNum, fmtPct, Progress, toCsv } from "../output.js";
+import { requestBodyOf, runOnServer, withRemote, type ServerOptions } from "./jobs.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
 
 export const SUMMARY_FIELDS = [
@@ -43,7 +44,7 @@ export function riskTable(rows: StrategySummary[]): string {
   );
 }
 
-interface BacktestOptions extends CommonOptions, RebalanceFlags {
+interface BacktestOptions extends CommonOptions, RebalanceFlags, ServerOptions {
   values?: boolean;
   riskFree?: number | string;
 }
@@ -57,6 +58,7 @@ export function registerBacktest(program: Command): Command {
   withBenchmark(cmd);
   withRebalanceOptions(cmd);
   withMachineOutput(cmd);
+  withRemote(cmd);
   cmd.option("--values", "print the daily portfolio values (needs --json or --csv) instead of the summary")
     .option("--risk-free <rate>", "annual risk-free rate, 0.04 or 4%, or a T-bill ticker of the store: Sharpe, Sortino and alpha on excess returns (default 0)",
       parseRiskFreeArg);
@@ -89,6 +91,9 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
   cmd.action(async (args: string[], opts: BacktestOptions, self: Command) => {
     if (opts.values && !opts.json && !opts.csv) throw new UsageError("--values needs --json or --csv");
     const rebalanceOptions = rebalanceOptionsOf(opts); // a usage error before any work
+    // --url: the server's /report (or /paths with --values) body, as a job with --async
+    const remote = { ...requestBodyOf(splitTickers(args), opts), ...rebalanceOptions };
+    if (await runOnServer(opts, opts.values ? "paths" : "report", remote)) return;
     const progress = new Progress(4);
     progress.next("loading prices");
     const prices = await loadPrices(splitTickers(args), opts, self);

@@ -9,6 +9,7 @@ import type { SimsStrategySummary } from "../../report/summary.js";
 import { simsInChunks } from "../sims-chunks.js";
 import { boundsOf, parseRiskFreeArg, strategiesOf, withBenchmark, loadPrices, withDataOptions, withMachineOutput, withSimsOptions, type CommonOptions } from "../common.js";
 import { seriesTable, fmtMoney, fmtPct, Progress, toCsv } from "../output.js";
+import { requestBodyOf, runOnServer, withRemote, type ServerOptions } from "./jobs.js";
 import { rebalanceOptionsOf, splitTickers, withRebalanceOptions, type RebalanceFlags } from "./shared-args.js";
 import { isPlanning, planningOptionsOf, planningTable, withPlanningOptions, type PlanningFlags } from "./planning-args.js";
 
@@ -18,7 +19,7 @@ const FIELDS = [
   "final_value_p75", "final_value_p95",
 ] as const satisfies readonly (keyof SimsStrategySummary)[];
 
-interface SimulateOptions extends CommonOptions, RebalanceFlags, PlanningFlags {
+interface SimulateOptions extends CommonOptions, RebalanceFlags, PlanningFlags, ServerOptions {
   runs: number;
   seed?: string;
   model: SimModel;
@@ -40,6 +41,7 @@ export function registerSimulate(program: Command): Command {
   withRebalanceOptions(cmd);
   withPlanningOptions(cmd);
   withMachineOutput(cmd);
+  withRemote(cmd);
   cmd.addHelpText("after", `
 Each run draws daily log-returns ~ Normal(training mean, training sd) per asset (or multivariate normal with
 --model correlated, or whole training days resampled in blocks of mean length --block-length with --model
@@ -67,6 +69,8 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
   cmd.action(async (args: string[], opts: SimulateOptions, self: Command) => {
     const rebalanceOptions = rebalanceOptionsOf(opts); // a usage error before any work
     const planning = planningOptionsOf(opts);
+    // --url: the server's /sims/summary body for the same request, as a job with --async
+    if (await runOnServer(opts, "sims/summary", { ...requestBodyOf(splitTickers(args), opts), ...rebalanceOptions, ...planning })) return;
     const progress = new Progress(3);
     progress.next("loading prices");
     const prices = await loadPrices(splitTickers(args), opts, self);

@@ -5,6 +5,7 @@ import { createEngine } from "../../index.js";
 import { boundsOf, strategiesOf, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
 import { seriesTable, fmtPct, Progress, toCsv } from "../output.js";
 import { splitTickers } from "./shared-args.js";
+import { requestBodyOf, runOnServer, withRemote, type ServerOptions } from "./jobs.js";
 
 export function registerWeights(program: Command): Command {
   const cmd = program
@@ -13,6 +14,7 @@ export function registerWeights(program: Command): Command {
     .argument("<tickers...>", "ticker symbols (space- or comma-separated)");
   withDataOptions(cmd);
   withMachineOutput(cmd);
+  withRemote(cmd);
   cmd.addHelpText("after", `
 Output: one row per series (l1r.l2{d,m,w}.l3<strategy>, the strategies of --strategies), one column per ticker, in percent.
 --json prints the HTTP /v1/optimiser/weights object (strategy id → weights in ticker order); --csv prints fractions.
@@ -21,8 +23,10 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
   folio weights SYN-TEC1 SYN-FIN2 SYN-UTL3
   folio weights SYN-TEC1,SYN-FIN2,SYN-UTL3 --covariance shrink --json
   folio weights SYN-TEC1 SYN-HLT2 --start 2020-01-01 --csv
-  folio weights SYN-TEC1 SYN-FIN2 SYN-UTL3 --strategies gmvp,rpp`);
-  cmd.action(async (args: string[], opts: CommonOptions, self: Command) => {
+  folio weights SYN-TEC1 SYN-FIN2 SYN-UTL3 --strategies gmvp,rpp
+  folio weights SYN-TEC1 SYN-FIN2 --url http://127.0.0.1:3000 --async   (on a server, as a job: its JSON)`);
+  cmd.action(async (args: string[], opts: CommonOptions & ServerOptions, self: Command) => {
+    if (await runOnServer(opts, "weights", requestBodyOf(splitTickers(args), opts))) return;
     const progress = new Progress(3);
     progress.next("loading prices");
     const prices = await loadPrices(splitTickers(args), opts, self);

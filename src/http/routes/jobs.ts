@@ -23,6 +23,7 @@ import { jobCost, JSON_UTF8 } from "../../jobs/compute.js";
 import { JOB_ROUTE_NAMES, JOB_STATES, routeOfKind, type JobRecord, type JobRoute } from "../../jobs/types.js";
 import { codingFor } from "../../workers/compress.js";
 import type { ComputeKind, RequestBody } from "../../workers/tasks.js";
+import { estimateCost, leastComputeMs } from "../cost.js";
 import { etagFor, matchedTag, negotiate } from "../encoding.js";
 import { isLoopbackPeer } from "../exchange.js";
 import { HEADER } from "../headers.js";
@@ -98,10 +99,26 @@ export async function submitJob(ctx: AppContext, req: FastifyRequest, reply: Fas
     .type(JSON_UTF8).send(JSON.stringify(jobStatus(job)));
 }
 
-/** `Prefer: respond-async` on a compute route: the same 202 as POST /v1/jobs (undefined: answer synchronously). */
+/**
+ * `Prefer: respond-async` on a compute route: the same 202 as POST /v1/jobs (undefined: answer synchronously). A
+ * synchronous request that cannot finish within COMPUTE_TIMEOUT_MS (src/http/cost.ts `leastComputeMs`) is refused
+ * before computing with 422 RUN_AS_JOB, which links the jobs route.
+ */
 export function answerAsync(ctx: AppContext, kind: ComputeKind, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
-  if (ctx.jobs === undefined || !prefersAsync(req.headers.prefer)) return undefined;
+  if (ctx.jobs === undefined || !prefersAsync(req.headers.prefer)) {
+    refuseTooLong(ctx, kind, req.body as RequestBody);
+    return undefined;
+  }
   return submitJob(ctx, req, reply, routeOfKind(kind), req.body as RequestBody, true);
+}
+
+/** 422 RUN_AS_JOB for a synchronous request whose least compute time exceeds COMPUTE_TIMEOUT_MS. */
+export function refuseTooLong(ctx: AppContext, kind: ComputeKind, body: RequestBody): void {
+  const leastMs = leastComputeMs(estimateCost(ctx.live.current.store, kind, body), ctx.limits.workers);
+  const limitMs = ctx.limits.computeTimeoutMs;
+  if (leastMs <= limitMs) return;
+  const route = routeOfKind(kind);
+  throw folioError("RUN_AS_JOB", { leastMs, limitMs, route }, { jobs: JOBS_PATH, route, least_ms: leastMs, limit_ms: limitMs });
 }
 
 /** A job still within its result's lifetime (410 JOB_GONE past it). */

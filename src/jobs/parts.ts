@@ -1,0 +1,125 @@
+/**
+ * A job's distributed parts (issue 31 item 2): with REDIS_URL a large job is cut into child jobs that any replica's
+ * workers take (BullMQ flows, src/jobs/engine.ts), then one replica assembles them. The cuts are those the service
+ * already makes inside one replica (src/pipeline/split-plan.ts; src/workers/split.ts), so the body is the single
+ * task's byte for byte whatever the number of replicas, workers or parts:
+ * - a request of at least SPLIT_MIN_TICKERS tickers: its weights parts (frequency / strategy groups of the "balanced"
+ *   plan for the deployment's worker count), then the route's own step given the assembled weights (`runParts`);
+ * - a buy-and-hold sims summary of ≥ 1,000 runs: its runs in blocks (`summaryParts`), then the summary's own step
+ *   (run 0 and the merge) given the blocks' figures.
+ * One cut of the in-replica plans is not distributed: the paper HRP's Gram row blocks, which write into one N'×N'
+ * matrix in shared memory (32 MB at N = 2,000) that the frequency's hrp row then reads. Across machines that matrix
+ * would travel through Redis once per block and once more to the hrp part, so a plan with Gram blocks is replaced by
+ * the "hrp" plan (each frequency's hrp apart from its other strategies): the same rows, no shared memory.
+ * Each part's outcome (its f64 body, and its fallback series or its error) is kept in Redis under the job's id
+ * (src/jobs/redis.ts), so a part finished before its replica died is never computed again.
+ */
+import { folioError, fromWire, isFolioError, toWire, type WireError } from "../errors.js";
+import { requestParts, runParts, shouldSplit, type WeightsPart } from "../pipeline/split-plan.js";
+import { shouldSplitSummary, summaryParts } from "../workers/split.js";
+import type { StoreSnapshot } from "../store/types.js";
+import type { BacktestTask, RequestBody, SummaryPartTask, WeightsPartTask } from "../workers/tasks.js";
+import { jobHeaders, type ComputeContext, type JobOutput } from "./compute.js";
+import { JOB_ROUTES, type JobRoute } from "./types.js";
+
+/** One child job: a weights part of the plan, or a block of a summary's runs. */
+export type PartSpec =
+  | { kind: "weights"; part: WeightsPart }
+  | { kind: "runs"; runFrom: number; runCount: number };
+
+/** How a job runs across the deployment: whole (one task), or in parts assembled by a last step. */
+export type JobPlan =
+  | { kind: "whole" }
+  | { kind: "weights"; parts: WeightsPart[] }
+  | { kind: "runs"; parts: [number, number][] };
+
+/** What a finished part left for the assembly: its body, and the fallback series of its rows or its error. */
+export interface PartOutcome {
+  body: Buffer;
+  fellBack: string[];
+  error?: WireError;
+}
+
+/**
+ * The plan of a job on a deployment of `workers` workers in all (every replica's, src/jobs/engine.ts
+ * `deploymentWorkers`): the same rules as the synchronous route's on one replica (`shouldSplit`,
+ * `shouldSplitSummary`), with Gram blocks replaced as the module comment says.
+ */
+export function planJob(route: JobRoute, body: RequestBody, workers: number, splitMinTickers: number | undefined): JobPlan {
+  const kind = JOB_ROUTES[route];
+  if (shouldSplit(body.tickers.length, splitMinTickers, workers)) {
+    const balanced = requestParts(body, workers, "balanced");
+    const shared = balanced.some((p) => p.gramRows !== undefined || p.fromGram === true);
+    return { kind: "weights", parts: shared ? requestParts(body, workers, "hrp") : balanced };
+  }
+  const probe = { kind, request: body } as unknown as BacktestTask;
+  if (shouldSplitSummary(probe, workers)) return { kind: "runs", parts: summaryParts(body.run_count ?? 0, workers) };
+  return { kind: "whole" };
+}
+
+/** The child jobs of a plan, in queue order. */
+export function partsOf(plan: JobPlan): PartSpec[] {
+  if (plan.kind === "weights") return plan.parts.map((part) => ({ kind: "weights", part }));
+  if (plan.kind === "runs") return plan.parts.map(([runFrom, runCount]) => ({ kind: "runs", runFrom, runCount }));
+  return [];
+}
+
+/**
+ * Run one part on this replica's pool for the job's owner; a computation error is the part's outcome (the
+ * assembly answers the one the single task meets first), a refusal of the pool (retried) or a cancel is thrown.
+ */
+export async function computePart(ctx: ComputeContext, route: JobRoute, body: RequestBody, spec: PartSpec,
+  snapshot: StoreSnapshot, o: { key: string; cancel: AbortSignal; retried: ReadonlySet<string> }): Promise<PartOutcome> {
+  const task: WeightsPartTask | SummaryPartTask = spec.kind === "weights"
+    ? {
+      kind: "weights-part", of: JOB_ROUTES[route], frequency: spec.part.frequency, request: body, snapshot,
+      ...(spec.part.strategies === undefined ? {} : { strategies: spec.part.strategies }),
+    }
+    : { kind: "sims-summary-part", request: body, snapshot, runFrom: spec.runFrom, runCount: spec.runCount };
+  try {
+    const r = await ctx.pool.run(task, ctx.limits.jobTimeoutMs, { cancel: o.cancel, key: o.key });
+    const fellBack = [...r.meta?.covarianceFallback ?? [], ...r.meta?.gmvpFallback ?? []];
+    return { body: Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength), fellBack };
+  } catch (e) {
+    if (isFolioError(e) && !o.retried.has(e.code) && !o.cancel.aborted) {
+      return { body: Buffer.alloc(0), fellBack: [], error: toWire(e) };
+    }
+    throw e;
+  }
+}
+
+/** An f64 view of a part's body on a buffer of its own (a Redis reply's Buffer may sit at any offset). */
+function f64Of(body: Buffer): Float64Array {
+  const copy = new Uint8Array(body.byteLength);
+  copy.set(body);
+  return new Float64Array(copy.buffer);
+}
+
+/**
+ * The job's last step from its parts' outcomes (in `partsOf` order): the weights put together by `runParts` (the
+ * failure the single task meets first when parts failed), or the summary's run blocks; then the route's own task on
+ * this replica's pool. Same task as src/workers/split.ts's last steps: the same bytes.
+ */
+export async function assembleJob(ctx: ComputeContext, route: JobRoute, body: RequestBody, plan: JobPlan,
+  outcomes: readonly PartOutcome[], snapshot: StoreSnapshot,
+  o: { key: string; cancel: AbortSignal; cost: number }): Promise<JobOutput> {
+  const task: BacktestTask = { kind: JOB_ROUTES[route], request: body, snapshot };
+  let last: BacktestTask;
+  if (plan.kind === "weights") {
+    const index = new Map(plan.parts.map((p, i) => [p, i]));
+    const weights = await runParts(plan.parts, body.tickers.length, async (p) => {
+      const out = outcomes[index.get(p)!];
+      if (out.error !== undefined) throw fromWire(out.error);
+      return { body: out.body, fellBack: out.fellBack };
+    });
+    last = { ...task, weights };
+  } else if (plan.kind === "runs") {
+    const failed = outcomes.find((x) => x.error !== undefined);
+    if (failed !== undefined) throw fromWire(failed.error!);
+    last = { ...task, summaryParts: plan.parts.map(([runFrom, runCount], i) => ({ runFrom, runCount, data: f64Of(outcomes[i].body) })) };
+  } else {
+    throw folioError("INTERNAL_ERROR", {});
+  }
+  const result = await ctx.pool.run(last, ctx.limits.jobTimeoutMs, { cancel: o.cancel, key: o.key, cost: o.cost, keepMemory: false });
+  return { body: result.body, headers: jobHeaders(ctx, route, body, snapshot, result.meta) };
+}

@@ -1,0 +1,65 @@
+/**
+ * Issue 31 item 5: a synchronous compute request whose estimated cost cannot finish within COMPUTE_TIMEOUT_MS
+ * (src/http/cost.ts `leastComputeMs`: cost ÷ (FASTEST_UNITS_PER_MS × workers)) is refused before computing with
+ * 422 RUN_AS_JOB, a problem document linking POST /v1/jobs; the same body as a job (or with Prefer: respond-async)
+ * is accepted and charged to the key's compute budget (the refusal is not), and a request within the limit is
+ * computed as before.
+ */
+import { describe, expect, it } from "vitest";
+import { estimateCost, FASTEST_UNITS_PER_MS, leastComputeMs } from "../../src/http/cost.js";
+import { TEST_KEY, useTestApp } from "../helpers/app.js";
+
+describe("the synchronous routes refuse what cannot finish in time (RUN_AS_JOB)", () => {
+  // COMPUTE_TIMEOUT_MS 500: at FASTEST_UNITS_PER_MS on one worker, 5e7 cost units
+  const t = useTestApp({ keys: [TEST_KEY], limits: { computeTimeoutMs: 500, maxRunCount: 100_000, computeCostPerMinute: 1e8 } });
+  const tickers = () => t().store.list().slice(0, 4).map((x) => x.ticker);
+
+  it("computes nothing and links the jobs route; the same body runs as a job, charged to the key's budget", async () => {
+    const body = { tickers: tickers(), run_count: 7000, horizon_days: 2520 };
+    const cost = estimateCost(t().store, "sims-summary", body);
+    const least = leastComputeMs(cost, 1);
+    expect(least).toBeGreaterThan(500);
+    // within the test key's compute budget of 1e8 a minute once, not twice
+    expect(cost).toBeGreaterThan(5e7);
+    expect(cost).toBeLessThan(1e8);
+    const t0 = Date.now();
+    const res = await t().post("/v1/optimiser/sims/summary", body);
+    expect(Date.now() - t0).toBeLessThan(500);
+    expect(res.statusCode, res.body).toBe(422);
+    expect(res.headers["content-type"]).toMatch(/^application\/problem\+json/);
+    const problem = res.json() as Record<string, unknown>;
+    expect(problem).toMatchObject({ code: "RUN_AS_JOB", jobs: "/v1/jobs", route: "sims/summary", least_ms: least, limit_ms: 500 });
+    expect(String(problem.detail)).toContain("POST /v1/jobs");
+    expect(String(problem.detail)).toContain("Prefer: respond-async");
+    // as a job (then cancelled): accepted — the refusal took nothing from the budget — and charged its cost
+    const sub = await t().post("/v1/jobs", { route: "sims/summary", body }, { "x-api-key": TEST_KEY });
+    expect(sub.statusCode, sub.body).toBe(202);
+    const del = await t().inject({ method: "DELETE", url: sub.headers.location as string, headers: { "x-api-key": TEST_KEY } });
+    expect(del.statusCode).toBe(200);
+    const prefer = await t().post("/v1/optimiser/sims/summary", body, { prefer: "respond-async" });
+    expect(prefer.statusCode, prefer.body).toBe(202);
+    await t().inject({ method: "DELETE", url: prefer.headers.location as string, headers: { "x-api-key": TEST_KEY } });
+    // the two jobs spent the key's budget for this minute (a budget admits while any of it is left)
+    const after = await t().post("/v1/optimiser/paths", { tickers: tickers() });
+    expect(after.statusCode, after.body).toBe(429);
+    expect(after.json()).toMatchObject({ code: "RATE_LIMITED" });
+  });
+});
+
+describe("the least-time estimate is a lower bound (FASTEST_UNITS_PER_MS)", () => {
+  const t = useTestApp({ keys: [TEST_KEY], limits: { maxRunCount: 100_000 } });
+  const tickers = () => t().store.list().slice(0, 4).map((x) => x.ticker);
+
+  it("answers a request within COMPUTE_TIMEOUT_MS as before, in at least its estimated time", async () => {
+    // the fastest kind per unit (the engine's summary): the time it takes is at least the estimate
+    const body = { tickers: tickers(), run_count: 3000, horizon_days: 2520, seed: 5 };
+    const least = leastComputeMs(estimateCost(t().store, "sims-summary", body), 1);
+    expect(least).toBeGreaterThan(100);
+    const t0 = performance.now();
+    const res = await t().post("/v1/optimiser/sims/summary", body);
+    const took = performance.now() - t0;
+    expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+    console.log(`RUN_AS_JOB estimate: ${least} ms at ${FASTEST_UNITS_PER_MS} units/ms, took ${took.toFixed(0)} ms`);
+    expect(took).toBeGreaterThanOrEqual(least);
+  });
+});
