@@ -25,6 +25,9 @@ import { MST_BASIS_RATIO, MST_PRUNED_MIN_N } from "../shared/vocabulary";
  * pair would not have changed dm_i (`singleLinkage` updates on dm_i > d̂ only). See `SkipBounds`.
  */
 
+/** The skip test's partial sum is compared with τ every SKIP_BLOCK columns (even). */
+const SKIP_BLOCK: i32 = 8;
+
 /** 2⁻⁵³, the unit roundoff of f64. */
 const UNIT: f64 = 1.1102230246251565e-16;
 
@@ -78,6 +81,11 @@ export function prunedSingleLinkage(Dp: usize, N: i32, X: usize, n: i32, Z: usiz
   gemmNTBlocked(Q, Np, m, Dp, Np, N, Np, P, 1, m);
   const Ps = scratchF64(N * mp);
   columnsByVariance(P, N, m, Ps, mp);
+  // the first SKIP_BLOCK columns of every row again, contiguous: most pairs are decided by them, and a row of Ps
+  // (2 KB at the daily window) would cost a cache miss per unmerged node and step
+  const H = min(SKIP_BLOCK, mp);
+  const Ph = scratchF64(N * H);
+  for (let i: i32 = 0; i < N; i++) memory.copy(Ph + <usize>(i * H) * 8, Ps + <usize>(i * mp) * 8, <usize>H << 3);
   const bounds = new SkipBounds(Np, m, mp, eta, gmax);
 
   const lists = new PrimLists(N);
@@ -102,7 +110,7 @@ export function prunedSingleLinkage(Dp: usize, N: i32, X: usize, n: i32, Z: usiz
     const Px = Ps + <usize>x * rowP;
     const gx = load<f64>(g + (<usize>x << 3));
     // the pairs not skipped (each test reads only its own τ, from the steps before), then their d̃ four at a time
-    const nc = candidates(U, tau, len, px, Px, Ps, rowP, mp, cand);
+    const nc = candidates(U, tau, len, px, Ph + <usize>(x * H) * 8, Ph, H, Px, Ps, rowP, mp, cand);
     exactDistances(Dx, gx, Dp, rd, Np, g, U, cand, nc, dots, dist);
     let c: i32 = 0;
     for (let p: i32 = 0; p < len; p++) {
@@ -148,13 +156,14 @@ export function prunedSingleLinkage(Dp: usize, N: i32, X: usize, n: i32, Z: usiz
  * One step's pairs (x, U[p]) that the skip test does not skip (`skipped` against τ[p]), p < len, p ≠ px, as list
  * positions in increasing order at `cand`; returns their count. Reads only; the step then applies them in order.
  */
-function candidates(U: usize, tau: usize, len: i32, px: i32, Px: usize, Ps: usize, rowP: usize, mp: i32,
-  cand: usize): i32 {
+function candidates(U: usize, tau: usize, len: i32, px: i32, Hx: usize, Ph: usize, H: i32, Px: usize, Ps: usize,
+  rowP: usize, mp: i32, cand: usize): i32 {
+  const rowH = <usize>H << 3;
   let nc: i32 = 0;
   for (let p: i32 = 0; p < len; p++) {
     if (p == px) continue;
     const i = load<i32>(U + (<usize>p << 2));
-    if (!skipped(Px, Ps + <usize>i * rowP, mp, load<f64>(tau + (<usize>p << 3)))) {
+    if (!skipped(Hx, Ph + <usize>i * rowH, H, Px, Ps + <usize>i * rowP, mp, load<f64>(tau + (<usize>p << 3)))) {
       store<i32>(cand + (<usize>nc << 2), p);
       nc++;
     }
@@ -236,15 +245,23 @@ class SkipBounds {
 
 /**
  * Whether the pair is skipped: the sum of squared differences of the projections (columns in decreasing variance,
- * f64x2 lanes) reaches tau, tested every eight columns. A partial sum of non-negative terms never exceeds the full
+ * f64x2 lanes) reaches tau, tested every SKIP_BLOCK columns (the first block read from the contiguous copies hx, hi
+ * of the first H columns, the rest from the rows px, pi). A partial sum of non-negative terms never exceeds the full
  * one, so stopping early decides as the whole sum would.
  */
 // @ts-ignore: decorator
-@inline function skipped(px: usize, pi: usize, mp: i32, tau: f64): bool {
+@inline function skipped(hx: usize, hi: usize, H: i32, px: usize, pi: usize, mp: i32, tau: f64): bool {
   let s = f64x2.splat(0.0);
-  let k: i32 = 0;
+  // the first block from the contiguous copies of the first H = min(SKIP_BLOCK, mp) columns
+  for (let k: i32 = 0; k < H; k += 2) {
+    const off = <usize>k << 3;
+    const d = f64x2.sub(v128.load(hx + off), v128.load(hi + off));
+    s = f64x2.add(s, f64x2.mul(d, d));
+  }
+  if (f64x2.extract_lane(s, 0) + f64x2.extract_lane(s, 1) >= tau) return true;
+  let k: i32 = H;
   while (k < mp) {
-    const end = min(k + 8, mp);
+    const end = min(k + SKIP_BLOCK, mp);
     for (; k < end; k += 2) {
       const off = <usize>k << 3;
       const d = f64x2.sub(v128.load(px + off), v128.load(pi + off));
