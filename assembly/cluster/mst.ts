@@ -1,6 +1,6 @@
 import { arenaMark, arenaRelease, scratchF64, scratchI32 } from "../memory";
-import { axpy, dot, dot4 } from "../linalg/blas";
-import { gemmNTBlocked } from "../linalg/gemm";
+import { axpy, dot } from "../linalg/blas";
+import { gemmNTBlocked, microNT } from "../linalg/gemm";
 import { linkageFromPrim, paddedOrder, PrimLists } from "./linkage";
 import { setIterations } from "../result";
 import { MST_BASIS_RATIO, MST_PRUNED_MIN_N } from "../shared/vocabulary";
@@ -173,15 +173,16 @@ function candidates(U: usize, tau: usize, len: i32, px: i32, Hx: usize, Ph: usiz
 
 /**
  * d̃_xi for the `nc` candidates (list positions at `cand`, node U[p]) into `dist`, exactly as `distanceOfDistances`
- * computes it: v = (g_x + g_i) − 2·⟨d_x, d_i⟩ (`blas.dot`'s order, here by `dot4`: the same bits, four rows side by
- * side), 0 when not positive, then √v. `dots`: 4 f64 of scratch.
+ * computes it: v = (g_x + g_i) − 2·⟨d_x, d_i⟩ (`blas.dot`'s order, here by `microNT` 1×2 blocks: the same bits, two
+ * rows side by side), 0 when not positive, then √v. `dots`: 4 f64 of scratch.
  */
 function exactDistances(Dx: usize, gx: f64, Dp: usize, rd: usize, Np: i32, g: usize, U: usize, cand: usize, nc: i32,
   dots: usize, dist: usize): void {
   let c: i32 = 0;
   for (; c + 3 < nc; c += 4) {
     const i0 = nodeOf(U, cand, c), i1 = nodeOf(U, cand, c + 1), i2 = nodeOf(U, cand, c + 2), i3 = nodeOf(U, cand, c + 3);
-    dot4(Dx, Dp + <usize>i0 * rd, Dp + <usize>i1 * rd, Dp + <usize>i2 * rd, Dp + <usize>i3 * rd, Np, dots);
+    microNT(Dx, 0, 1, Dp + <usize>i0 * rd, Dp + <usize>i1 * rd, 2, Np, dots, 0, 8);
+    microNT(Dx, 0, 1, Dp + <usize>i2 * rd, Dp + <usize>i3 * rd, 2, Np, dots + 16, 0, 8);
     store<f64>(dist + (<usize>c << 3), fromDot(gx, load<f64>(g + (<usize>i0 << 3)), load<f64>(dots)));
     store<f64>(dist + (<usize>(c + 1) << 3), fromDot(gx, load<f64>(g + (<usize>i1 << 3)), load<f64>(dots, 8)));
     store<f64>(dist + (<usize>(c + 2) << 3), fromDot(gx, load<f64>(g + (<usize>i2 << 3)), load<f64>(dots, 16)));
