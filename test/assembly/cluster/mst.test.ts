@@ -44,8 +44,8 @@ describe("prunedLinkage: the dense path's merges, bit for bit, from a fraction o
   });
 
   it("the pairs computed are those of the unblocked projections (gemmNT) and one pair at a time (blas.dot)", () => {
-    // counts pinned from the build before the blocked projections (gemmNTBlocked) and the four-at-a-time pairs
-    // (dot4): the same bits of P = Q·Dᵀ and of each d̃ give the same skip decisions, hence the same count; odd N
+    // counts pinned from the build before the blocked projections (gemmNTBlocked) and the pairs in microNT blocks:
+    // the same bits of P = Q·Dᵀ and of each d̃ give the same skip decisions, hence the same count; odd N
     // (an unpaired last distance row), basis rows not a multiple of 4, and a daily-shaped window with 252 rows
     const pinned: [N: number, n: number, seed: number, k: number, pairs: number][] = [
       [300, 12, 1, 3, 4221], [400, 13, 2, 1, 4361], [300, 52, 3, 3, 4659], [500, 51, 4, 6, 7021],
