@@ -1,6 +1,6 @@
 import { arenaMark, arenaRelease, scratchF64, scratchI32 } from "../memory";
 import { axpy, dot } from "../linalg/blas";
-import { gemmNT } from "../linalg/gemm";
+import { gemmNTBlocked, microNT } from "../linalg/gemm";
 import { linkageFromPrim, paddedOrder, PrimLists } from "./linkage";
 import { setIterations } from "../result";
 import { MST_BASIS_RATIO, MST_PRUNED_MIN_N } from "../shared/vocabulary";
@@ -24,6 +24,9 @@ import { MST_BASIS_RATIO, MST_PRUNED_MIN_N } from "../shared/vocabulary";
  * formula's v = (g_x + g_i) − 2G), so that it implies d̂_xi ≥ dm_i for the value the dense path computes: the skipped
  * pair would not have changed dm_i (`singleLinkage` updates on dm_i > d̂ only). See `SkipBounds`.
  */
+
+/** The skip test's partial sum is compared with τ every SKIP_BLOCK columns (even). */
+const SKIP_BLOCK: i32 = 8;
 
 /** 2⁻⁵³, the unit roundoff of f64. */
 const UNIT: f64 = 1.1102230246251565e-16;
@@ -75,15 +78,23 @@ export function prunedSingleLinkage(Dp: usize, N: i32, X: usize, n: i32, Z: usiz
   }
   const mp = (m + 1) & ~1;
   const P = scratchF64(N * m);
-  gemmNT(Q, Np, m, Dp, Np, N, Np, false, P, 1, m);
+  gemmNTBlocked(Q, Np, m, Dp, Np, N, Np, P, 1, m);
   const Ps = scratchF64(N * mp);
   columnsByVariance(P, N, m, Ps, mp);
+  // the first SKIP_BLOCK columns of every row again, contiguous: most pairs are decided by them, and a row of Ps
+  // (2 KB at the daily window) would cost a cache miss per unmerged node and step
+  const H = min(SKIP_BLOCK, mp);
+  const Ph = scratchF64(N * H);
+  for (let i: i32 = 0; i < N; i++) memory.copy(Ph + <usize>(i * H) * 8, Ps + <usize>(i * mp) * 8, <usize>H << 3);
   const bounds = new SkipBounds(Np, m, mp, eta, gmax);
 
   const lists = new PrimLists(N);
   const dm = lists.dm, U = lists.U;
   const tau = scratchF64(N); // the skip threshold of each unmerged node's dm, by list position
   for (let i: i32 = 0; i < N; i++) store<f64>(tau + (<usize>i << 3), Infinity);
+  const cand = scratchI32(N); // list positions of one step's pairs not skipped
+  const dist = scratchF64(N); // their d̃
+  const dots = scratchF64(4);
   const rowP = <usize>mp << 3;
   const budget = ((<i64>N * <i64>(N - 1)) >> 4) + ((<i64>N) << 4); // an eighth of the N(N − 1)/2 pairs, + 16N
   let exact: i64 = 0;
@@ -98,16 +109,19 @@ export function prunedSingleLinkage(Dp: usize, N: i32, X: usize, n: i32, Z: usiz
     const Dx = Dp + <usize>x * rd;
     const Px = Ps + <usize>x * rowP;
     const gx = load<f64>(g + (<usize>x << 3));
+    // the pairs not skipped (each test reads only its own τ, from the steps before), then their d̃ four at a time
+    const nc = candidates(U, tau, len, px, Ph + <usize>(x * H) * 8, Ph, H, Px, Ps, rowP, mp, cand);
+    exactDistances(Dx, gx, Dp, rd, Np, g, U, cand, nc, dots, dist);
+    let c: i32 = 0;
     for (let p: i32 = 0; p < len; p++) {
       if (p == px) continue;
       const i = load<i32>(U + (<usize>p << 2));
       let v = load<f64>(dm + (<usize>p << 3));
       let t = load<f64>(tau + (<usize>p << 3));
-      if (!skipped(Px, Ps + <usize>i * rowP, mp, t)) {
+      if (c < nc && load<i32>(cand + (<usize>c << 2)) == p) {
         exact++;
-        let s = gx + load<f64>(g + (<usize>i << 3)) - 2.0 * dot(Dx, Dp + <usize>i * rd, Np);
-        if (!(s > 0.0)) s = 0.0;
-        const d = Math.sqrt(s);
+        const d = load<f64>(dist + (<usize>c << 3));
+        c++;
         if (v > d) {
           v = d;
           t = bounds.threshold(d);
@@ -136,6 +150,62 @@ export function prunedSingleLinkage(Dp: usize, N: i32, X: usize, n: i32, Z: usiz
   arenaRelease(mark);
   setIterations(<i32>exact);
   return true;
+}
+
+/**
+ * One step's pairs (x, U[p]) that the skip test does not skip (`skipped` against τ[p]), p < len, p ≠ px, as list
+ * positions in increasing order at `cand`; returns their count. Reads only; the step then applies them in order.
+ */
+function candidates(U: usize, tau: usize, len: i32, px: i32, Hx: usize, Ph: usize, H: i32, Px: usize, Ps: usize,
+  rowP: usize, mp: i32, cand: usize): i32 {
+  const rowH = <usize>H << 3;
+  let nc: i32 = 0;
+  for (let p: i32 = 0; p < len; p++) {
+    if (p == px) continue;
+    const i = load<i32>(U + (<usize>p << 2));
+    if (!skipped(Hx, Ph + <usize>i * rowH, H, Px, Ps + <usize>i * rowP, mp, load<f64>(tau + (<usize>p << 3)))) {
+      store<i32>(cand + (<usize>nc << 2), p);
+      nc++;
+    }
+  }
+  return nc;
+}
+
+/**
+ * d̃_xi for the `nc` candidates (list positions at `cand`, node U[p]) into `dist`, exactly as `distanceOfDistances`
+ * computes it: v = (g_x + g_i) − 2·⟨d_x, d_i⟩ (`blas.dot`'s order, here by `microNT` 1×2 blocks: the same bits, two
+ * rows side by side), 0 when not positive, then √v. `dots`: 4 f64 of scratch.
+ */
+function exactDistances(Dx: usize, gx: f64, Dp: usize, rd: usize, Np: i32, g: usize, U: usize, cand: usize, nc: i32,
+  dots: usize, dist: usize): void {
+  let c: i32 = 0;
+  for (; c + 3 < nc; c += 4) {
+    const i0 = nodeOf(U, cand, c), i1 = nodeOf(U, cand, c + 1), i2 = nodeOf(U, cand, c + 2), i3 = nodeOf(U, cand, c + 3);
+    microNT(Dx, 0, 1, Dp + <usize>i0 * rd, Dp + <usize>i1 * rd, 2, Np, dots, 0, 8);
+    microNT(Dx, 0, 1, Dp + <usize>i2 * rd, Dp + <usize>i3 * rd, 2, Np, dots + 16, 0, 8);
+    store<f64>(dist + (<usize>c << 3), fromDot(gx, load<f64>(g + (<usize>i0 << 3)), load<f64>(dots)));
+    store<f64>(dist + (<usize>(c + 1) << 3), fromDot(gx, load<f64>(g + (<usize>i1 << 3)), load<f64>(dots, 8)));
+    store<f64>(dist + (<usize>(c + 2) << 3), fromDot(gx, load<f64>(g + (<usize>i2 << 3)), load<f64>(dots, 16)));
+    store<f64>(dist + (<usize>(c + 3) << 3), fromDot(gx, load<f64>(g + (<usize>i3 << 3)), load<f64>(dots, 24)));
+  }
+  for (; c < nc; c++) {
+    const i = nodeOf(U, cand, c);
+    store<f64>(dist + (<usize>c << 3), fromDot(gx, load<f64>(g + (<usize>i << 3)), dot(Dx, Dp + <usize>i * rd, Np)));
+  }
+}
+
+/** The node of candidate c: U[cand[c]]. */
+// @ts-ignore: decorator
+@inline function nodeOf(U: usize, cand: usize, c: i32): i32 {
+  return load<i32>(U + (<usize>load<i32>(cand + (<usize>c << 2)) << 2));
+}
+
+/** d̃ from ‖d_x‖², ‖d_i‖² and ⟨d_x, d_i⟩ as `distanceOfDistances` forms it: √max(0, (g_x + g_i) − 2G). */
+// @ts-ignore: decorator
+@inline function fromDot(gx: f64, gi: f64, G: f64): f64 {
+  let s = gx + gi - 2.0 * G;
+  if (!(s > 0.0)) s = 0.0;
+  return Math.sqrt(s);
 }
 
 /**
@@ -176,15 +246,23 @@ class SkipBounds {
 
 /**
  * Whether the pair is skipped: the sum of squared differences of the projections (columns in decreasing variance,
- * f64x2 lanes) reaches tau, tested every eight columns. A partial sum of non-negative terms never exceeds the full
+ * f64x2 lanes) reaches tau, tested every SKIP_BLOCK columns (the first block read from the contiguous copies hx, hi
+ * of the first H columns, the rest from the rows px, pi). A partial sum of non-negative terms never exceeds the full
  * one, so stopping early decides as the whole sum would.
  */
 // @ts-ignore: decorator
-@inline function skipped(px: usize, pi: usize, mp: i32, tau: f64): bool {
+@inline function skipped(hx: usize, hi: usize, H: i32, px: usize, pi: usize, mp: i32, tau: f64): bool {
   let s = f64x2.splat(0.0);
-  let k: i32 = 0;
+  // the first block from the contiguous copies of the first H = min(SKIP_BLOCK, mp) columns
+  for (let k: i32 = 0; k < H; k += 2) {
+    const off = <usize>k << 3;
+    const d = f64x2.sub(v128.load(hx + off), v128.load(hi + off));
+    s = f64x2.add(s, f64x2.mul(d, d));
+  }
+  if (f64x2.extract_lane(s, 0) + f64x2.extract_lane(s, 1) >= tau) return true;
+  let k: i32 = H;
   while (k < mp) {
-    const end = min(k + 8, mp);
+    const end = min(k + SKIP_BLOCK, mp);
     for (; k < end; k += 2) {
       const off = <usize>k << 3;
       const d = f64x2.sub(v128.load(px + off), v128.load(pi + off));
@@ -244,7 +322,7 @@ function basisRows(X: usize, n: i32, N: i32, Np: i32, Q: usize): i32 {
  */
 function gramDeviation(Q: usize, m: i32, Np: i32): f64 {
   const G = scratchF64(m * m);
-  gemmNT(Q, Np, m, Q, Np, m, Np, false, G, m, 1);
+  gemmNTBlocked(Q, Np, m, Q, Np, m, Np, G, m, 1);
   let dev = 0.0;
   for (let k: i32 = 0; k < m; k++) {
     for (let l: i32 = 0; l < m; l++) {

@@ -5,6 +5,7 @@
  * (two interleaved lanes, then lane 0 + lane 1, then the scalar tail), so results are bit-identical on every host.
  * Complexity: O(n) per call, no allocation.
  */
+import { microNT } from "./gemm";
 
 /** Dot product of `n` contiguous f64 at `x` and `y`. */
 export function dot(x: usize, y: usize, n: i32): f64 {
@@ -33,10 +34,14 @@ export function axpy(n: i32, a: f64, x: usize, y: usize): void {
   }
 }
 
-/** y ← A x for a row-major n×n matrix A (y must not alias x). */
+/**
+ * y ← A x for a row-major n×n matrix A (y must not alias x): y_i = `dot`(A_i, x) bit for bit, four rows at a time
+ * (linalg/gemm.ts `microNT`, a 4×1 block: `dot`'s order per row, so the same bits, with four addition chains
+ * overlapped: one chain waits for its add's latency on every step), the last n mod 4 rows by `dot`.
+ */
 export function symv(n: i32, A: usize, x: usize, y: usize): void {
   const row = <usize>n << 3;
-  for (let i: i32 = 0; i < n; i++) {
-    store<f64>(y + (<usize>i << 3), dot(A + <usize>i * row, x, n));
-  }
+  let i: i32 = 0;
+  for (; i + 3 < n; i += 4) microNT(A + <usize>i * row, row, 4, x, x, 1, n, y + (<usize>i << 3), 8, 0);
+  for (; i < n; i++) store<f64>(y + (<usize>i << 3), dot(A + <usize>i * row, x, n));
 }

@@ -448,3 +448,99 @@ function syrkTileRow(A: usize, Np: i32, K: i32, N: i32, j0: i32, out: usize, ldo
   }
 }
 
+
+/**
+ * `gemmNT` for a large B (non-triangular): the same C = A·Bᵀ, bit for bit, cache-blocked like `syrkUpper` (the
+ * pruned linkage's projections P = Q·Dᵀ, assembly/cluster/mst.ts: m ≤ n + 1 basis rows against N' distance rows of
+ * N' columns, 5,000 × 5,000 × 253 at the daily whole-market window).
+ *
+ * Method: output tiles of SYRK_TJ rows of A × SYRK_TK rows of B, swept per tile row in bands of SYRK_TW rows of B;
+ *   per band, K in panels of SYRK_KC columns: the tile row's rows of A packed once per panel (PA), each tile's rows
+ *   of B packed in pairs (PB), `microPacked` adds each 4×2 block's panel products to the band's lane accumulators
+ *   (ACC), and after the last panel each output is lane 0 + lane 1 (+ the odd tail when K is odd): `microNT`'s order
+ *   over the whole K, so the blocking changes no bit. `gemmNT` with its A tile of TILE_A rows streams all of B from
+ *   memory once per tile (m/8 times; at the daily window ≈ 32 × 200 MB); here once per SYRK_TJ rows of A.
+ * Layout, preconditions and strides as `gemmNT` (tri = false); rows of A past nA and of B past nB are packed as
+ *   zeros (never read). C does not alias A or B.
+ * Convergence: not iterative. Complexity: 2·nA·nB·K flops plus ≈ nB·K·⌈nA/SYRK_TJ⌉ + nA·K·⌈nB/SYRK_TW⌉ copies for the
+ *   packing; arena scratch (SYRK_TJ + SYRK_TK)·min(SYRK_KC, K) f64, released on return.
+ * Edge cases: nA = 0 or nB = 0 writes nothing; K < 2 takes `gemmNT` (no lane pair to pack).
+ */
+export function gemmNTBlocked(A: usize, lda: i32, nA: i32, B: usize, ldb: i32, nB: i32, K: i32,
+                              C: usize, csA: i32, csB: i32): void {
+  if (K < 2) {
+    gemmNT(A, lda, nA, B, ldb, nB, K, false, C, csA, csB);
+    return;
+  }
+  const ra = <usize>lda << 3;
+  const rb = <usize>ldb << 3;
+  const ca = <usize>csA << 3;
+  const cb = <usize>csB << 3;
+  const Ke = K & ~1;
+  const slotsPerRow = SYRK_TW >> 1;
+  const mark = arenaMark();
+  const L = panelLength(K);
+  const PA = scratchF64(SYRK_TJ * L), PB = scratchF64(SYRK_TK * L);
+  for (let j0: i32 = 0; j0 < nA; j0 += SYRK_TJ) {
+    const j1 = min(j0 + SYRK_TJ, nA);
+    for (let w0: i32 = 0; w0 < nB; w0 += SYRK_TW) {
+      const w1 = min(w0 + SYRK_TW, nB);
+      memory.fill(ACC, 0, <usize>(SYRK_TJ * SYRK_TW) << 4);
+      for (let p0: i32 = 0; p0 < Ke; p0 += SYRK_KC) {
+        const P = (min(p0 + SYRK_KC, Ke) - p0) >> 1;
+        for (let j: i32 = j0; j < j1; j += 4) {
+          packBlock4(A + <usize>j * ra, ra, min(4, j1 - j), p0, P, PA + <usize>(((j - j0) >> 2) * P) * 64);
+        }
+        for (let c0: i32 = w0; c0 < w1; c0 += SYRK_TK) {
+          const c1 = min(c0 + SYRK_TK, w1);
+          for (let k: i32 = c0; k < c1; k += 2) {
+            const dst = PB + <usize>(((k - c0) >> 1) * P) * 32;
+            if (k + 1 < c1) packPair(B + <usize>k * rb, rb, p0, P, dst);
+            else packLast(B + <usize>k * rb, p0, P, dst);
+          }
+          for (let j: i32 = j0; j < j1; j += 4) {
+            const slotRow = ACC + <usize>(((j - j0) >> 2) * slotsPerRow) * 128;
+            const pa = PA + <usize>(((j - j0) >> 2) * P) * 64;
+            for (let k: i32 = c0; k < c1; k += 2) {
+              microPacked(pa, PB + <usize>(((k - c0) >> 1) * P) * 32, 32, P, slotRow + <usize>((k - w0) >> 1) * 128);
+            }
+          }
+        }
+      }
+      for (let j: i32 = j0; j < j1; j += 4) {
+        const mr = min(4, j1 - j);
+        const slotRow = ACC + <usize>(((j - j0) >> 2) * slotsPerRow) * 128;
+        for (let k: i32 = w0; k < w1; k += 2) {
+          const acc = slotRow + <usize>((k - w0) >> 1) * 128;
+          const nc = min(2, w1 - k);
+          for (let r: i32 = 0; r < mr; r++) {
+            const jj = j + r;
+            for (let c: i32 = 0; c < nc; c++) {
+              const kk = k + c;
+              const s = acc + (<usize>(r * 2 + c) << 4);
+              let v = load<f64>(s) + load<f64>(s, 8);
+              if (Ke < K) {
+                const off = <usize>Ke << 3;
+                v += load<f64>(A + <usize>jj * ra + off) * load<f64>(B + <usize>kk * rb + off);
+              }
+              store<f64>(C + <usize>jj * ca + <usize>kk * cb, v);
+            }
+          }
+        }
+      }
+    }
+  }
+  arenaRelease(mark);
+}
+
+/** `packPair` for a last, unpaired row at s0: the pair's second row packed as zeros. */
+// @ts-ignore: decorator
+@inline function packLast(s0: usize, p0: i32, P: i32, dst: usize): void {
+  const a = s0 + (<usize>p0 << 3);
+  const e = <usize>P << 4;
+  for (let o: usize = 0; o < e; o += 16) {
+    const d = dst + (o << 1);
+    v128.store(d, v128.load(a + o));
+    v128.store(d, f64x2.splat(0.0), 16);
+  }
+}

@@ -22,12 +22,19 @@
  *     SPLIT_MIN_TICKERS; `--split-runs K`: K runs at every N, the plans alternating; `--split-plans a,b`: only those
  *     plans with the paper HRP); `--split-only` prints only this table, at N = 250 … 2,000; `--split-scale` at N = 1,000
  *     and 2,000, and 5,000 with `--n5000`); its store holds T = 300 closes per ticker.
+ * `--whole-market` (issue 30 item 1): only the whole-market request of the issue, 5,000 factor-model tickers
+ * (`writeFactorStore`, 800 days from 2015-01-05, seed 7; `--wm-n N` for another size) with `start: "2015-01-06"`,
+ * PathLit's seven strategies (paper HRP) × daily/weekly/monthly, unbounded: the request through a 2-worker pool split
+ * by the default plan, beside it as one task, alternating, `--wm-runs K` runs each (default 3; medians, the load
+ * average beside every run; every split body checked against the one task's); then each part of the 2-worker plan
+ * timed alone on a 1-worker pool (the worker's own code, memory kept between parts) and their list schedule on two
+ * workers (computed: see `partsTable`).
  * Medians of 5 runs at N ≤ 500, 3 at 1,000, 1 at 2,000 and 5,000 (the machine is shared: read the spread). Each
  * call runs on a fresh instance, so the high-water and the memory are those of that call alone.
  */
 import { makespan } from "./split-cores.js";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { openBackend } from "../../src/store/backend.js";
 import { ComputePool } from "../../src/workers/pool.js";
@@ -100,6 +107,7 @@ export default async function weightsScale(): Promise<void> {
   if (process.argv.includes("--split-only")) return splitTable([250, 500, 750, 1000, 1500, 2000, ...(withN5000 ? [5000] : [])]);
   if (process.argv.includes("--split-scale")) return splitTable([1000, 2000, ...(withN5000 ? [5000] : [])]);
   if (process.argv.includes("--split-parts")) return partsTable([1000, 2000, ...(withN5000 ? [5000] : [])]);
+  if (process.argv.includes("--whole-market")) return wholeMarket();
   const sizes = withN5000 ? [500, 1000, 2000, 5000] : [500, 1000, 2000];
   const rows: Row[] = [];
   const memory: { N: number; highWater: number; memoryBytes: number }[] = [];
@@ -263,9 +271,9 @@ async function splitTable(sizes: number[]): Promise<void> {
 }
 
 /** A store of T = `TS` factor-model closes for `maxN` tickers in a temporary directory, and its shared snapshot. */
-async function benchStore(TS: number, maxN: number) {
+async function benchStore(TS: number, maxN: number, seed = 77) {
   const dir = mkdtempSync(join(tmpdir(), "folio-bench-split-"));
-  const m = writeFactorStore(dir, TS, maxN, 77);
+  const m = writeFactorStore(dir, TS, maxN, seed);
   const snapshot = await (await openBackend({ dataDir: dir })).load({ shared: true });
   return { dir, tickers: m.tickers, snapshot };
 }
@@ -278,14 +286,14 @@ async function benchStore(TS: number, maxN: number) {
  * Gram blocks queued when its blocks are done). Computed, not a wall time: it ignores the two workers' contention
  * for memory bandwidth. One run per N.
  */
-async function partsTable(sizes: number[]): Promise<void> {
-  const { dir, tickers: all, snapshot } = await benchStore(300, Math.max(...sizes));
+async function partsTable(sizes: number[], store?: { T: number; seed: number; start: string }): Promise<void> {
+  const { dir, tickers: all, snapshot } = await benchStore(store?.T ?? 300, Math.max(...sizes), store?.seed);
   const pool = new ComputePool({ workers: 1, queueSize: 16, timeoutMs: 3_600_000 });
   await pool.ready();
   const table: Record<string, Record<string, string>> = {};
   try {
     for (const N of sizes) {
-      const request = { tickers: all.slice(0, N) };
+      const request = { tickers: all.slice(0, N), ...(store === undefined ? {} : { start: store.start }) };
       const t0 = performance.now();
       await pool.run({ kind: "weights", request, snapshot });
       const one = performance.now() - t0;
@@ -324,7 +332,51 @@ async function partsTable(sizes: number[]): Promise<void> {
     await pool.destroy();
     rmSync(dir, { recursive: true, force: true });
   }
-  console.log("\n## Parts of each plan timed alone (1 worker, T = 300), and their list schedule on 2 workers (computed)");
+  console.log(`\n## Parts of each plan timed alone (1 worker, T = ${store?.T ?? 300}${store === undefined ? "" : `, start ${store.start}`}), and their list schedule on 2 workers (computed)`);
   console.table(table);
 }
 
+
+/**
+ * `--whole-market`: the whole-market request of issue 30 item 1 (see the module comment): split on a 2-worker pool
+ * (the default plan) and as one task, alternating, then its parts alone (`partsTable` on the same store).
+ */
+async function wholeMarket(): Promise<void> {
+  const T = 800, seed = 7, start = "2015-01-06";
+  const at = (flag: string, d: number) => {
+    const k = process.argv.indexOf(flag);
+    return k > 0 ? Math.max(1, Number(process.argv[k + 1]) || d) : d;
+  };
+  const N = at("--wm-n", 5000);
+  const runs = at("--wm-runs", 3);
+  const { dir, tickers, snapshot } = await benchStore(T, N, seed);
+  const pool = new ComputePool({ workers: 2, queueSize: 16, timeoutMs: 3_600_000 });
+  await pool.ready();
+  await Promise.all([pool.run({ kind: "ping" }), pool.run({ kind: "ping" })]);
+  const task: BacktestTask = { kind: "weights", request: { tickers, start }, snapshot };
+  const split: number[] = [];
+  const one: number[] = [];
+  const load = () => loadavg()[0].toFixed(2);
+  try {
+    const reference = (await pool.run(task)).body; // untimed: both workers' instances grown
+    await runSplit(pool, task);
+    for (let r = 0; r < runs; r++) {
+      for (const way of r % 2 === 0 ? ["split", "one"] : ["one", "split"]) {
+        const l = load();
+        const t0 = performance.now();
+        const b = way === "split" ? await runSplit(pool, task) : await pool.run(task);
+        const ms = performance.now() - t0;
+        (way === "split" ? split : one).push(ms);
+        if (Buffer.compare(b.body, reference) !== 0) throw new Error(`${way} body differs from the first one task's`);
+        console.log(`  run ${r + 1} ${way}: ${(ms / 1000).toFixed(2)} s (load ${l} → ${load()})`);
+      }
+    }
+  } finally {
+    await pool.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const s = (ms: number[]) => `${(median(ms) / 1000).toFixed(2)} (${ms.map((t) => (t / 1000).toFixed(2)).join(" ")})`;
+  console.log(`\n## Whole market: ${N} factor tickers, ${T} days from 2015-01-05, start ${start}, seven strategies × d/w/m, unbounded (median s of ${runs}; load now ${loadavg().map((x) => x.toFixed(2)).join(" ")})`);
+  console.table({ [`N=${N}`]: { "split, 2 workers (goal ≤ 15 s)": s(split), "one task": s(one) } });
+  await partsTable([N], { T, seed, start });
+}

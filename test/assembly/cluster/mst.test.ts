@@ -43,6 +43,21 @@ describe("prunedLinkage: the dense path's merges, bit for bit, from a fraction o
     }
   });
 
+  it("the pairs computed are those of the unblocked projections (gemmNT) and one pair at a time (blas.dot)", () => {
+    // counts pinned from the build before the blocked projections (gemmNTBlocked) and the pairs in microNT blocks:
+    // the same bits of P = Q·Dᵀ and of each d̃ give the same skip decisions, hence the same count; odd N
+    // (an unpaired last distance row), basis rows not a multiple of 4, and a daily-shaped window with 252 rows
+    const pinned: [N: number, n: number, seed: number, k: number, pairs: number][] = [
+      [300, 12, 1, 3, 4221], [400, 13, 2, 1, 4361], [300, 52, 3, 3, 4659], [500, 51, 4, 6, 7021],
+      [600, 100, 5, 3, 14031], [301, 12, 6, 3, 5112], [257, 21, 7, 2, 3787], [1203, 251, 8, 3, 35090],
+    ];
+    for (const [N, n, seed, k, pairs] of pinned) {
+      const { pruned, dense } = both(factorReturns(seed, n, N, k), n, N);
+      expect(pruned?.pairs, `N ${N} n ${n}`).toBe(pairs);
+      expect(sameBits(pruned!.Z, dense), `N ${N} n ${n}`).toBe(true);
+    }
+  });
+
   it("duplicate assets (zero distances) and returns on a coarse grid (exactly tied distances)", () => {
     for (const [N, n] of [[120, 12], [200, 30]]) {
       const base = factorReturns(7 + N, n, N, 2);
