@@ -6,7 +6,8 @@
  *     is read, its key hashed or its fields validated, so a flood of refusals costs the event loop almost nothing
  *     (the handler checks again: the state may change meanwhile);
  *  2. the key check and the per-key budgets, the same ones as the rest of /v1 (`KeyCheck`, `RateLimit`: one table
- *     and one set of counts installed on both scopes), the compute budget charged by the route's own kind;
+ *     and one set of counts installed on both scopes), the compute budget charged by the route's own kind; a key
+ *     whose compute budget was found spent is refused (429) here until its window ends, before its body is read;
  *  3. a key already at MAX_INFLIGHT_PER_KEY: 429 TOO_MANY_IN_FLIGHT before the body is read (after the key's count
  *     budget, so a retry storm still spends it); the pool checks again at admission.
  * A request sent with `Prefer: respond-async` becomes a job (routes/jobs.ts): it takes no worker now, so 1 and 3 let
@@ -48,7 +49,7 @@ export async function optimiserScope(scope: FastifyInstance, opts: OptimiserScop
   const { ctx } = opts;
   scope.addHook("onRequest", async (req) => refuseOverload(ctx, req));
   opts.keys.install(scope);
-  opts.limits.install(scope, (req) => computeCost(ctx, req));
+  opts.limits.install(scope, (req) => computeCost(ctx, req), true);
   scope.addHook("onRequest", async (req) => refuseKeyAtCap(ctx, req));
   optimiserRoutes(scope, ctx, { report: opts.report });
   simsSummaryRoute(scope, ctx);

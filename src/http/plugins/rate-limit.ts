@@ -311,15 +311,21 @@ export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOp
   return limits.scope;
 }
 
+/** The compute budget as a 429 names it. */
+function costBudget(limit: number): string {
+  return `compute budget of ${limit} (COMPUTE_COST_PER_MINUTE, tickers × test days × runs)`;
+}
+
 /** One set of per-key budgets, its hooks installable on several encapsulated scopes that share the same counts. */
 export interface RateLimit {
   /** Where the budgets live. */
   scope: RateLimitScope;
   /**
    * The budgets' hooks on `target` (after its key check); `costOf` for the routes of this scope (default: the
-   * options' own).
+   * options' own); `refuseSpentEarly` (a scope whose every route is charged): a key whose compute budget was found
+   * spent is refused in onRequest until its window ends, before its body is read.
    */
-  install(target: FastifyInstance, costOf?: RateLimitOptions["costOf"]): void;
+  install(target: FastifyInstance, costOf?: RateLimitOptions["costOf"], refuseSpentEarly?: boolean): void;
 }
 
 /**
@@ -362,6 +368,22 @@ export async function createRateLimit(owner: FastifyInstance, opts: RateLimitOpt
     counter = { incr: (key, ms, amount) => local.incr(key, ms, Date.now(), amount) };
   }
 
+  // Compute budgets known to be spent: bucket → when its window ends (ms). A key refused for its compute budget is
+  // refused again, until then, in onRequest — before its body is read, parsed, validated and costed — since in debt
+  // mode nothing but a refund lowers a spent budget within its window (a refund forgets the entry).
+  const spentUntil = new Map<string, number>();
+  const refuseSpent = (req: FastifyRequest): void => {
+    const bucket = `cost:${rateLimitKey(req)}`;
+    const until = spentUntil.get(bucket);
+    if (until === undefined) return;
+    const now = Date.now();
+    if (until <= now) {
+      spentUntil.delete(bucket);
+      return;
+    }
+    const retryAfter = Math.max(1, Math.ceil((until - now) / 1000));
+    throw folioError("RATE_LIMITED", { retryAfter, budget: costBudget(opts.costPerMinute!) }, { retryAfter });
+  };
   /**
    * Add `amount` to a budget; past `limit` (spend before this request ≥ limit when `debt`, else total > limit) → 429.
    * Returns whether the amount was added.
@@ -377,13 +399,14 @@ export async function createRateLimit(owner: FastifyInstance, opts: RateLimitOpt
     }
     const over = debt ? r.current - amount >= limit : r.current > limit;
     if (over) {
+      if (debt) spentUntil.set(bucket, Date.now() + r.ttl);
       const retryAfter = Math.max(1, Math.ceil(r.ttl / 1000));
       throw folioError("RATE_LIMITED", budget === undefined ? { retryAfter } : { retryAfter, budget }, { retryAfter });
     }
     return true;
   };
 
-  const install = (target: FastifyInstance, costOf = opts.costOf): void => {
+  const install = (target: FastifyInstance, costOf = opts.costOf, early = false): void => {
     target.addHook("onRequest", async (req) => {
       const id = rateLimitKey(req);
       if (budgetOf(req) === "read") {
@@ -395,14 +418,14 @@ export async function createRateLimit(owner: FastifyInstance, opts: RateLimitOpt
     });
     if (costOf !== undefined && opts.costPerMinute !== undefined) {
       const limit = opts.costPerMinute;
+      // (only on a scope whose every route is charged: the optimiser plugin's)
+      if (early) target.addHook("onRequest", async (req) => refuseSpent(req));
       target.addHook("preHandler", async (req) => {
         const cost = costOf(req);
         if (cost === undefined) return;
         const bucket = `cost:${rateLimitKey(req)}`;
         const amount = Math.max(1, Math.round(cost));
-        if (await charge(bucket, amount, limit, true, `compute budget of ${limit} (COMPUTE_COST_PER_MINUTE, tickers × test days × runs)`)) {
-          charges.set(req, { bucket, amount });
-        }
+        if (await charge(bucket, amount, limit, true, costBudget(limit))) charges.set(req, { bucket, amount });
       });
       // A request charged and then refused without computing gets its charge back (the same window's counter; if the
       // window turned meanwhile, the next window starts that much lower: at most one request's cost, once).
@@ -410,6 +433,7 @@ export async function createRateLimit(owner: FastifyInstance, opts: RateLimitOpt
         const c = charges.get(req);
         if (c === undefined || !isFolioError(err) || !REFUNDED_CODES.has(err.code)) return;
         charges.delete(req);
+        spentUntil.delete(c.bucket);
         try {
           await counter.incr(c.bucket, windowMs, -c.amount);
         } catch {
