@@ -153,45 +153,7 @@ export function prettyStream(out: { write(s: string): unknown }, color = false):
   };
 }
 
-/** Most bytes a `batchedStream` holds before it writes them. */
-export const LOG_BATCH_BYTES = 16_384;
-/** Longest a `batchedStream` holds a line, ms. */
-export const LOG_BATCH_MS = 50;
-
-/**
- * A destination for pino that writes its lines to `out` in batches: once `maxBytes` are held, else `maxMs` after the
- * first line held; a line above info (warn, error, fatal) at once with those before it; and what is held on the
- * process's exit. One write per batch instead of one per request: under load each write to a pipe woke its reader
- * and cost the event loop ≈ 0.1–0.18 ms per request on this 2-core class (the throughput bench's profile), as much as
- * sending the request's 650 KB body. A SIGKILL loses at most `maxMs` of lines.
- */
-export function batchedStream(out: { write(s: string): unknown }, maxBytes = LOG_BATCH_BYTES, maxMs = LOG_BATCH_MS): { write(line: string): void; flush(): void } {
-  let held: string[] = [];
-  let bytes = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const flush = (): void => {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = undefined;
-    if (held.length === 0) return;
-    const chunk = held.length === 1 ? held[0] : held.join("");
-    held = [];
-    bytes = 0;
-    out.write(chunk);
-  };
-  process.once("exit", flush);
-  return {
-    write(line: string) {
-      held.push(line);
-      bytes += line.length;
-      // pino's lines start {"level":NN — 40 and above (warn, error, fatal) are not held
-      if (bytes >= maxBytes || line.charCodeAt(9) >= 52) flush();
-      else if (timer === undefined) timer = setTimeout(flush, maxMs).unref();
-    },
-    flush,
-  };
-}
-
-/** Where log lines go by default: readable lines when stdout is a terminal, else pino's JSON lines in batches. */
-export function defaultLogStream(stdout: { isTTY?: boolean; write(s: string): unknown } = process.stdout): { write(line: string): void } {
-  return stdout.isTTY ? prettyStream(stdout, true) : batchedStream(stdout);
+/** Where log lines go by default: readable lines when stdout is a terminal, else undefined (pino's JSON on stdout). */
+export function defaultLogStream(stdout: { isTTY?: boolean; write(s: string): unknown } = process.stdout): { write(line: string): void } | undefined {
+  return stdout.isTTY ? prettyStream(stdout, true) : undefined;
 }
