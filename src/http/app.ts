@@ -4,7 +4,8 @@
  *
  * Layout: security headers and problem+json error handling on the root; /healthz and /readyz (no key); /docs (the
  * OpenAPI 3 document generated from the zod schemas that validate requests, UI assets served locally); the web page
- * at / when present; and the /v1 scope, where every route needs `x-api-key` and is rate-limited per key.
+ * at / when present; and two keyed scopes sharing one key check and one set of per-key budgets: /v1 (info,
+ * timeseries, jobs) and the optimiser plugin at /v1/optimiser (plugins/optimiser.ts, with its own refusals).
  */
 import { randomUUID } from "node:crypto";
 import swagger from "@fastify/swagger";
@@ -298,9 +299,10 @@ function installLifecycleHooks(app: FastifyInstance, isClosing: () => boolean): 
 }
 
 /**
- * The keyed routes: one key check and one set of per-key budgets, installed on two encapsulated scopes — /v1 (info,
- * timeseries, jobs) and the optimiser plugin at /v1/optimiser (plugins/optimiser.ts: its own overload and in-flight
- * refusals around them, the compute budget by route kind).
+ * The keyed routes: one key check and one set of per-key budgets, installed on three encapsulated scopes, in the
+ * order of the OpenAPI document — the reads (/v1/info, /v1/timeseries, no compute budget), the optimiser plugin at
+ * /v1/optimiser (plugins/optimiser.ts: its own overload and in-flight refusals around them, the compute budget by
+ * route kind) and the jobs (/v1/jobs, a submission charged as its route).
  */
 async function registerKeyedScopes(app: FastifyInstance, ctx: AppContext, options: AppOptions): Promise<void> {
   const limits = options.config.limits;
@@ -315,12 +317,17 @@ async function registerKeyedScopes(app: FastifyInstance, ctx: AppContext, option
     ...redis,
   });
   ctx.rateLimitScope = budgets.scope;
-  await app.register(async (v1) => {
-    keys.install(v1);
-    budgets.install(v1, (req) => (req.method === "POST" && req.routeOptions.url === "/v1/jobs" ? jobCostOf(ctx, req.body) : undefined));
-    infoRoute(v1, ctx);
-    timeseriesRoutes(v1, ctx);
-    await jobsRoutes(v1, ctx, { report, ...redis });
+  await app.register(async (reads) => {
+    keys.install(reads);
+    budgets.install(reads);
+    infoRoute(reads, ctx);
+    timeseriesRoutes(reads, ctx);
   }, { prefix: "/v1" });
   await app.register(optimiserScope, { prefix: OPTIMISER_PREFIX, ctx, keys, limits: budgets, report });
+  await app.register(async (jobs) => {
+    keys.install(jobs);
+    // POST /v1/jobs is the one charged route here (the status, result and cancel are not)
+    budgets.install(jobs, (req) => (req.method === "POST" ? jobCostOf(ctx, req.body) : undefined));
+    await jobsRoutes(jobs, ctx, { report, ...redis });
+  }, { prefix: "/v1" });
 }
