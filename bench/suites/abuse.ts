@@ -54,6 +54,9 @@
  * 2.48 / 1.25×, p99 3.84 / 1.05 / 2.30×; (c) wrong key p50 4.54 / 1.09 / 1.25×, p99 5.10 / 0.66 / 1.37×; (d) invalid
  * bodies p50 3.62 / 2.77 / 1.13×, p99 4.32 / 1.13 / 1.43× (median 1.43×; 2.97–4.53× before at load 0.9–1.6). At this
  * load even (b) and (c), met before on a quiet machine, miss in one repetition of three: not a verdict either way.
+ * ABUSE_PHASES=ad, 3 more (load 9.8 → 6.1; B alone p50 12.5–24.6 ms, p99 84–140 ms): (a) p50 2.40 / 1.36 / 1.19×,
+ * p99 1.72 / 2.83 / 1.06×; (d) p50 2.29 / 0.92 / 1.22×, p99 1.44 / 1.04 / 0.88×. Over the six: (a) p99 met 4 of 6
+ * (median 1.75×), p50 2 of 6; (d) p99 met 5 of 6 (median 1.28×).
  * - (d) invalid bodies (issue 30): a valid key's 16 connections send a 64 KiB body of 9,000 duplicate tickers (400);
  * and before the phases, the event-loop time of one invalid 64 KiB body by kind (`validationRows`).
  *
