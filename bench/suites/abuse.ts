@@ -47,6 +47,16 @@
  * this loaded. The per-body rows (64 KiB, median of 31): 0.29–3.72 ms by kind (≤ 5 ms; 80–136 ms before for 8,000
  * duplicate strategies).
  *
+ * After large bodies take turns between clients (ParseTurns, src/http/plugins/errors.ts) and a key whose compute
+ * budget is spent is refused before its body is read (2026-12-02, commit c816b26, 3 repetitions, load average 13–17
+ * throughout from other sessions: B alone p50 21–47 ms, p99 98–438 ms between repetitions, so the ratios say little):
+ * (a) retry storm p50 2.73 / 2.73 / 2.12×, p99 4.88 / 1.78 / 1.70× (medians 2.73×, 1.78×); (b) no key p50 3.47 /
+ * 2.48 / 1.25×, p99 3.84 / 1.05 / 2.30×; (c) wrong key p50 4.54 / 1.09 / 1.25×, p99 5.10 / 0.66 / 1.37×; (d) invalid
+ * bodies p50 3.62 / 2.77 / 1.13×, p99 4.32 / 1.13 / 1.43× (median 1.43×; 2.97–4.53× before at load 0.9–1.6). At this
+ * load even (b) and (c), met before on a quiet machine, miss in one repetition of three: not a verdict either way.
+ * ABUSE_PHASES=ad, 3 more (load 9.8 → 6.1; B alone p50 12.5–24.6 ms, p99 84–140 ms): (a) p50 2.40 / 1.36 / 1.19×,
+ * p99 1.72 / 2.83 / 1.06×; (d) p50 2.29 / 0.92 / 1.22×, p99 1.44 / 1.04 / 0.88×. Over the six: (a) p99 met 4 of 6
+ * (median 1.75×), p50 2 of 6; (d) p99 met 5 of 6 (median 1.28×).
  * - (d) invalid bodies (issue 30): a valid key's 16 connections send a 64 KiB body of 9,000 duplicate tickers (400);
  * and before the phases, the event-loop time of one invalid 64 KiB body by kind (`validationRows`).
  *

@@ -22,7 +22,7 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
@@ -31,13 +31,21 @@ import { syntheticBackend, storeOfSnapshot } from "../../src/store/backend.js";
 import { startChild, type Server } from "./load.js";
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 3);
-const CONCURRENCY = [1, 4];
 const ALL_CODINGS = ["identity", "gzip", "br"] as const;
 /** THROUGHPUT_CODINGS=identity (a comma list) runs only those codings; default all three. */
 const CODINGS = ALL_CODINGS.filter((c) => (process.env.THROUGHPUT_CODINGS ?? ALL_CODINGS.join(",")).split(",").includes(c));
 /** THROUGHPUT_PROFILE=0 skips the profiled run (main thread and workers under `--cpu-prof`, identity, c = 4). */
 const PROFILE = process.env.THROUGHPUT_PROFILE !== "0";
 const N = 20;
+/**
+ * THROUGHPUT_ROUNDS (default 1): the whole table that many times, each round's floor measured beside its own rows
+ * (interleaved), then the medians over the rounds per coding, concurrency and way (issue 30 item 4).
+ */
+const ROUNDS = Math.max(1, Number(process.env.THROUGHPUT_ROUNDS ?? 1));
+/** THROUGHPUT_WAYS=computed (a comma list of computed, merged, cached) limits the ways measured beside the floor. */
+const WAYS = (process.env.THROUGHPUT_WAYS ?? "computed,merged,cached").split(",");
+/** THROUGHPUT_CONCURRENCY=4 (a comma list) limits the concurrencies measured; default 1 and 4. */
+const CONCURRENCY = (process.env.THROUGHPUT_CONCURRENCY ?? "1,4").split(",").map(Number);
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ: 100 on Linux x86-64). */
 const HZ = 100;
@@ -72,6 +80,7 @@ async function startFloor(dir: string): Promise<Server> {
 }
 
 interface Row {
+  round: number;
   coding: string;
   conc: number;
   way: string;
@@ -82,6 +91,30 @@ interface Row {
   "main ms/req": string;
   "÷ floor": string;
   non2xx: number;
+  /** The 1-minute load average when the run ended. */
+  load: string;
+}
+
+/** Per coding, concurrency and way: the medians over the rounds of req/s, CPU per request and the ratio to the floor. */
+export function medians(rows: readonly Row[]): Record<string, string | number>[] {
+  const med = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const groups = new Map<string, Row[]>();
+  for (const r of rows) {
+    const k = `${r.coding} ${r.conc} ${r.way}`;
+    groups.set(k, [...(groups.get(k) ?? []), r]);
+  }
+  return [...groups.values()].map((g) => ({
+    coding: g[0].coding, conc: g[0].conc, way: g[0].way, rounds: g.length,
+    "median req/s": med(g.map((r) => Number(r["req/s"]))).toFixed(1),
+    "median CPU ms/req": med(g.map((r) => Number(r["CPU ms/req"]))).toFixed(2),
+    "median main ms/req": med(g.map((r) => Number(r["main ms/req"]))).toFixed(2),
+    "median ÷ floor": med(g.map((r) => Number(r["÷ floor"]))).toFixed(3),
+    "÷ floor range": `${Math.min(...g.map((r) => Number(r["÷ floor"]))).toFixed(3)}–${Math.max(...g.map((r) => Number(r["÷ floor"]))).toFixed(3)}`,
+    load: `${g[0].load}–${g.at(-1)!.load}`,
+  }));
 }
 
 export default async function throughput(): Promise<void> {
@@ -129,35 +162,37 @@ export default async function throughput(): Promise<void> {
       ? Object.keys((JSON.parse(bytes.identity.toString("utf8")) as Record<string, string>[])[0]).length - 1 : 0;
 
     const rows: Row[] = [];
-    for (const coding of CODINGS) {
-      for (const connections of CONCURRENCY) {
-        const h = { ...headers, "accept-encoding": coding };
-        const measure = async (way: string, server: Server, url: string, requests?: typeof distinct) => {
-          const many = requests === undefined ? {} : { requests };
-          await autocannon({ url, method: "POST", headers: h, body, connections, duration: 1, timeout: 60, ...many });
-          const pid = server.child.pid!;
-          const cpu0 = cpuSeconds(pid);
-          // The main thread's task id is the process id: the event loop's own CPU, apart from workers and libuv.
-          const main0 = cpuSeconds(pid, pid);
-          const r = await autocannon({ url, method: "POST", headers: h, body, connections, duration: SECONDS, timeout: 60, ...many });
-          const cpu = cpuSeconds(pid) - cpu0;
-          const main = cpuSeconds(pid, pid) - main0;
-          const n = Math.max(1, r.requests.total);
-          return { way, r, cpuMs: (cpu * 1000) / n, mainMs: (main * 1000) / n };
-        };
-        const f = await measure("floor", floor, `${floor.url}/floor/${coding}`);
-        const runs = [
-          await measure("computed", computed, `${computed.url}/v1/optimiser/paths`, distinct),
-          await measure("merged", computed, `${computed.url}/v1/optimiser/paths`),
-          await measure("cached", cached, `${cached.url}/v1/optimiser/paths`),
-          f,
-        ];
-        for (const { way, r, cpuMs, mainMs } of runs) {
-          rows.push({
-            coding, conc: connections, way, "req/s": r.requests.average.toFixed(1), "p50 ms": r.latency.p50.toFixed(1),
-            "p99 ms": r.latency.p99.toFixed(1), "CPU ms/req": cpuMs.toFixed(2), "main ms/req": mainMs.toFixed(2),
-            "÷ floor": (r.requests.average / f.r.requests.average).toFixed(3), non2xx: r.non2xx + r.errors + r.timeouts,
-          });
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const coding of CODINGS) {
+        for (const connections of CONCURRENCY) {
+          const h = { ...headers, "accept-encoding": coding };
+          const measure = async (way: string, server: Server, url: string, requests?: typeof distinct) => {
+            const many = requests === undefined ? {} : { requests };
+            await autocannon({ url, method: "POST", headers: h, body, connections, duration: 1, timeout: 60, ...many });
+            const pid = server.child.pid!;
+            const cpu0 = cpuSeconds(pid);
+            // The main thread's task id is the process id: the event loop's own CPU, apart from workers and libuv.
+            const main0 = cpuSeconds(pid, pid);
+            const r = await autocannon({ url, method: "POST", headers: h, body, connections, duration: SECONDS, timeout: 60, ...many });
+            const cpu = cpuSeconds(pid) - cpu0;
+            const main = cpuSeconds(pid, pid) - main0;
+            const n = Math.max(1, r.requests.total);
+            return { way, r, cpuMs: (cpu * 1000) / n, mainMs: (main * 1000) / n };
+          };
+          const f = await measure("floor", floor, `${floor.url}/floor/${coding}`);
+          const runs = [];
+          if (WAYS.includes("computed")) runs.push(await measure("computed", computed, `${computed.url}/v1/optimiser/paths`, distinct));
+          if (WAYS.includes("merged")) runs.push(await measure("merged", computed, `${computed.url}/v1/optimiser/paths`));
+          if (WAYS.includes("cached")) runs.push(await measure("cached", cached, `${cached.url}/v1/optimiser/paths`));
+          runs.push(f);
+          for (const { way, r, cpuMs, mainMs } of runs) {
+            rows.push({
+              round, coding, conc: connections, way, "req/s": r.requests.average.toFixed(1), "p50 ms": r.latency.p50.toFixed(1),
+              "p99 ms": r.latency.p99.toFixed(1), "CPU ms/req": cpuMs.toFixed(2), "main ms/req": mainMs.toFixed(2),
+              "÷ floor": (r.requests.average / f.r.requests.average).toFixed(3), non2xx: r.non2xx + r.errors + r.timeouts,
+              load: loadavg()[0].toFixed(1),
+            });
+          }
         }
       }
     }
@@ -166,6 +201,7 @@ export default async function throughput(): Promise<void> {
       `br ${(bytes.br.length / 1024).toFixed(0)} KiB; ${availableParallelism()} workers (= cores), ${SECONDS} s per run; ` +
       "CPU = the server process (event loop + workers) ÷ requests; main = the main thread (event loop) alone");
     console.table(rows);
+    if (ROUNDS > 1) console.table(medians(rows));
     if (PROFILE) await profiled(common, { ...headers, "accept-encoding": "identity" }, body, distinct);
   } finally {
     await computed.stop();

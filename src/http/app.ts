@@ -4,7 +4,8 @@
  *
  * Layout: security headers and problem+json error handling on the root; /healthz and /readyz (no key); /docs (the
  * OpenAPI 3 document generated from the zod schemas that validate requests, UI assets served locally); the web page
- * at / when present; and the /v1 scope, where every route needs `x-api-key` and is rate-limited per key.
+ * at / when present; and two keyed scopes sharing one key check and one set of per-key budgets: /v1 (info,
+ * timeseries, jobs) and the optimiser plugin at /v1/optimiser (plugins/optimiser.ts, with its own refusals).
  */
 import { randomUUID } from "node:crypto";
 import swagger from "@fastify/swagger";
@@ -20,20 +21,16 @@ import type { PriceStore, StoreBackend, StoreSnapshot } from "../store/types.js"
 import { engineVersion, SeenTags } from "./etag.js";
 import { defaultLogStream, pathOf, RequestLogController } from "./logging.js";
 import { ComputePool } from "../workers/pool.js";
-import { installAuth } from "./plugins/auth.js";
+import { keyCheck } from "./plugins/auth.js";
 import { clientErrorHandler, frameworkErrors, installErrorHandling, MAX_PARAM_LENGTH } from "./plugins/errors.js";
-import { installRateLimit } from "./plugins/rate-limit.js";
+import { createRateLimit } from "./plugins/rate-limit.js";
+import { OPTIMISER_PREFIX, optimiserScope } from "./plugins/optimiser.js";
 import { installSecurityHeaders } from "./plugins/security.js";
 import type { AppContext } from "./routes/context.js";
-import { jobCostOf, jobsRoutes, prefersAsync } from "./routes/jobs.js";
+import { jobCostOf, jobsRoutes } from "./routes/jobs.js";
 import { healthRoute, infoRoute, readyRoute } from "./routes/meta.js";
-import { optimiserRoutes } from "./routes/optimiser.js";
-import { estimateCost } from "./cost.js";
-import { JOB_ROUTES, type JobRoute } from "../jobs/types.js";
-import { simsSummaryRoute } from "./routes/summary.js";
 import { ResponseBudget } from "./response-budget.js";
 import { ResponseCache } from "./cache.js";
-import type { RequestBody } from "../workers/tasks.js";
 import { timeseriesRoutes } from "./routes/timeseries.js";
 import { oversizedProblems, validationError } from "./schemas.js";
 import { webPlugin } from "./web.js";
@@ -113,11 +110,41 @@ interface Built {
   live?: LiveStore;
 }
 
+/** The service as named steps: the Fastify instance, its documentation and liveness, the store and pool, the hooks, the scopes. */
 async function build(options: AppOptions, built: Built): Promise<FastifyInstance> {
   const limits: Limits = options.config.limits;
+  const app = createFastify(options);
+  // Error handling (no request hooks: the error and 404/405 handlers, the body parser) and the OpenAPI collector
+  // (it only records routes) first, then liveness before every other plugin: no key, no rate limit, no store, no
+  // pool (routes/meta.ts).
+  installErrorHandling(app, { bodyLimit: limits.bodyLimitBytes });
+  await registerOpenApi(app);
+  healthRoute(app);
+  const live = await openLiveStore(app, options);
+  built.live = live;
+  const pool = options.pool ?? newPool(limits, options.allowTestTasks ?? false);
+  built.pool = pool;
+  const lifecycle = startLifecycle(app, live, pool, { ownPool: options.pool === undefined });
+  const ctx = appContext(live, pool, limits, lifecycle);
+  app.decorate("folio", ctx);
+  installValidation(app);
+  await installSecurityHeaders(app);
+  installLifecycleHooks(app, lifecycle.isClosing);
+  // Follow committed imports (file rename / PostgreSQL NOTIFY) without a restart.
+  await live.watch();
+  // Static files log no line per request (only warnings and errors): the page, /vendor, /lib, the /docs assets.
+  await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list" }, logLevel: "warn" });
+  readyRoute(app, ctx);
+  await registerKeyedScopes(app, ctx, options);
+  if (options.web ?? true) await app.register(webPlugin, { logLevel: "warn" });
+  return app;
+}
+
+/** The Fastify instance and its server options (no plugins, no routes). */
+function createFastify(options: AppOptions): FastifyInstance {
+  const limits: Limits = options.config.limits;
   const tls = options.config.tls;
-  const full = fullLimits(limits);
-  const app = Fastify({
+  return Fastify({
     // HTTPS when a certificate is configured, speaking HTTP/2 to clients that offer it (ALPN) and HTTP/1.1 to the
     // others, on the same port (README, "TLS").
     ...(tls !== undefined ? { http2: true, https: { allowHTTP1: true, cert: tls.cert, key: tls.key } } : {}),
@@ -142,10 +169,10 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     // of requests without a valid key (plugins/auth.ts); otherwise the peer address.
     ...(options.config.trustProxy !== undefined ? { trustProxy: options.config.trustProxy } : {}),
   } as FastifyServerOptions) as unknown as FastifyInstance;
-  // Error handling (no request hooks: the error and 404/405 handlers, the body parser) and the OpenAPI collector
-  // (it only records routes) first, then liveness before every other plugin: no key, no rate limit, no store, no
-  // pool (routes/meta.ts).
-  installErrorHandling(app, { bodyLimit: limits.bodyLimitBytes });
+}
+
+/** The OpenAPI 3 document's collector (routes register their zod schemas with it). */
+async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: "3.0.3",
@@ -161,135 +188,146 @@ async function build(options: AppOptions, built: Built): Promise<FastifyInstance
     },
     transform: jsonSchemaTransform,
   });
-  healthRoute(app);
+}
 
+/** The prices, followed live (the backend given, the fixed store, or the configured one standing in synthetic until an import). */
+async function openLiveStore(app: FastifyInstance, options: AppOptions): Promise<LiveStore> {
   const backend = options.backend ?? (options.store !== undefined
     ? memoryBackend(options.store)
     : syntheticUntilImport(await openBackend({ dataDir: options.config.dataDir, databaseUrl: options.config.databaseUrl })));
   const live = await LiveStore.open(backend, { shared: options.sharedStore ?? true, log: app.log });
   logSyntheticStandIn(app.log, backend, live.current.snapshot);
   live.onChange((s) => logSyntheticStandIn(app.log, backend, s.snapshot));
-  built.live = live;
-  const ownPool = options.pool === undefined;
-  const pool = options.pool ?? new ComputePool({
+  return live;
+}
+
+/** The compute pool sized by the limits. */
+function newPool(limits: Limits, allowTestTasks: boolean): ComputePool {
+  const full = fullLimits(limits);
+  return new ComputePool({
     workers: limits.workers,
     queueSize: limits.queueSize,
     timeoutMs: limits.computeTimeoutMs,
-    allowTestTasks: options.allowTestTasks ?? false,
+    allowTestTasks,
     maxResponseValues: limits.maxResponseValues,
     maxInflightPerKey: full.maxInflightPerKey,
     reservedLightWorkers: full.reservedLightWorkers,
     lightTaskCost: full.lightTaskCost,
   });
-  built.pool = pool;
+}
+
+/** Whether the pool has loaded and whether the app is closing (`startLifecycle`). */
+interface Lifecycle {
+  isReady: () => boolean;
+  isClosing: () => boolean;
+}
+
+/** What the routes share (routes/context.ts). */
+function appContext(live: LiveStore, pool: ComputePool, limits: Limits, lifecycle: Lifecycle): AppContext {
+  const full = fullLimits(limits);
   const responses = new ResponseBudget({
     maxPendingBytes: full.maxPendingResponseBytes,
     minReadBytesPerSecond: full.minReadBytesPerSecond,
     windowMs: full.minReadWindowMs,
   });
-
   const responseCache = new ResponseCache(full.responseCacheBytes);
   // A reload changes the store version (and so every ETag): the old version's bodies are released at once.
   live.onChange(() => responseCache.clear());
-
-  let ready = false;
-  let closing = false;
-  const ctx: AppContext = {
+  return {
     get store() {
       return live.current.store;
     },
     live, pool, responses, responseCache, limits: full, version: packageVersion(), engineVersion: engineVersion(), seenTags: new SeenTags(),
     rateLimitScope: "process",
-    isReady: () => ready,
-    isClosing: () => closing,
+    isReady: lifecycle.isReady,
+    isClosing: lifecycle.isClosing,
   };
-  app.decorate("folio", ctx);
-  // Warm up: every worker loads the engine when the pool starts; readiness is one worker answering a ping.
+}
+
+/**
+ * Readiness (one worker answering a ping once the pool has loaded the engine) and closing (set by preClose); on
+ * close, after in-flight requests completed, queued computations finish, then the workers and the store stop.
+ */
+function startLifecycle(app: FastifyInstance, live: LiveStore, pool: ComputePool, opts: { ownPool: boolean }): Lifecycle {
+  let ready = false;
+  let closing = false;
   pool.ready().then(
     () => { ready = true; },
     (err: unknown) => { if (!closing) app.log.error({ err }, "compute pool failed to load"); },
   );
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onClose", async () => {
+    if (opts.ownPool) await pool.close();
+    await live.close();
+  });
+  return { isReady: () => ready, isClosing: () => closing };
+}
 
-  // Validation with the zod schemas themselves: every issue as a JSON pointer in one INVALID_REQUEST problem.
+/**
+ * Validation with the zod schemas themselves: every issue as a JSON pointer in one INVALID_REQUEST problem; objects
+ * too large to be valid are refused before the schema reads them entry by entry (schemas.ts). Response schemas
+ * document; they do not re-validate (computed bodies arrive as bytes from the workers).
+ */
+function installValidation(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => (data: unknown) => {
-    // objects too large to be valid are refused before the schema reads them entry by entry (schemas.ts)
     const oversized = httpPart === "body" ? oversizedProblems(data) : undefined;
     if (oversized !== undefined) return { error: oversized };
     const r = (schema as z.ZodType).safeParse(data);
     return r.success ? { value: r.data } : { error: validationError(r.error.issues, httpPart ?? "body") };
   });
-  // Response schemas document; they do not re-validate (computed bodies arrive as bytes from the workers).
   app.setSerializerCompiler(() => (data: unknown) => JSON.stringify(data));
+}
 
-  await installSecurityHeaders(app);
-
+/**
+ * Every request: refused with NOT_READY (and its connection closed) once closing; every response names its request
+ * id, and during shutdown closes its connection, so that keep-alive sockets do not hold the server open until their
+ * idle timeout.
+ */
+function installLifecycleHooks(app: FastifyInstance, isClosing: () => boolean): void {
   app.addHook("onRequest", async (_req, reply) => {
-    if (closing) {
+    if (isClosing()) {
       reply.header("connection", "close");
       throw folioError("NOT_READY", {});
     }
   });
-  // Refuse overload cheaply: a compute request that the pool or the response budget would refuse anyway gets its 503
-  // here, before its body is read, its key hashed or its fields validated, so a flood of refusals costs the event
-  // loop almost nothing (README, "HTTP service"). The handler checks again (the state may change meanwhile).
-  app.addHook("onRequest", async (req) => {
-    // (a request sent with Prefer: respond-async becomes a job: it takes no worker now)
-    if (req.method !== "POST" || !(req.routeOptions.url ?? "").startsWith("/v1/optimiser/") || prefersAsync(req.headers.prefer)) return;
-    pool.refuseIfFull();
-    responses.admit();
-  });
   app.addHook("onSend", async (req, reply) => {
     reply.header("x-request-id", req.id);
-    // During shutdown, in-flight responses close their connection, so that keep-alive sockets do not hold the
-    // server open until their idle timeout.
-    if (closing) reply.header("connection", "close");
+    if (isClosing()) reply.header("connection", "close");
   });
-  app.addHook("preClose", async () => {
-    closing = true;
+}
+
+/**
+ * The keyed routes: one key check and one set of per-key budgets, installed on three encapsulated scopes, in the
+ * order of the OpenAPI document — the reads (/v1/info, /v1/timeseries, no compute budget), the optimiser plugin at
+ * /v1/optimiser (plugins/optimiser.ts: its own overload and in-flight refusals around them, the compute budget by
+ * route kind) and the jobs (/v1/jobs, a submission charged as its route).
+ */
+async function registerKeyedScopes(app: FastifyInstance, ctx: AppContext, options: AppOptions): Promise<void> {
+  const limits = options.config.limits;
+  const full = ctx.limits;
+  const redis = options.config.redisUrl !== undefined ? { redisUrl: options.config.redisUrl } : {};
+  const report = options.report ?? true;
+  const keys = keyCheck(options.config.keyHashes, { unauthenticatedPerMinute: full.unauthenticatedPerMinute });
+  const budgets = await createRateLimit(app, {
+    perMinute: limits.ratePerMinute,
+    readPerMinute: full.readRatePerMinute,
+    ...(full.computeCostPerMinute !== null ? { costPerMinute: full.computeCostPerMinute } : {}),
+    ...redis,
   });
-  app.addHook("onClose", async () => {
-    // Runs after in-flight requests have completed: let queued computations finish, then stop the workers.
-    if (ownPool) await pool.close();
-    await live.close();
-  });
-  // Follow committed imports (file rename / PostgreSQL NOTIFY) without a restart.
-  await live.watch();
-
-  // Static files log no line per request (only warnings and errors): the page, /vendor, /lib, the /docs assets.
-  await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list" }, logLevel: "warn" });
-
-  readyRoute(app, ctx);
-
-  await app.register(async (v1) => {
-    installAuth(v1, options.config.keyHashes, { unauthenticatedPerMinute: full.unauthenticatedPerMinute });
-    ctx.rateLimitScope = await installRateLimit(v1, {
-      perMinute: limits.ratePerMinute,
-      readPerMinute: full.readRatePerMinute,
-      ...(full.computeCostPerMinute !== null ? { costPerMinute: full.computeCostPerMinute } : {}),
-      costOf: (req) => {
-        const url = req.routeOptions.url ?? "";
-        if (url === "/v1/jobs" && req.method === "POST") return jobCostOf(ctx, req.body);
-        if (!url.startsWith("/v1/optimiser/")) return undefined;
-        // the route's task kind ("sims/summary" is kind "sims-summary": its run_count was not counted)
-        return estimateCost(live.current.store, JOB_ROUTES[url.slice("/v1/optimiser/".length) as JobRoute] ?? "", req.body as RequestBody);
-      },
-      ...(options.config.redisUrl !== undefined ? { redisUrl: options.config.redisUrl } : {}),
-    });
-    // A key already at MAX_INFLIGHT_PER_KEY: 429 TOO_MANY_IN_FLIGHT before the body is read (after the key's count
-    // budget, so a retry storm still spends it); the pool checks again at admission.
-    v1.addHook("onRequest", async (req) => {
-      if (req.method === "POST" && (req.routeOptions.url ?? "").startsWith("/v1/optimiser/") && !prefersAsync(req.headers.prefer)) {
-        pool.refuseIfKeyAtCap(req.apiKeyId);
-      }
-    });
-    infoRoute(v1, ctx);
-    timeseriesRoutes(v1, ctx);
-    optimiserRoutes(v1, ctx, { report: options.report ?? true });
-    simsSummaryRoute(v1, ctx);
-    await jobsRoutes(v1, ctx, { report: options.report ?? true, ...(options.config.redisUrl !== undefined ? { redisUrl: options.config.redisUrl } : {}) });
+  ctx.rateLimitScope = budgets.scope;
+  await app.register(async (reads) => {
+    keys.install(reads);
+    budgets.install(reads);
+    infoRoute(reads, ctx);
+    timeseriesRoutes(reads, ctx);
   }, { prefix: "/v1" });
-
-  if (options.web ?? true) await app.register(webPlugin, { logLevel: "warn" });
-
-  return app;
+  await app.register(optimiserScope, { prefix: OPTIMISER_PREFIX, ctx, keys, limits: budgets, report });
+  await app.register(async (jobs) => {
+    keys.install(jobs);
+    // POST /v1/jobs is the one charged route here (the status, result and cancel are not)
+    budgets.install(jobs, (req) => (req.method === "POST" ? jobCostOf(ctx, req.body) : undefined));
+    await jobsRoutes(jobs, ctx, { report, ...redis });
+  }, { prefix: "/v1" });
 }

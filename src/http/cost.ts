@@ -86,6 +86,18 @@ function analysisCost(request: RequestBody, testDays: number, training: number, 
  * horizon.
  */
 export function estimateTestDays(store: PriceStore, kind: string, request: RequestBody): number {
+  // one count per request: the compute budget, the exchange's cost and its response estimate all ask for it
+  const memo = testDaysMemo.get(request);
+  if (memo !== undefined && memo.store === store && memo.kind === kind) return memo.days;
+  const days = countTestDays(store, kind, request);
+  testDaysMemo.set(request, { store, kind, days });
+  return days;
+}
+
+/** `estimateTestDays` of a request body (validated bodies are not changed afterwards), per store version and kind. */
+const testDaysMemo = new WeakMap<RequestBody, { store: PriceStore; kind: string; days: number }>();
+
+function countTestDays(store: PriceStore, kind: string, request: RequestBody): number {
   const lo = request.start === undefined ? -Infinity : parseIsoDay(request.start) ?? -Infinity;
   const hi = request.end === undefined ? Infinity : parseIsoDay(request.end) ?? Infinity;
   let days = Infinity;

@@ -6,6 +6,7 @@
 import type { SeriesId } from "../domain/strategies.js";
 import type { StrategySeries } from "../domain/types.js";
 import type { DollarsJsonWriter, PathsJsonLayout } from "../engine/dollars.js";
+import type { RebalanceOutcome } from "./rebalance.js";
 
 /**
  * A factory of WebAssembly value writers (the engine's `Kernels.dollarsJson`, src/engine/dollars.ts): given the
@@ -496,4 +497,48 @@ export function simsJsonBytes(ids: readonly SeriesId[], dates: readonly string[]
   });
   out.ascii("}");
   return out.take();
+}
+
+/**
+ * Weights as the HTTP object (POST /v1/optimiser/weights): `{ id: [w_1 … w_N], … }` in the order of `ids`, the
+ * (ids.length)×N row-major `weights`, numbers as shortest round-trip doubles (JSON.stringify).
+ */
+export function weightsJson(ids: readonly SeriesId[], N: number, weights: Float64Array): string {
+  const parts = ids.map((id, s) => `${JSON.stringify(id)}:${JSON.stringify(Array.from(weights.subarray(s * N, (s + 1) * N)))}`);
+  return `{${parts.join(",")}}`;
+}
+
+/** What `scheduleJson` reads of a computation (src/pipeline/respond.ts `Computation`). */
+export interface ScheduleSource {
+  tickers: readonly string[];
+  /** The series in response order (the benchmark's, if any, last). */
+  ids: readonly SeriesId[];
+  /** The purchase's weight vectors, ids × N (buy and hold). */
+  weights: Float64Array;
+  /** Test dates; the first is the purchase. */
+  dates: readonly string[];
+  rebalance?: RebalanceOutcome;
+}
+
+/**
+ * The weights traded over the test period (POST /v1/optimiser/schedule): `dates` (the purchase, then each rebalance
+ * date), and per traded series (the strategies', the own portfolios'; not the benchmark's, bought and held) its
+ * weight vector at each date, the turnover of each trade (½ Σ|w_target − w_drifted|, 0 at the purchase) and its
+ * costs in dollars. Buy and hold: the purchase alone. Numbers are shortest round-trip doubles.
+ */
+export function scheduleJson(c: ScheduleSource): string {
+  const N = c.tickers.length;
+  const r = c.rebalance;
+  const traded = r === undefined ? c.ids.filter((id) => !id.startsWith("benchmark.")) : r.ids;
+  const S = traded.length;
+  const R = r === undefined ? 1 : r.rows.length + 1;
+  const sets = r?.weights ?? c.weights;
+  const dates = [c.dates[0], ...(r?.dates ?? [])];
+  const series = traded.map((id, s) => {
+    const weights = Array.from({ length: R }, (_, j) => Array.from(sets.subarray((j * S + s) * N, (j * S + s + 1) * N)));
+    const column = (m: Float64Array[] | undefined) => Array.from({ length: R }, (_, j) => (m === undefined ? 0 : m[0][j * S + s]));
+    return `${JSON.stringify(id)}:{"weights":${JSON.stringify(weights)},"turnover":${JSON.stringify(column(r?.turnover))},` +
+      `"costs":${JSON.stringify(column(r?.costs))}}`;
+  });
+  return `{"tickers":${JSON.stringify(c.tickers)},"dates":${JSON.stringify(dates)},"series":{${series.join(",")}}}`;
 }

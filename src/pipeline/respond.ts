@@ -29,7 +29,7 @@ import { extraSections } from "./analysis-sections.js";
 import { formatIsoDay } from "../domain/dates.js";
 import { annualEquivalent, riskFreeProblems, riskFreeRates, type RiskFree } from "../report/risk-free.js";
 import { buckets } from "./calendar.js";
-import { pathsJsonLayout, seriesJsonBytes, simsJsonBytes } from "./format.js";
+import { pathsJsonLayout, scheduleJson, seriesJsonBytes, simsJsonBytes, weightsJson } from "./format.js";
 import type { Kernels, SimulateSummaryResult } from "./kernels.js";
 import { defaultSeed, parseSeed } from "../domain/seed.js";
 import {
@@ -521,13 +521,6 @@ export function simsMeta(c: Computation, warnings: readonly Warning[] = []): Non
   return m;
 }
 
-/** Weights as the HTTP object: fixed key order, shortest round-trip doubles (JSON.stringify). */
-function weightsJson(c: Computation): string {
-  const N = c.tickers.length;
-  const parts = c.ids.map((id, s) => `${JSON.stringify(id)}:${JSON.stringify(Array.from(c.weights.subarray(s * N, (s + 1) * N)))}`);
-  return `{${parts.join(",")}}`;
-}
-
 /**
  * The /report rows of a rebalanced computation gain `rebalances`, `turnover` and `costs_paid` (docs/method.md §7.2);
  * a buy-and-hold one's rows are unchanged.
@@ -571,7 +564,7 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const digits = kernels.dollarsJson?.bind(kernels);
   switch (kind) {
     case "weights":
-      return { body: encoder.encode(weightsJson(c)), meta };
+      return { body: encoder.encode(weightsJson(c.ids, c.tickers.length, c.weights)), meta };
     case "paths":
       return { body: c.body ?? seriesJsonBytes(c.ids, c.dates, c.values!, out, digits), meta };
     case "report":
@@ -628,28 +621,6 @@ export function simsWarnings(c: Computation, opts: CheckedOptions): Warning[] {
     drift: c.drift ?? opts.drift });
 }
 
-/**
- * The weights traded over the test period (POST /v1/optimiser/schedule): `dates` (the purchase, then each rebalance
- * date), and per traded series (the strategies', the own portfolios'; not the benchmark's, bought and held) its
- * weight vector at each date, the turnover of each trade (½ Σ|w_target − w_drifted|, 0 at the purchase) and its
- * costs in dollars. Buy and hold: the purchase alone. Numbers are shortest round-trip doubles.
- */
-function scheduleJson(c: Computation): string {
-  const N = c.tickers.length;
-  const r = c.rebalance;
-  const traded = r === undefined ? c.ids.filter((id) => !id.startsWith("benchmark.")) : r.ids;
-  const S = traded.length;
-  const R = r === undefined ? 1 : r.rows.length + 1;
-  const sets = r?.weights ?? c.weights;
-  const dates = [c.dates[0], ...(r?.dates ?? [])];
-  const series = traded.map((id, s) => {
-    const weights = Array.from({ length: R }, (_, j) => Array.from(sets.subarray((j * S + s) * N, (j * S + s + 1) * N)));
-    const column = (m: Float64Array[] | undefined) => Array.from({ length: R }, (_, j) => (m === undefined ? 0 : m[0][j * S + s]));
-    return `${JSON.stringify(id)}:{"weights":${JSON.stringify(weights)},"turnover":${JSON.stringify(column(r?.turnover))},` +
-      `"costs":${JSON.stringify(column(r?.costs))}}`;
-  });
-  return `{"tickers":${JSON.stringify(c.tickers)},"dates":${JSON.stringify(dates)},"series":{${series.join(",")}}}`;
-}
 
 /** The test rows of a request: for sims the purchase and its horizon, else the aligned days after training. */
 function testRows(prices: TypedPrices, opts: CheckedOptions): number {

@@ -158,6 +158,15 @@ describe("the compute charge is given back to refused requests", () => {
       const limited = await sims(7);
       expect(limited.statusCode).toBe(429);
       expect(limited.json().code).toBe("RATE_LIMITED");
+      // Spent: from now until the window ends the key is refused in onRequest, before its body is read — a body
+      // that is not even JSON gets the same 429 (it got its 400 INVALID_JSON after parsing before), naming the budget.
+      const early = await t.post("/v1/optimiser/sims", "{not json");
+      expect(early.statusCode).toBe(429);
+      expect(early.json().code).toBe("RATE_LIMITED");
+      expect(early.json().detail).toContain("compute budget");
+      expect(Number(early.headers["retry-after"])).toBeGreaterThan(0);
+      // reads are not charged: the spent compute budget leaves them alone
+      expect((await t.get("/v1/info")).statusCode).toBe(200);
     } finally {
       await closeTestApp(t);
     }

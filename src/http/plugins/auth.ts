@@ -90,11 +90,25 @@ export interface AuthOptions {
 
 /** Add the key check to every route of `scope` (an encapsulated context, e.g. the /v1 prefix). Returns the address table. */
 export function installAuth(scope: FastifyInstance, hashes: readonly Buffer[], opts: AuthOptions = {}): AddressWindows | undefined {
-  if (!scope.hasRequestDecorator("apiKeyId")) scope.decorateRequest("apiKeyId", "");
+  const auth = keyCheck(hashes, opts);
+  auth.install(scope);
+  return auth.addresses;
+}
+
+/** One key check (one table of keyless addresses), installable on several encapsulated scopes. */
+export interface KeyCheck {
+  /** The keyless requests per address (absent: no per-address limit). */
+  addresses: AddressWindows | undefined;
+  /** The check as the first onRequest hook of `scope`'s routes from here on. */
+  install(scope: FastifyInstance): void;
+}
+
+/** The key check of `hashes`: a valid key sets `req.apiKeyId`; none or a wrong one is 401 (429 past the address limit). */
+export function keyCheck(hashes: readonly Buffer[], opts: AuthOptions = {}): KeyCheck {
   const limit = opts.unauthenticatedPerMinute;
   const addresses = limit === undefined ? undefined : new AddressWindows(opts.windowMs ?? 60_000, opts.maxAddresses ?? MAX_TRACKED_ADDRESSES);
   const budget = `${limit} requests without a valid key from one address (UNAUTHENTICATED_PER_MINUTE)`;
-  scope.addHook("onRequest", async (req: FastifyRequest) => {
+  const check = async (req: FastifyRequest): Promise<void> => {
     const header = req.headers["x-api-key"];
     const id = checkKey(header, hashes);
     if (id === undefined) {
@@ -109,6 +123,12 @@ export function installAuth(scope: FastifyInstance, hashes: readonly Buffer[], o
     }
     req.apiKeyId = id;
     req.log = req.log.child({ key: id });
-  });
-  return addresses;
+  };
+  return {
+    addresses,
+    install(scope) {
+      if (!scope.hasRequestDecorator("apiKeyId")) scope.decorateRequest("apiKeyId", "");
+      scope.addHook("onRequest", check);
+    },
+  };
 }

@@ -228,6 +228,8 @@ export class RefusalPacer {
 
 export interface ErrorsOptions {
   bodyLimit: number;
+  /** Bodies of at least this many characters are parsed and validated in turns between clients (default FAIR_PARSE_BYTES). */
+  fairParseBytes?: number;
   /** Refusal pacing interval, ms (default 1,000; 0: off). See `RefusalPacer`. */
   refusalPaceMs?: number;
   /** Interval of the aggregated refusal log lines, ms (default 5,000; src/http/logging.ts `RefusalLog`). */
@@ -280,6 +282,65 @@ export function reservedKeysError(value: unknown): FolioError | undefined {
   return p.size === 0 ? undefined : p.toError();
 }
 
+/** Bodies of at least this many characters wait for their client's turn before they are parsed (`ParseTurns`). */
+export const FAIR_PARSE_BYTES = 8_192;
+
+/**
+ * Large bodies parsed and validated in turns between clients (issue 30 item 3, fairness): a body of at least
+ * `minChars` characters is queued under its client (its key, else its address) and the queues are served round robin,
+ * ONE body per turn of the event loop (setImmediate: between two turns the loop reads sockets and the workers'
+ * answers). Its JSON.parse, the reserved-name walk and then Fastify's validation (which follows the parser's `done`
+ * in the same turn) are that body's turn. So one client's flood of large bodies that arrived together (16
+ * connections of 64 KiB invalid bodies: ≈ 16 × 3 ms at once) is spread over turns, and another client's request
+ * waits for at most one of them — its small bodies (every ordinary request) are parsed at once, never queued.
+ */
+export class ParseTurns {
+  private readonly queues = new Map<string, (() => void)[]>();
+  private readonly order: string[] = [];
+  private scheduled = false;
+  /** Bodies queued now (for tests). */
+  pending = 0;
+
+  constructor(private readonly minChars: number) {}
+
+  /** Runs `parse` now for a small body, else in `client`'s next turn. */
+  run(client: string, chars: number, parse: () => void): void {
+    if (chars < this.minChars) {
+      parse();
+      return;
+    }
+    let q = this.queues.get(client);
+    if (q === undefined) {
+      q = [];
+      this.queues.set(client, q);
+      this.order.push(client);
+    }
+    q.push(parse);
+    this.pending++;
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(this.turn);
+    }
+  }
+
+  /** One body of the client at the head of the rotation; that client goes to the back. */
+  private readonly turn = (): void => {
+    this.scheduled = false;
+    const client = this.order.shift();
+    if (client === undefined) return;
+    const q = this.queues.get(client)!;
+    const parse = q.shift()!;
+    this.pending--;
+    if (q.length > 0) this.order.push(client);
+    else this.queues.delete(client);
+    if (this.order.length > 0) {
+      this.scheduled = true;
+      setImmediate(this.turn);
+    }
+    parse();
+  };
+}
+
 /**
  * Install the error handler, the 404 handler and the JSON body parser on the root instance.
  *
@@ -289,7 +350,18 @@ export function reservedKeysError(value: unknown): FolioError | undefined {
  * UNSUPPORTED_MEDIA_TYPE (see `requireJson`).
  */
 export function installErrorHandling(app: FastifyInstance, opts: ErrorsOptions): void {
+  const turns = new ParseTurns(opts.fairParseBytes ?? FAIR_PARSE_BYTES);
   const parseJson = (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+    turns.run(req.apiKeyId ? `key:${req.apiKeyId}` : `ip:${req.ip}`, (body as string).length, () => {
+      // (a queued parse runs outside Fastify's own try: a throw must still answer the request)
+      try {
+        parseJsonNow(req, body, done);
+      } catch (e) {
+        done(e as Error, undefined);
+      }
+    });
+  };
+  const parseJsonNow = (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
     const type = req.headers["content-type"];
     if (!isJsonOrAbsent(type)) {
       done(folioError("UNSUPPORTED_MEDIA_TYPE", { contentType: String(type) }, { contentType: type ?? null }), undefined);

@@ -306,6 +306,33 @@ type Counter = { incr(key: string, windowMs: number, amount: number): { current:
  * `<id>` is a prefix of the key's SHA-256, never the key.
  */
 export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOptions): Promise<RateLimitScope> {
+  const limits = await createRateLimit(scope, opts);
+  limits.install(scope);
+  return limits.scope;
+}
+
+/** The compute budget as a 429 names it. */
+function costBudget(limit: number): string {
+  return `compute budget of ${limit} (COMPUTE_COST_PER_MINUTE, tickers × test days × runs)`;
+}
+
+/** One set of per-key budgets, its hooks installable on several encapsulated scopes that share the same counts. */
+export interface RateLimit {
+  /** Where the budgets live. */
+  scope: RateLimitScope;
+  /**
+   * The budgets' hooks on `target` (after its key check); `costOf` for the routes of this scope (default: the
+   * options' own); `refuseSpentEarly` (a scope whose every route is charged): a key whose compute budget was found
+   * spent is refused in onRequest until its window ends, before its body is read.
+   */
+  install(target: FastifyInstance, costOf?: RateLimitOptions["costOf"], refuseSpentEarly?: boolean): void;
+}
+
+/**
+ * The per-key budgets (counters, the Redis client when configured, closed with `owner`), without hooks: `install`
+ * puts them on each scope that needs them (the /v1 routes, the optimiser plugin).
+ */
+export async function createRateLimit(owner: FastifyInstance, opts: RateLimitOptions): Promise<RateLimit> {
   const windowMs = opts.windowMs ?? 60_000;
   let counter: Counter;
   let scopeName: RateLimitScope = "process";
@@ -329,10 +356,10 @@ export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOp
     // two (EVALSHA, NOSCRIPT, EVAL) within REDIS_BUDGET_MS.
     client.on("ready", () => void client.script("LOAD", REDIS_WINDOW_SCRIPT).catch(() => {}));
     await waitReady(client, REDIS_CONNECT_WAIT_MS);
-    scope.addHook("onClose", async () => {
+    owner.addHook("onClose", async () => {
       client.disconnect();
     });
-    const shared = new SharedWindows(client as unknown as WindowRedis, scope.log);
+    const shared = new SharedWindows(client as unknown as WindowRedis, owner.log);
     if (client.status !== "ready") shared.markDegraded(new Error(`not reachable within ${REDIS_CONNECT_WAIT_MS} ms of start`));
     counter = shared;
     scopeName = "redis";
@@ -341,6 +368,22 @@ export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOp
     counter = { incr: (key, ms, amount) => local.incr(key, ms, Date.now(), amount) };
   }
 
+  // Compute budgets known to be spent: bucket → when its window ends (ms). A key refused for its compute budget is
+  // refused again, until then, in onRequest — before its body is read, parsed, validated and costed — since in debt
+  // mode nothing but a refund lowers a spent budget within its window (a refund forgets the entry).
+  const spentUntil = new Map<string, number>();
+  const refuseSpent = (req: FastifyRequest): void => {
+    const bucket = `cost:${rateLimitKey(req)}`;
+    const until = spentUntil.get(bucket);
+    if (until === undefined) return;
+    const now = Date.now();
+    if (until <= now) {
+      spentUntil.delete(bucket);
+      return;
+    }
+    const retryAfter = Math.max(1, Math.ceil((until - now) / 1000));
+    throw folioError("RATE_LIMITED", { retryAfter, budget: costBudget(opts.costPerMinute!) }, { retryAfter });
+  };
   /**
    * Add `amount` to a budget; past `limit` (spend before this request ≥ limit when `debt`, else total > limit) → 429.
    * Returns whether the amount was added.
@@ -356,45 +399,48 @@ export async function installRateLimit(scope: FastifyInstance, opts: RateLimitOp
     }
     const over = debt ? r.current - amount >= limit : r.current > limit;
     if (over) {
+      if (debt) spentUntil.set(bucket, Date.now() + r.ttl);
       const retryAfter = Math.max(1, Math.ceil(r.ttl / 1000));
       throw folioError("RATE_LIMITED", budget === undefined ? { retryAfter } : { retryAfter, budget }, { retryAfter });
     }
     return true;
   };
 
-  scope.addHook("onRequest", async (req) => {
-    const id = rateLimitKey(req);
-    if (budgetOf(req) === "read") {
-      await charge(`read:${id}`, 1, opts.readPerMinute ?? opts.perMinute, false,
-        `${opts.readPerMinute ?? opts.perMinute} reads (READ_RATE_LIMIT_PER_MINUTE)`);
-    } else {
-      await charge(id, 1, opts.perMinute, false, undefined);
+  const install = (target: FastifyInstance, costOf = opts.costOf, early = false): void => {
+    target.addHook("onRequest", async (req) => {
+      const id = rateLimitKey(req);
+      if (budgetOf(req) === "read") {
+        await charge(`read:${id}`, 1, opts.readPerMinute ?? opts.perMinute, false,
+          `${opts.readPerMinute ?? opts.perMinute} reads (READ_RATE_LIMIT_PER_MINUTE)`);
+      } else {
+        await charge(id, 1, opts.perMinute, false, undefined);
+      }
+    });
+    if (costOf !== undefined && opts.costPerMinute !== undefined) {
+      const limit = opts.costPerMinute;
+      // (only on a scope whose every route is charged: the optimiser plugin's)
+      if (early) target.addHook("onRequest", async (req) => refuseSpent(req));
+      target.addHook("preHandler", async (req) => {
+        const cost = costOf(req);
+        if (cost === undefined) return;
+        const bucket = `cost:${rateLimitKey(req)}`;
+        const amount = Math.max(1, Math.round(cost));
+        if (await charge(bucket, amount, limit, true, costBudget(limit))) charges.set(req, { bucket, amount });
+      });
+      // A request charged and then refused without computing gets its charge back (the same window's counter; if the
+      // window turned meanwhile, the next window starts that much lower: at most one request's cost, once).
+      target.addHook("onError", async (req, _reply, err) => {
+        const c = charges.get(req);
+        if (c === undefined || !isFolioError(err) || !REFUNDED_CODES.has(err.code)) return;
+        charges.delete(req);
+        spentUntil.delete(c.bucket);
+        try {
+          await counter.incr(c.bucket, windowMs, -c.amount);
+        } catch {
+          // Redis unreachable: the charge stays (the budget errs on the strict side).
+        }
+      });
     }
-  });
-  if (opts.costOf !== undefined && opts.costPerMinute !== undefined) {
-    const costOf = opts.costOf;
-    const limit = opts.costPerMinute;
-    scope.addHook("preHandler", async (req) => {
-      const cost = costOf(req);
-      if (cost === undefined) return;
-      const bucket = `cost:${rateLimitKey(req)}`;
-      const amount = Math.max(1, Math.round(cost));
-      if (await charge(bucket, amount, limit, true, `compute budget of ${limit} (COMPUTE_COST_PER_MINUTE, tickers × test days × runs)`)) {
-        charges.set(req, { bucket, amount });
-      }
-    });
-    // A request charged and then refused without computing gets its charge back (the same window's counter; if the
-    // window turned meanwhile, the next window starts that much lower: at most one request's cost, once).
-    scope.addHook("onError", async (req, _reply, err) => {
-      const c = charges.get(req);
-      if (c === undefined || !isFolioError(err) || !REFUNDED_CODES.has(err.code)) return;
-      charges.delete(req);
-      try {
-        await counter.incr(c.bucket, windowMs, -c.amount);
-      } catch {
-        // Redis unreachable: the charge stays (the budget errs on the strict side).
-      }
-    });
-  }
-  return scopeName;
+  };
+  return { scope: scopeName, install };
 }

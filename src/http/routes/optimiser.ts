@@ -48,12 +48,14 @@ export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string
   };
 }
 
-export function optimiserRoutes(v1: FastifyInstance, ctx: AppContext, opts: { report: boolean }): void {
+/** The compute routes on `scope`, the optimiser plugin registered at /v1/optimiser (plugins/optimiser.ts). */
+export function optimiserRoutes(scope: FastifyInstance, ctx: AppContext, opts: { report: boolean }): void {
   const { OptimiserBody, SimsBody: SimsSchema, AnalysisBody, ReportBody } = makeSchemas(ctx.limits);
-  const r = v1.withTypeProvider<ZodTypeProvider>();
+  const r = scope.withTypeProvider<ZodTypeProvider>();
 
   const route = (kind: ComputeKind, summary: string, response: z.ZodType, body: z.ZodType = OptimiserBody) => {
-    r.post(`/optimiser/${kind}`, {
+    r.post(`/${kind}`, {
+      config: { computeKind: kind },
       preParsing: requireJson,
       schema: {
         summary,

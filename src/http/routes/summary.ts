@@ -18,7 +18,8 @@ import type { AppContext } from "./context.js";
 import { ASYNC_NOTE, JobStatus } from "./jobs.js";
 import { computeHandler } from "./optimiser.js";
 
-export const SIMS_SUMMARY_PATH = "/optimiser/sims/summary";
+/** The route within the optimiser plugin (registered at /v1/optimiser). */
+export const SIMS_SUMMARY_PATH = "/sims/summary";
 
 const money = z.number().nullable();
 const percentileShape = <T extends z.ZodType>(t: T) =>
@@ -79,9 +80,10 @@ const DESCRIPTION =
   "x-covariance-fallback) as POST /v1/optimiser/sims, whose full runs it summarises: the same request and seed " +
   "give the runs /sims returns. Strong etag: send it back in if-none-match to get 304 without a recomputation.";
 
-export function simsSummaryRoute(v1: FastifyInstance, ctx: AppContext): void {
+export function simsSummaryRoute(scope: FastifyInstance, ctx: AppContext): void {
   const { SimsSummaryBody } = makeSchemas(ctx.limits);
-  v1.withTypeProvider<ZodTypeProvider>().post(SIMS_SUMMARY_PATH, {
+  scope.withTypeProvider<ZodTypeProvider>().post(SIMS_SUMMARY_PATH, {
+    config: { computeKind: "sims-summary" },
     preParsing: requireJson,
     schema: {
       summary: "Percentile bands and final-value distributions of the sims, per strategy.",
@@ -96,5 +98,5 @@ export function simsSummaryRoute(v1: FastifyInstance, ctx: AppContext): void {
         ...errorResponses,
       },
     },
-  }, computeHandler(ctx, "sims-summary", `POST /v1${SIMS_SUMMARY_PATH}`));
+  }, computeHandler(ctx, "sims-summary", `POST /v1/optimiser${SIMS_SUMMARY_PATH}`));
 }
