@@ -16,7 +16,7 @@ import {
 } from "../pipeline/rebalance.js";
 import { ANALYSIS_SECTIONS, MAX_ANALYSIS_RUNS, MAX_ATTRIBUTION_TOP, analysisProblems } from "../report/analysis.js";
 import { MAX_FACTORS } from "../report/factors.js";
-import { BOOTSTRAP_RUNS_RANGE, CONFIDENCE_RANGE, SIGNIFICANCE_DEFAULTS, DEFAULT_BASE } from "../report/significance.js";
+import { BOOTSTRAP_RUNS_RANGE, CONFIDENCE_RANGE, SHARPE_TESTS, SIGNIFICANCE_DEFAULTS, DEFAULT_BASE } from "../report/significance.js";
 import { RISK_FREE_RANGE, riskFreeProblems } from "../report/risk-free.js";
 import { CAPTURE_BASES, captureBasisProblems } from "../report/summary.js";
 import {
@@ -763,6 +763,8 @@ export const InfoResponse = z
         every_days: z.object({ min: z.number(), max: z.number() }),
       }).optional().describe("Walk-forward rebalancing: a calendar rule, or an integer number of test days in every_days."),
       window: z.array(z.string()).optional(),
+      sharpe_test: z.array(z.enum(SHARPE_TESTS)).optional()
+        .describe("The analysis's Sharpe difference tests (docs/method.md §7.5), the default first."),
       costs_bps: z.object({ min: z.number(), max: z.number() }).optional(),
       planning: z.object({
         training_days: z.object({ min: z.number(), max: z.number(), default: z.number() }),

@@ -34,6 +34,22 @@ export function applyOptions(options) {
     else if (def != null && list.includes(String(def))) sel.value = String(def);
     else if (list.includes(keep)) sel.value = keep;
   }
+  fillSharpeTests(options?.sharpe_test);
+}
+
+/** What the analysis's Sharpe tests are called on the page; a test the server adds shows under its own name. */
+const SHARPE_TEST_LABELS = { hac: "HAC (Ledoit–Wolf)", bootstrap: "studentized bootstrap" };
+
+/** The analysis card's test select, from /v1/info `options.sharpe_test` (the server's default first). */
+function fillSharpeTests(tests) {
+  if (!Array.isArray(tests) || tests.length === 0) return;
+  const sel = $("analysis-test");
+  const keep = sel.value;
+  sel.replaceChildren(...tests.map((v) => Object.assign(document.createElement("option"),
+    { value: v, textContent: SHARPE_TEST_LABELS[v] ?? v })));
+  sel.disabled = false;
+  sel.removeAttribute("title");
+  if (tests.includes(keep)) sel.value = keep;
 }
 
 /** Says visibly when the server's prices are synthetic (/v1/info `synthetic: true`): no result is a market's. */

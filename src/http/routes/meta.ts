@@ -7,6 +7,7 @@ import { INITIAL_CAPITAL, STRATEGY_IDS, STRATEGY_REGISTRY, TRAINING_DAYS } from 
 import {
   ASSUMED_RETURN_RANGE, FLOW_PERIODS, INFLATION_RANGE, MAX_CASH_FLOWS, MAX_HORIZON_DAYS, MAX_INITIAL_VALUE, TRAINING_DAYS_RANGE,
 } from "../../pipeline/planning.js";
+import { SHARPE_TESTS } from "../../report/significance.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../../domain/vocabulary.js";
 import { folioError } from "../../errors.js";
 import { JOB_ROUTE_NAMES } from "../../jobs/types.js";
@@ -106,6 +107,7 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
         block_length: { ...BLOCK_LENGTH_RANGE, model: SIM_MODELS[ModelCode.bootstrap] },
         rebalance: { calendar: [...REBALANCE_CALENDAR], every_days: { min: 1, max: MAX_REBALANCE_DAYS } },
         window: [...WINDOW_MODES],
+        sharpe_test: [...SHARPE_TESTS],
         costs_bps: { min: 0, max: MAX_COSTS_BPS },
         planning: {
           training_days: { ...TRAINING_DAYS_RANGE, default: TRAINING_DAYS },
