@@ -2,7 +2,8 @@ import { Status } from "../shared/status";
 import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
 import { arenaMark, arenaRelease, scratchF64, scratchI32 } from "../memory";
 import { dot, axpy } from "../linalg/blas";
-import { appendRow, backL, growFactor, multiplierTolerance, refactor, removeRow, WOODBURY_MARGIN } from "./simplex-qp";
+import { WOODBURY_MARGIN } from "./simplex-qp";
+import { appendRow, backL, growFactor, multiplierTolerance, refactor, removeRow } from "./active-set";
 import { cholesky, cholSolve } from "../linalg/cholesky";
 import { addScaledOuterLower, LowRank } from "../linalg/woodbury";
 

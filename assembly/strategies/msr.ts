@@ -2,7 +2,8 @@ import { Status } from "../shared/status";
 import { setBadIndex, setIterations, setResidual, lastIterations } from "../result";
 import { arenaMark, arenaRelease, scratchF64, scratchI32 } from "../memory";
 import { axpy, dot } from "../linalg/blas";
-import { appendRow, backL, cleanWeights, growFactor, refactor, removeRow } from "../solvers/simplex-qp";
+import { cleanWeights } from "../solvers/simplex-qp";
+import { appendRow, backL, growFactor, refactor, removeRow } from "../solvers/active-set";
 import { boxQP, effectiveHi, effectiveLo, feasibleBounds, gradientResidual } from "../solvers/box-qp";
 
 /** Recompute the free-set factor from scratch after this many up/down-dates (as docs/method.md §5.2). */
