@@ -1,7 +1,8 @@
 import { Status } from "../shared/status";
 import { LowRank } from "../linalg/woodbury";
 import { simplexQP } from "../solvers/simplex-qp";
-import { boxQP, effectiveHi, effectiveLo, feasibleBounds, gradientResidual } from "../solvers/box-qp";
+import { boxQP, effectiveHi, effectiveLo, feasibleBounds } from "../solvers/box-qp";
+import { gradientResidual } from "../solvers/active-set";
 import { beginSolve, lastIterations, SOLVE, setIterations, setResidual } from "../result";
 import { arenaMark, arenaRelease, scratchF64 } from "../memory";
 import { axpy, dot, symv } from "../linalg/blas";

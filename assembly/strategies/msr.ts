@@ -4,7 +4,8 @@ import { arenaMark, arenaRelease, scratchF64, scratchI32 } from "../memory";
 import { axpy, dot } from "../linalg/blas";
 import { cleanWeights } from "../solvers/simplex-qp";
 import { appendRow, backL, growFactor, refactor, removeRow } from "../solvers/active-set";
-import { boxQP, effectiveHi, effectiveLo, feasibleBounds, gradientResidual } from "../solvers/box-qp";
+import { boxQP, effectiveHi, effectiveLo, feasibleBounds } from "../solvers/box-qp";
+import { gradientResidual } from "../solvers/active-set";
 
 /** Recompute the free-set factor from scratch after this many up/down-dates (as docs/method.md §5.2). */
 const REFACTOR_EVERY: i32 = 256;

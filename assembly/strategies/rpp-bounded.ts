@@ -2,7 +2,8 @@ import { Status } from "../shared/status";
 import { beginSolve, lastIterations, SOLVE, setIterations, setResidual } from "../result";
 import { arenaMark, arenaRelease, scratchF64 } from "../memory";
 import { dot, symv } from "../linalg/blas";
-import { boxQP, boxRidge, effectiveHi, effectiveLo, feasibleBounds, gradientResidual, waterFill } from "../solvers/box-qp";
+import { boxQP, boxRidge, effectiveHi, effectiveLo, feasibleBounds, waterFill } from "../solvers/box-qp";
+import { gradientResidual } from "../solvers/active-set";
 import { Existence, rppSolve } from "./rpp";
 import { LowRank } from "../linalg/woodbury";
 
