@@ -356,6 +356,38 @@ export function denseGradient(Q: usize, N: i32, w: usize, g: usize): void {
 }
 
 /**
+ * g = Q̃w at a point w that is zero off F (a face's optimum): Σ_{j∈F} w_j Q_j,: in F order (rows of Q by symmetry: contiguous SIMD
+ * axpy), or Xfᵀ(Xf w) when the factor makes that cheaper (nf·(N + k) < N·k), then + δw on F. O(N·min(k, nf)).
+ */
+export function faceGradient(Q: usize, N: i32, Xf: usize, nf: i32, delta: f64, set: ActiveSet, w: usize,
+  g: usize): void {
+  const rowQ = <usize>N << 3;
+  const k = set.k;
+  memory.fill(g, 0, rowQ);
+  if (Xf != 0 && <i64>nf * <i64>(N + k) < <i64>N * <i64>k) { // the cheaper of the two forms
+    for (let r: i32 = 0; r < nf; r++) {
+      const Xr = Xf + <usize>r * rowQ;
+      let t = 0.0;
+      for (let a: i32 = 0; a < k; a++) {
+        const j = set.at(a);
+        t += load<f64>(Xr + (<usize>j << 3)) * load<f64>(w + (<usize>j << 3));
+      }
+      axpy(N, t, Xr, g);
+    }
+  } else {
+    for (let a: i32 = 0; a < k; a++) {
+      const j = set.at(a);
+      const wj = load<f64>(w + (<usize>j << 3));
+      if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
+    }
+  }
+  for (let a: i32 = 0; a < k; a++) {
+    const gj = g + (<usize>set.at(a) << 3);
+    store<f64>(gj, load<f64>(gj) + delta * load<f64>(w + (<usize>set.at(a) << 3)));
+  }
+}
+
+/**
  * The certificate (docs/method.md §5.6): the stationarity part of the box KKT test for a gradient g,
  * max(0, U − V)/2/scale with U = max_{w_i > lo} g_i, V = min_{w_i < hi} g_i (λ ∈ [U, V] gives every multiplier
  * μ ≥ 0 with complementarity), combined with the budget |1ᵀw − 1| and the bound violations. O(N).

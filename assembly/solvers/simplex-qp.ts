@@ -3,7 +3,7 @@ import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
 import { scratchF64 } from "../memory";
 import { axpy } from "../linalg/blas";
 import { cholesky, cholSolve } from "../linalg/cholesky";
-import { ActiveSet, AT_LO, denseGradient, divide, FaceFactor, multiplierTolerance } from "./active-set";
+import { ActiveSet, AT_LO, denseGradient, divide, FaceFactor, faceGradient, multiplierTolerance } from "./active-set";
 
 export { MU_FLOOR, multiplierTolerance } from "./active-set";
 
@@ -146,12 +146,8 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
     }
     if (set.faceChange(w, z) <= 1e-15) {
       // multipliers of the bounds: μ_i = (Q̃w)_i − λ for i ∉ F
-      facePointGradient(Q, N, Xf, nf, delta, set, w, g);
-      let lam = 0.0;
-      for (let a: i32 = 0; a < set.k; a++) {
-        const j = set.at(a);
-        lam += load<f64>(w + (<usize>j << 3)) * load<f64>(g + (<usize>j << 3));
-      }
+      faceGradient(Q, N, Xf, nf, delta, set, w, g);
+      const lam = set.budgetOf(g, false, w); // wᵀQ̃w
       const jmin = set.entering(g, w, 0.0, lam, 0);
       if (jmin < 0 || set.mu >= -multiplierTolerance(lam, set.noisy ? scale : 0.0)) { done = true; break; }
       set.release(jmin);
@@ -181,38 +177,6 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
   setResidual(res);
   memory.copy(out, w, <usize>N << 3);
   return res <= 1e-9 ? Status.Ok : Status.NotCertified;
-}
-
-/**
- * g = Q̃w at a face's optimum w (zero off F): Σ_{j∈F} w_j Q_j,: in F order (rows of Q by symmetry: contiguous SIMD
- * axpy), or Xfᵀ(Xf w) when the factor makes that cheaper (nf·(N + k) < N·k), then + δw on F. O(N·min(k, nf)).
- */
-function facePointGradient(Q: usize, N: i32, Xf: usize, nf: i32, delta: f64, set: ActiveSet, w: usize,
-  g: usize): void {
-  const rowQ = <usize>N << 3;
-  const k = set.k;
-  memory.fill(g, 0, rowQ);
-  if (Xf != 0 && <i64>nf * <i64>(N + k) < <i64>N * <i64>k) { // the cheaper of the two forms
-    for (let r: i32 = 0; r < nf; r++) {
-      const Xr = Xf + <usize>r * rowQ;
-      let t = 0.0;
-      for (let a: i32 = 0; a < k; a++) {
-        const j = set.at(a);
-        t += load<f64>(Xr + (<usize>j << 3)) * load<f64>(w + (<usize>j << 3));
-      }
-      axpy(N, t, Xr, g);
-    }
-  } else {
-    for (let a: i32 = 0; a < k; a++) {
-      const j = set.at(a);
-      const wj = load<f64>(w + (<usize>j << 3));
-      if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
-    }
-  }
-  for (let a: i32 = 0; a < k; a++) {
-    const gj = g + (<usize>set.at(a) << 3);
-    store<f64>(gj, load<f64>(gj) + delta * load<f64>(w + (<usize>set.at(a) << 3)));
-  }
 }
 
 /**

@@ -3,15 +3,8 @@ import { setBadIndex, setIterations, setResidual, lastIterations } from "../resu
 import { arenaMark, arenaRelease, scratchF64, scratchI32 } from "../memory";
 import { axpy, dot } from "../linalg/blas";
 import { cleanWeights } from "../solvers/simplex-qp";
-import { appendRow, backL, growFactor, refactor, removeRow } from "../solvers/active-set";
 import { boxQP, effectiveHi, effectiveLo, feasibleBounds } from "../solvers/box-qp";
-import { gradientResidual } from "../solvers/active-set";
-
-/** Recompute the free-set factor from scratch after this many up/down-dates (as docs/method.md §5.2). */
-const REFACTOR_EVERY: i32 = 256;
-
-/** Initial row capacity of the free-set factor (doubled as F grows, capped at N). */
-const FACTOR_START: i32 = 64;
+import { ActiveSet, AT_LO, divide, FaceFactor, faceGradient, gather, gradientResidual } from "../solvers/active-set";
 
 /** The bounded path's search stops at the first point whose ridged certificate is below this (margin under 1e-9). */
 const PATH_TARGET: f64 = 1e-12;
@@ -346,39 +339,10 @@ function sharpeSimplex(S: usize, mu: usize, N: i32, delta: f64, muAbs: f64, w: u
   const y = w;
   const z = scratchF64(N);
   const g = scratchF64(N);
-  const ones = scratchF64(N); // L⁻¹1 kept by the shared factor helpers; unused here
-  const F = scratchI32(N);
-  const inF = scratchI32(N);
-  const tabu = scratchI32(N);
-  let ld: i32 = N < FACTOR_START ? N : FACTOR_START;
-  let L = scratchF64(ld * ld); // allocated last: growFactor extends it in place
+  const set = new ActiveSet(N);
+  const factor = new FaceFactor(S, N, delta); // allocated last: its L grows in place
   memory.fill(y, 0, row);
-  memory.fill(inF, 0, <usize>N << 2);
-  memory.fill(tabu, 0, <usize>N << 2);
-
-  let k: i32 = 0;
-  if (warm != 0) {
-    // the hint's support is read on the weights; its values in these units are d_i·warm_i
-    let ok = true;
-    let m = 0.0;
-    for (let i: i32 = 0; i < N; i++) {
-      const v = load<f64>(warm + (<usize>i << 3));
-      if (!isFinite(v)) { ok = false; break; }
-      if (v >= 1e-14) m += v * load<f64>(d + (<usize>i << 3)) * load<f64>(mu + (<usize>i << 3));
-    }
-    if (ok && m > 0.0 && isFinite(m)) {
-      for (let i: i32 = 0; i < N; i++) {
-        const v = load<f64>(warm + (<usize>i << 3));
-        if (v >= 1e-14) {
-          store<f64>(y + (<usize>i << 3), v * load<f64>(d + (<usize>i << 3)) / m);
-          store<i32>(F + (<usize>k << 2), i);
-          store<i32>(inF + (<usize>i << 2), 1);
-          k++;
-        }
-      }
-    }
-  }
-  if (k == 0) {
+  if (warm == 0 || !warmSupport(warm, mu, N, d, y, set)) {
     let k0: i32 = -1;
     let best = 0.0;
     for (let i: i32 = 0; i < N; i++) {
@@ -388,156 +352,58 @@ function sharpeSimplex(S: usize, mu: usize, N: i32, delta: f64, muAbs: f64, w: u
       if (k0 < 0 || r > best) { best = r; k0 = i; }
     }
     store<f64>(y + (<usize>k0 << 3), 1.0 / load<f64>(mu + (<usize>k0 << 3)));
-    store<i32>(F, k0);
-    store<i32>(inF + (<usize>k0 << 2), 1);
-    k = 1;
+    set.free(k0);
   }
-  let lValid = false;
-  let updates: i32 = 0;
-  let lastAdded: i32 = -1;
-  let nTabu: i32 = 0;
   let zValid = false;
   let done = false;
   const maxIter = 20 * N + 100;
   let it: i32 = 0;
   for (; it < maxIter; it++) {
     if (!zValid) {
-      if (!lValid) {
-        if (ld < k) {
-          const cap = k <= (N >> 1) ? k << 1 : N;
-          L = growFactor(L, ld, cap, 0);
-          ld = cap;
-        }
-        if (!refactor(S, N, delta, F, k, L, ld, ones)) return Status.NotPositiveDefinite;
-        lValid = true;
-        updates = 0;
-      }
-      // z = Σ̃_FF⁻¹ μ_F: forward (L r = μ_F) then back substitution
-      const rowL = <usize>ld << 3;
-      for (let r: i32 = 0; r < k; r++) {
-        const Lr = L + <usize>r * rowL;
-        const mr = load<f64>(mu + (<usize>load<i32>(F + (<usize>r << 2)) << 3));
-        store<f64>(z + (<usize>r << 3), (mr - dot(Lr, z, r)) / load<f64>(Lr + (<usize>r << 3)));
-      }
-      backL(L, ld, k, z);
-      let sz = 0.0;
-      for (let r: i32 = 0; r < k; r++) {
-        sz += load<f64>(mu + (<usize>load<i32>(F + (<usize>r << 2)) << 3)) * load<f64>(z + (<usize>r << 3));
-      }
+      // z = Σ̃_FF⁻¹ μ_F, then y* = z/μ_Fᵀz
+      if (!factor.ensure(set.F, set.k)) return Status.NotPositiveDefinite;
+      gather(set.F, set.k, mu, z);
+      factor.solve(z, set.k);
+      const sz = set.budgetOf(z, true, mu);
       if (!(sz > 0.0) || !isFinite(sz)) { setIterations(it); return Status.NotConverged; }
-      for (let r: i32 = 0; r < k; r++) store<f64>(z + (<usize>r << 3), load<f64>(z + (<usize>r << 3)) / sz);
+      divide(z, set.k, sz);
       zValid = true;
     }
     // an index released on a noise multiplier: its optimum on the new face is ≤ 0
-    if (lastAdded >= 0 && load<f64>(z + (<usize>(k - 1) << 3)) <= 0.0) {
-      store<i32>(tabu + (<usize>lastAdded << 2), 1);
-      nTabu++;
-      store<i32>(inF + (<usize>lastAdded << 2), 0);
-      if (lValid) removeRow(L, ld, k, k - 1, ones);
-      k--;
-      lastAdded = -1;
+    if (set.contradicts(z, 0.0, Infinity)) {
+      set.reject();
       zValid = false;
       continue;
     }
-    lastAdded = -1;
-    let pmax = 0.0;
-    let ysum = 0.0;
-    for (let r: i32 = 0; r < k; r++) {
-      const i = load<i32>(F + (<usize>r << 2));
-      const yi = load<f64>(y + (<usize>i << 3));
-      const p = Math.abs(load<f64>(z + (<usize>r << 3)) - yi);
-      if (p > pmax) pmax = p;
-      ysum += yi;
-    }
-    if (pmax <= 1e-15 * ysum) {
+    if (set.faceChange(y, z) <= 1e-15 * set.budgetOf(y, false, 0)) {
       // g = Σ̃y, κ = yᵀg, multipliers ν_i = g_i − κμ_i off F
-      memory.fill(g, 0, row);
-      for (let r: i32 = 0; r < k; r++) {
-        const j = load<i32>(F + (<usize>r << 2));
-        const yj = load<f64>(y + (<usize>j << 3));
-        if (yj != 0.0) axpy(N, yj, S + <usize>j * row, g);
-      }
-      let kappa = 0.0;
-      for (let r: i32 = 0; r < k; r++) {
-        const j = load<i32>(F + (<usize>r << 2));
-        const yj = load<f64>(y + (<usize>j << 3));
-        const gj = load<f64>(g + (<usize>j << 3)) + delta * yj;
-        store<f64>(g + (<usize>j << 3), gj);
-        kappa += yj * gj;
-      }
-      let jmin: i32 = -1;
-      let numin = Infinity;
-      for (let i: i32 = 0; i < N; i++) {
-        if (load<i32>(inF + (<usize>i << 2)) != 0 || load<i32>(tabu + (<usize>i << 2)) != 0) continue;
-        const nu = load<f64>(g + (<usize>i << 3)) - kappa * load<f64>(mu + (<usize>i << 3));
-        if (nu < numin) { numin = nu; jmin = i; }
-      }
-      if (jmin < 0 || numin >= -1e-13 * Math.abs(kappa) * muAbs) { done = true; break; }
-      lastAdded = jmin;
+      faceGradient(S, N, 0, 0, delta, set, y, g);
+      const kappa = set.budgetOf(g, false, y);
+      const jmin = set.entering(g, y, 0.0, kappa, mu);
+      if (jmin < 0 || set.mu >= -1e-13 * Math.abs(kappa) * muAbs) { done = true; break; }
+      set.release(jmin);
       zValid = false;
-      store<i32>(F + (<usize>k << 2), jmin);
-      store<i32>(inF + (<usize>jmin << 2), 1);
-      k++;
-      if (lValid) {
-        if (k > ld) {
-          const cap = ld <= (N >> 1) ? ld << 1 : N;
-          L = growFactor(L, ld, cap, k - 1);
-          ld = cap;
-        }
-        updates++;
-        if (updates > REFACTOR_EVERY || !appendRow(S, N, delta, F, k, L, ld, ones)) lValid = false;
-      }
+      factor.append(set.F, set.k);
     } else {
-      // ratio test over F with p < 0; ties → lowest asset index
-      let alpha = 1.0;
-      let blockPos: i32 = -1;
-      let blockAsset: i32 = N;
-      for (let r: i32 = 0; r < k; r++) {
-        const i = load<i32>(F + (<usize>r << 2));
-        const yi = load<f64>(y + (<usize>i << 3));
-        const p = load<f64>(z + (<usize>r << 3)) - yi;
-        if (p < 0.0) {
-          const t = -yi / p;
-          if (t < 1.0 && (t < alpha || (t == alpha && blockPos >= 0 && i < blockAsset))) {
-            alpha = t; blockPos = r; blockAsset = i;
-          }
-        }
-      }
+      const alpha = set.ratioTest(y, z, 0.0, Infinity);
+      const blockPos = set.blockPos;
       if (blockPos < 0) {
         // a full step: y = z exactly (z ≥ 0 here, and already scaled to μᵀz = 1 as far as rounding allows;
         // rescaling again by a rounded μᵀz ≠ 1, which cancellation in an ill-conditioned face makes far from 1,
         // would leave y ≠ z at every later step and never reach the multiplier test)
-        for (let r: i32 = 0; r < k; r++) {
-          store<f64>(y + (<usize>load<i32>(F + (<usize>r << 2)) << 3), load<f64>(z + (<usize>r << 3)));
-        }
+        for (let r: i32 = 0; r < set.k; r++) store<f64>(y + (<usize>set.at(r) << 3), load<f64>(z + (<usize>r << 3)));
       } else {
-        let m = 0.0;
-        for (let r: i32 = 0; r < k; r++) {
-          const i = load<i32>(F + (<usize>r << 2));
-          const yi = load<f64>(y + (<usize>i << 3));
-          let v = yi + alpha * (load<f64>(z + (<usize>r << 3)) - yi);
-          if (r == blockPos || v < 0.0) v = 0.0;
-          store<f64>(y + (<usize>i << 3), v);
-          m += v * load<f64>(mu + (<usize>i << 3));
-        }
+        set.stepOnFace(y, z, alpha, 0.0, Infinity);
+        store<f64>(y + (<usize>set.blockAsset << 3), 0.0);
+        const m = set.budgetOf(y, false, mu);
         if (!(m > 0.0)) { setIterations(it); return Status.NotConverged; }
-        for (let r: i32 = 0; r < k; r++) {
-          const i = load<i32>(F + (<usize>r << 2));
-          store<f64>(y + (<usize>i << 3), load<f64>(y + (<usize>i << 3)) / m);
-        }
+        set.divideOnFace(y, m);
       }
-      if (nTabu > 0 && alpha > 0.0) {
-        memory.fill(tabu, 0, <usize>N << 2);
-        nTabu = 0;
-      }
+      set.moved(alpha);
       if (blockPos >= 0) {
         zValid = false;
-        store<i32>(inF + (<usize>blockAsset << 2), 0);
-        if (lValid) removeRow(L, ld, k, blockPos, ones);
-        for (let r: i32 = blockPos; r < k - 1; r++) store<i32>(F + (<usize>r << 2), load<i32>(F + (<usize>(r + 1) << 2)));
-        k--;
-        updates++;
-        if (updates > REFACTOR_EVERY) lValid = false;
+        factor.remove(set.k, blockPos);
+        set.block(AT_LO);
       }
     }
   }
@@ -552,6 +418,28 @@ function sharpeSimplex(S: usize, mu: usize, N: i32, delta: f64, muAbs: f64, w: u
   for (let i: i32 = 0; i < N; i++) store<f64>(w + (<usize>i << 3), load<f64>(y + (<usize>i << 3)) / s);
   cleanWeights(w, N);
   return Status.Ok;
+}
+
+/**
+ * The warm start of `sharpeSimplex`: the hint's support (entries ≥ 1e-14) freed in `set`, y_i = d_i·warm_i scaled
+ * to μᵀy = 1; false (nothing written) when the hint has a non-finite entry or its mean μᵀ(D·warm) is not > 0. O(N).
+ */
+function warmSupport(warm: usize, mu: usize, N: i32, d: usize, y: usize, set: ActiveSet): bool {
+  let m = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    const v = load<f64>(warm + (<usize>i << 3));
+    if (!isFinite(v)) return false;
+    if (v >= 1e-14) m += v * load<f64>(d + (<usize>i << 3)) * load<f64>(mu + (<usize>i << 3));
+  }
+  if (!(m > 0.0) || !isFinite(m)) return false;
+  for (let i: i32 = 0; i < N; i++) {
+    const v = load<f64>(warm + (<usize>i << 3));
+    if (v >= 1e-14) {
+      store<f64>(y + (<usize>i << 3), v * load<f64>(d + (<usize>i << 3)) / m);
+      set.free(i);
+    }
+  }
+  return true;
 }
 
 /**
