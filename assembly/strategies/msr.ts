@@ -3,11 +3,9 @@ import { setBadIndex, setIterations, setResidual, lastIterations } from "../resu
 import { arenaMark, arenaRelease, scratchF64, scratchI32 } from "../memory";
 import { axpy, dot } from "../linalg/blas";
 import { cleanWeights } from "../solvers/simplex-qp";
-import { boxQP, effectiveHi, effectiveLo, feasibleBounds } from "../solvers/box-qp";
+import { effectiveHi, effectiveLo, feasibleBounds } from "../solvers/box-qp";
+import { ratioResidual, ridgedQuad, tangencySearch } from "../solvers/tangency";
 import { ActiveSet, AT_LO, divide, FaceFactor, faceGradient, gather, gradientResidual } from "../solvers/active-set";
-
-/** The bounded path's search stops at the first point whose ridged certificate is below this (margin under 1e-9). */
-const PATH_TARGET: f64 = 1e-12;
 
 /** Accepted certificate residual (docs/method.md §4.3, §4.11). */
 const CERT_TOL: f64 = 1e-9;
@@ -40,7 +38,7 @@ export function msrFellBack(): bool {
  *     solved as z = Dy on Σ̂ = D⁻¹ΣD⁻¹, μ̂ = D⁻¹μ (`scaledSimplex`, then `sharpeSimplex`, a primal active set): the
  *     problem is invariant under that scaling, and the unit diagonal keeps badly scaled assets well conditioned.
  *   - Other bounds: the unbounded answer first; if it lies in the box it is the answer. Otherwise the parametric
- *     box QP w(t) = argmin ½wᵀΣ̃w − tμᵀw over the box (`sharpeBox`); w(t) is the answer iff
+ *     box QP w(t) = argmin ½wᵀΣ̃w − tμᵀw over the box (`tangencySearch`, assembly/solvers/tangency.ts); w(t) is the answer iff
  *     φ(t) = t·μᵀw(t) − w(t)ᵀΣ̃w(t) = 0, bracketed from the unbounded answer's t = ṽ/m and narrowed by the Illinois
  *     method; the first QP starts from `warm` if given, else from the box vertex that fills names in the order of
  *     the unbounded weights (`vertexByScore`).
@@ -141,13 +139,13 @@ export function msrWeights(S: usize, X: usize, n: i32, N: i32, lo: f64, hi: f64,
         hint = scratchF64(N);
         vertexByScore(w, mu, N, eLo, eHi, hint, scratchI32(N));
       }
-      st = sharpeBox(S, mu, N, lo, hi, delta, scale, muAbs, mMax, w, g, t0, hint);
+      st = tangencySearch(S, mu, N, lo, hi, delta, scale, muAbs, mMax, w, g, t0, hint, null);
       itU += lastIterations();
     }
     setIterations(itU);
   }
   if (st != Status.Ok) return st;
-  let res = sharpeResidual(S, mu, N, w, eLo, eHi, 0.0, scale, g);
+  let res = ratioResidual(S, mu, N, w, eLo, eHi, 0.0, scale, g);
   if (!unbounded && !(res <= CERT_TOL)) {
     // The ridged path's root can miss the certificate when one asset's mean dwarfs the others' (an asset's returns
     // ×10⁴): there the ridge's share of ṽ/m, δ‖w‖²/m, times that μ_i, exceeds 1e-9 of trace(Σ)/N. Search again for
@@ -159,9 +157,9 @@ export function msrWeights(S: usize, X: usize, n: i32, N: i32, lo: f64, hi: f64,
     const hint = scratchF64(N);
     memory.copy(hint, w, row);
     const it1 = lastIterations();
-    const st2 = sharpeBox(S, mu, N, lo, hi, 0.0, scale, muAbs, mMax, w, g, t1, hint);
+    const st2 = tangencySearch(S, mu, N, lo, hi, 0.0, scale, muAbs, mMax, w, g, t1, hint, null);
     setIterations(it1 + lastIterations());
-    const res2 = st2 == Status.Ok ? sharpeResidual(S, mu, N, w, eLo, eHi, 0.0, scale, g) : Infinity;
+    const res2 = st2 == Status.Ok ? ratioResidual(S, mu, N, w, eLo, eHi, 0.0, scale, g) : Infinity;
     if (res2 < res) res = res2;
     else memory.copy(w, w1, row);
   }
@@ -294,27 +292,6 @@ function scaledResidual(S: usize, mu: usize, N: i32, w: usize, d: usize, g: usiz
 }
 
 /**
- * The certificate of `msrWeights` for a point w: g = (Σ + ridge·I)w, v = wᵀg, m = μᵀw; Infinity unless m > 0;
- * else `gradientResidual` of G = g − (v/m)μ over the box [lo, hi] with the given scale. `g`: N f64 scratch (holds
- * G afterwards). ridge = 0 for the final certificate, δ for the bounded search's stopping test. O(N·nnz(w)).
- */
-export function sharpeResidual(S: usize, mu: usize, N: i32, w: usize, lo: f64, hi: f64, ridge: f64, scale: f64,
-  g: usize): f64 {
-  const row = <usize>N << 3;
-  memory.fill(g, 0, row);
-  for (let j: i32 = 0; j < N; j++) {
-    const wj = load<f64>(w + (<usize>j << 3));
-    if (wj != 0.0) axpy(N, wj, S + <usize>j * row, g);
-  }
-  if (ridge != 0.0) axpy(N, ridge, w, g);
-  const v = dot(w, g, N);
-  const m = dot(mu, w, N);
-  if (!(m > 0.0)) return Infinity;
-  axpy(N, -v / m, mu, g);
-  return gradientResidual(g, w, N, lo, hi, scale);
-}
-
-/**
  * The unbounded path of `msrWeights`: the homogenised QP min ½yᵀΣ̃y s.t. μᵀy = 1, y ≥ 0 (Σ̃ = Σ + δI), whose
  * solution is y* = w* ÷ μᵀw* for the maximum-Sharpe w* (Cornuejols & Tütüncü 2007, §8.2). Writes y is in the units of
  * `scaledSimplex` (S, μ are Σ̂, μ̂); writes w = D⁻¹y/1ᵀD⁻¹y (d: the N scales), cleaned as §3.5 (w_i < 1e-14 → 0,
@@ -440,153 +417,4 @@ function warmSupport(warm: usize, mu: usize, N: i32, d: usize, y: usize, set: Ac
     }
   }
   return true;
-}
-
-/**
- * The bounded path of `msrWeights` (any bounds other than 0 and 1): w(t) = argmin ½wᵀΣ̃w − tμᵀw s.t. 1ᵀw = 1,
- * lo ≤ w ≤ hi (`boxQP` with c = −tμ; its ridge is the same δ), each QP warm-started from the last point.
- * Method: along the path d(S̃²)/dt = −2m m′φ/ṽ² with m = μᵀw(t), ṽ = w(t)ᵀΣ̃w(t), φ(t) = t·m − ṽ; the Sharpe maximiser
- *   is w(t*) with φ(t*) = 0 (its KKT conditions are those of the QP at t* = ṽ/m). φ(0) = −ṽ(gmvp) < 0, and φ > 0
- *   for large t because max μᵀw > 0 (checked by the caller). Bracket: from the guess t0 (the caller's: ṽ/m of the
- *   unbounded answer) t is halved while φ ≥ 0 or doubled while φ < 0 (≤ 200 times each); without a usable guess
- *   (or when halving passes tMin = 1e-14·(trace/N)/max|μ|) the lower end is t = 0 (the bounded minimum-variance
- *   point) and the upper starts at ṽ₀/m₀ (m₀ = μᵀw(0) if > 0, else the greedy maximum mMax). Then the Illinois
- *   method (≤ 200 steps, to 1e-15 relative); every point's ridged certificate (G̃ = Σ̃w − (ṽ/m)μ) is checked on the
- *   spot and the first ≤ 1e-12 is the answer, else w(t_hi). `hint0` (N weights or 0) is the first QP's hint.
- * Convergence: `NotConverged` if φ stays < 0 after the doublings; a box QP's failure status is returned as is.
- * Complexity: each point a warm-started box QP (usually a few face solves and one factorisation of its free set)
- *   plus O(N·nnz(w)). Scratch: 3N f64 plus one box QP at a time (`arenaMark`/`arenaRelease`).
- */
-function sharpeBox(S: usize, mu: usize, N: i32, lo: f64, hi: f64, delta: f64, scale: f64, muAbs: f64, mMax: f64,
-  w: usize, g: usize, t0: f64, hint0: usize): Status {
-  const row = <usize>N << 3;
-  const c = scratchF64(N);
-  const hint = scratchF64(N);
-  const eLo = effectiveLo(N, lo);
-  const eHi = effectiveHi(N, hi);
-  const tMin = 1e-14 * scale / muAbs;
-  let total: i32 = 0;
-  let tLo = 0.0;
-  let fLo = 0.0;
-  let tHi = 0.0;
-  let phi = -1.0;
-  let v = 0.0;
-  let m = 0.0;
-  let haveLo = false;
-  let st = Status.Ok;
-  let h = hint0;
-  if (t0 > tMin && isFinite(t0)) {
-    // from the guess: halve while φ ≥ 0 (t0 then bounds t* from above), else double below
-    st = pathPoint(S, mu, N, lo, hi, t0, c, w, h);
-    total += lastIterations();
-    if (st != Status.Ok) { setIterations(total); return st; }
-    memory.copy(hint, w, row);
-    h = hint;
-    v = ridgedQuad(S, N, w, delta, g);
-    m = dot(mu, w, N);
-    phi = t0 * m - v;
-    if (phi >= 0.0) {
-      tHi = t0;
-      let t = t0;
-      for (let it: i32 = 0; it < 200 && t > tMin; it++) {
-        t *= 0.5;
-        st = pathPoint(S, mu, N, lo, hi, t, c, w, hint);
-        total += lastIterations();
-        if (st != Status.Ok) { setIterations(total); return st; }
-        memory.copy(hint, w, row);
-        v = ridgedQuad(S, N, w, delta, g);
-        m = dot(mu, w, N);
-        const f = t * m - v;
-        if (f < 0.0) { tLo = t; fLo = f; haveLo = true; break; }
-        tHi = t;
-      }
-    } else {
-      tLo = t0; fLo = phi; haveLo = true;
-      tHi = 2.0 * t0;
-    }
-  }
-  if (!haveLo) {
-    // t = 0: the bounded minimum-variance point, φ(0) = −ṽ₀ < 0
-    st = pathPoint(S, mu, N, lo, hi, 0.0, c, w, h);
-    total += lastIterations();
-    if (st != Status.Ok) { setIterations(total); return st; }
-    memory.copy(hint, w, row);
-    v = ridgedQuad(S, N, w, delta, g);
-    m = dot(mu, w, N);
-    tLo = 0.0;
-    fLo = -v;
-    if (!(tHi > 0.0)) {
-      tHi = m > 0.0 ? v / m : v / mMax;
-      if (!(tHi > tMin)) tHi = tMin;
-    }
-  }
-  // double tHi until φ(tHi) ≥ 0 (also evaluates w(tHi) when the bracket came from halving)
-  phi = -1.0;
-  for (let it: i32 = 0; it < 200; it++) {
-    st = pathPoint(S, mu, N, lo, hi, tHi, c, w, hint);
-    total += lastIterations();
-    if (st != Status.Ok) { setIterations(total); return st; }
-    memory.copy(hint, w, row);
-    v = ridgedQuad(S, N, w, delta, g);
-    m = dot(mu, w, N);
-    phi = tHi * m - v;
-    if (phi >= 0.0) break;
-    tLo = tHi;
-    fLo = phi;
-    tHi *= 2.0;
-  }
-  if (phi < 0.0) { setIterations(total); return Status.NotConverged; }
-  let res = sharpeResidual(S, mu, N, w, eLo, eHi, delta, scale, g);
-  let fHi = phi;
-  let side: i32 = 0;
-  for (let it: i32 = 0; it < 200 && res > PATH_TARGET && tHi - tLo > 1e-15 * tHi; it++) {
-    let t = fHi != fLo ? (tLo * fHi - tHi * fLo) / (fHi - fLo) : 0.5 * (tLo + tHi);
-    if (!(t > tLo && t < tHi)) t = 0.5 * (tLo + tHi);
-    if (t <= tLo || t >= tHi) break;
-    st = pathPoint(S, mu, N, lo, hi, t, c, w, hint);
-    total += lastIterations();
-    if (st != Status.Ok) { setIterations(total); return st; }
-    memory.copy(hint, w, row);
-    v = ridgedQuad(S, N, w, delta, g);
-    m = dot(mu, w, N);
-    res = sharpeResidual(S, mu, N, w, eLo, eHi, delta, scale, g);
-    if (res <= PATH_TARGET) break;
-    const f = t * m - v;
-    if (f >= 0.0) {
-      tHi = t; fHi = f;
-      if (side == 1) fLo *= 0.5;
-      side = 1;
-    } else {
-      tLo = t; fLo = f;
-      if (side == -1) fHi *= 0.5;
-      side = -1;
-    }
-  }
-  if (!(res <= PATH_TARGET)) {
-    st = pathPoint(S, mu, N, lo, hi, tHi, c, w, hint);
-    total += lastIterations();
-    if (st != Status.Ok) { setIterations(total); return st; }
-  }
-  setIterations(total);
-  return Status.Ok;
-}
-
-/** w(t) of `sharpeBox`: the box QP with c = −tμ into `w`, its scratch released afterwards. */
-function pathPoint(S: usize, mu: usize, N: i32, lo: f64, hi: f64, t: f64, c: usize, w: usize, hint: usize): Status {
-  for (let i: i32 = 0; i < N; i++) store<f64>(c + (<usize>i << 3), -t * load<f64>(mu + (<usize>i << 3)));
-  const mark = arenaMark();
-  const st = boxQP(S, N, lo, hi, w, hint, c);
-  arenaRelease(mark);
-  return st;
-}
-
-/** wᵀ(Σ + δI)w, with g = Σw (the non-zero columns only) written. O(N·nnz(w)). */
-function ridgedQuad(S: usize, N: i32, w: usize, delta: f64, g: usize): f64 {
-  const row = <usize>N << 3;
-  memory.fill(g, 0, row);
-  for (let j: i32 = 0; j < N; j++) {
-    const wj = load<f64>(w + (<usize>j << 3));
-    if (wj != 0.0) axpy(N, wj, S + <usize>j * row, g);
-  }
-  return dot(w, g, N) + delta * dot(w, w, N);
 }
