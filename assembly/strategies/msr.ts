@@ -300,8 +300,8 @@ function scaledResidual(S: usize, mu: usize, N: i32, w: usize, d: usize, g: usiz
  *   start (cold): the single name with the best Sharpe ratio, k = argmax_{μ_i>0} μ_i²/Σ̃_ii (lowest index on ties),
  *   y = e_k/μ_k; (warm) the hint's support (entries ≥ 1e-14), y_i = d_i·warm_i scaled to μᵀy = 1, if its mean is
  *   > 0 and it is finite.
- *   Each face F solves Σ̃_FF z = μ_F (the up/down-dated Cholesky factor of simplex-qp.ts, then one forward and one
- *   back substitution) and y* = z/μ_Fᵀz; p = y* − y. If max|p| ≤ 1e-15·1ᵀy: g = Σ̃y, κ = yᵀg (the multiplier of
+ *   Each face F solves Σ̃_FF z = μ_F (the core's up/down-dated Cholesky factor, `FaceFactor` of active-set.ts,
+ *   then one forward and one back substitution) and y* = z/μ_Fᵀz; p = y* − y. If max|p| ≤ 1e-15·1ᵀy: g = Σ̃y, κ = yᵀg (the multiplier of
  *   μᵀy = 1) and ν_i = g_i − κμ_i (i ∉ F); optimal if min ν ≥ −1e-13·κ·max|μ|, else the most negative (lowest index
  *   on ties) enters F. Otherwise the ratio test of §5.2 (lowest index on ties) moves y, drops the blocking index,
  *   clips y ≥ 0 and rescales to μᵀy = 1; a full step (no blocking index) sets y = z exactly, without rescaling. Anti-cycling as §5.2: an index that entered on a multiplier and gets
