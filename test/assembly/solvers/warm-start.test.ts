@@ -8,7 +8,7 @@ import { engine, randomCov, kktResidual, sampleCov, factorReturns, matVec, corrO
 import { computeWeightSet, tryQP } from "../../../src/engine/weights.js";
 import { Status } from "../../../assembly/shared/status.js";
 import { FREQUENCY_COUNT, Slot, STRATEGY_COUNT } from "../../../assembly/shared/vocabulary.js";
-import { factorPrices } from "../../helpers/prices.js";
+import { factorWeightsInput } from "../../helpers/prices.js";
 
 const wasm = engine();
 
@@ -72,17 +72,7 @@ describe("warm start of the simplex QP (gmvp/mdcp)", () => {
 
 describe("warm start through the 21-vector call (the rebalancing seam)", () => {
   /** A 21-vector input from synthetic factor closes (T = 253), N tickers. */
-  function input(N: number, seed: number) {
-    const T = 253;
-    const { closes, tickers } = factorPrices(T, N, seed);
-    const n = T - 1;
-    const weekBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 5));
-    const monthBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 21));
-    return {
-      closes: Float64Array.from(closes.flat()), N, tickers, weekBucket, nWeeks: weekBucket[n - 1] + 1, monthBucket,
-      nMonths: monthBucket[n - 1] + 1, covariance: "sample" as const, hrp: "direct" as const,
-    };
-  }
+  const input = (N: number, seed: number) => factorWeightsInput(N, "direct", 253, seed);
 
   it("N = 300 (monthly and weekly low-rank, faces through the factor): warm from the cold rows gives certified gmvp/mdcp rows of the same objective", () => {
     const N = 300;
