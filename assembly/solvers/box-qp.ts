@@ -643,7 +643,7 @@ function lowRankBoundSum(lr: LowRank, N: i32, state: usize, w: usize, t: usize):
 }
 
 /** g ← Qw = diag(d)w + U(Uᵀw) from the low-rank form (t: r f64 of scratch). O(N·r). */
-function lowRankProduct(lr: LowRank, N: i32, w: usize, t: usize, g: usize): void {
+export function lowRankProduct(lr: LowRank, N: i32, w: usize, t: usize, g: usize): void {
   const r = lr.k;
   const rowU = <usize>r << 3;
   memory.fill(t, 0, rowU);
