@@ -89,7 +89,8 @@ const RPP_BOUNDED_MAX_IT: i32 = 500;
  * Complexity: per Newton step N² (the Hessian) plus one warm-started box QP (one O(k³/3) factorisation, O(k²) per
  *   further face); scratch N² + 8N f64 plus one box QP at a time. With `lr` (Σ = diag(d) + UUᵀ, U N×r: whole-market
  *   windows, docs/method.md §5.6) the Hessian's low-rank form goes to the box QP too (`hessianFactor`): Woodbury
- *   faces at O(k·r²) instead of the k³/3 factorisation (k ≈ N free names), N·r more scratch.
+ *   faces at O(k·r²) instead of the k³/3 factorisation (k ≈ N free names), N·r more scratch; and the Newton steps'
+ *   Σw from Σ's form (`sigmaTimes`, O(N·r)), the outer certificate from the dense Σ.
  */
 export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize,
   lr: LowRank | null = null): Status {
