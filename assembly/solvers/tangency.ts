@@ -19,7 +19,8 @@ export const PATH_TARGET: f64 = 1e-12;
  *   is w(t*) with φ(t*) = 0 (its KKT conditions are those of the QP at t* = ṽ/m; the ratio is pseudo-concave where
  *   m > 0). φ(0) = −ṽ(bounded minimum variance) < 0, and φ > 0 for large t because max rᵀw > 0 (`rMax`, checked
  *   by the caller). Bracket: from the guess t0 (> 0; 0 = none) t is halved while φ ≥ 0 or doubled while φ < 0
- *   (≤ 200 times each); without a usable guess (or when halving passes tMin = 1e-14·scale/max|r|) the lower end is
+ *   (≤ 200 times each); without a usable guess (or when halving passes `tMin`, the caller's: msr 1e-14·scale/max|μ|,
+ *   mdp 1e-14·√scale) the lower end is
  *   t = 0 and the upper starts at ṽ₀/m₀ (m₀ = rᵀw(0) if > 0, else rMax). Then the Illinois method (≤ 200 steps, to
  *   1e-15 relative); every point's certificate (`ratioResidual` with the ridge) is checked on the spot and the first
  *   ≤ PATH_TARGET is the answer, else w(t_hi). `hint0` (N weights or 0) is the first QP's hint; `lr` the box QPs'
@@ -29,10 +30,9 @@ export const PATH_TARGET: f64 = 1e-12;
  * Complexity: each point a warm-started box QP (usually a few face solves and one factorisation of its free set)
  *   plus O(N·nnz(w)). Scratch: 2N f64 plus one box QP at a time (`arenaMark`/`arenaRelease`).
  */
-export function tangencySearch(S: usize, r: usize, N: i32, lo: f64, hi: f64, ridge: f64, scale: f64, rAbs: f64,
+export function tangencySearch(S: usize, r: usize, N: i32, lo: f64, hi: f64, ridge: f64, scale: f64, tMin: f64,
   rMax: f64, w: usize, g: usize, t0: f64, hint0: usize, lr: LowRank | null): Status {
   const path = new TangencyPath(S, r, N, lo, hi, ridge, w, g, lr);
-  const tMin = 1e-14 * scale / rAbs;
   let tLo = 0.0;
   let fLo = 0.0;
   let tHi = 0.0;

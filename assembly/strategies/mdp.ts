@@ -44,7 +44,7 @@ export function mdpFromMdcp(y: usize, sd: usize, N: i32, out: usize): Status {
  *   ridge in the ratio: w(t) = argmin ½wᵀΣw − tσᵀw over the box (`boxQP` with c = −tσ, each solve warm-started
  *   from the last). DR is pseudo-concave, and w is its maximiser iff w = w(t) with t = wᵀΣw/σᵀw; along the path
  *   d(DR²)/dt = −2ss'φ/v² with φ(t) = t·σᵀw(t) − w(t)ᵀΣw(t), s = σᵀw, v = wᵀΣw, so DR rises while φ < 0 and
- *   falls after. φ(0) = −v(0) ≤ 0 at the bounded gmvp; t is doubled from max(v₀/s₀, 1e-14·(trace/N)/max σ) until
+ *   falls after. φ(0) = −v(0) ≤ 0 at the bounded gmvp; t is doubled from max(v₀/s₀, 1e-14·√(trace/N)) until
  *   φ ≥ 0 (≤ 200 doublings), then the bracket is narrowed by the Illinois method (≤ 200 steps, to 1e-15 relative),
  *   each point certified on the spot: the first with a residual ≤ 1e-12 is the answer, else w(t_hi).
  * Certification: the KKT conditions of max DR over the box: G = Σw − (v/s)σ (−∇DR times the positive factor
@@ -72,7 +72,7 @@ export function mdpBounded(S: usize, sd: usize, N: i32, lo: f64, hi: f64, out: u
   const w = scratchF64(N);
   const g = scratchF64(N);
   // σ > 0: every feasible point has σᵀw > 0, so max σᵀw (the search's fallback for m₀) is never needed; σ_max stands in
-  const st = tangencySearch(S, sd, N, lo, hi, 0.0, scale, sdMax, sdMax, w, g, 0.0, warm, lr);
+  const st = tangencySearch(S, sd, N, lo, hi, 0.0, scale, 1e-14 * Math.sqrt(scale), sdMax, w, g, 0.0, warm, lr);
   if (st != Status.Ok) return st;
   const res = ratioResidual(S, sd, N, w, effectiveLo(N, lo), effectiveHi(N, hi), 0.0, scale, g);
   setResidual(res);

@@ -139,7 +139,7 @@ export function msrWeights(S: usize, X: usize, n: i32, N: i32, lo: f64, hi: f64,
         hint = scratchF64(N);
         vertexByScore(w, mu, N, eLo, eHi, hint, scratchI32(N));
       }
-      st = tangencySearch(S, mu, N, lo, hi, delta, scale, muAbs, mMax, w, g, t0, hint, null);
+      st = tangencySearch(S, mu, N, lo, hi, delta, scale, 1e-14 * scale / muAbs, mMax, w, g, t0, hint, null);
       itU += lastIterations();
     }
     setIterations(itU);
@@ -157,7 +157,7 @@ export function msrWeights(S: usize, X: usize, n: i32, N: i32, lo: f64, hi: f64,
     const hint = scratchF64(N);
     memory.copy(hint, w, row);
     const it1 = lastIterations();
-    const st2 = tangencySearch(S, mu, N, lo, hi, 0.0, scale, muAbs, mMax, w, g, t1, hint, null);
+    const st2 = tangencySearch(S, mu, N, lo, hi, 0.0, scale, 1e-14 * scale / muAbs, mMax, w, g, t1, hint, null);
     setIterations(it1 + lastIterations());
     const res2 = st2 == Status.Ok ? ratioResidual(S, mu, N, w, eLo, eHi, 0.0, scale, g) : Infinity;
     if (res2 < res) res = res2;

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
-import { engine, randomCov, matVec, corrOf, sampleCov, ercResidual, diversificationRatio, scaleOf } from "../../helpers/kernels.js";
+import { engine, randomCov, matVec, corrOf, sampleCov, inputCovariances, ercResidual, diversificationRatio, scaleOf } from "../../helpers/kernels.js";
 import { describeWithSharedData, sharedDataPath } from "../../helpers/shared-data.js";
 import {
   tryBoundedWeights, mdpWeights, rppWeights, ivpWeights, hrpWeights, tryWeightSet, computeWeightSet,
@@ -310,16 +310,7 @@ describe("the 21-vector call with bounds", () => {
     const hi = 0.1;
     const res = computeWeightSet(wasm, { ...inp, minWeight: lo, maxWeight: hi });
     expect(res.weights.length).toBe(SERIES_COUNT * N);
-    const T = inp.closes.length / N;
-    const R = new Float64Array((T - 1) * N);
-    for (let t = 1; t < T; t++) for (let i = 0; i < N; i++) R[(t - 1) * N + i] = Math.log(inp.closes[t * N + i]) - Math.log(inp.closes[(t - 1) * N + i]);
-    const agg = (bucket: Int32Array, nb: number) => {
-      const X = new Float64Array(nb * N);
-      for (let t = 0; t < T - 1; t++) for (let i = 0; i < N; i++) X[bucket[t] * N + i] += R[t * N + i];
-      return X;
-    };
-    const covs = [sampleCov(R, T - 1, N), sampleCov(agg(inp.monthBucket, inp.nMonths), inp.nMonths, N),
-      sampleCov(agg(inp.weekBucket, inp.nWeeks), inp.nWeeks, N)];
+    const covs = inputCovariances(inp);
     for (let f = 0; f < FREQUENCY_COUNT; f++) {
       const row = (slot: number) => res.weights.subarray((f * STRATEGY_COUNT + slot) * N, (f * STRATEGY_COUNT + slot + 1) * N);
       for (let k = 0; k < STRATEGY_COUNT; k++) expectInBox(row(k), lo, hi);
