@@ -1,16 +1,15 @@
 import { Status } from "../shared/status";
 import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
-import { arenaMark, arenaRelease, scratchF64, scratchI32 } from "../memory";
+import { arenaMark, arenaRelease, scratchF64 } from "../memory";
 import { dot, axpy } from "../linalg/blas";
-import { appendRow, backL, growFactor, multiplierTolerance, refactor, removeRow, WOODBURY_MARGIN } from "./simplex-qp";
+import { WOODBURY_MARGIN } from "./simplex-qp";
+import { ActiveSet, AT_HI, AT_LO, denseGradient, FaceFactor, FREE, gather, gradientResidual, multiplierTolerance }
+  from "./active-set";
 import { cholesky, cholSolve } from "../linalg/cholesky";
 import { addScaledOuterLower, LowRank } from "../linalg/woodbury";
 
 /** Relative slack of the feasibility test N·lo ≤ 1 ≤ N·hi (a bound of exactly 1/N typed as a decimal). */
 export const BOUNDS_SLACK: f64 = 1e-12;
-
-/** Recompute the free-set factor from scratch after this many up/down-dates (bounds rounding drift), as §5.2. */
-const REFACTOR_EVERY: i32 = 256;
 
 /** The ridge of the face solves relative to trace(Q)/N: Q̃ = Q + δI, δ = BOX_RIDGE·trace(Q)/N (docs/method.md §5.2). */
 export const BOX_RIDGE: f64 = 1e-12;
@@ -41,14 +40,6 @@ export function boxRidge(Q: usize, N: i32): f64 {
  */
 const REFINE_MORE: i32 = 8;
 const REFINE_TOL: f64 = 1e-15;
-
-/** Initial row capacity of the free-set factor (doubled as F grows, capped at N). */
-const FACTOR_START: i32 = 64;
-
-/** States of an index in the box active set. */
-const FREE: i32 = 0;
-const AT_LO: i32 = 1;
-const AT_HI: i32 = 2;
 
 /**
  * The bounds the solvers actually use (docs/method.md §5.6): lo and hi, with a bound within BOUNDS_SLACK of 1/N
@@ -148,7 +139,6 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
   if (begun != SOLVE) return <Status>begun;
   const lo = effectiveLo(N, lo0);
   const hi = effectiveHi(N, hi0);
-  const rowQ = <usize>N << 3;
   const trace = traceOf(Q, N);
   if (!(trace > 0.0) || !isFinite(trace)) return Status.NotPositiveDefinite;
   const delta = boxRidge(Q, N);
@@ -158,269 +148,63 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
   const a = scratchF64(N); // Q̃_FF⁻¹1 per F-position
   const h = scratchF64(N); // Q w_B (all N), then b per F-position in `z`
   const g = scratchF64(N);
-  const F = scratchI32(N);
-  const state = scratchI32(N);
-  const tabu = scratchI32(N);
-  const y1 = scratchF64(N); // L⁻¹1 per F-position, kept up to date with the factor
-  const z2 = scratchF64(N); // scratch of the certificate
+  const set = new ActiveSet(N); // F, the states (free, at lo, at hi) and the anti-cycling bars
+  const z2 = scratchF64(N); // scratch of the refinement and the certificate
   let retries: i32 = 0;
-  let ld: i32 = N < FACTOR_START ? N : FACTOR_START;
   // Woodbury faces (`woodburyBoxFactor`): above kW free names, when Q's diagonal-plus-low-rank form is given
   const kW: i32 = lr != null ? 2 * lr.k + WOODBURY_MARGIN : N + 1;
-  const rW: i32 = lr != null ? lr.k : 0;
-  // the form's own scratch: D⁻¹ per F position (N), K's factor (r²), an r-vector
-  const Dinv = lr != null ? lr.dp : 0;
-  const KW = lr != null ? lr.K : 0;
-  const tW = lr != null ? lr.z : 0;
-  let L = scratchF64(ld * ld); // allocated last: `growFactor` extends it in place
-  let lValid = false; // L (and y1) factor Q̃_FF of the current F
-  let updates: i32 = 0;
-  memory.fill(tabu, 0, <usize>N << 2);
-  let nTabu: i32 = 0;
-  // the anti-cycling rule has fired: Woodbury faces are refined to rounding (REFINE_MORE) and the multiplier test
-  // gets its rounding floor (MU_FLOOR·muScale)
-  let noisy = false;
-  const muScale = gradientScale(N, trace, c);
+  const face = new BoxFace(Q, N, delta, lr, a, h, z2, gradientScale(N, trace, c)); // its factor allocated last
 
-  // the starting point and its states
-  if (warm != 0) {
-    // a feasible hint (a previous solution under the same bounds) is used as it is, so its bound pattern survives
-    // exactly; any other is clipped and redistributed (`waterFill`)
-    let feasible = true;
-    let sw = 0.0;
-    for (let i: i32 = 0; i < N; i++) {
-      const v = load<f64>(warm + (<usize>i << 3));
-      const ok = isFinite(v) && v > 0.0;
-      if (!(v >= lo && v <= hi)) feasible = false;
-      store<f64>(g + (<usize>i << 3), ok ? v : 0.0);
-      sw += ok ? v : 0.0;
-    }
-    if (feasible && Math.abs(sw - 1.0) <= 1e-12) memory.copy(w, warm, <usize>N << 3);
-    else waterFill(g, N, lo, hi, w);
-  } else {
-    vertexStart(Q, N, lo, hi, w);
-  }
+  startingPoint(Q, N, lo, hi, warm, w, g);
   // on the factor: spectral projected gradient first, many bounds per step, then the active set from its point
-  if (lr != null) projectedGradient(lr!, N, delta, c, lo, hi, w, g, z, a, h, tW);
-  let k: i32 = 0;
+  if (lr != null) projectedGradient(lr!, N, delta, c, lo, hi, w, g, z, a, h, face.tW);
   for (let i: i32 = 0; i < N; i++) {
     const v = load<f64>(w + (<usize>i << 3));
-    let s = FREE;
-    if (v <= lo) { s = AT_LO; store<f64>(w + (<usize>i << 3), lo); }
-    else if (v >= hi) { s = AT_HI; store<f64>(w + (<usize>i << 3), hi); }
-    store<i32>(state + (<usize>i << 2), s);
-    if (s == FREE) { store<i32>(F + (<usize>k << 2), i); k++; }
+    if (v <= lo) store<f64>(w + (<usize>i << 3), lo);
+    else if (v >= hi) { set.setState(i, AT_HI); store<f64>(w + (<usize>i << 3), hi); }
+    else set.free(i);
   }
-  if (k == 0) {
+  if (set.k == 0) {
     // every index at a bound: free the last one raised above lo (or index 0), so the face keeps the budget
     let j: i32 = 0;
     for (let i: i32 = N - 1; i >= 0; i--) {
-      if (load<i32>(state + (<usize>i << 2)) == AT_HI) { j = i; break; }
+      if (set.stateOf(i) == AT_HI) { j = i; break; }
     }
-    store<i32>(state + (<usize>j << 2), FREE);
-    store<i32>(F, j);
-    k = 1;
+    set.free(j);
   }
 
   const maxIter = 20 * N + 100;
   let it: i32 = 0;
   let done = false;
   let zValid = false;
-  let lastAdded: i32 = -1;
-  let lastFrom: i32 = FREE;
   let checked = -1.0; // the certificate of the point the loop stopped at, when it was checked there (w unchanged)
   for (; it < maxIter; it++) {
     if (!zValid) {
-      const useW = k > kW;
-      let sB = 0.0;
-      if (lr != null) {
-        // h_F = Q_FB w_B (+ c_F) from the low-rank form, O(N·r): U_F (U_Bᵀ w_B) (the diagonal couples no F to B)
-        sB = lowRankBoundSum(lr!, N, state, w, tW);
-        for (let r: i32 = 0; r < k; r++) {
-          const i = load<i32>(F + (<usize>r << 2));
-          const hi_ = dot(lr!.U + <usize>i * (<usize>rW << 3), tW, rW);
-          store<f64>(h + (<usize>i << 3), c != 0 ? hi_ + load<f64>(c + (<usize>i << 3)) : hi_);
-        }
-      } else {
-        // h = Q w_B over every index (rows of Q by symmetry), s = 1 − Σ_B w_B
-        memory.fill(h, 0, <usize>N << 3);
-        for (let i: i32 = 0; i < N; i++) {
-          const st = load<i32>(state + (<usize>i << 2));
-          if (st == FREE) continue;
-          const wi = load<f64>(w + (<usize>i << 3));
-          sB += wi;
-          if (wi != 0.0) axpy(N, wi, Q + <usize>i * rowQ, h);
-        }
-        if (c != 0) axpy(N, 1.0, c, h); // the linear term enters like Q_FB w_B
-      }
-      if (useW) {
-        // the k×k factor is not maintained on Woodbury faces (rebuilt when F shrinks to kW or below)
-        lValid = false;
-        if (!woodburyBoxFactor(lr!, delta, F, k, Dinv, KW)) return Status.NotPositiveDefinite;
-        for (let r: i32 = 0; r < k; r++) {
-          store<f64>(a + (<usize>r << 3), 1.0);
-          store<f64>(z + (<usize>r << 3), load<f64>(h + (<usize>load<i32>(F + (<usize>r << 2)) << 3)));
-        }
-        woodburyBoxSolve(lr!, F, k, Dinv, KW, tW, a); // a = Q̃_FF⁻¹1
-        woodburyBoxSolve(lr!, F, k, Dinv, KW, tW, z); // z = Q̃_FF⁻¹ h_F
-      } else {
-        if (!lValid) {
-          if (ld < k) {
-            const cap = k <= (N >> 1) ? k << 1 : N;
-            L = growFactor(L, ld, cap, 0);
-            ld = cap;
-          }
-          if (!refactor(Q, N, delta, F, k, L, ld, y1)) return Status.NotPositiveDefinite;
-          lValid = true;
-          updates = 0;
-        }
-        memory.copy(a, y1, <usize>k << 3);
-        backL(L, ld, k, a); // a = Q̃_FF⁻¹1
-        // z = Q̃_FF⁻¹ h_F: forward then back substitution
-        const rowL = <usize>ld << 3;
-        for (let r: i32 = 0; r < k; r++) {
-          const Lr = L + <usize>r * rowL;
-          const hr = load<f64>(h + (<usize>load<i32>(F + (<usize>r << 2)) << 3));
-          store<f64>(z + (<usize>r << 3), (hr - dot(Lr, z, r)) / load<f64>(Lr + (<usize>r << 3)));
-        }
-        backL(L, ld, k, z);
-      }
-      let sa = 0.0;
-      let sb = 0.0;
-      for (let r: i32 = 0; r < k; r++) {
-        sa += load<f64>(a + (<usize>r << 3));
-        sb += load<f64>(z + (<usize>r << 3));
-      }
-      const lam = (1.0 - sB + sb) / sa;
-      for (let r: i32 = 0; r < k; r++) {
-        store<f64>(z + (<usize>r << 3), lam * load<f64>(a + (<usize>r << 3)) - load<f64>(z + (<usize>r << 3)));
-      }
-      // Two steps of iterative refinement: λa − b cancels when Q̃_FF is rank-deficient (both parts ~1/δ along its
-      // null space), which leaves gradient errors far above rounding on the face. With q = Q̃_FF z + h_F and its
-      // non-uniform part ρ = q − mean(q)·1, the correction e = μa − Q̃_FF⁻¹ρ (μ from the budget) makes q uniform;
-      // taking the mean out first keeps the large λ·a part out of the cancellation. Only on nearly singular faces:
-      // 1ᵀa·δ is ~k·1e-12 on a well-conditioned face and of order (nᵀ1)² when a null direction n dominates.
-      // Once the anti-cycling rule has fired, a Woodbury face takes further steps (REFINE_MORE) until ρ is at
-      // rounding: with D = diag(d_F + δ) ≈ δI each Woodbury solve loses ≈ ε·|U_F|²/δ, and two steps can leave the
-      // face gradient non-uniform far above rounding (measured: 2e-7·scale), multipliers of that size flag indices
-      // whose release the next face contradicts, and the solve cycles (docs/method.md §5.6).
-      const refine = sa * delta > 1e-8 ? (useW && noisy ? 2 + REFINE_MORE : 2) : 0;
-      for (let ref: i32 = 0; ref < refine; ref++) {
-        let sz = 0.0;
-        let qm = 0.0;
-        if (useW) {
-          // U_Fᵀz once, then (Q̃_FF z)_r = (d_i + δ) z_r + U_i·(U_Fᵀz)
-          memory.fill(tW, 0, <usize>rW << 3);
-          for (let r: i32 = 0; r < k; r++) {
-            axpy(rW, load<f64>(z + (<usize>r << 3)), lr!.U + <usize>load<i32>(F + (<usize>r << 2)) * (<usize>rW << 3), tW);
-          }
-        }
-        for (let r: i32 = 0; r < k; r++) {
-          const i = load<i32>(F + (<usize>r << 2));
-          let t = load<f64>(h + (<usize>i << 3)) + delta * load<f64>(z + (<usize>r << 3));
-          if (useW) {
-            t += load<f64>(lr!.d + (<usize>i << 3)) * load<f64>(z + (<usize>r << 3)) + dot(lr!.U + <usize>i * (<usize>rW << 3), tW, rW);
-          } else {
-            const Qi = Q + <usize>i * rowQ;
-            for (let q: i32 = 0; q < k; q++) {
-              t += load<f64>(Qi + (<usize>load<i32>(F + (<usize>q << 2)) << 3)) * load<f64>(z + (<usize>q << 3));
-            }
-          }
-          store<f64>(z2 + (<usize>r << 3), t);
-          sz += load<f64>(z + (<usize>r << 3));
-          qm += t;
-        }
-        qm /= <f64>k;
-        let rmax = 0.0;
-        for (let r: i32 = 0; r < k; r++) {
-          const v = load<f64>(z2 + (<usize>r << 3)) - qm;
-          store<f64>(z2 + (<usize>r << 3), v);
-          if (Math.abs(v) > rmax) rmax = Math.abs(v);
-        }
-        if (ref >= 2 && rmax <= REFINE_TOL * muScale) break; // the extra steps: ρ at rounding
-        if (useW) woodburyBoxSolve(lr!, F, k, Dinv, KW, tW, z2); // Q̃_FF⁻¹ρ
-        else {
-          const rowL = <usize>ld << 3;
-          for (let r: i32 = 0; r < k; r++) {
-            const Lr = L + <usize>r * rowL;
-            store<f64>(z2 + (<usize>r << 3), (load<f64>(z2 + (<usize>r << 3)) - dot(Lr, z2, r)) / load<f64>(Lr + (<usize>r << 3)));
-          }
-          backL(L, ld, k, z2); // Q̃_FF⁻¹ρ
-        }
-        let st2 = 0.0;
-        for (let r: i32 = 0; r < k; r++) st2 += load<f64>(z2 + (<usize>r << 3));
-        const mu = (1.0 - sB - sz + st2) / sa;
-        for (let r: i32 = 0; r < k; r++) {
-          const zr = z + (<usize>r << 3);
-          store<f64>(zr, load<f64>(zr) + mu * load<f64>(a + (<usize>r << 3)) - load<f64>(z2 + (<usize>r << 3)));
-        }
-      }
-      // The budget, exactly: on such a face 1ᵀa is huge and the sums above cancel, leaving 1ᵀz off by far more than
-      // rounding. Moving along a = Q̃_FF⁻¹1 changes the face gradient Q̃_FF z uniformly (only λ), so it restores
-      // 1ᵀz = s without disturbing stationarity.
-      let szf = 0.0;
-      for (let r: i32 = 0; r < k; r++) szf += load<f64>(z + (<usize>r << 3));
-      const fix = (1.0 - sB - szf) / sa;
-      if (fix != 0.0) {
-        for (let r: i32 = 0; r < k; r++) {
-          const zr = z + (<usize>r << 3);
-          store<f64>(zr, load<f64>(zr) + fix * load<f64>(a + (<usize>r << 3)));
-        }
-      }
+      if (!face.solve(set, w, c, z, set.k > kW)) return Status.NotPositiveDefinite;
       zValid = true;
     }
     // an index released on a noise multiplier: its w* lies outside the box on the side it came from
-    if (lastAdded >= 0) {
-      const zl = load<f64>(z + (<usize>(k - 1) << 3));
-      if ((lastFrom == AT_LO && zl <= lo) || (lastFrom == AT_HI && zl >= hi)) {
-        store<i32>(tabu + (<usize>lastAdded << 2), 1);
-        nTabu++;
-        noisy = true;
-        store<i32>(state + (<usize>lastAdded << 2), lastFrom);
-        if (lValid) removeRow(L, ld, k, k - 1, y1);
-        k--;
-        lastAdded = -1;
-        zValid = false;
-        continue;
-      }
+    if (set.contradicts(z, lo, hi)) {
+      set.reject();
+      zValid = false;
+      continue;
     }
-    lastAdded = -1;
-    let pmax = 0.0;
-    for (let r: i32 = 0; r < k; r++) {
-      const i = load<i32>(F + (<usize>r << 2));
-      const p = Math.abs(load<f64>(z + (<usize>r << 3)) - load<f64>(w + (<usize>i << 3)));
-      if (p > pmax) pmax = p;
-    }
-    if (pmax <= 1e-15 || k == 1) {
-      for (let r: i32 = 0; r < k; r++) {
-        store<f64>(w + (<usize>load<i32>(F + (<usize>r << 2)) << 3), clip(load<f64>(z + (<usize>r << 3)), lo, hi));
+    if (set.faceChange(w, z) <= 1e-15 || set.k == 1) {
+      for (let r: i32 = 0; r < set.k; r++) {
+        store<f64>(w + (<usize>set.at(r) << 3), clip(load<f64>(z + (<usize>r << 3)), lo, hi));
       }
       // g = Q̃w, λ = mean of g over F, multipliers of the bounds (Qw from the low-rank form when given, O(N·r))
-      if (lr != null) lowRankProduct(lr!, N, w, tW, g);
-      else {
-        memory.fill(g, 0, <usize>N << 3);
-        for (let j: i32 = 0; j < N; j++) {
-          const wj = load<f64>(w + (<usize>j << 3));
-          if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
-        }
-      }
+      if (lr != null) lowRankProduct(lr!, N, w, face.tW, g);
+      else denseGradient(Q, N, w, g);
       if (c != 0) axpy(N, 1.0, c, g);
       let lam = 0.0;
-      for (let r: i32 = 0; r < k; r++) {
-        const j = load<i32>(F + (<usize>r << 2));
+      for (let r: i32 = 0; r < set.k; r++) {
+        const j = set.at(r);
         lam += load<f64>(g + (<usize>j << 3)) + delta * load<f64>(w + (<usize>j << 3));
       }
-      lam /= <f64>k;
-      let jmin: i32 = -1;
-      let mumin = Infinity;
-      for (let i: i32 = 0; i < N; i++) {
-        const st = load<i32>(state + (<usize>i << 2));
-        if (st == FREE || load<i32>(tabu + (<usize>i << 2)) != 0) continue;
-        const gi = load<f64>(g + (<usize>i << 3)) + delta * load<f64>(w + (<usize>i << 3));
-        const mu = st == AT_LO ? gi - lam : lam - gi;
-        if (mu < mumin) { mumin = mu; jmin = i; }
-      }
-      if (jmin < 0 || mumin >= -multiplierTolerance(lam, noisy ? muScale : 0.0)) {
+      lam /= <f64>set.k;
+      const jmin = set.entering(g, w, delta, lam, 0);
+      if (jmin < 0 || set.mu >= -multiplierTolerance(lam, set.noisy ? face.muScale : 0.0)) {
         // Optimal by the solver's own tests. On a face whose Q̃_FF is rank-deficient (singular Σ, more free names
         // than observations: conditioned like 1/δ) the up/down-dated factor drifts and a bar can hide a true
         // negative multiplier; so the certificate is checked here, and if it fails the factor is rebuilt from
@@ -428,70 +212,28 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
         checked = retries < 8 ? boxKktResidual(Q, N, w, lo, hi, z2, c) : -1.0;
         if (checked > 1e-9) {
           retries++;
-          memory.fill(tabu, 0, <usize>N << 2);
-          nTabu = 0;
-          lValid = false;
+          set.liftBars();
+          face.factor.valid = false;
           zValid = false;
           continue;
         }
         done = true;
         break;
       }
-      lastAdded = jmin;
-      lastFrom = load<i32>(state + (<usize>jmin << 2));
-      store<i32>(state + (<usize>jmin << 2), FREE);
-      store<i32>(F + (<usize>k << 2), jmin);
-      k++;
+      set.release(jmin);
       zValid = false;
-      if (lValid) {
-        if (k > ld) {
-          const cap = ld <= (N >> 1) ? ld << 1 : N;
-          L = growFactor(L, ld, cap, k - 1);
-          ld = cap;
-        }
-        updates++;
-        if (updates > REFACTOR_EVERY || !appendRow(Q, N, delta, F, k, L, ld, y1)) lValid = false;
-      }
+      face.factor.append(set.F, set.k);
     } else {
-      // ratio test over F; ties → lowest asset index
-      let alpha = 1.0;
-      let blockPos: i32 = -1;
-      let blockAsset: i32 = N;
-      let blockTo: i32 = FREE;
-      for (let r: i32 = 0; r < k; r++) {
-        const i = load<i32>(F + (<usize>r << 2));
-        const wi = load<f64>(w + (<usize>i << 3));
-        const p = load<f64>(z + (<usize>r << 3)) - wi;
-        let t = Infinity;
-        let to = FREE;
-        if (p < 0.0) { t = (lo - wi) / p; to = AT_LO; }
-        else if (p > 0.0) { t = (hi - wi) / p; to = AT_HI; }
-        if (t < 0.0) t = 0.0;
-        if (t < 1.0 && (t < alpha || (t == alpha && blockPos >= 0 && i < blockAsset))) {
-          alpha = t; blockPos = r; blockAsset = i; blockTo = to;
-        }
-      }
-      for (let r: i32 = 0; r < k; r++) {
-        const i = load<i32>(F + (<usize>r << 2));
-        const wi = load<f64>(w + (<usize>i << 3));
-        let v = wi + alpha * (load<f64>(z + (<usize>r << 3)) - wi);
-        if (v < lo) v = lo;
-        if (v > hi) v = hi;
-        store<f64>(w + (<usize>i << 3), v);
-      }
-      if (nTabu > 0 && alpha > 0.0) {
-        memory.fill(tabu, 0, <usize>N << 2);
-        nTabu = 0;
-      }
-      if (blockPos >= 0) {
-        store<f64>(w + (<usize>blockAsset << 3), blockTo == AT_LO ? lo : hi);
-        store<i32>(state + (<usize>blockAsset << 2), blockTo);
-        if (lValid) removeRow(L, ld, k, blockPos, y1);
-        for (let r: i32 = blockPos; r < k - 1; r++) store<i32>(F + (<usize>r << 2), load<i32>(F + (<usize>(r + 1) << 2)));
-        k--;
+      // the ratio test over F (ties → lowest asset index), the step, the blocking index to its bound exactly
+      const alpha = set.ratioTest(w, z, lo, hi);
+      set.stepOnFace(w, z, alpha, lo, hi);
+      set.moved(alpha);
+      if (set.blockPos >= 0) {
+        const to = set.blockTo;
+        store<f64>(w + (<usize>set.blockAsset << 3), to == AT_LO ? lo : hi);
+        face.factor.remove(set.k, set.blockPos);
+        set.block(to);
         zValid = false;
-        updates++;
-        if (updates > REFACTOR_EVERY) lValid = false;
       }
     }
   }
@@ -502,6 +244,210 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
   setResidual(res);
   memory.copy(out, w, <usize>N << 3);
   return res <= 1e-9 ? Status.Ok : Status.NotCertified;
+}
+
+/**
+ * The starting point of `boxQP` into w: with `warm`, a feasible hint (a previous solution under the same bounds) as
+ * it is, so its bound pattern survives exactly, any other clipped and redistributed (`waterFill` of max(warm, 0));
+ * without, the vertex of `vertexStart`. `v`: N f64 of scratch. O(N).
+ */
+function startingPoint(Q: usize, N: i32, lo: f64, hi: f64, warm: usize, w: usize, v: usize): void {
+  if (warm == 0) {
+    vertexStart(Q, N, lo, hi, w);
+    return;
+  }
+  let feasible = true;
+  let sw = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    const x = load<f64>(warm + (<usize>i << 3));
+    const ok = isFinite(x) && x > 0.0;
+    if (!(x >= lo && x <= hi)) feasible = false;
+    store<f64>(v + (<usize>i << 3), ok ? x : 0.0);
+    sw += ok ? x : 0.0;
+  }
+  if (feasible && Math.abs(sw - 1.0) <= 1e-12) memory.copy(w, warm, <usize>N << 3);
+  else waterFill(v, N, lo, hi, w);
+}
+
+/**
+ * The face solve of `boxQP` (docs/method.md §5.6): with B the indices at a bound (values w_B) and s = 1 − Σ_B w_B,
+ * w*_F = λa − b, a = Q̃_FF⁻¹1, b = Q̃_FF⁻¹(Q_FB w_B + c_F), λ = (s + 1ᵀb)/1ᵀa, on the core's up/down-dated factor
+ * (`FaceFactor`) or, above kW free names with the low-rank form, on the Woodbury form (`woodburyBoxFactor`); on a
+ * nearly singular face iterative refinement; then the budget restored exactly along a. Holds the factor and the
+ * form's scratch: D⁻¹ per F position (N), K's factor (r²), an r-vector (`lr`'s dp, K, z).
+ */
+class BoxFace {
+  Q: usize;
+  N: i32;
+  delta: f64;
+  lr: LowRank | null;
+  a: usize;
+  h: usize;
+  z2: usize;
+  muScale: f64;
+  Dinv: usize;
+  KW: usize;
+  tW: usize;
+  factor: FaceFactor;
+
+  constructor(Q: usize, N: i32, delta: f64, lr: LowRank | null, a: usize, h: usize, z2: usize, muScale: f64) {
+    this.Q = Q;
+    this.N = N;
+    this.delta = delta;
+    this.lr = lr;
+    this.a = a;
+    this.h = h;
+    this.z2 = z2;
+    this.muScale = muScale;
+    this.Dinv = lr != null ? lr.dp : 0;
+    this.KW = lr != null ? lr.K : 0;
+    this.tW = lr != null ? lr.z : 0;
+    this.factor = new FaceFactor(Q, N, delta);
+  }
+
+  /** w* of the current face into z (per F position; `useW`: on the Woodbury form); false if a factor fails. */
+  solve(set: ActiveSet, w: usize, c: usize, z: usize, useW: bool): bool {
+    const k = set.k;
+    const a = this.a;
+    const h = this.h;
+    const sB = this.boundCoupling(set, w, c);
+    if (useW) {
+      // the k×k factor is not maintained on Woodbury faces (rebuilt when F shrinks to kW or below)
+      this.factor.valid = false;
+      if (!woodburyBoxFactor(this.lr!, this.delta, set.F, k, this.Dinv, this.KW)) return false;
+      for (let r: i32 = 0; r < k; r++) store<f64>(a + (<usize>r << 3), 1.0);
+      gather(set.F, k, h, z);
+      woodburyBoxSolve(this.lr!, set.F, k, this.Dinv, this.KW, this.tW, a); // a = Q̃_FF⁻¹1
+      woodburyBoxSolve(this.lr!, set.F, k, this.Dinv, this.KW, this.tW, z); // z = Q̃_FF⁻¹ h_F
+    } else {
+      if (!this.factor.ensure(set.F, k)) return false;
+      this.factor.solveOnes(a, k); // a = Q̃_FF⁻¹1
+      gather(set.F, k, h, z);
+      this.factor.solve(z, k); // z = Q̃_FF⁻¹ h_F
+    }
+    let sa = 0.0;
+    let sb = 0.0;
+    for (let r: i32 = 0; r < k; r++) {
+      sa += load<f64>(a + (<usize>r << 3));
+      sb += load<f64>(z + (<usize>r << 3));
+    }
+    const lam = (1.0 - sB + sb) / sa;
+    for (let r: i32 = 0; r < k; r++) {
+      store<f64>(z + (<usize>r << 3), lam * load<f64>(a + (<usize>r << 3)) - load<f64>(z + (<usize>r << 3)));
+    }
+    // Two steps of iterative refinement on a nearly singular face: 1ᵀa·δ is ~k·1e-12 on a well-conditioned face
+    // and of order (nᵀ1)² when a null direction n dominates (see `refine`); more on a noisy Woodbury face.
+    const refine = sa * this.delta > 1e-8 ? (useW && set.noisy ? 2 + REFINE_MORE : 2) : 0;
+    for (let ref: i32 = 0; ref < refine; ref++) {
+      if (!this.refine(set, z, sB, sa, useW, ref)) break;
+    }
+    // The budget, exactly: on such a face 1ᵀa is huge and the sums above cancel, leaving 1ᵀz off by far more than
+    // rounding. Moving along a = Q̃_FF⁻¹1 changes the face gradient Q̃_FF z uniformly (only λ), so it restores
+    // 1ᵀz = s without disturbing stationarity.
+    let szf = 0.0;
+    for (let r: i32 = 0; r < k; r++) szf += load<f64>(z + (<usize>r << 3));
+    const fix = (1.0 - sB - szf) / sa;
+    if (fix != 0.0) {
+      for (let r: i32 = 0; r < k; r++) {
+        const zr = z + (<usize>r << 3);
+        store<f64>(zr, load<f64>(zr) + fix * load<f64>(a + (<usize>r << 3)));
+      }
+    }
+    return true;
+  }
+
+  /**
+   * h = Q w_B (+ c) for the face's right-hand side (over every index, or on F from the low-rank form in O(N·r):
+   * U_F (U_Bᵀ w_B), the diagonal couples no F to B); returns Σ_B w_B.
+   */
+  boundCoupling(set: ActiveSet, w: usize, c: usize): f64 {
+    const N = this.N;
+    const h = this.h;
+    let sB = 0.0;
+    if (this.lr != null) {
+      const lr = this.lr!;
+      const rW = lr.k;
+      sB = lowRankBoundSum(lr, N, set.state, w, this.tW);
+      for (let r: i32 = 0; r < set.k; r++) {
+        const i = set.at(r);
+        const hi_ = dot(lr.U + <usize>i * (<usize>rW << 3), this.tW, rW);
+        store<f64>(h + (<usize>i << 3), c != 0 ? hi_ + load<f64>(c + (<usize>i << 3)) : hi_);
+      }
+    } else {
+      const rowQ = <usize>N << 3;
+      memory.fill(h, 0, rowQ);
+      for (let i: i32 = 0; i < N; i++) {
+        if (set.stateOf(i) == FREE) continue;
+        const wi = load<f64>(w + (<usize>i << 3));
+        sB += wi;
+        if (wi != 0.0) axpy(N, wi, this.Q + <usize>i * rowQ, h);
+      }
+      if (c != 0) axpy(N, 1.0, c, h); // the linear term enters like Q_FB w_B
+    }
+    return sB;
+  }
+
+  /**
+   * One step of iterative refinement of the face solve z: λa − b cancels when Q̃_FF is rank-deficient (both parts
+   * ~1/δ along its null space), which leaves gradient errors far above rounding on the face. With q = Q̃_FF z + h_F
+   * and its non-uniform part ρ = q − mean(q)·1, the correction e = μa − Q̃_FF⁻¹ρ (μ from the budget) makes q
+   * uniform; taking the mean out first keeps the large λ·a part out of the cancellation. Once the anti-cycling rule
+   * has fired, a Woodbury face takes further steps (REFINE_MORE) until ρ is at rounding: with D = diag(d_F + δ) ≈ δI
+   * each Woodbury solve loses ≈ ε·|U_F|²/δ, and two steps can leave the face gradient non-uniform far above
+   * rounding (measured: 2e-7·scale), multipliers of that size flag indices whose release the next face contradicts,
+   * and the solve cycles (docs/method.md §5.6). Returns false when an extra step (ref ≥ 2) finds ρ at rounding.
+   */
+  refine(set: ActiveSet, z: usize, sB: f64, sa: f64, useW: bool, ref: i32): bool {
+    const k = set.k;
+    const z2 = this.z2;
+    const delta = this.delta;
+    const rowQ = <usize>this.N << 3;
+    let sz = 0.0;
+    let qm = 0.0;
+    const lr = this.lr;
+    const rW = lr != null ? lr.k : 0;
+    if (useW) {
+      // U_Fᵀz once, then (Q̃_FF z)_r = (d_i + δ) z_r + U_i·(U_Fᵀz)
+      memory.fill(this.tW, 0, <usize>rW << 3);
+      for (let r: i32 = 0; r < k; r++) {
+        axpy(rW, load<f64>(z + (<usize>r << 3)), lr!.U + <usize>set.at(r) * (<usize>rW << 3), this.tW);
+      }
+    }
+    for (let r: i32 = 0; r < k; r++) {
+      const i = set.at(r);
+      let t = load<f64>(this.h + (<usize>i << 3)) + delta * load<f64>(z + (<usize>r << 3));
+      if (useW) {
+        t += load<f64>(lr!.d + (<usize>i << 3)) * load<f64>(z + (<usize>r << 3)) + dot(lr!.U + <usize>i * (<usize>rW << 3), this.tW, rW);
+      } else {
+        const Qi = this.Q + <usize>i * rowQ;
+        for (let q: i32 = 0; q < k; q++) {
+          t += load<f64>(Qi + (<usize>set.at(q) << 3)) * load<f64>(z + (<usize>q << 3));
+        }
+      }
+      store<f64>(z2 + (<usize>r << 3), t);
+      sz += load<f64>(z + (<usize>r << 3));
+      qm += t;
+    }
+    qm /= <f64>k;
+    let rmax = 0.0;
+    for (let r: i32 = 0; r < k; r++) {
+      const v = load<f64>(z2 + (<usize>r << 3)) - qm;
+      store<f64>(z2 + (<usize>r << 3), v);
+      if (Math.abs(v) > rmax) rmax = Math.abs(v);
+    }
+    if (ref >= 2 && rmax <= REFINE_TOL * this.muScale) return false; // the extra steps: ρ at rounding
+    if (useW) woodburyBoxSolve(lr!, set.F, k, this.Dinv, this.KW, this.tW, z2); // Q̃_FF⁻¹ρ
+    else this.factor.solve(z2, k); // Q̃_FF⁻¹ρ
+    let st2 = 0.0;
+    for (let r: i32 = 0; r < k; r++) st2 += load<f64>(z2 + (<usize>r << 3));
+    const mu = (1.0 - sB - sz + st2) / sa;
+    const a = this.a;
+    for (let r: i32 = 0; r < k; r++) {
+      const zr = z + (<usize>r << 3);
+      store<f64>(zr, load<f64>(zr) + mu * load<f64>(a + (<usize>r << 3)) - load<f64>(z2 + (<usize>r << 3)));
+    }
+    return true;
+  }
 }
 
 /** Steps of the projected-gradient phase of `boxQP` at most (docs/method.md §5.6). */
@@ -697,7 +643,7 @@ function lowRankBoundSum(lr: LowRank, N: i32, state: usize, w: usize, t: usize):
 }
 
 /** g ← Qw = diag(d)w + U(Uᵀw) from the low-rank form (t: r f64 of scratch). O(N·r). */
-function lowRankProduct(lr: LowRank, N: i32, w: usize, t: usize, g: usize): void {
+export function lowRankProduct(lr: LowRank, N: i32, w: usize, t: usize, g: usize): void {
   const r = lr.k;
   const rowU = <usize>r << 3;
   memory.fill(t, 0, rowU);
@@ -835,11 +781,7 @@ export function boxKktResidual(Q: usize, N: i32, w: usize, lo0: f64, hi0: f64, g
   const rowQ = <usize>N << 3;
   let trace = 0.0;
   for (let i: i32 = 0; i < N; i++) trace += load<f64>(Q + <usize>i * rowQ + (<usize>i << 3));
-  memory.fill(g, 0, <usize>N << 3);
-  for (let j: i32 = 0; j < N; j++) {
-    const wj = load<f64>(w + (<usize>j << 3));
-    if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
-  }
+  denseGradient(Q, N, w, g);
   if (c != 0) axpy(N, 1.0, c, g);
   return gradientResidual(g, w, N, lo, hi, gradientScale(N, trace, c));
 }
@@ -858,29 +800,4 @@ function gradientScale(N: i32, trace: f64, c: usize): f64 {
     }
   }
   return scale;
-}
-
-/**
- * The stationarity part of the box certificate for a given gradient g (docs/method.md §5.6): max(0, U − V)/2/scale
- * with U = max_{w_i > lo} g_i, V = min_{w_i < hi} g_i, combined with the budget and bound violations. O(N).
- */
-export function gradientResidual(g: usize, w: usize, N: i32, lo: f64, hi: f64, scale: f64): f64 {
-  let U = -Infinity;
-  let V = Infinity;
-  let sum = 0.0;
-  let viol = 0.0;
-  for (let i: i32 = 0; i < N; i++) {
-    const wi = load<f64>(w + (<usize>i << 3));
-    const gi = load<f64>(g + (<usize>i << 3));
-    sum += wi;
-    if (wi > lo && gi > U) U = gi;
-    if (wi < hi && gi < V) V = gi;
-    if (lo - wi > viol) viol = lo - wi;
-    if (wi - hi > viol) viol = wi - hi;
-  }
-  let r = U > V ? 0.5 * (U - V) / scale : 0.0;
-  if (!isFinite(r)) r = Infinity;
-  const b = Math.abs(sum - 1.0);
-  if (b > r) r = b;
-  return viol > r ? viol : r;
 }

@@ -1,22 +1,11 @@
 import { Status } from "../shared/status";
 import { beginSolve, SOLVE, setIterations, setResidual } from "../result";
-import { scratchF64, scratchI32 } from "../memory";
-import { dot, axpy } from "../linalg/blas";
+import { scratchF64 } from "../memory";
+import { axpy } from "../linalg/blas";
 import { cholesky, cholSolve } from "../linalg/cholesky";
+import { ActiveSet, AT_LO, denseGradient, divide, FaceFactor, faceGradient, multiplierTolerance } from "./active-set";
 
-/** Recompute the free-set factor from scratch after this many up/down-dates (bounds rounding drift). */
-const REFACTOR_EVERY: i32 = 256;
-
-/** Initial row capacity of the free-set factor (doubled as F grows, capped at N). */
-const FACTOR_START: i32 = 64;
-
-/**
- * The multipliers' rounding floor, relative to trace(Q)/N (`multiplierTolerance`): applied once a solve has met
- * rounding noise in its multipliers (the anti-cycling rule fired). Computed μ_i carry an error of order
- * ε·n_f·max Q_ii (measured: −6e-16 … −1e-15 · trace(Q)/N for the multipliers the face solves contradicted, N = 5,000
- * with 12 monthly observations); 1e-14 is ten times that and 1e5 times below the certificate's 1e-9.
- */
-export const MU_FLOOR: f64 = 1e-14;
+export { MU_FLOOR, multiplierTolerance } from "./active-set";
 
 /**
  * Long-only, fully-invested quadratic programme on the simplex: min ½ wᵀQw  s.t. 1ᵀw = 1, w ≥ 0
@@ -104,11 +93,8 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
 
   const w = scratchF64(N);
   const z = scratchF64(N); // per F-position
-  const rhs = scratchF64(N); // L⁻¹1 per F-position (updated with every change of the factor)
   const g = scratchF64(N);
-  const F = scratchI32(N); // F list (asset indices, insertion order)
-  const inF = scratchI32(N); // 1 if the asset is free
-  const tabu = scratchI32(N); // 1: entered on a multiplier that the next solve contradicted (rounding noise)
+  const set = new ActiveSet(N); // F, the states (free or at 0) and the anti-cycling bars
   // Low-rank faces (docs/method.md §5.2 departures): with a factor Xf, a face larger than kW is solved through
   // the nf×nf matrix δI + X_F X_Fᵀ (`woodburyFace`) instead of the k×k factor, which is then not maintained.
   const kW: i32 = Xf != 0 ? 2 * nf + WOODBURY_MARGIN : N + 1;
@@ -117,22 +103,11 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
   const u = Xf != 0 ? scratchF64(nf) : 0;
   // What the Woodbury faces keep between them (`FaceSums`): only where a face can exceed kW
   const sums = Xf != 0 && kW < N ? new FaceSums(nf) : null;
-  // The factor of Q̃_FF, row-major with row stride `ld` (its capacity), rows in F-list order. Sized k × k, not
-  // N × N: allocated last, so that `growFactor` extends it in place (heap.realloc of the arena's last block).
-  let ld: i32 = N < FACTOR_START ? N : FACTOR_START;
-  let L = scratchF64(ld * ld);
+  // The factor of Q̃_FF (rows in F-list order), sized k × k, not N × N: allocated last (`FaceFactor`)
+  const factor = new FaceFactor(Q, N, delta);
   memory.fill(w, 0, <usize>N << 3);
-  memory.fill(inF, 0, <usize>N << 2);
-  memory.fill(tabu, 0, <usize>N << 2);
-  let lastAdded: i32 = -1;
-  let nTabu: i32 = 0;
-  let noisy = false; // the anti-cycling rule has fired: the multiplier test gets its rounding floor (MU_FLOOR)
 
-  let k: i32 = warm != 0 ? warmStart(warm, N, w, F, inF) : 0;
-  let lValid = true; // L (and rhs) factor Q̃_FF of the current F; false while faces are solved by Woodbury
-  if (k > 0) {
-    lValid = false; // the first face (the warm support) is factorised (or solved by Woodbury) in the loop
-  } else {
+  if (warm == 0 || warmStart(warm, N, w, set) == 0) {
     let k0: i32 = 0;
     let best = load<f64>(Q) + delta;
     for (let i: i32 = 1; i < N; i++) {
@@ -140,12 +115,9 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
       if (v < best) { best = v; k0 = i; }
     }
     store<f64>(w + (<usize>k0 << 3), 1.0);
-    k = 1;
-    store<i32>(F, k0);
-    store<i32>(inF + (<usize>k0 << 2), 1);
-    if (!refactor(Q, N, delta, F, k, L, ld, rhs)) return Status.NotPositiveDefinite;
+    set.free(k0);
   }
-  let updates: i32 = 0;
+  const F = set.F;
 
   const maxIter = 20 * N + 100;
   let it: i32 = 0;
@@ -154,153 +126,47 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
   for (; it < maxIter; it++) {
     if (!zValid) {
       // z = Q̃_FF⁻¹ 1 (up to a positive factor), then w* = z / Σz
-      if (k > kW) {
-        if (!woodburyFace(Xf, N, nf, delta, F, k, XF, M, u, z, sums!)) return Status.NotPositiveDefinite;
+      if (set.k > kW) {
+        if (!woodburyFace(Xf, N, nf, delta, F, set.k, XF, M, u, z, sums!)) return Status.NotPositiveDefinite;
       } else {
-        if (!lValid) {
-          if (ld < k) {
-            const cap = k <= (N >> 1) ? k << 1 : N;
-            L = growFactor(L, ld, cap, 0);
-            ld = cap;
-          }
-          if (!refactor(Q, N, delta, F, k, L, ld, rhs)) return Status.NotPositiveDefinite;
-          lValid = true;
-          updates = 0;
-        }
-        memory.copy(z, rhs, <usize>k << 3); // rhs = L⁻¹1, kept up to date with the factor
-        backL(L, ld, k, z);
+        if (!factor.ensure(F, set.k)) return Status.NotPositiveDefinite;
+        factor.solveOnes(z, set.k);
       }
-      let sz = 0.0;
-      for (let a: i32 = 0; a < k; a++) sz += load<f64>(z + (<usize>a << 3));
-      for (let a: i32 = 0; a < k; a++) store<f64>(z + (<usize>a << 3), load<f64>(z + (<usize>a << 3)) / sz);
+      divide(z, set.k, set.budgetOf(z, true, 0));
       zValid = true;
-    }
-    let pmax = 0.0;
-    for (let a: i32 = 0; a < k; a++) {
-      const i = load<i32>(F + (<usize>a << 2));
-      const p = Math.abs(load<f64>(z + (<usize>a << 3)) - load<f64>(w + (<usize>i << 3)));
-      if (p > pmax) pmax = p;
     }
     // A just-entered index whose optimum on the new face is ≤ 0 contradicts its (negative) multiplier: in exact
     // arithmetic impossible, so the multiplier was rounding noise (λ ≈ 0 on a zero-variance face). Drop it again
     // and bar it until w next moves; this prevents add/drop cycling. The KKT certificate still judges the result.
-    if (lastAdded >= 0 && load<f64>(z + (<usize>(k - 1) << 3)) <= 0.0) {
-      store<i32>(tabu + (<usize>lastAdded << 2), 1);
-      nTabu++;
-      noisy = true;
-      store<i32>(inF + (<usize>lastAdded << 2), 0);
-      k--;
-      if (sums != null) sums.removed(k);
-      lastAdded = -1;
+    if (set.contradicts(z, 0.0, Infinity)) {
+      set.reject();
+      if (sums != null) sums.removed(set.k);
       zValid = false;
       continue;
     }
-    lastAdded = -1;
-    if (pmax <= 1e-15) {
+    if (set.faceChange(w, z) <= 1e-15) {
       // multipliers of the bounds: μ_i = (Q̃w)_i − λ for i ∉ F
-      // g = Q̃w = Σ_{j∈F} w_j Q_j,: (rows of Q by symmetry: contiguous SIMD axpy) + δw
-      memory.fill(g, 0, <usize>N << 3);
-      if (Xf != 0 && <i64>nf * <i64>(N + k) < <i64>N * <i64>k) { // the cheaper of the two forms
-        for (let r: i32 = 0; r < nf; r++) {
-          const Xr = Xf + <usize>r * rowQ;
-          let t = 0.0;
-          for (let a: i32 = 0; a < k; a++) {
-            const j = load<i32>(F + (<usize>a << 2));
-            t += load<f64>(Xr + (<usize>j << 3)) * load<f64>(w + (<usize>j << 3));
-          }
-          axpy(N, t, Xr, g);
-        }
-      } else {
-        for (let a: i32 = 0; a < k; a++) {
-          const j = load<i32>(F + (<usize>a << 2));
-          const wj = load<f64>(w + (<usize>j << 3));
-          if (wj != 0.0) axpy(N, wj, Q + <usize>j * rowQ, g);
-        }
-      }
-      for (let a: i32 = 0; a < k; a++) {
-        const j = load<i32>(F + (<usize>a << 2));
-        const gj = g + (<usize>j << 3);
-        store<f64>(gj, load<f64>(gj) + delta * load<f64>(w + (<usize>j << 3)));
-      }
-      let lam = 0.0;
-      for (let a: i32 = 0; a < k; a++) {
-        const j = load<i32>(F + (<usize>a << 2));
-        lam += load<f64>(w + (<usize>j << 3)) * load<f64>(g + (<usize>j << 3));
-      }
-      let jmin: i32 = -1;
-      let mumin = Infinity;
-      for (let i: i32 = 0; i < N; i++) {
-        if (load<i32>(inF + (<usize>i << 2)) != 0 || load<i32>(tabu + (<usize>i << 2)) != 0) continue;
-        const mu = load<f64>(g + (<usize>i << 3)) - lam;
-        if (mu < mumin) { mumin = mu; jmin = i; }
-      }
-      if (jmin < 0 || mumin >= -multiplierTolerance(lam, noisy ? scale : 0.0)) { done = true; break; }
-      // append jmin to F
-      lastAdded = jmin;
+      faceGradient(Q, N, Xf, nf, delta, set, w, g);
+      const lam = set.budgetOf(g, false, w); // wᵀQ̃w
+      const jmin = set.entering(g, w, 0.0, lam, 0);
+      if (jmin < 0 || set.mu >= -multiplierTolerance(lam, set.noisy ? scale : 0.0)) { done = true; break; }
+      set.release(jmin);
       zValid = false;
-      store<i32>(F + (<usize>k << 2), jmin);
-      store<i32>(inF + (<usize>jmin << 2), 1);
-      k++;
-      if (k > kW) {
-        lValid = false; // a Woodbury face: the factor is rebuilt if F shrinks back to kW
-      } else if (lValid) {
-        if (k > ld) {
-          const cap = ld <= (N >> 1) ? ld << 1 : N;
-          L = growFactor(L, ld, cap, k - 1);
-          ld = cap;
-        }
-        updates++;
-        if (updates > REFACTOR_EVERY || !appendRow(Q, N, delta, F, k, L, ld, rhs)) {
-          updates = 0;
-          if (!refactor(Q, N, delta, F, k, L, ld, rhs)) return Status.NotPositiveDefinite;
-        }
-      }
+      if (set.k > kW) factor.valid = false; // a Woodbury face: the factor is rebuilt if F shrinks back to kW
+      else factor.append(F, set.k);
     } else {
-      // ratio test over F with p < 0; ties → lowest asset index
-      let alpha = 1.0;
-      let blockPos: i32 = -1;
-      let blockAsset: i32 = N;
-      for (let a: i32 = 0; a < k; a++) {
-        const i = load<i32>(F + (<usize>a << 2));
-        const wi = load<f64>(w + (<usize>i << 3));
-        const p = load<f64>(z + (<usize>a << 3)) - wi;
-        if (p < 0.0) {
-          const r = -wi / p;
-          if (r < alpha || (r == alpha && blockPos >= 0 && i < blockAsset)) {
-            if (r < 1.0) { alpha = r; blockPos = a; blockAsset = i; }
-          }
-        }
-      }
-      let sum = 0.0;
-      for (let a: i32 = 0; a < k; a++) {
-        const i = load<i32>(F + (<usize>a << 2));
-        const wi = load<f64>(w + (<usize>i << 3));
-        let v = wi + alpha * (load<f64>(z + (<usize>a << 3)) - wi);
-        if (a == blockPos) v = 0.0;
-        if (v < 0.0) v = 0.0;
-        store<f64>(w + (<usize>i << 3), v);
-        sum += v;
-      }
-      for (let a: i32 = 0; a < k; a++) {
-        const i = load<i32>(F + (<usize>a << 2));
-        store<f64>(w + (<usize>i << 3), load<f64>(w + (<usize>i << 3)) / sum);
-      }
-      if (nTabu > 0 && alpha > 0.0) {
-        memory.fill(tabu, 0, <usize>N << 2);
-        nTabu = 0;
-      }
+      // the ratio test over F (the bounds w ≥ 0), the step, w ← max(w, 0)/Σ max(w, 0)
+      const alpha = set.ratioTest(w, z, 0.0, Infinity);
+      set.stepOnFace(w, z, alpha, 0.0, Infinity);
+      const blockPos = set.blockPos;
+      if (blockPos >= 0) store<f64>(w + (<usize>set.blockAsset << 3), 0.0);
+      set.divideOnFace(w, set.budgetOf(w, false, 0));
+      set.moved(alpha);
       if (blockPos >= 0) {
         zValid = false;
-        store<i32>(inF + (<usize>blockAsset << 2), 0);
-        if (lValid) removeRow(L, ld, k, blockPos, rhs);
-        for (let a: i32 = blockPos; a < k - 1; a++) store<i32>(F + (<usize>a << 2), load<i32>(F + (<usize>(a + 1) << 2)));
-        k--;
+        factor.remove(set.k, blockPos);
+        set.block(AT_LO);
         if (sums != null) sums.removed(blockPos);
-        updates++;
-        if (lValid && updates > REFACTOR_EVERY) {
-          updates = 0;
-          if (!refactor(Q, N, delta, F, k, L, ld, rhs)) return Status.NotPositiveDefinite;
-        }
       }
     }
   }
@@ -314,22 +180,12 @@ export function simplexQPWithFactor(Q: usize, N: i32, out: usize, Xf: usize, nf:
 }
 
 /**
- * The multiplier test's tolerance τ (optimal when min μ ≥ −τ): 1e-13·|λ|, or with `floorScale` > 0 (trace(Q)/N,
- * once a solve's multipliers have met rounding noise) max(1e-13·|λ|, MU_FLOOR·floorScale). O(1).
- */
-export function multiplierTolerance(lam: f64, floorScale: f64): f64 {
-  const rel = 1e-13 * Math.abs(lam);
-  const floor = MU_FLOOR * floorScale;
-  return rel > floor ? rel : floor;
-}
-
-/**
  * Warm start (docs/method.md §5.2): the starting point w = max(warm, 0)/Σ max(warm, 0), entries below 1e-14 set to 0
  * first, and F = its support in index order (a feasible point of the simplex that is zero off F, as the primal
- * active-set method requires). Writes w, F and inF (both zeroed by the caller) and returns |F|, or 0 when the hint
+ * active-set method requires). Writes w (zeroed by the caller) and frees F in `set`, and returns |F|, or 0 when the hint
  * is unusable (no positive finite entry, or a non-finite one): the caller then starts cold at the vertex. O(N).
  */
-function warmStart(warm: usize, N: i32, w: usize, F: usize, inF: usize): i32 {
+function warmStart(warm: usize, N: i32, w: usize, set: ActiveSet): i32 {
   let s = 0.0;
   for (let i: i32 = 0; i < N; i++) {
     const v = load<f64>(warm + (<usize>i << 3));
@@ -342,8 +198,7 @@ function warmStart(warm: usize, N: i32, w: usize, F: usize, inF: usize): i32 {
     const v = load<f64>(warm + (<usize>i << 3));
     if (v >= 1e-14) {
       store<f64>(w + (<usize>i << 3), v / s);
-      store<i32>(F + (<usize>k << 2), i);
-      store<i32>(inF + (<usize>i << 2), 1);
+      set.free(i);
       k++;
     }
   }
@@ -377,15 +232,7 @@ export function kktResidual(Q: usize, N: i32, w: usize, g: usize): f64 {
   let trace = 0.0;
   for (let i: i32 = 0; i < N; i++) trace += load<f64>(Q + <usize>i * rowQ + (<usize>i << 3));
   const scale = trace / <f64>N;
-  for (let i: i32 = 0; i < N; i++) {
-    let s = 0.0;
-    const Qi = Q + <usize>i * rowQ;
-    for (let j: i32 = 0; j < N; j++) {
-      const wj = load<f64>(w + (<usize>j << 3));
-      if (wj != 0.0) s += load<f64>(Qi + (<usize>j << 3)) * wj;
-    }
-    store<f64>(g + (<usize>i << 3), s);
-  }
+  denseGradient(Q, N, w, g);
   let lam = 0.0;
   let sum = 0.0;
   let r = 0.0;
@@ -518,114 +365,4 @@ function woodburyFace(Xf: usize, N: i32, nf: i32, delta: f64, F: usize, k: i32, 
   for (let a: i32 = 0; a < k; a++) store<f64>(z + (<usize>a << 3), 1.0);
   for (let r: i32 = 0; r < nf; r++) axpy(k, -load<f64>(u + (<usize>r << 3)), XF + <usize>r * rowX, z);
   return true;
-}
-
-/**
- * Widen the factor's row stride from `ld` to `cap` (> ld), keeping its first `k` rows (0: contents not needed): the block is the arena's last
- * allocation, so `heap.realloc` extends it in place (stub runtime; another runtime copies it), then the rows move
- * to their new offsets from the last to the first (each moves up, so no row is overwritten before it moves).
- * Returns the (possibly moved) block. O(k²) per doubling.
- */
-export function growFactor(L: usize, ld: i32, cap: i32, k: i32): usize {
-  const M = heap.realloc(L, <usize>cap * <usize>cap << 3);
-  for (let a: i32 = k - 1; a > 0; a--) {
-    memory.copy(M + <usize>a * (<usize>cap << 3), M + <usize>a * (<usize>ld << 3), <usize>k << 3);
-  }
-  return M;
-}
-
-/** Factor Q̃_FF = L Lᵀ from scratch (rows/cols in F-list order) and y = L⁻¹1; false on a pivot ≤ 1e-300. O(k³/3). */
-export function refactor(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, ld: i32, y: usize): bool {
-  const rowQ = <usize>N << 3;
-  const rowL = <usize>ld << 3;
-  for (let a: i32 = 0; a < k; a++) {
-    const ia = load<i32>(F + (<usize>a << 2));
-    const La = L + <usize>a * rowL;
-    const Qa = Q + <usize>ia * rowQ;
-    for (let b: i32 = 0; b <= a; b++) {
-      const ib = load<i32>(F + (<usize>b << 2));
-      const Lb = L + <usize>b * rowL;
-      let s = load<f64>(Qa + (<usize>ib << 3)) - dot(La, Lb, b);
-      if (a == b) {
-        s += delta;
-        if (!(s > 1e-300)) return false;
-        store<f64>(La + (<usize>a << 3), Math.sqrt(s));
-      } else {
-        store<f64>(La + (<usize>b << 3), s / load<f64>(Lb + (<usize>b << 3)));
-      }
-    }
-  }
-  for (let a: i32 = 0; a < k; a++) {
-    const La = L + <usize>a * rowL;
-    store<f64>(y + (<usize>a << 3), (1.0 - dot(La, y, a)) / load<f64>(La + (<usize>a << 3)));
-  }
-  return true;
-}
-
-/** Append the last F entry (position k−1) as a new row of L (forward solve + pivot) and extend y = L⁻¹1. O(k²). */
-export function appendRow(Q: usize, N: i32, delta: f64, F: usize, k: i32, L: usize, ld: i32, y: usize): bool {
-  const rowQ = <usize>N << 3;
-  const rowL = <usize>ld << 3;
-  const m = k - 1;
-  const q = load<i32>(F + (<usize>m << 2));
-  const Qq = Q + <usize>q * rowQ;
-  const Lm = L + <usize>m * rowL;
-  for (let b: i32 = 0; b < m; b++) {
-    const ib = load<i32>(F + (<usize>b << 2));
-    const Lb = L + <usize>b * rowL;
-    const s = load<f64>(Qq + (<usize>ib << 3)) - dot(Lm, Lb, b);
-    store<f64>(Lm + (<usize>b << 3), s / load<f64>(Lb + (<usize>b << 3)));
-  }
-  const piv = load<f64>(Qq + (<usize>q << 3)) + delta - dot(Lm, Lm, m);
-  if (!(piv > 1e-300)) return false;
-  const lmm = Math.sqrt(piv);
-  store<f64>(Lm + (<usize>m << 3), lmm);
-  store<f64>(y + (<usize>m << 3), (1.0 - dot(Lm, y, m)) / lmm);
-  return true;
-}
-
-/**
- * Delete position p from the k×k factor: drop row p, re-triangularise with Givens rotations on columns, O(k²).
- * y = L⁻¹1 follows: with M = L minus row p, M y = 1, and M G = [L' 0] gives L'(Gᵀy)[0..k−1) = 1, so the same
- * rotations applied to y give the new y (O(k)).
- */
-export function removeRow(L: usize, ld: i32, k: i32, p: i32, yv: usize): void {
-  const rowL = <usize>ld << 3;
-  for (let a: i32 = p; a < k - 1; a++) {
-    memory.copy(L + <usize>a * rowL, L + <usize>(a + 1) * rowL, <usize>k << 3);
-  }
-  const m = k - 1; // new size; rows p..m−1 have one extra column
-  for (let j: i32 = p; j < m; j++) {
-    const Lj = L + <usize>j * rowL;
-    const x = load<f64>(Lj + (<usize>j << 3));
-    const y = load<f64>(Lj + (<usize>(j + 1) << 3));
-    const r = Math.sqrt(x * x + y * y);
-    const c = x / r;
-    const s = y / r;
-    store<f64>(Lj + (<usize>j << 3), r);
-    store<f64>(Lj + (<usize>(j + 1) << 3), 0.0);
-    const yj = load<f64>(yv + (<usize>j << 3));
-    const yj1 = load<f64>(yv + (<usize>(j + 1) << 3));
-    store<f64>(yv + (<usize>j << 3), c * yj + s * yj1);
-    store<f64>(yv + (<usize>(j + 1) << 3), c * yj1 - s * yj);
-    for (let i: i32 = j + 1; i < m; i++) {
-      const Li = L + <usize>i * rowL;
-      const u = load<f64>(Li + (<usize>j << 3));
-      const v = load<f64>(Li + (<usize>(j + 1) << 3));
-      store<f64>(Li + (<usize>j << 3), c * u + s * v);
-      store<f64>(Li + (<usize>(j + 1) << 3), c * v - s * u);
-    }
-  }
-}
-
-/** Solve Lᵀ x = y in place for the leading k×k block of L (row stride ld), by rows of L (contiguous). O(k²). */
-export function backL(L: usize, ld: i32, k: i32, x: usize): void {
-  const rowL = <usize>ld << 3;
-  // x_i = y_i/L_ii, then y[0..i) −= x_i·L_i,[0..i)
-  for (let i: i32 = k - 1; i >= 0; i--) {
-    const Li = L + <usize>i * rowL;
-    const xi = load<f64>(x + (<usize>i << 3)) / load<f64>(Li + (<usize>i << 3));
-    store<f64>(x + (<usize>i << 3), xi);
-    axpy(i, -xi, Li, x);
-  }
 }

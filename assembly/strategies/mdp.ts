@@ -1,10 +1,10 @@
 import { Status } from "../shared/status";
 import { LowRank } from "../linalg/woodbury";
 import { simplexQP } from "../solvers/simplex-qp";
-import { boxQP, effectiveHi, effectiveLo, feasibleBounds, gradientResidual } from "../solvers/box-qp";
-import { beginSolve, lastIterations, SOLVE, setIterations, setResidual } from "../result";
-import { arenaMark, arenaRelease, scratchF64 } from "../memory";
-import { axpy, dot, symv } from "../linalg/blas";
+import { effectiveHi, effectiveLo, feasibleBounds } from "../solvers/box-qp";
+import { ratioResidual, tangencySearch } from "../solvers/tangency";
+import { beginSolve, SOLVE, setResidual } from "../result";
+import { scratchF64 } from "../memory";
 
 /**
  * l3mdp: most diversified portfolio, max DR(w) = σᵀw/√(wᵀΣw) s.t. 1ᵀw = 1, w ≥ 0 (docs/method.md §4.5).
@@ -40,17 +40,18 @@ export function mdpFromMdcp(y: usize, sd: usize, N: i32, out: usize): Status {
  * on mdp's own weights (portfolio-allocation's `mostDiversifiedWeights` with minWeights/maxWeights defines the same
  * problem). The reduction to MDCP does not carry over (a box on w is no box on y = Dw/σᵀw), so the problem is solved
  * in its own variables as a maximum-Sharpe tangency with σ as the expected returns:
- * Method: w(t) = argmin ½wᵀΣw − tσᵀw over the box (`boxQP` with c = −tσ, each solve warm-started from the last).
- *   DR is pseudo-concave, and w is its maximiser iff w = w(t) with t = wᵀΣw/σᵀw; along the path
+ * Method: the tangency search shared with msr (`tangencySearch`, assembly/solvers/tangency.ts) with r = σ and no
+ *   ridge in the ratio: w(t) = argmin ½wᵀΣw − tσᵀw over the box (`boxQP` with c = −tσ, each solve warm-started
+ *   from the last). DR is pseudo-concave, and w is its maximiser iff w = w(t) with t = wᵀΣw/σᵀw; along the path
  *   d(DR²)/dt = −2ss'φ/v² with φ(t) = t·σᵀw(t) − w(t)ᵀΣw(t), s = σᵀw, v = wᵀΣw, so DR rises while φ < 0 and
  *   falls after. φ(0) = −v(0) ≤ 0 at the bounded gmvp; t is doubled from max(v₀/s₀, 1e-14·√(trace/N)) until
  *   φ ≥ 0 (≤ 200 doublings), then the bracket is narrowed by the Illinois method (≤ 200 steps, to 1e-15 relative),
  *   each point certified on the spot: the first with a residual ≤ 1e-12 is the answer, else w(t_hi).
  * Certification: the KKT conditions of max DR over the box: G = Σw − (v/s)σ (−∇DR times the positive factor
- *   v^{3/2}/s) passes `gradientResidual` (trace-scaled, ≤ 1e-9). Pseudo-concavity makes them sufficient.
+ *   v^{3/2}/s) passes `gradientResidual` (`ratioResidual`, trace-scaled, ≤ 1e-9). Pseudo-concavity makes them sufficient.
  * Preconditions: Σ symmetric PSD, σ = √diag Σ > 0; feasible bounds (else `InfeasibleBounds`).
  * Complexity: a few dozen warm-started box QPs (most end after one face solve), each with one factorisation of its
- *   free set. Scratch: one box QP at a time (`arenaMark`) plus 5N f64.
+ *   free set. Scratch: one box QP at a time (`arenaMark`) plus 4N f64.
  * Edge cases: a zero-variance portfolio inside the box (singular Σ): DR is unbounded there; the bracket shrinks
  *   towards t = 0 and w is the bounded minimum-variance point (G ≈ 0: certified).
  */
@@ -61,106 +62,20 @@ export function mdpBounded(S: usize, sd: usize, N: i32, lo: f64, hi: f64, out: u
   if (begun != SOLVE) return <Status>begun;
   const row = <usize>N << 3;
   let trace = 0.0;
-  for (let i: i32 = 0; i < N; i++) trace += load<f64>(S + <usize>i * row + (<usize>i << 3));
+  let sdMax = 0.0;
+  for (let i: i32 = 0; i < N; i++) {
+    trace += load<f64>(S + <usize>i * row + (<usize>i << 3));
+    const s = load<f64>(sd + (<usize>i << 3));
+    if (s > sdMax) sdMax = s;
+  }
   const scale = trace / <f64>N;
-  const c = scratchF64(N);
   const w = scratchF64(N);
-  const hint = scratchF64(N);
   const g = scratchF64(N);
-  let total: i32 = 0;
-  let hasHint = warm != 0;
-  if (hasHint) memory.copy(hint, warm, row);
-  // φ(t) into `w` (and the value returned); NaN on a solver failure (status kept in `failed`)
-  let failed: Status = Status.Ok;
-  let st = pathPoint(S, sd, N, lo, hi, 0.0, c, w, hasHint ? hint : 0, lr);
-  total += lastIterations();
+  // σ > 0: every feasible point has σᵀw > 0, so max σᵀw (the search's fallback for m₀) is never needed; σ_max stands in
+  const st = tangencySearch(S, sd, N, lo, hi, 0.0, scale, 1e-14 * Math.sqrt(scale), sdMax, w, g, 0.0, warm, lr);
   if (st != Status.Ok) return st;
-  memory.copy(hint, w, row);
-  hasHint = true;
-  let v = quad(S, N, w, g);
-  let s = dot(sd, w, N);
-  let tLo = 0.0;
-  let tHi = v / s;
-  const tMin = 1e-14 * Math.sqrt(scale);
-  if (!(tHi > tMin)) tHi = tMin;
-  const eLo = effectiveLo(N, lo);
-  const eHi = effectiveHi(N, hi);
-  let fLo = -v; // φ(0) = −v₀
-  let phi = -1.0;
-  for (let k: i32 = 0; k < 200; k++) {
-    st = pathPoint(S, sd, N, lo, hi, tHi, c, w, hint, lr);
-    total += lastIterations();
-    if (st != Status.Ok) { failed = st; break; }
-    memory.copy(hint, w, row);
-    v = quad(S, N, w, g);
-    s = dot(sd, w, N);
-    phi = tHi * s - v;
-    if (phi >= 0.0) break;
-    tLo = tHi;
-    fLo = phi;
-    tHi *= 2.0;
-  }
-  if (failed != Status.Ok) return failed;
-  if (phi < 0.0) { setIterations(total); return Status.NotConverged; }
-  // Illinois (regula falsi that halves the value of an end kept twice) on [tLo, tHi], φ(tLo) < 0 ≤ φ(tHi); every
-  // point is certified on the spot and the first at ≤ 1e-12 is the answer
-  let fHi = phi;
-  let side: i32 = 0;
-  let res = Infinity;
-  for (let k: i32 = 0; k < 200 && tHi - tLo > 1e-15 * tHi; k++) {
-    let t = fHi != fLo ? (tLo * fHi - tHi * fLo) / (fHi - fLo) : 0.5 * (tLo + tHi);
-    if (!(t > tLo && t < tHi)) t = 0.5 * (tLo + tHi);
-    if (t <= tLo || t >= tHi) break;
-    st = pathPoint(S, sd, N, lo, hi, t, c, w, hint, lr);
-    total += lastIterations();
-    if (st != Status.Ok) return st;
-    memory.copy(hint, w, row);
-    v = quad(S, N, w, g);
-    s = dot(sd, w, N);
-    axpy(N, -v / s, sd, g); // G = Σw − (v/s)σ
-    res = gradientResidual(g, w, N, eLo, eHi, scale);
-    if (res <= MDP_TARGET) break;
-    const f = t * s - v;
-    if (f >= 0.0) {
-      tHi = t; fHi = f;
-      if (side == 1) fLo *= 0.5;
-      side = 1;
-    } else {
-      tLo = t; fLo = f;
-      if (side == -1) fHi *= 0.5;
-      side = -1;
-    }
-  }
-  if (!(res <= MDP_TARGET)) {
-    st = pathPoint(S, sd, N, lo, hi, tHi, c, w, hint, lr);
-    total += lastIterations();
-    if (st != Status.Ok) return st;
-    v = quad(S, N, w, g); // g = Σw
-    s = dot(sd, w, N);
-    axpy(N, -v / s, sd, g);
-    res = gradientResidual(g, w, N, eLo, eHi, scale);
-  }
-  setIterations(total);
+  const res = ratioResidual(S, sd, N, w, effectiveLo(N, lo), effectiveHi(N, hi), 0.0, scale, g);
   setResidual(res);
   memory.copy(out, w, row);
   return res <= 1e-9 ? Status.Ok : Status.NotCertified;
-}
-
-/** The bracket search of `mdpBounded` stops at the first point certified to this (a margin below the 1e-9 bar). */
-const MDP_TARGET: f64 = 1e-12;
-
-/** w(t) of `mdpBounded`: the box QP with c = −tσ into `w`, its scratch released afterwards. */
-function pathPoint(S: usize, sd: usize, N: i32, lo: f64, hi: f64, t: f64, c: usize, w: usize, hint: usize,
-  lr: LowRank | null): Status {
-  for (let i: i32 = 0; i < N; i++) store<f64>(c + (<usize>i << 3), -t * load<f64>(sd + (<usize>i << 3)));
-  const mark = arenaMark();
-  const st = boxQP(S, N, lo, hi, w, hint, c, lr);
-  arenaRelease(mark);
-  return st;
-}
-
-/** wᵀSw, with g = Sw written. O(N²). */
-function quad(S: usize, N: i32, w: usize, g: usize): f64 {
-  symv(N, S, w, g);
-  return dot(w, g, N);
 }

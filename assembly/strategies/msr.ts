@@ -2,17 +2,10 @@ import { Status } from "../shared/status";
 import { setBadIndex, setIterations, setResidual, lastIterations } from "../result";
 import { arenaMark, arenaRelease, scratchF64, scratchI32 } from "../memory";
 import { axpy, dot } from "../linalg/blas";
-import { appendRow, backL, cleanWeights, growFactor, refactor, removeRow } from "../solvers/simplex-qp";
-import { boxQP, effectiveHi, effectiveLo, feasibleBounds, gradientResidual } from "../solvers/box-qp";
-
-/** Recompute the free-set factor from scratch after this many up/down-dates (as docs/method.md §5.2). */
-const REFACTOR_EVERY: i32 = 256;
-
-/** Initial row capacity of the free-set factor (doubled as F grows, capped at N). */
-const FACTOR_START: i32 = 64;
-
-/** The bounded path's search stops at the first point whose ridged certificate is below this (margin under 1e-9). */
-const PATH_TARGET: f64 = 1e-12;
+import { cleanWeights } from "../solvers/simplex-qp";
+import { effectiveHi, effectiveLo, feasibleBounds } from "../solvers/box-qp";
+import { ratioResidual, ridgedQuad, tangencySearch } from "../solvers/tangency";
+import { ActiveSet, AT_LO, divide, FaceFactor, faceGradient, gather, gradientResidual } from "../solvers/active-set";
 
 /** Accepted certificate residual (docs/method.md §4.3, §4.11). */
 const CERT_TOL: f64 = 1e-9;
@@ -45,7 +38,7 @@ export function msrFellBack(): bool {
  *     solved as z = Dy on Σ̂ = D⁻¹ΣD⁻¹, μ̂ = D⁻¹μ (`scaledSimplex`, then `sharpeSimplex`, a primal active set): the
  *     problem is invariant under that scaling, and the unit diagonal keeps badly scaled assets well conditioned.
  *   - Other bounds: the unbounded answer first; if it lies in the box it is the answer. Otherwise the parametric
- *     box QP w(t) = argmin ½wᵀΣ̃w − tμᵀw over the box (`sharpeBox`); w(t) is the answer iff
+ *     box QP w(t) = argmin ½wᵀΣ̃w − tμᵀw over the box (`tangencySearch`, assembly/solvers/tangency.ts); w(t) is the answer iff
  *     φ(t) = t·μᵀw(t) − w(t)ᵀΣ̃w(t) = 0, bracketed from the unbounded answer's t = ṽ/m and narrowed by the Illinois
  *     method; the first QP starts from `warm` if given, else from the box vertex that fills names in the order of
  *     the unbounded weights (`vertexByScore`).
@@ -146,13 +139,13 @@ export function msrWeights(S: usize, X: usize, n: i32, N: i32, lo: f64, hi: f64,
         hint = scratchF64(N);
         vertexByScore(w, mu, N, eLo, eHi, hint, scratchI32(N));
       }
-      st = sharpeBox(S, mu, N, lo, hi, delta, scale, muAbs, mMax, w, g, t0, hint);
+      st = tangencySearch(S, mu, N, lo, hi, delta, scale, 1e-14 * scale / muAbs, mMax, w, g, t0, hint, null);
       itU += lastIterations();
     }
     setIterations(itU);
   }
   if (st != Status.Ok) return st;
-  let res = sharpeResidual(S, mu, N, w, eLo, eHi, 0.0, scale, g);
+  let res = ratioResidual(S, mu, N, w, eLo, eHi, 0.0, scale, g);
   if (!unbounded && !(res <= CERT_TOL)) {
     // The ridged path's root can miss the certificate when one asset's mean dwarfs the others' (an asset's returns
     // ×10⁴): there the ridge's share of ṽ/m, δ‖w‖²/m, times that μ_i, exceeds 1e-9 of trace(Σ)/N. Search again for
@@ -164,9 +157,9 @@ export function msrWeights(S: usize, X: usize, n: i32, N: i32, lo: f64, hi: f64,
     const hint = scratchF64(N);
     memory.copy(hint, w, row);
     const it1 = lastIterations();
-    const st2 = sharpeBox(S, mu, N, lo, hi, 0.0, scale, muAbs, mMax, w, g, t1, hint);
+    const st2 = tangencySearch(S, mu, N, lo, hi, 0.0, scale, 1e-14 * scale / muAbs, mMax, w, g, t1, hint, null);
     setIterations(it1 + lastIterations());
-    const res2 = st2 == Status.Ok ? sharpeResidual(S, mu, N, w, eLo, eHi, 0.0, scale, g) : Infinity;
+    const res2 = st2 == Status.Ok ? ratioResidual(S, mu, N, w, eLo, eHi, 0.0, scale, g) : Infinity;
     if (res2 < res) res = res2;
     else memory.copy(w, w1, row);
   }
@@ -299,27 +292,6 @@ function scaledResidual(S: usize, mu: usize, N: i32, w: usize, d: usize, g: usiz
 }
 
 /**
- * The certificate of `msrWeights` for a point w: g = (Σ + ridge·I)w, v = wᵀg, m = μᵀw; Infinity unless m > 0;
- * else `gradientResidual` of G = g − (v/m)μ over the box [lo, hi] with the given scale. `g`: N f64 scratch (holds
- * G afterwards). ridge = 0 for the final certificate, δ for the bounded search's stopping test. O(N·nnz(w)).
- */
-export function sharpeResidual(S: usize, mu: usize, N: i32, w: usize, lo: f64, hi: f64, ridge: f64, scale: f64,
-  g: usize): f64 {
-  const row = <usize>N << 3;
-  memory.fill(g, 0, row);
-  for (let j: i32 = 0; j < N; j++) {
-    const wj = load<f64>(w + (<usize>j << 3));
-    if (wj != 0.0) axpy(N, wj, S + <usize>j * row, g);
-  }
-  if (ridge != 0.0) axpy(N, ridge, w, g);
-  const v = dot(w, g, N);
-  const m = dot(mu, w, N);
-  if (!(m > 0.0)) return Infinity;
-  axpy(N, -v / m, mu, g);
-  return gradientResidual(g, w, N, lo, hi, scale);
-}
-
-/**
  * The unbounded path of `msrWeights`: the homogenised QP min ½yᵀΣ̃y s.t. μᵀy = 1, y ≥ 0 (Σ̃ = Σ + δI), whose
  * solution is y* = w* ÷ μᵀw* for the maximum-Sharpe w* (Cornuejols & Tütüncü 2007, §8.2). Writes y is in the units of
  * `scaledSimplex` (S, μ are Σ̂, μ̂); writes w = D⁻¹y/1ᵀD⁻¹y (d: the N scales), cleaned as §3.5 (w_i < 1e-14 → 0,
@@ -328,8 +300,8 @@ export function sharpeResidual(S: usize, mu: usize, N: i32, w: usize, lo: f64, h
  *   start (cold): the single name with the best Sharpe ratio, k = argmax_{μ_i>0} μ_i²/Σ̃_ii (lowest index on ties),
  *   y = e_k/μ_k; (warm) the hint's support (entries ≥ 1e-14), y_i = d_i·warm_i scaled to μᵀy = 1, if its mean is
  *   > 0 and it is finite.
- *   Each face F solves Σ̃_FF z = μ_F (the up/down-dated Cholesky factor of simplex-qp.ts, then one forward and one
- *   back substitution) and y* = z/μ_Fᵀz; p = y* − y. If max|p| ≤ 1e-15·1ᵀy: g = Σ̃y, κ = yᵀg (the multiplier of
+ *   Each face F solves Σ̃_FF z = μ_F (the core's up/down-dated Cholesky factor, `FaceFactor` of active-set.ts,
+ *   then one forward and one back substitution) and y* = z/μ_Fᵀz; p = y* − y. If max|p| ≤ 1e-15·1ᵀy: g = Σ̃y, κ = yᵀg (the multiplier of
  *   μᵀy = 1) and ν_i = g_i − κμ_i (i ∉ F); optimal if min ν ≥ −1e-13·κ·max|μ|, else the most negative (lowest index
  *   on ties) enters F. Otherwise the ratio test of §5.2 (lowest index on ties) moves y, drops the blocking index,
  *   clips y ≥ 0 and rescales to μᵀy = 1; a full step (no blocking index) sets y = z exactly, without rescaling. Anti-cycling as §5.2: an index that entered on a multiplier and gets
@@ -344,39 +316,10 @@ function sharpeSimplex(S: usize, mu: usize, N: i32, delta: f64, muAbs: f64, w: u
   const y = w;
   const z = scratchF64(N);
   const g = scratchF64(N);
-  const ones = scratchF64(N); // L⁻¹1 kept by the shared factor helpers; unused here
-  const F = scratchI32(N);
-  const inF = scratchI32(N);
-  const tabu = scratchI32(N);
-  let ld: i32 = N < FACTOR_START ? N : FACTOR_START;
-  let L = scratchF64(ld * ld); // allocated last: growFactor extends it in place
+  const set = new ActiveSet(N);
+  const factor = new FaceFactor(S, N, delta); // allocated last: its L grows in place
   memory.fill(y, 0, row);
-  memory.fill(inF, 0, <usize>N << 2);
-  memory.fill(tabu, 0, <usize>N << 2);
-
-  let k: i32 = 0;
-  if (warm != 0) {
-    // the hint's support is read on the weights; its values in these units are d_i·warm_i
-    let ok = true;
-    let m = 0.0;
-    for (let i: i32 = 0; i < N; i++) {
-      const v = load<f64>(warm + (<usize>i << 3));
-      if (!isFinite(v)) { ok = false; break; }
-      if (v >= 1e-14) m += v * load<f64>(d + (<usize>i << 3)) * load<f64>(mu + (<usize>i << 3));
-    }
-    if (ok && m > 0.0 && isFinite(m)) {
-      for (let i: i32 = 0; i < N; i++) {
-        const v = load<f64>(warm + (<usize>i << 3));
-        if (v >= 1e-14) {
-          store<f64>(y + (<usize>i << 3), v * load<f64>(d + (<usize>i << 3)) / m);
-          store<i32>(F + (<usize>k << 2), i);
-          store<i32>(inF + (<usize>i << 2), 1);
-          k++;
-        }
-      }
-    }
-  }
-  if (k == 0) {
+  if (warm == 0 || !warmSupport(warm, mu, N, d, y, set)) {
     let k0: i32 = -1;
     let best = 0.0;
     for (let i: i32 = 0; i < N; i++) {
@@ -386,156 +329,58 @@ function sharpeSimplex(S: usize, mu: usize, N: i32, delta: f64, muAbs: f64, w: u
       if (k0 < 0 || r > best) { best = r; k0 = i; }
     }
     store<f64>(y + (<usize>k0 << 3), 1.0 / load<f64>(mu + (<usize>k0 << 3)));
-    store<i32>(F, k0);
-    store<i32>(inF + (<usize>k0 << 2), 1);
-    k = 1;
+    set.free(k0);
   }
-  let lValid = false;
-  let updates: i32 = 0;
-  let lastAdded: i32 = -1;
-  let nTabu: i32 = 0;
   let zValid = false;
   let done = false;
   const maxIter = 20 * N + 100;
   let it: i32 = 0;
   for (; it < maxIter; it++) {
     if (!zValid) {
-      if (!lValid) {
-        if (ld < k) {
-          const cap = k <= (N >> 1) ? k << 1 : N;
-          L = growFactor(L, ld, cap, 0);
-          ld = cap;
-        }
-        if (!refactor(S, N, delta, F, k, L, ld, ones)) return Status.NotPositiveDefinite;
-        lValid = true;
-        updates = 0;
-      }
-      // z = Σ̃_FF⁻¹ μ_F: forward (L r = μ_F) then back substitution
-      const rowL = <usize>ld << 3;
-      for (let r: i32 = 0; r < k; r++) {
-        const Lr = L + <usize>r * rowL;
-        const mr = load<f64>(mu + (<usize>load<i32>(F + (<usize>r << 2)) << 3));
-        store<f64>(z + (<usize>r << 3), (mr - dot(Lr, z, r)) / load<f64>(Lr + (<usize>r << 3)));
-      }
-      backL(L, ld, k, z);
-      let sz = 0.0;
-      for (let r: i32 = 0; r < k; r++) {
-        sz += load<f64>(mu + (<usize>load<i32>(F + (<usize>r << 2)) << 3)) * load<f64>(z + (<usize>r << 3));
-      }
+      // z = Σ̃_FF⁻¹ μ_F, then y* = z/μ_Fᵀz
+      if (!factor.ensure(set.F, set.k)) return Status.NotPositiveDefinite;
+      gather(set.F, set.k, mu, z);
+      factor.solve(z, set.k);
+      const sz = set.budgetOf(z, true, mu);
       if (!(sz > 0.0) || !isFinite(sz)) { setIterations(it); return Status.NotConverged; }
-      for (let r: i32 = 0; r < k; r++) store<f64>(z + (<usize>r << 3), load<f64>(z + (<usize>r << 3)) / sz);
+      divide(z, set.k, sz);
       zValid = true;
     }
     // an index released on a noise multiplier: its optimum on the new face is ≤ 0
-    if (lastAdded >= 0 && load<f64>(z + (<usize>(k - 1) << 3)) <= 0.0) {
-      store<i32>(tabu + (<usize>lastAdded << 2), 1);
-      nTabu++;
-      store<i32>(inF + (<usize>lastAdded << 2), 0);
-      if (lValid) removeRow(L, ld, k, k - 1, ones);
-      k--;
-      lastAdded = -1;
+    if (set.contradicts(z, 0.0, Infinity)) {
+      set.reject();
       zValid = false;
       continue;
     }
-    lastAdded = -1;
-    let pmax = 0.0;
-    let ysum = 0.0;
-    for (let r: i32 = 0; r < k; r++) {
-      const i = load<i32>(F + (<usize>r << 2));
-      const yi = load<f64>(y + (<usize>i << 3));
-      const p = Math.abs(load<f64>(z + (<usize>r << 3)) - yi);
-      if (p > pmax) pmax = p;
-      ysum += yi;
-    }
-    if (pmax <= 1e-15 * ysum) {
+    if (set.faceChange(y, z) <= 1e-15 * set.budgetOf(y, false, 0)) {
       // g = Σ̃y, κ = yᵀg, multipliers ν_i = g_i − κμ_i off F
-      memory.fill(g, 0, row);
-      for (let r: i32 = 0; r < k; r++) {
-        const j = load<i32>(F + (<usize>r << 2));
-        const yj = load<f64>(y + (<usize>j << 3));
-        if (yj != 0.0) axpy(N, yj, S + <usize>j * row, g);
-      }
-      let kappa = 0.0;
-      for (let r: i32 = 0; r < k; r++) {
-        const j = load<i32>(F + (<usize>r << 2));
-        const yj = load<f64>(y + (<usize>j << 3));
-        const gj = load<f64>(g + (<usize>j << 3)) + delta * yj;
-        store<f64>(g + (<usize>j << 3), gj);
-        kappa += yj * gj;
-      }
-      let jmin: i32 = -1;
-      let numin = Infinity;
-      for (let i: i32 = 0; i < N; i++) {
-        if (load<i32>(inF + (<usize>i << 2)) != 0 || load<i32>(tabu + (<usize>i << 2)) != 0) continue;
-        const nu = load<f64>(g + (<usize>i << 3)) - kappa * load<f64>(mu + (<usize>i << 3));
-        if (nu < numin) { numin = nu; jmin = i; }
-      }
-      if (jmin < 0 || numin >= -1e-13 * Math.abs(kappa) * muAbs) { done = true; break; }
-      lastAdded = jmin;
+      faceGradient(S, N, 0, 0, delta, set, y, g);
+      const kappa = set.budgetOf(g, false, y);
+      const jmin = set.entering(g, y, 0.0, kappa, mu);
+      if (jmin < 0 || set.mu >= -1e-13 * Math.abs(kappa) * muAbs) { done = true; break; }
+      set.release(jmin);
       zValid = false;
-      store<i32>(F + (<usize>k << 2), jmin);
-      store<i32>(inF + (<usize>jmin << 2), 1);
-      k++;
-      if (lValid) {
-        if (k > ld) {
-          const cap = ld <= (N >> 1) ? ld << 1 : N;
-          L = growFactor(L, ld, cap, k - 1);
-          ld = cap;
-        }
-        updates++;
-        if (updates > REFACTOR_EVERY || !appendRow(S, N, delta, F, k, L, ld, ones)) lValid = false;
-      }
+      factor.append(set.F, set.k);
     } else {
-      // ratio test over F with p < 0; ties → lowest asset index
-      let alpha = 1.0;
-      let blockPos: i32 = -1;
-      let blockAsset: i32 = N;
-      for (let r: i32 = 0; r < k; r++) {
-        const i = load<i32>(F + (<usize>r << 2));
-        const yi = load<f64>(y + (<usize>i << 3));
-        const p = load<f64>(z + (<usize>r << 3)) - yi;
-        if (p < 0.0) {
-          const t = -yi / p;
-          if (t < 1.0 && (t < alpha || (t == alpha && blockPos >= 0 && i < blockAsset))) {
-            alpha = t; blockPos = r; blockAsset = i;
-          }
-        }
-      }
+      const alpha = set.ratioTest(y, z, 0.0, Infinity);
+      const blockPos = set.blockPos;
       if (blockPos < 0) {
         // a full step: y = z exactly (z ≥ 0 here, and already scaled to μᵀz = 1 as far as rounding allows;
         // rescaling again by a rounded μᵀz ≠ 1, which cancellation in an ill-conditioned face makes far from 1,
         // would leave y ≠ z at every later step and never reach the multiplier test)
-        for (let r: i32 = 0; r < k; r++) {
-          store<f64>(y + (<usize>load<i32>(F + (<usize>r << 2)) << 3), load<f64>(z + (<usize>r << 3)));
-        }
+        for (let r: i32 = 0; r < set.k; r++) store<f64>(y + (<usize>set.at(r) << 3), load<f64>(z + (<usize>r << 3)));
       } else {
-        let m = 0.0;
-        for (let r: i32 = 0; r < k; r++) {
-          const i = load<i32>(F + (<usize>r << 2));
-          const yi = load<f64>(y + (<usize>i << 3));
-          let v = yi + alpha * (load<f64>(z + (<usize>r << 3)) - yi);
-          if (r == blockPos || v < 0.0) v = 0.0;
-          store<f64>(y + (<usize>i << 3), v);
-          m += v * load<f64>(mu + (<usize>i << 3));
-        }
+        set.stepOnFace(y, z, alpha, 0.0, Infinity);
+        store<f64>(y + (<usize>set.blockAsset << 3), 0.0);
+        const m = set.budgetOf(y, false, mu);
         if (!(m > 0.0)) { setIterations(it); return Status.NotConverged; }
-        for (let r: i32 = 0; r < k; r++) {
-          const i = load<i32>(F + (<usize>r << 2));
-          store<f64>(y + (<usize>i << 3), load<f64>(y + (<usize>i << 3)) / m);
-        }
+        set.divideOnFace(y, m);
       }
-      if (nTabu > 0 && alpha > 0.0) {
-        memory.fill(tabu, 0, <usize>N << 2);
-        nTabu = 0;
-      }
+      set.moved(alpha);
       if (blockPos >= 0) {
         zValid = false;
-        store<i32>(inF + (<usize>blockAsset << 2), 0);
-        if (lValid) removeRow(L, ld, k, blockPos, ones);
-        for (let r: i32 = blockPos; r < k - 1; r++) store<i32>(F + (<usize>r << 2), load<i32>(F + (<usize>(r + 1) << 2)));
-        k--;
-        updates++;
-        if (updates > REFACTOR_EVERY) lValid = false;
+        factor.remove(set.k, blockPos);
+        set.block(AT_LO);
       }
     }
   }
@@ -553,150 +398,23 @@ function sharpeSimplex(S: usize, mu: usize, N: i32, delta: f64, muAbs: f64, w: u
 }
 
 /**
- * The bounded path of `msrWeights` (any bounds other than 0 and 1): w(t) = argmin ½wᵀΣ̃w − tμᵀw s.t. 1ᵀw = 1,
- * lo ≤ w ≤ hi (`boxQP` with c = −tμ; its ridge is the same δ), each QP warm-started from the last point.
- * Method: along the path d(S̃²)/dt = −2m m′φ/ṽ² with m = μᵀw(t), ṽ = w(t)ᵀΣ̃w(t), φ(t) = t·m − ṽ; the Sharpe maximiser
- *   is w(t*) with φ(t*) = 0 (its KKT conditions are those of the QP at t* = ṽ/m). φ(0) = −ṽ(gmvp) < 0, and φ > 0
- *   for large t because max μᵀw > 0 (checked by the caller). Bracket: from the guess t0 (the caller's: ṽ/m of the
- *   unbounded answer) t is halved while φ ≥ 0 or doubled while φ < 0 (≤ 200 times each); without a usable guess
- *   (or when halving passes tMin = 1e-14·(trace/N)/max|μ|) the lower end is t = 0 (the bounded minimum-variance
- *   point) and the upper starts at ṽ₀/m₀ (m₀ = μᵀw(0) if > 0, else the greedy maximum mMax). Then the Illinois
- *   method (≤ 200 steps, to 1e-15 relative); every point's ridged certificate (G̃ = Σ̃w − (ṽ/m)μ) is checked on the
- *   spot and the first ≤ 1e-12 is the answer, else w(t_hi). `hint0` (N weights or 0) is the first QP's hint.
- * Convergence: `NotConverged` if φ stays < 0 after the doublings; a box QP's failure status is returned as is.
- * Complexity: each point a warm-started box QP (usually a few face solves and one factorisation of its free set)
- *   plus O(N·nnz(w)). Scratch: 3N f64 plus one box QP at a time (`arenaMark`/`arenaRelease`).
+ * The warm start of `sharpeSimplex`: the hint's support (entries ≥ 1e-14) freed in `set`, y_i = d_i·warm_i scaled
+ * to μᵀy = 1; false (nothing written) when the hint has a non-finite entry or its mean μᵀ(D·warm) is not > 0. O(N).
  */
-function sharpeBox(S: usize, mu: usize, N: i32, lo: f64, hi: f64, delta: f64, scale: f64, muAbs: f64, mMax: f64,
-  w: usize, g: usize, t0: f64, hint0: usize): Status {
-  const row = <usize>N << 3;
-  const c = scratchF64(N);
-  const hint = scratchF64(N);
-  const eLo = effectiveLo(N, lo);
-  const eHi = effectiveHi(N, hi);
-  const tMin = 1e-14 * scale / muAbs;
-  let total: i32 = 0;
-  let tLo = 0.0;
-  let fLo = 0.0;
-  let tHi = 0.0;
-  let phi = -1.0;
-  let v = 0.0;
+function warmSupport(warm: usize, mu: usize, N: i32, d: usize, y: usize, set: ActiveSet): bool {
   let m = 0.0;
-  let haveLo = false;
-  let st = Status.Ok;
-  let h = hint0;
-  if (t0 > tMin && isFinite(t0)) {
-    // from the guess: halve while φ ≥ 0 (t0 then bounds t* from above), else double below
-    st = pathPoint(S, mu, N, lo, hi, t0, c, w, h);
-    total += lastIterations();
-    if (st != Status.Ok) { setIterations(total); return st; }
-    memory.copy(hint, w, row);
-    h = hint;
-    v = ridgedQuad(S, N, w, delta, g);
-    m = dot(mu, w, N);
-    phi = t0 * m - v;
-    if (phi >= 0.0) {
-      tHi = t0;
-      let t = t0;
-      for (let it: i32 = 0; it < 200 && t > tMin; it++) {
-        t *= 0.5;
-        st = pathPoint(S, mu, N, lo, hi, t, c, w, hint);
-        total += lastIterations();
-        if (st != Status.Ok) { setIterations(total); return st; }
-        memory.copy(hint, w, row);
-        v = ridgedQuad(S, N, w, delta, g);
-        m = dot(mu, w, N);
-        const f = t * m - v;
-        if (f < 0.0) { tLo = t; fLo = f; haveLo = true; break; }
-        tHi = t;
-      }
-    } else {
-      tLo = t0; fLo = phi; haveLo = true;
-      tHi = 2.0 * t0;
+  for (let i: i32 = 0; i < N; i++) {
+    const v = load<f64>(warm + (<usize>i << 3));
+    if (!isFinite(v)) return false;
+    if (v >= 1e-14) m += v * load<f64>(d + (<usize>i << 3)) * load<f64>(mu + (<usize>i << 3));
+  }
+  if (!(m > 0.0) || !isFinite(m)) return false;
+  for (let i: i32 = 0; i < N; i++) {
+    const v = load<f64>(warm + (<usize>i << 3));
+    if (v >= 1e-14) {
+      store<f64>(y + (<usize>i << 3), v * load<f64>(d + (<usize>i << 3)) / m);
+      set.free(i);
     }
   }
-  if (!haveLo) {
-    // t = 0: the bounded minimum-variance point, φ(0) = −ṽ₀ < 0
-    st = pathPoint(S, mu, N, lo, hi, 0.0, c, w, h);
-    total += lastIterations();
-    if (st != Status.Ok) { setIterations(total); return st; }
-    memory.copy(hint, w, row);
-    v = ridgedQuad(S, N, w, delta, g);
-    m = dot(mu, w, N);
-    tLo = 0.0;
-    fLo = -v;
-    if (!(tHi > 0.0)) {
-      tHi = m > 0.0 ? v / m : v / mMax;
-      if (!(tHi > tMin)) tHi = tMin;
-    }
-  }
-  // double tHi until φ(tHi) ≥ 0 (also evaluates w(tHi) when the bracket came from halving)
-  phi = -1.0;
-  for (let it: i32 = 0; it < 200; it++) {
-    st = pathPoint(S, mu, N, lo, hi, tHi, c, w, hint);
-    total += lastIterations();
-    if (st != Status.Ok) { setIterations(total); return st; }
-    memory.copy(hint, w, row);
-    v = ridgedQuad(S, N, w, delta, g);
-    m = dot(mu, w, N);
-    phi = tHi * m - v;
-    if (phi >= 0.0) break;
-    tLo = tHi;
-    fLo = phi;
-    tHi *= 2.0;
-  }
-  if (phi < 0.0) { setIterations(total); return Status.NotConverged; }
-  let res = sharpeResidual(S, mu, N, w, eLo, eHi, delta, scale, g);
-  let fHi = phi;
-  let side: i32 = 0;
-  for (let it: i32 = 0; it < 200 && res > PATH_TARGET && tHi - tLo > 1e-15 * tHi; it++) {
-    let t = fHi != fLo ? (tLo * fHi - tHi * fLo) / (fHi - fLo) : 0.5 * (tLo + tHi);
-    if (!(t > tLo && t < tHi)) t = 0.5 * (tLo + tHi);
-    if (t <= tLo || t >= tHi) break;
-    st = pathPoint(S, mu, N, lo, hi, t, c, w, hint);
-    total += lastIterations();
-    if (st != Status.Ok) { setIterations(total); return st; }
-    memory.copy(hint, w, row);
-    v = ridgedQuad(S, N, w, delta, g);
-    m = dot(mu, w, N);
-    res = sharpeResidual(S, mu, N, w, eLo, eHi, delta, scale, g);
-    if (res <= PATH_TARGET) break;
-    const f = t * m - v;
-    if (f >= 0.0) {
-      tHi = t; fHi = f;
-      if (side == 1) fLo *= 0.5;
-      side = 1;
-    } else {
-      tLo = t; fLo = f;
-      if (side == -1) fHi *= 0.5;
-      side = -1;
-    }
-  }
-  if (!(res <= PATH_TARGET)) {
-    st = pathPoint(S, mu, N, lo, hi, tHi, c, w, hint);
-    total += lastIterations();
-    if (st != Status.Ok) { setIterations(total); return st; }
-  }
-  setIterations(total);
-  return Status.Ok;
-}
-
-/** w(t) of `sharpeBox`: the box QP with c = −tμ into `w`, its scratch released afterwards. */
-function pathPoint(S: usize, mu: usize, N: i32, lo: f64, hi: f64, t: f64, c: usize, w: usize, hint: usize): Status {
-  for (let i: i32 = 0; i < N; i++) store<f64>(c + (<usize>i << 3), -t * load<f64>(mu + (<usize>i << 3)));
-  const mark = arenaMark();
-  const st = boxQP(S, N, lo, hi, w, hint, c);
-  arenaRelease(mark);
-  return st;
-}
-
-/** wᵀ(Σ + δI)w, with g = Σw (the non-zero columns only) written. O(N·nnz(w)). */
-function ridgedQuad(S: usize, N: i32, w: usize, delta: f64, g: usize): f64 {
-  const row = <usize>N << 3;
-  memory.fill(g, 0, row);
-  for (let j: i32 = 0; j < N; j++) {
-    const wj = load<f64>(w + (<usize>j << 3));
-    if (wj != 0.0) axpy(N, wj, S + <usize>j * row, g);
-  }
-  return dot(w, g, N) + delta * dot(w, w, N);
+  return true;
 }

@@ -2,7 +2,8 @@ import { Status } from "../shared/status";
 import { beginSolve, lastIterations, SOLVE, setIterations, setResidual } from "../result";
 import { arenaMark, arenaRelease, scratchF64 } from "../memory";
 import { dot, symv } from "../linalg/blas";
-import { boxQP, boxRidge, effectiveHi, effectiveLo, feasibleBounds, gradientResidual, waterFill } from "../solvers/box-qp";
+import { boxQP, boxRidge, effectiveHi, effectiveLo, feasibleBounds, lowRankProduct, waterFill } from "../solvers/box-qp";
+import { gradientResidual } from "../solvers/active-set";
 import { Existence, rppSolve } from "./rpp";
 import { LowRank } from "../linalg/woodbury";
 
@@ -88,7 +89,8 @@ const RPP_BOUNDED_MAX_IT: i32 = 500;
  * Complexity: per Newton step N² (the Hessian) plus one warm-started box QP (one O(k³/3) factorisation, O(k²) per
  *   further face); scratch N² + 8N f64 plus one box QP at a time. With `lr` (Σ = diag(d) + UUᵀ, U N×r: whole-market
  *   windows, docs/method.md §5.6) the Hessian's low-rank form goes to the box QP too (`hessianFactor`): Woodbury
- *   faces at O(k·r²) instead of the k³/3 factorisation (k ≈ N free names), N·r more scratch.
+ *   faces at O(k·r²) instead of the k³/3 factorisation (k ≈ N free names), N·r more scratch; and the Newton steps'
+ *   Σw from Σ's form (`sigmaTimes`, O(N·r)), the outer certificate from the dense Σ.
  */
 export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize,
   lr: LowRank | null = null): Status {
@@ -139,7 +141,7 @@ export function rppBounded(S: usize, N: i32, lo0: f64, hi0: f64, out: usize, war
     const st = innerNewton(S, N, lo, hi, b, s2, w, y, gam, cv, u, wt, H, innerTol, lr, lrH);
     total += lastIterations();
     if (st != Status.Ok) { setIterations(total); return st; }
-    if (!innerYIsSw) symv(N, S, w, y);
+    if (!innerYIsSw || lr != null) symv(N, S, w, y); // the certificate on the dense Σ (the inner loop's y: the form's)
     const v = dot(w, y, N);
     if (!(v > 0.0)) return Status.NotPositiveDefinite;
     for (let i: i32 = 0; i < N; i++) {
@@ -211,7 +213,7 @@ function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usi
   let lastTiny = false;
   let ySw = false; // y = Σw already (the accepted trial's objective computed it): the same product, not redone
   for (let it: i32 = 0; it < RPP_BOUNDED_MAX_IT; it++) {
-    if (!ySw) { symv(N, S, w, y); ySw = true; }
+    if (!ySw) { sigmaTimes(S, N, lr, w, y); ySw = true; }
     for (let i: i32 = 0; i < N; i++) {
       store<f64>(gam + (<usize>i << 3), s2 * load<f64>(y + (<usize>i << 3)) - b / load<f64>(w + (<usize>i << 3)));
     }
@@ -283,7 +285,7 @@ function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usi
       let ok = false;
       if (positive) {
         if (tiny) ok = true;
-        else { ok = objectiveP(S, N, wt, y, b, s2) <= P0 + 1e-4 * alpha * slope; ySw = false; } // y = Σwt now
+        else { ok = objectiveP(S, N, lr, wt, y, b, s2) <= P0 + 1e-4 * alpha * slope; ySw = false; } // y = Σwt now
       }
       if (ok) { accepted = true; break; }
       alpha *= 0.5;
@@ -300,10 +302,20 @@ function innerNewton(S: usize, N: i32, lo: f64, hi: f64, b: f64, s2: f64, w: usi
 /** After `innerNewton` returned Ok: whether its `y` holds Σw for the returned w (then the caller need not redo it). */
 let innerYIsSw = false;
 
-/** P(w) = ½s²wᵀΣw − b Σ ln w_i (`y` N f64 of scratch). O(N²). */
-function objectiveP(S: usize, N: i32, w: usize, y: usize, b: f64, s2: f64): f64 {
-  symv(N, S, w, y);
+/** P(w) = ½s²wᵀΣw − b Σ ln w_i (`y` N f64 of scratch: Σw, `sigmaTimes`). O(N²), with `lr` O(N·r). */
+function objectiveP(S: usize, N: i32, lr: LowRank | null, w: usize, y: usize, b: f64, s2: f64): f64 {
+  sigmaTimes(S, N, lr, w, y);
   return objectiveOfSw(N, w, y, b, s2);
+}
+
+/**
+ * y ← Σw for the Newton steps of `innerNewton`: from Σ's diagonal-plus-low-rank form when given (Σ = diag(d) + UUᵀ
+ * up to rounding, `lowRankProduct`: O(N·r), its `z` as scratch), else `symv` (O(N²)). The certificate of
+ * `rppBounded` is always formed from the dense Σ.
+ */
+function sigmaTimes(S: usize, N: i32, lr: LowRank | null, w: usize, y: usize): void {
+  if (lr != null) lowRankProduct(lr, N, w, lr.z, y);
+  else symv(N, S, w, y);
 }
 
 /** P(w) from y = Σw. O(N). */

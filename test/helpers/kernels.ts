@@ -269,3 +269,22 @@ export function boxKkt(Q: ArrayLike<number>, w: ArrayLike<number>, N: number, lo
   }
   return Math.max(r, Math.abs(sum - 1));
 }
+
+/**
+ * The three sample covariances of a 21-vector input (closes T×N, fixed week/month buckets), in frequency order
+ * (daily, monthly, weekly: the kernel's FREQUENCY order): Σ of the daily log returns and of their bucket sums.
+ */
+export function inputCovariances(inp: { closes: Float64Array; N: number; weekBucket: Int32Array; nWeeks: number;
+  monthBucket: Int32Array; nMonths: number }): Float64Array[] {
+  const N = inp.N;
+  const T = inp.closes.length / N;
+  const R = new Float64Array((T - 1) * N);
+  for (let t = 1; t < T; t++) for (let i = 0; i < N; i++) R[(t - 1) * N + i] = Math.log(inp.closes[t * N + i]) - Math.log(inp.closes[(t - 1) * N + i]);
+  const agg = (bucket: Int32Array, nb: number) => {
+    const X = new Float64Array(nb * N);
+    for (let t = 0; t < T - 1; t++) for (let i = 0; i < N; i++) X[bucket[t] * N + i] += R[t * N + i];
+    return X;
+  };
+  return [sampleCov(R, T - 1, N), sampleCov(agg(inp.monthBucket, inp.nMonths), inp.nMonths, N),
+    sampleCov(agg(inp.weekBucket, inp.nWeeks), inp.nWeeks, N)];
+}

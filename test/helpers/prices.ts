@@ -5,11 +5,11 @@ import { factorPrices } from "../../bench/prices.js";
 export * from "../../bench/prices.js";
 
 /**
- * A 21-vector input of T = 253 factor-model closes for N tickers (seed 1000 + N) with fixed 5- and 21-row week/month
+ * A 21-vector input of T = 253 factor-model closes for N tickers (seed 1000 + N unless given) with fixed 5- and 21-row week/month
  * buckets: the inputs of bench/suites/weights-scale.ts.
  */
-export function factorWeightsInput(N: number, hrp: "paper" | "direct" = "direct", T = 253): WeightSetInput {
-  const { closes, tickers } = factorPrices(T, N, 1000 + N);
+export function factorWeightsInput(N: number, hrp: "paper" | "direct" = "direct", T = 253, seed = 1000 + N): WeightSetInput {
+  const { closes, tickers } = factorPrices(T, N, seed);
   const n = T - 1;
   const weekBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 5));
   const monthBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 21));

@@ -60,3 +60,14 @@ export function expectRelClose(actual: ArrayLike<number>, expected: ArrayLike<nu
       .toBeLessThanOrEqual(tol);
   }
 }
+
+/** Assert w is a fully-invested point of the box [lo, hi]: every lo ≤ w_i ≤ hi and |Σw − 1| ≤ 1e-12. */
+export function expectInBox(w: ArrayLike<number>, lo: number, hi: number): void {
+  let s = 0;
+  for (const x of Array.from(w)) {
+    expect(x).toBeGreaterThanOrEqual(lo);
+    expect(x).toBeLessThanOrEqual(hi);
+    s += x;
+  }
+  expect(Math.abs(s - 1)).toBeLessThanOrEqual(1e-12);
+}

@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { TOL } from "../../helpers/tolerances.js";
-import { engine, randomCov, kktResidual, sampleCov, factorReturns, matVec, corrOf, objective, scaleOf } from "../../helpers/kernels.js";
+import { engine, randomCov, kktResidual, sampleCov, inputCovariances, factorReturns, matVec, corrOf, objective, scaleOf } from "../../helpers/kernels.js";
 import { computeWeightSet, tryQP } from "../../../src/engine/weights.js";
 import { Status } from "../../../assembly/shared/status.js";
 import { FREQUENCY_COUNT, Slot, STRATEGY_COUNT } from "../../../assembly/shared/vocabulary.js";
-import { factorPrices } from "../../helpers/prices.js";
+import { factorWeightsInput } from "../../helpers/prices.js";
 
 const wasm = engine();
 
@@ -72,33 +72,14 @@ describe("warm start of the simplex QP (gmvp/mdcp)", () => {
 
 describe("warm start through the 21-vector call (the rebalancing seam)", () => {
   /** A 21-vector input from synthetic factor closes (T = 253), N tickers. */
-  function input(N: number, seed: number) {
-    const T = 253;
-    const { closes, tickers } = factorPrices(T, N, seed);
-    const n = T - 1;
-    const weekBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 5));
-    const monthBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 21));
-    return {
-      closes: Float64Array.from(closes.flat()), N, tickers, weekBucket, nWeeks: weekBucket[n - 1] + 1, monthBucket,
-      nMonths: monthBucket[n - 1] + 1, covariance: "sample" as const, hrp: "direct" as const,
-    };
-  }
+  const input = (N: number, seed: number) => factorWeightsInput(N, "direct", 253, seed);
 
   it("N = 300 (monthly and weekly low-rank, faces through the factor): warm from the cold rows gives certified gmvp/mdcp rows of the same objective", () => {
     const N = 300;
     const inp = input(N, 91);
     const cold = computeWeightSet(wasm, inp);
     const warm = computeWeightSet(wasm, { ...inp, warm: cold.weights });
-    const T = inp.closes.length / N;
-    const R = new Float64Array((T - 1) * N);
-    for (let t = 1; t < T; t++) for (let i = 0; i < N; i++) R[(t - 1) * N + i] = Math.log(inp.closes[t * N + i]) - Math.log(inp.closes[(t - 1) * N + i]);
-    const agg = (bucket: Int32Array, nb: number) => {
-      const X = new Float64Array(nb * N);
-      for (let t = 0; t < T - 1; t++) for (let i = 0; i < N; i++) X[bucket[t] * N + i] += R[t * N + i];
-      return X;
-    };
-    const covs = [sampleCov(R, T - 1, N), sampleCov(agg(inp.monthBucket, inp.nMonths), inp.nMonths, N),
-      sampleCov(agg(inp.weekBucket, inp.nWeeks), inp.nWeeks, N)];
+    const covs = inputCovariances(inp);
     for (let f = 0; f < FREQUENCY_COUNT; f++) {
       for (const slot of [Slot.gmvp, Slot.mdcp]) {
         const s = f * STRATEGY_COUNT + slot;

@@ -8,15 +8,16 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
-import { engine, randomCov, matVec, corrOf, sampleCov, ercResidual, diversificationRatio, scaleOf } from "../../helpers/kernels.js";
+import { engine, randomCov, matVec, corrOf, sampleCov, inputCovariances, ercResidual, diversificationRatio, scaleOf } from "../../helpers/kernels.js";
 import { describeWithSharedData, sharedDataPath } from "../../helpers/shared-data.js";
 import {
   tryBoundedWeights, mdpWeights, rppWeights, ivpWeights, hrpWeights, tryWeightSet, computeWeightSet,
 } from "../../../src/engine/weights.js";
 import { Status } from "../../../assembly/shared/status.js";
 import { Slot, STRATEGY_COUNT, FREQUENCY_COUNT, SERIES_COUNT } from "../../../assembly/shared/vocabulary.js";
-import { factorPrices } from "../../helpers/prices.js";
+import { factorWeightsInput } from "../../helpers/prices.js";
 import { createEngine, type PriceMatrix } from "../../../src/index.js";
+import { expectInBox } from "../../helpers/tolerances.js";
 
 const wasm = engine();
 const require = createRequire(import.meta.url);
@@ -33,16 +34,6 @@ function boxStationarity(g: ArrayLike<number>, w: ArrayLike<number>, lo: number,
     if (w[i] < hi) V = Math.min(V, g[i]);
   }
   return U > V ? (U - V) / 2 : 0;
-}
-
-function inBox(w: ArrayLike<number>, lo: number, hi: number): void {
-  let s = 0;
-  for (const x of Array.from(w)) {
-    expect(x).toBeGreaterThanOrEqual(lo);
-    expect(x).toBeLessThanOrEqual(hi);
-    s += x;
-  }
-  expect(Math.abs(s - 1)).toBeLessThanOrEqual(1e-12);
 }
 
 /** mdp's certificate (max DR over the box): G = Σw − (wᵀΣw/σᵀw)σ, trace-scaled box stationarity. */
@@ -95,7 +86,7 @@ describe("ivp and hrp: clip and redistribute (water-filling)", () => {
         for (const s of ["ivp", "hrp"] as const) {
           const r = tryBoundedWeights(wasm, s, S2, N, lo, hi);
           expect(r.status).toBe(Status.Ok);
-          inBox(r.value, lo, hi);
+          expectInBox(r.value, lo, hi);
           const free = s === "ivp" ? ivpWeights(wasm, S2, N) : hrpWeights(wasm, S2, N);
           if (free.every((x) => x >= lo && x <= hi)) {
             free.forEach((x, i) => expect(Math.abs(r.value[i] - x)).toBeLessThanOrEqual(1e-15));
@@ -158,7 +149,7 @@ describe("clip and redistribute with dust (docs/method.md §5.6: v_i ≤ 1e-9·�
         const { w, v } = clipOf(es.map((e) => e.x), lo, hi);
         const sv = v.reduce((s, x) => s + x, 0);
         es.forEach((e, i) => expect(v[i] <= DUST * sv).toBe(e.dust)); // the generator's classes are the rule's
-        inBox(w, lo, hi);
+        expectInBox(w, lo, hi);
         const held = es.filter((e) => !e.dust).length;
         const nDust = N - held;
         const saturated = held * hi + nDust * lo < 1;
@@ -198,7 +189,7 @@ describe("mdp under bounds: the maximum diversification ratio over the box", () 
     const wide = tryBoundedWeights(wasm, "mdp", S, N, 0, 1);
     free.forEach((x, i) => expect(Math.abs(wide.value[i] - x)).toBeLessThanOrEqual(1e-9));
     const capped = tryBoundedWeights(wasm, "mdp", S, N, 0.01, 0.08);
-    inBox(capped.value, 0.01, 0.08);
+    expectInBox(capped.value, 0.01, 0.08);
     const dr = diversificationRatio(S, capped.value, N);
     fc.assert(fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: N, maxLength: N }), (xs) => {
       // a random feasible point: the capped answer moved towards a random direction inside the box
@@ -216,7 +207,7 @@ describe("mdp under bounds: the maximum diversification ratio over the box", () 
         const hi = 1 / N + (1 - 1 / N) * a * 0.5;
         const r = tryBoundedWeights(wasm, "mdp", S, N, 0, hi);
         expect(r.status).toBe(Status.Ok);
-        inBox(r.value, 0, hi);
+        expectInBox(r.value, 0, hi);
         expect(mdpResidual(S, r.value, N, 0, hi)).toBeLessThanOrEqual(1e-9);
       }), { numRuns: 80, seed: 8 });
   });
@@ -241,7 +232,7 @@ describe("rpp under bounds: skfolio's risk budgeting with the bounds scaled by t
     };
     const r = tryBoundedWeights(wasm, "rpp", S, 3, 0, hi);
     expect(r.status).toBe(Status.Ok);
-    inBox(r.value, 0, hi);
+    expectInBox(r.value, 0, hi);
     expect(r.value[0]).toBe(hi); // ERC wants ≈ 0.55 on the first name
     const g0 = G(Array.from(r.value));
     let best = Infinity;
@@ -272,7 +263,7 @@ describe("rpp under bounds: skfolio's risk budgeting with the bounds scaled by t
         const lo = (1 / N) * b * 0.8;
         const r = tryBoundedWeights(wasm, "rpp", S, N, lo, hi);
         expect(r.status).toBe(Status.Ok);
-        inBox(r.value, lo, hi);
+        expectInBox(r.value, lo, hi);
         expect(rppResidual(S, r.value, N, lo, hi)).toBeLessThanOrEqual(1e-10);
       }), { numRuns: 80, seed: 9 });
   });
@@ -294,15 +285,7 @@ describe("rpp under bounds: skfolio's risk budgeting with the bounds scaled by t
 
 /** A 21-vector input from synthetic factor closes (T = 253). */
 function input(N: number, seed: number) {
-  const T = 253;
-  const { closes, tickers } = factorPrices(T, N, seed);
-  const n = T - 1;
-  const weekBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 5));
-  const monthBucket = Int32Array.from({ length: n }, (_, t) => Math.floor(t / 21));
-  return {
-    closes: Float64Array.from(closes.flat()), N, tickers, weekBucket, nWeeks: weekBucket[n - 1] + 1, monthBucket,
-    nMonths: monthBucket[n - 1] + 1, covariance: "sample" as const, hrp: "paper" as const,
-  };
+  return factorWeightsInput(N, "paper", 253, seed);
 }
 
 describe("the 21-vector call with bounds", () => {
@@ -327,19 +310,10 @@ describe("the 21-vector call with bounds", () => {
     const hi = 0.1;
     const res = computeWeightSet(wasm, { ...inp, minWeight: lo, maxWeight: hi });
     expect(res.weights.length).toBe(SERIES_COUNT * N);
-    const T = inp.closes.length / N;
-    const R = new Float64Array((T - 1) * N);
-    for (let t = 1; t < T; t++) for (let i = 0; i < N; i++) R[(t - 1) * N + i] = Math.log(inp.closes[t * N + i]) - Math.log(inp.closes[(t - 1) * N + i]);
-    const agg = (bucket: Int32Array, nb: number) => {
-      const X = new Float64Array(nb * N);
-      for (let t = 0; t < T - 1; t++) for (let i = 0; i < N; i++) X[bucket[t] * N + i] += R[t * N + i];
-      return X;
-    };
-    const covs = [sampleCov(R, T - 1, N), sampleCov(agg(inp.monthBucket, inp.nMonths), inp.nMonths, N),
-      sampleCov(agg(inp.weekBucket, inp.nWeeks), inp.nWeeks, N)];
+    const covs = inputCovariances(inp);
     for (let f = 0; f < FREQUENCY_COUNT; f++) {
       const row = (slot: number) => res.weights.subarray((f * STRATEGY_COUNT + slot) * N, (f * STRATEGY_COUNT + slot + 1) * N);
-      for (let k = 0; k < STRATEGY_COUNT; k++) inBox(row(k), lo, hi);
+      for (let k = 0; k < STRATEGY_COUNT; k++) expectInBox(row(k), lo, hi);
       const S = covs[f];
       const C = corrOf(S, N);
       for (const [slot, Q] of [[Slot.gmvp, S], [Slot.mdcp, C]] as const) {
@@ -367,7 +341,7 @@ describeWithSharedData("bounds on real data: cvxportfolio S&P 500, first 252 clo
     for (const s of ["ewp", "ivp", "hrp", "gmvp", "mdcp", "mdp", "rpp"] as const) {
       const r = tryBoundedWeights(wasm, s, S, N, 0, 0.1);
       expect(r.status, s).toBe(Status.Ok);
-      inBox(r.value, 0, 0.1);
+      expectInBox(r.value, 0, 0.1);
     }
     const w = (s: "gmvp" | "mdcp" | "mdp" | "rpp") => tryBoundedWeights(wasm, s, S, N, 0, 0.1).value;
     expect(boxStationarity(matVec(S, w("gmvp"), N), w("gmvp"), 0, 0.1) / scaleOf(S, N)).toBeLessThanOrEqual(1e-9);
@@ -394,7 +368,7 @@ describeWithSharedData("bounds on real rolling windows: singular monthly covaria
       for (const s of ["gmvp", "mdcp", "mdp", "rpp"] as const) {
         const r = tryBoundedWeights(wasm, s, S, N, 0, 0.05);
         expect(r.status, `${s} at row ${from}`).toBe(Status.Ok);
-        inBox(r.value, 0, 0.05);
+        expectInBox(r.value, 0, 0.05);
       }
       expect(mdpResidual(S, tryBoundedWeights(wasm, "mdp", S, N, 0, 0.05).value, N, 0, 0.05)).toBeLessThanOrEqual(1e-9);
       windows++;
@@ -428,7 +402,7 @@ describeWithSharedData("bounded nco on real windows: dust is not held; names not
     expect(dust.length).toBe(8);
     expect(Math.max(...dust.map((i) => free[i]))).toBeLessThan(1e-12);
     expect(Math.min(...held.map((i) => free[i]))).toBeGreaterThan(1e-4);
-    inBox(w, 0, 0.01);
+    expectInBox(w, 0, 0.01);
     // 60 held names × 0.01 = 0.6 < 1: each held name at the cap, the other 419 (dust included) share 0.4 equally
     expect(held.length).toBe(60);
     for (const i of held) expect(w[i]).toBe(0.01);
@@ -450,7 +424,7 @@ describeWithSharedData("bounded nco on real windows: dust is not held; names not
     for (const [k, n] of [["l1r.l2m.l3nco", 5], ["l1r.l2d.l3nco", 7], ["l1r.l2w.l3nco", 8]] as const) {
       const held = free[k].filter((x) => x > DUST).length;
       expect(held, k).toBe(n);
-      inBox(w[k], 0, 0.1);
+      expectInBox(w[k], 0, 0.1);
       free[k].forEach((x, i) => expect(w[k][i], k).toBeCloseTo(x > DUST ? 0.1 : (1 - 0.1 * n) / (20 - n), 15));
     }
   });

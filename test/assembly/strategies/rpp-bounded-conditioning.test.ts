@@ -12,6 +12,7 @@ import { engine, matVec, randomCov, sampleCov } from "../../helpers/kernels.js";
 import { describeWithSharedData, sharedDataPath } from "../../helpers/shared-data.js";
 import { shrinkCovariance, tryBoundedWeights } from "../../../src/engine/weights.js";
 import { Status } from "../../../assembly/shared/status.js";
+import { expectInBox } from "../../helpers/tolerances.js";
 
 const wasm = engine();
 
@@ -37,16 +38,6 @@ function relativeVariance(S: ArrayLike<number>, w: ArrayLike<number>, N: number)
   let s = 0;
   for (let i = 0; i < N; i++) { v += w[i] * y[i]; s += Math.sqrt(S[i * N + i]) * w[i]; }
   return v / (s * s);
-}
-
-function expectInBox(w: ArrayLike<number>, lo: number, hi: number): void {
-  let s = 0;
-  for (const x of Array.from(w)) {
-    expect(x).toBeGreaterThanOrEqual(lo);
-    expect(x).toBeLessThanOrEqual(hi);
-    s += x;
-  }
-  expect(Math.abs(s - 1)).toBeLessThanOrEqual(1e-12);
 }
 
 const TICKERS = ("ABT ADBE AKAM ALXN ALL AXP AMT AAPL AMAT T AN AZO BK BBBY HRB BXP CHRW HSIC KMX CCL CAT CINF C CME " +
