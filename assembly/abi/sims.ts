@@ -74,13 +74,15 @@ export function kSimulateCloses(mu: usize, scale: usize, model: i32, p0: usize, 
  * The runs of kSimulateRuns summarised in place (docs/method.md §8.13): per run and series the figures of
  * valuation/run-summary.ts (`rec` runCount×S×16), the band values (`band` runCount×S×P) and the flows paid (`paid`
  * runCount×S×max(E, 1)); `iSpec` [E, P, Wn, flow rows, band rows, anniversary rows], `fSpec` [amounts, rates,
- * anniversary inflation factors]; `bi` the benchmark's series or −1. See valuation/simulate.ts `simulateSummary`.
+ * anniversary inflation factors]; `bi` the benchmark's series or −1; `rf` the daily risk-free log rate of alpha (0:
+ * none). See valuation/simulate.ts `simulateSummary`.
  */
 export function kSimulateSummary(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, W: usize, S: i32,
                                  seed: u64, runFrom: i32, runCount: i32, capital: f64, nRows: i32, blockLength: f64,
-                                 bi: i32, iSpec: usize, fSpec: usize, rec: usize, band: usize, paid: usize): i32 {
+                                 bi: i32, iSpec: usize, fSpec: usize, rec: usize, band: usize, paid: usize,
+                                 rf: f64): i32 {
   return simulateSummary(mu, scale, model, p0, nTest, N, W, S, seed, runFrom, runCount, capital, nRows, blockLength,
-    bi, iSpec, fSpec, rec, band, paid);
+    bi, iSpec, fSpec, rec, band, paid, rf);
 }
 /**
  * `Math.log` as V8 computes it (fdlibm's log; stats/fdlibm-log.ts): out[i] = log(x[i]), pairs by `fdlibmLog2` (the

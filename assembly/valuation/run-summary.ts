@@ -16,7 +16,8 @@ export const RUN_FIELDS: i32 = 16;
  *     written to `paid`: the scheduled flow, or at a depletion −(what was left)), rec[8 … 14] the figures relative
  *     to the benchmark series `bi` (beta, alpha, tracking error, information ratio, correlation, up and down
  *     capture; `relativeFromLogReturns`' two passes over the daily log-returns ln(V_t/V_{t−1}) of both, with the
- *     logarithm of `Math.log`, stats/fdlibm-log.ts), NaN for null or without a benchmark (bi < 0); rec[15] V_0;
+ *     logarithm of `Math.log`, stats/fdlibm-log.ts; alpha in excess of the daily risk-free log rate `rf`,
+ *     docs/method.md §7.6), NaN for null or without a benchmark (bi < 0); rec[15] V_0;
  *   - `band` (P values): V on the band rows.
  * Layout: `B` S×n; `iSpec` [E, P, Wn, rows(E), bandRows(P), withdrawalRows(Wn)]; `fSpec` [amount(E), rate(E),
  *   wf(Wn)]; `rec` S×RUN_FIELDS, `band` S×P, `paid` S×max(E, 1). Scratch `Vf` 4n, `lr` 4n, `lb` 2n f64.
@@ -27,7 +28,7 @@ export const RUN_FIELDS: i32 = 16;
  * Complexity: O(S·n) with S·(n − 1) logarithms when bi ≥ 0 (two per f64x2 division); no allocation.
  */
 export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fSpec: usize, rec: usize,
-                             band: usize, paid: usize, Vf: usize, lr: usize, lb: usize): void {
+                             band: usize, paid: usize, Vf: usize, lr: usize, lb: usize, rf: f64): void {
   const E = load<i32>(iSpec);
   const P = load<i32>(iSpec, 4);
   const Wn = load<i32>(iSpec, 8);
@@ -49,6 +50,7 @@ export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fS
     if (E > 0) withFlows(B + (<usize>(bi * n) << 3), n, E, rows, amount, rate, Vf);
     logLane(E > 0 ? Vf : B + (<usize>(bi * n) << 3), m, lb, 3);
     benchmarkSums(lb, m, yc);
+    benchRf = rf;
   }
   // Series in groups of four (two f64x2, lanes s0 … s0 + 3; past S the last series again, computed and not kept):
   // per lane every sum runs over t in the scalar code's order, so every figure keeps its bits.
@@ -157,6 +159,8 @@ let benchDownB: f64 = 0.0;
 let benchNUp: i32 = 0;
 let benchNDown: i32 = 0;
 let benchSbb: f64 = 0.0;
+/** The daily risk-free log rate alpha is taken in excess of (`summarizeRun`'s rf; 0 without one). */
+let benchRf: f64 = 0.0;
 
 /** Pass 1 and 2 of the benchmark's log-returns q (m): the sums in the scalar code's order; yc[t] = q[t] − mb. */
 function benchmarkSums(q: usize, m: i32, yc: usize): void {
@@ -386,7 +390,10 @@ function relativeFinish(mr: f64, upR: f64, downR: f64, srr: f64, srb: f64, sdd: 
   const beta = varB > 0.0 ? finite(cov / varB) : NaN;
   const te = finite(Math.sqrt(sdd / m1) * Math.sqrt(252.0));
   store<f64>(out, beta);
-  store<f64>(out, isNaN(beta) ? NaN : finite(252.0 * (mr - beta * mb)), 8);
+  // Jensen's alpha on excess returns, `relativeFromLogReturns`' 252·((mr − rf) − β·(mb − rf)): with rf = 0,
+  // mr − 0 and mb − 0 are mr and mb exactly, the bits without a rate
+  const rf = benchRf;
+  store<f64>(out, isNaN(beta) ? NaN : finite(252.0 * ((mr - rf) - beta * (mb - rf))), 8);
   store<f64>(out, te, 16);
   store<f64>(out, !isNaN(te) && te > 0.0 ? finite((252.0 * md) / te) : NaN, 24);
   store<f64>(out, varB > 0.0 && srr > 0.0 ? finite(srb / Math.sqrt(srr * sbb)) : NaN, 32);

@@ -344,17 +344,19 @@ export function simulateCloses(mu: usize, scale: usize, model: i32, p0: usize, n
  * same bits as `simulateRuns`' run r) never leave this call; `summarizeRun` (valuation/run-summary.ts) writes its
  * figures to `rec` (runCount×S×RUN_FIELDS), its band values to `band` (runCount×S×P) and its paid flows to `paid`
  * (runCount×S×max(E, 1)). `bi` is the benchmark's series (−1: none); `iSpec`/`fSpec` the flows, band rows and
- * anniversaries as `summarizeRun` reads them. Checks and statuses as `simulateRuns`; E, P, Wn ≥ 0 and every row in
- * 0 … nTest−1, else `BadDimensions`.
+ * anniversaries as `summarizeRun` reads them; `rf` the daily risk-free log rate ln(1 + r)/252 of the relative
+ * figures' alpha (docs/method.md §7.6; 0: none). Checks and statuses as `simulateRuns`; E, P, Wn ≥ 0 and every row in
+ * 0 … nTest−1 and rf finite, else `BadDimensions`.
  * Complexity per run: `simulateRuns`' plus O(S·nTest) (S·(nTest − 1) logarithms with a benchmark). Scratch: one
  * run's values (S×nTest) and 10·nTest f64 beside `simulateRuns`' scratch, allocated once.
  */
 export function simulateSummary(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, W: usize, S: i32,
                                 seed: u64, runFrom: i32, runCount: i32, capital: f64, nRows: i32, blockLength: f64,
-                                bi: i32, iSpec: usize, fSpec: usize, rec: usize, band: usize, paid: usize): Status {
+                                bi: i32, iSpec: usize, fSpec: usize, rec: usize, band: usize, paid: usize,
+                                rf: f64): Status {
   setBadIndex(-1);
   if (!runShapeOk(nTest, N, S, runFrom, runCount, model)) return Status.BadDimensions;
-  if (!(capital > 0.0) || !isFinite(capital) || bi < -1 || bi >= S) return Status.BadDimensions;
+  if (!(capital > 0.0) || !isFinite(capital) || bi < -1 || bi >= S || !isFinite(rf)) return Status.BadDimensions;
   const E = load<i32>(iSpec);
   const P = load<i32>(iSpec, 4);
   const Wn = load<i32>(iSpec, 8);
@@ -390,7 +392,7 @@ export function simulateSummary(mu: usize, scale: usize, model: i32, p0: usize, 
     generateRun(cur, mu, L, model, P0, nTest, N, chunk, Z, nRows, pNew);
     valueWithShares(P0, nTest, N, sh, S, capital, values);
     summarizeRun(values, S, nTest, bi, iSpec, fSpec, rec + <usize>r * recBytes, band + <usize>r * bandBytes,
-      paid + <usize>r * paidBytes, Vf, lr, lb);
+      paid + <usize>r * paidBytes, Vf, lr, lb, rf);
     rngJump(base);
   }
   return Status.Ok;

@@ -92,6 +92,35 @@ describe("the sims summary computed by the engine", () => {
     });
   }
 
+  // `risk_free` stays on the engine's path (kSimulateSummary's alpha takes the daily rate): the host's bytes
+  const RISK_FREE: [string, SimsOptions, number][] = [
+    ["correlated, a benchmark, risk_free 3 %", CASES[0][1], 0.03],
+    ["withdrawals and inflation, risk_free −1 %", CASES[1][1], -0.01],
+    ["bootstrap, risk_free 100 %", CASES[3][1], 1],
+  ];
+  for (const [name, options, rate] of RISK_FREE) {
+    it(`with risk_free the engine and the parts give the host's summary byte for byte: ${name}`, () => {
+      const prices = checkPrices(market());
+      const opts = optionsFor("sims", options);
+      const host = summariseSims(hostOnly, prices, opts, undefined, undefined, undefined, undefined, rate).report;
+      const without = summariseSims(hostOnly, prices, opts).report;
+      // the rate changes alpha (so a kernel that ignored it would fail below) and nothing else of the relative figures
+      const alphas = (r: typeof host) => r.strategies.map((s) => s.summary.alpha ?? null);
+      expect(alphas(host).filter((a) => a !== null).length).toBeGreaterThan(0);
+      expect(alphas(host)).not.toEqual(alphas(without));
+      const text = JSON.stringify(host);
+      expect(JSON.stringify(summariseSims(kernels, prices, opts, undefined, 3_000, undefined, undefined, rate).report)).toBe(text);
+      const runs = opts.runCount;
+      const cuts = [1, 2, 17, runs];
+      const parts: SummaryPart[] = [];
+      const withRate = { ...options, risk_free: rate } as SimsOptions;
+      for (let p = cuts.length - 2; p >= 0; p--) {
+        parts.push(summarisePart(kernels, "sims-summary", prices, withRate, {}, cuts[p], cuts[p + 1] - cuts[p], undefined, 2_000));
+      }
+      expect(JSON.stringify(summariseSims(kernels, prices, opts, undefined, undefined, undefined, parts, rate).report)).toBe(text);
+    });
+  }
+
   it("refuses parts that do not cover runs 1 … run_count − 1", () => {
     const prices = checkPrices(market());
     const options: SimsOptions = { run_count: 10, seed: 2 };
