@@ -102,7 +102,7 @@ export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fS
       store<f64>(r, load<f64>(V), 120);
     }
     groupFigures(load<usize>(LANES_V), load<usize>(LANES_V, 4), load<usize>(LANES_V, 8), load<usize>(LANES_V, 12),
-      n, relative, lb, yc, lr, rec + (<usize>(s0 * RUN_FIELDS) << 3), S - s0);
+      n, relative, lb, yc, lr, rec + (<usize>(s0 * RUN_FIELDS) << 3), S - s0, bi >= s0 && bi < s0 + 4 ? bi - s0 : -1);
   }
 }
 
@@ -199,7 +199,7 @@ function benchmarkSums(q: usize, m: i32, yc: usize): void {
  * drawdown's maximum is taken per epoch of the peak (one division per new peak).
  */
 function groupFigures(V0: usize, V1: usize, V2: usize, V3: usize, n: i32, relative: bool, q: usize, yc: usize,
-                      lr: usize, rec: usize, keep: i32): void {
+                      lr: usize, rec: usize, keep: i32, benchLane: i32): void {
   const one = f64x2.splat(1.0);
   const zero = f64x2.splat(0.0);
   let x0 = f64x2.replace_lane(f64x2.splat(load<f64>(V0)), 1, load<f64>(V1));
@@ -248,11 +248,13 @@ function groupFigures(V0: usize, V1: usize, V2: usize, V3: usize, n: i32, relati
     return;
   }
   const m = n - 1;
-  // the log-returns of the four series, lane l of row t − 1 at lr[4(t − 1) + l]
-  logLane(V0, m, lr);
-  logLane(V1, m, lr + 8);
-  logLane(V2, m, lr + 16);
-  logLane(V3, m, lr + 24);
+  // the log-returns of the four series, lane l of row t − 1 at lr[4(t − 1) + l]: the benchmark's are q's (the same
+  // division and logarithm of the same values), and a lane past `keep` is not kept, so its returns are not computed
+  // (its sums run over whatever the lane holds, lanes are independent)
+  returnsLane(V0, 0, m, lr, q, keep, benchLane);
+  returnsLane(V1, 1, m, lr, q, keep, benchLane);
+  returnsLane(V2, 2, m, lr, q, keep, benchLane);
+  returnsLane(V3, 3, m, lr, q, keep, benchLane);
   let mr0 = zero, mr1 = zero, up0 = zero, up1 = zero, dn0 = zero, dn1 = zero;
   for (let t: i32 = 1; t < n; t++) {
     const o = <usize>t << 3;
@@ -330,6 +332,20 @@ function groupFigures(V0: usize, V1: usize, V2: usize, V3: usize, n: i32, relati
         f64x2.extract_lane(srr, 1), f64x2.extract_lane(srb, 1), f64x2.extract_lane(sdd, 1), m, r + 64);
     }
   }
+}
+
+/**
+ * Lane l of a group's log-returns (`groupFigures`): `logLane` of V, or the benchmark's q (m contiguous) copied when
+ * l is its lane, or nothing for a lane past `keep`.
+ */
+function returnsLane(V: usize, l: i32, m: i32, lr: usize, q: usize, keep: i32, benchLane: i32): void {
+  if (l >= keep) return;
+  const out = lr + (<usize>l << 3);
+  if (l != benchLane) {
+    logLane(V, m, out);
+    return;
+  }
+  for (let t: i32 = 0; t < m; t++) store<f64>(out + (<usize>t << 5), load<f64>(q + (<usize>t << 3)));
 }
 
 /** `applyFlows` (src/report/plan.ts) of one series into `out`; the depletion row or −1. */
