@@ -14,6 +14,7 @@ import { dollarsJson } from "../valuation/dollars";
 import { simulateCloses, simulateRuns, simulateSummary } from "../valuation/simulate";
 import { fdlibmLog, fdlibmLog2 } from "../stats/fdlibm-log";
 import { nativeExp2 } from "../stats/native-exp2";
+import { nativeLog2 } from "../random/native-log2";
 
 /** Seed the RNG_STATE_BYTES block at `state` (SplitMix64 expansion of `seed`, empty normal cache). */
 export function kRngSeed(state: usize, seed: u64): void {
@@ -103,5 +104,16 @@ export function kNativeExp(x: usize, n: i32, pairs: usize, scalar: usize): i32 {
   for (; i + 1 < n; i += 2) v128.store(pairs + (<usize>i << 3), nativeExp2(v128.load(x + (<usize>i << 3))));
   if (i < n) store<f64>(pairs + (<usize>i << 3), Math.exp(load<f64>(x + (<usize>i << 3))));
   for (let j: i32 = 0; j < n; j++) store<f64>(scalar + (<usize>j << 3), Math.exp(load<f64>(x + (<usize>j << 3))));
+  return 0;
+}
+/**
+ * The normals' logarithm two ways, for tests: `pairs[i]` by `nativeLog2` (random/native-log2.ts, the f64x2 form the
+ * polar method takes its logs with; an odd last one by `Math.log`), `scalar[i]` = `Math.log(x[i])` (NativeMath.log).
+ */
+export function kNativeLog(x: usize, n: i32, pairs: usize, scalar: usize): i32 {
+  let i: i32 = 0;
+  for (; i + 1 < n; i += 2) v128.store(pairs + (<usize>i << 3), nativeLog2(v128.load(x + (<usize>i << 3))));
+  if (i < n) store<f64>(pairs + (<usize>i << 3), Math.log(load<f64>(x + (<usize>i << 3))));
+  for (let j: i32 = 0; j < n; j++) store<f64>(scalar + (<usize>j << 3), Math.log(load<f64>(x + (<usize>j << 3))));
   return 0;
 }

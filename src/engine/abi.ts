@@ -101,6 +101,7 @@ export interface EngineExports {
     iSpec: Ptr, fSpec: Ptr, rec: Ptr, band: Ptr, paid: Ptr, rf: number): Status;
   kFdlibmLog(x: Ptr, n: number, out: Ptr): Status;
   kNativeExp(x: Ptr, n: number, pairs: Ptr, scalar: Ptr): Status;
+  kNativeLog(x: Ptr, n: number, pairs: Ptr, scalar: Ptr): Status;
   // resampling statistics of value series (assembly/abi/stats.ts)
   kStationaryBootstrap(R: Ptr, m: number, S: number, L: Ptr, seed: bigint, B: number, out: Ptr): Status;
   kSharpeDiffBootstrap(R: Ptr, m: number, S: number, base: number, blocks: Ptr, seed: bigint, M: number, dHat: Ptr,
@@ -178,6 +179,7 @@ export const ENGINE_EXPORTS = {
   kSimulateSummary: 21,
   kFdlibmLog: 3,
   kNativeExp: 4,
+  kNativeLog: 4,
   // resampling statistics (assembly/abi/stats.ts)
   kStationaryBootstrap: 7,
   kSharpeDiffBootstrap: 9,
@@ -320,6 +322,7 @@ export const KERNEL_CALLS = {
   },
   kFdlibmLog: { params: ["x:f64In", "n:i32", "out:f64Out"], what: "logarithm" },
   kNativeExp: { params: ["x:f64In", "n:i32", "pairs:f64Out", "scalar:f64Out"], what: "exponential" },
+  kNativeLog: { params: ["x:f64In", "n:i32", "pairs:f64Out", "scalar:f64Out"], what: "logarithm" },
   // resampling statistics (assembly/abi/stats.ts)
   kStationaryBootstrap: {
     params: ["R:f64In", "m:i32", "S:i32", "L:f64In", "seed:u64", "B:i32", "out:f64Out"], what: "bootstrap",

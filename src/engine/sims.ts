@@ -304,6 +304,15 @@ export function nativeExp(wasm: Wasm, x: Float64Array): { pairs: Float64Array; s
   return { pairs: v.pairs, scalar: v.scalar };
 }
 
+/**
+ * The engine's `NativeMath.log` (what the polar normals take their logarithms with) of every x, two ways: `pairs` by
+ * the f64x2 form (assembly/random/native-log2.ts), `scalar` by `Math.log` in WebAssembly: for tests.
+ */
+export function nativeLog(wasm: Wasm, x: Float64Array): { pairs: Float64Array; scalar: Float64Array } {
+  const v = invoke(wasm, "kNativeLog", { x, n: x.length, pairs: x.length, scalar: x.length }).value;
+  return { pairs: v.pairs, scalar: v.scalar };
+}
+
 /** `Math.log` computed in WebAssembly (fdlibm's logarithm, assembly/stats/fdlibm-log.ts): for tests. */
 export function fdlibmLog(wasm: Wasm, x: Float64Array): Float64Array {
   return invoke(wasm, "kFdlibmLog", { x, n: x.length, out: x.length }).value.out;
