@@ -14,6 +14,7 @@ import { dollarsJson } from "../valuation/dollars";
 import { simulateCloses, simulateRuns, simulateSummary } from "../valuation/simulate";
 import { fdlibmLog, fdlibmLog2 } from "../stats/fdlibm-log";
 import { nativeExp2 } from "../stats/native-exp2";
+import { nativeLog2 } from "../random/native-log2";
 
 /** Seed the RNG_STATE_BYTES block at `state` (SplitMix64 expansion of `seed`, empty normal cache). */
 export function kRngSeed(state: usize, seed: u64): void {
@@ -74,13 +75,15 @@ export function kSimulateCloses(mu: usize, scale: usize, model: i32, p0: usize, 
  * The runs of kSimulateRuns summarised in place (docs/method.md §8.13): per run and series the figures of
  * valuation/run-summary.ts (`rec` runCount×S×16), the band values (`band` runCount×S×P) and the flows paid (`paid`
  * runCount×S×max(E, 1)); `iSpec` [E, P, Wn, flow rows, band rows, anniversary rows], `fSpec` [amounts, rates,
- * anniversary inflation factors]; `bi` the benchmark's series or −1. See valuation/simulate.ts `simulateSummary`.
+ * anniversary inflation factors]; `bi` the benchmark's series or −1; `rf` the daily risk-free log rate of alpha (0:
+ * none). See valuation/simulate.ts `simulateSummary`.
  */
 export function kSimulateSummary(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, W: usize, S: i32,
                                  seed: u64, runFrom: i32, runCount: i32, capital: f64, nRows: i32, blockLength: f64,
-                                 bi: i32, iSpec: usize, fSpec: usize, rec: usize, band: usize, paid: usize): i32 {
+                                 bi: i32, iSpec: usize, fSpec: usize, rec: usize, band: usize, paid: usize,
+                                 rf: f64): i32 {
   return simulateSummary(mu, scale, model, p0, nTest, N, W, S, seed, runFrom, runCount, capital, nRows, blockLength,
-    bi, iSpec, fSpec, rec, band, paid);
+    bi, iSpec, fSpec, rec, band, paid, rf);
 }
 /**
  * `Math.log` as V8 computes it (fdlibm's log; stats/fdlibm-log.ts): out[i] = log(x[i]), pairs by `fdlibmLog2` (the
@@ -101,5 +104,16 @@ export function kNativeExp(x: usize, n: i32, pairs: usize, scalar: usize): i32 {
   for (; i + 1 < n; i += 2) v128.store(pairs + (<usize>i << 3), nativeExp2(v128.load(x + (<usize>i << 3))));
   if (i < n) store<f64>(pairs + (<usize>i << 3), Math.exp(load<f64>(x + (<usize>i << 3))));
   for (let j: i32 = 0; j < n; j++) store<f64>(scalar + (<usize>j << 3), Math.exp(load<f64>(x + (<usize>j << 3))));
+  return 0;
+}
+/**
+ * The normals' logarithm two ways, for tests: `pairs[i]` by `nativeLog2` (random/native-log2.ts, the f64x2 form the
+ * polar method takes its logs with; an odd last one by `Math.log`), `scalar[i]` = `Math.log(x[i])` (NativeMath.log).
+ */
+export function kNativeLog(x: usize, n: i32, pairs: usize, scalar: usize): i32 {
+  let i: i32 = 0;
+  for (; i + 1 < n; i += 2) v128.store(pairs + (<usize>i << 3), nativeLog2(v128.load(x + (<usize>i << 3))));
+  if (i < n) store<f64>(pairs + (<usize>i << 3), Math.log(load<f64>(x + (<usize>i << 3))));
+  for (let j: i32 = 0; j < n; j++) store<f64>(scalar + (<usize>j << 3), Math.log(load<f64>(x + (<usize>j << 3))));
   return 0;
 }

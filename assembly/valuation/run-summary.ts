@@ -16,7 +16,8 @@ export const RUN_FIELDS: i32 = 16;
  *     written to `paid`: the scheduled flow, or at a depletion −(what was left)), rec[8 … 14] the figures relative
  *     to the benchmark series `bi` (beta, alpha, tracking error, information ratio, correlation, up and down
  *     capture; `relativeFromLogReturns`' two passes over the daily log-returns ln(V_t/V_{t−1}) of both, with the
- *     logarithm of `Math.log`, stats/fdlibm-log.ts), NaN for null or without a benchmark (bi < 0); rec[15] V_0;
+ *     logarithm of `Math.log`, stats/fdlibm-log.ts; alpha in excess of the daily risk-free log rate `rf`,
+ *     docs/method.md §7.6), NaN for null or without a benchmark (bi < 0); rec[15] V_0;
  *   - `band` (P values): V on the band rows.
  * Layout: `B` S×n; `iSpec` [E, P, Wn, rows(E), bandRows(P), withdrawalRows(Wn)]; `fSpec` [amount(E), rate(E),
  *   wf(Wn)]; `rec` S×RUN_FIELDS, `band` S×P, `paid` S×max(E, 1). Scratch `Vf` 4n, `lr` 4n, `lb` 2n f64.
@@ -27,7 +28,7 @@ export const RUN_FIELDS: i32 = 16;
  * Complexity: O(S·n) with S·(n − 1) logarithms when bi ≥ 0 (two per f64x2 division); no allocation.
  */
 export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fSpec: usize, rec: usize,
-                             band: usize, paid: usize, Vf: usize, lr: usize, lb: usize): void {
+                             band: usize, paid: usize, Vf: usize, lr: usize, lb: usize, rf: f64): void {
   const E = load<i32>(iSpec);
   const P = load<i32>(iSpec, 4);
   const Wn = load<i32>(iSpec, 8);
@@ -49,6 +50,7 @@ export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fS
     if (E > 0) withFlows(B + (<usize>(bi * n) << 3), n, E, rows, amount, rate, Vf);
     logLane(E > 0 ? Vf : B + (<usize>(bi * n) << 3), m, lb, 3);
     benchmarkSums(lb, m, yc);
+    benchRf = rf;
   }
   // Series in groups of four (two f64x2, lanes s0 … s0 + 3; past S the last series again, computed and not kept):
   // per lane every sum runs over t in the scalar code's order, so every figure keeps its bits.
@@ -100,7 +102,7 @@ export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fS
       store<f64>(r, load<f64>(V), 120);
     }
     groupFigures(load<usize>(LANES_V), load<usize>(LANES_V, 4), load<usize>(LANES_V, 8), load<usize>(LANES_V, 12),
-      n, relative, lb, yc, lr, rec + (<usize>(s0 * RUN_FIELDS) << 3), S - s0);
+      n, relative, lb, yc, lr, rec + (<usize>(s0 * RUN_FIELDS) << 3), S - s0, bi >= s0 && bi < s0 + 4 ? bi - s0 : -1);
   }
 }
 
@@ -157,6 +159,8 @@ let benchDownB: f64 = 0.0;
 let benchNUp: i32 = 0;
 let benchNDown: i32 = 0;
 let benchSbb: f64 = 0.0;
+/** The daily risk-free log rate alpha is taken in excess of (`summarizeRun`'s rf; 0 without one). */
+let benchRf: f64 = 0.0;
 
 /** Pass 1 and 2 of the benchmark's log-returns q (m): the sums in the scalar code's order; yc[t] = q[t] − mb. */
 function benchmarkSums(q: usize, m: i32, yc: usize): void {
@@ -195,7 +199,7 @@ function benchmarkSums(q: usize, m: i32, yc: usize): void {
  * drawdown's maximum is taken per epoch of the peak (one division per new peak).
  */
 function groupFigures(V0: usize, V1: usize, V2: usize, V3: usize, n: i32, relative: bool, q: usize, yc: usize,
-                      lr: usize, rec: usize, keep: i32): void {
+                      lr: usize, rec: usize, keep: i32, benchLane: i32): void {
   const one = f64x2.splat(1.0);
   const zero = f64x2.splat(0.0);
   let x0 = f64x2.replace_lane(f64x2.splat(load<f64>(V0)), 1, load<f64>(V1));
@@ -244,11 +248,13 @@ function groupFigures(V0: usize, V1: usize, V2: usize, V3: usize, n: i32, relati
     return;
   }
   const m = n - 1;
-  // the log-returns of the four series, lane l of row t − 1 at lr[4(t − 1) + l]
-  logLane(V0, m, lr);
-  logLane(V1, m, lr + 8);
-  logLane(V2, m, lr + 16);
-  logLane(V3, m, lr + 24);
+  // the log-returns of the four series, lane l of row t − 1 at lr[4(t − 1) + l]: the benchmark's are q's (the same
+  // division and logarithm of the same values), and a lane past `keep` is not kept, so its returns are not computed
+  // (its sums run over whatever the lane holds, lanes are independent)
+  returnsLane(V0, 0, m, lr, q, keep, benchLane);
+  returnsLane(V1, 1, m, lr, q, keep, benchLane);
+  returnsLane(V2, 2, m, lr, q, keep, benchLane);
+  returnsLane(V3, 3, m, lr, q, keep, benchLane);
   let mr0 = zero, mr1 = zero, up0 = zero, up1 = zero, dn0 = zero, dn1 = zero;
   for (let t: i32 = 1; t < n; t++) {
     const o = <usize>t << 3;
@@ -328,6 +334,20 @@ function groupFigures(V0: usize, V1: usize, V2: usize, V3: usize, n: i32, relati
   }
 }
 
+/**
+ * Lane l of a group's log-returns (`groupFigures`): `logLane` of V, or the benchmark's q (m contiguous) copied when
+ * l is its lane, or nothing for a lane past `keep`.
+ */
+function returnsLane(V: usize, l: i32, m: i32, lr: usize, q: usize, keep: i32, benchLane: i32): void {
+  if (l >= keep) return;
+  const out = lr + (<usize>l << 3);
+  if (l != benchLane) {
+    logLane(V, m, out);
+    return;
+  }
+  for (let t: i32 = 0; t < m; t++) store<f64>(out + (<usize>t << 5), load<f64>(q + (<usize>t << 3)));
+}
+
 /** `applyFlows` (src/report/plan.ts) of one series into `out`; the depletion row or −1. */
 function withFlows(b: usize, n: i32, E: i32, rows: usize, amount: usize, rate: usize, out: usize): i32 {
   let U: f64 = 1.0;
@@ -386,7 +406,10 @@ function relativeFinish(mr: f64, upR: f64, downR: f64, srr: f64, srb: f64, sdd: 
   const beta = varB > 0.0 ? finite(cov / varB) : NaN;
   const te = finite(Math.sqrt(sdd / m1) * Math.sqrt(252.0));
   store<f64>(out, beta);
-  store<f64>(out, isNaN(beta) ? NaN : finite(252.0 * (mr - beta * mb)), 8);
+  // Jensen's alpha on excess returns, `relativeFromLogReturns`' 252·((mr − rf) − β·(mb − rf)): with rf = 0,
+  // mr − 0 and mb − 0 are mr and mb exactly, the bits without a rate
+  const rf = benchRf;
+  store<f64>(out, isNaN(beta) ? NaN : finite(252.0 * ((mr - rf) - beta * (mb - rf))), 8);
   store<f64>(out, te, 16);
   store<f64>(out, !isNaN(te) && te > 0.0 ? finite((252.0 * md) / te) : NaN, 24);
   store<f64>(out, varB > 0.0 && srr > 0.0 ? finite(srb / Math.sqrt(srr * sbb)) : NaN, 32);

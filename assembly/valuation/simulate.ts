@@ -83,45 +83,54 @@ function chunkRows(N: i32): i32 {
 function generateCloses(cur: usize, mu: usize, scale: usize, model: i32, P: usize, nTest: i32, N: i32,
                         chunk: i32, Z: usize): void {
   const rowBytes = <usize>N << 3;
-  const E = EXP2_CONSTANTS;
   // Rows t0 … t0+m−1 (1-based test rows) per chunk. The normal stream continues across chunks exactly as one
   // call would (the pair cache in `cur` carries an odd variate over), so chunking does not change the draws.
   for (let t0: i32 = 1; t0 < nTest; t0 += chunk) {
-    const m = min(chunk, nTest - t0);
-    const rows = P + <usize>t0 * rowBytes;
-    if (model == ModelCode.independent) {
-      fillNormals(cur, rows, m * N);
-      for (let t: i32 = 0; t < m; t++) {
-        const x = rows + <usize>t * rowBytes;
-        const prev = x - rowBytes;
-        let i: i32 = 0;
-        for (; i + 1 < N; i += 2) {
-          const off = <usize>i << 3;
-          const ret = f64x2.add(v128.load(mu + off), f64x2.mul(v128.load(scale + off), v128.load(x + off)));
-          v128.store(x + off, f64x2.mul(v128.load(prev + off), exp2Exact(ret, E)));
-        }
-        if (i < N) {
-          const off = <usize>i << 3;
-          const ret = load<f64>(mu + off) + load<f64>(scale + off) * load<f64>(x + off);
-          store<f64>(x + off, load<f64>(prev + off) * Math.exp(ret));
-        }
+    generateChunk(cur, mu, scale, model, P + <usize>t0 * rowBytes, min(chunk, nTest - t0), N, Z);
+  }
+}
+
+/**
+ * m consecutive rows of a run's closes under a normal model (`generateCloses`' step for one chunk): the rows at
+ * `rows` (m×N), the previous close just before them (rows − N f64), the draws continuing the stream of `cur`.
+ * Z: m×N scratch (correlated only).
+ */
+function generateChunk(cur: usize, mu: usize, scale: usize, model: i32, rows: usize, m: i32, N: i32,
+                       Z: usize): void {
+  const rowBytes = <usize>N << 3;
+  const E = EXP2_CONSTANTS;
+  if (model == ModelCode.independent) {
+    fillNormals(cur, rows, m * N);
+    for (let t: i32 = 0; t < m; t++) {
+      const x = rows + <usize>t * rowBytes;
+      const prev = x - rowBytes;
+      let i: i32 = 0;
+      for (; i + 1 < N; i += 2) {
+        const off = <usize>i << 3;
+        const ret = f64x2.add(v128.load(mu + off), f64x2.mul(v128.load(scale + off), v128.load(x + off)));
+        v128.store(x + off, f64x2.mul(v128.load(prev + off), exp2Exact(ret, E)));
       }
-    } else {
-      fillNormals(cur, Z, m * N);
-      gemmNT(Z, N, m, scale, N, N, N, true, rows, N, 1, chunk);
-      for (let t: i32 = 0; t < m; t++) {
-        const x = rows + <usize>t * rowBytes;
-        const prev = x - rowBytes;
-        let i: i32 = 0;
-        for (; i + 1 < N; i += 2) {
-          const off = <usize>i << 3;
-          const ret = f64x2.add(v128.load(mu + off), v128.load(x + off));
-          v128.store(x + off, f64x2.mul(v128.load(prev + off), exp2Exact(ret, E)));
-        }
-        if (i < N) {
-          const off = <usize>i << 3;
-          store<f64>(x + off, load<f64>(prev + off) * Math.exp(load<f64>(mu + off) + load<f64>(x + off)));
-        }
+      if (i < N) {
+        const off = <usize>i << 3;
+        const ret = load<f64>(mu + off) + load<f64>(scale + off) * load<f64>(x + off);
+        store<f64>(x + off, load<f64>(prev + off) * Math.exp(ret));
+      }
+    }
+  } else {
+    fillNormals(cur, Z, m * N);
+    gemmNT(Z, N, m, scale, N, N, N, true, rows, N, 1, m);
+    for (let t: i32 = 0; t < m; t++) {
+      const x = rows + <usize>t * rowBytes;
+      const prev = x - rowBytes;
+      let i: i32 = 0;
+      for (; i + 1 < N; i += 2) {
+        const off = <usize>i << 3;
+        const ret = f64x2.add(v128.load(mu + off), v128.load(x + off));
+        v128.store(x + off, f64x2.mul(v128.load(prev + off), exp2Exact(ret, E)));
+      }
+      if (i < N) {
+        const off = <usize>i << 3;
+        store<f64>(x + off, load<f64>(prev + off) * Math.exp(load<f64>(mu + off) + load<f64>(x + off)));
       }
     }
   }
@@ -137,17 +146,28 @@ function generateCloses(cur: usize, mu: usize, scale: usize, model: i32, P: usiz
  * `rngUniform`. No normals are drawn, so the normal cache is not used.
  */
 function generateBootstrap(cur: usize, R: usize, nR: i32, pNew: f64, P: usize, nTest: i32, N: i32): void {
+  bootstrapRows(cur, R, nR, pNew, P + (<usize>N << 3), 1, nTest - 1, N);
+}
+
+/** The training row the last row of `bootstrapRows` took (its next call continues the block from there). */
+let bootstrapRow: i32 = 0;
+
+/**
+ * Rows t0 … t0 + m − 1 of a run's bootstrap closes (`generateBootstrap`'s draws, in its order) at `rows` (m×N), the
+ * previous close just before them; the block continues from `bootstrapRow` (the row of t0 − 1; not read at t0 = 1).
+ */
+function bootstrapRows(cur: usize, R: usize, nR: i32, pNew: f64, rows: usize, t0: i32, m: i32, N: i32): void {
   const rowBytes = <usize>N << 3;
   const E = EXP2_CONSTANTS;
-  let j: i32 = 0;
-  for (let t: i32 = 1; t < nTest; t++) {
+  let j: i32 = bootstrapRow;
+  for (let t: i32 = t0; t < t0 + m; t++) {
     if (t == 1 || rngUniform(cur) < pNew) {
       j = <i32>rngBelow(cur, <u64>nR);
     } else {
       j++;
       if (j == nR) j = 0;
     }
-    const x = P + <usize>t * rowBytes;
+    const x = rows + <usize>(t - t0) * rowBytes;
     const prev = x - rowBytes;
     const r = R + <usize>j * rowBytes;
     let i: i32 = 0;
@@ -160,6 +180,7 @@ function generateBootstrap(cur: usize, R: usize, nR: i32, pNew: f64, P: usize, n
       store<f64>(x + off, load<f64>(prev + off) * Math.exp(load<f64>(r + off)));
     }
   }
+  bootstrapRow = j;
 }
 
 /**
@@ -344,17 +365,19 @@ export function simulateCloses(mu: usize, scale: usize, model: i32, p0: usize, n
  * same bits as `simulateRuns`' run r) never leave this call; `summarizeRun` (valuation/run-summary.ts) writes its
  * figures to `rec` (runCount×S×RUN_FIELDS), its band values to `band` (runCount×S×P) and its paid flows to `paid`
  * (runCount×S×max(E, 1)). `bi` is the benchmark's series (−1: none); `iSpec`/`fSpec` the flows, band rows and
- * anniversaries as `summarizeRun` reads them. Checks and statuses as `simulateRuns`; E, P, Wn ≥ 0 and every row in
- * 0 … nTest−1, else `BadDimensions`.
+ * anniversaries as `summarizeRun` reads them; `rf` the daily risk-free log rate ln(1 + r)/252 of the relative
+ * figures' alpha (docs/method.md §7.6; 0: none). Checks and statuses as `simulateRuns`; E, P, Wn ≥ 0 and every row in
+ * 0 … nTest−1 and rf finite, else `BadDimensions`.
  * Complexity per run: `simulateRuns`' plus O(S·nTest) (S·(nTest − 1) logarithms with a benchmark). Scratch: one
  * run's values (S×nTest) and 10·nTest f64 beside `simulateRuns`' scratch, allocated once.
  */
 export function simulateSummary(mu: usize, scale: usize, model: i32, p0: usize, nTest: i32, N: i32, W: usize, S: i32,
                                 seed: u64, runFrom: i32, runCount: i32, capital: f64, nRows: i32, blockLength: f64,
-                                bi: i32, iSpec: usize, fSpec: usize, rec: usize, band: usize, paid: usize): Status {
+                                bi: i32, iSpec: usize, fSpec: usize, rec: usize, band: usize, paid: usize,
+                                rf: f64): Status {
   setBadIndex(-1);
   if (!runShapeOk(nTest, N, S, runFrom, runCount, model)) return Status.BadDimensions;
-  if (!(capital > 0.0) || !isFinite(capital) || bi < -1 || bi >= S) return Status.BadDimensions;
+  if (!(capital > 0.0) || !isFinite(capital) || bi < -1 || bi >= S || !isFinite(rf)) return Status.BadDimensions;
   const E = load<i32>(iSpec);
   const P = load<i32>(iSpec, 4);
   const Wn = load<i32>(iSpec, 8);
@@ -369,29 +392,93 @@ export function simulateSummary(mu: usize, scale: usize, model: i32, p0: usize, 
   const L = model == ModelCode.bootstrap ? scale : scaleForModel(scale, model, N);
   const pNew = model == ModelCode.bootstrap ? 1.0 / blockLength : 0.0;
   const steps = nTest - 1;
-  const chunk = chunkRows(N);
-  const sh = heap.alloc(<usize>(S * N) << 3);
-  sharesFrom(W, S, N, p0, capital, sh);
-  const P0 = heap.alloc(<usize>(nTest * N) << 3);
-  memory.copy(P0, p0, <usize>N << 3);
-  const Z: usize = model == ModelCode.correlated && steps > 0 ? heap.alloc(<usize>(min(chunk, steps) * N) << 3) : 0;
+  const chunk = min(chunkRows(N), max(steps, 1));
+  // the distinct weight vectors (D of the S: equal rows give equal shares, values and figures, bit for bit)
+  const rep = heap.alloc(<usize>S << 2);
+  const D = distinctRows(W, S, N, rep);
+  const Wd = heap.alloc(<usize>(D * N) << 3);
+  for (let s: i32 = 0; s < S; s++) {
+    const d = load<i32>(rep + (<usize>s << 2));
+    memory.copy(Wd + (<usize>(d * N) << 3), W + (<usize>(s * N) << 3), <usize>N << 3);
+  }
+  const sh = heap.alloc(<usize>(D * N) << 3);
+  sharesFrom(Wd, D, N, p0, capital, sh);
+  const bd = bi < 0 ? -1 : load<i32>(rep + (<usize>bi << 2));
+  // one chunk of closes and the close before it: each chunk is valued while it is in cache
+  const rowBytes = <usize>N << 3;
+  const Pc = heap.alloc(<usize>(chunk + 1) * rowBytes);
+  const Z: usize = model == ModelCode.correlated && steps > 0 ? heap.alloc(<usize>chunk * rowBytes) : 0;
   const base = firstRunState(seed, runFrom);
   const cur = heap.alloc(<usize>RNG_STATE_BYTES);
-  const values = heap.alloc(<usize>(S * nTest) << 3);
+  const values = heap.alloc(<usize>(D * nTest) << 3);
   const Vf = heap.alloc(<usize>nTest << 5);
   const lr = heap.alloc(<usize>nTest << 5);
   const lb = heap.alloc(<usize>nTest << 4);
+  const Ecols = max(E, 1);
+  const recD = heap.alloc(<usize>(D * RUN_FIELDS) << 3);
+  const bandD = heap.alloc(<usize>(D * P) << 3);
+  const paidD = heap.alloc(<usize>(D * Ecols) << 3);
   const recBytes = <usize>(S * RUN_FIELDS) << 3;
   const bandBytes = <usize>(S * P) << 3;
-  const paidBytes = <usize>(S * max(E, 1)) << 3;
+  const paidBytes = <usize>(S * Ecols) << 3;
 
   for (let r: i32 = 0; r < runCount; r++) {
     startRun(base, cur);
-    generateRun(cur, mu, L, model, P0, nTest, N, chunk, Z, nRows, pNew);
-    valueWithShares(P0, nTest, N, sh, S, capital, values);
-    summarizeRun(values, S, nTest, bi, iSpec, fSpec, rec + <usize>r * recBytes, band + <usize>r * bandBytes,
-      paid + <usize>r * paidBytes, Vf, lr, lb);
+    valuedRun(cur, mu, L, model, p0, nTest, N, chunk, Z, nRows, pNew, Pc, sh, D, capital, values);
+    summarizeRun(values, D, nTest, bd, iSpec, fSpec, recD, bandD, paidD, Vf, lr, lb, rf);
+    spreadRecords(rep, S, recD, bandD, paidD, P, Ecols, rec + <usize>r * recBytes, band + <usize>r * bandBytes,
+      paid + <usize>r * paidBytes);
     rngJump(base);
   }
   return Status.Ok;
+}
+
+/**
+ * The distinct rows of W (S×N): rep[s] = the index, in order of first appearance, of the first row equal to row s
+ * bit for bit; returns their count D. O(S²·N), once per call.
+ */
+function distinctRows(W: usize, S: i32, N: i32, rep: usize): i32 {
+  let D: i32 = 0;
+  for (let s: i32 = 0; s < S; s++) {
+    let d: i32 = -1;
+    for (let q: i32 = 0; q < s && d < 0; q++) {
+      if (memory.compare(W + (<usize>(q * N) << 3), W + (<usize>(s * N) << 3), <usize>N << 3) == 0) {
+        d = load<i32>(rep + (<usize>q << 2));
+      }
+    }
+    if (d < 0) d = D++;
+    store<i32>(rep + (<usize>s << 2), d);
+  }
+  return D;
+}
+
+/**
+ * One run's buy-and-hold values (`generateRun`, then `valueWithShares`, the same bits) of the D share rows `sh`
+ * into `values` (D×nTest), chunk by chunk: each chunk of closes is made in `Pc` ((chunk + 1)×N: the close before
+ * it, then the chunk) and valued there while it is in cache (`gemmNT`'s sums do not depend on the rows of a call).
+ */
+function valuedRun(cur: usize, mu: usize, L: usize, model: i32, p0: usize, nTest: i32, N: i32, chunk: i32, Z: usize,
+                   nRows: i32, pNew: f64, Pc: usize, sh: usize, D: i32, capital: f64, values: usize): void {
+  const rowBytes = <usize>N << 3;
+  for (let d: i32 = 0; d < D; d++) store<f64>(values + (<usize>(d * nTest) << 3), capital);
+  memory.copy(Pc, p0, rowBytes);
+  for (let t0: i32 = 1; t0 < nTest; t0 += chunk) {
+    const m = min(chunk, nTest - t0);
+    const rows = Pc + rowBytes;
+    if (model == ModelCode.bootstrap) bootstrapRows(cur, L, nRows, pNew, rows, t0, m, N);
+    else generateChunk(cur, mu, L, model, rows, m, N, Z);
+    gemmNT(rows, N, m, sh, N, D, N, false, values + (<usize>t0 << 3), 1, nTest);
+    memory.copy(Pc, rows + <usize>(m - 1) * rowBytes, rowBytes);
+  }
+}
+
+/** Run r's records of the D distinct series (`summarizeRun`'s) copied to each of the S series (rep[s]). */
+function spreadRecords(rep: usize, S: i32, recD: usize, bandD: usize, paidD: usize, P: i32, Ecols: i32, rec: usize,
+                       band: usize, paid: usize): void {
+  for (let s: i32 = 0; s < S; s++) {
+    const d = load<i32>(rep + (<usize>s << 2));
+    memory.copy(rec + (<usize>(s * RUN_FIELDS) << 3), recD + (<usize>(d * RUN_FIELDS) << 3), <usize>RUN_FIELDS << 3);
+    memory.copy(band + (<usize>(s * P) << 3), bandD + (<usize>(d * P) << 3), <usize>P << 3);
+    memory.copy(paid + (<usize>(s * Ecols) << 3), paidD + (<usize>(d * Ecols) << 3), <usize>Ecols << 3);
+  }
 }

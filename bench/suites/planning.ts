@@ -8,13 +8,15 @@
  * in no time, so every repeat computes. The table gives the median wall time and the server's peak RSS growth over
  * its idle state: VmHWM (the peak resident set of the whole process, main thread and worker threads together; reset
  * before each request by writing 5 to /proc/<pid>/clear_refs) minus VmRSS once the server is ready and idle, before
- * the first request. Goal (issue 28): ≤ 15 s and ≤ 250 MiB on 2 cores.
+ * the first request. CPU s: the server process's user + system time over the request (/proc/<pid>/stat, all its
+ * threads), the figure to compare on a shared machine, where the wall time follows the load. Goal (issue 28): ≤ 15 s
+ * and ≤ 250 MiB on 2 cores.
  *
  *   npm run build && node dist/bench/run.js planning
  *   PLANNING_RUNS=1000 PLANNING_REPEATS=1 for a quick look; PLANNING_YEARS (default 30)
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { writeFactorStore } from "../prices.js";
@@ -25,6 +27,12 @@ const REPEATS = Number(process.env.PLANNING_REPEATS ?? 3);
 const YEARS = Number(process.env.PLANNING_YEARS ?? 30);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** User + system CPU seconds of process `pid`, all its threads (/proc/<pid>/stat fields 14 and 15, clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 export default async function planning(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "folio-bench-planning-"));
@@ -49,14 +57,16 @@ export default async function planning(): Promise<void> {
     ];
     console.log(`machine: ${availableParallelism()} cores, load average ${loadavg().map((x) => x.toFixed(2)).join(" ")}; ` +
       `${RUNS} runs × ${YEARS} years × 20 tickers × 23 series; median of ${REPEATS} (seeds 1 … ${REPEATS}); idle RSS ${idle.toFixed(0)} MiB`);
-    console.log("| request | wall s (median) | each repeat s | peak RSS growth MiB (median; max) | body KiB |");
-    console.log("|---|---|---|---|---|");
+    console.log("| request | wall s (median) | each repeat s | server CPU s (median; each) | peak RSS growth MiB (median; max) | body KiB |");
+    console.log("|---|---|---|---|---|---|");
     for (const [name, body] of cases) {
       const times: number[] = [];
       const growth: number[] = [];
+      const cpu: number[] = [];
       let size = 0;
       for (let r = 0; r < REPEATS; r++) {
         server.resetPeak();
+        const c0 = cpuSeconds(server.child.pid!);
         const t0 = performance.now();
         const res = await fetch(`${server.url}/v1/optimiser/sims/summary`, {
           method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body: JSON.stringify({ ...body, seed: 1 + r }),
@@ -64,11 +74,13 @@ export default async function planning(): Promise<void> {
         const text = await res.text();
         if (res.status !== 200) throw new Error(`${name}: ${res.status} ${text.slice(0, 300)}`);
         times.push((performance.now() - t0) / 1000);
+        cpu.push(cpuSeconds(server.child.pid!) - c0);
         growth.push(server.peakMiB() - idle);
         size = text.length;
         await sleep(2_000); // let the worker give its memory back
       }
       console.log(`| ${name} | ${median(times).toFixed(1)} | ${times.map((t) => t.toFixed(1)).join(", ")} | ` +
+        `${median(cpu).toFixed(1)}; ${cpu.map((t) => t.toFixed(1)).join(", ")} | ` +
         `${median(growth).toFixed(0)}; ${Math.max(...growth).toFixed(0)} | ${(size / 1024).toFixed(0)} |`);
       console.log(`  (load average after: ${loadavg().map((x) => x.toFixed(2)).join(" ")})`);
     }

@@ -98,9 +98,10 @@ export interface EngineExports {
   // sims summarised in place, and Math.log's logarithm (assembly/abi/sims.ts)
   kSimulateSummary(mu: Ptr, scale: Ptr, model: number, p0: Ptr, nTest: number, N: number, W: Ptr, S: number,
     seed: bigint, runFrom: number, runCount: number, capital: number, nRows: number, blockLength: number, bi: number,
-    iSpec: Ptr, fSpec: Ptr, rec: Ptr, band: Ptr, paid: Ptr): Status;
+    iSpec: Ptr, fSpec: Ptr, rec: Ptr, band: Ptr, paid: Ptr, rf: number): Status;
   kFdlibmLog(x: Ptr, n: number, out: Ptr): Status;
   kNativeExp(x: Ptr, n: number, pairs: Ptr, scalar: Ptr): Status;
+  kNativeLog(x: Ptr, n: number, pairs: Ptr, scalar: Ptr): Status;
   // resampling statistics of value series (assembly/abi/stats.ts)
   kStationaryBootstrap(R: Ptr, m: number, S: number, L: Ptr, seed: bigint, B: number, out: Ptr): Status;
   kSharpeDiffBootstrap(R: Ptr, m: number, S: number, base: number, blocks: Ptr, seed: bigint, M: number, dHat: Ptr,
@@ -175,9 +176,10 @@ export const ENGINE_EXPORTS = {
   minCvarLastVar: 0,
   minCvarLastScale: 0,
   // sims summarised in place (assembly/abi/sims.ts)
-  kSimulateSummary: 20,
+  kSimulateSummary: 21,
   kFdlibmLog: 3,
   kNativeExp: 4,
+  kNativeLog: 4,
   // resampling statistics (assembly/abi/stats.ts)
   kStationaryBootstrap: 7,
   kSharpeDiffBootstrap: 9,
@@ -315,11 +317,12 @@ export const KERNEL_CALLS = {
   kSimulateSummary: {
     params: ["mu:f64In", "scale:f64In", "model:i32", "p0:f64In", "nTest:i32", "N:i32", "W:f64In", "S:i32", "seed:u64",
       "runFrom:i32", "runCount:i32", "capital:f64", "nRows:i32", "blockLength:f64", "bi:i32", "iSpec:i32In",
-      "fSpec:f64In", "rec:f64Out", "band:f64Out", "paid:f64Out"],
+      "fSpec:f64In", "rec:f64Out", "band:f64Out", "paid:f64Out", "rf:f64"],
     what: "simulation", columns: "N",
   },
   kFdlibmLog: { params: ["x:f64In", "n:i32", "out:f64Out"], what: "logarithm" },
   kNativeExp: { params: ["x:f64In", "n:i32", "pairs:f64Out", "scalar:f64Out"], what: "exponential" },
+  kNativeLog: { params: ["x:f64In", "n:i32", "pairs:f64Out", "scalar:f64Out"], what: "logarithm" },
   // resampling statistics (assembly/abi/stats.ts)
   kStationaryBootstrap: {
     params: ["R:f64In", "m:i32", "S:i32", "L:f64In", "seed:u64", "B:i32", "out:f64Out"], what: "bootstrap",

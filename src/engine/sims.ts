@@ -254,6 +254,11 @@ export interface SimulateSummaryInput extends SimulateRunsInput {
   iSpec: Int32Array;
   /** [flow amounts (E), flow rates (E), anniversary inflation factors (Wn)]. */
   fSpec: Float64Array;
+  /**
+   * The daily risk-free log rate ln(1 + r)/252 (src/report/summary.ts `dailyLogRiskFree`) the relative figures'
+   * alpha is taken in excess of (docs/method.md §7.6); absent or 0: none, the bits without a rate.
+   */
+  riskFree?: number;
 }
 
 export interface SimulateSummaryResult {
@@ -279,11 +284,12 @@ export function simulateSummary(wasm: Wasm, input: SimulateSummaryInput): Simula
   need(weights.length === S * N, `simulateSummary: weights has ${weights.length} values, expected ${S * N}`);
   const [E, P, Wn] = [iSpec[0], iSpec[1], iSpec[2]];
   need(iSpec.length === 3 + E + P + Wn && fSpec.length === 2 * E + Wn, "simulateSummary: iSpec/fSpec lengths disagree");
+  need(input.riskFree === undefined || Number.isFinite(input.riskFree), "simulateSummary: riskFree must be finite");
   const { mu, drift, scale, jitter, nRows, blockLength } = modelParameters(wasm, input, nTrain);
   const o = invoke(wasm, "kSimulateSummary", {
     mu, scale, model: modelCode(model), p0: firstTestClose, nTest, N, W: weights, S, seed, runFrom, runCount, capital,
     nRows, blockLength, bi: input.benchmarkSeries, iSpec, fSpec, rec: runCount * S * RUN_FIELDS, band: runCount * S * P,
-    paid: runCount * S * Math.max(E, 1),
+    paid: runCount * S * Math.max(E, 1), rf: input.riskFree ?? 0,
   });
   const v = valueOf(o, simContext(o.status, tickers), N);
   return { rec: v.rec, band: v.band, paid: v.paid, jitter, means: drift };
@@ -295,6 +301,15 @@ export function simulateSummary(wasm: Wasm, input: SimulateSummaryInput): Simula
  */
 export function nativeExp(wasm: Wasm, x: Float64Array): { pairs: Float64Array; scalar: Float64Array } {
   const v = invoke(wasm, "kNativeExp", { x, n: x.length, pairs: x.length, scalar: x.length }).value;
+  return { pairs: v.pairs, scalar: v.scalar };
+}
+
+/**
+ * The engine's `NativeMath.log` (what the polar normals take their logarithms with) of every x, two ways: `pairs` by
+ * the f64x2 form (assembly/random/native-log2.ts), `scalar` by `Math.log` in WebAssembly: for tests.
+ */
+export function nativeLog(wasm: Wasm, x: Float64Array): { pairs: Float64Array; scalar: Float64Array } {
+  const v = invoke(wasm, "kNativeLog", { x, n: x.length, pairs: x.length, scalar: x.length }).value;
   return { pairs: v.pairs, scalar: v.scalar };
 }
 

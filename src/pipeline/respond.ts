@@ -164,6 +164,8 @@ export interface SummarySpec {
   benchmarkSeries: number;
   iSpec: Int32Array;
   fSpec: Float64Array;
+  /** The daily risk-free log rate of alpha (src/report/summary.ts `dailyLogRiskFree`); absent: 0. */
+  riskFree?: number;
 }
 
 /**
@@ -393,8 +395,8 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
     capital,
   };
   if (summary !== undefined && kernels.simulateSummary !== undefined) {
-    const { benchmarkSeries, iSpec, fSpec } = summary;
-    const figures = kernels.simulateSummary({ ...simInput, benchmarkSeries, iSpec, fSpec });
+    const { benchmarkSeries, iSpec, fSpec, riskFree } = summary;
+    const figures = kernels.simulateSummary({ ...simInput, benchmarkSeries, iSpec, fSpec, riskFree });
     return { ...base, ids, dates, testDays, figures, ...sims, choleskyJitter: figures.jitter, drawnMeans: figures.means,
       assets, flows };
   }
@@ -791,6 +793,13 @@ export function respondWeights(kernels: Kernels, kind: RespondKind, prices: Type
 /** Dollar values held per chunk (runs × series × test days): 2,000,000 doubles = 16 MB. */
 export const CHUNK_VALUES = 2_000_000;
 
+/**
+ * A summary part's chunk (`summarisePart`): a quarter of CHUNK_VALUES, so each of the workers' grown instances and
+ * the copies out of it hold 4 MB of figures, not 16 (measured, 1,000 runs of issue 28's bench request with the
+ * withdrawal: peak RSS growth 46 → 32 MiB per part, the same CPU time within the noise).
+ */
+export const PART_CHUNK_VALUES = 500_000;
+
 /** Runs per chunk for S series over nTest test days: at least one. */
 export function chunkRuns(S: number, nTest: number, maxValues = CHUNK_VALUES): number {
   return Math.max(1, Math.floor(maxValues / Math.max(1, S * nTest)));
@@ -867,9 +876,8 @@ export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: Check
     return finishSummary(stream, first, opts, rebalance);
   }
   // buy and hold: the engine summarises each run where it makes it (its values never leave WebAssembly memory),
-  // chunks of runs bounded by what comes back (the figures and band values); its relative figures take no risk-free
-  // rate, so a summary with one reads the values (`addRun`)
-  const spec = isBuyAndHold(opts.rebalance) && kernels.simulateSummary !== undefined && !riskFree ? stream.kernelSpec() : undefined;
+  // chunks of runs bounded by what comes back (the figures and band values); its alpha takes the risk-free rate
+  const spec = isBuyAndHold(opts.rebalance) && kernels.simulateSummary !== undefined ? stream.kernelSpec() : undefined;
   const chunk = spec === undefined ? chunkRuns(S, n, maxValues)
     : chunkRuns(S, RUN_FIELDS + spec.band + spec.paid, maxValues);
   for (let from = 1; from < total; from += chunk) {
@@ -905,15 +913,14 @@ export interface SummaryPart {
   data: Float64Array;
 }
 
-/** Whether a summary of these options can be computed in parts (`summarisePart`): buy and hold, no risk-free rate. */
+/** Whether a summary of these options can be computed in parts (`summarisePart`): buy and hold. */
 export function summaryPartsApply(options: SimsOptions | undefined): boolean {
-  const riskFree = (options as { risk_free?: number } | undefined)?.risk_free;
-  return (options?.rebalance === undefined || options.rebalance === "none") && !riskFree;
+  return options?.rebalance === undefined || options.rebalance === "none";
 }
 
 export function summarisePart(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits, runFrom: number, runCount: number, precomputed?: PrecomputedWeights,
-  maxValues = CHUNK_VALUES): SummaryPart {
+  maxValues = PART_CHUNK_VALUES): SummaryPart {
   const opts = checkedRequest(kind, prices, options, limits);
   const N = prices.tickers.length;
   const training = opts.planning.trainingDays;
@@ -930,8 +937,10 @@ export function summarisePart(kernels: Kernels, kind: RespondKind, prices: Typed
   const first = compute(kernels, "sims-summary", prices, opts, initial, undefined, 0, 1);
   const S = first.ids.length;
   const n = first.dates.length;
+  const riskFree = reportRiskFree(kind, options);
   const spec = summaryKernelSpec(first.ids, first.testDays!, total, {
     initialValue: opts.planning.initialValue, inflation: opts.planning.inflation, flows: first.flows,
+    ...(riskFree === undefined ? {} : { riskFree }),
   });
   const P = spec.band;
   const data = new Float64Array(runCount * S * (RUN_FIELDS + P));

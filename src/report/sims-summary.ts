@@ -313,6 +313,8 @@ export interface SummaryKernelSpec {
   /** Band rows (P) and paid-flow columns per series (max(E, 1)). */
   band: number;
   paid: number;
+  /** The daily risk-free log rate of the relative figures' alpha (`dailyLogRiskFree` of `planning.riskFree`). */
+  riskFree: number;
 }
 
 /** The kernel spec of a summary of `runs` runs over `days` (the stream's rows), as `SimsSummaryStream` keeps them. */
@@ -336,7 +338,8 @@ export function summaryKernelSpec(ids: readonly SeriesId[], days: Int32Array, ru
     fSpec.set(f.rate, E);
   }
   fSpec.set(withdrawalFactors, 2 * E);
-  return { benchmarkSeries: benchmarkIndex(ids), iSpec, fSpec, band: P, paid: Math.max(E, 1) };
+  return { benchmarkSeries: benchmarkIndex(ids), iSpec, fSpec, band: P, paid: Math.max(E, 1),
+    riskFree: dailyLogRiskFree(planning.riskFree) };
 }
 
 /** A stream over runs given whole (`values[run][s][t]`, each run's series one after the other in memory or not). */

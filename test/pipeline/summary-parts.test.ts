@@ -35,6 +35,13 @@ const CASES: [string, SimsOptions][] = [
   ["independent, no benchmark, contributions", { run_count: 30, horizon_days: 300, seed: 9,
     cash_flows: [{ amount: 1_000, every: "month" }] }],
   ["bootstrap with zero drift", { model: "bootstrap", drift: "zero", benchmark: "TK0004", run_count: 30, horizon_days: 400, seed: 1 }],
+  // horizons of several of the engine's chunks of closes (16,384 / 5 columns = 3,276 rows): each chunk is valued where
+  // it is made, the close before it carried over
+  ["bootstrap over three chunks of closes, withdrawals", { model: "bootstrap", drift: "zero", benchmark: "TK0004", run_count: 5,
+    horizon_days: 7_000, seed: 8, inflation: 0.02, cash_flows: [{ rate: -0.01, every: "quarter" }] }],
+  ["independent over three chunks of closes", { benchmark: "TK0004", run_count: 5, horizon_days: 7_000, seed: 6 }],
+  ["correlated over three chunks of closes", { model: "correlated", benchmark: "TK0004", run_count: 5, horizon_days: 7_000, seed: 7,
+    portfolios: { mine: { TK0000: 0.5, TK0001: 0.5 } } }],
 ];
 
 describe("the sims summary computed by the engine", () => {
@@ -83,12 +90,41 @@ describe("the sims summary computed by the engine", () => {
       const opts = optionsFor("sims", options);
       const runs = opts.runCount;
       const host = JSON.stringify(summariseSims(hostOnly, prices, opts).report);
-      const cuts = [1, 2, 17, runs];
+      const cuts = [1, 2, Math.min(17, runs - 1), runs];
       const parts: SummaryPart[] = [];
       for (let p = cuts.length - 2; p >= 0; p--) {
         parts.push(summarisePart(kernels, "sims-summary", prices, options, {}, cuts[p], cuts[p + 1] - cuts[p], undefined, 2_000));
       }
       expect(JSON.stringify(summariseSims(kernels, prices, opts, undefined, undefined, undefined, parts).report)).toBe(host);
+    });
+  }
+
+  // `risk_free` stays on the engine's path (kSimulateSummary's alpha takes the daily rate): the host's bytes
+  const RISK_FREE: [string, SimsOptions, number][] = [
+    ["correlated, a benchmark, risk_free 3 %", CASES[0][1], 0.03],
+    ["withdrawals and inflation, risk_free −1 %", CASES[1][1], -0.01],
+    ["bootstrap, risk_free 100 %", CASES[3][1], 1],
+  ];
+  for (const [name, options, rate] of RISK_FREE) {
+    it(`with risk_free the engine and the parts give the host's summary byte for byte: ${name}`, () => {
+      const prices = checkPrices(market());
+      const opts = optionsFor("sims", options);
+      const host = summariseSims(hostOnly, prices, opts, undefined, undefined, undefined, undefined, rate).report;
+      const without = summariseSims(hostOnly, prices, opts).report;
+      // the rate changes alpha (so a kernel that ignored it would fail below) and nothing else of the relative figures
+      const alphas = (r: typeof host) => r.strategies.map((s) => s.summary.alpha ?? null);
+      expect(alphas(host).filter((a) => a !== null).length).toBeGreaterThan(0);
+      expect(alphas(host)).not.toEqual(alphas(without));
+      const text = JSON.stringify(host);
+      expect(JSON.stringify(summariseSims(kernels, prices, opts, undefined, 3_000, undefined, undefined, rate).report)).toBe(text);
+      const runs = opts.runCount;
+      const cuts = [1, 2, Math.min(17, runs - 1), runs];
+      const parts: SummaryPart[] = [];
+      const withRate = { ...options, risk_free: rate } as SimsOptions;
+      for (let p = cuts.length - 2; p >= 0; p--) {
+        parts.push(summarisePart(kernels, "sims-summary", prices, withRate, {}, cuts[p], cuts[p + 1] - cuts[p], undefined, 2_000));
+      }
+      expect(JSON.stringify(summariseSims(kernels, prices, opts, undefined, undefined, undefined, parts, rate).report)).toBe(text);
     });
   }
 

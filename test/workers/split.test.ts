@@ -16,7 +16,7 @@ import { ComputePool, type ComputeResult } from "../../src/workers/pool.js";
 import {
   defaultPlan, denseGram, requestParts, shouldSplit, splitParts, strategyGroups, SPLIT_PLANS, type SplitPlan, type WeightsPart,
 } from "../../src/pipeline/split-plan.js";
-import { runSplit } from "../../src/workers/split.js";
+import { runSplit, runSummarySplit, shouldSplitSummary, SUMMARY_SPLIT_MIN_RUNS } from "../../src/workers/split.js";
 import { SERIES_COUNT, STRATEGY_COUNT, FREQUENCY_NAMES, STRATEGY_NAMES } from "../../src/domain/vocabulary.js";
 import type { BacktestTask, ComputeKind } from "../../src/workers/tasks.js";
 import { assertWorkerBuilt, closeTestApp, createTestApp, type TestApp } from "../helpers/app.js";
@@ -266,6 +266,22 @@ describe("runSplit on a pool of 2 workers", () => {
       }
     });
   }
+
+  it("splits a summary with risk_free and withdrawals too: the single task's body byte for byte", async () => {
+    const request = {
+      tickers: TICKERS.slice(0, 6), benchmark: "TK0011", run_count: 30, model: "correlated" as const, seed: 4, risk_free: 0.03,
+      inflation: 0.02, initial_value: 1_000_000, cash_flows: [{ amount: -40_000, every: "quarter" as const, inflation_adjusted: true }],
+    };
+    const task: BacktestTask = { kind: "sims-summary", request, snapshot };
+    const single = await pool.run(task);
+    const split = await runSummarySplit(pool, task);
+    expect(Buffer.from(split.body).toString("utf8")).toBe(Buffer.from(single.body).toString("utf8"));
+    const big = { ...task, request: { ...request, run_count: SUMMARY_SPLIT_MIN_RUNS } };
+    expect(shouldSplitSummary(big, 2)).toBe(true);
+    expect(shouldSplitSummary(big, 1)).toBe(false);
+    expect(shouldSplitSummary({ ...big, request: { ...big.request, rebalance: "monthly" as const } }, 2)).toBe(false);
+    expect(shouldSplitSummary({ ...big, request: { ...big.request, run_count: SUMMARY_SPLIT_MIN_RUNS - 1 } }, 2)).toBe(false);
+  });
 
   it("splits only with 2 or more workers, from the threshold on, and never with threshold 0", () => {
     expect(shouldSplit(500, 500, 2)).toBe(true);

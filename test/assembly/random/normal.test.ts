@@ -5,8 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { rngStream } from "../../../src/engine/sims.js";
-import { engine } from "../../helpers/kernels.js";
+import { nativeLog, rngStream } from "../../../src/engine/sims.js";
+import { engine, rng } from "../../helpers/kernels.js";
 import { PROJECT_ROOT } from "../../helpers/shared-data.js";
 import { TOL } from "../../helpers/tolerances.js";
 import { RefXoshiro } from "../../helpers/sims-reference.js";
@@ -20,6 +20,25 @@ describe("Marsaglia polar normals", () => {
       -0.7262191382447857, -0.21119691823195985, 0.2216227015035933, 0.5227716877560146, 0.46417731016247366,
       0.7409788916865562,
     ]);
+  });
+
+  it("the polar step's f64x2 logarithm is NativeMath.log's, bit for bit (the s of the method, near 1, the whole range, specials)", () => {
+    const u = rng(44);
+    const xs: number[] = [0, -0, 1, -1, Infinity, -Infinity, NaN, 5e-324, 2.2250738585072014e-308, 2.225073858507201e-308,
+      1.7976931348623157e308, 0.9375, 0.9375 - 2 ** -53, 1.0647, 1 - 2 ** -53, 2 ** -104, Math.SQRT1_2, 0.5, 0.25];
+    // pairs on either side of the table path's edges, in both lane orders
+    for (const edge of [0.9375, 1.064697265625, 2.2250738585072014e-308]) {
+      for (const d of [-2, -1, 0, 1, 2]) xs.push(edge + d * edge * 2 ** -52, 0.3, 0.3, edge + d * edge * 2 ** -52);
+    }
+    for (let i = 0; i < 300_000; i++) xs.push(u()); // s = a² + b² of the method: uniform on (0, 1)
+    for (let i = 0; i < 50_000; i++) { const a = 2 * u() - 1, b = 2 * u() - 1; xs.push(a * a + b * b); }
+    for (let i = 0; i < 50_000; i++) xs.push(Math.exp((u() - 0.5) * 1400));
+    for (let i = 0; i < 10_000; i++) xs.push(u() * 1e-310, -u());
+    const { pairs, scalar } = nativeLog(wasm, Float64Array.from(xs));
+    const bad = xs.filter((_, i) => !Object.is(pairs[i], scalar[i]));
+    expect(bad).toEqual([]);
+    // and NativeMath.log is within an ulp of the host's
+    expect(Math.abs(scalar[xs.indexOf(0.3)] - Math.log(0.3))).toBeLessThanOrEqual(2 ** -52);
   });
 
   it("the cached second variate carries over between calls: 3 + 1 + 2 draws equal 6 draws in one call", () => {
