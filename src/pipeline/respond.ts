@@ -555,11 +555,7 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const given = reportRiskFree(kind, options);
   const captureBasis = reportCaptureBasis(kind, options);
   const opts = checkedRequest(kind, prices, options, limits);
-  if (kind === "sims-summary") {
-    // simulated days have no T-bill close of their own: a ticker's mean rate over every aligned row, as a constant
-    const rf = riskFreeOf(given, prices, 0);
-    return respondSummary(kernels, prices, opts, precomputed, parts, typeof rf === "object" ? annualEquivalent(rf) : rf);
-  }
+  if (kind === "sims-summary") return respondSummary(kernels, prices, opts, precomputed, parts, summaryRiskFree(given, prices));
   const c = compute(kernels, kind, prices, opts, precomputed, kind === "paths" ? { out } : undefined);
   const meta = metaOf(kind, c);
   // The dollar values written by the engine's WebAssembly writer when it has one (same bytes: src/engine/dollars.ts).
@@ -721,6 +717,15 @@ export function riskFreeOf(given: number | string | undefined, prices: TypedPric
       "alignPrices(store, tickers, { riskFree }) (or give an annual rate)", "options");
   }
   return riskFreeRates(r.ticker, r.closes.subarray(from), dates);
+}
+
+/**
+ * A sims summary's annual risk-free rate (docs/method.md §7.6): simulated days have no T-bill close of their own, so a
+ * ticker's is its mean rate over every aligned row, as a constant; a constant as given.
+ */
+export function summaryRiskFree(given: number | string | undefined, prices: TypedPrices): number | undefined {
+  const rf = riskFreeOf(given, prices, 0);
+  return typeof rf === "object" ? annualEquivalent(rf) : rf;
 }
 
 /**
@@ -937,7 +942,7 @@ export function summarisePart(kernels: Kernels, kind: RespondKind, prices: Typed
   const first = compute(kernels, "sims-summary", prices, opts, initial, undefined, 0, 1);
   const S = first.ids.length;
   const n = first.dates.length;
-  const riskFree = reportRiskFree(kind, options);
+  const riskFree = summaryRiskFree(reportRiskFree(kind, options), prices);
   const spec = summaryKernelSpec(first.ids, first.testDays!, total, {
     initialValue: opts.planning.initialValue, inflation: opts.planning.inflation, flows: first.flows,
     ...(riskFree === undefined ? {} : { riskFree }),
