@@ -23,7 +23,7 @@ import { simplexQPWithFactor } from "../solvers/simplex-qp";
 import { boxQP, feasibleBounds } from "../solvers/box-qp";
 import { mdpBounded } from "../strategies/mdp";
 import { rppWithBounds } from "../strategies/rpp-bounded";
-import { HrpCode, Slot } from "../shared/vocabulary";
+import { HrpCode, Slot, weightsBounded } from "../shared/vocabulary";
 import { correlationDistance, paddedOrder } from "../cluster/linkage";
 import { prunedSingleLinkage } from "../cluster/mst";
 import { weightSet, lastFailedSeries as driverFailedSeries, slotOnCovariance, slotsWithDependencies } from "../strategies/driver";
@@ -161,7 +161,7 @@ export function kQP(Q: usize, N: i32, lo: f64, hi: f64, warm: usize, out: usize)
   if (!(lo >= 0.0) || !(hi <= 1.0) || !(lo <= hi)) return Status.BadDimensions;
   const st = checkCovariance(Q, N);
   if (st != Status.Ok) return st;
-  return lo == 0.0 && hi == 1.0 ? simplexQPWithFactor(Q, N, out, 0, 0, warm) : boxQP(Q, N, lo, hi, out, warm);
+  return !weightsBounded(lo, hi) ? simplexQPWithFactor(Q, N, out, 0, 0, warm) : boxQP(Q, N, lo, hi, out, warm);
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import { Status } from "../shared/status";
 import {
-  ALL_FREQUENCIES, CovarianceCode, Frequency, FREQUENCY_COUNT, HrpCode, SERIES_COUNT, Slot, STRATEGY_COUNT,
+  ALL_FREQUENCIES, CovarianceCode, Frequency, FREQUENCY_COUNT, HrpCode, SERIES_COUNT, Slot, STRATEGY_COUNT, weightsBounded,
 } from "../shared/vocabulary";
 import { setBadIndex } from "../result";
 import { arenaMark, arenaRelease, scratchF64 } from "../memory";
@@ -168,7 +168,7 @@ export class Frame {
 
   /** Whether a bound other than the simplex's own (0 ≤ w ≤ 1) is asked for. */
   bounded(): bool {
-    return this.lo != 0.0 || this.hi != 1.0;
+    return weightsBounded(this.lo, this.hi);
   }
 }
 
@@ -397,7 +397,7 @@ export function slotOnCovariance(S: usize, C: usize, sd: usize, N: i32, slot: i3
   for (let k: i32 = 0; k < table.length; k++) {
     const row = table[k];
     if (<i32>row.slot != slot) continue;
-    const bounded = lo != 0.0 || hi != 1.0;
+    const bounded = weightsBounded(lo, hi);
     if ((row.needs & Needs.Observations) != 0 || slotsWithDependencies(1 << slot, bounded) != 1 << slot) {
       return Status.BadDimensions;
     }

@@ -3,6 +3,7 @@ import { setIterations, setResidual } from "../result";
 import { scratchF64, scratchI32 } from "../memory";
 import { checkFinite } from "../checks";
 import { effectiveHi, effectiveLo, feasibleBounds } from "../solvers/box-qp";
+import { weightsBounded } from "../shared/vocabulary";
 import { lpDual, lpDuals, lpInit, lpIterations, lpLexMax, lpSolve, lpValue } from "../solvers/lp";
 
 /** Relative duality gap the certificate accepts (docs/method.md §4.10). */
@@ -218,7 +219,7 @@ export function minCvarWeights(X: usize, n: i32, N: i32, lo: f64, hi: f64, out: 
     if (v > hi1) v = hi1;
     store<f64>(out + (<usize>j << 3), v);
   }
-  if (lo == 0.0 && hi == 1.0) cleanSimplex(out, N);
+  if (!weightsBounded(lo, hi)) cleanSimplex(out, N);
 
   // certificate
   lossesOf(X, n, N, out, losses);

@@ -5,6 +5,7 @@ import { axpy, dot } from "../linalg/blas";
 import { cleanWeights } from "../solvers/simplex-qp";
 import { effectiveHi, effectiveLo, feasibleBounds } from "../solvers/box-qp";
 import { ratioResidual, ridgedQuad, tangencySearch } from "../solvers/tangency";
+import { weightsBounded } from "../shared/vocabulary";
 import { ActiveSet, AT_LO, divide, FaceFactor, faceGradient, gather, gradientResidual } from "../solvers/active-set";
 
 /** Accepted certificate residual (docs/method.md §4.3, §4.11). */
@@ -68,7 +69,7 @@ export function msrWeights(S: usize, X: usize, n: i32, N: i32, lo: f64, hi: f64,
   if (N < 1 || n < 1) return Status.BadDimensions;
   if (!(lo >= 0.0) || !(hi <= 1.0) || !(lo <= hi)) return Status.BadDimensions;
   if (!feasibleBounds(N, lo, hi)) return Status.InfeasibleBounds;
-  const unbounded = lo == 0.0 && hi == 1.0;
+  const unbounded = !weightsBounded(lo, hi);
   const eLo = effectiveLo(N, lo);
   const eHi = effectiveHi(N, hi);
 
