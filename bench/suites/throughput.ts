@@ -42,6 +42,11 @@ const N = 20;
  * (interleaved), then the medians over the rounds per coding, concurrency and way (issue 30 item 4).
  */
 const ROUNDS = Math.max(1, Number(process.env.THROUGHPUT_ROUNDS ?? 1));
+/**
+ * THROUGHPUT_NODE_FLAGS (a space-separated list, e.g. "--single-threaded-gc"): flags of the computed server's node
+ * process, to measure a runtime setting beside the default.
+ */
+const NODE_FLAGS = (process.env.THROUGHPUT_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "");
 /** THROUGHPUT_WAYS=computed (a comma list of computed, merged, cached) limits the ways measured beside the floor. */
 const WAYS = (process.env.THROUGHPUT_WAYS ?? "computed,merged,cached").split(",");
 /** THROUGHPUT_CONCURRENCY=4 (a comma list) limits the concurrencies measured; default 1 and 4. */
@@ -133,7 +138,7 @@ export default async function throughput(): Promise<void> {
     MAX_INFLIGHT_PER_KEY: "1000", QUEUE_SIZE: "64",
   };
   const dir = mkdtempSync(join(tmpdir(), "folio-floor-"));
-  const computed = await startChild({ ...common, RESPONSE_CACHE_BYTES: "0" });
+  const computed = await startChild({ ...common, RESPONSE_CACHE_BYTES: "0" }, NODE_FLAGS);
   const cached = await startChild({ ...common });
   let floor: Server | undefined;
   try {

@@ -250,9 +250,31 @@ export interface Selection {
   series: readonly number[];
 }
 
-/** The selection of `strategies` (any order, duplicates ignored; default: DEFAULT_STRATEGIES). */
+/**
+ * The selections made so far, by the set of strategies chosen (bit i: STRATEGY_NAMES[i]; at most 2^STRATEGY_COUNT):
+ * a request's selection is read-only, so every request choosing the same strategies shares one (its ids the same
+ * strings, so the writers' comparisons with the last response's ids are pointer comparisons, and nothing is allocated
+ * per request).
+ */
+const SELECTIONS = new Map<number, Selection>();
+
+/**
+ * The selection of `strategies` (any order, duplicates ignored; default: DEFAULT_STRATEGIES). Shared by every call
+ * that chooses the same strategies: read it, never change it.
+ */
 export function selectStrategies(strategies: readonly Strategy[] = DEFAULT_STRATEGIES): Selection {
-  const chosen = STRATEGY_NAMES.filter((s) => strategies.includes(s));
+  let mask = 0;
+  for (let i = 0; i < STRATEGY_NAMES.length; i++) if (strategies.includes(STRATEGY_NAMES[i])) mask |= 1 << i;
+  let selection = SELECTIONS.get(mask);
+  if (selection === undefined) {
+    selection = selectionOf(STRATEGY_NAMES.filter((_, i) => (mask & (1 << i)) !== 0));
+    SELECTIONS.set(mask, selection);
+  }
+  return selection;
+}
+
+/** The selection of `chosen` (registry order, unique): its series ids and full-layout rows. */
+function selectionOf(chosen: readonly Strategy[]): Selection {
   const ids: StrategyId[] = [];
   const series: number[] = [];
   FREQUENCY_NAMES.forEach((f, q) => {

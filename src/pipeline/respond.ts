@@ -241,7 +241,24 @@ export function selectRows(full: Float64Array, selection: Selection, N: number, 
 
 /** The selected series that took their strategy's fallback of `kind` (`fallback`: full-layout flags). */
 export function fallbackIds(selection: Selection, fallback: readonly boolean[], kind: FallbackKind): StrategyId[] {
-  return selection.ids.filter((id, k) => fallback[selection.series[k]] && strategyRow(strategyOfId(id)).fallback === kind);
+  const out: StrategyId[] = [];
+  for (const k of fallbackSeries(selection, kind)) if (fallback[selection.series[k]]) out.push(selection.ids[k]);
+  return out;
+}
+
+/** Per selection (shared: src/domain/strategies.ts `selectStrategies`) and fallback kind, the series k that may take it. */
+const FALLBACK_SERIES = new WeakMap<Selection, Map<FallbackKind, readonly number[]>>();
+
+/** The positions k in `selection.ids` whose strategy's fallback is `kind`, in order (looked up once per selection). */
+function fallbackSeries(selection: Selection, kind: FallbackKind): readonly number[] {
+  let byKind = FALLBACK_SERIES.get(selection);
+  if (byKind === undefined) FALLBACK_SERIES.set(selection, byKind = new Map());
+  let ks = byKind.get(kind);
+  if (ks === undefined) {
+    ks = selection.ids.flatMap((id, k) => (strategyRow(strategyOfId(id)).fallback === kind ? [k] : []));
+    byKind.set(kind, ks);
+  }
+  return ks;
 }
 
 function split(values: Float64Array, rows: number, cols: number, offset = 0): Float64Array[] {
@@ -325,8 +342,7 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const testDays = computed === "sims" ? timeline(realTest, planning.horizonDays) : realTest;
   const nTest = testDays.length;
   const dateAt = (t: number): string => t < T ? prices.dates?.[t] ?? formatIsoDay(prices.days[t]) : formatIsoDay(testDays[t - training]);
-  const dates: string[] = new Array(nTest);
-  for (let t = 0; t < nTest; t++) dates[t] = dateAt(training + t);
+  const dates = testDates(prices, testDays, training, dateAt);
   const ids: SeriesId[] = bench === undefined ? valued : [...valued, benchmarkId(bench.ticker)];
   const capital = planning.initialValue;
   const flows = cashFlowsOf(planning, testDays);
@@ -404,6 +420,21 @@ export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices
   const runs: Float64Array[][] = [];
   for (let k = 0; k < runCount; k++) runs.push(split(flat, R, nTest, k * R * nTest));
   return { ...base, ids, dates, testDays, runs: paidRuns(runs, paying), ...sims, choleskyJitter: jitter, drawnMeans: drawn, assets, flows };
+}
+
+/**
+ * The test rows' dates `YYYY-MM-DD`: the caller's own strings when it gave them for every test row (one copy of the
+ * slice, not one call per day), else formatted by `dateAt`.
+ */
+function testDates(prices: TypedPrices, testDays: Int32Array, training: number, dateAt: (t: number) => string): string[] {
+  const nTest = testDays.length;
+  const given = prices.dates;
+  if (given !== undefined && given.length >= training + nTest && prices.days.length >= training + nTest) {
+    return given.slice(training, training + nTest);
+  }
+  const dates: string[] = new Array(nTest);
+  for (let t = 0; t < nTest; t++) dates[t] = dateAt(training + t);
+  return dates;
 }
 
 /** The request's cash flows on its test rows (src/report/plan.ts `flowSchedule`), undefined without any. */

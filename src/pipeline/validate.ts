@@ -418,6 +418,20 @@ function show(v: unknown): string {
   return typeof v === "bigint" ? `${v}n` : typeof v === "function" ? "a function" : String(JSON.stringify(v));
 }
 
+/** The option keys a kind accepts, in ALLOWED's order (computed once per kind). */
+const ACCEPTED = new Map<"weights" | "paths" | "sims", readonly string[]>();
+
+function acceptedOptions(kind: "weights" | "paths" | "sims"): readonly string[] {
+  let accepted = ACCEPTED.get(kind);
+  if (accepted === undefined) {
+    accepted = Object.keys(ALLOWED)
+      .filter((x) => kind === "sims" || !SIMS_ONLY.has(x))
+      .filter((x) => kind !== "weights" || !VALUATION_ONLY.has(x));
+    ACCEPTED.set(kind, accepted);
+  }
+  return accepted;
+}
+
 /** Check options; unknown keys are rejected (a typo must not silently change a backtest). */
 export function checkOptions(options: SimsOptions | undefined, kind: "weights" | "paths" | "sims"): CheckedOptions {
   const p = new Problems("options");
@@ -426,9 +440,7 @@ export function checkOptions(options: SimsOptions | undefined, kind: "weights" |
     p.add("", "options must be an object");
     p.throwIfAny();
   }
-  const accepted = Object.keys(ALLOWED)
-    .filter((x) => kind === "sims" || !SIMS_ONLY.has(x))
-    .filter((x) => kind !== "weights" || !VALUATION_ONLY.has(x));
+  const accepted = acceptedOptions(kind);
   for (const [k, v] of Object.entries(o)) {
     if (v === undefined) continue;
     const rule = ALLOWED[k];
