@@ -765,6 +765,8 @@ export const InfoResponse = z
       window: z.array(z.string()).optional(),
       sharpe_test: z.array(z.enum(SHARPE_TESTS)).optional()
         .describe("The analysis's Sharpe difference tests (docs/method.md §7.5), the default first."),
+      capture_basis: z.array(z.enum(CAPTURE_BASES)).optional()
+        .describe("/report's capture_basis values (docs/method.md §7.3: the basis of up_capture and down_capture), the default first."),
       costs_bps: z.object({ min: z.number(), max: z.number() }).optional(),
       planning: z.object({
         training_days: z.object({ min: z.number(), max: z.number(), default: z.number() }),
