@@ -59,6 +59,24 @@ describe("the page's strategy selection", () => {
     expect(C.queryToRequest(`?${q}`).strategies).toBe("gmvp,rpp");
     expect(C.queryToRequest("?tickers=A&strategies=gmvp;drop").strategies).toBeUndefined();
   });
+  it("sends strategies: [] for the \"none\" choice, allowed with a portfolio or a benchmark; the URL keeps it", () => {
+    expect(C.strategiesField(C.NO_STRATEGIES)).toEqual({ strategies: [] });
+    expect(STRATEGY_REGISTRY.map((r) => r.id)).not.toContain(C.NO_STRATEGIES);
+    expect(C.hasStrategies({ strategies: C.NO_STRATEGIES })).toBe(false);
+    expect(C.hasStrategies({ strategies: "" })).toBe(true);
+    expect(C.mayChooseNoStrategy({ benchmark: "", portfolios: [] })).toBe(false);
+    expect(C.mayChooseNoStrategy({ benchmark: "SPY" })).toBe(true);
+    expect(C.mayChooseNoStrategy({ benchmark: "", portfolios: [{ name: "mine", weights: [["A", "1"]] }] })).toBe(true);
+    const q = C.requestToQuery({ tickers: ["A"], mode: "paths", strategies: C.NO_STRATEGIES, benchmark: "B" });
+    expect(C.queryToRequest(`?${q}`)).toMatchObject({ strategies: C.NO_STRATEGIES, benchmark: "B" });
+  });
+  it("sends capture_basis only when the form chose one, and keeps it in the URL (a malformed one is dropped)", () => {
+    expect(C.captureBasisField({ capture_basis: "" })).toEqual({});
+    expect(C.captureBasisField({ capture_basis: "monthly" })).toEqual({ capture_basis: "monthly" });
+    const q = C.requestToQuery({ tickers: ["A"], mode: "paths", benchmark: "B", capture_basis: "monthly" });
+    expect(C.queryToRequest(`?${q}`).capture_basis).toBe("monthly");
+    expect(C.queryToRequest("?tickers=A&capture_basis=Month%20ly").capture_basis).toBeUndefined();
+  });
 });
 
 describe("the page's palettes", () => {

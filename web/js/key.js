@@ -46,7 +46,7 @@ function fillCaptureBases(bases) {
   const sel = $("capture-basis");
   const keep = sel.value;
   sel.replaceChildren(...state.captureBases.map((v) => Object.assign(document.createElement("option"),
-    { value: v, textContent: CAPTURE_BASIS_LABELS[v] ?? v })));
+    { value: v, textContent: v, title: CAPTURE_BASIS_LABELS[v] ?? v })));
   sel.title = "The basis of the up and down capture ratios against the benchmark (docs/method.md §7.3): daily " +
     "log-returns (arithmetic means) or calendar-month simple returns (geometric means, Morningstar's and Portfolio " +
     "Visualizer's). Simulations use the daily basis.";

@@ -28,7 +28,8 @@ const rowIds = (row, ids) => (row.merged
   : [row.id]);
 
 /**
- * A sortable table. `columns`: { label, key(row) → sort key / CSV value, text(row) → shown text, cls(row) }.
+ * A sortable table. `columns`: { label, sub (a smaller second line), key(row) → sort key / CSV value, text(row) → shown
+ * text, cls(row) }.
  * Headers are buttons (keyboard: Tab, Enter/Space), with aria-sort on the sorted column; first click ascending for
  * text, descending for numbers; a second click reverses; a third restores the original order.
  */
@@ -51,6 +52,8 @@ export function sortableTable(el, columns, items, { rowAttrs } = {}) {
     b.type = "button";
     b.className = "sort";
     b.textContent = col.label;
+    // a second, smaller line under the label (the capture ratios' basis)
+    if (col.sub) b.append(Object.assign(document.createElement("span"), { className: "th-sub", textContent: col.sub }));
     b.addEventListener("click", () => {
       const numeric = items.length > 0 && typeof columns[c].key(items[0]) === "number";
       const first = numeric ? "descending" : "ascending";
@@ -196,11 +199,9 @@ function relativeColumns(r, get = (it) => it.x) {
 function captureColumns(r, col) {
   const basis = captureBasisOf(r);
   const titles = CAPTURE_TITLES[basis] ?? { up: "up capture", down: "down capture" };
-  const on = basis ? ` (${basis})` : "";
-  return [
-    col(`Up capture${on}`, "up_capture", fmtRatio, false, `${titles.up}; basis: ${CAPTURE_BASIS_LABELS[basis] ?? basis}`),
-    col(`Down capture${on}`, "down_capture", fmtRatio, false, `${titles.down}; basis: ${CAPTURE_BASIS_LABELS[basis] ?? basis}`),
-  ];
+  const basisName = CAPTURE_BASIS_LABELS[basis] ?? basis;
+  const capture = (label, k, title) => ({ ...col(label, k, fmtRatio, false, `${title}; basis: ${basisName}`), sub: basis || undefined });
+  return [capture("Up capture", "up_capture", titles.up), capture("Down capture", "down_capture", titles.down)];
 }
 
 export function renderSummary(r) {
