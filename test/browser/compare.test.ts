@@ -137,7 +137,7 @@ describeWithChromium("the page's \"none\" strategy choice and capture basis at 1
     expect(mine.up_capture).not.toBe(daily.find((r) => r.PATH === "portfolio.mine")!.up_capture);
     expect(await cellOf("portfolio.mine", "Up capture")).toBe((mine.up_capture as number).toFixed(2));
     expect(await cellOf("portfolio.mine", "Down capture")).toBe((mine.down_capture as number).toFixed(2));
-    expect(await page.locator("#summary-note").innerText()).toMatch(/capture ratios on calendar months/);
+    expect(await page.locator("#summary-note").innerText()).toMatch(/up and down capture on calendar months/);
     await page.locator("#summary").scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(OUT, "compare-1366.png"), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ALL_SERIES_IDS, DISPLAY_FREQUENCIES, displayOrder, STRATEGY_IDS, STRATEGY_REGISTRY } from "../../src/domain/strategies.js";
+import { ALL_SERIES_IDS, DISPLAY_FREQUENCIES, displayOrder, STRATEGY_IDS, STRATEGY_REGISTRY, NO_STRATEGIES } from "../../src/domain/strategies.js";
 // @ts-expect-error plain ES module of the page, no type declarations
 import * as C from "../../web/js/compute.js";
 
@@ -61,6 +61,7 @@ describe("the page's strategy selection", () => {
   });
   it("sends strategies: [] for the \"none\" choice, allowed with a portfolio or a benchmark; the URL keeps it", () => {
     expect(C.strategiesField(C.NO_STRATEGIES)).toEqual({ strategies: [] });
+    expect(C.NO_STRATEGIES).toBe(NO_STRATEGIES); // the CLI's word (src/domain/strategies.ts)
     expect(STRATEGY_REGISTRY.map((r) => r.id)).not.toContain(C.NO_STRATEGIES);
     expect(C.hasStrategies({ strategies: C.NO_STRATEGIES })).toBe(false);
     expect(C.hasStrategies({ strategies: "" })).toBe(true);

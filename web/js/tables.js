@@ -216,8 +216,8 @@ export function renderSummary(r) {
     "(target 0); Calmar = annualised return / maximum drawdown; VaR and CVaR: historical 95 % of the daily " +
     "returns, as losses." +
     (bench ? ` Relative to the benchmark ${bench.slice("benchmark.".length)} (daily log-returns r of the row, b of the ` +
-      "benchmark): beta, alpha (annualised), tracking error, information ratio, correlation, up and down capture " +
-      `(${captureNote(r)}; docs/method.md §7.3).` : "") +
+      "benchmark): beta, alpha (annualised), tracking error, information ratio, correlation, up and down capture" +
+      `${basisWords(r)} (docs/method.md §7.3).` : "") +
     " Click a column header to sort; the CSV has every column.";
   const num = (label, k, fmt, signed, group) =>
     ({ label, csvLabel: k, group, key: (it) => it.x[k], text: (it) => fmt(it.x[k]), cls: signed ? (it) => signClass(it.x[k]) : undefined });
@@ -265,10 +265,10 @@ export function tradeColumns(r) {
   ];
 }
 
-/** The summary note's words for the capture basis of a result. */
-function captureNote(r) {
+/** The summary note's words for the capture basis of a result (" on calendar months"; "" before /v1/info said). */
+function basisWords(r) {
   const basis = captureBasisOf(r);
-  return basis ? `capture ratios on ${CAPTURE_BASIS_LABELS[basis] ?? basis}` : "capture ratios";
+  return basis ? ` on ${CAPTURE_BASIS_LABELS[basis] ?? basis}` : "";
 }
 
 export function renderSimsSummary(r) {
@@ -281,7 +281,7 @@ export function renderSimsSummary(r) {
     `Over ${r.runCount} simulated runs: the 5/25/50/75/95th percentiles and the mean of the final value, the share of runs that lose money, and ` +
     "the mean of each run's annualised return and maximum drawdown." +
     (relative.length ? " Relative figures: the mean over runs of each run's figure against that run's simulated " +
-      `benchmark (${captureNote(r)}: a simulated run's days have no calendar months).` : "") +
+      `benchmark (capture ratios${basisWords(r)}: a simulated run's days have no calendar months).` : "") +
     " Click a column header to sort; the CSV has every column.";
   const num = (label, csvLabel, get, fmt, signed, group) =>
     ({ label, csvLabel, group, key: get, text: (it) => fmt(get(it)), cls: signed ? (it) => signClass(get(it)) : undefined });
