@@ -51,8 +51,8 @@ interface BacktestOptions extends CommonOptions, RebalanceFlags, ServerOptions {
 
 /** The words of the relative table's heading for a capture basis (docs/method.md §7.3). */
 const CAPTURE_BASIS_WORDS: Record<CaptureBasis, string> = {
-  daily: "daily log-returns (arithmetic means)",
-  monthly: "calendar-month simple returns (geometric means)",
+  daily: "daily log-returns, arithmetic means",
+  monthly: "calendar-month simple returns, geometric means",
 };
 
 /** The heading of the relative table: the returns of the figures, and the capture ratios' basis. */
