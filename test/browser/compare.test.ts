@@ -9,10 +9,10 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { CAPTURE_BASES } from "../../src/report/summary.js";
-import { startServer, type RunningServer } from "../../src/http/server.js";
+import type { RunningServer } from "../../src/http/server.js";
 import { openStore } from "../../src/store/index.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
-import { describeWithChromium, launchChromium, openWithKey } from "../helpers/browser.js";
+import { describeWithChromium, launchChromium, openWithKey, pickTickers, startPageServer } from "../helpers/browser.js";
 
 const KEY = "browser-test-key-compare-0123456789abcdef";
 const OUT = join(PROJECT_ROOT, "test-output");
@@ -51,11 +51,7 @@ describeWithChromium("the page's \"none\" strategy choice and capture basis at 1
   beforeAll(async () => {
     mkdirSync(OUT, { recursive: true });
     all = (await openStore()).list().map((t) => t.ticker);
-    server = await startServer({
-      env: { API_KEYS: KEY, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "silent", WORKERS: "1" },
-      logger: false,
-      print: () => {},
-    });
+    server = await startPageServer(KEY);
     browser = await launchChromium();
     ({ page } = browser);
     page.on("request", (req) => {
@@ -72,10 +68,7 @@ describeWithChromium("the page's \"none\" strategy choice and capture basis at 1
   });
 
   it("offers \"none\" and the capture basis only with a benchmark (or a portfolio), the bases from /v1/info", async () => {
-    for (const t of all.slice(0, 3)) {
-      await page.fill("#ticker-search", t);
-      await page.locator(`.ticker-option[data-ticker="${t}"]`).click();
-    }
+    await pickTickers(page, all.slice(0, 3));
     expect(await page.locator("#strategy-none").isDisabled()).toBe(true);
     expect(await page.locator("#capture-basis").isDisabled()).toBe(true);
     expect(await page.locator("#capture-basis option").evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value)))
