@@ -7,7 +7,7 @@ import type { PriceStore } from "../store/types.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../domain/vocabulary.js";
 import { seedProblem } from "../domain/seed.js";
 import { strategiesProblem } from "../pipeline/validate.js";
-import { DEFAULT_STRATEGIES, STRATEGY_REGISTRY, type Strategy } from "../domain/strategies.js";
+import { DEFAULT_STRATEGIES, NO_STRATEGIES, STRATEGY_REGISTRY, type Strategy } from "../domain/strategies.js";
 import { alignPrices } from "../pipeline/align.js";
 import { openBackend, storeOfSnapshot } from "../store/backend.js";
 import { UsageError } from "./exit-codes.js";
@@ -96,8 +96,12 @@ export function parseWeightArg(value: string): number {
   return v;
 }
 
-/** `--strategies gmvp,rpp`: registry ids, comma-separated, each once (the library's rule and messages). */
+/**
+ * `--strategies gmvp,rpp`: registry ids, comma-separated, each once (the library's rule and messages);
+ * `--strategies none`: no strategy (`strategies: []`: only the --portfolio series and the --benchmark).
+ */
 export function parseStrategiesArg(value: string): Strategy[] {
+  if (value.trim() === NO_STRATEGIES) return [];
   const ids = value.split(",").map((s) => s.trim()).filter((s) => s !== "");
   const why = strategiesProblem(ids);
   if (why !== undefined) throw new InvalidArgumentError(why.message.replace("/strategies/", "entry "));
@@ -106,7 +110,8 @@ export function parseStrategiesArg(value: string): Strategy[] {
 
 /** The help of --strategies, from the registry: every id with its display name, the default marked. */
 export const STRATEGIES_HELP = "strategies to compute, comma-separated (default: " + DEFAULT_STRATEGIES.join(",") +
-  "): " + STRATEGY_REGISTRY.map((r) => `${r.id} = ${r.name}`).join("; ");
+  "): " + STRATEGY_REGISTRY.map((r) => `${r.id} = ${r.name}`).join("; ") + `; or "${NO_STRATEGIES}": no strategy, ` +
+  "only the --portfolio series and the --benchmark (needs one of them)";
 
 /**
  * The selection and own portfolios of a command's parsed options, as the library takes them (absent when not given;

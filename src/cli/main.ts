@@ -46,6 +46,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
   folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3 --json
   folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3 --values --csv | head -3
   folio simulate SYN-TEC1 SYN-FIN2 SYN-UTL3 --runs 20 --seed 42
+  folio backtest SYN-TEC1 SYN-FIN2 --portfolio mine=SYN-TEC1:0.6,SYN-FIN2:0.4 --strategies none --benchmark SYN-UTL3 --capture-basis monthly
   folio import ./prices.csv            (into ./.data, which the other commands then read; or --data-dir DIR)
   folio serve --port 8080
 

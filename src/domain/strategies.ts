@@ -177,6 +177,12 @@ export const FREQUENCIES: readonly Frequency[] = FREQUENCY_NAMES;
 /** Every strategy, in registry order. */
 export const STRATEGIES: readonly Strategy[] = STRATEGY_NAMES;
 
+/**
+ * How the CLI (`--strategies none`) and the web page's picker write "no strategy": `strategies: []`, only the own
+ * portfolios and the benchmark (allowed when either is given). Never a strategy id (test/browser/compute.test.ts).
+ */
+export const NO_STRATEGIES = "none";
+
 /** The default selection: PathLit's strategies, in registry order (a request without `strategies` gets these). */
 export const DEFAULT_STRATEGIES: readonly Strategy[] = STRATEGY_REGISTRY.filter((r) => r.pathlit).map((r) => r.id);
 

@@ -765,6 +765,8 @@ export const InfoResponse = z
       window: z.array(z.string()).optional(),
       sharpe_test: z.array(z.enum(SHARPE_TESTS)).optional()
         .describe("The analysis's Sharpe difference tests (docs/method.md §7.5), the default first."),
+      capture_basis: z.array(z.enum(CAPTURE_BASES)).optional()
+        .describe("/report's capture_basis values (docs/method.md §7.3: the basis of up_capture and down_capture), the default first."),
       costs_bps: z.object({ min: z.number(), max: z.number() }).optional(),
       planning: z.object({
         training_days: z.object({ min: z.number(), max: z.number(), default: z.number() }),
@@ -843,6 +845,17 @@ function dedupe(problems: PointerProblem[]): PointerProblem[] {
   });
 }
 
+/**
+ * A body's fields that another route accepts, refused elsewhere with where they go (a field that would change nothing
+ * is a mistake to report). `capture_basis`: /sims/summary's capture ratios are on the daily basis only (a simulated
+ * run's days are resampled days on a business-day calendar: its "months" would be the generator's, not the market's)
+ * and /analysis has no capture ratios (docs/method.md §7.3).
+ */
+const ELSEWHERE: Readonly<Record<string, string>> = Object.assign(Object.create(null) as Record<string, string>, {
+  capture_basis: "is accepted by POST /v1/optimiser/report only (docs/method.md §7.3): /sims/summary's capture ratios " +
+    "are daily only, /analysis has none; remove it here",
+});
+
 /** Problems listed by `flatten` at most (per call, whatever the nesting); the others are counted. */
 const FLATTEN_CAP = 4 * MAX_LISTED_PROBLEMS;
 
@@ -856,7 +869,7 @@ function flatten(issues: readonly Issue[], base: readonly PropertyKey[], acc: { 
     if (issue.code === "custom" && typeof issue.params?.[OMITTED] === "number") {
       acc.omitted += issue.params[OMITTED] as number;
     } else if (issue.code === "unrecognized_keys") {
-      for (const k of issue.keys) push(() => toPointer([...path, k]), "is not a known field");
+      for (const k of issue.keys) push(() => toPointer([...path, k]), (path.length === 0 ? ELSEWHERE[k] : undefined) ?? "is not a known field");
     } else if (issue.code === "invalid_union" && issue.errors.length > 0) {
       const typed = issue.errors.filter((branch) => !branch.some((i) => i.code === "invalid_type" && i.path.length === 0));
       if (typed.length === 1) flatten(typed[0], path, acc);

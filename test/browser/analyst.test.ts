@@ -224,7 +224,9 @@ describeWithChromium("the analyst's page: own portfolios, a benchmark, axes, can
   });
 
   it("shows the relative figures in the summary, equal to a plain computation from the returned values", async () => {
-    const heads = await page.locator("#summary thead th").allInnerTexts();
+    // (the capture ratios' headers carry their basis on a second line: the labels are the first)
+    const heads = (await page.locator("#summary thead th").allInnerTexts()).map((h) => h.split("\n")[0]);
+    expect((await page.locator("#summary thead th").allInnerTexts()).filter((h) => h.endsWith("capture\ndaily"))).toHaveLength(2);
     for (const h of ["Beta", "Alpha", "Tracking error", "Info ratio", "Correlation", "Up capture", "Down capture"]) expect(heads).toContain(h);
     const body = { tickers, benchmark: bench, portfolios: { core: { [tickers[0]]: 0.6, [tickers[1]]: 0.4 }, solo: { [tickers[2]]: 1 } } };
     const paths = (await (await fetch(`${server.url}/v1/optimiser/paths`, {

@@ -4,7 +4,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ALL_SERIES_IDS, DISPLAY_FREQUENCIES, displayOrder, STRATEGY_IDS, STRATEGY_REGISTRY } from "../../src/domain/strategies.js";
+import { ALL_SERIES_IDS, DISPLAY_FREQUENCIES, displayOrder, STRATEGY_IDS, STRATEGY_REGISTRY, NO_STRATEGIES } from "../../src/domain/strategies.js";
 // @ts-expect-error plain ES module of the page, no type declarations
 import * as C from "../../web/js/compute.js";
 
@@ -58,6 +58,25 @@ describe("the page's strategy selection", () => {
     const q = C.requestToQuery({ tickers: ["A"], mode: "paths", strategies: "gmvp,rpp" });
     expect(C.queryToRequest(`?${q}`).strategies).toBe("gmvp,rpp");
     expect(C.queryToRequest("?tickers=A&strategies=gmvp;drop").strategies).toBeUndefined();
+  });
+  it("sends strategies: [] for the \"none\" choice, allowed with a portfolio or a benchmark; the URL keeps it", () => {
+    expect(C.strategiesField(C.NO_STRATEGIES)).toEqual({ strategies: [] });
+    expect(C.NO_STRATEGIES).toBe(NO_STRATEGIES); // the CLI's word (src/domain/strategies.ts)
+    expect(STRATEGY_REGISTRY.map((r) => r.id)).not.toContain(C.NO_STRATEGIES);
+    expect(C.hasStrategies({ strategies: C.NO_STRATEGIES })).toBe(false);
+    expect(C.hasStrategies({ strategies: "" })).toBe(true);
+    expect(C.mayChooseNoStrategy({ benchmark: "", portfolios: [] })).toBe(false);
+    expect(C.mayChooseNoStrategy({ benchmark: "SPY" })).toBe(true);
+    expect(C.mayChooseNoStrategy({ benchmark: "", portfolios: [{ name: "mine", weights: [["A", "1"]] }] })).toBe(true);
+    const q = C.requestToQuery({ tickers: ["A"], mode: "paths", strategies: C.NO_STRATEGIES, benchmark: "B" });
+    expect(C.queryToRequest(`?${q}`)).toMatchObject({ strategies: C.NO_STRATEGIES, benchmark: "B" });
+  });
+  it("sends capture_basis only when the form chose one, and keeps it in the URL (a malformed one is dropped)", () => {
+    expect(C.captureBasisField({ capture_basis: "" })).toEqual({});
+    expect(C.captureBasisField({ capture_basis: "monthly" })).toEqual({ capture_basis: "monthly" });
+    const q = C.requestToQuery({ tickers: ["A"], mode: "paths", benchmark: "B", capture_basis: "monthly" });
+    expect(C.queryToRequest(`?${q}`).capture_basis).toBe("monthly");
+    expect(C.queryToRequest("?tickers=A&capture_basis=Month%20ly").capture_basis).toBeUndefined();
   });
 });
 

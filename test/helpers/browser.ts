@@ -65,3 +65,14 @@ export async function pickTickers(page: import("playwright-core").Page, tickers:
     await page.locator(`.ticker-option[data-ticker="${t}"]`).click();
   }
 }
+
+/** The real server on 127.0.0.1 (an ephemeral port, one worker, silent) with the one API key `key` (the page tests'). */
+export async function startPageServer(key: string, env: Record<string, string> = {}):
+  Promise<import("../../src/http/server.js").RunningServer> {
+  const { startServer } = await import("../../src/http/server.js");
+  return startServer({
+    env: { API_KEYS: key, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "silent", WORKERS: "1", ...env },
+    logger: false,
+    print: () => {},
+  });
+}

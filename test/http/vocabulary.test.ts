@@ -10,6 +10,8 @@ import { describe, expect, it } from "vitest";
 import { projectRoot } from "../../src/config.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../../src/domain/vocabulary.js";
 import { useTestApp } from "../helpers/app.js";
+import { SHARPE_TESTS } from "../../src/report/significance.js";
+import { CAPTURE_BASES } from "../../src/report/summary.js";
 
 describe("the vocabulary over HTTP", () => {
   const t = useTestApp();
@@ -27,6 +29,8 @@ describe("the vocabulary over HTTP", () => {
       block_length: { ...BLOCK_LENGTH_RANGE, model: "bootstrap" },
       rebalance: { calendar: ["none", "monthly", "quarterly", "annual"], every_days: { min: 1, max: MAX_REBALANCE_DAYS } },
       window: ["rolling", "expanding"],
+      sharpe_test: [...SHARPE_TESTS],
+      capture_basis: ["daily", "monthly"],
       costs_bps: { min: 0, max: MAX_COSTS_BPS },
       planning: {
         training_days: { min: 60, max: 2520, default: 252 }, horizon_days: { min: 1, max: 25_200 },
@@ -53,6 +57,13 @@ describe("the vocabulary over HTTP", () => {
       const select = new RegExp(`<select id="${id}"[^>]*data-option="${id}"[^>]*></select>`);
       expect(html, id).toMatch(select);
     }
+    // the capture basis (/report's capture_basis): an empty select filled from options.capture_basis
+    expect(html).toMatch(/<select id="capture-basis"[^>]*data-option="capture_basis"[^>]*><\/select>/);
+    expect(js).toMatch(/options\?\.capture_basis/);
+    // "monthly" is also a rebalancing rule of the page's own select (and compute.js REBALANCE_RULES); "daily" is a
+    // basis only, so it appears nowhere as a value
+    expect(html).not.toContain(`value="${CAPTURE_BASES[0]}"`);
+    expect(js).not.toContain(`"${CAPTURE_BASES[0]}"`);
     for (const v of [...COVARIANCE_MODES, ...HRP_MODES, ...SIM_MODELS]) {
       expect(html, v).not.toContain(`value="${v}"`);
       expect(js, v).not.toContain(`"${v}"`);

@@ -257,7 +257,7 @@ export function toCsv(headers, rows) {
   return [headers, ...rows].map((r) => r.map(field).join(",")).join("\n") + "\n";
 }
 
-const URL_FIELDS = ["start", "end", "covariance", "hrp", "max_weight", "min_weight", "strategies", "benchmark", "mode", "runs", "seed", "model", "drift", "block_length", "rebalance", "window", "costs"];
+const URL_FIELDS = ["start", "end", "covariance", "hrp", "max_weight", "min_weight", "strategies", "benchmark", "capture_basis", "mode", "runs", "seed", "model", "drift", "block_length", "rebalance", "window", "costs"];
 /** The sims-only fields: in a URL only with mode=sims or plan. */
 const SIMS_FIELDS = ["runs", "seed", "model", "drift", "block_length"];
 /** Rebalancing rules the page offers (docs/method.md §7.2); "none" (buy and hold) is the default and stays out of URLs. */
@@ -297,6 +297,7 @@ export function queryToRequest(search) {
   for (const k of ["max_weight", "min_weight"]) if (req[k] && !/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(req[k])) delete req[k];
   if (req.strategies && !/^[a-z]+(,[a-z]+)*$/.test(req.strategies)) delete req.strategies;
   if (req.benchmark && !/^[!-~]{1,32}$/.test(req.benchmark)) delete req.benchmark;
+  if (req.capture_basis && !/^[a-z]+$/.test(req.capture_basis)) delete req.capture_basis;
   if (req.drift && !/^[a-z]+$/.test(req.drift)) delete req.drift;
   if (req.block_length && !/^\d+(\.\d+)?$/.test(req.block_length)) delete req.block_length;
   const portfolios = [];
@@ -309,11 +310,25 @@ export function queryToRequest(search) {
 }
 
 /**
+ * The picker's "no strategy" choice, as the form and the URL write it: `strategies: []`, only the own portfolios and
+ * the benchmark (the server allows it when either is given). Not a registry id (those are the strategies' codes).
+ */
+export const NO_STRATEGIES = "none";
+
+/** Does a request ask for a strategy's series (false for the "none" choice)? */
+export const hasStrategies = (req) => req.strategies !== NO_STRATEGIES;
+
+/** May a request choose no strategy: it has an own portfolio or a benchmark to value. */
+export const mayChooseNoStrategy = (req) => Boolean(req.benchmark) || (req.portfolios ?? []).length > 0;
+
+/**
  * The `strategies` member of a body: absent for the default selection (so the request, its URL and its bytes are
- * PathLit's), else the chosen ids in registry order. `chosen`: the comma-separated ids of the form or the URL.
+ * PathLit's), `[]` for the "none" choice, else the chosen ids in registry order. `chosen`: the comma-separated ids of
+ * the form or the URL.
  */
 export function strategiesField(chosen) {
   if (!chosen) return {};
+  if (chosen === NO_STRATEGIES) return { strategies: [] };
   const ids = registryStrategies().filter((s) => chosen.split(",").includes(s));
   const unknown = chosen.split(",").filter((s) => !REGISTRY.has(s));
   const defaults = defaultStrategies();
@@ -321,6 +336,15 @@ export function strategiesField(chosen) {
   // an id the page does not know is sent as given, so that the server's message names it
   return { strategies: [...ids, ...unknown] };
 }
+
+/** What the capture ratios' bases are called on the page (docs/method.md §7.3); a basis the server adds: its name. */
+export const CAPTURE_BASIS_LABELS = { daily: "daily log-returns", monthly: "calendar months" };
+
+/**
+ * The `capture_basis` member of a /report body (docs/method.md §7.3): only when the form chose a basis other than the
+ * server's default (then the report's bytes stay the default ones); the server validates the value.
+ */
+export const captureBasisField = (req) => (req.capture_basis ? { capture_basis: req.capture_basis } : {});
 
 /** Does a request rebalance (a rule other than "none")? */
 export function rebalances(req) {

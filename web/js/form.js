@@ -1,6 +1,6 @@
 // The form as a request, the strategy picker, restoring a request (from a URL) and writing the URL.
 import { STRATEGY_REGISTRY } from "/lib/domain/strategies.js";
-import { requestToQuery, defaultStrategies } from "/js/compute.js";
+import { requestToQuery, defaultStrategies, mayChooseNoStrategy, NO_STRATEGIES } from "/js/compute.js";
 import { $ } from "./dom.js";
 import { state } from "./state.js";
 import { renderTickerList, renderSelected } from "./tickers.js";
@@ -17,6 +17,8 @@ export function formRequest() {
     max_weight: $("max-weight").value.trim(), min_weight: $("min-weight").value.trim(),
     strategies: chosenStrategies(),
     benchmark: $("benchmark").value.trim(),
+    // the basis of the capture ratios: only with a benchmark, and only when not the server's default
+    capture_basis: !$("capture-basis").disabled && $("capture-basis").value !== state.captureBases[0] ? $("capture-basis").value : "",
     // sims options: the drift only when it is not the server's default, the block length only for the bootstrap
     drift: $("drift").value && $("drift").value !== state.optionDefaults.drift ? $("drift").value : "",
     block_length: $("model").value === state.blockLengthModel ? $("block-length").value.trim() : "",
@@ -25,9 +27,18 @@ export function formRequest() {
   };
 }
 
-/** The strategy picker (one checkbox per registry row, PathLit's seven checked by default). */
+/**
+ * The strategy picker (one checkbox per registry row, PathLit's seven checked by default), then the "none" choice:
+ * only the own portfolios and the benchmark (`strategies: []`), enabled while the form has either.
+ */
 export function initStrategyPicker() {
   const box = $("strategy-picker");
+  box.addEventListener("change", (e) => {
+    if (e.target === noneInput()) {
+      if (e.target.checked) for (const input of strategyInputs()) input.checked = false;
+      else if (!strategyInputs().some((i) => i.checked)) restoreStrategies("");
+    } else if (e.target.checked) noneInput().checked = false;
+  });
   for (const row of STRATEGY_REGISTRY) {
     const label = document.createElement("label");
     label.className = "strategy-choice";
@@ -42,18 +53,57 @@ export function initStrategyPicker() {
     label.append(input, sw, ` ${row.name}`);
     box.append(label);
   }
+  const label = document.createElement("label");
+  label.className = "strategy-choice strategy-none";
+  label.title = "No strategy: compare your own portfolios with the benchmark only (needs a portfolio or a benchmark)";
+  const input = document.createElement("input");
+  input.type = "checkbox";
+  input.id = "strategy-none";
+  label.append(input, " None (portfolios and benchmark only)");
+  box.append(label);
+  // the choice needs something to value: a benchmark or an own portfolio (any edit of the form may add or remove one)
+  $("run-form").addEventListener("input", syncNoStrategy);
+  $("run-form").addEventListener("change", syncNoStrategy);
+  $("run-form").addEventListener("click", () => queueMicrotask(syncNoStrategy));
+  syncNoStrategy();
 }
 
-/** The checked strategies, comma-separated in registry order; "" for the default selection (PathLit's). */
+const strategyInputs = () => [...$("strategy-picker").querySelectorAll("input:not(#strategy-none)")];
+const noneInput = () => $("strategy-none");
+
+/**
+ * The "none" choice and the capture basis follow the form: "none" enabled with a portfolio or a benchmark (without
+ * either it is cleared and PathLit's seven come back), the capture basis with a benchmark in paths mode.
+ */
+export function syncNoStrategy() {
+  const benchmark = $("benchmark").value.trim() !== "";
+  const allowed = mayChooseNoStrategy({ benchmark, portfolios: formPortfolios() });
+  const none = noneInput();
+  none.disabled = !allowed;
+  if (!allowed && none.checked) {
+    none.checked = false;
+    restoreStrategies("");
+  }
+  // simulations have the daily basis only (/sims/summary: a simulated run's days have no calendar months)
+  $("capture-basis").disabled = !benchmark || mode() !== "paths" || state.captureBases.length === 0;
+}
+
+/**
+ * The checked strategies, comma-separated in registry order; "" for the default selection (PathLit's, also when none
+ * is checked); `NO_STRATEGIES` for the "none" choice.
+ */
 export function chosenStrategies() {
-  const ids = [...$("strategy-picker").querySelectorAll("input:checked")].map((i) => i.value);
+  if (noneInput().checked && !noneInput().disabled) return NO_STRATEGIES;
+  const ids = strategyInputs().filter((i) => i.checked).map((i) => i.value);
   const defaults = defaultStrategies();
   return ids.length === defaults.length && ids.every((s, i) => s === defaults[i]) ? "" : ids.join(",");
 }
 
 export function restoreStrategies(list) {
-  const chosen = list ? list.split(",") : defaultStrategies();
-  for (const input of $("strategy-picker").querySelectorAll("input")) input.checked = chosen.includes(input.value);
+  const none = list === NO_STRATEGIES;
+  const chosen = none ? [] : list ? list.split(",") : defaultStrategies();
+  for (const input of strategyInputs()) input.checked = chosen.includes(input.value);
+  noneInput().checked = none;
 }
 
 export function restoreRequest(req) {
@@ -77,12 +127,14 @@ export function restoreRequest(req) {
   $("block-length").value = req.block_length ?? "";
   syncBlockLength();
   $("benchmark").value = req.benchmark ?? "";
+  pick("capture-basis", req.capture_basis);
   setPortfolios(req.portfolios ?? []);
   document.querySelector(`input[name="mode"][value="${req.mode}"]`).checked = true;
   syncMode();
   $("max-weight").value = req.max_weight ?? "";
   $("min-weight").value = req.min_weight ?? "";
   restoreStrategies(req.strategies);
+  syncNoStrategy();
   if (req.runs) $("run-count").value = req.runs;
   // a k-day rule from a URL has no option of its own: add one so that the request runs as linked
   if (req.rebalance && /^\d+$/.test(req.rebalance) && ![...$("rebalance").options].some((o) => o.value === req.rebalance)) {

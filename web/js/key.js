@@ -3,7 +3,8 @@ import { $ } from "./dom.js";
 import { KEY_STORAGE, ApiError, getKey, api, showError } from "./api.js";
 import { loadTickers } from "./tickers.js";
 import { state } from "./state.js";
-import { restoreRequest, syncBlockLength } from "./form.js";
+import { CAPTURE_BASIS_LABELS } from "/js/compute.js";
+import { restoreRequest, syncNoStrategy, syncBlockLength } from "./form.js";
 
 /** The option selects; their values and defaults come from /v1/info's `options` (the server's one vocabulary). */
 export const OPTION_SELECTS = ["covariance", "hrp", "model", "drift"];
@@ -35,6 +36,22 @@ export function applyOptions(options) {
     else if (list.includes(keep)) sel.value = keep;
   }
   fillSharpeTests(options?.sharpe_test);
+  fillCaptureBases(options?.capture_basis);
+}
+
+/** The capture basis select, from /v1/info `options.capture_basis` (the server's default first). */
+function fillCaptureBases(bases) {
+  if (!Array.isArray(bases) || bases.length === 0) return;
+  state.captureBases = bases.map(String);
+  const sel = $("capture-basis");
+  const keep = sel.value;
+  sel.replaceChildren(...state.captureBases.map((v) => Object.assign(document.createElement("option"),
+    { value: v, textContent: v, title: CAPTURE_BASIS_LABELS[v] ?? v })));
+  sel.title = "The basis of the up and down capture ratios against the benchmark (docs/method.md §7.3): daily " +
+    "log-returns (arithmetic means) or calendar-month simple returns (geometric means, Morningstar's and Portfolio " +
+    "Visualizer's). Simulations use the daily basis.";
+  if (state.captureBases.includes(keep)) sel.value = keep;
+  syncNoStrategy();
 }
 
 /** What the analysis's Sharpe tests are called on the page; a test the server adds shows under its own name. */

@@ -1,5 +1,7 @@
 // Running a request: the API bodies, the calls, the stale mark on older results.
-import { parseSeries, planFields, portfoliosField, rebalanceFields, strategiesField } from "/js/compute.js";
+import {
+  captureBasisField, hasStrategies, parseSeries, planFields, portfoliosField, rebalanceFields, strategiesField,
+} from "/js/compute.js";
 import { $ } from "./dom.js";
 import { ApiError, api as apiCall, showError } from "./api.js";
 import { state } from "./state.js";
@@ -27,6 +29,17 @@ export function apiBody(req) {
 /** The benchmark member (paths, report, sims; /weights refuses it). */
 const benchmarkField = (req) => (req.benchmark ? { benchmark: req.benchmark } : {});
 
+
+/**
+ * Has /weights anything to answer: a strategy or an own portfolio (the "none" choice with only a benchmark has no
+ * weights; /weights refuses a benchmark, so it would refuse `strategies: []` alone).
+ */
+const hasWeights = (req) => hasStrategies(req) || (req.portfolios ?? []).length > 0;
+
+/** POST /v1/optimiser/weights, or no rows (no headers) when the request has nothing to weigh. */
+function weightsOf(api, req, body) {
+  return hasWeights(req) ? api("/v1/optimiser/weights", body) : Promise.resolve({ data: {}, headers: new Headers() });
+}
 
 /** The tickers as the server echoes them (canonical case), else as requested. */
 export function canonicalTickers(res, body) {
@@ -97,12 +110,13 @@ export async function run(e) {
       Object.assign(pathsBody, benchmarkField(req));
       const rebalancing = Object.keys(rebalanceFields(req)).length > 0 && pathsBody.rebalance !== "none";
       step = rebalancing ? "step 1 of 2: values and first weights" : "values and weights";
-      const [paths, weights] = await Promise.all([api("/v1/optimiser/paths", pathsBody), api("/v1/optimiser/weights", body)]);
+      const [paths, weights] = await Promise.all([api("/v1/optimiser/paths", pathsBody), weightsOf(api, req, body)]);
       step = "step 2 of 2: rebalance trades (report)";
       // Rebalanced: the /report rows also carry each series' rebalances, turnover and costs paid (the paths body has
       // PathLit's shape, which has no room for them). Asked after the others, so that the page never holds more than
       // two computations of one key in flight (the service's per-key cap is 2 per worker).
-      const report = rebalancing ? await api("/v1/optimiser/report", pathsBody) : null;
+      // (with the form's capture basis: its rows' up/down capture on the table's basis)
+      const report = rebalancing ? await api("/v1/optimiser/report", { ...pathsBody, ...captureBasisField(req) }) : null;
       // and the weights traded at each rebalance date (POST /v1/optimiser/schedule), for the Weights card
       const schedule = rebalancing ? await api("/v1/optimiser/schedule", pathsBody) : null;
       const { ids, dates, values } = parseSeries(paths.data);
@@ -128,7 +142,7 @@ export async function run(e) {
       step = `${simsBody.run_count ?? "the default number of"} runs on the server`;
       // the plan: the planner's fields on the same summary (docs/method.md §8.10)
       if (req.mode === "plan") Object.assign(simsBody, planFields(req.plan));
-      const [sims, weights] = await Promise.all([api("/v1/optimiser/sims/summary", simsBody), api("/v1/optimiser/weights", body)]);
+      const [sims, weights] = await Promise.all([api("/v1/optimiser/sims/summary", simsBody), weightsOf(api, req, body)]);
       state.last = {
         mode: req.mode, request: req, simsBody,
         years: simsBody.horizon_days ? +(simsBody.horizon_days / 252).toFixed(2) : null,

@@ -13,6 +13,7 @@ export const state = {
   portfolios: [], // the own-portfolios editor: [{ name, weights: [[TICKER, "typed weight"], …] }]
   optionDefaults: {}, // /v1/info options.defaults
   blockLengthModel: undefined, // /v1/info options.block_length.model: the model that reads block_length
+  captureBases: [], // /v1/info options.capture_basis: /report's bases of the capture ratios, the default first
   controller: null, // the AbortController of the run in flight
   axisLabels: {}, // chart element id → the y axis labels drawn last
 };

@@ -1,7 +1,7 @@
 // The summary and weights tables: sortable, exported as CSV.
 import { summarize } from "/lib/report/summary.js";
 import {
-  FREQ_ORDER, displayRows, finalBoxOfSummary, parseId, rebalanceDates, seriesColor, seriesKind, seriesLabel, sortOrder, tickerColor, toCsv,
+  CAPTURE_BASIS_LABELS, FREQ_ORDER, displayRows, finalBoxOfSummary, parseId, rebalanceDates, seriesColor, seriesKind, seriesLabel, sortOrder, tickerColor, toCsv,
 } from "/js/compute.js";
 import { $, cell, signClass, twoNames } from "./dom.js";
 import { state } from "./state.js";
@@ -28,7 +28,8 @@ const rowIds = (row, ids) => (row.merged
   : [row.id]);
 
 /**
- * A sortable table. `columns`: { label, key(row) → sort key / CSV value, text(row) → shown text, cls(row) }.
+ * A sortable table. `columns`: { label, sub (a smaller second line), key(row) → sort key / CSV value, text(row) → shown
+ * text, cls(row) }.
  * Headers are buttons (keyboard: Tab, Enter/Space), with aria-sort on the sorted column; first click ascending for
  * text, descending for numbers; a second click reverses; a third restores the original order.
  */
@@ -51,6 +52,8 @@ export function sortableTable(el, columns, items, { rowAttrs } = {}) {
     b.type = "button";
     b.className = "sort";
     b.textContent = col.label;
+    // a second, smaller line under the label (the capture ratios' basis)
+    if (col.sub) b.append(Object.assign(document.createElement("span"), { className: "th-sub", textContent: col.sub }));
     b.addEventListener("click", () => {
       const numeric = items.length > 0 && typeof columns[c].key(items[0]) === "number";
       const first = numeric ? "descending" : "ascending";
@@ -154,8 +157,24 @@ const fmtRatio = (x) => (x == null ? "—" : x.toFixed(2));
 const fmtDollars = (x) => (x == null ? "—" : `$${Math.round(x).toLocaleString("en-US")}`);
 
 /**
+ * The basis of a result's capture ratios (docs/method.md §7.3): the form's choice on paths (the page's summary and
+ * /report use it), the default (daily) basis on simulations (/sims/summary has no other); "" before /v1/info said.
+ */
+export const captureBasisOf = (r) => (r.mode === "paths" && r.request.capture_basis) || state.captureBases[0] || "";
+
+/** The capture ratios' formulas on each basis (docs/method.md §7.3); a basis the page does not know: none. */
+const CAPTURE_TITLES = {
+  daily: { up: "mean(r | b > 0) / mean(b | b > 0) of the daily log-returns", down: "mean(r | b < 0) / mean(b | b < 0) of the daily log-returns" },
+  monthly: {
+    up: "(geometric mean of 1 + R − 1) / (geometric mean of 1 + B − 1) over the calendar months with B > 0 (simple returns)",
+    down: "the same over the calendar months with B < 0",
+  },
+};
+
+/**
  * The figures relative to the benchmark (docs/method.md §7.3), from each row's summary `x` (present only with a
- * benchmark): beta, alpha, tracking error, information ratio, correlation, up and down capture.
+ * benchmark): beta, alpha, tracking error, information ratio, correlation, up and down capture (labelled with their
+ * basis).
  */
 function relativeColumns(r, get = (it) => it.x) {
   const bench = r.ids.find((id) => seriesKind(id) === "benchmark");
@@ -172,13 +191,23 @@ function relativeColumns(r, get = (it) => it.x) {
     col("Tracking error", "tracking_error", fmtPct, false, "sd(r − b) · √252"),
     col("Info ratio", "information_ratio", fmtRatio, true, "252 · mean(r − b) / tracking error"),
     col("Correlation", "correlation", fmtRatio, false, "Pearson correlation of the daily log-returns"),
-    col("Up capture", "up_capture", fmtRatio, false, "mean(r | b > 0) / mean(b | b > 0)"),
-    col("Down capture", "down_capture", fmtRatio, false, "mean(r | b < 0) / mean(b | b < 0)"),
+    ...captureColumns(r, col),
   ];
 }
 
+/** Up and down capture, each labelled with its basis (the header says which; the title gives the formula). */
+function captureColumns(r, col) {
+  const basis = captureBasisOf(r);
+  const titles = CAPTURE_TITLES[basis] ?? { up: "up capture", down: "down capture" };
+  const basisName = CAPTURE_BASIS_LABELS[basis] ?? basis;
+  const capture = (label, k, title) => ({ ...col(label, k, fmtRatio, false, `${title}; basis: ${basisName}`), sub: basis || undefined });
+  return [capture("Up capture", "up_capture", titles.up), capture("Down capture", "down_capture", titles.down)];
+}
+
 export function renderSummary(r) {
-  const byId = new Map(summarize({ dates: r.dates, values: r.values }, r.ids).map((x) => [x.PATH, x]));
+  // the library's summary (the server's /report code), on the form's capture basis when it chose one
+  const basis = r.request.capture_basis || undefined;
+  const byId = new Map(summarize({ dates: r.dates, values: r.values }, r.ids, true, undefined, basis).map((x) => [x.PATH, x]));
   const items = r.rows.map((row, i) => ({ row, i, x: byId.get(row.id), ids: rowIds(row, r.ids), allIds: r.ids }));
   const bench = r.ids.find((id) => seriesKind(id) === "benchmark");
   $("summary-note").textContent =
@@ -187,8 +216,8 @@ export function renderSummary(r) {
     "(target 0); Calmar = annualised return / maximum drawdown; VaR and CVaR: historical 95 % of the daily " +
     "returns, as losses." +
     (bench ? ` Relative to the benchmark ${bench.slice("benchmark.".length)} (daily log-returns r of the row, b of the ` +
-      "benchmark): beta, alpha (annualised), tracking error, information ratio, correlation, up and down capture " +
-      "(docs/method.md §7.3)." : "") +
+      "benchmark): beta, alpha (annualised), tracking error, information ratio, correlation, up and down capture" +
+      `${basisWords(r)} (docs/method.md §7.3).` : "") +
     " Click a column header to sort; the CSV has every column.";
   const num = (label, k, fmt, signed, group) =>
     ({ label, csvLabel: k, group, key: (it) => it.x[k], text: (it) => fmt(it.x[k]), cls: signed ? (it) => signClass(it.x[k]) : undefined });
@@ -236,6 +265,12 @@ export function tradeColumns(r) {
   ];
 }
 
+/** The summary note's words for the capture basis of a result (" on calendar months"; "" before /v1/info said). */
+function basisWords(r) {
+  const basis = captureBasisOf(r);
+  return basis ? ` on ${CAPTURE_BASIS_LABELS[basis] ?? basis}` : "";
+}
+
 export function renderSimsSummary(r) {
   const items = r.rows.map((row, i) => {
     const st = r.summary.strategies[row.index];
@@ -245,7 +280,8 @@ export function renderSimsSummary(r) {
   $("summary-note").textContent =
     `Over ${r.runCount} simulated runs: the 5/25/50/75/95th percentiles and the mean of the final value, the share of runs that lose money, and ` +
     "the mean of each run's annualised return and maximum drawdown." +
-    (relative.length ? " Relative figures: the mean over runs of each run's figure against that run's simulated benchmark." : "") +
+    (relative.length ? " Relative figures: the mean over runs of each run's figure against that run's simulated " +
+      `benchmark (capture ratios${basisWords(r)}: a simulated run's days have no calendar months).` : "") +
     " Click a column header to sort; the CSV has every column.";
   const num = (label, csvLabel, get, fmt, signed, group) =>
     ({ label, csvLabel, group, key: get, text: (it) => fmt(get(it)), cls: signed ? (it) => signClass(get(it)) : undefined });

@@ -3,10 +3,9 @@
  * strategy (src/report/summary.ts), or --json / --csv; --values prints the daily values instead.
  */
 import { riskFreeRates } from "../../report/risk-free.js";
-import type { Command } from "commander";
-import { RELATIVE_KEYS } from "../../report/summary.js";
+import { Option, type Command } from "commander";
 import { createEngine } from "../../index.js";
-import { summarize, type StrategySummary } from "../../report/summary.js";
+import { CAPTURE_BASES, RELATIVE_KEYS, summarize, type CaptureBasis, type StrategySummary } from "../../report/summary.js";
 import { boundsOf, parseRiskFreeArg, strategiesOf, withBenchmark, loadPrices, withDataOptions, withMachineOutput, type CommonOptions } from "../common.js";
 import { UsageError } from "../exit-codes.js";
 import { seriesTable, fmtMoney, fmtNum, fmtPct, Progress, toCsv } from "../output.js";
@@ -47,6 +46,18 @@ export function riskTable(rows: StrategySummary[]): string {
 interface BacktestOptions extends CommonOptions, RebalanceFlags, ServerOptions {
   values?: boolean;
   riskFree?: number | string;
+  captureBasis?: CaptureBasis;
+}
+
+/** The words of the relative table's heading for a capture basis (docs/method.md §7.3). */
+const CAPTURE_BASIS_WORDS: Record<CaptureBasis, string> = {
+  daily: "daily log-returns, arithmetic means",
+  monthly: "calendar-month simple returns, geometric means",
+};
+
+/** The heading of the relative table: the returns of the figures, and the capture ratios' basis. */
+export function relativeHeading(basis: CaptureBasis = CAPTURE_BASES[0]): string {
+  return `Against the benchmark (daily log-returns of the test period; up and down capture on ${CAPTURE_BASIS_WORDS[basis]}):`;
 }
 
 export function registerBacktest(program: Command): Command {
@@ -61,7 +72,10 @@ export function registerBacktest(program: Command): Command {
   withRemote(cmd);
   cmd.option("--values", "print the daily portfolio values (needs --json or --csv) instead of the summary")
     .option("--risk-free <rate>", "annual risk-free rate, 0.04 or 4%, or a T-bill ticker of the store: Sharpe, Sortino and alpha on excess returns (default 0)",
-      parseRiskFreeArg);
+      parseRiskFreeArg)
+    .addOption(new Option("--capture-basis <basis>", `with --benchmark, the basis of up and down capture (docs/method.md §7.3): ` +
+      `"daily" (default: daily log-returns) or "monthly" (calendar-month returns, Morningstar's and Portfolio Visualizer's)`)
+      .choices(CAPTURE_BASES));
   cmd.addHelpText("after", `
 Statistics per strategy: final value; total return; annualised return (V_T/V_0)^(252/(n-1)) - 1; annualised
 volatility (sample sd of daily log-returns x sqrt 252); Sharpe ratio at a zero rate (mean daily log-return x 252 /
@@ -71,6 +85,10 @@ volatility); maximum drawdown (largest fall from a running peak). A second table
 minus the 5th percentile, linear interpolation; CVaR = minus the mean of the returns at or below it).
 "-" (null in JSON/CSV) where undefined. --risk-free r: Sharpe, Sortino (target r) and alpha use the daily log-returns
 in excess of ln(1 + r)/252 (docs/method.md §7.6); the JSON then has "risk_free".
+--benchmark T: every row gains beta, alpha, tracking error, information ratio, correlation and up/down capture against
+T; --capture-basis monthly computes the capture ratios on calendar-month simple returns (geometric means, as
+Morningstar and Portfolio Visualizer), daily (the default) on the daily log-returns; given, each row says which in
+"capture_basis" (JSON, CSV). --strategies none values only the --portfolio series and the benchmark.
 
 --rebalance monthly|quarterly|annual|k re-optimises on the first test day of each new period (or every k test days)
 from the 252 closes before it (--window expanding: every close before it) and trades at that close, paying
@@ -87,12 +105,17 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
   folio backtest SYN-TEC1,SYN-FIN2 --start 2020-01-01 --json
   folio backtest SYN-TEC1 SYN-NRG4 --covariance shrink --csv
   folio backtest SYN-TEC1 SYN-FIN2 --values --csv | head -3
-  folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3 --rebalance monthly --costs-bps 10`);
+  folio backtest SYN-TEC1 SYN-FIN2 SYN-UTL3 --rebalance monthly --costs-bps 10
+  folio backtest SYN-TEC1 SYN-FIN2 --portfolio mine=SYN-TEC1:0.6,SYN-FIN2:0.4 --strategies none --benchmark SYN-UTL3 --capture-basis monthly`);
   cmd.action(async (args: string[], opts: BacktestOptions, self: Command) => {
     if (opts.values && !opts.json && !opts.csv) throw new UsageError("--values needs --json or --csv");
+    if (opts.values && opts.captureBasis !== undefined) {
+      throw new UsageError("--capture-basis applies to the summary's capture ratios, not to --values (drop one of them)");
+    }
     const rebalanceOptions = rebalanceOptionsOf(opts); // a usage error before any work
     // --url: the server's /report (or /paths with --values) body, as a job with --async
-    const remote = { ...requestBodyOf(splitTickers(args), opts), ...rebalanceOptions };
+    const remote = { ...requestBodyOf(splitTickers(args), opts), ...rebalanceOptions,
+      ...(opts.captureBasis === undefined ? {} : { capture_basis: opts.captureBasis }) };
     if (await runOnServer(opts, opts.values ? "paths" : "report", remote)) return;
     const progress = new Progress(4);
     progress.next("loading prices");
@@ -108,7 +131,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
     const rf = typeof opts.riskFree === "string" && prices.risk_free
       ? riskFreeRates(prices.risk_free.ticker, prices.risk_free.closes.slice(prices.dates.length - report.dates.length), report.dates)
       : (opts.riskFree as number | undefined);
-    const summary = summarize({ dates: report.dates, values: report.values }, ids, true, rf);
+    const summary = summarize({ dates: report.dates, values: report.values }, ids, true, rf, opts.captureBasis);
     progress.done();
     const first = report.dates[0];
     const last = report.dates[report.dates.length - 1];
@@ -126,7 +149,9 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
       }, null, 2) + "\n");
     } else if (opts.csv) {
       // with a benchmark, the relative figures after the others (docs/method.md §7.3)
-      const fields = summary.some((r) => r.beta !== undefined) ? [...SUMMARY_FIELDS, ...RELATIVE_KEYS] : [...SUMMARY_FIELDS];
+      // (and the capture ratios' basis when --capture-basis chose one: the rows then say it, as /report's)
+      const relative = opts.captureBasis === undefined ? RELATIVE_KEYS : [...RELATIVE_KEYS, "capture_basis" as const];
+      const fields = summary.some((r) => r.beta !== undefined) ? [...SUMMARY_FIELDS, ...relative] : [...SUMMARY_FIELDS];
       process.stdout.write(toCsv(fields, summary.map((r) => fields.map((k) => r[k] ?? null))));
     } else {
       const fallback = report.covarianceFallback.length
@@ -144,7 +169,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
         `(${report.dates.length} test days).\n\n` + summaryTable(summary) +
         "\nRisk of the daily returns (VaR and CVaR: historical 95%, as losses):\n\n" + riskTable(summary) +
         (summary.some((r) => r.beta !== undefined)
-          ? "\nAgainst the benchmark (daily log-returns of the test period):\n\n" + relativeTable(summary) : "") +
+          ? `\n${relativeHeading(opts.captureBasis)}\n\n` + relativeTable(summary) : "") +
         trades + fallback,
       );
     }

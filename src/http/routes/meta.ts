@@ -8,6 +8,7 @@ import {
   ASSUMED_RETURN_RANGE, FLOW_PERIODS, INFLATION_RANGE, MAX_CASH_FLOWS, MAX_HORIZON_DAYS, MAX_INITIAL_VALUE, TRAINING_DAYS_RANGE,
 } from "../../pipeline/planning.js";
 import { SHARPE_TESTS } from "../../report/significance.js";
+import { CAPTURE_BASES } from "../../report/summary.js";
 import { BLOCK_LENGTH_RANGE, COVARIANCE_MODES, DEFAULTS, HRP_MODES, SIM_DRIFTS, SIM_MODELS } from "../../domain/vocabulary.js";
 import { folioError } from "../../errors.js";
 import { JOB_ROUTE_NAMES } from "../../jobs/types.js";
@@ -108,6 +109,8 @@ export function infoRoute(v1: FastifyInstance, ctx: AppContext): void {
         rebalance: { calendar: [...REBALANCE_CALENDAR], every_days: { min: 1, max: MAX_REBALANCE_DAYS } },
         window: [...WINDOW_MODES],
         sharpe_test: [...SHARPE_TESTS],
+        // /report's basis of up_capture and down_capture (docs/method.md §7.3), the default ("daily") first
+        capture_basis: [...CAPTURE_BASES],
         costs_bps: { min: 0, max: MAX_COSTS_BPS },
         planning: {
           training_days: { ...TRAINING_DAYS_RANGE, default: TRAINING_DAYS },
