@@ -10,7 +10,6 @@
  * - a DELETE while parts are locked by running workers converges: once they stopped, no BullMQ job and no part
  *   outcome of the job is left in Redis.
  */
-import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,54 +19,17 @@ import {
 } from "../helpers/servers.js";
 import { commitStore, seededSeries } from "../helpers/stores.js";
 import { call } from "./fixtures.js";
+import { busyAtOnce, finished as finishedOn, IDENTITY as identity, seededTickers, sha, sleep, status as statusOn, T, type Status } from "./jobs-fixtures.js";
 
 const N = 60;
-/** 252 training days + 8 test days. */
-const T = 260;
-const TICKERS = Array.from({ length: N }, (_, i) => `TK${String(i).padStart(4, "0")}`);
+const TICKERS = seededTickers(N);
 const KEY = "jobs-failures-key-0123456789";
 /** JOB_RESULT_TTL of the replicas, seconds. */
 const TTL_S = 8;
-const sha = (s: string) => createHash("sha256").update(s).digest("hex");
-const identity = { "accept-encoding": "identity" };
-type Status = {
-  id: string; state: string; attempts: number; store_version?: string; expires_at: string | null;
-  parts?: { done: number; total: number };
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A buy-and-hold sims summary cut into run blocks on two workers (≥ 1,000 runs), a few seconds of work each. */
 const summary = (seed: string, runs = 3000) => ({ tickers: TICKERS.slice(0, 30), run_count: runs, seed, horizon_days: 2520 });
-
-async function status(base: string, location: string): Promise<Status> {
-  const res = await call(base, location, KEY);
-  expect(res.status, res.body).toBe(200);
-  return JSON.parse(res.body) as Status;
-}
-
-/** Poll (any replica, retrying while Redis is away: 503) until the job is finished, or throw after `ms`. */
-async function finished(bases: readonly string[], location: string, ms: number): Promise<Status> {
-  const deadline = Date.now() + ms;
-  for (let i = 0; ; i++) {
-    const res = await call(bases[i % bases.length], location, KEY).catch(() => undefined);
-    if (res?.status === 200) {
-      const s = JSON.parse(res.body) as Status;
-      if (["completed", "failed", "cancelled"].includes(s.state)) return s;
-    } else if (res !== undefined && res.status !== 503) throw new Error(`status ${res.status}: ${res.body}`);
-    if (Date.now() > deadline) throw new Error(`job ${location} not finished after ${ms} ms`);
-    await sleep(100);
-  }
-}
-
-async function busyAtOnce(replicas: readonly Replica[], n: number, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const states = await Promise.all(replicas.map((r) => fetch(`${r.url}/readyz`)
-      .then((x) => x.json() as Promise<{ busy: number }>).catch(() => ({ busy: 0 }))));
-    if (states.filter((s) => s.busy > 0).length >= n) return;
-    if (Date.now() > deadline) throw new Error(`never ${n} replicas busy at once`);
-    await sleep(25);
-  }
-}
+const status = (base: string, location: string) => statusOn(base, location, KEY);
+const finished = (bases: readonly string[], location: string, ms: number) => finishedOn(bases, location, KEY, ms);
 
 async function storeVersions(replicas: readonly Replica[]): Promise<string[]> {
   return Promise.all(replicas.map(async (r) => ((await (await fetch(`${r.url}/readyz`)).json()) as { store_version: string }).store_version));
