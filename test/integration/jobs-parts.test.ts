@@ -147,8 +147,16 @@ describeWithServers("a job's parts on every replica (BullMQ flows)", missingServ
       const loaded: number[] = [];
       const backlog: number[] = [];
       for (let i = 0; i < 3; i++) {
-        // the big key's unfinished jobs when the small one is submitted (FIFO would queue it behind them all)
-        backlog.push(Number(/^:(\d+)/.exec(await redisCommand(redis.port, `ZCARD folio:jobs:owner:${keyId(BIG)}`))![1]));
+        // the big key's unfinished jobs when the small one is submitted (FIFO would queue it behind them all): the
+        // storm refills the backlog between refusals, so wait (10 s at most) for it to be at least half full again
+        const unfinished = async () => Number(/^:(\d+)/.exec(await redisCommand(redis.port, `ZCARD folio:jobs:owner:${keyId(BIG)}`))![1]);
+        const full = Date.now() + 10_000;
+        let queued = await unfinished();
+        while (queued < 20 && Date.now() < full) {
+          await new Promise((r) => setTimeout(r, 10));
+          queued = await unfinished();
+        }
+        backlog.push(queued);
         const t0 = Date.now();
         const sub = await call(replicas[1].url, "/v1/jobs", SMALL, small(10 + i));
         expect((await finished(replicas[1].url, sub.headers.get("location")!, SMALL, 120_000, 20)).state).toBe("completed");
