@@ -101,6 +101,14 @@ describeWithServers("jobs under failures (Redis restart, store import, TTL, canc
     expect((JSON.parse(sub.body) as Status).store_version).toBe(before);
     const location = sub.headers.get("location")!;
     await busyAtOnce(replicas, 2, 120_000);
+    // a small job run whole, queued behind the parts (both workers busy) when the import comes
+    const small = { ...body, run_count: 40, seed: "44" };
+    const smallSync = await call(replicas[1].url, "/v1/optimiser/sims/summary", KEY, small, identity);
+    expect(smallSync.status).toBe(200);
+    const smallSub = await call(replicas[1].url, "/v1/jobs", KEY, { route: "sims/summary", body: small });
+    expect(smallSub.status, smallSub.body).toBe(202);
+    const smallLocation = smallSub.headers.get("location")!;
+    const smallAtImport = (await status(replicas[0].url, smallLocation)).state;
     // an import (other closes) while its parts run; both replicas reload
     commitStore(dataDir, seededSeries(T, N, 97));
     const deadline = Date.now() + 30_000;
@@ -119,6 +127,13 @@ describeWithServers("jobs under failures (Redis restart, store import, TTL, canc
     expect(result.headers.get("x-folio-store-version")).toBe(before);
     expect(sha(result.body), "the job's bytes are not the synchronous answer on its version").toBe(sha(syncBefore.body));
     expect(result.headers.get("etag")).toBe(syncBefore.headers.get("etag"));
+    // the small whole job too (on whichever replica took it, before or after the reload)
+    const smallDone = await finished(urls(), smallLocation, 120_000);
+    console.log(`store version test: the small whole job was ${smallAtImport} at the import, started ${smallDone.attempts} time(s)`);
+    expect(smallDone).toMatchObject({ state: "completed", store_version: before });
+    const smallResult = await call(replicas[0].url, `${smallLocation}/result`, KEY, undefined, identity);
+    expect(smallResult.headers.get("x-folio-store-version")).toBe(before);
+    expect(sha(smallResult.body)).toBe(sha(smallSync.body));
     // the new version answers otherwise (so the job did not merely run on prices that happen to agree)
     const syncAfter = await call(replicas[1].url, "/v1/optimiser/sims/summary", KEY, body, identity);
     expect(syncAfter.status).toBe(200);
