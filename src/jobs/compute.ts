@@ -14,7 +14,7 @@ import { runSplit, runSummarySplit, shouldSplit, shouldSplitSummary, summaryPart
 import type { StoreSnapshot } from "../store/types.js";
 import type { ResponseMeta } from "../pipeline/respond.js";
 import type { BacktestTask, RequestBody } from "../workers/tasks.js";
-import { JOB_ROUTES, syncRouteOf, type JobRoute } from "./types.js";
+import { JOB_ROUTES, JOB_STORE_VERSION_HEADER, syncRouteOf, type JobRoute } from "./types.js";
 
 export const JSON_UTF8 = "application/json; charset=utf-8";
 
@@ -54,12 +54,12 @@ function counting(pool: ComputePool, onDone: () => void): ComputePool {
 }
 
 /**
- * Run `route` on `body` for `key`; throws the FolioError the synchronous route would answer. `progress(done, total)`
+ * Run `route` on `body` for `key` on `snapshot` (the version the job was submitted on); throws the FolioError the synchronous route would answer. `progress(done, total)`
  * is told the tasks of the computation: 1 for a request run whole, the weights parts plus the last step for a split one.
  */
-export async function computeJob(ctx: ComputeContext, route: JobRoute, body: RequestBody,
+export async function computeJob(ctx: ComputeContext, route: JobRoute, body: RequestBody, snapshot: StoreSnapshot,
   o: { key: string; cancel: AbortSignal; progress?: (done: number, total: number) => void }): Promise<JobOutput> {
-  const { snapshot, store } = ctx.live.current;
+  const { store } = ctx.live.current;
   const kind = JOB_ROUTES[route];
   const task: BacktestTask = { kind, request: body, snapshot };
   const run = { cancel: o.cancel, key: o.key, cost: estimateCost(store, kind, body), timeoutMs: ctx.limits.jobTimeoutMs };
@@ -77,7 +77,10 @@ export async function computeJob(ctx: ComputeContext, route: JobRoute, body: Req
   return { body: result.body, headers: jobHeaders(ctx, route, body, snapshot, result.meta) };
 }
 
-/** The headers the synchronous route sends with a body computed on `snapshot` (content type, metadata, ETag). */
+/**
+ * The headers the synchronous route sends with a body computed on `snapshot` (content type, metadata, ETag), and the
+ * version it was computed on (JOB_STORE_VERSION_HEADER).
+ */
 export function jobHeaders(ctx: Pick<AppContext, "engineVersion">, route: JobRoute, body: RequestBody, snapshot: StoreSnapshot,
   meta: ResponseMeta | undefined): Record<string, string> {
   return {
@@ -85,5 +88,6 @@ export function jobHeaders(ctx: Pick<AppContext, "engineVersion">, route: JobRou
     ...metaHeaders(meta),
     ...dataHeaders(snapshot.synthetic),
     [HEADER.etag]: jobEtag(ctx, route, body, snapshot.version.hash),
+    [JOB_STORE_VERSION_HEADER]: snapshot.version.hash,
   };
 }

@@ -25,6 +25,7 @@ import { assembleJob, computePart, partsOf, planJob, type JobPlan, type PartOutc
 import type { RedisJobStore } from "./redis.js";
 import { MemoryJobStore, type JobStore } from "./store.js";
 import { FINISHED, type JobRecord, type JobSpec } from "./types.js";
+import { StoreVersions } from "./versions.js";
 import { waitReady } from "../util/redis-ready.js";
 
 /** Errors that do not fail a job: the attempt is retried later (the pool refused it, or Redis did not answer). */
@@ -95,8 +96,12 @@ export class JobEngine {
   private readonly running = new Map<string, AbortController>();
   private closing = false;
   private dispatcher!: Dispatcher;
+  /** The store versions this replica's jobs may run on (the current one and those recently replaced). */
+  readonly versions: StoreVersions;
 
-  private constructor(private readonly ctx: ComputeContext, readonly store: JobStore, private readonly log: JobLog) {}
+  private constructor(private readonly ctx: ComputeContext, readonly store: JobStore, private readonly log: JobLog) {
+    this.versions = new StoreVersions(ctx.live, ctx.limits.jobTimeoutMs);
+  }
 
   /** The engine for this replica: BullMQ on `redisUrl`, or in-process. */
   static async open(ctx: ComputeContext, opts: JobEngineOptions): Promise<JobEngine> {
@@ -129,7 +134,9 @@ export class JobEngine {
   /** Store a new job and queue it; resolves with its record (state queued). */
   async submit(spec: JobSpec): Promise<JobRecord> {
     if (this.closing) throw folioError("NOT_READY", {});
-    const job: JobRecord = { ...spec, id: randomUUID(), state: "queued", createdAt: Date.now(), attempts: 0 };
+    const job: JobRecord = {
+      ...spec, id: randomUUID(), state: "queued", createdAt: Date.now(), attempts: 0, storeVersion: this.storeVersion,
+    };
     const max = this.ctx.limits.maxJobsPerKey;
     if (!(await this.store.create(job, max))) throw folioError("TOO_MANY_JOBS", { limit: max, retryAfter: 5 }, { retryAfter: 5 });
     try {
@@ -178,10 +185,11 @@ export class JobEngine {
     const watch = this.watch(id, id, signal);
     const stop = watch.stop;
     try {
+      const snapshot = this.snapshotOf(job.storeVersion ?? this.storeVersion);
       const progress = (partsDone: number, partsTotal: number) => {
         void this.store.move(id, ["running"], { partsDone, partsTotal }).catch(() => false);
       };
-      const out = await computeJob(this.ctx, job.route, job.body, { key: job.owner, cancel: stop.signal, progress });
+      const out = await computeJob(this.ctx, job.route, job.body, snapshot, { key: job.owner, cancel: stop.signal, progress });
       await this.store.putBody(id, out.body);
       const done = this.finished("completed", { headers: out.headers, bytes: out.body.byteLength });
       if (!(await this.store.move(id, ["running"], done))) await this.store.dropBody(id);
@@ -229,16 +237,17 @@ export class JobEngine {
     return this.store as RedisJobStore;
   }
 
-  /** The store version this replica computes on now. */
+  /** The store version jobs submitted now run on (this replica's current one). */
   get storeVersion(): string {
-    return this.ctx.live.current.snapshot.version.hash;
+    return this.versions.current.version.hash;
   }
 
-  /** The current snapshot when it is the version `store` a job runs on; else NOT_READY (retried: a reload is due). */
+  /**
+   * The snapshot of the version `store` a job runs on (src/jobs/versions.ts): NOT_READY (retried, perhaps on another
+   * replica) when this replica does not hold it.
+   */
   private snapshotOf(store: string) {
-    const { snapshot } = this.ctx.live.current;
-    if (snapshot.version.hash !== store) throw folioError("NOT_READY", {});
-    return snapshot;
+    return this.versions.snapshotOf(store);
   }
 
   /**
@@ -276,8 +285,10 @@ export class JobEngine {
   async processAssemble(data: AssembleData, attempt: number, signal?: AbortSignal): Promise<void> {
     const { id } = data;
     const job = await this.store.get(id);
-    if (job === undefined || FINISHED.has(job.state)) return;
     const n = partsOf(data.plan).length;
+    // Cancelled (or failed) while a part was locked: the parent is queued once its last part stopped; it only
+    // forgets what the parts kept, and BullMQ removes it on completing (removeOnComplete).
+    if (job === undefined || FINISHED.has(job.state)) return this.partStore.dropParts(id, n).catch(() => undefined);
     if (!(await this.store.move(id, ["queued", "running"], { state: "running", attempts: Math.max(job.attempts, attempt) }))) return;
     const watch = this.watch(id, id, signal);
     try {
@@ -329,6 +340,7 @@ export class JobEngine {
     for (const stop of this.running.values()) stop.abort();
     await this.dispatcher.close();
     await this.store.close();
+    this.versions.close();
   }
 }
 
@@ -477,7 +489,7 @@ class BullDispatcher implements Dispatcher {
   async enqueue(job: JobRecord): Promise<void> {
     const retry = { attempts: MAX_ATTEMPTS, backoff: { type: "exponential", delay: 500 }, removeOnComplete: true, removeOnFail: { age: 24 * 3600 } };
     const plan = planJob(job.route, job.body, await this.deploymentWorkers(), this.splitMinTickers);
-    const store = this.engine.storeVersion;
+    const store = job.storeVersion ?? this.engine.storeVersion;
     const parts = partsOf(plan);
     if (parts.length === 0) {
       const [priority] = await this.store.fairPriorities(job.owner, [job.id]);
@@ -497,14 +509,22 @@ class BullDispatcher implements Dispatcher {
     });
   }
 
+  /**
+   * Cancel's clean-up, converging whatever is locked: the queued parts are removed; a running (locked) part is not,
+   * its processor notices the cancelled state and stops, and keeps nothing (PART_DONE_SCRIPT). The parent (the last
+   * step) is removed with its children when none is locked; else BullMQ queues it once its last part completed
+   * (removing a child takes it out of its parent's dependencies), and its processor, seeing the job finished,
+   * forgets the parts' outcomes and completes, which removes it (removeOnComplete). A part whose replica died is
+   * put back by the stalled check and skipped the same way. So no BullMQ job or part outcome of a cancelled job is
+   * left once its running parts have stopped (integration test jobs-failures.test.ts).
+   */
   async remove(job: JobRecord): Promise<void> {
-    // A running (locked) job is not removed: its processor notices the cancelled state and stops; a queued part
-    // that stays (its parent could not be removed) is skipped when it starts.
     const parts = job.partsTotal === undefined ? 0 : job.partsTotal - 1;
     const children = Array.from({ length: parts }, (_, k) => childId(job.id, k));
     await this.queue.remove(job.id, { removeChildren: true }).catch(() => 0);
     await Promise.all(children.map((c) => this.queue.remove(c).catch(() => 0)));
     await this.store.fairDrop(job.owner, [job.id, ...children]).catch(() => undefined);
+    await this.store.dropParts(job.id, parts).catch(() => undefined);
   }
 
   /**

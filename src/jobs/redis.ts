@@ -68,14 +68,16 @@ return 1
 `;
 
 /**
- * A part of job KEYS[1] is done: its body (ARGV[1]) and outcome (ARGV[2], JSON) kept under KEYS[2] and KEYS[3] for
- * ARGV[3] ms, and partsDone counted once per part (the outcome key is new), while the job runs.
+ * A part of job KEYS[1] is done: while the job runs, its body (ARGV[1]) and outcome (ARGV[2], JSON) kept under
+ * KEYS[2] and KEYS[3] for ARGV[3] ms, and partsDone counted once per part (the outcome key is new). A job no longer
+ * running (cancelled, or failed by another part) keeps nothing: returns 0.
  */
 const PART_DONE_SCRIPT = `
+if redis.call('HGET', KEYS[1], 'state') ~= 'running' then return 0 end
 local fresh = redis.call('EXISTS', KEYS[3]) == 0
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
 redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
-if fresh and redis.call('HGET', KEYS[1], 'state') == 'running' then redis.call('HINCRBY', KEYS[1], 'partsDone', 1) end
+if fresh then redis.call('HINCRBY', KEYS[1], 'partsDone', 1) end
 return 1
 `;
 
@@ -127,6 +129,7 @@ function fromHash(h: Record<string, string>): JobRecord | undefined {
     body: json("body")!, createdAt: num("createdAt")!, attempts: num("attempts") ?? 0,
   };
   for (const k of ["startedAt", "finishedAt", "expiresAt", "bytes", "partsDone", "partsTotal"] as const) if (h[k] !== undefined) r[k] = num(k)!;
+  if (h.storeVersion !== undefined) r.storeVersion = h.storeVersion;
   if (h.headers !== undefined) r.headers = json<Record<string, string>>("headers")!;
   if (h.error !== undefined) r.error = json<WireError>("error")!;
   return r;

@@ -53,6 +53,12 @@ export interface JobRecord extends JobSpec {
   finishedAt?: number;
   /** finishedAt + JOB_RESULT_TTL: the result (or problem) is kept until then, then 410 JOB_GONE. */
   expiresAt?: number;
+  /**
+   * The store version (src/store/types.ts StoreVersion.hash) current when it was submitted: the job runs on it
+   * whichever replica takes it and whatever is imported meanwhile (src/jobs/versions.ts), and says so
+   * (status `store_version`, result header JOB_STORE_VERSION_HEADER).
+   */
+  storeVersion?: string;
   /** Times a worker started it (more than 1: its replica died and another took it over, or a refusal was retried). */
   attempts: number;
   /** The computation's tasks finished and in all (a split request: its weights parts and its last step; else 1). */
@@ -65,6 +71,12 @@ export interface JobRecord extends JobSpec {
   /** Failed: the error the synchronous route would have answered. */
   error?: WireError;
 }
+
+/**
+ * The result header naming the store version a job ran on (its hash, as /readyz's store_version). Only a job's
+ * result sends it: the synchronous route's version is the one current when it answers (its ETag covers it).
+ */
+export const JOB_STORE_VERSION_HEADER = "x-folio-store-version";
 
 /** The fields a state change sets. */
 export type JobPatch = Partial<Omit<JobRecord, "id" | keyof JobSpec | "createdAt">>;

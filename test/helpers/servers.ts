@@ -219,23 +219,36 @@ export interface RunningRedis {
   /** `redis://127.0.0.1:<port>` */
   url: string;
   port: number;
-  /** Stop the server (SIGTERM, no persistence) and delete its directory. */
+  /** Its directory (with `persist`: the append-only file a restart on the same `dir` reads back). */
+  dir: string;
+  /** Stop the server (SIGTERM) and delete its directory (unless it was given as `dir`). */
   stop(): Promise<void>;
+  /** SIGKILL it (nothing flushed on the way out); resolves once it has exited. The directory stays. */
+  kill(): Promise<void>;
 }
 
-/** A throwaway Redis on a free loopback port (or `port`, e.g. to restart one), no persistence, in a temporary directory. */
-export async function startRedis(opts: { port?: number } = {}): Promise<RunningRedis> {
+/**
+ * A throwaway Redis on a free loopback port (or `port`, e.g. to restart one) in a temporary directory (or `dir`,
+ * kept on stop). No persistence, unless `persist`: then the append-only file with `appendfsync always` (every write
+ * on disk before it is acknowledged), so a restart on the same `dir` and port finds every acknowledged key again.
+ */
+export async function startRedis(opts: { port?: number; dir?: string; persist?: boolean } = {}): Promise<RunningRedis> {
   const bin = which("redis-server");
   if (!bin) throw new Error("redis-server not found (apt-get install redis-server)");
-  const dir = mkdtempSync(join(tmpdir(), "folio-redis-"));
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "folio-redis-"));
   const port = opts.port ?? (await freePort());
+  const persistence = opts.persist === true ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"];
   const child = spawnChild(bin, [
-    "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no",
+    "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", ...persistence,
     "--daemonize", "no", "--protected-mode", "yes", "--loglevel", "warning",
   ], { cwd: dir });
   const stop = async () => {
     await stopChild(child);
-    rmSync(dir, { recursive: true, force: true });
+    if (opts.dir === undefined) rmSync(dir, { recursive: true, force: true });
+  };
+  const kill = async () => {
+    if (child.proc.exitCode === null && child.proc.signalCode === null) child.proc.kill("SIGKILL");
+    await child.exited;
   };
   try {
     await waitFor("redis-server", async () => (await redisCommand(port, "PING", 500)).startsWith("+PONG"), 15_000, child);
@@ -243,7 +256,7 @@ export async function startRedis(opts: { port?: number } = {}): Promise<RunningR
     await stop();
     throw e;
   }
-  return { url: `redis://127.0.0.1:${port}`, port, stop };
+  return { url: `redis://127.0.0.1:${port}`, port, dir, stop, kill };
 }
 
 export interface NginxUpstream {

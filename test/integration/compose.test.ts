@@ -18,7 +18,9 @@
  *    for until its HEALTHCHECK is healthy, the header's import command, then nginx (Debian's, in a container built
  *    from the same bookworm base, since nginx:1.27 cannot be pulled either) with the service's own volume line
  *    mounting deploy/nginx.conf (only its upstream addresses and listen port made loopback ones), the header's
- *    `curl … /v1/info` through it, and a paths request through nginx equal to each replica's.
+ *    `curl … /v1/info` through it, a paths request through nginx equal to each replica's, and jobs submitted
+ *    through nginx (POST /v1/jobs and Prefer: respond-async) that every replica answers for (the shared Redis), their
+ *    results through nginx the synchronous route's bytes.
  *
  * Parts 2 and 3 skip outside CI with the reason when docker.io, docker-compose, debootstrap, PostgreSQL, Redis or
  * curl is missing; in CI they fail.
@@ -35,7 +37,7 @@ import {
   runCommand, startDocker, startPostgres, startRedis, waitContainerHealthy, which, type RunningDocker, type RunningPostgres,
   type RunningRedis,
 } from "../helpers/servers.js";
-import { call, PATHS_BODY, TICKERS, writeFixtures } from "./fixtures.js";
+import { call, PATHS_BODY, SIMS_BODY, TICKERS, writeFixtures } from "./fixtures.js";
 
 const ROOT = join(__dirname, "..", "..");
 const COMPOSE_TEXT = readFileSync(join(ROOT, "compose.yaml"), "utf8");
@@ -535,5 +537,55 @@ describeWithServers("compose.yaml's services, run on the host network", missingR
       expect(viaNginx.status).toBe(200);
       for (const r of direct) expect(viaNginx.body === r.body, "nginx's paths body differs from a replica's").toBe(true);
     }
+  });
+
+  it("runs a job submitted through nginx on the shared Redis: any replica answers for it, its result the synchronous bytes", async () => {
+    const identity = { "accept-encoding": "identity" };
+    const sub = await call(nginx!.url, "/v1/jobs", key, { route: "sims", body: SIMS_BODY });
+    expect(sub.status, sub.body).toBe(202);
+    const location = sub.headers.get("location")!;
+    expect(location).toMatch(/^\/v1\/jobs\/[0-9a-f-]{36}$/);
+    // Prefer: respond-async passes nginx both ways (the request header and Preference-Applied)
+    const preferred = await call(nginx!.url, "/v1/optimiser/paths", key, PATHS_BODY, { prefer: "respond-async" });
+    expect(preferred.status, preferred.body).toBe(202);
+    expect(preferred.headers.get("preference-applied")).toBe("respond-async");
+    const deadline = Date.now() + 120_000;
+    let state = "";
+    while (state !== "completed") {
+      const st = await call(nginx!.url, location, key);
+      expect(st.status, st.body).toBe(200);
+      state = (JSON.parse(st.body) as { state: string }).state;
+      expect(["queued", "running", "completed"], st.body).toContain(state);
+      if (Date.now() > deadline) throw new Error(`the job through nginx is still ${state}`);
+      await sleep(100);
+    }
+    // every replica answers for it (its record is in Redis, not in the replica nginx sent it to)
+    const storeVersion = ((await (await fetch(`http://127.0.0.1:${replicas[0].port}/readyz`)).json()) as { store_version: string }).store_version;
+    for (const rep of replicas) {
+      const st = JSON.parse((await call(`http://127.0.0.1:${rep.port}`, location, key)).body) as { state: string; store_version: string };
+      expect(st).toMatchObject({ state: "completed", store_version: storeVersion });
+    }
+    const result = await call(nginx!.url, `${location}/result`, key, undefined, identity);
+    const sync = await call(nginx!.url, "/v1/optimiser/sims", key, SIMS_BODY, identity);
+    expect(result.status, result.body.slice(0, 300)).toBe(200);
+    expect(sync.status, sync.body.slice(0, 300)).toBe(200);
+    expect(result.body === sync.body, "the job's body through nginx differs from the synchronous route's").toBe(true);
+    expect(result.headers.get("etag")).toBe(sync.headers.get("etag"));
+    expect(result.headers.get("x-folio-store-version")).toBe(storeVersion);
+    // Accept-Encoding gzip through nginx: the same bytes once decoded
+    const gz = await fetch(nginx!.url + `${location}/result`, { headers: { "x-api-key": key, "accept-encoding": "gzip" } });
+    expect(gz.status).toBe(200);
+    expect(await gz.text()).toBe(sync.body);
+    // no valid key: 401 on every replica; the respond-async job completes too
+    const pLoc = preferred.headers.get("location")!;
+    for (const rep of replicas) expect((await call(`http://127.0.0.1:${rep.port}`, location, "not-a-key-0123456789")).status).toBe(401);
+    const pDeadline = Date.now() + 120_000;
+    while ((JSON.parse((await call(nginx!.url, pLoc, key)).body) as { state: string }).state !== "completed") {
+      if (Date.now() > pDeadline) throw new Error("the respond-async job through nginx never completed");
+      await sleep(100);
+    }
+    const pResult = await call(nginx!.url, `${pLoc}/result`, key, undefined, identity);
+    const pSync = await call(nginx!.url, "/v1/optimiser/paths", key, PATHS_BODY, identity);
+    expect(pResult.body === pSync.body).toBe(true);
   });
 });

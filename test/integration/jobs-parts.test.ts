@@ -8,7 +8,6 @@
  * - DELETE stops every replica's parts;
  * - a retry storm of job submissions by one key leaves another key's small job within 2× of its idle time.
  */
-import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,53 +17,15 @@ import {
 } from "../helpers/servers.js";
 import { commitStore, seededSeries } from "../helpers/stores.js";
 import { call, keyId } from "./fixtures.js";
+import { busy, busyAtOnce, finished as finishedOn, IDENTITY as identity, seededTickers, sha, status, T, type Status } from "./jobs-fixtures.js";
 
 const N = 2000;
-/** 252 training days + 8 test days. */
-const T = 260;
-const TICKERS = Array.from({ length: N }, (_, i) => `TK${String(i).padStart(4, "0")}`);
+const TICKERS = seededTickers(N);
 const BIG = "jobs-parts-big-key-0123456789";
 const SMALL = "jobs-parts-small-key-0123456789";
-const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 const DESCRIPTIVE = ["content-type", "etag", "x-tickers", "x-ticker-count", "x-simulation-seed", "x-simulation-model"];
 const described = (h: Headers) => Object.fromEntries(DESCRIPTIVE.map((k) => [k, h.get(k)]));
-const identity = { "accept-encoding": "identity" };
-type Status = { id: string; state: string; attempts: number; parts?: { done: number; total: number } };
-
-async function status(base: string, location: string, key: string): Promise<Status> {
-  const res = await call(base, location, key);
-  expect(res.status, res.body).toBe(200);
-  return JSON.parse(res.body) as Status;
-}
-
-/** Poll until the job is finished (or throw after `ms`), every `every` ms. */
-async function finished(base: string, location: string, key: string, ms: number, every = 100): Promise<Status> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const s = await status(base, location, key);
-    if (["completed", "failed", "cancelled"].includes(s.state)) return s;
-    if (Date.now() > deadline) throw new Error(`job ${location} after ${ms} ms: ${JSON.stringify(s)}`);
-    await new Promise((r) => setTimeout(r, every));
-  }
-}
-
-/** The replicas busy now (their one worker computing: /readyz's busy). */
-async function busy(replicas: readonly Replica[]): Promise<Replica[]> {
-  const states = await Promise.all(replicas.map((r) => fetch(`${r.url}/readyz`)
-    .then((x) => x.json() as Promise<{ busy: number }>).catch(() => ({ busy: 0 }))));
-  return replicas.filter((_, i) => states[i].busy > 0);
-}
-
-/** Wait until at least `n` replicas are busy at once; returns them. */
-async function busyAtOnce(replicas: readonly Replica[], n: number, ms: number): Promise<Replica[]> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const b = await busy(replicas);
-    if (b.length >= n) return b;
-    if (Date.now() > deadline) throw new Error(`never ${n} replicas busy at once`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const finished = (base: string, location: string, key: string, ms: number, every = 100) => finishedOn(base, location, key, ms, every);
 
 describeWithServers("a job's parts on every replica (BullMQ flows)", missingServers("redis-server"), () => {
   let work = "";
@@ -186,8 +147,16 @@ describeWithServers("a job's parts on every replica (BullMQ flows)", missingServ
       const loaded: number[] = [];
       const backlog: number[] = [];
       for (let i = 0; i < 3; i++) {
-        // the big key's unfinished jobs when the small one is submitted (FIFO would queue it behind them all)
-        backlog.push(Number(/^:(\d+)/.exec(await redisCommand(redis.port, `ZCARD folio:jobs:owner:${keyId(BIG)}`))![1]));
+        // the big key's unfinished jobs when the small one is submitted (FIFO would queue it behind them all): the
+        // storm refills the backlog between refusals, so wait (10 s at most) for it to be at least half full again
+        const unfinished = async () => Number(/^:(\d+)/.exec(await redisCommand(redis.port, `ZCARD folio:jobs:owner:${keyId(BIG)}`))![1]);
+        const full = Date.now() + 10_000;
+        let queued = await unfinished();
+        while (queued < 20 && Date.now() < full) {
+          await new Promise((r) => setTimeout(r, 10));
+          queued = await unfinished();
+        }
+        backlog.push(queued);
         const t0 = Date.now();
         const sub = await call(replicas[1].url, "/v1/jobs", SMALL, small(10 + i));
         expect((await finished(replicas[1].url, sub.headers.get("location")!, SMALL, 120_000, 20)).state).toBe("completed");

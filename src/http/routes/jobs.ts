@@ -53,6 +53,7 @@ export function jobStatus(j: JobRecord) {
     finished_at: iso(j.finishedAt),
     expires_at: iso(j.expiresAt),
     attempts: j.attempts,
+    ...(j.storeVersion !== undefined ? { store_version: j.storeVersion } : {}),
     ...(j.partsTotal !== undefined ? { parts: { done: j.partsDone ?? 0, total: j.partsTotal } } : {}),
     ...(j.state === "completed" ? { result: `${JOBS_PATH}/${j.id}/result`, bytes: j.bytes ?? 0 } : {}),
     ...(j.state === "failed" && j.error !== undefined ? { problem: toProblem(fromWire(j.error)) } : {}),
@@ -68,6 +69,9 @@ export const JobStatus = z.object({
   finished_at: z.string().nullable(),
   expires_at: z.string().nullable().describe("Until when the result (or problem) is kept (JOB_RESULT_TTL after it finished); then 410."),
   attempts: z.number().int().describe("Times a worker started it."),
+  store_version: z.string().optional().describe(
+    "The store version (SHA-256 of its contents, as /readyz's store_version) current when the job was submitted: it " +
+      "runs on it whatever is imported meanwhile; its result says it again in the header x-folio-store-version."),
   parts: z.object({ done: z.number().int(), total: z.number().int() }).optional().describe(
     "The computation's tasks finished and in all, once it started: 1 for a request computed whole; for a large one split " +
       "across the replica's workers (SPLIT_MIN_TICKERS), its weights parts and its last step."),
