@@ -6,7 +6,8 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { startReplicas, type Replica } from "../helpers/servers.js";
 import { STRATEGY_IDS } from "../../src/domain/strategies.js";
 import { openStore } from "../../src/store/index.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
@@ -23,8 +24,8 @@ interface Piped {
 }
 
 /** Runs `node MAIN args… | reader` through `sh -c`, capturing the CLI's exit status inside the pipeline. */
-function piped(args: string[], reader: string): Promise<Piped> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+function piped(args: string[], reader: string, extra: Record<string, string> = {}): Promise<Piped> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   delete env.DATA_DIR;
   delete env.CI;
   const script = `( "$0" "$@"; echo "folio-exit=$?" >&2 ) | ${reader}`;
@@ -76,7 +77,17 @@ describe("the built CLI in a shell pipeline", () => {
   });
 });
 
+/** The address the help examples of `--url` name (a local `folio serve`, its default port). */
+const EXAMPLE_SERVER = "http://127.0.0.1:3000";
+/** The key those examples send, from FOLIO_API_KEY as their gloss says. */
+const EXAMPLE_KEY = "pipes-example-key";
+
 describe("each command's --help examples", () => {
+  // An example pointed at a server runs against a real `folio serve` of the same embedded store (on a free port in
+  // place of the example's 3000: the only word changed).
+  let server: Replica | undefined;
+  afterAll(async () => { await server?.stop(); });
+
   it("run as written on the default store for tickers, weights, backtest and simulate (exit 0, stdout, no stderr)", async () => {
     let count = 0;
     for (const command of ["tickers", "weights", "backtest", "simulate"]) {
@@ -86,8 +97,14 @@ describe("each command's --help examples", () => {
         .filter((x): x is string => Boolean(x));
       expect(examples.length, `${command} --help has examples`).toBeGreaterThanOrEqual(2);
       for (const example of examples) {
-        const [cmd, reader] = example.split(" | ");
-        const r = await piped(cmd.trim().split(/\s+/), reader ?? "cat");
+        // an example's gloss after two spaces, "(on a server, …)", is for the reader
+        const [cmd, reader] = example.replace(/\s{2,}\(.*\)$/, "").split(" | ");
+        let args = cmd.trim().split(/\s+/);
+        if (args.includes(EXAMPLE_SERVER)) {
+          server ??= (await startReplicas(1, { API_KEYS: EXAMPLE_KEY }))[0];
+          args = args.map((a) => (a === EXAMPLE_SERVER ? server!.url : a));
+        }
+        const r = await piped(args, reader ?? "cat", server === undefined ? {} : { FOLIO_API_KEY: EXAMPLE_KEY });
         expect(r.stderr, example).toBe("");
         expect(r.cliCode, example).toBe(0);
         expect(r.stdout.length, example).toBeGreaterThan(0);

@@ -24,7 +24,7 @@ Examples (the tickers of the default store, the embedded synthetic universe; fol
   folio weights SYN-TEC1,SYN-FIN2,SYN-UTL3 --covariance shrink --json
   folio weights SYN-TEC1 SYN-HLT2 --start 2020-01-01 --csv
   folio weights SYN-TEC1 SYN-FIN2 SYN-UTL3 --strategies gmvp,rpp
-  folio weights SYN-TEC1 SYN-FIN2 --url http://127.0.0.1:3000 --async   (on a server, as a job: its JSON)`);
+  folio weights SYN-TEC1 SYN-FIN2 --url http://127.0.0.1:3000 --async   (on a server, as a job: its JSON; the key in FOLIO_API_KEY)`);
   cmd.action(async (args: string[], opts: CommonOptions & ServerOptions, self: Command) => {
     if (await runOnServer(opts, "weights", requestBodyOf(splitTickers(args), opts))) return;
     const progress = new Progress(3);
