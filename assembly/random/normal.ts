@@ -99,13 +99,13 @@ function polarFinish(base: usize, m: i32): void {
   for (; j + 1 < m; j += 2) {
     const p = base + (<usize>j << 4);
     const v0 = v128.load(p), v1 = v128.load(p, 16);
-    // (a0², b0²), (a1², b1²), then s = (a0² + b0², a1² + b1²): the scalar's products and sum, lane by lane
-    const q0 = f64x2.mul(v0, v0), q1 = f64x2.mul(v1, v1);
-    const sv = f64x2.add(v128.shuffle<f64>(q0, q1, 0, 2), v128.shuffle<f64>(q0, q1, 1, 3));
+    const a0 = f64x2.extract_lane(v0, 0), b0 = f64x2.extract_lane(v0, 1);
+    const a1 = f64x2.extract_lane(v1, 0), b1 = f64x2.extract_lane(v1, 1);
+    const sv = f64x2(a0 * a0 + b0 * b0, a1 * a1 + b1 * b1);
     const lv = nativeLog2(sv);
     const f = f64x2.sqrt(f64x2.div(f64x2.mul(f64x2.splat(-2.0), lv), sv));
-    v128.store(p, f64x2.mul(v0, v128.shuffle<f64>(f, f, 0, 0)));
-    v128.store(p, f64x2.mul(v1, v128.shuffle<f64>(f, f, 1, 1)), 16);
+    v128.store(p, f64x2.mul(v0, f64x2.splat(f64x2.extract_lane(f, 0))));
+    v128.store(p, f64x2.mul(v1, f64x2.splat(f64x2.extract_lane(f, 1))), 16);
   }
   if (j < m) {
     const p = base + (<usize>j << 4);
@@ -136,18 +136,6 @@ const ONE_BITS: i64 = 0x3FF0000000000000;
 const TWO_BITS: i64 = 0x4000000000000000;
 const MANT52: i64 = 0x000FFFFFFFFFFFFF;
 
-/** x·5 mod 2⁶⁴ on both lanes: (x << 2) + x (wasm's i64x2.mul is several instructions on x64). */
-// @ts-ignore: decorator
-@inline function times5(x: v128): v128 {
-  return i64x2.add(i64x2.shl(x, 2), x);
-}
-
-/** x·9 mod 2⁶⁴ on both lanes: (x << 3) + x. */
-// @ts-ignore: decorator
-@inline function times9(x: v128): v128 {
-  return i64x2.add(i64x2.shl(x, 3), x);
-}
-
 /** rotl of both u64 lanes of x by k (shl, shr_u, or: wasm has no i64x2 rotate). */
 // @ts-ignore: decorator
 @inline function rotl2(x: v128, k: i32): v128 {
@@ -156,14 +144,14 @@ const MANT52: i64 = 0x000FFFFFFFFFFFFF;
 
 /**
  * 2u − 1 = m·2⁻⁵² − 1 (m = out >> 11 < 2⁵³) on both lanes, each lane the scalar's bits without an i64 → f64
- * conversion (wasm SIMD has none): with b = m's top bit (out's sign bit, a compare) and y = bits(0x3FF0… | (m mod 2⁵²)) = 1 +
+ * conversion (wasm SIMD has none): with b = m's top bit (out >> 63) and y = bits(0x3FF0… | (m mod 2⁵²)) = 1 +
  * (m mod 2⁵²)·2⁻⁵² (exact), m·2⁻⁵² − 1 = y − (2 − b) as real numbers, so the one rounding of y − (2 − b) (2 − b
  * being 1.0 or 2.0, exact) is the scalar's one rounding of (m·2⁻⁵²) − 1 (its product is exact).
  */
 // @ts-ignore: decorator
 @inline function uniform2m1(out: v128): v128 {
   const y = v128.or(v128.and(i64x2.shr_u(out, 11), i64x2.splat(MANT52)), i64x2.splat(ONE_BITS));
-  const c = v128.bitselect(i64x2.splat(ONE_BITS), i64x2.splat(TWO_BITS), i64x2.lt_s(out, i64x2.splat(0)));
+  const c = i64x2.sub(i64x2.splat(TWO_BITS), i64x2.shl(i64x2.shr_u(out, 63), 52));
   return f64x2.sub(y, c);
 }
 
@@ -199,12 +187,16 @@ export function fillNormalsPair(stA: usize, outA: usize, stB: usize, outB: usize
     let s3 = i64x2(load<i64>(stA, RNG_WORDS_OFFSET + 24), load<i64>(stB, RNG_WORDS_OFFSET + 24));
     let jA: i32 = 0, jB: i32 = 0;
     while (jA < m && jB < m) {
-      let r = times9(rotl2(times5(s1), 7));
+      let x = i64x2.add(i64x2.shl(s1, 2), s1);
+      x = rotl2(x, 7);
+      let r = i64x2.add(i64x2.shl(x, 3), x);
       let t = i64x2.shl(s1, 17);
       s2 = v128.xor(s2, s0); s3 = v128.xor(s3, s1); s1 = v128.xor(s1, s2); s0 = v128.xor(s0, s3);
       s2 = v128.xor(s2, t); s3 = rotl2(s3, 45);
       const a = uniform2m1(r);
-      r = times9(rotl2(times5(s1), 7));
+      x = i64x2.add(i64x2.shl(s1, 2), s1);
+      x = rotl2(x, 7);
+      r = i64x2.add(i64x2.shl(x, 3), x);
       t = i64x2.shl(s1, 17);
       s2 = v128.xor(s2, s0); s3 = v128.xor(s3, s1); s1 = v128.xor(s1, s2); s0 = v128.xor(s0, s3);
       s2 = v128.xor(s2, t); s3 = rotl2(s3, 45);

@@ -4,7 +4,7 @@ import { rngSeed, rngJump, rngBelow, rngUniform } from "../random/xoshiro256";
 import {
   ModelCode, RNG_CACHE_OFFSET, RNG_HAS_CACHE_OFFSET, RNG_STATE_BYTES, RNG_WORDS_BYTES, RNG_WORDS_OFFSET,
 } from "../shared/vocabulary";
-import { fillNormals, fillNormalsPair } from "../random/normal";
+import { fillNormals } from "../random/normal";
 import { sharesFrom, valueWithShares } from "./paths";
 import { gemmNT } from "../linalg/gemm";
 import { checkPrices, checkFinite } from "../checks";
@@ -97,24 +97,10 @@ function generateCloses(cur: usize, mu: usize, scale: usize, model: i32, P: usiz
  */
 function generateChunk(cur: usize, mu: usize, scale: usize, model: i32, rows: usize, m: i32, N: i32,
                        Z: usize): void {
-  fillNormals(cur, drawsAt(model, rows, Z), m * N);
-  compoundChunk(mu, scale, model, rows, m, N, Z);
-}
-
-/** Where a chunk's normals go: the rows themselves (independent: r = μ + σ·z in place) or Z (correlated). */
-// @ts-ignore: decorator
-@inline function drawsAt(model: i32, rows: usize, Z: usize): usize {
-  return model == ModelCode.independent ? rows : Z;
-}
-
-/**
- * `generateChunk` after the draws: the chunk's normals (at `drawsAt`) become its closes, r = μ + σ·z (independent)
- * or μ + L·z (correlated, `gemmNT` from Z), then P̃[t] = P̃[t−1]·exp(r) (stats/native-exp2.ts, the scalar's bits).
- */
-function compoundChunk(mu: usize, scale: usize, model: i32, rows: usize, m: i32, N: i32, Z: usize): void {
   const rowBytes = <usize>N << 3;
   const E = EXP2_CONSTANTS;
   if (model == ModelCode.independent) {
+    fillNormals(cur, rows, m * N);
     for (let t: i32 = 0; t < m; t++) {
       const x = rows + <usize>t * rowBytes;
       const prev = x - rowBytes;
@@ -131,6 +117,7 @@ function compoundChunk(mu: usize, scale: usize, model: i32, rows: usize, m: i32,
       }
     }
   } else {
+    fillNormals(cur, Z, m * N);
     gemmNT(Z, N, m, scale, N, N, N, true, rows, N, 1, m);
     for (let t: i32 = 0; t < m; t++) {
       const x = rows + <usize>t * rowBytes;
@@ -435,28 +422,7 @@ export function simulateSummary(mu: usize, scale: usize, model: i32, p0: usize, 
   const bandBytes = <usize>(S * P) << 3;
   const paidBytes = <usize>(S * Ecols) << 3;
 
-  let r: i32 = 0;
-  if (model != ModelCode.bootstrap && runCount >= 2) {
-    // runs r and r + 1 at once: their normals by the two-lane generator (the same values as one run at a time)
-    const Pc2 = heap.alloc(<usize>(chunk + 1) * rowBytes);
-    const Z2: usize = model == ModelCode.correlated && steps > 0 ? heap.alloc(<usize>chunk * rowBytes) : 0;
-    const cur2 = heap.alloc(<usize>RNG_STATE_BYTES);
-    const values2 = heap.alloc(<usize>(D * nTest) << 3);
-    for (; r + 1 < runCount; r += 2) {
-      startRun(base, cur);
-      rngJump(base);
-      startRun(base, cur2);
-      rngJump(base);
-      valuedRunPair(cur, cur2, mu, L, model, p0, nTest, N, chunk, Z, Z2, Pc, Pc2, sh, D, capital, values, values2);
-      for (let h: i32 = 0; h < 2; h++) {
-        const q = r + h;
-        summarizeRun(h == 0 ? values : values2, D, nTest, bd, iSpec, fSpec, recD, bandD, paidD, Vf, lr, lb, rf);
-        spreadRecords(rep, S, recD, bandD, paidD, P, Ecols, rec + <usize>q * recBytes, band + <usize>q * bandBytes,
-          paid + <usize>q * paidBytes);
-      }
-    }
-  }
-  for (; r < runCount; r++) {
+  for (let r: i32 = 0; r < runCount; r++) {
     startRun(base, cur);
     valuedRun(cur, mu, L, model, p0, nTest, N, chunk, Z, nRows, pNew, Pc, sh, D, capital, values);
     summarizeRun(values, D, nTest, bd, iSpec, fSpec, recD, bandD, paidD, Vf, lr, lb, rf);
@@ -494,51 +460,15 @@ function distinctRows(W: usize, S: i32, N: i32, rep: usize): i32 {
 function valuedRun(cur: usize, mu: usize, L: usize, model: i32, p0: usize, nTest: i32, N: i32, chunk: i32, Z: usize,
                    nRows: i32, pNew: f64, Pc: usize, sh: usize, D: i32, capital: f64, values: usize): void {
   const rowBytes = <usize>N << 3;
-  startValues(p0, N, nTest, D, capital, Pc, values);
+  for (let d: i32 = 0; d < D; d++) store<f64>(values + (<usize>(d * nTest) << 3), capital);
+  memory.copy(Pc, p0, rowBytes);
   for (let t0: i32 = 1; t0 < nTest; t0 += chunk) {
     const m = min(chunk, nTest - t0);
     const rows = Pc + rowBytes;
     if (model == ModelCode.bootstrap) bootstrapRows(cur, L, nRows, pNew, rows, t0, m, N);
     else generateChunk(cur, mu, L, model, rows, m, N, Z);
-    valueChunk(Pc, m, N, sh, D, values, t0, nTest);
-  }
-}
-
-/** A run's values before its chunks: V[d][0] = capital for the D series, and p0 as the close before chunk one. */
-function startValues(p0: usize, N: i32, nTest: i32, D: i32, capital: f64, Pc: usize, values: usize): void {
-  for (let d: i32 = 0; d < D; d++) store<f64>(values + (<usize>(d * nTest) << 3), capital);
-  memory.copy(Pc, p0, <usize>N << 3);
-}
-
-/** The chunk's m rows of closes (after the close before them at Pc) valued into rows t0 … of `values`; its last close kept. */
-function valueChunk(Pc: usize, m: i32, N: i32, sh: usize, D: i32, values: usize, t0: i32, nTest: i32): void {
-  const rowBytes = <usize>N << 3;
-  const rows = Pc + rowBytes;
-  gemmNT(rows, N, m, sh, N, D, N, false, values + (<usize>t0 << 3), 1, nTest);
-  memory.copy(Pc, rows + <usize>(m - 1) * rowBytes, rowBytes);
-}
-
-/**
- * `valuedRun` of two runs of a normal model at once (generators `cur` and `cur2`, buffers Pc/Z/values and their
- * second copies): per chunk both runs' normals in one `fillNormalsPair` (each run's stream the scalar's bits, so
- * the draws `generateChunk` takes), then each run's `compoundChunk` and `valueChunk`: the values of two
- * `valuedRun` calls, bit for bit.
- */
-function valuedRunPair(cur: usize, cur2: usize, mu: usize, L: usize, model: i32, p0: usize, nTest: i32, N: i32,
-                       chunk: i32, Z: usize, Z2: usize, Pc: usize, Pc2: usize, sh: usize, D: i32, capital: f64,
-                       values: usize, values2: usize): void {
-  const rowBytes = <usize>N << 3;
-  startValues(p0, N, nTest, D, capital, Pc, values);
-  startValues(p0, N, nTest, D, capital, Pc2, values2);
-  for (let t0: i32 = 1; t0 < nTest; t0 += chunk) {
-    const m = min(chunk, nTest - t0);
-    const rows = Pc + rowBytes;
-    const rows2 = Pc2 + rowBytes;
-    fillNormalsPair(cur, drawsAt(model, rows, Z), cur2, drawsAt(model, rows2, Z2), m * N);
-    compoundChunk(mu, L, model, rows, m, N, Z);
-    valueChunk(Pc, m, N, sh, D, values, t0, nTest);
-    compoundChunk(mu, L, model, rows2, m, N, Z2);
-    valueChunk(Pc2, m, N, sh, D, values2, t0, nTest);
+    gemmNT(rows, N, m, sh, N, D, N, false, values + (<usize>t0 << 3), 1, nTest);
+    memory.copy(Pc, rows + <usize>(m - 1) * rowBytes, rowBytes);
   }
 }
 
