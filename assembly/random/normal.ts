@@ -170,7 +170,9 @@ const MANT52: i64 = 0x000FFFFFFFFFFFFF;
  *   common each block's remaining normals by `fillNormals` (its pairs and its odd slot), which continues the stream
  *   exactly: batch boundaries do not change values, every pair's f depends only on its own s.
  * Preconditions: two seeded, distinct blocks; outA and outB each with room for n f64, not overlapping.
- * Complexity: as two `fillNormals`, with the generator's integer work two lanes per instruction.
+ * Complexity: as two `fillNormals`, with the generator's integer work two lanes per instruction. Measured no faster
+ *   than two `fillNormals` on the dev VM (AMD EPYC: no i64x2 rotate or multiply, so a lane costs about the scalar
+ *   instructions), so the simulation kernels call `fillNormals` (docs/method.md §8.13, fourth pass).
  */
 export function fillNormalsPair(stA: usize, outA: usize, stB: usize, outB: usize, n: i32): void {
   if (n <= 0) return;
