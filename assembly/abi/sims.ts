@@ -8,7 +8,7 @@
  * (assembly/shared/vocabulary.ts; see assembly/random/xoshiro256.ts).
  */
 import { rngSeed, rngJump, rngNext, rngUniform, rngBelow } from "../random/xoshiro256";
-import { fillNormals } from "../random/normal";
+import { fillNormals, fillNormalsPair } from "../random/normal";
 import { valuePaths } from "../valuation/paths";
 import { dollarsJson } from "../valuation/dollars";
 import { simulateCloses, simulateRuns, simulateSummary } from "../valuation/simulate";
@@ -40,6 +40,10 @@ export function kRngBelow(state: usize, n: i32): i32 {
 /** Write `n` polar normals to `out` (f64[n]), using and updating the block's normal cache. */
 export function kRngNormals(state: usize, out: usize, n: i32): void {
   fillNormals(state, out, n);
+}
+/** `kRngNormals` of two blocks at once (two-lane generator, random/normal.ts `fillNormalsPair`): the same values. */
+export function kRngNormalsPair(stateA: usize, stateB: usize, outA: usize, outB: usize, n: i32): void {
+  fillNormalsPair(stateA, outA, stateB, outB, n);
 }
 /**
  * Dollar values as JSON text after their date keys (the service's response bodies): see valuation/dollars.ts for the

@@ -63,6 +63,7 @@ export interface EngineExports {
   kRngNext(state: Ptr): bigint;
   kRngUniform(state: Ptr): number;
   kRngNormals(state: Ptr, out: Ptr, n: number): void;
+  kRngNormalsPair(stateA: Ptr, stateB: Ptr, outA: Ptr, outB: Ptr, n: number): void;
   kRngBelow(state: Ptr, n: number): number;
   kValuePaths(P: Ptr, nTest: number, N: number, W: Ptr, S: number, capital: number, out: Ptr): Status;
   kDollarsJson(values: Ptr, n: number, keys: Ptr, width: number, out: Ptr, state: Ptr): Status;
@@ -152,6 +153,7 @@ export const ENGINE_EXPORTS = {
   kRngNext: 1,
   kRngUniform: 1,
   kRngNormals: 3,
+  kRngNormalsPair: 5,
   kRngBelow: 2,
   kValuePaths: 7,
   kDollarsJson: 6,
@@ -266,6 +268,9 @@ export const KERNEL_CALLS = {
   kRngNext: { params: ["state:bytesInOut"], what: "rng", result: "next" },
   kRngUniform: { params: ["state:bytesInOut"], what: "rng", result: "uniform" },
   kRngNormals: { params: ["state:bytesInOut", "out:f64Out", "n:i32"], what: "rng", result: "none" },
+  kRngNormalsPair: {
+    params: ["stateA:bytesInOut", "stateB:bytesInOut", "outA:f64Out", "outB:f64Out", "n:i32"], what: "rng", result: "none",
+  },
   kRngBelow: { params: ["state:bytesInOut", "n:i32"], what: "rng", result: "below" },
   kValuePaths: {
     params: ["P:f64In", "nTest:i32", "N:i32", "W:f64In", "S:i32", "capital:f64", "out:f64Out"], what: "valuation",

@@ -455,9 +455,26 @@ export function rngStreamFromState(wasm: Wasm, words: readonly bigint[]): RngStr
   return streamOver(wasm, block);
 }
 
+/** Each stream's state block (for `rngNormalsPair`, which advances two streams in one call). */
+const streamBlocks = new WeakMap<RngStream, Uint8Array>();
+
+/**
+ * The next `n` normals of streams a and b in one call of the two-lane generator (kRngNormalsPair; both streams
+ * advanced as by `a.normals(n)` and `b.normals(n)`, which give the same values): for tests.
+ */
+export function rngNormalsPair(wasm: Wasm, a: RngStream, b: RngStream, n: number): [Float64Array, Float64Array] {
+  need(isCount(n, 0) && n <= 0x7fffffff, `rngNormalsPair: bad count ${n}`);
+  const stateA = streamBlocks.get(a), stateB = streamBlocks.get(b);
+  if (stateA === undefined || stateB === undefined || a === b) {
+    throw new RangeError("rngNormalsPair: two distinct streams of rngStream");
+  }
+  const v = invoke(wasm, "kRngNormalsPair", { stateA, stateB, outA: n, outB: n, n }).value;
+  return [v.outA, v.outB];
+}
+
 /** Each method is one call of the protocol: the state block copied in, one kernel, the block copied back out. */
 function streamOver(wasm: Wasm, block: Uint8Array): RngStream {
-  return {
+  const stream: RngStream = {
     next: () => BigInt.asUintN(64, invoke(wasm, "kRngNext", { state: block }).next),
     uniform: () => invoke(wasm, "kRngUniform", { state: block }).uniform,
     below: (n: number) => {
@@ -473,4 +490,6 @@ function streamOver(wasm: Wasm, block: Uint8Array): RngStream {
     },
     state: () => Array.from(new BigUint64Array(block.buffer, 0, 4)),
   };
+  streamBlocks.set(stream, block);
+  return stream;
 }
