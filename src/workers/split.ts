@@ -14,7 +14,7 @@
 import { isFolioError, folioError } from "../errors.js";
 import { defaultPlan, requestParts, runParts, type SplitPlan } from "../pipeline/split-plan.js";
 import type { ComputePool, ComputeResult } from "./pool.js";
-import type { BacktestTask, ComputeTask, SummaryPartTask, WeightsPartTask } from "./tasks.js";
+import type { BacktestTask, ComputeTask, SignificancePartTask, SummaryPartTask, WeightsPartTask } from "./tasks.js";
 import { summaryPartsApply } from "../pipeline/respond.js";
 
 export { shouldSplit } from "../pipeline/split-plan.js";
@@ -118,6 +118,53 @@ export async function runSummarySplit(pool: ComputePool, task: BacktestTask, o: 
       throw requestError(e, limitMs);
     });
     const last: BacktestTask = { ...task, summaryParts: parts };
+    return await pool.run(last, remaining(), { cancel: o.cancel, group, cost: o.cost, keepMemory: false })
+      .catch((e: unknown) => {
+        throw requestError(e, limitMs);
+      });
+  } finally {
+    group.close();
+  }
+}
+
+// ---- an analysis's significance resamples on every worker (issue 29's bench: docs/method.md §7.5) ----
+
+/**
+ * Whether `task` is an analysis whose significance resamples are computed in parts (`runSignificanceSplit`): the
+ * section asked (or all sections), ≥ 2 workers, and buy and hold — each part computes the request's paths again
+ * before its block, which is cheap next to the resamples for buy and hold but a whole walk-forward for a rebalanced
+ * request (docs/performance.md: there the paths, not the resamples, are most of the time).
+ */
+export function shouldSplitSignificance(task: ComputeTask, workers: number): task is BacktestTask {
+  if (task.kind !== "analysis" || workers < 2 || !("request" in task)) return false;
+  const sections = (task.request as { sections?: readonly string[] }).sections;
+  return (sections === undefined || sections.includes("significance")) && summaryPartsApply(task.request);
+}
+
+/**
+ * An analysis's significance resamples on every worker: one `SignificancePartTask` per worker, each the bootstrap of
+ * its contiguous block of series (src/pipeline/analysis-significance.ts `seriesBlock`), in parallel; then the
+ * request's own task given the blocks (transferred, not copied), which merges them in series order instead of running
+ * the kernels. Series s is resampled from its own generator stream wherever it is computed, so the body is the single
+ * task's, byte for byte, for any worker count. A bad request fails in the parts with the error the single task gives.
+ * Group, deadline and errors as `runSummarySplit`.
+ */
+export async function runSignificanceSplit(pool: ComputePool, task: BacktestTask, o: SplitOptions = {}): Promise<ComputeResult> {
+  const limitMs = o.timeoutMs ?? pool.timeoutMs;
+  const deadline = Date.now() + limitMs;
+  const remaining = () => Math.max(1, deadline - Date.now());
+  const group = pool.openGroup(o.key ?? "");
+  try {
+    const parts = pool.workerCount;
+    const blocks = await Promise.all(Array.from({ length: parts }, async (_, part) => {
+      const t: SignificancePartTask = { kind: "significance-part", request: task.request, snapshot: task.snapshot, part, parts,
+        ...(task.weights === undefined ? {} : { weights: task.weights }) };
+      const r = await pool.run(t, remaining(), { cancel: o.cancel, group });
+      return new Float64Array(r.body.buffer, r.body.byteOffset, r.body.byteLength / 8);
+    })).catch((e: unknown) => {
+      throw requestError(e, limitMs);
+    });
+    const last: BacktestTask = { ...task, significanceParts: blocks };
     return await pool.run(last, remaining(), { cancel: o.cancel, group, cost: o.cost, keepMemory: false })
       .catch((e: unknown) => {
         throw requestError(e, limitMs);
