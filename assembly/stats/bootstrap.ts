@@ -28,10 +28,14 @@ const YEAR: f64 = 252.0;
  * remainder of rngBelow and a second output for the decision doubled its time).
  *
  * **Random numbers** (docs/method.md §7.5, §8.4): the xoshiro256** block is seeded from `seed` by SplitMix64;
- * series s uses the stream started s jumps after it, and its resamples b = 0 … B−1 follow one another in that stream
- * (so resample b does not depend on B, nor series s on the series after it). The step is rngNext's, in locals.
+ * series g's stream starts one jump after the state the series before it left (g = 0: the seeded state), and its
+ * resamples b = 0 … B−1 follow one another in that stream (so resample b does not depend on B, nor series g on the
+ * series after it). The step is rngNext's, in locals. Rows first … first + S − 1 of a larger set, given alone with
+ * `first` (the split of src/workers/split.ts `runSignificanceSplit`), give the same figures as in the whole set: the
+ * series before them are replayed, their outputs drawn (`skipDraws`: m·B Lemire draws each, whatever the data and
+ * block lengths) but not used.
  *
- * Preconditions: 2 ≤ m ≤ 2³⁰, S ≥ 1, B ≥ 1 (else BadDimensions); every R finite and > −1 and every L finite and ≥ 1
+ * Preconditions: 2 ≤ m ≤ 2³⁰, S ≥ 1, B ≥ 1, first ≥ 0 (else BadDimensions); every R finite and > −1 and every L finite and ≥ 1
  * (else NonFinite with lastBadIndex the flat index into R, or BadDimensions for L).
  * Complexity: O(S·B·m) time (one generator step and a few flops per resampled day; a division only when the
  * drawdown deepens), O(m) scratch (32 bytes a day: d, d² and 1 + R side by side, one load site per day) beyond
@@ -40,8 +44,8 @@ const YEAR: f64 = 252.0;
  * doi:10.1080/01621459.1994.10476870; D. Lemire (2019), "Fast random integer generation in an interval", ACM TOMACS
  * 29(1):3, doi:10.1145/3230636.
  */
-export function stationaryBootstrap(R: usize, m: i32, S: i32, L: usize, seed: u64, B: i32, out: usize): i32 {
-  if (m < 2 || S < 1 || B < 1 || m > 0x40000000) return Status.BadDimensions;
+export function stationaryBootstrap(R: usize, m: i32, S: i32, L: usize, seed: u64, first: i32, B: i32, out: usize): i32 {
+  if (m < 2 || S < 1 || B < 1 || first < 0 || m > 0x40000000) return Status.BadDimensions;
   const total = <i64>S * <i64>m;
   for (let k: i64 = 0; k < total; k++) {
     const x = load<f64>(R + (<usize>k << 3));
@@ -57,13 +61,17 @@ export function stationaryBootstrap(R: usize, m: i32, S: i32, L: usize, seed: u6
   const st = heap.alloc(RNG_STATE_BYTES);
   const day = heap.alloc(<usize>m << 5); // scratch: 4 doubles a day (d, d², 1 + R, unused)
   rngSeed(st, seed);
+  for (let g = 0; g < first; g++) {
+    if (g > 0) rngJump(st);
+    skipDraws(st, <i64>m * <i64>B, m);
+  }
   const mU = <u64>m;
   const lim = ((<u64>1 << 32) - mU) % mU; // Lemire's rejection bound: 2³² mod m
   const fm = <f64>m;
   const annual = YEAR / fm;
   const rootYear = Math.sqrt(YEAR);
   for (let s = 0; s < S; s++) {
-    if (s > 0) rngJump(st);
+    if (first + s > 0) rngJump(st);
     // the generator in locals: rngNext's step written out (the same outputs, in order)
     let s0 = load<u64>(st, RNG_WORDS_OFFSET), s1 = load<u64>(st, RNG_WORDS_OFFSET + 8);
     let s2 = load<u64>(st, RNG_WORDS_OFFSET + 16), s3 = load<u64>(st, RNG_WORDS_OFFSET + 24);
@@ -138,9 +146,12 @@ export function stationaryBootstrap(R: usize, m: i32, S: i32, L: usize, seed: u6
  * Ledoit & Wolf's (2008, §3.2) studentized circular block bootstrap p-value of a zero Sharpe-ratio difference, for
  * each of S series against the series `base` (docs/method.md §7.5).
  *
+ Only the series s of [from, to) are
+ * computed (the split of src/workers/split.ts `runSignificanceSplit`; 0 and S for all).
+ *
  * Layout: `R` S×m row-major daily (excess) returns as in `stationaryBootstrap`; `blockLengths` S i32 block lengths b_s
  * (ignored for the base); `dHat` S values |Δ̂_s|/se_s of the data (the HAC statistic, computed by the host; ignored
- * for the base); `out` S p-values (NaN for the base).
+ * for the base); `out` to − from p-values, out[s − from] series s's (NaN for the base).
  *
  * **Method**: for series s ≠ base, M resamples of l = ⌊m/b⌋ circular blocks of b days, the same days for the series
  * and the base (pairs resampled together). Day block k of a resample takes one generator output x and starts at
@@ -149,15 +160,19 @@ export function stationaryBootstrap(R: usize, m: i32, S: i32, L: usize, seed: u6
  * the block-bootstrap covariance Ψ* = (1/l)Σ_j ζ_j ζ_jᵀ with ζ_j = (Σ_{t∈j} v_t)/√b, v_t = (x_t − μ̂*_x, y_t − μ̂*_y,
  * x_t² − γ̂*_x, y_t² − γ̂*_y), ∇f* as in the HAC (at the starred moments), se* = √(∇f*ᵀΨ*∇f* / n) and
  * d* = |Δ* − Δ̂|/se*. p = (1 + #{d* ≥ dHat})/(M + 1). Δ̂ is recomputed here from R.
- * Random numbers: series s uses the stream s jumps after the seeded state (the base's stream is skipped).
- * Preconditions: 2 ≤ m ≤ 2³⁰, S ≥ 2, 0 ≤ base < S, 1 ≤ b_s ≤ m, M ≥ 1 (else BadDimensions); R finite (NonFinite).
+ * Random numbers: series s uses the stream one jump after the state the series before it left (the base's draws none);
+ * the series before `from` are replayed (`skipDraws`: M·⌊m/b_s⌋ draws each), so a block gives the whole call's bits.
+ * Preconditions: 2 ≤ m ≤ 2³⁰, S ≥ 2, 0 ≤ base < S, 1 ≤ b_s ≤ m, M ≥ 1, 0 ≤ from < to ≤ S (else BadDimensions); R
+ * finite (NonFinite).
  * Complexity: O(S·M·m) time, O(m) scratch (4 block sums per block).
  * References: O. Ledoit, M. Wolf (2008), J. Empirical Finance 15(5):850–859, doi:10.1016/j.jempfin.2008.03.002;
  * D. N. Politis, J. P. Romano (1992), "A circular block-resampling procedure for stationary data".
  */
 export function sharpeDiffBootstrap(R: usize, m: i32, S: i32, base: i32, blockLengths: usize, seed: u64, M: i32,
-  dHat: usize, out: usize): i32 {
-  if (m < 2 || m > 0x40000000 || S < 2 || base < 0 || base >= S || M < 1) return Status.BadDimensions;
+  dHat: usize, from: i32, to: i32, out: usize): i32 {
+  if (m < 2 || m > 0x40000000 || S < 2 || base < 0 || base >= S || M < 1 || from < 0 || to <= from || to > S) {
+    return Status.BadDimensions;
+  }
   for (let s = 0; s < S; s++) {
     const b = load<i32>(blockLengths + (<usize>s << 2));
     if (s != base && (b < 1 || b > m)) return Status.BadDimensions;
@@ -175,10 +190,16 @@ export function sharpeDiffBootstrap(R: usize, m: i32, S: i32, base: i32, blockLe
   const mU = <u64>m;
   const lim = ((<u64>1 << 32) - mU) % mU;
   const yRow = R + (<usize>base * <usize>m << 3);
-  for (let s = 0; s < S; s++) {
+  for (let s = 0; s < to; s++) {
     if (s > 0) rngJump(st);
+    if (s < from) {
+      // a series before the block: its draws replayed, not used (the block's streams as in the whole call)
+      if (s != base) skipDraws(st, <i64>M * <i64>(m / load<i32>(blockLengths + (<usize>s << 2))), m);
+      continue;
+    }
+    const o = out + (<usize>(s - from) << 3);
     if (s == base) {
-      store<f64>(out + (<usize>s << 3), NaN);
+      store<f64>(o, NaN);
       continue;
     }
     const b = load<i32>(blockLengths + (<usize>s << 2));
@@ -241,9 +262,35 @@ export function sharpeDiffBootstrap(R: usize, m: i32, S: i32, base: i32, blockLe
     store<u64>(st, s1, RNG_WORDS_OFFSET + 8);
     store<u64>(st, s2, RNG_WORDS_OFFSET + 16);
     store<u64>(st, s3, RNG_WORDS_OFFSET + 24);
-    store<f64>(out + (<usize>s << 3), <f64>(count + 1) / <f64>(M + 1));
+    store<f64>(o, <f64>(count + 1) / <f64>(M + 1));
   }
   return Status.Ok;
+}
+
+/**
+ * Advances the generator block at `st` past `count` draws on 0 … m − 1 as the kernels above make them: one output
+ * each, and while Lemire's test rejects its high half (probability 2³² mod m / 2³²) one more output. The kernels'
+ * step, in locals; nothing else is computed (a split block's earlier series, replayed).
+ */
+function skipDraws(st: usize, count: i64, m: i32): void {
+  const mU = <u64>m;
+  const lim = ((<u64>1 << 32) - mU) % mU;
+  let s0 = load<u64>(st, RNG_WORDS_OFFSET), s1 = load<u64>(st, RNG_WORDS_OFFSET + 8);
+  let s2 = load<u64>(st, RNG_WORDS_OFFSET + 16), s3 = load<u64>(st, RNG_WORDS_OFFSET + 24);
+  for (let k: i64 = 0; k < count; k++) {
+    let x = rotl(s1 * 5, 7) * 9;
+    let sh = s1 << 17;
+    s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= sh; s3 = rotl(s3, 45);
+    while ((((x >> 32) * mU) & 0xFFFFFFFF) < lim) {
+      x = rotl(s1 * 5, 7) * 9;
+      sh = s1 << 17;
+      s2 ^= s0; s3 ^= s1; s1 ^= s2; s0 ^= s3; s2 ^= sh; s3 = rotl(s3, 45);
+    }
+  }
+  store<u64>(st, s0, RNG_WORDS_OFFSET);
+  store<u64>(st, s1, RNG_WORDS_OFFSET + 8);
+  store<u64>(st, s2, RNG_WORDS_OFFSET + 16);
+  store<u64>(st, s3, RNG_WORDS_OFFSET + 24);
 }
 
 /** mean/sd (ddof 1) of m returns at `row`, two-pass. */

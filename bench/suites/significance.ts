@@ -12,6 +12,10 @@
  *                                         significanceOf: everything the HTTP body's section computes
  *   kernel:lw-bootstrap:s=33:days=2266:M=2000
  *                                         sharpe_test "bootstrap": 32 pairs' studentized circular block bootstrap
+ *   kernel:bootstrap:block=0-21:…, block=21-33:…
+ *                                         the two blocks of 2 workers (src/pipeline/analysis-significance.ts
+ *                                         `seriesBlock`): series 0 … 20, and series 21 … 32 after the replay of the
+ *                                         21 before them (`first`; the same bits as those rows of the whole call)
  * Every result is consumed and checked finite; the ns per resampled day are printed.
  */
 import { Bench } from "tinybench";
@@ -21,6 +25,7 @@ import { boundaryRoundTrip } from "../../src/engine/core.js";
 import { excessReturns, optimalBlockLength, significanceOf } from "../../src/report/significance.js";
 import type { SeriesId } from "../../src/domain/strategies.js";
 import { factorPrices } from "../prices.js";
+import { seriesBlock } from "../../src/pipeline/analysis-significance.js";
 import { printBench } from "../table.js";
 
 const S = 33;
@@ -46,6 +51,15 @@ export default async function significance(): Promise<void> {
     sink += boundaryRoundTrip(wasm, R, 1).length; // its one output is not written by the no-op: count it, not its value
   });
   for (const [s, B] of [[1, 2000], [33, 200], [33, 2000]] as const) bench.add(`kernel:bootstrap:s=${s}:days=${DAYS}:B=${B}`, () => kernel(s, B));
+  for (let part = 0; part < 2; part++) {
+    const [from, to] = seriesBlock(S, part, 2);
+    bench.add(`kernel:bootstrap:block=${from}-${to}:days=${DAYS}:B=2000`, () => {
+      const o = stationaryBootstrap(wasm, { returns: R.subarray(from * DAYS, to * DAYS), m: DAYS, S: to - from,
+        blockLengths: L.subarray(from, to), seed: 42n, resamples: 2000, first: from });
+      if (!Number.isFinite(o[o.length - 2])) throw new Error("bootstrap block: not finite");
+      sink += o[o.length - 2];
+    });
+  }
   bench.add(`section:significance:s=${S}:days=${DAYS}:B=2000`, () => {
     const rows = significanceOf(ids, values, { seed: 42n }, (input) => stationaryBootstrap(wasm, input));
     const x = rows[S - 1].sharpe_ci![1] + (rows[S - 1].p_value ?? 0);

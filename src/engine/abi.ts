@@ -104,9 +104,9 @@ export interface EngineExports {
   kNativeExp(x: Ptr, n: number, pairs: Ptr, scalar: Ptr): Status;
   kNativeLog(x: Ptr, n: number, pairs: Ptr, scalar: Ptr): Status;
   // resampling statistics of value series (assembly/abi/stats.ts)
-  kStationaryBootstrap(R: Ptr, m: number, S: number, L: Ptr, seed: bigint, B: number, out: Ptr): Status;
+  kStationaryBootstrap(R: Ptr, m: number, S: number, L: Ptr, seed: bigint, first: number, B: number, out: Ptr): Status;
   kSharpeDiffBootstrap(R: Ptr, m: number, S: number, base: number, blocks: Ptr, seed: bigint, M: number, dHat: Ptr,
-    out: Ptr): Status;
+    from: number, to: number, out: Ptr): Status;
 }
 
 /** What the runtime table records for one export: a function's arity, or "memory" / "global". */
@@ -183,8 +183,8 @@ export const ENGINE_EXPORTS = {
   kNativeExp: 4,
   kNativeLog: 4,
   // resampling statistics (assembly/abi/stats.ts)
-  kStationaryBootstrap: 7,
-  kSharpeDiffBootstrap: 9,
+  kStationaryBootstrap: 8,
+  kSharpeDiffBootstrap: 11,
 } as const satisfies { [K in keyof EngineExports]: ExportShape<EngineExports[K]> };
 
 /**
@@ -330,10 +330,11 @@ export const KERNEL_CALLS = {
   kNativeLog: { params: ["x:f64In", "n:i32", "pairs:f64Out", "scalar:f64Out"], what: "logarithm" },
   // resampling statistics (assembly/abi/stats.ts)
   kStationaryBootstrap: {
-    params: ["R:f64In", "m:i32", "S:i32", "L:f64In", "seed:u64", "B:i32", "out:f64Out"], what: "bootstrap",
+    params: ["R:f64In", "m:i32", "S:i32", "L:f64In", "seed:u64", "first:i32", "B:i32", "out:f64Out"], what: "bootstrap",
   },
   kSharpeDiffBootstrap: {
-    params: ["R:f64In", "m:i32", "S:i32", "base:i32", "blocks:i32In", "seed:u64", "M:i32", "dHat:f64In", "out:f64Out"],
+    params: ["R:f64In", "m:i32", "S:i32", "base:i32", "blocks:i32In", "seed:u64", "M:i32", "dHat:f64In", "from:i32", "to:i32",
+      "out:f64Out"],
     what: "bootstrap",
   },
 } as const satisfies { [K in keyof EngineExports]?: KernelCall };

@@ -19,6 +19,11 @@ export interface StationaryBootstrapInput {
   seed: bigint;
   /** Resamples per series. */
   resamples: number;
+  /**
+   * The stream of row 0 (default 0): row s uses the stream `first` + s jumps after the seeded state, so rows given
+   * alone with their index in a larger set give the same figures as in it (src/workers/split.ts).
+   */
+  first?: number;
 }
 
 /** Figures per resample, in `stationaryBootstrap`'s output (out[(s·B + b)·4 + k]). */
@@ -29,12 +34,13 @@ export const BOOTSTRAP_FIGURES = ["annualised_return", "annualised_volatility", 
  * catalogue error of a failed status.
  */
 export function stationaryBootstrap(wasm: Wasm, input: StationaryBootstrapInput): Float64Array {
-  const { returns: R, m, S, blockLengths: L, seed, resamples: B } = input;
+  const { returns: R, m, S, blockLengths: L, seed, resamples: B, first = 0 } = input;
   need(Number.isInteger(m) && Number.isInteger(S) && m >= 2 && S >= 1 && R.length === S * m,
     `returns must hold S×m = ${S}×${m} values, got ${R.length}`);
   need(L.length === S, `blockLengths must hold S = ${S} values`);
   need(Number.isInteger(B) && B >= 1, `resamples must be an integer ≥ 1, got ${B}`);
-  const o = invoke(wasm, "kStationaryBootstrap", { R, m, S, L, seed: BigInt.asUintN(64, seed), B, out: S * B * 4 });
+  need(Number.isInteger(first) && first >= 0, `first must be an integer ≥ 0, got ${first}`);
+  const o = invoke(wasm, "kStationaryBootstrap", { R, m, S, L, seed: BigInt.asUintN(64, seed), first, B, out: S * B * 4 });
   return valueOf({ status: o.status, badIndex: o.badIndex, value: o.value.out }, { what: "bootstrap" });
 }
 
@@ -51,14 +57,24 @@ export interface SharpeDiffBootstrapInput {
   resamples: number;
   /** S values |Δ̂_s|/se_s of the data (ignored for the base). */
   statistic: ArrayLike<number>;
+  /** Only the series [from, to) (default all): their to − from p-values (src/workers/split.ts). */
+  from?: number;
+  to?: number;
 }
 
-/** S studentized circular block bootstrap p-values against the base (NaN for the base), throwing on a failed status. */
+/**
+ * The studentized circular block bootstrap p-values against the base of series [from, to) (default all S; NaN for the
+ * base), throwing on a failed status.
+ */
 export function sharpeDiffBootstrap(wasm: Wasm, input: SharpeDiffBootstrapInput): Float64Array {
-  const { returns: R, m, S, base, blocks: b, seed, resamples: M, statistic: dHat } = input;
+  const { returns: R, m, S, base, blocks: b, seed, resamples: M, statistic: dHat, from = 0, to = S } = input;
   need(Number.isInteger(m) && Number.isInteger(S) && m >= 2 && S >= 2 && R.length === S * m,
     `returns must hold S×m = ${S}×${m} values (S ≥ 2), got ${R.length}`);
   need(dHat.length === S && b.length === S, `statistic and blocks must hold S = ${S} values`);
-  const o = invoke(wasm, "kSharpeDiffBootstrap", { R, m, S, base, blocks: Int32Array.from(b), seed: BigInt.asUintN(64, seed), M, dHat, out: S });
+  need(Number.isInteger(from) && Number.isInteger(to) && from >= 0 && from < to && to <= S,
+    `from and to must be integers with 0 ≤ from < to ≤ S = ${S}, got ${from} and ${to}`);
+  const o = invoke(wasm, "kSharpeDiffBootstrap", {
+    R, m, S, base, blocks: Int32Array.from(b), seed: BigInt.asUintN(64, seed), M, dHat, from, to, out: to - from,
+  });
   return valueOf({ status: o.status, badIndex: o.badIndex, value: o.value.out }, { what: "bootstrap" });
 }

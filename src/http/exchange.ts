@@ -19,7 +19,9 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ResponseMeta } from "../pipeline/respond.js";
-import { runSplit, runSummarySplit, shouldSplit, shouldSplitSummary } from "../workers/split.js";
+import {
+  runSignificanceSplit, runSplit, runSummarySplit, shouldSplit, shouldSplitSignificance, shouldSplitSummary,
+} from "../workers/split.js";
 import { codingFor } from "../workers/compress.js";
 import { ClientClosedError, type ComputeResult } from "../workers/pool.js";
 import type { BacktestTask, Coding, ComputeKind, ComputeTask, EncodingChoice, RequestBody } from "../workers/tasks.js";
@@ -252,8 +254,11 @@ export class ComputeExchange {
       shouldSplit(task.request.tickers.length, this.ctx.limits.splitMinTickers, this.ctx.limits.workers);
     // A large buy-and-hold sims summary: its runs on every worker (src/workers/split.ts `runSummarySplit`; same bytes).
     const parts = !split && shouldSplitSummary(task, this.ctx.limits.workers);
+    // An analysis's significance resamples: a block of series on every worker (`runSignificanceSplit`; same bytes).
+    const blocks = !split && !parts && shouldSplitSignificance(task, this.ctx.limits.workers);
     return (split ? runSplit(this.ctx.pool, task as BacktestTask, o)
-      : parts ? runSummarySplit(this.ctx.pool, task, o) : this.ctx.pool.run(task, undefined, o))
+      : parts ? runSummarySplit(this.ctx.pool, task, o)
+      : blocks ? runSignificanceSplit(this.ctx.pool, task, o) : this.ctx.pool.run(task, undefined, o))
       .finally(() => this.reply.raw.off("close", onClose));
   }
 

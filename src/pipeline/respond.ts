@@ -26,6 +26,7 @@ import {
   ANALYSIS_OPTION_KEYS, analysisOf, analysisProblems, beatsBase, type AnalysisOwnOptions, type AnalysisReport, type SignificanceInput,
 } from "../report/analysis.js";
 import { extraSections } from "./analysis-sections.js";
+import type { ResampledBlock } from "../report/significance.js";
 import { formatIsoDay } from "../domain/dates.js";
 import { annualEquivalent, riskFreeProblems, riskFreeRates, type RiskFree } from "../report/risk-free.js";
 import { buckets } from "./calendar.js";
@@ -581,7 +582,8 @@ export interface RespondLimits {
  * buffers); the body is then a view of it.
  */
 export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
-  limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer, parts?: readonly SummaryPart[]): Responded {
+  limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer, parts?: readonly SummaryPart[],
+  significanceParts?: readonly ResampledBlock[]): Responded {
   const own = analysisOptions(kind, options);
   const given = reportRiskFree(kind, options);
   const captureBasis = reportCaptureBasis(kind, options);
@@ -608,7 +610,7 @@ export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices
       const rf = riskFreeOf(own.risk_free, prices, prices.days.length - c.dates.length, c.dates);
       return { body: encoder.encode(JSON.stringify({
         ...withSimulatedRuns(kernels, prices, options, own,
-          analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, prices, c, own, rf))),
+          analysisOf(c.ids, c.dates, c.values!, own.sections, own.top, significanceInput(kernels, prices, c, own, rf, significanceParts))),
         ...extraSections(kernels, prices, opts, c, own.sections, own.top ?? 10, limits.maxResponseValues, rf, own.attribution_top),
       })), meta };
     }
@@ -706,7 +708,7 @@ export function withSimulatedRuns(kernels: Kernels, prices: TypedPrices, options
  * else §8.5's default from the tickers and the first and last aligned dates) and the resampling kernel.
  */
 export function significanceInput(kernels: Kernels, prices: TypedPrices, c: Computation, own: AnalysisOwnOptions,
-  riskFree?: RiskFree): SignificanceInput {
+  riskFree?: RiskFree, parts?: readonly ResampledBlock[]): SignificanceInput {
   const T = prices.days.length;
   const dateAt = (t: number) => prices.dates?.[t] ?? formatIsoDay(prices.days[t]);
   const seed = own.seed === undefined ? defaultSeed(c.tickers, dateAt(0), dateAt(T - 1)) : parseSeed(own.seed);
@@ -716,6 +718,7 @@ export function significanceInput(kernels: Kernels, prices: TypedPrices, c: Comp
     options: { confidence, bootstrap_runs, base, sharpe_benchmark, risk_free, seed, sharpe_test },
     resample: (input) => kernels.stationaryBootstrap(input),
     pairs: (input) => kernels.sharpeDiffBootstrap(input),
+    ...(parts === undefined ? {} : { parts }),
   };
 }
 
@@ -773,7 +776,7 @@ export function reportCaptureBasis(kind: RespondKind, options: SimsOptions | und
 }
 
 /** What `respond` checks before computing anything (the kind, the options, the size of a sims response). */
-function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
+export function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits): CheckedOptions {
   if (!RESPOND_KINDS.includes(kind)) throw new Error(`unknown request kind ${JSON.stringify(kind)}`);
   if (kind === "analysis" && options !== undefined) {

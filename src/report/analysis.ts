@@ -10,7 +10,7 @@ import { Problems } from "../domain/problems.js";
 import { seedProblem } from "../domain/seed.js";
 import {
   BOOTSTRAP_RUNS_RANGE, CONFIDENCE_RANGE, SHARPE_TESTS, baseOf, significanceOf, type PairResampler, type Resampler,
-  type SharpeTest, type SignificanceOptions, type SignificanceRow,
+  type ResampledBlock, type SharpeTest, type SignificanceOptions, type SignificanceRow,
 } from "./significance.js";
 import { riskFreeProblems } from "./risk-free.js";
 
@@ -290,6 +290,8 @@ export interface SignificanceInput {
   resample: Resampler;
   /** The studentized bootstrap kernel (sharpe_test "bootstrap"). */
   pairs?: PairResampler;
+  /** The resampled blocks, computed on other workers (src/workers/split.ts `runSignificanceSplit`): no kernel runs. */
+  parts?: readonly ResampledBlock[];
 }
 
 /**
@@ -305,7 +307,7 @@ export function analysisOf(ids: readonly SeriesId[], dates: readonly string[], v
   if (sections.includes("significance")) {
     if (significance === undefined) throw new Error("the significance section needs its options and kernel");
     checkedBase(ids, significance.options.base);
-    out.significance = significanceOf(ids, values, significance.options, significance.resample, significance.pairs);
+    out.significance = significanceOf(ids, values, significance.options, significance.resample, significance.pairs, significance.parts);
   }
   return out;
 }

@@ -21,12 +21,17 @@ export const DEFAULT_BASE: SeriesId = "l1r.l2d.l3ewp" as SeriesId;
 /** The kernel's input (src/engine/bootstrap.ts) as the section needs it. */
 export type Resampler = (input: {
   returns: Float64Array; m: number; S: number; blockLengths: Float64Array; seed: bigint; resamples: number;
+  /** The stream of row 0 (rows of a larger set: their index in it; absent 0). */
+  first?: number;
 }) => Float64Array;
 
 /** The studentized circular block bootstrap kernel (src/engine/bootstrap.ts `sharpeDiffBootstrap`). */
 export type PairResampler = (input: {
   returns: Float64Array; m: number; S: number; base: number; blocks: Int32Array; seed: bigint; resamples: number;
   statistic: Float64Array;
+  /** Only series [from, to) (absent: all): their to − from p-values. */
+  from?: number;
+  to?: number;
 }) => Float64Array;
 
 /** How the Sharpe difference's p-value is computed: the HAC normal test (default) or LW's studentized bootstrap. */
@@ -485,42 +490,128 @@ export function baseOf(ids: readonly SeriesId[], base: string | undefined): Seri
   return ids.find((id) => id.startsWith("benchmark.")) ?? (ids.includes(DEFAULT_BASE) ? DEFAULT_BASE : ids[0]);
 }
 
-/** The significance section: one row per series (`values[s]` on common dates, ids in response order). */
-export function significanceOf(ids: readonly SeriesId[], values: readonly ArrayLike<number>[], options: SignificanceOptions,
-  resample: Resampler, pairs?: PairResampler): SignificanceRow[] {
+/**
+ * What a significance section computes from the values before resampling (cheap next to the kernel, and the same on
+ * every worker): the excess returns (also S×m row-major in `flat`), the block lengths, the base and each series'
+ * HAC Sharpe difference to it, and the studentized bootstrap's pair blocks and statistics.
+ */
+export interface SignificanceSetup {
+  returns: Float64Array[];
+  flat: Float64Array;
+  m: number;
+  blocks: Float64Array;
+  resamples: number;
+  base: SeriesId;
+  /** The base's index. */
+  b: number;
+  diffs: (SharpeDifference | null)[];
+  /** LW's studentized circular bootstrap block per series (1 for the base) and |Δ̂|/se. */
+  pairBlocks: Int32Array;
+  statistic: Float64Array;
+}
+
+/** The significance section's preparation (see `SignificanceSetup`) of `values[s]`, ids in response order. */
+export function significanceSetup(ids: readonly SeriesId[], values: readonly ArrayLike<number>[], options: SignificanceOptions): SignificanceSetup {
   const S = ids.length;
-  const confidence = options.confidence ?? SIGNIFICANCE_DEFAULTS.confidence;
-  const B = options.bootstrap_runs ?? SIGNIFICANCE_DEFAULTS.bootstrap_runs;
-  const srStarYear = options.sharpe_benchmark ?? SIGNIFICANCE_DEFAULTS.sharpe_benchmark;
-  const root = Math.sqrt(TRADING_DAYS_PER_YEAR);
   const rf = dailyRates(options.risk_free);
   const returns = values.map((v) => excessReturns(v, rf));
   const m = returns[0]?.length ?? 0;
+  const flat = new Float64Array(S * m);
+  returns.forEach((r, s) => flat.set(r, s * m));
   const blocks = new Float64Array(returns.map((r) => optimalBlockLength(r)));
-  let draws: Float64Array = new Float64Array(0);
-  if (m >= 2 && S > 0) {
-    const flat = new Float64Array(S * m);
-    returns.forEach((r, s) => flat.set(r, s * m));
-    draws = resample({ returns: flat, m, S, blockLengths: blocks, seed: options.seed, resamples: B });
+  const base = baseOf(ids, options.base);
+  const b = ids.indexOf(base);
+  const diffs = ids.map((_, s) => (s === b ? null : sharpeDifference(returns[s], returns[b])));
+  // LW's studentized circular block bootstrap: blocks of the circular-bootstrap length of the pair (PPW's b_CB =
+  // (3/2)^(1/3)·b_SB of the longer of the two), rounded
+  const pairBlocks = Int32Array.from(ids, (_, s) => (s === b ? 1 : Math.max(1, Math.min(m, Math.round(Math.max(blocks[s], blocks[b]) * Math.cbrt(1.5))))));
+  const statistic = new Float64Array(diffs.map((d) => (d === null || d.se === 0 ? 0 : Math.abs(d.diff) / d.se)));
+  return { returns, flat, m, blocks, resamples: options.bootstrap_runs ?? SIGNIFICANCE_DEFAULTS.bootstrap_runs, base, b, diffs, pairBlocks, statistic };
+}
+
+/**
+ * The resampled figures of series [from, to): `draws` (to − from)×B×4 (empty when m < 2) and, with sharpe_test
+ * "bootstrap", the studentized bootstrap's p-values (to − from; absent when fewer than 2 series or 2 returns).
+ */
+export interface ResampledBlock {
+  from: number;
+  to: number;
+  draws: Float64Array;
+  pValues?: Float64Array;
+}
+
+/**
+ * The kernels' work for series [from, to) of a section (`setup`): series s is resampled from its own stream (s jumps
+ * after the seed, `first`), so a block computed alone — on another worker (src/workers/split.ts
+ * `runSignificanceSplit`) — holds the same bits as the same rows of the whole set.
+ */
+export function resampledBlock(setup: SignificanceSetup, options: SignificanceOptions, from: number, to: number,
+  resample: Resampler, pairs?: PairResampler): ResampledBlock {
+  const S = setup.returns.length;
+  const { m, flat, resamples: B } = setup;
+  if (!(Number.isInteger(from) && Number.isInteger(to) && from >= 0 && from < to && to <= S)) {
+    throw new Error(`resampledBlock: series [${from}, ${to}) of ${S}`);
   }
+  const draws = m >= 2
+    ? resample({ returns: flat.subarray(from * m, to * m), m, S: to - from, blockLengths: setup.blocks.subarray(from, to),
+      seed: options.seed, resamples: B, ...(from === 0 ? {} : { first: from }) })
+    : new Float64Array(0);
+  if (options.sharpe_test !== "bootstrap" || S < 2 || m < 2) return { from, to, draws };
+  if (pairs === undefined) throw new Error("sharpe_test \"bootstrap\" needs the pair resampling kernel");
+  const pValues = pairs({ returns: flat, m, S, base: setup.b, blocks: setup.pairBlocks, seed: options.seed, resamples: B,
+    statistic: setup.statistic, ...(from === 0 && to === S ? {} : { from, to }) });
+  return { from, to, draws, pValues };
+}
+
+/**
+ * The blocks of a section computed apart (`resampledBlock`), in series order, as one: they must cover 0 … S − 1
+ * contiguously, each of B resamples; the draws S×B×4 and the p-values S (undefined without them).
+ */
+export function mergedBlocks(given: readonly ResampledBlock[], S: number, B: number, m: number): { draws: Float64Array; pValues?: Float64Array } {
+  const blocks = given.filter((p) => p.to > p.from); // a part with no series (fewer series than parts) holds nothing
+  let at = 0;
+  for (const p of blocks) {
+    const rows = p.to - p.from;
+    if (p.from !== at || p.draws.length !== (m >= 2 ? rows * B * 4 : 0) ||
+      (p.pValues !== undefined && p.pValues.length !== rows) || (p.pValues === undefined) !== (blocks[0].pValues === undefined)) {
+      throw new Error(`significance parts: series [${p.from}, ${p.to}) with ${p.draws.length} draws after ${at} (S ${S}, B ${B})`);
+    }
+    at = p.to;
+  }
+  if (at !== S) throw new Error(`significance parts cover ${at} of ${S} series`);
+  const draws = new Float64Array(m >= 2 ? S * B * 4 : 0);
+  const pValues = blocks[0]?.pValues === undefined ? undefined : new Float64Array(S);
+  for (const p of blocks) {
+    draws.set(p.draws, p.from * B * 4);
+    if (pValues !== undefined) pValues.set(p.pValues!, p.from);
+  }
+  return pValues === undefined ? { draws } : { draws, pValues };
+}
+
+/**
+ * The significance section: one row per series (`values[s]` on common dates, ids in response order). `parts`: the
+ * resampled blocks computed elsewhere (src/workers/split.ts), used instead of the kernels; the same rows.
+ */
+export function significanceOf(ids: readonly SeriesId[], values: readonly ArrayLike<number>[], options: SignificanceOptions,
+  resample: Resampler, pairs?: PairResampler, parts?: readonly ResampledBlock[]): SignificanceRow[] {
+  const S = ids.length;
+  const confidence = options.confidence ?? SIGNIFICANCE_DEFAULTS.confidence;
+  const srStarYear = options.sharpe_benchmark ?? SIGNIFICANCE_DEFAULTS.sharpe_benchmark;
+  const root = Math.sqrt(TRADING_DAYS_PER_YEAR);
+  const setup = significanceSetup(ids, values, options);
+  const { returns, m, blocks, resamples: B, base, b, diffs } = setup;
+  const resampled = parts !== undefined ? mergedBlocks(parts, S, B, m)
+    : S > 0 ? resampledBlock(setup, options, 0, S, resample, pairs) : { draws: new Float64Array(0) };
+  const draws = m >= 2 ? resampled.draws : new Float64Array(0);
   const mom = returns.map((r) => (r.length >= 2 ? moments(r) : null));
   const srDay = mom.map((x) => (x !== null && x.sd > 0 ? x.mean / x.sd : Number.NaN));
   const trials = srDay.filter(Number.isFinite);
   const sr0 = deflatedThreshold(trials);
-  const base = baseOf(ids, options.base);
-  const b = ids.indexOf(base);
-  const diffs = ids.map((_, s) => (s === b ? null : sharpeDifference(returns[s], returns[b])));
   let pValues = diffs.map((d) => d?.pValue ?? null);
-  // LW's studentized circular block bootstrap: blocks of the circular-bootstrap length of the pair (PPW's b_CB =
-  // (3/2)^(1/3)·b_SB of the longer of the two), rounded
-  const pairBlock = (s: number) => Math.max(1, Math.min(m, Math.round(Math.max(blocks[s], blocks[b]) * Math.cbrt(1.5))));
+  const pairBlock = (s: number) => setup.pairBlocks[s];
   if (options.sharpe_test === "bootstrap" && S >= 2 && m >= 2) {
-    if (pairs === undefined) throw new Error("sharpe_test \"bootstrap\" needs the pair resampling kernel");
-    const flat = new Float64Array(S * m);
-    returns.forEach((r, s) => flat.set(r, s * m));
-    const statistic = new Float64Array(diffs.map((d) => (d === null || d.se === 0 ? 0 : Math.abs(d.diff) / d.se)));
-    const pairBlocks = Int32Array.from(ids, (_, s) => (s === b ? 1 : pairBlock(s)));
-    const boot = pairs({ returns: flat, m, S, base: b, blocks: pairBlocks, seed: options.seed, resamples: B, statistic });
+    const boot = resampled.pValues;
+    if (boot === undefined) throw new Error("sharpe_test \"bootstrap\": no p-values resampled");
     pValues = diffs.map((d, s) => (d === null ? null : d.se === 0 ? 1 : boot[s]));
   }
   const adjusted = holm(pValues);

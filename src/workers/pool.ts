@@ -303,10 +303,12 @@ export class ComputePool {
         const out = (task.kind === "paths" || task.kind === "sims") && task.out === undefined ? this.buffers.take() : undefined;
         const kept = this.withKeep(out === undefined ? task : { ...(task as BacktestTask), out }, o.keepMemory ?? grouped);
         const sent: SentTask = heavy ? { ...kept, heavy: true } : kept;
-        // a split summary's parts go to its last step without a copy (src/workers/split.ts `runSummarySplit`)
+        // a split summary's parts go to its last step without a copy (src/workers/split.ts `runSummarySplit`),
         const transfer: ArrayBuffer[] = [
           ...(out === undefined ? [] : [out]),
           ...("summaryParts" in task && task.summaryParts !== undefined ? task.summaryParts.map((p) => p.data.buffer as ArrayBuffer) : []),
+          // and an analysis's significance blocks (`runSignificanceSplit`)
+          ...("significanceParts" in task && task.significanceParts !== undefined ? task.significanceParts.map((p) => p.buffer as ArrayBuffer) : []),
         ];
         result = await this.piscina.run(sent,
           transfer.length === 0 ? { signal: stop.signal } : { signal: stop.signal, transferList: transfer as never });

@@ -14,7 +14,7 @@
 import { isFolioError, folioError } from "../errors.js";
 import { defaultPlan, requestParts, runParts, type SplitPlan } from "../pipeline/split-plan.js";
 import type { ComputePool, ComputeResult } from "./pool.js";
-import type { BacktestTask, ComputeTask, SummaryPartTask, WeightsPartTask } from "./tasks.js";
+import type { BacktestTask, ComputeTask, SignificancePartTask, SummaryPartTask, WeightsPartTask } from "./tasks.js";
 import { summaryPartsApply } from "../pipeline/respond.js";
 
 export { shouldSplit } from "../pipeline/split-plan.js";
@@ -104,27 +104,67 @@ export function summaryParts(runs: number, workers: number): [number, number][] 
  * per run and series); the last step keeps the band values where they came. Errors and deadline as `runSplit`.
  */
 export async function runSummarySplit(pool: ComputePool, task: BacktestTask, o: SplitOptions = {}): Promise<ComputeResult> {
+  const ranges = summaryParts(task.request.run_count ?? 0, pool.workerCount);
+  return partsThenLast(pool, task, o, ranges.map(([runFrom, runCount]) =>
+    ({ kind: "sims-summary-part", request: task.request, snapshot: task.snapshot, runFrom, runCount }) satisfies SummaryPartTask),
+  (bodies) => ({ ...task, summaryParts: bodies.map((data, k) => ({ runFrom: ranges[k][0], runCount: ranges[k][1], data })) }));
+}
+
+/**
+ * One request as `parts` in parallel on the pool, then the request's own step `lastOf` their f64 bodies (in `parts`'
+ * order), in one group under the request's deadline: the parts keep their worker's memory, the last step gives it back
+ * and carries the request's cost; a step's COMPUTE_TIMEOUT names the request's limit.
+ */
+async function partsThenLast(pool: ComputePool, task: BacktestTask, o: SplitOptions, parts: readonly ComputeTask[],
+  lastOf: (bodies: Float64Array[]) => BacktestTask): Promise<ComputeResult> {
   const limitMs = o.timeoutMs ?? pool.timeoutMs;
   const deadline = Date.now() + limitMs;
   const remaining = () => Math.max(1, deadline - Date.now());
   const group = pool.openGroup(o.key ?? "");
   try {
-    const runs = task.request.run_count ?? 0;
-    const parts = await Promise.all(summaryParts(runs, pool.workerCount).map(async ([runFrom, runCount]) => {
-      const part: SummaryPartTask = { kind: "sims-summary-part", request: task.request, snapshot: task.snapshot, runFrom, runCount };
+    const bodies = await Promise.all(parts.map(async (part) => {
       const r = await pool.run(part, remaining(), { cancel: o.cancel, group });
-      return { runFrom, runCount, data: new Float64Array(r.body.buffer, r.body.byteOffset, r.body.byteLength / 8) };
+      return new Float64Array(r.body.buffer, r.body.byteOffset, r.body.byteLength / 8);
     })).catch((e: unknown) => {
       throw requestError(e, limitMs);
     });
-    const last: BacktestTask = { ...task, summaryParts: parts };
-    return await pool.run(last, remaining(), { cancel: o.cancel, group, cost: o.cost, keepMemory: false })
+    return await pool.run(lastOf(bodies), remaining(), { cancel: o.cancel, group, cost: o.cost, keepMemory: false })
       .catch((e: unknown) => {
         throw requestError(e, limitMs);
       });
   } finally {
     group.close();
   }
+}
+
+// ---- an analysis's significance resamples on every worker (issue 29's bench: docs/method.md §7.5) ----
+
+/**
+ * Whether `task` is an analysis whose significance resamples are computed in parts (`runSignificanceSplit`): the
+ * section asked (or all sections), ≥ 2 workers, and buy and hold — each part computes the request's paths again
+ * before its block, which is cheap next to the resamples for buy and hold but a whole walk-forward for a rebalanced
+ * request (docs/performance.md: there the paths, not the resamples, are most of the time).
+ */
+export function shouldSplitSignificance(task: ComputeTask, workers: number): task is BacktestTask {
+  if (task.kind !== "analysis" || workers < 2 || !("request" in task)) return false;
+  const sections = (task.request as { sections?: readonly string[] }).sections;
+  return (sections === undefined || sections.includes("significance")) && summaryPartsApply(task.request);
+}
+
+/**
+ * An analysis's significance resamples on every worker: one `SignificancePartTask` per worker, each the bootstrap of
+ * its contiguous block of series (src/pipeline/analysis-significance.ts `seriesBlock`), in parallel; then the
+ * request's own task given the blocks (transferred, not copied), which merges them in series order instead of running
+ * the kernels. Series s is resampled from its own generator stream wherever it is computed, so the body is the single
+ * task's, byte for byte, for any worker count. A bad request fails in the parts with the error the single task gives.
+ * Group, deadline and errors as `runSummarySplit`.
+ */
+export async function runSignificanceSplit(pool: ComputePool, task: BacktestTask, o: SplitOptions = {}): Promise<ComputeResult> {
+  const parts = pool.workerCount;
+  return partsThenLast(pool, task, o, Array.from({ length: parts }, (_, part) => ({
+    kind: "significance-part", request: task.request, snapshot: task.snapshot, part, parts,
+    ...(task.weights === undefined ? {} : { weights: task.weights }),
+  }) satisfies SignificancePartTask), (blocks) => ({ ...task, significanceParts: blocks }));
 }
 
 /** A step's deadline is the rest of the request's: its COMPUTE_TIMEOUT names the request's limit. */

@@ -59,6 +59,27 @@ export interface BacktestTask {
    * run 0 and merges them (src/pipeline/respond.ts `summariseSims`); the body is the single task's, byte for byte.
    */
   summaryParts?: { runFrom: number; runCount: number; data: Float64Array }[];
+  /**
+   * An analysis's significance resamples, computed by `SignificancePartTask`s (src/workers/split.ts
+   * `runSignificanceSplit`), each part's f64 body (src/pipeline/analysis-significance.ts `blockBytes`): the worker
+   * merges them in series order instead of running the kernels; the body is the single task's, byte for byte.
+   */
+  significanceParts?: Float64Array[];
+}
+
+/**
+ * Part `part` of `parts` of an analysis's significance resamples (src/pipeline/analysis-significance.ts
+ * `significancePart`): the request's paths (with `weights` when its weights were split), then the bootstrap of the
+ * part's contiguous block of series. The result's body is the block (`blockBytes`).
+ */
+export interface SignificancePartTask {
+  kind: "significance-part";
+  request: RequestBody;
+  snapshot: StoreSnapshot;
+  part: number;
+  parts: number;
+  weights?: SplitWeights;
+  keepMemory?: boolean;
 }
 
 /**
@@ -135,7 +156,7 @@ export interface ProbeTask {
   kind: "probe";
 }
 
-export type ComputeTask = BacktestTask | WeightsPartTask | SummaryPartTask | CompressTask | PingTask | SleepTask | ProbeTask | ReleaseTask;
+export type ComputeTask = BacktestTask | WeightsPartTask | SummaryPartTask | SignificancePartTask | CompressTask | PingTask | SleepTask | ProbeTask | ReleaseTask;
 
 export type TaskResult =
   | { ok: true; body: Uint8Array; meta?: ResponseMeta; coding?: Coding; identity?: Uint8Array }

@@ -28,8 +28,10 @@ import type { BinaryPriceStore } from "../store/index.js";
 import type { StoreSnapshot } from "../store/types.js";
 import { codingFor, compressBody } from "./compress.js";
 import { partBody } from "../pipeline/split-plan.js";
+import { blockBytes, blockOf, significancePart } from "../pipeline/analysis-significance.js";
 import type {
-  BacktestTask, ComputeTask, CompressTask, EncodingChoice, SleepTask, SummaryPartTask, TaskResult, WeightsPartTask,
+  BacktestTask, ComputeTask, CompressTask, EncodingChoice, SignificancePartTask, SleepTask, SplitWeights, SummaryPartTask,
+  TaskResult, WeightsPartTask,
   WorkerConfig,
 } from "./tasks.js";
 import type { PoolWorkerData, SentTask } from "./pool.js";
@@ -148,25 +150,37 @@ async function weightsPart(task: WeightsPartTask): Promise<TaskResult> {
   return ok(partBody(task, w), meta);
 }
 
+/**
+ * A request's aligned prices on the task's store version, as its own step sees them (a part of it too): the closes in
+ * this thread's reusable buffer (copied into the kernels, not kept past the task), the test dates' strings from the
+ * calendar's (formatted once per thread) when the tickers share one.
+ */
+function requestPrices(snapshot: StoreSnapshot, kind: ComputeTask["kind"], request: BacktestTask["request"]) {
+  const { tickers, start, end, ...options } = request;
+  const store = storeFor(snapshot);
+  const aligned = alignWithFactors(store, tickers, {
+    start, end, benchmark: options.benchmark, ...(kind === "analysis" ? { factors: options.factors } : {}),
+    riskFree: riskFreeTicker(options),
+  }, { reuse: true });
+  const dates = alignedDates(store, aligned);
+  return dates === undefined ? aligned : { ...aligned, dates };
+}
+
+/** A split request's assembled weights as `respond`'s precomputed weights. */
+function precomputedOf(weights: SplitWeights | undefined) {
+  return weights === undefined ? undefined : {
+    weights: weights.values,
+    fallback: ALL_SERIES_IDS.map((id) => weights.fellBack.includes(id)),
+  };
+}
+
 /** A request of one of the respond kinds, end to end (src/pipeline/respond.ts), on the task's store version. */
 async function backtest(task: BacktestTask): Promise<TaskResult> {
   const k = await kernels;
-  const { tickers, start, end, ...options } = task.request;
-  const store = storeFor(task.snapshot);
-  // the closes in this thread's reusable buffer: they are copied into the kernels and not kept past this task
-  const aligned = alignWithFactors(store, tickers, {
-    start, end, benchmark: options.benchmark, ...(task.kind === "analysis" ? { factors: options.factors } : {}),
-    riskFree: riskFreeTicker(options),
-  }, { reuse: true });
-  // The test dates' strings from the calendar's (formatted once per thread), when the tickers share one.
-  const dates = alignedDates(store, aligned);
-  const prices = dates === undefined ? aligned : { ...aligned, dates };
-  const precomputed = task.weights === undefined ? undefined : {
-    weights: task.weights.values,
-    fallback: ALL_SERIES_IDS.map((id) => task.weights!.fellBack.includes(id)),
-  };
-  const r = respond(k, task.kind, prices, options, { maxResponseValues: config.maxResponseValues }, precomputed,
-    task.out, task.summaryParts);
+  const { tickers: _t, start: _s, end: _e, ...options } = task.request;
+  const prices = requestPrices(task.snapshot, task.kind, task.request);
+  const r = respond(k, task.kind, prices, options, { maxResponseValues: config.maxResponseValues }, precomputedOf(task.weights),
+    task.out, task.summaryParts, task.significanceParts?.map(blockOf));
   return ok(r.body, r.meta, task.encoding, task.keepIdentity === true);
 }
 
@@ -181,6 +195,16 @@ async function summaryPart(task: SummaryPartTask): Promise<TaskResult> {
   const part = summarisePart(k, "sims-summary", prices, options, { maxResponseValues: config.maxResponseValues },
     task.runFrom, task.runCount);
   return ok(new Uint8Array(part.data.buffer, part.data.byteOffset, part.data.byteLength));
+}
+
+/** A block of an analysis's significance resamples (src/workers/split.ts `runSignificanceSplit`), as f64 bytes. */
+async function significancePartOf(task: SignificancePartTask): Promise<TaskResult> {
+  const k = await kernels;
+  const { tickers: _t, start: _s, end: _e, ...options } = task.request;
+  const prices = requestPrices(task.snapshot, "analysis", task.request);
+  const block = significancePart(k, prices, options, { maxResponseValues: config.maxResponseValues }, task.part, task.parts,
+    precomputedOf(task.weights));
+  return ok(blockBytes(block));
 }
 
 /** The task kinds and their handlers: one row each; a kind not here is refused. */
@@ -199,6 +223,7 @@ const HANDLERS: { [K in ComputeTask["kind"]]: (task: Extract<ComputeTask, { kind
   },
   "weights-part": weightsPart,
   "sims-summary-part": summaryPart,
+  "significance-part": significancePartOf,
   weights: backtest,
   paths: backtest,
   sims: backtest,
