@@ -126,6 +126,31 @@ describe("whole-market windows: no solver failure", () => {
     expect(row.filter((x) => x > 0 && x < 0.002).length).toBeGreaterThan(13);
   }, 120_000);
 
+  it("the issue's N = 5,000 window with min_weight 0.00005 and max_weight 0.002: bounded monthly gmvp certifies in seconds", async () => {
+    const engine = await createEngine();
+    const p = window(800, 5000, 7, 1);
+    // before the push-through coupling (docs/method.md §5.6, "Names at a non-zero bound"): the factor path cycled to
+    // its 100,100-iteration cap (180 s), then the dense rerun at N² per face: past 300 s; now ≈ 2,700 iterations
+    const w = engine.weights(p, { strategies: ["gmvp"], min_weight: 0.00005, max_weight: 0.002 });
+    const row = w["l1r.l2m.l3gmvp"];
+    expectFeasible({ "l1r.l2m.l3gmvp": row }, 5000, 0.00005, 0.002);
+    expect(monthlyBoxKkt(p, row, 0.00005, 0.002)).toBeLessThanOrEqual(TOL.kkt);
+    // the minimiser holds many names at the lower bound (the case's point: Q·w_B ≠ 0) and many strictly inside
+    expect(row.filter((x) => x <= 0.00005).length).toBeGreaterThan(1000);
+    expect(row.filter((x) => x > 0.00005 && x < 0.002).length).toBeGreaterThan(13);
+  }, 180_000);
+
+  it("N = 4,000 of the same window, both bounds: the monthly gmvp's certificate at rounding, not at the tolerance", async () => {
+    // the largest size below the cycling one: before the fix it certified at 2.1e-10 (3,990 iterations; 4,750 names:
+    // 2.0e-10, 6,709), the Woodbury face's coupling Q̃_FF⁻¹U_F t off by ε‖U_FᵀU_F‖/δ; now 4e-15 in the kernel
+    const engine = await createEngine();
+    const p = window(800, 4000, 7, 1);
+    const w = engine.weights(p, { strategies: ["gmvp"], min_weight: 0.00005, max_weight: 0.002 });
+    const row = w["l1r.l2m.l3gmvp"];
+    expectFeasible({ "l1r.l2m.l3gmvp": row }, 4000, 0.00005, 0.002);
+    expect(monthlyBoxKkt(p, row, 0.00005, 0.002)).toBeLessThanOrEqual(1e-12);
+  }, 180_000);
+
   it("random unbounded windows, N = 500–2,000, every strategy and frequency (fast-check, 5 windows)", async () => {
     const engine = await createEngine();
     fc.assert(fc.property(
