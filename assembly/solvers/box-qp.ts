@@ -122,18 +122,23 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  */
 export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, c: usize = 0,
                       lr: LowRank | null = null): Status {
-  if (lr == null) return boxQPOn(Q, N, lo0, hi0, out, warm, c, null);
+  if (lr == null) return boxQPOn(Q, N, lo0, hi0, out, warm, c, null, false);
   // the low-rank form first; where it does not certify (a face all but singular: a zero-variance portfolio in the
-  // box, where the ridge alone fixes the minimiser), the dense faces as before
+  // box, where the ridge alone fixes the minimiser), the dense faces as before, with the bound coupling Q_FB w_B and
+  // the multipliers' Qw still from the form (O(N·r), not N·|B|: every name at lo > 0 is in B)
   const mark = arenaMark();
-  const st = boxQPOn(Q, N, lo0, hi0, out, warm, c, lr);
+  const st = boxQPOn(Q, N, lo0, hi0, out, warm, c, lr, true);
   if (st != Status.NotConverged && st != Status.NotCertified) return st;
   arenaRelease(mark);
-  return boxQPOn(Q, N, lo0, hi0, out, warm, c, null);
+  return boxQPOn(Q, N, lo0, hi0, out, warm, c, lr, false);
 }
 
-/** `boxQP` with or without the low-rank form (see there). */
-function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, c: usize, lr: LowRank | null): Status {
+/**
+ * `boxQP` with or without the low-rank form (see there): with `lr`, Q_FB w_B and the multipliers' Qw from it; with
+ * `lowRankFaces` too, the projected-gradient phase and the Woodbury faces (without: the k×k factor of the dense Q̃_FF).
+ */
+function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, c: usize, lr: LowRank | null,
+                 lowRankFaces: bool): Status {
   if (N >= 1 && !feasibleBounds(N, lo0, hi0)) return Status.InfeasibleBounds;
   const begun = beginSolve(N, out);
   if (begun != SOLVE) return <Status>begun;
@@ -152,12 +157,12 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
   const z2 = scratchF64(N); // scratch of the refinement and the certificate
   let retries: i32 = 0;
   // Woodbury faces (`woodburyBoxFactor`): above kW free names, when Q's diagonal-plus-low-rank form is given
-  const kW: i32 = lr != null ? 2 * lr.k + WOODBURY_MARGIN : N + 1;
+  const kW: i32 = lr != null && lowRankFaces ? 2 * lr.k + WOODBURY_MARGIN : N + 1;
   const face = new BoxFace(Q, N, delta, lr, a, h, z2, gradientScale(N, trace, c)); // its factor allocated last
 
   startingPoint(Q, N, lo, hi, warm, w, g);
   // on the factor: spectral projected gradient first, many bounds per step, then the active set from its point
-  if (lr != null) projectedGradient(lr!, N, delta, c, lo, hi, w, g, z, a, h, face.tW);
+  if (lr != null && lowRankFaces) projectedGradient(lr!, N, delta, c, lo, hi, w, g, z, a, h, face.tW);
   for (let i: i32 = 0; i < N; i++) {
     const v = load<f64>(w + (<usize>i << 3));
     if (v <= lo) store<f64>(w + (<usize>i << 3), lo);
