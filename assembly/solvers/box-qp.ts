@@ -98,7 +98,9 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  *   two triangular solves, O(k²), plus Q w_B (N per index at a non-zero bound). Scratch c² for a capacity c ≤ N.
  *   With `lr` (Q = diag(d) + UUᵀ up to rounding, U N×r: whole-market windows, docs/method.md §5.6): Q w_B and the
  *   multipliers' Qw from that form in O(N·r), and faces with more than 2r + WOODBURY_MARGIN free names solved by
- *   Woodbury (`woodburyBoxFactor`) instead of the k×k factor; the certificate stays on the dense Q. Before the
+ *   Woodbury (`woodburyBoxFactor`) instead of the k×k factor, their bound coupling Q̃_FF⁻¹U_F(U_Bᵀw_B) by the
+ *   push-through identity (`woodburyCoupling`: the Woodbury form of it cancels two 1/δ terms, and with min_weight
+ *   > 0 every name at lo enters it); the certificate stays on the dense Q. Before the
  *   active-set loop, from the same starting point, a projected-gradient phase (`projectedGradient`: spectral
  *   projected gradient with Armijo backtracking on the projected arc, at most PG_MAX = 50 steps of O(N·r)) moves any
  *   number of names to or off their bounds per step; its point and bound pattern start the active-set loop, which
