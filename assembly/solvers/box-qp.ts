@@ -98,7 +98,9 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  *   two triangular solves, O(k²), plus Q w_B (N per index at a non-zero bound). Scratch c² for a capacity c ≤ N.
  *   With `lr` (Q = diag(d) + UUᵀ up to rounding, U N×r: whole-market windows, docs/method.md §5.6): Q w_B and the
  *   multipliers' Qw from that form in O(N·r), and faces with more than 2r + WOODBURY_MARGIN free names solved by
- *   Woodbury (`woodburyBoxFactor`) instead of the k×k factor; the certificate stays on the dense Q. Before the
+ *   Woodbury (`woodburyBoxFactor`) instead of the k×k factor, their bound coupling Q̃_FF⁻¹U_F(U_Bᵀw_B) by the
+ *   push-through identity (`woodburyCoupling`: the Woodbury form of it cancels two 1/δ terms, and with min_weight
+ *   > 0 every name at lo enters it); the certificate stays on the dense Q. Before the
  *   active-set loop, from the same starting point, a projected-gradient phase (`projectedGradient`: spectral
  *   projected gradient with Armijo backtracking on the projected arc, at most PG_MAX = 50 steps of O(N·r)) moves any
  *   number of names to or off their bounds per step; its point and bound pattern start the active-set loop, which
@@ -122,18 +124,23 @@ export function effectiveLo(N: i32, lo: f64): f64 {
  */
 export function boxQP(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, c: usize = 0,
                       lr: LowRank | null = null): Status {
-  if (lr == null) return boxQPOn(Q, N, lo0, hi0, out, warm, c, null);
+  if (lr == null) return boxQPOn(Q, N, lo0, hi0, out, warm, c, null, false);
   // the low-rank form first; where it does not certify (a face all but singular: a zero-variance portfolio in the
-  // box, where the ridge alone fixes the minimiser), the dense faces as before
+  // box, where the ridge alone fixes the minimiser), the dense faces as before, with the bound coupling Q_FB w_B and
+  // the multipliers' Qw still from the form (O(N·r), not N·|B|: every name at lo > 0 is in B)
   const mark = arenaMark();
-  const st = boxQPOn(Q, N, lo0, hi0, out, warm, c, lr);
+  const st = boxQPOn(Q, N, lo0, hi0, out, warm, c, lr, true);
   if (st != Status.NotConverged && st != Status.NotCertified) return st;
   arenaRelease(mark);
-  return boxQPOn(Q, N, lo0, hi0, out, warm, c, null);
+  return boxQPOn(Q, N, lo0, hi0, out, warm, c, lr, false);
 }
 
-/** `boxQP` with or without the low-rank form (see there). */
-function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, c: usize, lr: LowRank | null): Status {
+/**
+ * `boxQP` with or without the low-rank form (see there): with `lr`, Q_FB w_B and the multipliers' Qw from it; with
+ * `lowRankFaces` too, the projected-gradient phase and the Woodbury faces (without: the k×k factor of the dense Q̃_FF).
+ */
+function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, c: usize, lr: LowRank | null,
+                 lowRankFaces: bool): Status {
   if (N >= 1 && !feasibleBounds(N, lo0, hi0)) return Status.InfeasibleBounds;
   const begun = beginSolve(N, out);
   if (begun != SOLVE) return <Status>begun;
@@ -152,12 +159,12 @@ function boxQPOn(Q: usize, N: i32, lo0: f64, hi0: f64, out: usize, warm: usize, 
   const z2 = scratchF64(N); // scratch of the refinement and the certificate
   let retries: i32 = 0;
   // Woodbury faces (`woodburyBoxFactor`): above kW free names, when Q's diagonal-plus-low-rank form is given
-  const kW: i32 = lr != null ? 2 * lr.k + WOODBURY_MARGIN : N + 1;
+  const kW: i32 = lr != null && lowRankFaces ? 2 * lr.k + WOODBURY_MARGIN : N + 1;
   const face = new BoxFace(Q, N, delta, lr, a, h, z2, gradientScale(N, trace, c)); // its factor allocated last
 
   startingPoint(Q, N, lo, hi, warm, w, g);
   // on the factor: spectral projected gradient first, many bounds per step, then the active set from its point
-  if (lr != null) projectedGradient(lr!, N, delta, c, lo, hi, w, g, z, a, h, face.tW);
+  if (lr != null && lowRankFaces) projectedGradient(lr!, N, delta, c, lo, hi, w, g, z, a, h, face.tW);
   for (let i: i32 = 0; i < N; i++) {
     const v = load<f64>(w + (<usize>i << 3));
     if (v <= lo) store<f64>(w + (<usize>i << 3), lo);
@@ -288,6 +295,7 @@ class BoxFace {
   Dinv: usize;
   KW: usize;
   tW: usize;
+  tB: usize;
   factor: FaceFactor;
 
   constructor(Q: usize, N: i32, delta: f64, lr: LowRank | null, a: usize, h: usize, z2: usize, muScale: f64) {
@@ -302,6 +310,7 @@ class BoxFace {
     this.Dinv = lr != null ? lr.dp : 0;
     this.KW = lr != null ? lr.K : 0;
     this.tW = lr != null ? lr.z : 0;
+    this.tB = lr != null ? scratchF64(lr.k) : 0;
     this.factor = new FaceFactor(Q, N, delta);
   }
 
@@ -315,10 +324,11 @@ class BoxFace {
       // the k×k factor is not maintained on Woodbury faces (rebuilt when F shrinks to kW or below)
       this.factor.valid = false;
       if (!woodburyBoxFactor(this.lr!, this.delta, set.F, k, this.Dinv, this.KW)) return false;
+      // b = Q̃_FF⁻¹(U_F t + c_F), t = U_Bᵀw_B: the coupling through the push-through identity (no 1/δ cancellation)
+      memory.copy(this.tB, this.tW, <usize>this.lr!.k << 3);
       for (let r: i32 = 0; r < k; r++) store<f64>(a + (<usize>r << 3), 1.0);
-      gather(set.F, k, h, z);
       woodburyBoxSolve(this.lr!, set.F, k, this.Dinv, this.KW, this.tW, a); // a = Q̃_FF⁻¹1
-      woodburyBoxSolve(this.lr!, set.F, k, this.Dinv, this.KW, this.tW, z); // z = Q̃_FF⁻¹ h_F
+      woodburyCoupling(this.lr!, set.F, k, this.Dinv, this.KW, this.tW, this.tB, c, z); // z = Q̃_FF⁻¹ h_F
     } else {
       if (!this.factor.ensure(set.F, k)) return false;
       this.factor.solveOnes(a, k); // a = Q̃_FF⁻¹1
@@ -627,6 +637,33 @@ function woodburyBoxSolve(lr: LowRank, F: usize, k: i32, Dinv: usize, K: usize, 
   }
 }
 
+/**
+ * z ← Q̃_FF⁻¹h_F on a Woodbury face for the bound coupling h_F = U_F t + c_F (t = U_Bᵀw_B, r f64, overwritten;
+ * c: N f64 or 0): the U_F t part by the push-through identity (D + U_F U_Fᵀ)⁻¹U_F = D⁻¹U_F K⁻¹, i.e.
+ * z_p = D⁻¹_p U_i·(K⁻¹t), and only c_F through `woodburyBoxSolve`. The Woodbury form applied to U_F t itself
+ * computes D⁻¹(U_F t − U_F K⁻¹(U_Fᵀ D⁻¹ U_F t)), two terms of size |h|/δ that cancel to a result of size
+ * |h|/‖U_FᵀU_F‖ (D = δI on the sample Σ): an error of ε·‖U_FᵀU_F‖/δ relative (≈ 4 % at N = 5,000, 12 monthly
+ * observations, min_weight 0.00005: the face gradient off by that much, releases contradicted, the solve cycling;
+ * docs/method.md §5.6, "Names at a non-zero bound"). Here K⁻¹t is well conditioned and nothing cancels. O(k·r + r²).
+ */
+function woodburyCoupling(lr: LowRank, F: usize, k: i32, Dinv: usize, K: usize, t: usize, tB: usize, c: usize,
+                          z: usize): void {
+  const r = lr.k;
+  const rowU = <usize>r << 3;
+  if (c != 0) {
+    gather(F, k, c, z);
+    woodburyBoxSolve(lr, F, k, Dinv, K, t, z);
+  } else {
+    memory.fill(z, 0, <usize>k << 3);
+  }
+  cholSolve(r, K, r, tB);
+  for (let p: i32 = 0; p < k; p++) {
+    const zp = z + (<usize>p << 3);
+    const u = dot(lr.U + <usize>load<i32>(F + (<usize>p << 2)) * rowU, tB, r);
+    store<f64>(zp, load<f64>(zp) + u * load<f64>(Dinv + (<usize>p << 3)));
+  }
+}
+
 /** t ← U_Bᵀ w_B over the names at a bound with a non-zero weight (r f64); returns Σ_B w_B. O(N·r). */
 function lowRankBoundSum(lr: LowRank, N: i32, state: usize, w: usize, t: usize): f64 {
   const r = lr.k;
@@ -801,3 +838,4 @@ function gradientScale(N: i32, trace: f64, c: usize): f64 {
   }
   return scale;
 }
+
