@@ -54,7 +54,9 @@ describeWithServers("a job's parts on every replica (BullMQ flows)", missingServ
     { route: "paths", body: { tickers: TICKERS } },
     { route: "sims", body: { tickers: TICKERS, run_count: 2 } },
     { route: "report", body: { tickers: TICKERS } },
-    { route: "sims/summary", body: { tickers: TICKERS.slice(0, 30), run_count: 1200 } },
+    // 6,000 runs: parts long enough (≈ 1,000 runs each) to be seen running at once on a quiet machine too (1,200 runs'
+    // parts ended between two 25 ms polls there)
+    { route: "sims/summary", body: { tickers: TICKERS.slice(0, 30), run_count: 6000 } },
   ];
   for (const { route, body } of cases) {
     it(`answers a ${route} job in parts on several replicas with the synchronous route's bytes`, async () => {

@@ -7,7 +7,7 @@ import { displayRows, parseId, seriesKind, seriesLabel, tickerColor } from "/js/
 import {
   absMax, correlationColor, dendrogramSegments, inkOn, monthGrid, returnColor, riskBars, tickerRows, verdict, weightLayers,
 } from "/js/analysis-compute.js";
-import { $, cell, isPhone, signClass } from "./dom.js";
+import { $, canvas2d, cell, isPhone, signClass } from "./dom.js";
 import { api, showError } from "./api.js";
 import { state } from "./state.js";
 import { fmtNum, fmtPct } from "./format.js";
@@ -332,20 +332,6 @@ function weightsThroughTime(id) {
   return w ? { dates: [r.dates[0]], weights: [w] } : null;
 }
 
-/** A canvas sized to its CSS box at the device's pixel ratio, cleared to white. */
-function canvas2d(canvas, width, height) {
-  const dpr = window.devicePixelRatio || 1;
-  canvas.width = Math.round(width * dpr);
-  canvas.height = Math.round(height * dpr);
-  canvas.style.width = `${width}px`;
-  canvas.style.height = `${height}px`;
-  const ctx = canvas.getContext("2d");
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.fillStyle = "#fff";
-  ctx.fillRect(0, 0, width, height);
-  ctx.font = "12px system-ui, sans-serif";
-  return ctx;
-}
 
 const toTime = (d) => Date.parse(`${d}T00:00:00Z`);
 

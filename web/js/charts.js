@@ -4,7 +4,7 @@ import {
   drawdownSeries, fanOfSummary, logRange, finalBoxOfSummary, moneyTickLabels, niceTicks, parseId, percentTickLabels, rollingReturn,
   parseSeries, rollingVolatility, seriesKind, seriesLabel, seriesLine,
 } from "/js/compute.js";
-import { $, isPhone } from "./dom.js";
+import { $, canvas2d, isPhone } from "./dom.js";
 import { api, showError } from "./api.js";
 import { state } from "./state.js";
 import { money, fmtMoney, fmtPct, fmtDate } from "./format.js";
@@ -274,15 +274,7 @@ export function drawDistribution(r) {
   const top = 20; // room for the start line's label
   const bottom = 28;
   const height = top + rowH * boxes.length + bottom;
-  const dpr = window.devicePixelRatio || 1;
-  canvas.width = Math.round(width * dpr);
-  canvas.height = Math.round(height * dpr);
-  canvas.style.width = `${width}px`;
-  canvas.style.height = `${height}px`;
-  const ctx = canvas.getContext("2d");
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.fillStyle = "#fff";
-  ctx.fillRect(0, 0, width, height);
+  const ctx = canvas2d(canvas, width, height);
   const lo = Math.min(...boxes.map((b) => b.box.p5));
   const hi = Math.max(...boxes.map((b) => b.box.p95));
   const pad = (hi - lo) * 0.05 || hi * 0.05 || 1;
@@ -291,7 +283,6 @@ export function drawDistribution(r) {
   const x0 = labelW + 8 + 20; // room for the first tick label
   const x1 = width - 28; // room for the last tick label
   const sx = (v) => x0 + ((v - axis.min) / (axis.max - axis.min)) * (x1 - x0);
-  ctx.font = "12px system-ui, sans-serif";
   ctx.textBaseline = "middle";
   const plotBottom = top + rowH * boxes.length;
   // Grid lines at the ticks, then the starting capital as a labelled reference line.

@@ -4,6 +4,21 @@ export const $ = (id) => document.getElementById(id);
 
 export const isPhone = () => window.innerWidth < 600;
 
+/** A canvas sized to its CSS box (width × height px) at the device's pixel ratio, cleared to white, 12 px text. */
+export function canvas2d(canvas, width, height) {
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = Math.round(width * dpr);
+  canvas.height = Math.round(height * dpr);
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.fillStyle = "#fff";
+  ctx.fillRect(0, 0, width, height);
+  ctx.font = "12px system-ui, sans-serif";
+  return ctx;
+}
+
 export function cell(tag, text, cls) {
   const c = document.createElement(tag);
   c.textContent = text;

@@ -5,7 +5,7 @@ import uPlot from "/vendor/uPlot.esm.js";
 import {
   alignedDaysEstimate, logRange, moneyTickLabels, planBox, planFan, planningTrainingDays, seriesColor, seriesLabel,
 } from "/js/compute.js";
-import { $, cell, isPhone } from "./dom.js";
+import { $, canvas2d, cell, isPhone } from "./dom.js";
 import { api } from "./api.js";
 import { state } from "./state.js";
 import { fmtMoney, fmtDate } from "./format.js";
@@ -153,15 +153,7 @@ function drawBox(r) {
   const labelW = isPhone() ? 100 : 240;
   const top = 8;
   const height = top + rowH * boxes.length + 26;
-  const dpr = window.devicePixelRatio || 1;
-  canvas.width = Math.round(width * dpr);
-  canvas.height = Math.round(height * dpr);
-  canvas.style.width = `${width}px`;
-  canvas.style.height = `${height}px`;
-  const ctx = canvas.getContext("2d");
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.fillStyle = "#fff";
-  ctx.fillRect(0, 0, width, height);
+  const ctx = canvas2d(canvas, width, height);
   // a depleted run ends at 0: the log axis starts at the smallest positive percentile, zeros are drawn at its left end
   const positive = boxes.flatMap((b) => Object.values(b.box)).filter((v) => v > 0);
   const [lo, hi] = logRange(Math.min(...positive, 1e6), Math.max(...positive, 1));
@@ -171,7 +163,6 @@ function drawBox(r) {
   const ticks = [];
   for (let p = Math.ceil(Math.log10(lo)); p <= Math.floor(Math.log10(hi)); p++) ticks.push(10 ** p);
   if (ticks.length < 2) ticks.splice(0, ticks.length, lo, hi);
-  ctx.font = "12px system-ui, sans-serif";
   ctx.textBaseline = "middle";
   ctx.strokeStyle = "#eef1f5";
   for (const v of ticks) {
