@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/http/server.js";
 import { openStore } from "../../src/store/index.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
-import { describeWithChromium, launchChromium } from "../helpers/browser.js";
+import { describeWithChromium, launchChromium, openWithKey } from "../helpers/browser.js";
 
 const KEY = "browser-test-key-analysis-0123456789ab";
 const OUT = join(PROJECT_ROOT, "test-output");
@@ -52,11 +52,7 @@ describeWithChromium("the analysis cards at 1366 and 390 px", () => {
     });
     browser = await launchChromium();
     ({ page } = browser);
-    await page.setViewportSize({ width: 1366, height: 900 });
-    await page.goto(server.url + "/");
-    await page.fill("#api-key", KEY);
-    await page.click("#key-save");
-    await page.locator(".ticker-option").first().waitFor();
+    await openWithKey(page, server.url, KEY);
   });
 
   afterAll(async () => {

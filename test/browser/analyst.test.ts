@@ -11,7 +11,7 @@ import { STRATEGY_REGISTRY } from "../../src/domain/strategies.js";
 import { startServer, type RunningServer } from "../../src/http/server.js";
 import { openStore } from "../../src/store/index.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
-import { describeWithChromium, launchChromium } from "../helpers/browser.js";
+import { describeWithChromium, launchChromium, openWithKey } from "../helpers/browser.js";
 
 const KEY = "browser-test-key-analyst-0123456789";
 const OUT = join(PROJECT_ROOT, "test-output");
@@ -82,11 +82,7 @@ describeWithChromium("the analyst's page: own portfolios, a benchmark, axes, can
     });
     browser = await launchChromium({ acceptDownloads: true });
     ({ page } = browser);
-    await page.setViewportSize({ width: 1366, height: 900 });
-    await page.goto(server.url + "/");
-    await page.fill("#api-key", KEY);
-    await page.click("#key-save");
-    await page.locator(".ticker-option").first().waitFor();
+    await openWithKey(page, server.url, KEY);
   });
 
   afterAll(async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../src/http/server.js";
 import { openStore } from "../../src/store/index.js";
 import { PROJECT_ROOT } from "../helpers/shared-data.js";
-import { describeWithChromium, launchChromium } from "../helpers/browser.js";
+import { describeWithChromium, launchChromium, openWithKey } from "../helpers/browser.js";
 
 const KEY = "browser-test-key-plan-0123456789abcdef";
 const OUT = join(PROJECT_ROOT, "test-output");
@@ -37,11 +37,7 @@ describeWithChromium("the planning view at 1366 and 390 px", () => {
     });
     browser = await launchChromium({ acceptDownloads: true });
     ({ page } = browser);
-    await page.setViewportSize({ width: 1366, height: 900 });
-    await page.goto(server.url + "/");
-    await page.fill("#api-key", KEY);
-    await page.click("#key-save");
-    await page.locator(".ticker-option").first().waitFor();
+    await openWithKey(page, server.url, KEY);
   });
 
   afterAll(async () => {
