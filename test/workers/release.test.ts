@@ -13,7 +13,7 @@ import { Wasm } from "../../src/engine/wasm.js";
 import { openBackend } from "../../src/store/backend.js";
 import type { StoreSnapshot } from "../../src/store/types.js";
 import { ComputePool } from "../../src/workers/pool.js";
-import { runSplit } from "../../src/workers/split.js";
+import { runSplit, runSummarySplit } from "../../src/workers/split.js";
 import type { BacktestTask } from "../../src/workers/tasks.js";
 import { assertWorkerBuilt } from "../helpers/app.js";
 import { commitStore, seededSeries } from "../helpers/stores.js";
@@ -21,6 +21,8 @@ import { commitStore, seededSeries } from "../helpers/stores.js";
 interface Probe {
   memoryBytes: number;
   recycles: number;
+  collections: number;
+  arrayBufferBytes: number;
 }
 
 const IDLE_MS = 300;
@@ -121,4 +123,32 @@ describe("two workers after a split request", () => {
       await pool.destroy();
     }
   }, 60_000);
+});
+
+describe("the buffers of a split summary after the pool's idle round", () => {
+  it("are collected in both workers: a parked worker never collects on its own", async () => {
+    const pool = new ComputePool({
+      workers: 2, queueSize: 16, timeoutMs: 120_000, allowTestTasks: true, recycleAboveBytes: fresh, releaseIdleMs: IDLE_MS,
+    });
+    try {
+      await pool.ready();
+      await sleep(3 * IDLE_MS);
+      const before = await Promise.all([probe(pool), probe(pool)]);
+      // 1,000 runs × 12 series (10 tickers' PathLit seven, deduplicated, and a benchmark) × 253 band rows: the two
+      // parts' figures, ≈ 1,000 × 12 × (16 + 253) × 8 B ≈ 26 MB, end in the worker of the last step
+      const tickers = seededSeries(400, N, 5).map((s) => s.ticker);
+      const request = { tickers: tickers.slice(0, 10), benchmark: tickers[10], run_count: 1_000, seed: 3, model: "correlated" as const };
+      const task: BacktestTask = { kind: "sims-summary", request, snapshot };
+      const split = await runSummarySplit(pool, task);
+      expect(split.body.byteLength).toBeGreaterThan(1000);
+      await sleep(3 * IDLE_MS);
+      const after = await Promise.all([probe(pool), probe(pool)]);
+      const sum = (ps: Probe[], f: (p: Probe) => number) => ps.reduce((a, p) => a + f(p), 0);
+      // each worker ran one idle round's collection, and what the summary left is gone (within 4 MB of before)
+      expect(sum(after, (p) => p.collections)).toBeGreaterThanOrEqual(sum(before, (p) => p.collections) + 2);
+      expect(sum(after, (p) => p.arrayBufferBytes)).toBeLessThan(sum(before, (p) => p.arrayBufferBytes) + 4 * 2 ** 20);
+    } finally {
+      await pool.destroy();
+    }
+  }, 120_000);
 });
