@@ -47,8 +47,8 @@ export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fS
   // (pass 1) and, centred on their mean, yc (pass 2's y) and Σ y².
   const yc = lb + nBytes;
   if (relative) {
-    if (E > 0) withFlows(B + (<usize>(bi * n) << 3), n, E, rows, amount, rate, Vf);
-    logLane(E > 0 ? Vf : B + (<usize>(bi * n) << 3), m, lb, 3);
+    const benchGone = E > 0 ? withFlows(B + (<usize>(bi * n) << 3), n, E, rows, amount, rate, Vf) : -1;
+    depletedLogLane(E > 0 ? Vf : B + (<usize>(bi * n) << 3), m, lb, 3, benchGone);
     benchmarkSums(lb, m, yc);
     benchRf = rf;
   }
@@ -61,6 +61,7 @@ export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fS
       const gone = E > 0 ? withFlows(b, n, E, rows, amount, rate, Vf + <usize>l * nBytes) : -1;
       const V = E > 0 ? Vf + <usize>l * nBytes : b;
       store<usize>(LANES_V + (<usize>l << 2), V);
+      store<i32>(LANES_GONE + (<usize>l << 2), gone);
       if (s0 + l >= S) continue;
       const r = rec + (<usize>(s * RUN_FIELDS) << 3);
       store<f64>(r, load<f64>(V + (<usize>H << 3)));
@@ -106,8 +107,26 @@ export function summarizeRun(B: usize, S: i32, n: i32, bi: i32, iSpec: usize, fS
   }
 }
 
-/** The four series pointers of a group (a static scratch, no allocation per run). */
+/** The four series pointers of a group and their depletion rows (static scratch, no allocation per run). */
 const LANES_V = memory.data(32, 16);
+const LANES_GONE = memory.data(16, 16);
+
+/**
+ * `logLane` of a series depleted at row `gone` (−1: never): V is 0 from that row on, so ln(V_t/V_{t−1}) is NaN
+ * (0/0) after it — written as NaN without its logarithm — and row `gone` itself is the one division and logarithm
+ * (−∞ unless V_{gone−1} is 0 too); the rows before it by `logLane`. The same values as `logLane` of the whole series
+ * (a NaN's payload aside, which no figure keeps: every NaN is reported as null).
+ */
+function depletedLogLane(v: usize, m: i32, out: usize, shift: i32, gone: i32): void {
+  if (gone < 1 || gone > m) {
+    logLane(v, m, out, shift);
+    return;
+  }
+  logLane(v, gone - 1, out, shift);
+  const x = load<f64>(v + (<usize>gone << 3)) / load<f64>(v + (<usize>(gone - 1) << 3));
+  store<f64>(out + (<usize>(gone - 1) << shift), fdlibmLog(x));
+  for (let t: i32 = gone + 1; t <= m; t++) store<f64>(out + (<usize>(t - 1) << shift), NaN);
+}
 
 /**
  * ln(v[t]/v[t − 1]) at byte (t − 1)·2^shift of `out`, t = 1 … m (`logReturns`; shift 5: every fourth f64, a
@@ -251,10 +270,10 @@ function groupFigures(V0: usize, V1: usize, V2: usize, V3: usize, n: i32, relati
   // the log-returns of the four series, lane l of row t − 1 at lr[4(t − 1) + l]: the benchmark's are q's (the same
   // division and logarithm of the same values), and a lane past `keep` is not kept, so its returns are not computed
   // (its sums run over whatever the lane holds, lanes are independent)
-  returnsLane(V0, 0, m, lr, q, keep, benchLane);
-  returnsLane(V1, 1, m, lr, q, keep, benchLane);
-  returnsLane(V2, 2, m, lr, q, keep, benchLane);
-  returnsLane(V3, 3, m, lr, q, keep, benchLane);
+  returnsLane(V0, 0, m, lr, q, keep, benchLane, load<i32>(LANES_GONE));
+  returnsLane(V1, 1, m, lr, q, keep, benchLane, load<i32>(LANES_GONE, 4));
+  returnsLane(V2, 2, m, lr, q, keep, benchLane, load<i32>(LANES_GONE, 8));
+  returnsLane(V3, 3, m, lr, q, keep, benchLane, load<i32>(LANES_GONE, 12));
   let mr0 = zero, mr1 = zero, up0 = zero, up1 = zero, dn0 = zero, dn1 = zero;
   for (let t: i32 = 1; t < n; t++) {
     const o = <usize>t << 3;
@@ -335,14 +354,14 @@ function groupFigures(V0: usize, V1: usize, V2: usize, V3: usize, n: i32, relati
 }
 
 /**
- * Lane l of a group's log-returns (`groupFigures`): `logLane` of V, or the benchmark's q (m contiguous) copied when
- * l is its lane, or nothing for a lane past `keep`.
+ * Lane l of a group's log-returns (`groupFigures`): `depletedLogLane` of V (depleted at row `gone`, or −1), or the
+ * benchmark's q (m contiguous) copied when l is its lane, or nothing for a lane past `keep`.
  */
-function returnsLane(V: usize, l: i32, m: i32, lr: usize, q: usize, keep: i32, benchLane: i32): void {
+function returnsLane(V: usize, l: i32, m: i32, lr: usize, q: usize, keep: i32, benchLane: i32, gone: i32): void {
   if (l >= keep) return;
   const out = lr + (<usize>l << 3);
   if (l != benchLane) {
-    logLane(V, m, out);
+    depletedLogLane(V, m, out, 5, gone);
     return;
   }
   for (let t: i32 = 0; t < m; t++) store<f64>(out + (<usize>t << 5), load<f64>(q + (<usize>t << 3)));
