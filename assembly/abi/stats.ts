@@ -3,6 +3,7 @@
  * row-major f64, i32 Status returns; the seed crosses as a u64 (BigInt on the host). Inputs are never modified.
  */
 import { stationaryBootstrap, sharpeDiffBootstrap } from "../stats/bootstrap";
+import { columnRanks } from "../stats/select";
 
 /**
  * Stationary bootstrap of S series of m daily simple returns R (S×m), mean block lengths L (S), B resamples each,
@@ -23,4 +24,13 @@ export function kStationaryBootstrap(R: usize, m: i32, S: i32, L: usize, seed: u
 export function kSharpeDiffBootstrap(R: usize, m: i32, S: i32, base: i32, blocks: usize, seed: u64, M: i32, dHat: usize,
   from: i32, to: i32, out: usize): i32 {
   return sharpeDiffBootstrap(R, m, S, base, blocks, seed, M, dHat, from, to, out);
+}
+
+/**
+ * The values at ranks W (nr, ascending) of each of `cols` columns of k values x (cols×k), sorted ascending, to out
+ * (cols×nr); ok (cols) 1, or 0 for a column holding a NaN or a −0, which the host sorts itself (assembly/stats/
+ * select.ts). BadDimensions as stated there.
+ */
+export function kColumnRanks(x: usize, k: i32, cols: i32, W: usize, nr: i32, out: usize, ok: usize): i32 {
+  return columnRanks(x, k, cols, W, nr, out, ok);
 }

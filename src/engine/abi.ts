@@ -105,6 +105,7 @@ export interface EngineExports {
   kNativeLog(x: Ptr, n: number, pairs: Ptr, scalar: Ptr): Status;
   // resampling statistics of value series (assembly/abi/stats.ts)
   kStationaryBootstrap(R: Ptr, m: number, S: number, L: Ptr, seed: bigint, first: number, B: number, out: Ptr): Status;
+  kColumnRanks(x: Ptr, k: number, cols: number, W: Ptr, nr: number, out: Ptr, ok: Ptr): Status;
   kSharpeDiffBootstrap(R: Ptr, m: number, S: number, base: number, blocks: Ptr, seed: bigint, M: number, dHat: Ptr,
     from: number, to: number, out: Ptr): Status;
 }
@@ -185,6 +186,7 @@ export const ENGINE_EXPORTS = {
   // resampling statistics (assembly/abi/stats.ts)
   kStationaryBootstrap: 8,
   kSharpeDiffBootstrap: 11,
+  kColumnRanks: 7,
 } as const satisfies { [K in keyof EngineExports]: ExportShape<EngineExports[K]> };
 
 /**
@@ -337,6 +339,7 @@ export const KERNEL_CALLS = {
       "out:f64Out"],
     what: "bootstrap",
   },
+  kColumnRanks: { params: ["x:f64In", "k:i32", "cols:i32", "W:i32In", "nr:i32", "out:f64Out", "ok:i32Out"], what: "order statistics" },
 } as const satisfies { [K in keyof EngineExports]?: KernelCall };
 
 /** The kinds of a kernel parameter (see `KERNEL_CALLS`). */

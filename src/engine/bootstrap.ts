@@ -78,3 +78,22 @@ export function sharpeDiffBootstrap(wasm: Wasm, input: SharpeDiffBootstrapInput)
   });
   return valueOf({ status: o.status, badIndex: o.badIndex, value: o.value.out }, { what: "bootstrap" });
 }
+
+/**
+ * The sims summary's order statistics (src/report/summary.ts `ColumnRanks`) by kColumnRanks: the columns copied in
+ * once, the values at the ranks copied out; a column the kernel leaves to the host (a NaN or a −0 in it) is sorted
+ * here by `Float64Array.prototype.sort`, whose order defines the ranks.
+ */
+export function columnRanks(wasm: Wasm, values: Float64Array, k: number, cols: number, ranks: Int32Array): Float64Array {
+  const nr = ranks.length;
+  need(Number.isInteger(k) && k >= 1 && Number.isInteger(cols) && cols >= 0 && values.length >= k * cols,
+    `columnRanks: ${values.length} values for ${cols} columns of ${k}`);
+  const o = invoke(wasm, "kColumnRanks", { x: values.subarray(0, k * cols), k, cols, W: ranks, nr, out: cols * nr, ok: cols });
+  const { out, ok } = valueOf({ status: o.status, badIndex: o.badIndex, value: o.value }, { what: "order statistics" });
+  for (let c = 0; c < cols; c++) {
+    if (ok[c] === 1) continue;
+    const col = values.subarray(c * k, (c + 1) * k).sort();
+    for (let j = 0; j < nr; j++) out[c * nr + j] = col[ranks[j]];
+  }
+  return out;
+}

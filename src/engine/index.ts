@@ -10,7 +10,7 @@ import { correlationClusters } from "./clustered.js";
 import { simulateCloses, simulateRuns, simulateSummary, simulationMeans, valuePaths } from "./sims.js";
 import { rebalancePaths, simulationJitter } from "./rebalance.js";
 import { dollarsJsonWriter, valuePathsJson } from "./dollars.js";
-import { sharpeDiffBootstrap, stationaryBootstrap } from "./bootstrap.js";
+import { columnRanks, sharpeDiffBootstrap, stationaryBootstrap } from "./bootstrap.js";
 
 export interface KernelsOptions {
   /**
@@ -43,6 +43,7 @@ export function kernelsOver(wasm: Wasm, options: KernelsOptions = {}): Kernels {
     simulationMeans: (input) => released(() => simulationMeans(wasm, input)),
     stationaryBootstrap: (input) => released(() => stationaryBootstrap(wasm, input)),
     sharpeDiffBootstrap: (input) => released(() => sharpeDiffBootstrap(wasm, input)),
+    columnRanks: (values, k, cols, ranks) => released(() => columnRanks(wasm, values, k, cols, ranks)),
     // no release here: the writer is used (synchronously) after this returns; its blocks are small
     dollarsJson: (keys, width, n) => dollarsJsonWriter(wasm, keys, width, n),
     // the body is copied out of WebAssembly memory before the release

@@ -12,6 +12,7 @@ import type { DollarsJsonWriter, PathsJsonLayout } from "../engine/dollars.js";
 import type { RebalancePathsInput, RebalancePathsResult, SimulationJitterInput } from "../engine/rebalance.js";
 import type { CovarianceMode, HrpMode } from "../domain/vocabulary.js";
 import type { SharpeDiffBootstrapInput, StationaryBootstrapInput } from "../engine/bootstrap.js";
+import type { ColumnRanks } from "../report/summary.js";
 
 export type {
   WeightSet, WeightSetInput, SimulateClosesInput, SimulateRunsInput, SimulateRunsResult, SimulationMeansInput, ValuePathsInput,
@@ -60,6 +61,11 @@ export interface Kernels {
    * never leave WebAssembly memory); optional: without it a summary reads `simulateRuns`' values.
    */
   simulateSummary?(input: SimulateSummaryInput): SimulateSummaryResult;
+  /**
+   * The sims summary's order statistics of many columns (src/report/summary.ts `ColumnRanks`: band percentiles over
+   * runs); optional: without it the summary selects them in JavaScript (`columnRanksJs`, the same values).
+   */
+  columnRanks?: ColumnRanks;
   /**
    * The covariance of the n×N observations X by a request's covariance mode (sample, Schäfer–Strimmer, Ledoit–Wolf):
    * an analysis's attribution (src/pipeline/attribution.ts); optional: without it, the section is not offered.

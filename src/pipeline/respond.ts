@@ -875,6 +875,7 @@ export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: Check
     initialValue: opts.planning.initialValue, inflation: opts.planning.inflation, flows: first.flows,
     ...(opts.planning.targetValue === undefined ? {} : { targetValue: opts.planning.targetValue }),
     ...(riskFree === undefined ? {} : { riskFree }),
+    ...(kernels.columnRanks === undefined ? {} : { columnRanks: kernels.columnRanks }),
   });
   const rebalance = new RebalanceAccumulator();
   const S = first.ids.length;

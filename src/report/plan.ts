@@ -14,7 +14,10 @@
  */
 import type { CashFlow } from "../domain/types.js";
 import { civilFromDays, daysFromCivil, daysInMonth, formatIsoDay, parseIsoDay } from "../domain/dates.js";
-import { orderForPercentiles, percentileOfSorted, TRADING_DAYS_PER_YEAR } from "./summary.js";
+import {
+  type ColumnRanks, columnRanksJs, orderForPercentiles, percentileFromRanks, percentileOfSorted, ranksFor,
+  TRADING_DAYS_PER_YEAR,
+} from "./summary.js";
 
 /** Calendar months per period of a cash flow's `every`. */
 export const FLOW_MONTHS = { month: 1, quarter: 3, year: 12 } as const satisfies Record<CashFlow["every"], number>;
@@ -185,7 +188,12 @@ export interface PlanInput {
   bandRows: Int32Array;
   /** The rows of the safe withdrawal rate's yearly withdrawals (each anniversary of the purchase). */
   withdrawalRows: Int32Array;
+  /** How the band columns' order statistics are found (default: `columnRanksJs`; the engine's: the same values). */
+  columnRanks?: ColumnRanks;
 }
+
+/** Values per block of band columns handed to `ColumnRanks` at once (4 MB). */
+const RANK_BLOCK_VALUES = 1 << 19;
 
 const cents = (v: number): number | null => (Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
 const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
@@ -389,6 +397,10 @@ export class PlanAccumulator {
     const P = bandRows.length;
     const out: PlanFigures[] = [];
     const column = new Float64Array(R);
+    const select = this.p.columnRanks ?? columnRanksJs;
+    const ranks = ranksFor(R, PLAN_PERCENTILES);
+    const block = Math.max(1, Math.min(P, Math.floor(RANK_BLOCK_VALUES / Math.max(1, R))));
+    const columns = new Float64Array(block * R);
     for (let s = 0; s < S; s++) {
       let ok = 0;
       let hit = 0;
@@ -406,14 +418,18 @@ export class PlanAccumulator {
         bands[`p${p}`] = new Array<number | null>(P);
         bandsReal[`p${p}`] = new Array<number | null>(P);
       }
-      const values = new Float64Array(R);
-      for (let j = 0; j < P; j++) {
-        this.bandColumn(s, j, values);
-        orderForPercentiles(values, PLAN_PERCENTILES);
-        for (const p of PLAN_PERCENTILES) {
-          const x = R > 0 ? percentileOfSorted(values, p) : Number.NaN;
-          bands[`p${p}`][j] = cents(x);
-          bandsReal[`p${p}`][j] = cents(x / this.deflators[j]);
+      // the band columns in blocks: each block's order statistics at once, then the percentiles from them
+      for (let j0 = 0; j0 < P; j0 += block) {
+        const cols = Math.min(block, P - j0);
+        for (let c = 0; c < cols; c++) this.bandColumn(s, j0 + c, columns.subarray(c * R, (c + 1) * R));
+        const at = R > 0 ? select(columns, R, cols, ranks) : undefined;
+        for (let c = 0; c < cols; c++) {
+          const j = j0 + c;
+          for (const p of PLAN_PERCENTILES) {
+            const x = at === undefined ? Number.NaN : percentileFromRanks(R, p, ranks, (q) => at[c * ranks.length + q]);
+            bands[`p${p}`][j] = cents(x);
+            bandsReal[`p${p}`][j] = cents(x / this.deflators[j]);
+          }
         }
       }
       const pick = (a: Float64Array) => Float64Array.from({ length: R }, (_, k) => a[k * S + s]);

@@ -11,7 +11,7 @@ import type { SeriesId } from "../domain/strategies.js";
 import { applyFlows, flowSchedule, inflationFactor, PlanAccumulator, type FlowSchedule, type PlanFigures } from "./plan.js";
 import { parseIsoDay } from "../domain/dates.js";
 import {
-  dailyLogRiskFree, logReturnsOf, median, percentileOfSorted, relativeFromLogReturns, RELATIVE_KEYS, runFigures, type SimsStrategySummary,
+  type ColumnRanks, dailyLogRiskFree, logReturnsOf, median, percentileOfSorted, relativeFromLogReturns, RELATIVE_KEYS, runFigures, type SimsStrategySummary,
   TRADING_DAYS_PER_YEAR,
 } from "./summary.js";
 import { benchmarkIndex, STRATEGY_IDS } from "../domain/strategies.js";
@@ -35,6 +35,8 @@ export interface SummaryPlanning {
   targetValue?: number;
   /** The annual risk-free rate of the relative figures' alpha (docs/method.md §7.6); absent: 0, the former bits. */
   riskFree?: number;
+  /** How the bands' order statistics are found (src/report/plan.ts `PlanInput.columnRanks`; the values do not depend on it). */
+  columnRanks?: ColumnRanks;
 }
 
 /** One series of a sims summary. */
@@ -145,6 +147,7 @@ export class SimsSummaryStream {
       series: this.S, runs, n: this.n, days, schedule: planning.flows ?? flowSchedule(days, [], 0),
       inflation: planning.inflation, initialValue: planning.initialValue, bandRows: this.rows,
       withdrawalRows: anniversaryRows(days), ...(planning.targetValue === undefined ? {} : { targetValue: planning.targetValue }),
+      ...(planning.columnRanks === undefined ? {} : { columnRanks: planning.columnRanks }),
     });
   }
 

@@ -542,7 +542,7 @@ export function percentileOfSorted(sorted: ArrayLike<number>, p: number): number
 
 /** The ranks `percentileOfSorted` reads for each p of `ps` at length k, ascending, without repeats (cached). */
 const ranksCache = new Map<string, Int32Array>();
-function ranksFor(k: number, ps: readonly number[]): Int32Array {
+export function ranksFor(k: number, ps: readonly number[]): Int32Array {
   const key = `${k}:${ps.join(",")}`;
   let r = ranksCache.get(key);
   if (r === undefined) {
@@ -569,6 +569,11 @@ function ranksFor(k: number, ps: readonly number[]): Int32Array {
  * sorted array's; with a NaN or a −0 (which that sort places last, and before +0) it sorts.
  */
 export function orderForPercentiles(values: Float64Array, ps: readonly number[]): void {
+  orderAtRanks(values, ranksFor(values.length, ps));
+}
+
+/** `orderForPercentiles` for the ranks themselves (ascending, distinct, in [0, k)): each holds the sorted array's value. */
+export function orderAtRanks(values: Float64Array, ranks: Int32Array): void {
   const k = values.length;
   if (k < 64) {
     values.sort();
@@ -582,8 +587,54 @@ export function orderForPercentiles(values: Float64Array, ps: readonly number[])
       return;
     }
   }
-  const ranks = ranksFor(k, ps);
   selectRanks(values, 0, k - 1, ranks, 0, ranks.length);
+}
+
+/**
+ * Order statistics of many columns at once: for each of `cols` columns of k values (column c at values[c·k …]), the
+ * values at `ranks` (ascending, distinct, in [0, k)) of the column sorted by `Float64Array.prototype.sort`, to
+ * out[c·ranks.length + j]. `values` may be reordered. Implemented here (`columnRanksJs`) and by the engine
+ * (src/engine/bootstrap.ts `columnRanks`, kColumnRanks): the same values, both exact.
+ */
+export type ColumnRanks = (values: Float64Array, k: number, cols: number, ranks: Int32Array) => Float64Array;
+
+/** `ColumnRanks` by `orderAtRanks` on each column in place. */
+export const columnRanksJs: ColumnRanks = (values, k, cols, ranks) => {
+  const nr = ranks.length;
+  const out = new Float64Array(cols * nr);
+  for (let c = 0; c < cols; c++) {
+    const col = values.subarray(c * k, (c + 1) * k);
+    orderAtRanks(col, ranks);
+    for (let j = 0; j < nr; j++) out[c * nr + j] = col[ranks[j]];
+  }
+  return out;
+};
+
+/**
+ * `percentileOfSorted` of a column of k values from its order statistics at `ranks` (`ranksFor(k, ps)` with p in ps):
+ * at[j] = the sorted column's value at ranks[j]; the same arithmetic, so the same bits.
+ */
+export function percentileFromRanks(k: number, p: number, ranks: Int32Array, at: (j: number) => number): number {
+  if (k === 0) return Number.NaN;
+  const h = ((k - 1) * p) / 100;
+  const lo = Math.floor(h);
+  const hi = Math.min(lo + 1, k - 1);
+  const jl = rankIndex(ranks, lo);
+  const a = at(jl);
+  return a + (h - lo) * ((hi === lo ? a : at(rankIndex(ranks, hi))) - a);
+}
+
+/** The position of rank r in `ranks` (ascending; r must be there). */
+function rankIndex(ranks: Int32Array, r: number): number {
+  let lo = 0;
+  let hi = ranks.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ranks[mid] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  if (ranks[lo] !== r) throw new RangeError(`rank ${r} is not among the ranks given`);
+  return lo;
 }
 
 /** Place a's order statistics of ranks W[wl … wr) (ascending, all in [l, r]) at their ranks. */

@@ -15,8 +15,8 @@ import { engine as wasm, rng } from "../helpers/kernels.js";
 import { factorPrices } from "../helpers/prices.js";
 
 const kernels = kernelsOver(wasm());
-/** The same kernels without the engine's summary: the host reads every run's values (the reference). */
-const hostOnly: Kernels = { ...kernels, simulateSummary: undefined };
+/** The same kernels without the engine's summary and order statistics: the host reads every run's values (the reference). */
+const hostOnly: Kernels = { ...kernels, simulateSummary: undefined, columnRanks: undefined };
 
 function market(): PriceMatrix {
   const m = factorPrices(400, 5, 11);
