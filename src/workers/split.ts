@@ -14,6 +14,7 @@
 import { isFolioError, folioError } from "../errors.js";
 import { defaultPlan, requestParts, runParts, type SplitPlan } from "../pipeline/split-plan.js";
 import type { ComputePool, ComputeResult } from "./pool.js";
+import { getMaxListeners, setMaxListeners } from "node:events";
 import type { BacktestTask, ComputeTask, SignificancePartTask, SummaryPartTask, WeightsPartTask } from "./tasks.js";
 import { summaryPartsApply } from "../pipeline/respond.js";
 
@@ -79,18 +80,27 @@ export function shouldSplitSummary(task: ComputeTask, workers: number): task is 
 }
 
 /**
- * The parts of a summary's runs 1 … runs − 1 (run 0 is the last step's own): 2 per worker, as even as integers allow,
- * so that a light task waiting for the reserved worker (the parts use it too, like the weights parts) waits at most
- * one part, and a worker slowed down by its neighbours leaves the other one more parts.
+ * The parts of a summary's runs 1 … runs − 1 (run 0 is the last step's own), in run order, of decreasing size
+ * (guided scheduling): each part is the runs left ÷ (2 × workers), at least (runs − 1) ÷ (16 × workers) (and 50), so
+ * the first parts are long and the last ones short. A worker slowed down by its neighbours takes fewer parts and the
+ * other one more, and the workers end within about one short part of each other — with one part per worker, the
+ * measured tail under load was 4.5 s of a 27 s planning request with one worker idle (issue 28's bench). A light
+ * task waiting for the reserved worker (the parts use it too, like the weights parts) waits at most one part. Each
+ * part repeats its set-up (the weights and run 0: ≈ 15 ms).
  */
 export function summaryParts(runs: number, workers: number): [number, number][] {
-  const count = Math.max(1, Math.min(runs - 1, 2 * workers));
+  const total = Math.max(0, runs - 1);
+  const w = Math.max(1, workers);
+  const least = Math.max(50, Math.ceil(total / (16 * w)));
   const out: [number, number][] = [];
   let from = 1;
-  for (let p = 0; p < count; p++) {
-    const size = Math.floor((runs - 1) / count) + (p < (runs - 1) % count ? 1 : 0);
+  let left = total;
+  while (left > 0) {
+    let size = Math.min(left, Math.max(least, Math.ceil(left / (2 * w))));
+    if (left - size < least) size = left; // no part shorter than `least` at the end
     out.push([from, size]);
     from += size;
+    left -= size;
   }
   return out;
 }
@@ -121,6 +131,8 @@ async function partsThenLast(pool: ComputePool, task: BacktestTask, o: SplitOpti
   const deadline = Date.now() + limitMs;
   const remaining = () => Math.max(1, deadline - Date.now());
   const group = pool.openGroup(o.key ?? "");
+  // every part listens to the request's cancel signal while it waits or runs (a summary has up to ≈ 16 per worker)
+  if (o.cancel !== undefined) setMaxListeners(Math.max(getMaxListeners(o.cancel), parts.length + 8), o.cancel);
   try {
     const bodies = await Promise.all(parts.map(async (part) => {
       const r = await pool.run(part, remaining(), { cancel: o.cancel, group });
