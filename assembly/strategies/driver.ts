@@ -8,7 +8,8 @@
  */
 import { Status } from "../shared/status";
 import {
-  ALL_FREQUENCIES, CovarianceCode, Frequency, FREQUENCY_COUNT, HrpCode, SERIES_COUNT, Slot, STRATEGY_COUNT, weightsBounded,
+  ALL_FREQUENCIES, CovarianceCode, Frequency, FREQUENCY_COUNT, HrpCode, SERIES_COUNT, Slot, slotReads, STRATEGY_COUNT,
+  weightsBounded,
 } from "../shared/vocabulary";
 import { setBadIndex } from "../result";
 import { arenaMark, arenaRelease, scratchF64 } from "../memory";
@@ -444,15 +445,20 @@ let failedSeries: i32 = -1;
 export const ALL_SLOTS: i32 = (1 << STRATEGY_COUNT) - 1;
 
 /**
- * The slots computed for a selection `slotMask`: the selected ones and the rows they read (docs/method.md §4.5,
- * §4.6, §4.11, §5.6): mdp reads the mdcp row, rpp reads the mdcp row (existence), bounded rpp the gmvp row, msr the
- * gmvp row (its fallback).
+ * The slots computed for a selection `slotMask`: the selected ones and, until no new slot comes, the rows they read
+ * (`slotReads`, generated from the registry's `reads` and gmvp fallbacks; docs/method.md §4.5, §4.6, §4.11, §5.6),
+ * without or with bounds. The rows read are earlier slots (the generator refuses any other), so the slot order of
+ * the table computes them first.
  */
 export function slotsWithDependencies(slotMask: i32, bounded: bool): i32 {
   let m = slotMask;
-  if (!bounded && (m & (1 << Slot.mdp)) != 0) m |= 1 << Slot.mdcp;
-  if ((m & (1 << Slot.msr)) != 0) m |= 1 << Slot.gmvp; // its fallback without a positive expected return
-  if ((m & (1 << Slot.rpp)) != 0) m |= bounded ? 1 << Slot.gmvp : 1 << Slot.mdcp;
+  let fresh = slotMask;
+  while (fresh != 0) {
+    let reads: i32 = 0;
+    for (let s: i32 = 0; s < STRATEGY_COUNT; s++) if ((fresh & (1 << s)) != 0) reads |= <i32>slotReads(s, bounded);
+    fresh = reads & ~m;
+    m |= reads;
+  }
   return m;
 }
 
