@@ -11,6 +11,7 @@
  * not, against the kernel's closure compiled by asc from the vocabulary generated for that registry.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module script without declarations
@@ -114,7 +115,8 @@ describe("the kernel computes the registry's closure of the rows read", () => {
     );
     const rows: ReadsRow[] = registryRows(source);
     expect(rows.find((r) => r.id === "mdcp")?.reads?.unbounded).toEqual(["gmvp"]);
-    const dir = mkdtempSync(join(root, ".tmp-closure-"));
+    // a copy of assembly/ (no import there leaves it) outside the checkout, its vocabulary generated for that registry
+    const dir = mkdtempSync(join(tmpdir(), "folio-closure-"));
     try {
       cpSync(join(root, "assembly"), join(dir, "assembly"), { recursive: true, filter: (p) => !p.includes(".tmp-") });
       const vocabulary = join(dir, "assembly", "shared", "vocabulary.ts");
