@@ -160,7 +160,10 @@ export function renderSlots(rows) {
     ...rows.flatMap((row) => readsStatement(row, ids)),
     "  return 0;",
     "}",
-    "/** The rows (bit `Slot` s) whose bounds rule is \"clipped\": their unbounded weights clipped to the box (docs/method.md §5.6). */",
+    "/**",
+    " * The rows (bit `Slot` s) whose registry bounds rule is \"clipped\": their unbounded weights clipped to the box",
+    " * (docs/method.md §5.6; assembly/strategies/driver.ts `rowWeights`).",
+    " */",
     `export const CLIPPED_SLOTS = ${maskExpression(rows.filter((r) => r.bounds === "clipped").map((r) => r.id))};`,
     END,
   ].join("\n");

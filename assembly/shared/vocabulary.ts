@@ -51,7 +51,10 @@ export function slotReads(slot: number, bounded: boolean): number {
   if (slot == Slot.rpp) return bounded ? 2 : 32; // bounded: gmvp; unbounded: mdcp
   return 0;
 }
-/** The rows (bit `Slot` s) whose bounds rule is "clipped": their unbounded weights clipped to the box (docs/method.md §5.6). */
+/**
+ * The rows (bit `Slot` s) whose registry bounds rule is "clipped": their unbounded weights clipped to the box
+ * (docs/method.md §5.6; assembly/strategies/driver.ts `rowWeights`).
+ */
 export const CLIPPED_SLOTS = (1 << Slot.herc) | (1 << Slot.hrp) | (1 << Slot.ivp) | (1 << Slot.nco);
 // </generated>
 
