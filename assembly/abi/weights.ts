@@ -144,7 +144,8 @@ export function kWeightSet(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: 
 
 /**
  * The slots `kWeightSet` computes for the selection `slotMask` (bit `Slot` s): the selected ones and the rows they
- * read (mdp and rpp read mdcp; bounded rpp reads gmvp). `bounded` ≠ 0: under weight bounds. Selecting these instead
+ * read, reads of reads included (the registry's `reads` and gmvp fallbacks: `slotReads` of shared/vocabulary.ts,
+ * generated). `bounded` ≠ 0: under weight bounds. Selecting these instead
  * of `slotMask` keeps the rows read in the output (a walk-forward warm-starts them from the previous date's).
  */
 export function kSlotsComputed(slotMask: i32, bounded: i32): i32 {

@@ -6,9 +6,10 @@
  *
  * Adding a strategy (docs/architecture.md, docs/conventions.md): add its row to `STRATEGY_ROWS` of
  * src/domain/strategies.ts in alphabetical position (the response order is alphabetical within a frequency), write
- * `assembly/strategies/<id>.ts`, add its row to the slot table of `assembly/strategies/driver.ts`. `Slot` and
- * `STRATEGY_COUNT` below are generated from the registry's rows (scripts/generate-vocabulary.mjs, run by every
- * build); the host derives the ids, the series count and every list from them.
+ * `assembly/strategies/<id>.ts`, add its row to the slot table of `assembly/strategies/driver.ts`. `Slot`,
+ * `STRATEGY_COUNT`, `slotReads` (the rows a row reads) and `CLIPPED_SLOTS` below are generated from the registry's
+ * rows (scripts/generate-vocabulary.mjs, run by every build); the host derives the ids, the series count and every
+ * list from them, the driver the rows it computes for a selection and the rows it clips under bounds.
  */
 
 /** The l2 layer, in response order (alphabetical): d = daily, m = monthly, w = weekly returns. */
@@ -39,6 +40,22 @@ export enum Slot {
 }
 /** Number of members of `Slot` (= rows of the registry). */
 export const STRATEGY_COUNT = 11;
+/**
+ * The rows (bit `Slot` r) the row of `slot` reads, without or with bounds: its registry row's `reads` and, with a
+ * gmvp fallback, the gmvp row (src/domain/strategies.ts `rowReads`); each an earlier slot. Their closure is what the
+ * kernel computes for a selection (assembly/strategies/driver.ts `slotsWithDependencies`).
+ */
+export function slotReads(slot: number, bounded: boolean): number {
+  if (slot == Slot.mdp) return bounded ? 0 : 32; // bounded: none; unbounded: mdcp
+  if (slot == Slot.msr) return 2; // gmvp
+  if (slot == Slot.rpp) return bounded ? 2 : 32; // bounded: gmvp; unbounded: mdcp
+  return 0;
+}
+/**
+ * The rows (bit `Slot` s) whose registry bounds rule is "clipped": their unbounded weights clipped to the box
+ * (docs/method.md §5.6; assembly/strategies/driver.ts `rowWeights`).
+ */
+export const CLIPPED_SLOTS = (1 << Slot.herc) | (1 << Slot.hrp) | (1 << Slot.ivp) | (1 << Slot.nco);
 // </generated>
 
 /** Weight vectors per request (the engine's full layout): series s = frequency · STRATEGY_COUNT + slot. */

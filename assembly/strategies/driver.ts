@@ -2,13 +2,16 @@
  * The 21-vector driver: every weight vector of one request, l2 frequency × l3 strategy (docs/method.md §2, §6),
  * driven by the slot table below.
  *
- * Adding a strategy (docs/architecture.md): its id in `Slot` (assembly/shared/vocabulary.ts, alphabetical),
- * `assembly/strategies/<id>.ts`, and one row in `slotTable()` here (its slot, what it needs, the function computing
- * it). Nothing else in assembly/ names a slot, a series number or the number of strategies.
+ * Adding a strategy (docs/architecture.md): its row in the registry (src/domain/strategies.ts, alphabetical: `Slot`,
+ * the rows it reads and whether its bounds are clipped are generated from it into assembly/shared/vocabulary.ts),
+ * `assembly/strategies/<id>.ts`, and one row in `slotTable()` here (its slot, what it needs from the frame, the
+ * function computing it). Nothing else in assembly/ names a slot, a series number or the number of strategies, and
+ * nothing here lists the rows a strategy reads or the strategies clipped under bounds.
  */
 import { Status } from "../shared/status";
 import {
-  ALL_FREQUENCIES, CovarianceCode, Frequency, FREQUENCY_COUNT, HrpCode, SERIES_COUNT, Slot, STRATEGY_COUNT, weightsBounded,
+  ALL_FREQUENCIES, CLIPPED_SLOTS, CovarianceCode, Frequency, FREQUENCY_COUNT, HrpCode, SERIES_COUNT, Slot, slotReads,
+  STRATEGY_COUNT, weightsBounded,
 } from "../shared/vocabulary";
 import { setBadIndex } from "../result";
 import { arenaMark, arenaRelease, scratchF64 } from "../memory";
@@ -124,7 +127,8 @@ export class Frame {
 
   /**
    * The output row of `slot` in this frequency. Rows are computed in slot order, so a row may read the rows of
-   * earlier slots (mdp reads mdcp, rpp reads mdcp); a dependency on a later slot is not allowed.
+   * earlier slots (those its registry row's `reads` and gmvp fallback name: `slotReads`); a dependency on a later
+   * slot is not allowed (scripts/generate-vocabulary.mjs refuses it).
    */
   row(slot: Slot): usize {
     return this.rows + <usize>slot * this.rowBytes;
@@ -182,7 +186,9 @@ export class SlotRow {
 
 /**
  * The slot table, one row per `Slot`, in slot order (= the computation order within a frequency): the slot, what
- * its strategy reads from the frame (`Needs`), and the computation (docs/method.md §4.1–§4.7). Built per call
+ * its strategy reads from the frame (`Needs`), and the computation (docs/method.md §4.1–§4.7; for a strategy whose
+ * registry bounds rule is "clipped" its unbounded weights, clipped by `rowWeights`). The rows a row reads are the
+ * registry's (`slotReads`, `slotsWithDependencies`), its bounds rule too (`CLIPPED_SLOTS`). Built per call
  * (one small object per strategy in the arena: objects made at module start would not survive the host's `reset()`).
  */
 function slotTable(): StaticArray<SlotRow> {
@@ -193,13 +199,13 @@ function slotTable(): StaticArray<SlotRow> {
       ? boxQP(f.S, f.N, f.lo, f.hi, out, f.warmRow(Slot.gmvp), 0, boundedFactor(f, false))
       : gmvpWithFactor(f.S, f.N, out, f.factor, f.nf, f.warmRow(Slot.gmvp))),
     // clusters of ρ (formed from Σ_f and σ_f), inverse variance inside, risk split equally across; bounds: clipped
-    new SlotRow(Slot.herc, Needs.Covariance | Needs.Volatility, (f, out) => clipped(f, out, hercWeights(f.S, f.sd, f.N, out))),
+    // (the registry's rule: `rowWeights` clips the rows of CLIPPED_SLOTS, here herc, hrp, ivp and nco)
+    new SlotRow(Slot.herc, Needs.Covariance | Needs.Volatility, (f, out) => hercWeights(f.S, f.sd, f.N, out)),
     // ρ formed from Σ_f and σ_f (the same bits as C_f): the tree needs no C_f block beside its own N'² block
     new SlotRow(Slot.hrp, Needs.Covariance | Needs.Volatility, (f, out) => f.gramFrom < f.gramTo
       ? gramRowsOnly(f, out)
-      : clipped(f, out, hrpWeights(f.S, 0, f.N, f.hrpMode, out, 0, 0, f.gram, f.sd, prunedLinkageObservations(f),
-        f.nf))),
-    new SlotRow(Slot.ivp, Needs.Covariance, (f, out) => clipped(f, out, ivp(f.S, f.N, out))),
+      : hrpWeights(f.S, 0, f.N, f.hrpMode, out, 0, 0, f.gram, f.sd, prunedLinkageObservations(f), f.nf)),
+    new SlotRow(Slot.ivp, Needs.Covariance, (f, out) => ivp(f.S, f.N, out)),
     new SlotRow(Slot.mdcp, Needs.Correlation | Needs.CorrelationFactor, (f, out) => f.bounded()
       ? boxQP(f.C, f.N, f.lo, f.hi, out, f.warmRow(Slot.mdcp), 0, boundedFactor(f, true))
       : mdcpWithFactor(f.C, f.N, out, f.factor, f.nf, f.warmRow(Slot.mdcp))),
@@ -214,7 +220,7 @@ function slotTable(): StaticArray<SlotRow> {
     // the same clusters, long-only minimum variance inside each and across their reduced covariance (with Σ_f's
     // low-rank factor for the large blocks, as gmvp, docs/method.md §4.9 step 9); bounds: clipped
     new SlotRow(Slot.nco, Needs.Covariance | Needs.Volatility | Needs.CovarianceFactor | Needs.FactorUnderBounds,
-      (f, out) => clipped(f, out, ncoWeights(f.S, f.sd, f.N, out, f.warmRow(Slot.nco), f.factor, f.nf))),
+      (f, out) => ncoWeights(f.S, f.sd, f.N, out, f.warmRow(Slot.nco), f.factor, f.nf)),
     new SlotRow(Slot.rpp, Needs.Covariance | Needs.Correlation, rppWithFallback), // C and the mdcp row: existence
   ];
 }
@@ -271,13 +277,17 @@ function volatilities(S: usize, N: i32, sd: usize): Status {
 export const DUST_SHARE: f64 = 1e-9;
 
 /**
- * herc, hrp, ivp and nco under bounds (docs/method.md §5.6, "The clip-and-redistribute rule"): their unbounded
- * weights, with dust (≤ DUST_SHARE of the sum) not held, clipped to [lo, hi] and the excess redistributed in
- * proportion among the unclipped names until no bound is violated (`waterFill`). Without bounds: untouched (the
- * default rows bit for bit, dust included).
+ * A row's weights at `out`: its computation (the slot table's), and, under bounds, for a strategy whose registry bounds
+ * rule is "clipped" (`CLIPPED_SLOTS`, generated from the registry: herc, hrp, ivp, nco today; docs/method.md §5.6,
+ * "The clip-and-redistribute rule"), its unbounded weights with dust (≤ DUST_SHARE of the sum) not held, clipped to
+ * [lo, hi] and the excess redistributed in proportion among the unclipped names until no bound is violated
+ * (`waterFill`). Without bounds: untouched (the default rows bit for bit, dust included). A call for rows of the
+ * paper HRP's Gram (`gramFrom < gramTo`) computes no weights (the row is 0) and clips nothing.
  */
-function clipped(f: Frame, out: usize, st: Status): Status {
-  if (st == Status.Ok && f.bounded()) waterFill(out, f.N, f.lo, f.hi, out, DUST_SHARE);
+function rowWeights(row: SlotRow, f: Frame, out: usize): Status {
+  const st = row.compute(f, out);
+  const clips = (CLIPPED_SLOTS & (1 << row.slot)) != 0 && f.bounded() && !(f.gramFrom < f.gramTo);
+  if (st == Status.Ok && clips) waterFill(out, f.N, f.lo, f.hi, out, DUST_SHARE);
   return st;
 }
 
@@ -412,7 +422,7 @@ export function slotOnCovariance(S: usize, C: usize, sd: usize, N: i32, slot: i3
     // the frame's rows and warm rows laid so that the slot's own are `out` and `warm` (no other row is read)
     f.rows = out - <usize>slot * f.rowBytes;
     f.warm = warm == 0 ? 0 : warm - <usize>slot * f.rowBytes;
-    return row.compute(f, out);
+    return rowWeights(row, f, out);
   }
   return Status.BadDimensions;
 }
@@ -444,15 +454,20 @@ let failedSeries: i32 = -1;
 export const ALL_SLOTS: i32 = (1 << STRATEGY_COUNT) - 1;
 
 /**
- * The slots computed for a selection `slotMask`: the selected ones and the rows they read (docs/method.md §4.5,
- * §4.6, §4.11, §5.6): mdp reads the mdcp row, rpp reads the mdcp row (existence), bounded rpp the gmvp row, msr the
- * gmvp row (its fallback).
+ * The slots computed for a selection `slotMask`: the selected ones and, until no new slot comes, the rows they read
+ * (`slotReads`, generated from the registry's `reads` and gmvp fallbacks; docs/method.md §4.5, §4.6, §4.11, §5.6),
+ * without or with bounds. The rows read are earlier slots (the generator refuses any other), so the slot order of
+ * the table computes them first.
  */
 export function slotsWithDependencies(slotMask: i32, bounded: bool): i32 {
   let m = slotMask;
-  if (!bounded && (m & (1 << Slot.mdp)) != 0) m |= 1 << Slot.mdcp;
-  if ((m & (1 << Slot.msr)) != 0) m |= 1 << Slot.gmvp; // its fallback without a positive expected return
-  if ((m & (1 << Slot.rpp)) != 0) m |= bounded ? 1 << Slot.gmvp : 1 << Slot.mdcp;
+  let fresh = slotMask;
+  while (fresh != 0) {
+    let reads: i32 = 0;
+    for (let s: i32 = 0; s < STRATEGY_COUNT; s++) if ((fresh & (1 << s)) != 0) reads |= <i32>slotReads(s, bounded);
+    fresh = reads & ~m;
+    m |= reads;
+  }
   return m;
 }
 
@@ -621,7 +636,7 @@ export function weightSet(P: usize, T: i32, N: i32, weekBucket: usize, nWeeks: i
         covarianceFactor(X, f.nf, N, want == Needs.CorrelationFactor ? f.sd : 0, f.factor);
         if (f.factor == X) f.xHoldsFactor = true;
       }
-      st = row.compute(f, f.row(row.slot));
+      st = rowWeights(row, f, f.row(row.slot));
       if (f.cReleased) {
         arenaRelease(f.markC); // the row released C_f and allocated from its mark on
         f.cReleased = false;

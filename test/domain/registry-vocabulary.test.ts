@@ -9,13 +9,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module script without declarations
-import { expectedVocabulary, registryIds, renderSlots, withBlock } from "../../scripts/generate-vocabulary.mjs";
+import { expectedVocabulary, registryIds, registryRows, renderSlots, withBlock } from "../../scripts/generate-vocabulary.mjs";
 import {
   boundsApply, DEFAULT_SELECTION, DEFAULT_SERIES_COUNT, DEFAULT_STRATEGIES, registryInEnumOrder, rowReads, selectStrategies, seriesOf,
   STRATEGY_REGISTRY,
 } from "../../src/domain/strategies.js";
 import { FREQUENCY_NAMES, SERIES_COUNT, STRATEGY_COUNT, STRATEGY_NAMES } from "../../src/domain/vocabulary.js";
-import { Slot, weightsBounded } from "../../assembly/shared/vocabulary.js";
+import { CLIPPED_SLOTS, Slot, slotReads, weightsBounded } from "../../assembly/shared/vocabulary.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const read = (p: string) => readFileSync(join(root, p), "utf8");
@@ -53,6 +53,34 @@ describe("the kernel's numbering is generated from the registry", () => {
     // and the file it would write differs from today's (a stale block cannot pass the first test)
     expect(withBlock(read("assembly/shared/vocabulary.ts"), block)).not.toBe(read("assembly/shared/vocabulary.ts"));
     expect(() => renderSlots(["ewp", "ewp"])).toThrow(/duplicate/);
+  });
+
+  it("the rows each slot reads and the clipped slots are the registry's (reads, gmvp fallback, bounds rule)", () => {
+    const mask = (ids: readonly string[]) => ids.reduce((m, id) => m | (1 << Slot[id as keyof typeof Slot]), 0);
+    for (const row of STRATEGY_REGISTRY) {
+      for (const bounded of [false, true]) expect(slotReads(Slot[row.id], bounded), `${row.id} ${bounded}`).toBe(mask(rowReads(row.id, bounded)));
+    }
+    expect(CLIPPED_SLOTS).toBe(mask(STRATEGY_REGISTRY.filter((r) => r.bounds === "clipped").map((r) => r.id)));
+    expect(registryRows(read("src/domain/strategies.ts")).map((r: { id: string; fallback?: string; bounds?: string }) =>
+      [r.id, r.fallback, r.bounds])).toEqual(STRATEGY_REGISTRY.map((r) => [r.id, r.fallback, r.bounds]));
+  });
+
+  it("a row's reads, fallback or bounds rule changed in the registry change the generated block", () => {
+    const source = read("src/domain/strategies.ts");
+    const today = renderSlots(registryRows(source));
+    const edit = (from: string, to: string) => {
+      expect(source).toContain(from);
+      return renderSlots(registryRows(source.replace(from, to)));
+    };
+    const mdpBounded = edit('reads: { unbounded: ["mdcp"], bounded: [] }', 'reads: { unbounded: ["mdcp"], bounded: ["gmvp"] }');
+    expect(mdpBounded).toContain(`if (slot == Slot.mdp) return bounded ? ${1 << Slot.gmvp} : ${1 << Slot.mdcp};`);
+    expect(edit('pathlit: false, fallback: "gmvp"', "pathlit: false")).not.toContain("Slot.msr");
+    expect(edit('bounds: "clipped", certificate: "exact (closed form)"', 'bounds: "optimised", certificate: "exact (closed form)"'))
+      .not.toContain("Slot.ivp)");
+    expect(today).toContain("(1 << Slot.ivp)");
+    // the kernel computes rows in slot order: a read of a later row, or of no row, is refused
+    expect(() => edit('reads: { unbounded: ["mdcp"], bounded: [] }', 'reads: { unbounded: ["msr"], bounded: [] }')).toThrow(/not an earlier row/);
+    expect(() => edit('reads: { unbounded: ["mdcp"], bounded: [] }', 'reads: { unbounded: ["xyz"], bounded: [] }')).toThrow(/no row/);
   });
 });
 
