@@ -202,7 +202,8 @@ export function strategyMask(strategies: readonly Strategy[] | undefined): numbe
 
 /**
  * The strategies `computeWeightSet` computes for a selection (`kSlotsComputed`): the selected ones and the rows they
- * read, in registry order (mdp and rpp read mdcp; under bounds rpp reads gmvp). A walk-forward selects these, so the
+ * read (the registry rows' `reads` and gmvp fallbacks, closed under reading: the kernel's `slotReads`), in registry
+ * order. A walk-forward selects these, so the
  * rows read are warm-started from their own previous values exactly as in a call with every strategy.
  */
 export function computedStrategies(wasm: Wasm, strategies: readonly Strategy[], bounded: boolean): Strategy[] {
