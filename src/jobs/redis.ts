@@ -15,6 +15,27 @@ import { RECORD_TTL_FACTOR, type JobStore } from "./store.js";
 import type { PartOutcome } from "./parts.js";
 import { FINISHED, type JobPatch, type JobRecord, type JobRoute, type JobState } from "./types.js";
 
+/**
+ * One step of a job run in parts, as its trace keeps it (times in ms since the epoch, durations in ms): a part
+ * (`k`) or the last step (`assemble`), the replica that ran it (host:pid), when BullMQ queued it, when its
+ * processor started, and its phases: `compute` (the pool task), `keep` (the outcome written to Redis); the last
+ * step's `read` (the parts' outcomes read back, `bytes` of them) and `compute` (run 0 and the merge, or the route's
+ * step), `store` (the body kept).
+ */
+export interface JobTrace {
+  step: "part" | "assemble";
+  k?: number;
+  replica: string;
+  queued: number;
+  started: number;
+  finished: number;
+  compute: number;
+  keep?: number;
+  read?: number;
+  store?: number;
+  bytes?: number;
+}
+
 export const JOB_KEY_PREFIX = "folio:jobs:";
 /** `folio:jobs:owner:<key id>`: a sorted set of the owner's unfinished jobs (MAX_JOBS_PER_KEY). */
 export const OWNER_KEY_PREFIX = "folio:jobs:owner:";
@@ -214,6 +235,11 @@ export class RedisJobStore implements JobStore {
       out.body, meta, keepMs));
   }
 
+  /** Whether part `k`'s outcome is kept (its replica died after keeping it): without reading its body. */
+  async hasPart(id: string, k: number): Promise<boolean> {
+    return (await guarded(() => this.redis.exists(`${this.key(id)}:part:${k}:meta`))) === 1;
+  }
+
   /** Part `k`'s outcome, or undefined when none is kept. */
   async partOf(id: string, k: number): Promise<PartOutcome | undefined> {
     const [body, meta] = await guarded(() => Promise.all([
@@ -228,6 +254,21 @@ export class RedisJobStore implements JobStore {
     if (parts === 0) return;
     const keys = Array.from({ length: parts }, (_, k) => [`${this.key(id)}:part:${k}`, `${this.key(id)}:part:${k}:meta`]).flat();
     await guarded(() => this.redis.del(...keys));
+  }
+
+  /**
+   * Append one step's timings to job `id`'s trace (`folio:jobs:<id>:trace`, a list of JSON objects, kept as long as
+   * the job's record): where each part and the last step ran and how long each phase took (docs/deploy.md "Jobs
+   * across replicas"; `node dist/bench/run.js jobs` prints it). Best effort: a trace never fails a job.
+   */
+  async trace(id: string, entry: JobTrace): Promise<void> {
+    const key = `${this.key(id)}:trace`;
+    await this.redis.multi().rpush(key, JSON.stringify(entry)).pexpire(key, RECORD_TTL_FACTOR * this.ttlMs).exec().catch(() => undefined);
+  }
+
+  /** Job `id`'s trace (`trace`), in the order the steps ended. */
+  async traceOf(id: string): Promise<JobTrace[]> {
+    return (await guarded(() => this.redis.lrange(`${this.key(id)}:trace`, 0, -1))).map((x) => JSON.parse(x) as JobTrace);
   }
 
   /** The BullMQ priorities of an owner's new child jobs (FAIR_ADD_SCRIPT), in `children`'s order. */
