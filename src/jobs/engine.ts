@@ -22,6 +22,7 @@ import { folioError, isFolioError, toWire, type FolioError } from "../errors.js"
 import { ClientClosedError } from "../workers/pool.js";
 import { computeJob, jobCost, type ComputeContext } from "./compute.js";
 import { assembleJob, computePart, partsOf, planJob, type JobPlan, type PartOutcome, type PartSpec } from "./parts.js";
+import { assembleSims, simsValues } from "./sims-parts.js";
 import type { RedisJobStore } from "./redis.js";
 import { MemoryJobStore, type JobStore } from "./store.js";
 import { FINISHED, type JobRecord, type JobSpec } from "./types.js";
@@ -239,6 +240,11 @@ export class JobEngine {
     return this.store as RedisJobStore;
   }
 
+  /** The dollar values of a sims job's body (runs × series × test days) on the current store (its plan). */
+  simsValues(body: JobRecord["body"]): number {
+    return simsValues(this.ctx.live.current.store, body);
+  }
+
   /** The store version jobs submitted now run on (this replica's current one). */
   get storeVersion(): string {
     return this.versions.current.version.hash;
@@ -302,6 +308,7 @@ export class JobEngine {
     const watch = this.watch(id, id, signal);
     try {
       const parts = this.partStore;
+      if (data.plan.kind === "sims") return await this.assembleSims(id, job, data, n, { queued, started });
       const t0 = Date.now();
       const outcomes = await Promise.all(Array.from({ length: n }, (_, k) => parts.partOf(id, k)));
       // (a part's outcome outlives the job's timeout: missing, something removed it; the attempt is retried)
@@ -329,6 +336,22 @@ export class JobEngine {
     } finally {
       watch.dispose();
     }
+  }
+
+  /**
+   * A sims job's last step (src/jobs/sims-parts.ts `assembleSims`): the body written in Redis from the blocks, the
+   * headers from their metadata; then completed as `processAssemble`.
+   */
+  private async assembleSims(id: string, job: JobRecord, data: AssembleData, n: number, at: { queued: number; started: number }): Promise<void> {
+    const t0 = Date.now();
+    const snapshot = this.snapshotOf(data.store);
+    const out = await assembleSims(this.ctx, this.partStore, id, job.route, job.body, n, snapshot);
+    const t1 = Date.now();
+    await this.partStore.trace(id, { step: "assemble", replica: REPLICA, ...at, finished: t1, read: t1 - t0, bytes: out.read,
+      compute: 0, store: 0 });
+    const done = this.finished("completed", { headers: out.headers, bytes: out.bytes, partsDone: n + 1, partsTotal: n + 1 });
+    if (!(await this.store.move(id, ["running"], done))) await this.store.dropBody(id);
+    await this.partStore.dropParts(id, n).catch(() => undefined);
   }
 
   /** A job whose attempt will be retried is queued again meanwhile (unless cancelled); returns `e` to throw. */
@@ -504,7 +527,8 @@ class BullDispatcher implements Dispatcher {
 
   async enqueue(job: JobRecord): Promise<void> {
     const retry = { attempts: MAX_ATTEMPTS, backoff: { type: "exponential", delay: 500 }, removeOnComplete: true, removeOnFail: { age: 24 * 3600 } };
-    const plan = planJob(job.route, job.body, await this.deploymentWorkers(), this.splitMinTickers);
+    const plan = planJob(job.route, job.body, await this.deploymentWorkers(), this.splitMinTickers,
+      job.route === "sims" ? this.engine.simsValues(job.body) : 0);
     const store = job.storeVersion ?? this.engine.storeVersion;
     const parts = partsOf(plan);
     if (parts.length === 0) {
