@@ -11,8 +11,8 @@
  * (src/jobs/redis.ts `JobTrace`) is printed: per part its replica, queue wait, compute and keep times; the last
  * step's read-back, compute (run 0 and the merge) and store times.
  * `node dist/bench/run.js jobs [--repeat=3]`; knobs (environment): JOBS_RUNS (10000), JOBS_SIMS_TICKERS (500),
- * JOBS_PATHS_TICKERS (5000), JOBS_REPLICAS ("1,2,3"), JOBS_KINDS ("summary,paths,sims"), JOBS_SIMS_RUNS (the full
- * /sims job's runs, 100).
+ * JOBS_PATHS_TICKERS (5000), JOBS_REPLICAS ("1,2,3"), JOBS_KINDS ("summary,paths,sims"); the full /sims job:
+ * JOBS_SIMS_RUNS (100), JOBS_SIMS_BODY_TICKERS (the summary's), JOBS_SIMS_REBALANCE (none: bought and held).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -31,6 +31,9 @@ const N_SIMS = Number(process.env.JOBS_SIMS_TICKERS ?? 500);
 const RUNS = Number(process.env.JOBS_RUNS ?? 10_000);
 /** The full /sims job: its runs over the summary's tickers (values: runs × 22 series × 253 days). */
 const SIMS_RUNS = Number(process.env.JOBS_SIMS_RUNS ?? 100);
+/** The full /sims job's tickers and rebalancing (default: the summary's tickers, bought and held). */
+const SIMS_TICKERS = Number(process.env.JOBS_SIMS_BODY_TICKERS ?? N_SIMS);
+const SIMS_REBALANCE = process.env.JOBS_SIMS_REBALANCE;
 const REPLICAS = (process.env.JOBS_REPLICAS ?? "1,2,3").split(",").map(Number);
 const KINDS = (process.env.JOBS_KINDS ?? "summary,paths,sims").split(",");
 
@@ -117,7 +120,8 @@ export default async function jobs(): Promise<void> {
   const kinds: Record<string, { route: string; body: (rep: number) => unknown }> = {
     summary: { route: "sims/summary", body: (rep) => ({ tickers: tickers.slice(0, N_SIMS), run_count: RUNS, seed: String(100 + rep) }) },
     paths: { route: "paths", body: () => ({ tickers: tickers.slice(0, N_PATHS) }) },
-    sims: { route: "sims", body: (rep) => ({ tickers: tickers.slice(0, N_SIMS), run_count: SIMS_RUNS, seed: String(200 + rep) }) },
+    sims: { route: "sims", body: (rep) => ({ tickers: tickers.slice(0, SIMS_TICKERS), run_count: SIMS_RUNS, seed: String(200 + rep),
+      ...(SIMS_REBALANCE === undefined ? {} : { rebalance: SIMS_REBALANCE }) }) },
   };
   try {
     for (const replicas of REPLICAS) {
@@ -161,7 +165,7 @@ export default async function jobs(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(`\njobs on ${REPLICAS.join(", ")} replicas (WORKERS=1 each), factor prices T = ${T}; sims/summary ${RUNS} runs × ${N_SIMS} tickers ` +
-    `(253 simulated days), paths ${N_PATHS} tickers, sims ${SIMS_RUNS} runs × ${N_SIMS} tickers; submission → completed\n`);
+    `(253 simulated days), paths ${N_PATHS} tickers, sims ${SIMS_RUNS} runs × ${SIMS_TICKERS} tickers${SIMS_REBALANCE === undefined ? "" : ` rebalanced ${SIMS_REBALANCE}`}; submission → completed\n`);
   console.log("| job | replicas | run | wall | parts | CPU s per replica | load 1/5/15 min (before → after) |");
   console.log("|---|---|---|---|---|---|---|");
   for (const r of rows) {

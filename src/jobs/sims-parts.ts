@@ -1,6 +1,7 @@
 /**
- * A full /sims body in run blocks across replicas (issue 31 item 2; src/jobs/parts.ts): a buy-and-hold sims job of
- * at least SIMS_SPLIT_MIN_VALUES dollar values (runs × series × test days) is cut into blocks of runs, each a child
+ * A full /sims body in run blocks across replicas (issue 31 item 2; src/jobs/parts.ts): a sims job of at least
+ * SIMS_SPLIT_MIN_VALUES dollar values (runs × series × test days; bought and held SIMS_SPLIT_MIN_VALUES_HELD) is cut
+ * into blocks of runs, each a child
  * job any replica's worker takes (`SimsPartTask`, src/pipeline/respond.ts `simsBlock`): the block's members of the
  * body (`"run_k":[…]`, the bytes the synchronous route writes for those runs: run k's values do not depend on the
  * block) and what the response's metadata needs of them (each run's annualised growth, for the plausibility
@@ -27,12 +28,22 @@ import type { PartOutcome } from "./parts.js";
 import type { JobRoute } from "./types.js";
 
 /**
- * A buy-and-hold sims job whose body holds at least this many dollar values (runs × series × test days, ≈ 26 bytes
- * each in the body) is run in blocks of runs on every replica: 500,000 values (≈ 13 MB of JSON, ≈ 0.4 s of one
- * worker on the dev VM), where a block's fixed cost (its weights again, its trip through Redis) is small beside it
- * (docs/performance.md "Jobs on 1, 2 and 3 replicas").
+ * A rebalanced sims job whose body holds at least this many dollar values (runs × series × test days, ≈ 26 bytes
+ * each in the body) is run in blocks of runs on every replica: 100,000 values (≈ 2.6 MB of JSON). A rebalanced run
+ * computes its weights again at every rebalance date on its own closes, so its values cost far more to compute than
+ * to move through Redis (dev VM, 200 runs × 100 tickers monthly: 4.2 s on one worker, parts of 1.4–2.4 s that keep
+ * 6.4 MB in 0.01–0.04 s: docs/performance.md "Jobs on 1, 2 and 3 replicas").
  */
-export const SIMS_SPLIT_MIN_VALUES = 500_000;
+export const SIMS_SPLIT_MIN_VALUES = 100_000;
+
+/**
+ * A buy-and-hold sims job is run in blocks from this many values: 20,000,000, above the default MAX_RESPONSE_VALUES
+ * (10,000,000), so by default never. Its values cost about as much to compute (the simulation and the JSON, ≈ 0.35 µs
+ * each on the dev VM) as to move through Redis twice (a part keeps its block, the last step copies it into the body):
+ * 1,800 runs × 500 tickers (9.6 M values) took 3.4 s on one replica and 4.3 s in blocks on two (docs/performance.md).
+ * A deployment whose Redis has cores of its own may lower it by raising MAX_RESPONSE_VALUES first.
+ */
+export const SIMS_SPLIT_MIN_VALUES_HELD = 20_000_000;
 
 /** The dollar values of a sims body (runs × series × test days), estimated from the store's calendar as the cost is. */
 export function simsValues(store: PriceStore, body: RequestBody): number {
@@ -41,9 +52,13 @@ export function simsValues(store: PriceStore, body: RequestBody): number {
   return (body.run_count ?? 0) * series * estimateTestDays(store, "sims", body);
 }
 
-/** Whether a sims job of `values` dollar values is run in blocks of runs on `workers` workers in all. */
+/**
+ * Whether a sims job of `values` dollar values is run in blocks of runs on `workers` workers in all: at least
+ * SIMS_SPLIT_MIN_VALUES rebalanced, SIMS_SPLIT_MIN_VALUES_HELD bought and held.
+ */
 export function shouldSplitSims(body: RequestBody, values: number, workers: number): boolean {
-  return workers >= 2 && (body.run_count ?? 0) >= 2 && values >= SIMS_SPLIT_MIN_VALUES && summaryPartsApply(body);
+  const min = summaryPartsApply(body) ? SIMS_SPLIT_MIN_VALUES_HELD : SIMS_SPLIT_MIN_VALUES;
+  return workers >= 2 && (body.run_count ?? 0) >= 2 && values >= min;
 }
 
 /**
@@ -70,8 +85,17 @@ export function simsMetaOfParts(heads: readonly SimsPartHead[]): ResponseMeta {
   });
   const warnings = plausibilityWarnings({ assets: c.assets!, means: first.means, ids: c.ids, medianReturns, model: c.model!,
     drift: c.drift! });
+  // rebalanced, a series took its fallback when it did in any run (the union over runs, src/pipeline/rebalance.ts
+  // `rebalancedSims`), listed in the series' order as `fallbackIds` lists them
+  const union = (of: (m: ResponseMeta) => readonly string[] | undefined) => {
+    const any = new Set(heads.flatMap((h) => of(h.meta) ?? []));
+    return c.ids.filter((id) => any.has(id)) as ResponseMeta["covarianceFallback"];
+  };
+  const gmvp = union((m) => m.gmvpFallback);
+  const meta: ResponseMeta = { ...first.meta, covarianceFallback: union((m) => m.covarianceFallback) };
+  if (gmvp.length > 0) meta.gmvpFallback = gmvp;
   // (simsMeta reads the seed's decimal form: the string is its own)
-  return { ...first.meta, sims: simsMeta({ ...c, seed: c.seed as unknown as bigint } as Computation, warnings) };
+  return { ...meta, sims: simsMeta({ ...c, seed: c.seed as unknown as bigint } as Computation, warnings) };
 }
 
 /** What the sims job's last step needs of the job store (src/jobs/redis.ts). */

@@ -1022,12 +1022,13 @@ function flatRun(run: readonly Float64Array[], n: number): Float64Array {
 }
 
 /**
- * Runs [runFrom, runFrom + runCount) of a buy-and-hold /sims request computed apart (a job's part,
+ * Runs [runFrom, runFrom + runCount) of a /sims request computed apart (a job's part,
  * src/jobs/sims-parts.ts; the options as the whole request's, `run_count` included): `members`, the body's bytes for
  * those runs (`"run_k":[…]` joined by ",", exactly what `respond` writes for them: run k's values do not depend on
  * the block, assembly/valuation/simulate.ts `simulateRuns`); `growth`, per run and series (run-major) the annualised
  * growth whose median over runs `simsWarnings` takes (NaN where H < 1); `meta`, the response's metadata but the
- * warnings (`metaOf`, `simsMeta` of no warnings), and what the warnings and `simsMeta` read of the computation.
+ * warnings (`metaOf`, `simsMeta` of no warnings; rebalanced, its fallbacks are the block's runs' union), and what
+ * the warnings and `simsMeta` read of the computation.
  */
 export function simsBlock(kernels: Kernels, prices: TypedPrices, options: SimsOptions | undefined, limits: RespondLimits,
   runFrom: number, runCount: number, precomputed?: PrecomputedWeights): {
@@ -1035,7 +1036,6 @@ export function simsBlock(kernels: Kernels, prices: TypedPrices, options: SimsOp
     computation: Pick<Computation, "ids" | "assets" | "drawnMeans" | "seed" | "model" | "drift" | "blockLength" | "choleskyJitter">;
   } {
   const opts = checkedRequest("sims", prices, options, limits);
-  if (!isBuyAndHold(opts.rebalance)) throw new Error("simsBlock: buy-and-hold sims only");
   const c = compute(kernels, "sims", prices, opts, precomputed, undefined, runFrom, runCount);
   const digits = kernels.dollarsJson?.bind(kernels);
   const H = c.dates.length - 1;

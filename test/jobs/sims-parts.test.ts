@@ -3,7 +3,7 @@
  * part body `encodeSimsPart` / `decodeSimsPart`) put together `{` + blocks joined by `,` + `}` are the synchronous
  * body byte for byte, and `simsMetaOfParts` is the synchronous metadata — the plausibility warnings of every run
  * included (a wild assumed drift and a wild historical one raise them) — for blocks of 1, 2, 3 and 7 parts; the
- * blocks cover the runs in order; the split threshold.
+ * blocks cover the runs in order; the split thresholds.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadKernels } from "../../src/engine/index.js";
@@ -12,7 +12,7 @@ import type { Kernels } from "../../src/pipeline/kernels.js";
 import { respond, simsBlock, type TypedPrices } from "../../src/pipeline/respond.js";
 import { openSyntheticStore } from "../../src/store/index.js";
 import { decodeSimsPart, encodeSimsPart, simsPartHeadBytes } from "../../src/jobs/sims-part-body.js";
-import { shouldSplitSims, simsBlocks, simsMetaOfParts, SIMS_SPLIT_MIN_VALUES } from "../../src/jobs/sims-parts.js";
+import { shouldSplitSims, simsBlocks, simsMetaOfParts, SIMS_SPLIT_MIN_VALUES, SIMS_SPLIT_MIN_VALUES_HELD } from "../../src/jobs/sims-parts.js";
 
 const TICKERS = ["SYN-TEC1", "SYN-FIN2", "SYN-UTL3", "SYN-HLT4"];
 
@@ -55,6 +55,8 @@ describe("a sims body in blocks of runs", () => {
       cash_flows: [{ amount: -500, every: "month" }] }, bench: true },
     { name: "a wild assumed drift (warned)", options: { run_count: 11, seed: "3", drift: { "SYN-TEC1": 4, "SYN-FIN2": 0.05, "SYN-UTL3": 0.05, "SYN-HLT4": 0.05 } }, warned: true },
     { name: "the independent model", options: { run_count: 9, seed: "4", model: "independent" } },
+    // rebalanced: every run's weights computed again on its own closes (the fallbacks: the union over the runs)
+    { name: "a monthly rebalance with costs", options: { run_count: 8, seed: "6", rebalance: "monthly", costs_bps: 10 } },
   ];
   for (const { name, options, bench, warned } of cases) {
     it(`gives the synchronous bytes and metadata for ${name} in 1, 2, 3 and 7 blocks`, () => {
@@ -85,12 +87,14 @@ describe("a sims body in blocks of runs", () => {
     }
   });
 
-  it("splits buy-and-hold sims of at least SIMS_SPLIT_MIN_VALUES values on ≥ 2 workers only", () => {
-    const body = { tickers: TICKERS, run_count: 100 };
+  it("splits rebalanced sims from SIMS_SPLIT_MIN_VALUES values, bought and held from SIMS_SPLIT_MIN_VALUES_HELD, on ≥ 2 workers", () => {
+    const body = { tickers: TICKERS, run_count: 100, rebalance: "monthly" as const };
     expect(shouldSplitSims(body, SIMS_SPLIT_MIN_VALUES, 2)).toBe(true);
     expect(shouldSplitSims(body, SIMS_SPLIT_MIN_VALUES - 1, 2)).toBe(false);
     expect(shouldSplitSims(body, SIMS_SPLIT_MIN_VALUES, 1)).toBe(false);
-    expect(shouldSplitSims({ ...body, rebalance: "monthly" }, SIMS_SPLIT_MIN_VALUES, 4)).toBe(false);
+    const held = { tickers: TICKERS, run_count: 100 };
+    expect(shouldSplitSims(held, SIMS_SPLIT_MIN_VALUES_HELD - 1, 4)).toBe(false);
+    expect(shouldSplitSims(held, SIMS_SPLIT_MIN_VALUES_HELD, 4)).toBe(true);
     expect(shouldSplitSims({ ...body, run_count: 1 }, 1e9, 4)).toBe(false);
   });
 });
