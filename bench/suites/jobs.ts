@@ -1,6 +1,6 @@
 /**
- * Jobs across replicas (issue 31's bench): a sims summary of 10,000 runs on 500 tickers and the 5,000-ticker paths
- * submitted as jobs (POST /v1/jobs) to 1, 2 and 3 replica processes (WORKERS=1 each) sharing one Redis, timed from
+ * Jobs across replicas (issue 31's bench): a sims summary of 10,000 runs on 500 tickers, the 5,000-ticker paths and a
+ * full /sims body (200 runs × 100 tickers rebalanced monthly) submitted as jobs (POST /v1/jobs) to 1, 2 and 3 replica processes (WORKERS=1 each) sharing one Redis, timed from
  * submission to "completed" (polled every 100 ms). With one replica a job runs whole on its one worker; with more its
  * parts (src/jobs/parts.ts: the weights parts of a ≥ SPLIT_MIN_TICKERS request, a summary's run blocks) run on
  * every replica's worker. Prices: the factor model of bench/prices.ts (seed 31), T = 504 days (252 training, 252
@@ -12,7 +12,7 @@
  * step's read-back, compute (run 0 and the merge) and store times.
  * `node dist/bench/run.js jobs [--repeat=3]`; knobs (environment): JOBS_RUNS (10000), JOBS_SIMS_TICKERS (500),
  * JOBS_PATHS_TICKERS (5000), JOBS_REPLICAS ("1,2,3"), JOBS_KINDS ("summary,paths,sims"); the full /sims job:
- * JOBS_SIMS_RUNS (100), JOBS_SIMS_BODY_TICKERS (the summary's), JOBS_SIMS_REBALANCE (none: bought and held).
+ * JOBS_SIMS_RUNS (200), JOBS_SIMS_BODY_TICKERS (100), JOBS_SIMS_REBALANCE ("monthly"; "none": bought and held).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -29,11 +29,14 @@ const T = 504;
 const N_PATHS = Number(process.env.JOBS_PATHS_TICKERS ?? 5000);
 const N_SIMS = Number(process.env.JOBS_SIMS_TICKERS ?? 500);
 const RUNS = Number(process.env.JOBS_RUNS ?? 10_000);
-/** The full /sims job: its runs over the summary's tickers (values: runs × 22 series × 253 days). */
-const SIMS_RUNS = Number(process.env.JOBS_SIMS_RUNS ?? 100);
-/** The full /sims job's tickers and rebalancing (default: the summary's tickers, bought and held). */
-const SIMS_TICKERS = Number(process.env.JOBS_SIMS_BODY_TICKERS ?? N_SIMS);
-const SIMS_REBALANCE = process.env.JOBS_SIMS_REBALANCE;
+/** The full /sims job: its runs (values: runs × 21 series × 253 days). */
+const SIMS_RUNS = Number(process.env.JOBS_SIMS_RUNS ?? 200);
+/**
+ * The full /sims job's tickers and rebalancing (default 100 tickers rebalanced monthly: 200 × 21 × 253 = 1.06 M values,
+ * run in blocks; "none": bought and held, whole below SIMS_SPLIT_MIN_VALUES_HELD).
+ */
+const SIMS_TICKERS = Number(process.env.JOBS_SIMS_BODY_TICKERS ?? 100);
+const SIMS_REBALANCE = process.env.JOBS_SIMS_REBALANCE === "none" ? undefined : process.env.JOBS_SIMS_REBALANCE ?? "monthly";
 const REPLICAS = (process.env.JOBS_REPLICAS ?? "1,2,3").split(",").map(Number);
 const KINDS = (process.env.JOBS_KINDS ?? "summary,paths,sims").split(",");
 
