@@ -70,15 +70,18 @@ async function post(url: string, path: string, body: unknown): Promise<{ status:
 }
 
 /** Submit a job and wait for it; resolves with its wall time (ms) and its parts. */
-async function timedJob(url: string, route: string, body: unknown): Promise<{ ms: number; parts: string; id: string }> {
+async function timedJob(url: string, route: string, body: unknown): Promise<{ ms: number; parts: string; id: string; note: string }> {
   const t0 = performance.now();
   const sub = await post(url, "/v1/jobs", { route, body });
   if (sub.status !== 202) throw new Error(`${route}: ${sub.status} ${JSON.stringify(sub.json)}`);
   for (;;) {
     const res = await fetch(url + sub.location!, { headers: { "x-api-key": KEY } });
-    const s = await res.json() as { state: string; parts?: { done: number; total: number }; problem?: unknown };
+    const s = await res.json() as { state: string; parts?: { done: number; total: number }; problem?: unknown; attempts: number;
+      created_at: string; started_at?: string; finished_at?: string };
     if (s.state === "completed") {
-      return { ms: performance.now() - t0, parts: s.parts === undefined ? "?" : String(s.parts.total), id: sub.location!.split("/").pop()! };
+      const at = (x: string | undefined) => (x === undefined ? Number.NaN : (Date.parse(x) - Date.parse(s.created_at)) / 1000);
+      return { ms: performance.now() - t0, parts: s.parts === undefined ? "?" : String(s.parts.total), id: sub.location!.split("/").pop()!,
+        note: `attempts ${s.attempts}, started ${at(s.started_at).toFixed(2)} s, finished ${at(s.finished_at).toFixed(2)} s after creation` };
     }
     if (s.state === "failed" || s.state === "cancelled") throw new Error(`${route}: ${s.state} ${JSON.stringify(s.problem)}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -153,7 +156,7 @@ export default async function jobs(): Promise<void> {
             const row = { replicas, rep: rep + 1, kind: `${route}`, ms: job.ms, parts: job.parts, cpu, load: `${before} → ${load()}` };
             rows.push(row);
             console.log(`${replicas} replica(s), run ${rep + 1}, ${route}: ${(job.ms / 1000).toFixed(1)} s, ${job.parts} part(s), ` +
-              `CPU s per replica ${cpu.map((c) => c.toFixed(1)).join(" / ")}, load ${row.load}`);
+              `CPU s per replica ${cpu.map((c) => c.toFixed(1)).join(" / ")}, load ${row.load}; ${job.note}`);
             const trace = (await client.lrange(`folio:jobs:${job.id}:trace`, 0, -1)).map((x) => JSON.parse(x) as JobTrace);
             for (const line of traceLines(trace, pids, t0)) console.log(line);
           }
