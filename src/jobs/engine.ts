@@ -22,6 +22,7 @@ import { folioError, isFolioError, toWire, type FolioError } from "../errors.js"
 import { ClientClosedError } from "../workers/pool.js";
 import { computeJob, jobCost, type ComputeContext } from "./compute.js";
 import { assembleJob, computePart, partsOf, planJob, type JobPlan, type PartOutcome, type PartSpec } from "./parts.js";
+import { assembleSims, simsValues } from "./sims-parts.js";
 import type { RedisJobStore } from "./redis.js";
 import { MemoryJobStore, type JobStore } from "./store.js";
 import { FINISHED, type JobRecord, type JobSpec } from "./types.js";
@@ -41,6 +42,8 @@ export const MAX_ATTEMPTS = 10;
 export const CLOSE_WAIT_MS = 3_000;
 /** A job id: a random UUID (crypto.randomUUID, lower case). */
 export const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** This replica in a job's trace (src/jobs/redis.ts `JobTrace`): host and process id. */
+const REPLICA = `${hostname()}:${process.pid}`;
 /** How often a running job reads its state (a DELETE on any replica stops it within this). */
 export const CANCEL_POLL_MS = 250;
 
@@ -237,6 +240,11 @@ export class JobEngine {
     return this.store as RedisJobStore;
   }
 
+  /** The dollar values of a sims job's body (runs × series × test days) on the current store (its plan). */
+  simsValues(body: JobRecord["body"]): number {
+    return simsValues(this.ctx.live.current.store, body);
+  }
+
   /** The store version jobs submitted now run on (this replica's current one). */
   get storeVersion(): string {
     return this.versions.current.version.hash;
@@ -255,18 +263,24 @@ export class JobEngine {
    * is kept already (its replica died after keeping it); else computed on this replica's pool and kept
    * (src/jobs/parts.ts). Throws a retried error (or ShuttingDown) for BullMQ to try it again.
    */
-  async processPart(data: ChildData, child: string, attempt: number, signal?: AbortSignal): Promise<void> {
+  async processPart(data: ChildData, child: string, attempt: number, signal?: AbortSignal, queued = Date.now()): Promise<void> {
+    const started = Date.now();
     const job = await this.store.get(data.id);
     if (job === undefined) return;
     const parts = this.partStore;
     if (!(await parts.partStart(data.id, job.owner, child, attempt))) return;
-    if ((await parts.partOf(data.id, data.k)) !== undefined) return;
+    if (await parts.hasPart(data.id, data.k)) return;
     const snapshot = this.snapshotOf(data.store);
     const watch = this.watch(data.id, child, signal);
     try {
+      const t0 = Date.now();
       const out = await computePart(this.ctx, job.route, job.body, data.part, snapshot,
         { key: job.owner, cancel: watch.stop.signal, retried: RETRIED_CODES });
+      const t1 = Date.now();
       await parts.partDone(data.id, data.k, out, 2 * this.ctx.limits.jobTimeoutMs);
+      const finished = Date.now();
+      await parts.trace(data.id, { step: "part", k: data.k, replica: REPLICA, queued, started, finished, compute: t1 - t0,
+        keep: finished - t1, bytes: out.body.byteLength });
     } catch (e) {
       if (e instanceof ClientClosedError || watch.stop.signal.aborted) {
         if (watch.shutdown() || this.closing) throw new ShuttingDown();
@@ -282,7 +296,8 @@ export class JobEngine {
    * The last step of a job run in parts, once BullMQ has seen every part complete: the parts' outcomes read back,
    * assembled and the route's own task run here (src/jobs/parts.ts `assembleJob`); then as `process`.
    */
-  async processAssemble(data: AssembleData, attempt: number, signal?: AbortSignal): Promise<void> {
+  async processAssemble(data: AssembleData, attempt: number, signal?: AbortSignal, queued = Date.now()): Promise<void> {
+    const started = Date.now();
     const { id } = data;
     const job = await this.store.get(id);
     const n = partsOf(data.plan).length;
@@ -293,13 +308,20 @@ export class JobEngine {
     const watch = this.watch(id, id, signal);
     try {
       const parts = this.partStore;
+      if (data.plan.kind === "sims") return await this.assembleSims(id, job, data, n, { queued, started });
+      const t0 = Date.now();
       const outcomes = await Promise.all(Array.from({ length: n }, (_, k) => parts.partOf(id, k)));
       // (a part's outcome outlives the job's timeout: missing, something removed it; the attempt is retried)
       if (outcomes.some((o) => o === undefined)) throw folioError("JOBS_UNAVAILABLE", {});
+      const t1 = Date.now();
       const snapshot = this.snapshotOf(data.store);
       const out = await assembleJob(this.ctx, job.route, job.body, data.plan, outcomes as PartOutcome[], snapshot,
         { key: job.owner, cancel: watch.stop.signal, cost: jobCost(this.ctx, job.route, job.body) });
+      const t2 = Date.now();
       await this.store.putBody(id, out.body);
+      const t3 = Date.now();
+      await parts.trace(id, { step: "assemble", replica: REPLICA, queued, started, finished: t3, read: t1 - t0,
+        bytes: (outcomes as PartOutcome[]).reduce((a, o) => a + o.body.byteLength, 0), compute: t2 - t1, store: t3 - t2 });
       const done = this.finished("completed", { headers: out.headers, bytes: out.body.byteLength, partsDone: n + 1, partsTotal: n + 1 });
       if (!(await this.store.move(id, ["running"], done))) await this.store.dropBody(id);
       await parts.dropParts(id, n).catch(() => undefined);
@@ -314,6 +336,22 @@ export class JobEngine {
     } finally {
       watch.dispose();
     }
+  }
+
+  /**
+   * A sims job's last step (src/jobs/sims-parts.ts `assembleSims`): the body written in Redis from the blocks, the
+   * headers from their metadata; then completed as `processAssemble`.
+   */
+  private async assembleSims(id: string, job: JobRecord, data: AssembleData, n: number, at: { queued: number; started: number }): Promise<void> {
+    const t0 = Date.now();
+    const snapshot = this.snapshotOf(data.store);
+    const out = await assembleSims(this.ctx, this.partStore, id, job.route, job.body, n, snapshot);
+    const t1 = Date.now();
+    await this.partStore.trace(id, { step: "assemble", replica: REPLICA, ...at, finished: t1, read: t1 - t0, bytes: out.read,
+      compute: 0, store: 0 });
+    const done = this.finished("completed", { headers: out.headers, bytes: out.bytes, partsDone: n + 1, partsTotal: n + 1 });
+    if (!(await this.store.move(id, ["running"], done))) await this.store.dropBody(id);
+    await this.partStore.dropParts(id, n).catch(() => undefined);
   }
 
   /** A job whose attempt will be retried is queued again meanwhile (unless cancelled); returns `e` to throw. */
@@ -437,8 +475,9 @@ class BullDispatcher implements Dispatcher {
     flows.on("error", () => {});
     const worker = new Worker("jobs", async (job, _token, signal) => {
       const data = job.data as PartData;
-      if (job.name === "part") return engine.processPart(job.data as ChildData, job.id!, job.attemptsStarted, signal);
+      if (job.name === "part") return engine.processPart(job.data as ChildData, job.id!, job.attemptsStarted, signal, job.timestamp);
       await store.fairDrop((await store.get(data.id))?.owner ?? "", [job.id!]).catch(() => undefined);
+      // (a parent's timestamp is its flow's: the time it was queued is when its last child completed)
       if (job.name === "assemble") return engine.processAssemble(job.data as AssembleData, job.attemptsStarted, signal);
       return engine.process(job.id!, job.attemptsStarted, signal);
     }, {
@@ -488,7 +527,8 @@ class BullDispatcher implements Dispatcher {
 
   async enqueue(job: JobRecord): Promise<void> {
     const retry = { attempts: MAX_ATTEMPTS, backoff: { type: "exponential", delay: 500 }, removeOnComplete: true, removeOnFail: { age: 24 * 3600 } };
-    const plan = planJob(job.route, job.body, await this.deploymentWorkers(), this.splitMinTickers);
+    const plan = planJob(job.route, job.body, await this.deploymentWorkers(), this.splitMinTickers,
+      job.route === "sims" ? this.engine.simsValues(job.body) : 0);
     const store = job.storeVersion ?? this.engine.storeVersion;
     const parts = partsOf(plan);
     if (parts.length === 0) {

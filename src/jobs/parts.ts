@@ -6,7 +6,10 @@
  * - a request of at least SPLIT_MIN_TICKERS tickers: its weights parts (frequency / strategy groups of the "balanced"
  *   plan for the deployment's worker count), then the route's own step given the assembled weights (`runParts`);
  * - a buy-and-hold sims summary of ≥ 1,000 runs: its runs in blocks (`summaryParts`), then the summary's own step
- *   (run 0 and the merge) given the blocks' figures.
+ *   (run 0 and the merge) given the blocks' figures;
+ * - a buy-and-hold full /sims body of ≥ SIMS_SPLIT_MIN_VALUES dollar values: its runs in blocks, each block's members
+ *   of the body, then the body written from them in run order and the headers from their metadata
+ *   (src/jobs/sims-parts.ts).
  * One cut of the in-replica plans is not distributed: the paper HRP's Gram row blocks, which write into one N'×N'
  * matrix in shared memory (32 MB at N = 2,000) that the frequency's hrp row then reads. Across machines that matrix
  * would travel through Redis once per block and once more to the hrp part, so a plan with Gram blocks is replaced by
@@ -18,34 +21,42 @@ import { folioError, fromWire, isFolioError, toWire, type WireError } from "../e
 import { requestParts, runParts, shouldSplit, type WeightsPart } from "../pipeline/split-plan.js";
 import { shouldSplitSummary, summaryParts } from "../workers/split.js";
 import type { StoreSnapshot } from "../store/types.js";
-import type { BacktestTask, RequestBody, SummaryPartTask, WeightsPartTask } from "../workers/tasks.js";
+import type { BacktestTask, RequestBody, SimsPartTask, SummaryPartTask, WeightsPartTask } from "../workers/tasks.js";
+import { shouldSplitSims, simsBlocks } from "./sims-parts.js";
+import { simsPartHeadBytes } from "./sims-part-body.js";
 import { jobHeaders, type ComputeContext, type JobOutput } from "./compute.js";
 import { JOB_ROUTES, type JobRoute } from "./types.js";
 
-/** One child job: a weights part of the plan, or a block of a summary's runs. */
+/** One child job: a weights part of the plan, a block of a summary's runs, or a block of a sims body's runs. */
 export type PartSpec =
   | { kind: "weights"; part: WeightsPart }
-  | { kind: "runs"; runFrom: number; runCount: number };
+  | { kind: "runs"; runFrom: number; runCount: number }
+  | { kind: "sims"; runFrom: number; runCount: number };
 
 /** How a job runs across the deployment: whole (one task), or in parts assembled by a last step. */
 export type JobPlan =
   | { kind: "whole" }
   | { kind: "weights"; parts: WeightsPart[] }
-  | { kind: "runs"; parts: [number, number][] };
+  | { kind: "runs"; parts: [number, number][] }
+  | { kind: "sims"; parts: [number, number][] };
 
 /** What a finished part left for the assembly: its body, and the fallback series of its rows or its error. */
 export interface PartOutcome {
   body: Buffer;
   fellBack: string[];
   error?: WireError;
+  /** A sims block: the bytes of its body before its members of the sims body (src/jobs/sims-part-body.ts). */
+  head?: number;
 }
 
 /**
  * The plan of a job on a deployment of `workers` workers in all (every replica's, src/jobs/engine.ts
  * `deploymentWorkers`): the same rules as the synchronous route's on one replica (`shouldSplit`,
- * `shouldSplitSummary`), with Gram blocks replaced as the module comment says.
+ * `shouldSplitSummary`), with Gram blocks replaced as the module comment says; a sims job of `simsValues` dollar
+ * values (src/jobs/sims-parts.ts `simsValues`) in blocks of runs from SIMS_SPLIT_MIN_VALUES.
  */
-export function planJob(route: JobRoute, body: RequestBody, workers: number, splitMinTickers: number | undefined): JobPlan {
+export function planJob(route: JobRoute, body: RequestBody, workers: number, splitMinTickers: number | undefined,
+  simsValues = 0): JobPlan {
   const kind = JOB_ROUTES[route];
   if (shouldSplit(body.tickers.length, splitMinTickers, workers)) {
     const balanced = requestParts(body, workers, "balanced");
@@ -54,13 +65,17 @@ export function planJob(route: JobRoute, body: RequestBody, workers: number, spl
   }
   const probe = { kind, request: body } as unknown as BacktestTask;
   if (shouldSplitSummary(probe, workers)) return { kind: "runs", parts: summaryParts(body.run_count ?? 0, workers) };
+  if (kind === "sims" && shouldSplitSims(body, simsValues, workers)) return { kind: "sims", parts: simsBlocks(body.run_count ?? 0, workers) };
   return { kind: "whole" };
 }
 
 /** The child jobs of a plan, in queue order. */
 export function partsOf(plan: JobPlan): PartSpec[] {
   if (plan.kind === "weights") return plan.parts.map((part) => ({ kind: "weights", part }));
-  if (plan.kind === "runs") return plan.parts.map(([runFrom, runCount]) => ({ kind: "runs", runFrom, runCount }));
+  if (plan.kind === "runs" || plan.kind === "sims") {
+    const kind = plan.kind;
+    return plan.parts.map(([runFrom, runCount]) => ({ kind, runFrom, runCount }));
+  }
   return [];
 }
 
@@ -70,16 +85,17 @@ export function partsOf(plan: JobPlan): PartSpec[] {
  */
 export async function computePart(ctx: ComputeContext, route: JobRoute, body: RequestBody, spec: PartSpec,
   snapshot: StoreSnapshot, o: { key: string; cancel: AbortSignal; retried: ReadonlySet<string> }): Promise<PartOutcome> {
-  const task: WeightsPartTask | SummaryPartTask = spec.kind === "weights"
+  const task: WeightsPartTask | SummaryPartTask | SimsPartTask = spec.kind === "weights"
     ? {
       kind: "weights-part", of: JOB_ROUTES[route], frequency: spec.part.frequency, request: body, snapshot,
       ...(spec.part.strategies === undefined ? {} : { strategies: spec.part.strategies }),
     }
-    : { kind: "sims-summary-part", request: body, snapshot, runFrom: spec.runFrom, runCount: spec.runCount };
+    : { kind: spec.kind === "runs" ? "sims-summary-part" : "sims-part", request: body, snapshot, runFrom: spec.runFrom, runCount: spec.runCount };
   try {
     const r = await ctx.pool.run(task, ctx.limits.jobTimeoutMs, { cancel: o.cancel, key: o.key });
     const fellBack = [...r.meta?.covarianceFallback ?? [], ...r.meta?.gmvpFallback ?? []];
-    return { body: Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength), fellBack };
+    const body = Buffer.from(r.body.buffer, r.body.byteOffset, r.body.byteLength);
+    return { body, fellBack, ...(spec.kind === "sims" ? { head: simsPartHeadBytes(body) } : {}) };
   } catch (e) {
     if (isFolioError(e) && !o.retried.has(e.code) && !o.cancel.aborted) {
       return { body: Buffer.alloc(0), fellBack: [], error: toWire(e) };
@@ -118,6 +134,7 @@ export async function assembleJob(ctx: ComputeContext, route: JobRoute, body: Re
     if (failed !== undefined) throw fromWire(failed.error!);
     last = { ...task, summaryParts: plan.parts.map(([runFrom, runCount], i) => ({ runFrom, runCount, data: f64Of(outcomes[i].body) })) };
   } else {
+    // (a sims plan's last step writes the body from the blocks in Redis: src/jobs/sims-parts.ts `assembleSims`)
     throw folioError("INTERNAL_ERROR", {});
   }
   const result = await ctx.pool.run(last, ctx.limits.jobTimeoutMs, { cancel: o.cancel, key: o.key, cost: o.cost, keepMemory: false });

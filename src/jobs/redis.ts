@@ -6,7 +6,9 @@
  *   2 × JOB_RESULT_TTL after the job finished (then the id is unknown: 404).
  * - `folio:jobs:owner:<key id>`: the owner's unfinished jobs (MAX_JOBS_PER_KEY), a sorted set by creation time.
  * - `folio:jobs:<id>:body`: the completed job's body, the bytes the synchronous route sends, as one binary string with
- *   a TTL of JOB_RESULT_TTL.
+ *   a TTL of JOB_RESULT_TTL (a sims body in blocks: written from its parts inside Redis, `composeBody`).
+ * - `folio:jobs:<id>:part:<k>` (and `:meta`): a part's outcome until the job is assembled; `folio:jobs:<id>:trace`:
+ *   where and how long each part and the last step ran (`trace`).
  * The queue itself (who runs what, retries, stalled-job recovery) is BullMQ's, under `folio:bull:` (src/jobs/engine.ts).
  */
 import type { Redis as IORedis } from "ioredis";
@@ -14,6 +16,27 @@ import { folioError, isFolioError, type WireError } from "../errors.js";
 import { RECORD_TTL_FACTOR, type JobStore } from "./store.js";
 import type { PartOutcome } from "./parts.js";
 import { FINISHED, type JobPatch, type JobRecord, type JobRoute, type JobState } from "./types.js";
+
+/**
+ * One step of a job run in parts, as its trace keeps it (times in ms since the epoch, durations in ms): a part
+ * (`k`) or the last step (`assemble`), the replica that ran it (host:pid), when BullMQ queued it, when its
+ * processor started, and its phases: `compute` (the pool task), `keep` (the outcome written to Redis); the last
+ * step's `read` (the parts' outcomes read back, `bytes` of them) and `compute` (run 0 and the merge, or the route's
+ * step), `store` (the body kept).
+ */
+export interface JobTrace {
+  step: "part" | "assemble";
+  k?: number;
+  replica: string;
+  queued: number;
+  started: number;
+  finished: number;
+  compute: number;
+  keep?: number;
+  read?: number;
+  store?: number;
+  bytes?: number;
+}
 
 export const JOB_KEY_PREFIX = "folio:jobs:";
 /** `folio:jobs:owner:<key id>`: a sorted set of the owner's unfinished jobs (MAX_JOBS_PER_KEY). */
@@ -95,6 +118,16 @@ redis.call('PEXPIRE', KEYS[1], 86400000)
 return before
 `;
 
+/**
+ * Append part KEYS[2]'s bytes from ARGV[1] on to the body KEYS[1], after ARGV[2] (a separator, may be empty): the
+ * body's new length, or -1 when the part is gone.
+ */
+const COMPOSE_SCRIPT = `
+if redis.call('EXISTS', KEYS[2]) == 0 then return -1 end
+if ARGV[2] ~= '' then redis.call('APPEND', KEYS[1], ARGV[2]) end
+return redis.call('APPEND', KEYS[1], redis.call('GETRANGE', KEYS[2], ARGV[1], -1))
+`;
+
 /** BullMQ's largest priority (2^21 − 1). */
 export const MAX_PRIORITY = 2_097_151;
 
@@ -105,6 +138,7 @@ type MoveRedis = IORedis & {
   folioPartStart(key: string, fair: string, child: string, attempt: number, now: number): Promise<number>;
   folioPartDone(key: string, body: string, outcome: string, payload: Buffer, meta: string, ttl: number): Promise<number>;
   folioFairAdd(fair: string, now: number, ...children: string[]): Promise<number>;
+  folioCompose(body: string, part: string, from: number, separator: string): Promise<number>;
   folioJobMove(key: string, from: string, ttl: number, finished: string, id: string, ...fields: string[]): Promise<number>;
   folioJobCreate(owners: string, key: string, id: string, max: number, staleBefore: number, now: number, ttl: number,
     ...fields: string[]): Promise<number>;
@@ -158,6 +192,7 @@ export class RedisJobStore implements JobStore {
     redis.defineCommand("folioPartStart", { numberOfKeys: 2, lua: PART_START_SCRIPT });
     redis.defineCommand("folioPartDone", { numberOfKeys: 3, lua: PART_DONE_SCRIPT });
     redis.defineCommand("folioFairAdd", { numberOfKeys: 1, lua: FAIR_ADD_SCRIPT });
+    redis.defineCommand("folioCompose", { numberOfKeys: 2, lua: COMPOSE_SCRIPT });
     this.redis = redis as MoveRedis;
   }
 
@@ -209,9 +244,15 @@ export class RedisJobStore implements JobStore {
 
   /** Keep part `k`'s outcome (for the job's timeout and its result's lifetime) and count it done. */
   async partDone(id: string, k: number, out: PartOutcome, keepMs: number): Promise<void> {
-    const meta = JSON.stringify({ fellBack: out.fellBack, ...(out.error === undefined ? {} : { error: out.error }) });
+    const meta = JSON.stringify({ fellBack: out.fellBack, ...(out.error === undefined ? {} : { error: out.error }),
+      ...(out.head === undefined ? {} : { head: out.head }) });
     await guarded(() => this.redis.folioPartDone(this.key(id), `${this.key(id)}:part:${k}`, `${this.key(id)}:part:${k}:meta`,
       out.body, meta, keepMs));
+  }
+
+  /** Whether part `k`'s outcome is kept (its replica died after keeping it): without reading its body. */
+  async hasPart(id: string, k: number): Promise<boolean> {
+    return (await guarded(() => this.redis.exists(`${this.key(id)}:part:${k}:meta`))) === 1;
   }
 
   /** Part `k`'s outcome, or undefined when none is kept. */
@@ -223,11 +264,61 @@ export class RedisJobStore implements JobStore {
     return { body, fellBack: m.fellBack, ...(m.error === undefined ? {} : { error: m.error }) };
   }
 
+  /**
+   * Part `k`'s outcome with only the head of its body (its first `head` bytes, src/jobs/sims-part-body.ts; the whole
+   * body when it has no head), or undefined when none is kept.
+   */
+  async partHeadOf(id: string, k: number): Promise<PartOutcome | undefined> {
+    const key = `${this.key(id)}:part:${k}`;
+    const meta = await guarded(() => this.redis.get(`${key}:meta`));
+    if (meta === null) return undefined;
+    const m = JSON.parse(meta) as { fellBack: string[]; error?: WireError; head?: number };
+    const body = m.head === undefined ? await guarded(() => this.redis.getBuffer(key))
+      : m.head === 0 ? Buffer.alloc(0) : await guarded(() => this.redis.getrangeBuffer(key, 0, m.head! - 1));
+    if (body === null) return undefined;
+    return { body, fellBack: m.fellBack, ...(m.error === undefined ? {} : { error: m.error }), ...(m.head === undefined ? {} : { head: m.head }) };
+  }
+
+  /**
+   * Write job `id`'s body from its parts inside Redis, never through this process: `open`, then for each part in
+   * `parts` order the separator (none before the first) and part k's body from byte `from` on (COMPOSE_SCRIPT, one
+   * call per part: Redis serves other clients between them), then `close`; the body keeps JOB_RESULT_TTL as
+   * `putBody`'s. Resolves with its length in bytes; false when a part's body is gone (nothing is left written).
+   */
+  async composeBody(id: string, open: string, parts: readonly { k: number; from: number }[], separator: string,
+    close: string): Promise<number | false> {
+    const body = this.key(id) + ":body";
+    await guarded(() => this.redis.set(body, open, "PX", this.ttlMs));
+    for (const [i, p] of parts.entries()) {
+      const n = await guarded(() => this.redis.folioCompose(body, `${this.key(id)}:part:${p.k}`, p.from, i > 0 ? separator : ""));
+      if (n < 0) {
+        await this.dropBody(id);
+        return false;
+      }
+    }
+    return guarded(() => this.redis.append(body, close));
+  }
+
   /** Forget the parts' outcomes of a finished job. */
   async dropParts(id: string, parts: number): Promise<void> {
     if (parts === 0) return;
     const keys = Array.from({ length: parts }, (_, k) => [`${this.key(id)}:part:${k}`, `${this.key(id)}:part:${k}:meta`]).flat();
     await guarded(() => this.redis.del(...keys));
+  }
+
+  /**
+   * Append one step's timings to job `id`'s trace (`folio:jobs:<id>:trace`, a list of JSON objects, kept as long as
+   * the job's record): where each part and the last step ran and how long each phase took (docs/deploy.md "Jobs
+   * across replicas"; `node dist/bench/run.js jobs` prints it). Best effort: a trace never fails a job.
+   */
+  async trace(id: string, entry: JobTrace): Promise<void> {
+    const key = `${this.key(id)}:trace`;
+    await this.redis.multi().rpush(key, JSON.stringify(entry)).pexpire(key, RECORD_TTL_FACTOR * this.ttlMs).exec().catch(() => undefined);
+  }
+
+  /** Job `id`'s trace (`trace`), in the order the steps ended. */
+  async traceOf(id: string): Promise<JobTrace[]> {
+    return (await guarded(() => this.redis.lrange(`${this.key(id)}:trace`, 0, -1))).map((x) => JSON.parse(x) as JobTrace);
   }
 
   /** The BullMQ priorities of an owner's new child jobs (FAIR_ADD_SCRIPT), in `children`'s order. */

@@ -1020,3 +1020,46 @@ function flatRun(run: readonly Float64Array[], n: number): Float64Array {
   run.forEach((v, s) => out.set(v, s * n));
   return out;
 }
+
+/**
+ * Runs [runFrom, runFrom + runCount) of a /sims request computed apart (a job's part,
+ * src/jobs/sims-parts.ts; the options as the whole request's, `run_count` included): `members`, the body's bytes for
+ * those runs (`"run_k":[…]` joined by ",", exactly what `respond` writes for them: run k's values do not depend on
+ * the block, assembly/valuation/simulate.ts `simulateRuns`); `growth`, per run and series (run-major) the annualised
+ * growth whose median over runs `simsWarnings` takes (NaN where H < 1); `meta`, the response's metadata but the
+ * warnings (`metaOf`, `simsMeta` of no warnings; rebalanced, its fallbacks are the block's runs' union), and what
+ * the warnings and `simsMeta` read of the computation.
+ */
+export function simsBlock(kernels: Kernels, prices: TypedPrices, options: SimsOptions | undefined, limits: RespondLimits,
+  runFrom: number, runCount: number, precomputed?: PrecomputedWeights): {
+    members: Uint8Array; growth: Float64Array; meta: ResponseMeta;
+    computation: Pick<Computation, "ids" | "assets" | "drawnMeans" | "seed" | "model" | "drift" | "blockLength" | "choleskyJitter">;
+  } {
+  const opts = checkedRequest("sims", prices, options, limits);
+  const c = compute(kernels, "sims", prices, opts, precomputed, undefined, runFrom, runCount);
+  const digits = kernels.dollarsJson?.bind(kernels);
+  const H = c.dates.length - 1;
+  const S = c.ids.length;
+  const growth = new Float64Array(runCount * S);
+  const pieces: Uint8Array[] = [];
+  let bytes = 0;
+  c.runs!.forEach((run, q) => {
+    for (let s = 0; s < S; s++) growth[q * S + s] = H >= 1 ? Math.pow(run[s][H] / run[s][0], TRADING_DAYS_PER_YEAR / H) - 1 : Number.NaN;
+    // one run's body `{"run_1":[…]}`: its series, keyed with its own number
+    const one = simsJsonBytes(c.ids, c.dates, [run], undefined, digits);
+    const key = encoder.encode(`${q > 0 ? "," : ""}"run_${runFrom + q + 1}":`);
+    const series = one.subarray('{"run_1":'.length, one.length - 1);
+    pieces.push(key, series);
+    bytes += key.length + series.length;
+  });
+  const members = new Uint8Array(bytes);
+  let at = 0;
+  for (const p of pieces) {
+    members.set(p, at);
+    at += p.length;
+  }
+  const meta = metaOf("sims", c);
+  meta.sims = simsMeta(c, []);
+  const { ids, assets, drawnMeans, seed, model, drift, blockLength, choleskyJitter } = c;
+  return { members, growth, meta, computation: { ids, assets, drawnMeans, seed, model, drift, blockLength, choleskyJitter } };
+}

@@ -95,6 +95,19 @@ export interface SummaryPartTask {
   keepMemory?: boolean;
 }
 
+/**
+ * Runs [runFrom, runFrom + runCount) of a buy-and-hold /sims job (src/jobs/sims-parts.ts): the result's body is the
+ * block's members of the sims body and the metadata they need (`encodeSimsPart`).
+ */
+export interface SimsPartTask {
+  kind: "sims-part";
+  request: RequestBody;
+  snapshot: StoreSnapshot;
+  runFrom: number;
+  runCount: number;
+  keepMemory?: boolean;
+}
+
 /** Assembled weights of a split request (src/workers/split.ts). */
 export interface SplitWeights {
   /** SERIES_COUNT×N, the full layout (row s = series ALL_SERIES_IDS[s]). */
@@ -156,7 +169,7 @@ export interface ProbeTask {
   kind: "probe";
 }
 
-export type ComputeTask = BacktestTask | WeightsPartTask | SummaryPartTask | SignificancePartTask | CompressTask | PingTask | SleepTask | ProbeTask | ReleaseTask;
+export type ComputeTask = BacktestTask | WeightsPartTask | SummaryPartTask | SimsPartTask | SignificancePartTask | CompressTask | PingTask | SleepTask | ProbeTask | ReleaseTask;
 
 export type TaskResult =
   | { ok: true; body: Uint8Array; meta?: ResponseMeta; coding?: Coding; identity?: Uint8Array }

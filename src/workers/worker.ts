@@ -22,7 +22,7 @@ import { alignedDates, alignWithBenchmark, alignWithFactors } from "../pipeline/
 import type { Kernels } from "../pipeline/kernels.js";
 import { ALL_SERIES_IDS, selectStrategies, STRATEGIES } from "../domain/strategies.js";
 import {
-  fallbackIds, respond, respondWeights, RESPOND_KINDS, summarisePart, type RespondKind, type ResponseMeta,
+  fallbackIds, respond, respondWeights, RESPOND_KINDS, simsBlock, summarisePart, type RespondKind, type ResponseMeta,
 } from "../pipeline/respond.js";
 import { warmUp } from "../pipeline/warmup.js";
 import { storeOfSnapshot } from "../store/backend.js";
@@ -31,8 +31,9 @@ import type { StoreSnapshot } from "../store/types.js";
 import { codingFor, compressBody } from "./compress.js";
 import { partBody } from "../pipeline/split-plan.js";
 import { blockBytes, blockOf, significancePart } from "../pipeline/analysis-significance.js";
+import { encodeSimsPart } from "../jobs/sims-part-body.js";
 import type {
-  BacktestTask, ComputeTask, CompressTask, EncodingChoice, SignificancePartTask, SleepTask, SplitWeights, SummaryPartTask,
+  BacktestTask, ComputeTask, CompressTask, EncodingChoice, SignificancePartTask, SimsPartTask, SleepTask, SplitWeights, SummaryPartTask,
   TaskResult, WeightsPartTask,
   WorkerConfig,
 } from "./tasks.js";
@@ -225,6 +226,18 @@ async function summaryPart(task: SummaryPartTask): Promise<TaskResult> {
   return ok(new Uint8Array(part.data.buffer, part.data.byteOffset, part.data.byteLength));
 }
 
+/** A block of a sims job's runs (src/jobs/sims-parts.ts): its members of the body and their metadata (transferred). */
+async function simsPart(task: SimsPartTask): Promise<TaskResult> {
+  const k = await kernels;
+  const { tickers: _t, start: _s, end: _e, ...options } = task.request;
+  const prices = requestPrices(task.snapshot, "sims", task.request);
+  const b = simsBlock(k, prices, options, { maxResponseValues: config.maxResponseValues }, task.runFrom, task.runCount);
+  const c = b.computation;
+  const body = encodeSimsPart({ growth: b.growth, means: c.drawnMeans!, meta: b.meta,
+    computation: { ids: c.ids, assets: c.assets, model: c.model, drift: c.drift, blockLength: c.blockLength, choleskyJitter: c.choleskyJitter, seed: c.seed!.toString() } }, b.members);
+  return ok(body);
+}
+
 /** A block of an analysis's significance resamples (src/workers/split.ts `runSignificanceSplit`), as f64 bytes. */
 async function significancePartOf(task: SignificancePartTask): Promise<TaskResult> {
   const k = await kernels;
@@ -252,6 +265,7 @@ const HANDLERS: { [K in ComputeTask["kind"]]: (task: Extract<ComputeTask, { kind
   },
   "weights-part": weightsPart,
   "sims-summary-part": summaryPart,
+  "sims-part": simsPart,
   "significance-part": significancePartOf,
   weights: backtest,
   paths: backtest,

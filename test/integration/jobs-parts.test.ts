@@ -174,3 +174,72 @@ describeWithServers("a job's parts on every replica (BullMQ flows)", missingServ
     }
   }, 400_000);
 });
+
+// A full /sims body in run blocks (src/jobs/sims-parts.ts): 30 tickers (below SPLIT_MIN_TICKERS: no weights parts),
+// rebalanced sims of ≥ SIMS_SPLIT_MIN_VALUES values (e.g. 120 runs × 21 series × 253 days) in blocks, a bought-and-held
+// one below SIMS_SPLIT_MIN_VALUES_HELD whole, on 3, then 2, then 1 replica.
+describeWithServers("a sims job's runs in blocks on every replica", missingServers("redis-server"), () => {
+  let work = "";
+  let redis: RunningRedis;
+  let replicas: Replica[] = [];
+  const SIMS_TICKERS = TICKERS.slice(0, 30);
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "folio-jobs-sims-"));
+    const dataDir = join(work, "store");
+    mkdirSync(dataDir);
+    commitStore(dataDir, seededSeries(T, SIMS_TICKERS.length, 31));
+    redis = await startRedis();
+    replicas = await startReplicas(3, {
+      DATA_DIR: dataDir, REDIS_URL: redis.url, API_KEYS: BIG, COMPUTE_TIMEOUT_MS: "600000",
+      COMPUTE_COST_PER_MINUTE: "1000000000000", RATE_LIMIT_PER_MINUTE: "1000000", MAX_RUN_COUNT: "1000",
+    });
+  }, 240_000);
+  afterAll(async () => {
+    await Promise.all(replicas.map((r) => r.stop()));
+    await redis?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  const bodies: Array<{ split: boolean; body: Record<string, unknown> }> = [
+    { split: true, body: { tickers: SIMS_TICKERS, run_count: 120, horizon_days: 252, seed: "31", rebalance: "quarterly" } },
+    // a benchmark (one more series, and one more simulated asset), the shrunk drift, flows paid in every run, costs
+    { split: true, body: { tickers: SIMS_TICKERS, run_count: 97, horizon_days: 300, seed: "7", benchmark: SIMS_TICKERS[3],
+      drift: "shrunk", cash_flows: [{ amount: -1000, every: "month" }], rebalance: "monthly", costs_bps: 5 } },
+    { split: false, body: { tickers: SIMS_TICKERS, run_count: 120, horizon_days: 252, seed: "32" } },
+  ];
+  const WITH_WARNING = [...DESCRIPTIVE, "x-folio-warning", "x-simulation-cholesky-jitter", "x-simulation-drift", "x-simulation-generator"];
+  const describedAll = (h: Headers) => Object.fromEntries(WITH_WARNING.map((k) => [k, h.get(k)]));
+
+  for (const count of [3, 2, 1]) {
+    it(`answers sims jobs on ${count} replica(s) with the synchronous route's bytes (rebalanced in blocks of runs: ${count > 1})`, async () => {
+      // the replicas beyond `count` stopped (their BullMQ workers leave the queue: the plan counts the others)
+      while (replicas.length > count) await replicas.pop()!.stop();
+      await new Promise((r) => setTimeout(r, 1_500));
+      for (const { split, body } of bodies) {
+        const sub = await call(replicas[0].url, "/v1/jobs", BIG, { route: "sims", body });
+        expect(sub.status, sub.body).toBe(202);
+        const location = sub.headers.get("location")!;
+        const done = await finished(replicas[count - 1].url, location, BIG, 400_000);
+        expect(done.state, JSON.stringify(done)).toBe("completed");
+        if (count > 1 && split) {
+          // two blocks per worker, each a child job, and the last step
+          expect(done.parts, JSON.stringify(done)).toEqual({ done: 2 * count + 1, total: 2 * count + 1 });
+          // the blocks ran on more than one replica (the trace the engine keeps: src/jobs/redis.ts `trace`)
+          const trace = await redisCommand(redis.port, `LRANGE folio:jobs:${done.id}:trace 0 -1`);
+          const ran = new Set([...trace.matchAll(/"step":"part","k":\d+,"replica":"([^"]+)"/g)].map((m) => m[1]));
+          expect(ran.size, trace).toBeGreaterThanOrEqual(2);
+        } else {
+          expect(done.parts?.total ?? 1).toBe(1);
+        }
+        const result = await call(replicas[0].url, `${location}/result`, BIG, undefined, identity);
+        const sync = await call(replicas[count - 1].url, "/v1/optimiser/sims", BIG, body, identity);
+        expect(sync.status, sync.body.slice(0, 300)).toBe(200);
+        expect(result.body.length).toBe(sync.body.length);
+        expect(sha(result.body), "the job's bytes differ from the synchronous route's").toBe(sha(sync.body));
+        expect(describedAll(result.headers)).toEqual(describedAll(sync.headers));
+        expect(await redisCommand(redis.port, `KEYS folio:jobs:${done.id}:part:*`)).toMatch(/^\*0\r\n/);
+      }
+    }, 600_000);
+  }
+});
