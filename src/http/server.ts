@@ -14,6 +14,7 @@ import { buildApp, loggerOptions } from "./app.js";
 import { isProcessEntry } from "../util/entry.js";
 import { StoreFormatError } from "../store/binary.js";
 import { startHealthServer, type HealthServer } from "./health.js";
+import { exposeCollectionsToWorkers } from "../workers/pool.js";
 
 export interface ServerOverrides {
   /** Environment to read instead of process.env. */
@@ -71,6 +72,7 @@ export function checkTlsPair(tls: TlsFiles): void {
 }
 
 export async function startServer(overrides: ServerOverrides = {}): Promise<RunningServer> {
+  exposeCollectionsToWorkers(); // before any worker thread (the health worker, the pool) starts
   const loaded = loadConfig(overrides.env ?? process.env);
   const config: Config = { ...loaded, ...overrides.config, limits: { ...loaded.limits, ...overrides.config?.limits } };
   if (config.tls !== undefined) checkTlsPair(config.tls);

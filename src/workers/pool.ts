@@ -19,6 +19,8 @@
  * The worker is the compiled `dist/src/workers/worker.js` (piscina needs a JS file): `npm run build` first.
  */
 import { existsSync } from "node:fs";
+import { setFlagsFromString } from "node:v8";
+import { isMainThread } from "node:worker_threads";
 import { join } from "node:path";
 import { Piscina } from "piscina";
 import { projectRoot } from "../config.js";
@@ -137,6 +139,23 @@ export function defaultWorkerFile(): string {
   return join(projectRoot(), "dist", "src", "workers", "worker.js");
 }
 
+/** Whether `exposeCollectionsToWorkers` has set V8's flag in this process. */
+let collectionsExposed = false;
+
+/**
+ * V8's `--expose-gc`, set once per process on the main thread before the first pool starts its workers (the service's
+ * entry calls it first thing too: src/http/server.ts), so that every worker thread's context has `gc` and a worker
+ * can collect its heap when idle (src/workers/worker.ts `collect`: piscina parks an idle worker in Atomics.wait, where
+ * V8 never collects). The flag is written once, by the main thread, never while this process's worker threads load
+ * modules (a flag written from a worker while another instantiated its modules crashed a test process in Node's
+ * module loader); a process started with `--expose-gc` already has it.
+ */
+export function exposeCollectionsToWorkers(): void {
+  if (collectionsExposed || !isMainThread) return;
+  collectionsExposed = true;
+  setFlagsFromString("--expose-gc");
+}
+
 export class ComputePool {
   private readonly piscina: Piscina<ComputeTask, TaskResult>;
   private readonly opts: Required<Omit<PoolOptions, "filename" | "recycleAboveBytes" | "heavyNice">>;
@@ -156,6 +175,7 @@ export class ComputePool {
   private releaseTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: PoolOptions) {
+    exposeCollectionsToWorkers();
     const filename = options.filename ?? defaultWorkerFile();
     if (!existsSync(filename)) {
       throw new Error(`Compute worker ${filename} not found: run "npm run build" first.`);

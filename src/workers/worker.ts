@@ -9,8 +9,6 @@
  */
 import { riskFreeTicker } from "../report/risk-free.js";
 import { getPriority, setPriority } from "node:os";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { workerData } from "node:worker_threads";
 import { move, transferableSymbol, valueSymbol } from "piscina";
 import { Problems } from "../domain/problems.js";
@@ -70,32 +68,34 @@ let recycles = 0;
 /** Full collections by `collect` (the probe reports them). */
 let collections = 0;
 
-/** Give a large instance back; with `collectAfter`, also collect this thread's garbage when one was replaced. */
-function release(collectAfter = true): void {
-  if (engine?.releaseMemory() === true) {
-    recycles++;
-    if (collectAfter) collect();
-  }
+function release(): void {
+  if (engine?.releaseMemory() === true) recycles++;
 }
 
 /**
- * V8's full collection of this worker's heap, exposed once at start (`--expose-gc` set by `v8.setFlagsFromString`
- * before a fresh context is made, whose global `gc` it then is; the flag changes no other behaviour). Why: piscina
- * parks an idle worker in a blocking Atomics.wait, where V8 never collects, so a finished request's buffers (a split
- * summary's parts: ≈ 125 MB for 10,000 runs × 23 series, transferred to the step that merged them) and a replaced
- * instance's memory stayed resident until that worker's next task — measured, issue 28's planning bench: the
- * server's RSS after a request 342 MiB against 131 idle, growing 351 → 363 → 424 MiB over three more requests. Called
- * by every `release` round (the pool's idle rounds) and after a computation whose instance was replaced (a large one:
- * a collection of the worker's small heap is a few ms beside it).
+ * A full collection of this worker's heap, when the process exposes `gc` (src/workers/pool.ts
+ * `exposeCollectionsToWorkers`; otherwise nothing). Why: piscina parks an idle worker in a blocking Atomics.wait,
+ * where V8 never collects, so the parts a split request's last step merged (a sims summary's: ≈ 125 MB for 10,000
+ * runs × 23 series, transferred to it) stayed resident until that worker's next task — measured, issue 28's planning
+ * bench: the server's RSS after one request 342 MiB against 131 idle, growing 351 → 363 → 424 MiB over three more.
+ * Called by every `release` round (the pool's idle rounds, after the tasks of a split request) and after a last step
+ * that received parts, once it has answered.
  */
-const collect: () => void = (() => {
-  setFlagsFromString("--expose-gc");
-  const gc = runInNewContext("gc") as () => void;
-  return () => {
-    gc();
-    collections++;
-  };
-})();
+function collect(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) return;
+  gc();
+  collections++;
+}
+
+/** A split request's last step, once it has answered: drop its parts' buffers and collect them (`collect`). */
+function collectParts(task: SentTask): void {
+  const t = task as { summaryParts?: unknown[]; significanceParts?: unknown[] };
+  if ((t.summaryParts?.length ?? 0) === 0 && (t.significanceParts?.length ?? 0) === 0) return;
+  t.summaryParts = undefined;
+  t.significanceParts = undefined;
+  collect();
+}
 
 /** The decoded store of the last version seen (one at a time: an older version's memory can then be released). */
 let cached: { hash: string; store: BinaryPriceStore } | undefined;
@@ -254,7 +254,7 @@ const HANDLERS: { [K in ComputeTask["kind"]]: (task: Extract<ComputeTask, { kind
   probe,
   sleep,
   release: () => {
-    release(false);
+    release();
     collect();
     return ok("{}");
   },
@@ -342,6 +342,7 @@ export default async function run(task: SentTask): Promise<TaskResult> {
     if ((task.kind === "weights-part" || RESPOND_KINDS.includes(task.kind as RespondKind)) && (task as { keepMemory?: boolean }).keepMemory !== true) {
       release();
     }
+    collectParts(task);
     restore?.();
   }
 }
