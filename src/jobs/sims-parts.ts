@@ -19,7 +19,6 @@ import { simsMeta, summaryPartsApply, type Computation, type ResponseMeta } from
 import { median } from "../report/summary.js";
 import type { PriceStore } from "../store/types.js";
 import type { RequestBody } from "../workers/tasks.js";
-import { summaryParts } from "../workers/split.js";
 import { decodeSimsPart, type SimsPartHead } from "./sims-part-body.js";
 import { folioError, fromWire } from "../errors.js";
 import type { StoreSnapshot } from "../store/types.js";
@@ -62,11 +61,20 @@ export function shouldSplitSims(body: RequestBody, values: number, workers: numb
 }
 
 /**
- * The blocks [from, count] of a sims job's runs 0 … runs − 1: two per worker, as even as integers allow (the
- * summary's blocks, `summaryParts`, of runs 1 … runs shifted down by one).
+ * The blocks [from, count] of a sims job's runs 0 … runs − 1: two per worker (at most one per run), as even as
+ * integers allow. Not the summary's decreasing sizes (`summaryParts`): a sims job is split by its values, so its runs
+ * may be few (120 rebalanced runs of 21 series), and every block writes a piece of the body.
  */
 export function simsBlocks(runs: number, workers: number): [number, number][] {
-  return summaryParts(runs + 1, workers).map(([from, count]) => [from - 1, count]);
+  const count = Math.max(1, Math.min(runs, 2 * workers));
+  const out: [number, number][] = [];
+  let from = 0;
+  for (let p = 0; p < count; p++) {
+    const size = Math.floor(runs / count) + (p < runs % count ? 1 : 0);
+    out.push([from, size]);
+    from += size;
+  }
+  return out;
 }
 
 /**
