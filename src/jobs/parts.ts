@@ -23,7 +23,7 @@ import { shouldSplitSummary, summaryParts } from "../workers/split.js";
 import type { StoreSnapshot } from "../store/types.js";
 import type { BacktestTask, RequestBody, SimsPartTask, SummaryPartTask, WeightsPartTask } from "../workers/tasks.js";
 import { shouldSplitSims, simsBlocks } from "./sims-parts.js";
-import { simsPartHeadBytes } from "./sims-part-body.js";
+import { simsPartHeadBytes } from "../pipeline/sims-part-body.js";
 import { jobHeaders, type ComputeContext, type JobOutput } from "./compute.js";
 import { JOB_ROUTES, type JobRoute } from "./types.js";
 
@@ -45,7 +45,7 @@ export interface PartOutcome {
   body: Buffer;
   fellBack: string[];
   error?: WireError;
-  /** A sims block: the bytes of its body before its members of the sims body (src/jobs/sims-part-body.ts). */
+  /** A sims block: the bytes of its body before its members of the sims body (src/pipeline/sims-part-body.ts). */
   head?: number;
 }
 

@@ -265,7 +265,7 @@ export class RedisJobStore implements JobStore {
   }
 
   /**
-   * Part `k`'s outcome with only the head of its body (its first `head` bytes, src/jobs/sims-part-body.ts; the whole
+   * Part `k`'s outcome with only the head of its body (its first `head` bytes, src/pipeline/sims-part-body.ts; the whole
    * body when it has no head), or undefined when none is kept.
    */
   async partHeadOf(id: string, k: number): Promise<PartOutcome | undefined> {

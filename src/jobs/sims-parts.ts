@@ -10,7 +10,7 @@
  * never through a replica's memory), and computes the headers from the blocks' metadata: the synchronous route's,
  * byte for byte.
  *
- * A part's body: src/jobs/sims-part-body.ts.
+ * A part's body: src/pipeline/sims-part-body.ts.
  */
 import { selectStrategies } from "../domain/strategies.js";
 import { estimateTestDays } from "../http/cost.js";
@@ -19,7 +19,7 @@ import { simsMeta, summaryPartsApply, type Computation, type ResponseMeta } from
 import { median } from "../report/summary.js";
 import type { PriceStore } from "../store/types.js";
 import type { RequestBody } from "../workers/tasks.js";
-import { decodeSimsPart, type SimsPartHead } from "./sims-part-body.js";
+import { decodeSimsPart, type SimsPartHead } from "../pipeline/sims-part-body.js";
 import { folioError, fromWire } from "../errors.js";
 import type { StoreSnapshot } from "../store/types.js";
 import { jobHeaders, type ComputeContext } from "./compute.js";

@@ -29,7 +29,7 @@ import type { StoreSnapshot } from "../store/types.js";
 import { codingFor, compressBody } from "./compress.js";
 import { partBody } from "../pipeline/split-plan.js";
 import { blockBytes, blockOf, significancePart } from "../pipeline/analysis-significance.js";
-import { encodeSimsPart } from "../jobs/sims-part-body.js";
+import { encodeSimsPart } from "../pipeline/sims-part-body.js";
 import type {
   BacktestTask, ComputeTask, CompressTask, EncodingChoice, SignificancePartTask, SimsPartTask, SleepTask, SplitWeights, SummaryPartTask,
   TaskResult, WeightsPartTask,

@@ -11,7 +11,7 @@ import { alignWithBenchmark } from "../../src/pipeline/align.js";
 import type { Kernels } from "../../src/pipeline/kernels.js";
 import { respond, simsBlock, type TypedPrices } from "../../src/pipeline/respond.js";
 import { openSyntheticStore } from "../../src/store/index.js";
-import { decodeSimsPart, encodeSimsPart, simsPartHeadBytes } from "../../src/jobs/sims-part-body.js";
+import { decodeSimsPart, encodeSimsPart, simsPartHeadBytes } from "../../src/pipeline/sims-part-body.js";
 import { shouldSplitSims, simsBlocks, simsMetaOfParts, SIMS_SPLIT_MIN_VALUES, SIMS_SPLIT_MIN_VALUES_HELD } from "../../src/jobs/sims-parts.js";
 
 const TICKERS = ["SYN-TEC1", "SYN-FIN2", "SYN-UTL3", "SYN-HLT4"];

@@ -6,7 +6,7 @@
  * length and jitter. The members come last so that Redis copies them into the body from an offset (src/jobs/redis.ts
  * `composeBody`) without the head.
  */
-import type { Computation, ResponseMeta } from "../pipeline/respond.js";
+import type { Computation, ResponseMeta } from "./respond.js";
 
 /** What a block's metadata carries besides its members (see the module comment). */
 export interface SimsPartHead {
