@@ -897,7 +897,7 @@ export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: Check
   feed(first, 0);
   onProgress(1, total);
   if (parts !== undefined) {
-    // runs 1 … total − 1 computed elsewhere (`summarisePart`, one part per worker: src/workers/split.ts); their band
+    // runs 1 … total − 1 computed elsewhere (`summarisePart`, in parts: src/workers/split.ts `summaryParts`); their band
     // values are kept where they came, not copied
     const P = bandRows(n, total, S).length;
     let next = 1;
@@ -941,7 +941,7 @@ function finishSummary(stream: SimsSummaryStream, first: Computation, opts: Chec
 }
 
 /**
- * Runs [runFrom, runFrom + runCount) of a summary computed apart (src/workers/split.ts: one part per worker, then
+ * Runs [runFrom, runFrom + runCount) of a summary computed apart (src/workers/split.ts `summaryParts`, then
  * the request's own step merges them, `summariseSims`' `parts`): per run and series the engine's record
  * (RUN_FIELDS values, src/engine/sims.ts; field 7 holds the money-weighted return, computed here), then the band
  * values (runCount×S×P, P the band rows of the whole summary). The same figures as the single task computes for
