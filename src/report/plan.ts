@@ -426,7 +426,7 @@ export class PlanAccumulator {
         for (let c = 0; c < cols; c++) {
           const j = j0 + c;
           for (const p of PLAN_PERCENTILES) {
-            const x = at === undefined ? Number.NaN : percentileFromRanks(R, p, ranks, (q) => at[c * ranks.length + q]);
+            const x = at === undefined ? Number.NaN : percentileFromRanks(R, p, ranks, at, c * ranks.length);
             bands[`p${p}`][j] = cents(x);
             bandsReal[`p${p}`][j] = cents(x / this.deflators[j]);
           }

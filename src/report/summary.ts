@@ -612,16 +612,15 @@ export const columnRanksJs: ColumnRanks = (values, k, cols, ranks) => {
 
 /**
  * `percentileOfSorted` of a column of k values from its order statistics at `ranks` (`ranksFor(k, ps)` with p in ps):
- * at[j] = the sorted column's value at ranks[j]; the same arithmetic, so the same bits.
+ * values[at + j] = the sorted column's value at ranks[j]; the same arithmetic, so the same bits.
  */
-export function percentileFromRanks(k: number, p: number, ranks: Int32Array, at: (j: number) => number): number {
+export function percentileFromRanks(k: number, p: number, ranks: Int32Array, values: Float64Array, at: number): number {
   if (k === 0) return Number.NaN;
   const h = ((k - 1) * p) / 100;
   const lo = Math.floor(h);
   const hi = Math.min(lo + 1, k - 1);
-  const jl = rankIndex(ranks, lo);
-  const a = at(jl);
-  return a + (h - lo) * ((hi === lo ? a : at(rankIndex(ranks, hi))) - a);
+  const a = values[at + rankIndex(ranks, lo)];
+  return a + (h - lo) * ((hi === lo ? a : values[at + rankIndex(ranks, hi)]) - a);
 }
 
 /** The position of rank r in `ranks` (ascending; r must be there). */
