@@ -908,7 +908,7 @@ export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: Check
       const bands = part.runCount * S * RUN_FIELDS;
       for (let q = 0; q < part.runCount; q++) {
         stream.addFigures(part.runFrom + q, part.data, q * S * RUN_FIELDS, RUN_FIELDS, part.data, bands + q * S * P,
-          undefined, 0, 0, true);
+          undefined, 0, 0);
       }
       next += part.runCount;
     }

@@ -257,9 +257,9 @@ export class PlanAccumulator {
   private readonly twr: Float64Array;
   private readonly irr: Float64Array;
   private readonly critical: Float64Array;
-  /** The band values of runs added by `addRun`/`addFigures` (allocated on first use). */
+  /** The band values of runs added by `addRun` (the host's reference path; allocated on first use). */
   private bandAll?: Float64Array;
-  /** Band values kept where they came (`addFigures` with `keepBand`): runs [from, from + count) at `data[at …]`. */
+  /** Band values kept where they came (`addFigures`): runs [from, from + count) at `data[at …]`. */
   private readonly bandChunks: { from: number; count: number; data: Float64Array; at: number }[] = [];
   private readonly scratch: Float64Array;
   private readonly paid: Float64Array;
@@ -314,10 +314,11 @@ export class PlanAccumulator {
    * Run k as the engine summarised it (src/engine/sims.ts `simulateSummary`, the same arithmetic as `addRun`, so the
    * same bits): per series s the record at `rec[recAt + s·RUN_FIELDS …]` (V_H, B_H, B_0, drawdown, depletion row,
    * critical rate, loss, K, …), the band values at `band[bandAt + s·P …]` and the K flows paid at
-   * `paid[paidAt + s·cols …]`.
+   * `paid[paidAt + s·cols …]`. The band values are kept where they came, not copied (consecutive runs of one array
+   * as one chunk): the caller hands `band` over and does not change it.
    */
   addFigures(k: number, rec: Float64Array, recAt: number, fields: number, band: Float64Array, bandAt: number,
-    paid: Float64Array | undefined, paidAt: number, paidCols: number, keepBand = false): void {
+    paid: Float64Array | undefined, paidAt: number, paidCols: number): void {
     const { series: S, n, schedule, initialValue: V0, bandRows } = this.p;
     if (!(Number.isInteger(k) && k >= 0 && k < this.p.runs) || this.done[k] === 1) {
       throw new RangeError(`PlanAccumulator.addFigures: run ${k} is not a free slot of 0 … ${this.p.runs - 1}`);
@@ -332,7 +333,6 @@ export class PlanAccumulator {
       this.finals[slot] = rec[r];
       this.depleted[slot] = gone >= 0 ? 1 : 0;
       this.twr[slot] = H >= 1 ? Math.pow(rec[r + 1] / rec[r + 2], TRADING_DAYS_PER_YEAR / H) - 1 : Number.NaN;
-      if (!keepBand) this.band.set(band.subarray(bandAt + s * P, bandAt + (s + 1) * P), slot * P);
       this.critical[slot] = rec[r + 5];
       if (flows && paid === undefined) {
         // computed where the run was (a part of a split summary: src/pipeline/respond.ts `summarisePart`)
@@ -345,28 +345,28 @@ export class PlanAccumulator {
         this.irr[slot] = Number.NaN;
       }
     }
-    if (keepBand) {
-      const last = this.bandChunks[this.bandChunks.length - 1];
-      if (last !== undefined && last.data === band && last.from + last.count === k && last.at + last.count * S * P === bandAt) last.count++;
-      else this.bandChunks.push({ from: k, count: 1, data: band, at: bandAt });
-    }
+    const last = this.bandChunks[this.bandChunks.length - 1];
+    if (last !== undefined && last.data === band && last.from + last.count === k && last.at + last.count * S * P === bandAt) last.count++;
+    else this.bandChunks.push({ from: k, count: 1, data: band, at: bandAt });
     this.done[k] = 1;
     this.added++;
   }
 
-  /** The band values of the runs added by copy (runs × series × band rows). */
+  /** The band values of the runs added by `addRun` (runs × series × band rows). */
   private get band(): Float64Array {
     return (this.bandAll ??= new Float64Array(this.p.runs * this.p.series * this.p.bandRows.length));
   }
 
-  /** values[k] = run k's band value j of series s, for every run (from `band` or the chunks kept). */
-  private bandColumn(s: number, j: number, values: Float64Array): void {
+  /**
+   * The band values of series s on band rows j0 … j0 + cols − 1 for every run: out[c·R + k] = run k's value on row
+   * j0 + c (from `band`, then the chunks kept). Each run's values of series s are contiguous in its block, so a run's
+   * row of the block is read at once (one pass over the chunks per block, not one per column).
+   */
+  private bandBlock(s: number, j0: number, cols: number, out: Float64Array): void {
     const { series: S, runs: R, bandRows } = this.p;
     const P = bandRows.length;
-    if (this.bandAll !== undefined) for (let k = 0; k < R; k++) values[k] = this.bandAll[(k * S + s) * P + j];
-    for (const c of this.bandChunks) {
-      for (let q = 0; q < c.count; q++) values[c.from + q] = c.data[c.at + (q * S + s) * P + j];
-    }
+    if (this.bandAll !== undefined) gatherBand(this.bandAll, 0, 0, R, S, P, s, j0, cols, out, R);
+    for (const c of this.bandChunks) gatherBand(c.data, c.at, c.from, c.count, S, P, s, j0, cols, out, R);
   }
 
   /** The money-weighted return of one series of a run whose flows were just paid into `scratch`. */
@@ -421,7 +421,7 @@ export class PlanAccumulator {
       // the band columns in blocks: each block's order statistics at once, then the percentiles from them
       for (let j0 = 0; j0 < P; j0 += block) {
         const cols = Math.min(block, P - j0);
-        for (let c = 0; c < cols; c++) this.bandColumn(s, j0 + c, columns.subarray(c * R, (c + 1) * R));
+        this.bandBlock(s, j0, cols, columns);
         const at = R > 0 ? select(columns, R, cols, ranks) : undefined;
         for (let c = 0; c < cols; c++) {
           const j = j0 + c;
@@ -432,7 +432,7 @@ export class PlanAccumulator {
           }
         }
       }
-      const pick = (a: Float64Array) => Float64Array.from({ length: R }, (_, k) => a[k * S + s]);
+      const pick = (a: Float64Array) => seriesColumn(a, S, s, R);
       const critical = pick(this.critical).filter((x) => !Number.isNaN(x)).sort();
       const need = Math.ceil(SAFE_SHARE * R);
       out.push({
@@ -454,5 +454,25 @@ export class PlanAccumulator {
       });
     }
     return out;
+  }
+}
+
+/** Series s's figure of every run (slots k·S + s of `a`, k = 0 … R − 1), in run order. */
+function seriesColumn(a: Float64Array, S: number, s: number, R: number): Float64Array {
+  const out = new Float64Array(R);
+  for (let k = 0; k < R; k++) out[k] = a[k * S + s];
+  return out;
+}
+
+/**
+ * `PlanAccumulator.bandBlock` over one block of band values: runs from … from + count − 1 at `data[at …]`, run-major
+ * (S×P values a run), series s's rows j0 … j0 + cols − 1 into out[c·R + from + q].
+ */
+function gatherBand(data: Float64Array, at: number, from: number, count: number, S: number, P: number, s: number,
+  j0: number, cols: number, out: Float64Array, R: number): void {
+  for (let q = 0; q < count; q++) {
+    const src = at + (q * S + s) * P + j0;
+    const k = from + q;
+    for (let c = 0; c < cols; c++) out[c * R + k] = data[src + c];
   }
 }

@@ -11,7 +11,7 @@ import type { SeriesId } from "../domain/strategies.js";
 import { applyFlows, flowSchedule, inflationFactor, PlanAccumulator, type FlowSchedule, type PlanFigures } from "./plan.js";
 import { parseIsoDay } from "../domain/dates.js";
 import {
-  type ColumnRanks, dailyLogRiskFree, logReturnsOf, median, percentileOfSorted, relativeFromLogReturns, RELATIVE_KEYS, runFigures, type SimsStrategySummary,
+  type ColumnRanks, dailyLogRiskFree, logReturnsOf, percentileOfSorted, relativeFromLogReturns, RELATIVE_KEYS, runFigures, type SimsStrategySummary,
   TRADING_DAYS_PER_YEAR,
 } from "./summary.js";
 import { benchmarkIndex, STRATEGY_IDS } from "../domain/strategies.js";
@@ -84,14 +84,20 @@ export function anniversaryRows(days: Int32Array): Int32Array {
   return flowSchedule(days, [{ amount: -1, every: "year" }], 0).rows;
 }
 
-/** Math.min/Math.max over a long list without one call of 10,000 arguments (same result: both are associative). */
-function extreme(xs: number[], f: (...v: number[]) => number): number {
-  let acc = f(...xs.slice(0, 4096));
-  for (let i = 4096; i < xs.length; i += 4096) acc = f(acc, ...xs.slice(i, i + 4096));
-  return acc;
+/** The mean of the values in their order (summed left to right from 0), null for none. */
+function meanOf(xs: Float64Array): number | null {
+  if (xs.length === 0) return null;
+  let sum = 0;
+  for (let i = 0; i < xs.length; i++) sum += xs[i];
+  return sum / xs.length;
 }
 
-const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
+/** `median` (src/report/summary.ts) of values sorted ascending: the middle one, or the mean of the two middle ones. */
+function medianOfSorted(s: Float64Array): number | null {
+  if (s.length === 0) return null;
+  const h = s.length >> 1;
+  return s.length % 2 === 1 ? s[h] : (s[h - 1] + s[h]) / 2;
+}
 const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
 const cents = (v: number | null): number | null => (v !== null && Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
 
@@ -202,15 +208,16 @@ export class SimsSummaryStream {
 
   /**
    * Run k as the engine summarised it (`kernelSpec`; the record of assembly/valuation/run-summary.ts, `fields`
-   * values per series): the same figures as `addRun` of its values, bit for bit.
+   * values per series): the same figures as `addRun` of its values, bit for bit. `band` is kept, not copied
+   * (src/report/plan.ts `PlanAccumulator.addFigures`).
    */
   addFigures(k: number, rec: Float64Array, recAt: number, fields: number, band: Float64Array, bandAt: number,
-    paid: Float64Array | undefined, paidAt: number, paidCols: number, keepBand = false): void {
+    paid: Float64Array | undefined, paidAt: number, paidCols: number): void {
     const { S, n } = this;
     if (!(Number.isInteger(k) && k >= 0 && k < this.runs) || this.filled[k] === 1) {
       throw new RangeError(`SimsSummaryStream.addFigures: run ${k} is not a free slot of 0 … ${this.runs - 1}`);
     }
-    this.plan.addFigures(k, rec, recAt, fields, band, bandAt, paid, paidAt, paidCols, keepBand);
+    this.plan.addFigures(k, rec, recAt, fields, band, bandAt, paid, paidAt, paidCols);
     const m = n - 1;
     const nan = (x: number) => (Number.isFinite(x) ? x : Number.NaN);
     for (let s = 0; s < S; s++) {
@@ -233,35 +240,40 @@ export class SimsSummaryStream {
   summaries(): SimsSeriesSummary[] {
     const planned = this.planFigures();
     const k = this.runs;
-    // a series' figure over the runs in run order, nulls (NaN) left out
-    const column = (a: Float64Array, s: number): number[] => {
-      const out: number[] = [];
-      for (let r = 0; r < k; r++) if (!Number.isNaN(a[r * this.S + s])) out.push(a[r * this.S + s]);
-      return out;
+    const scratch = new Float64Array(k);
+    // a series' figure over the runs in run order, nulls (NaN) left out (a view of `scratch`, or a copy when kept)
+    const column = (a: Float64Array, s: number): Float64Array => {
+      let c = 0;
+      for (let r = 0; r < k; r++) {
+        const x = a[r * this.S + s];
+        if (!Number.isNaN(x)) scratch[c++] = x;
+      }
+      return scratch.subarray(0, c);
     };
     return this.ids.map((id, s) => {
+      // sorted once: the median, the extremes and the percentiles read it (the order of `median`'s comparator but
+      // for −0 beside +0, which print alike)
       const finals = column(this.finals, s);
-      const annual = column(this.annual, s);
-      const mdd = column(this.mdd, s);
-      const sorted = Float64Array.from(finals).sort();
+      const finalMean = meanOf(finals);
+      const sorted = finals.slice().sort();
       const pct = (p: number) => (sorted.length ? finiteOrNull(percentileOfSorted(sorted, p)) : null);
       const { bands: _b, bands_real: _r, ...figures } = planned[s];
       return {
         PATH: id,
         runs: k,
-        final_value_min: finals.length ? extreme(finals, Math.min) : null,
-        final_value_median: median(finals),
-        final_value_mean: mean(finals),
-        final_value_max: finals.length ? extreme(finals, Math.max) : null,
+        final_value_min: sorted.length ? sorted[0] : null,
+        final_value_median: medianOfSorted(sorted),
+        final_value_mean: finalMean,
+        final_value_max: sorted.length ? sorted[sorted.length - 1] : null,
         loss_probability: k ? this.losses[s] / k : null,
-        mean_annualised_return: mean(annual),
-        mean_max_drawdown: mean(mdd),
+        mean_annualised_return: meanOf(column(this.annual, s)),
+        mean_max_drawdown: meanOf(column(this.mdd, s)),
         final_value_p5: pct(5),
         final_value_p25: pct(25),
         final_value_p50: pct(50),
         final_value_p75: pct(75),
         final_value_p95: pct(95),
-        ...(this.relative !== undefined ? Object.fromEntries(RELATIVE_KEYS.map((key) => [key, mean(column(this.relative![key], s))])) : {}),
+        ...(this.relative !== undefined ? Object.fromEntries(RELATIVE_KEYS.map((key) => [key, meanOf(column(this.relative![key], s))])) : {}),
         final_value_p10: pct(10),
         final_value_p90: pct(90),
         ...figures,

@@ -81,23 +81,24 @@ export function shouldSplitSummary(task: ComputeTask, workers: number): task is 
 
 /**
  * The parts of a summary's runs 1 … runs − 1 (run 0 is the last step's own), in run order, of decreasing size
- * (guided scheduling): each part is the runs left ÷ (2 × workers), at least (runs − 1) ÷ (16 × workers) (and 50), so
- * the first parts are long and the last ones short. A worker slowed down by its neighbours takes fewer parts and the
- * other one more, and the workers end within about one short part of each other — with one part per worker, the
- * measured tail under load was 4.5 s of a 27 s planning request with one worker idle (issue 28's bench). A light
- * task waiting for the reserved worker (the parts use it too, like the weights parts) waits at most one part. Each
- * part repeats its set-up (the weights and run 0: ≈ 15 ms).
+ * (guided scheduling): each part is the runs left ÷ (2 × workers), at least (runs − 1) ÷ (64 × workers) (and 50),
+ * and the last one what is left, so the first parts are long and the last ones short. A worker slowed down by its
+ * neighbours takes fewer parts and the other one more, and the workers end within about one short part of each
+ * other: with one part per worker the measured tail under load was 4.5 s of a 27 s planning request with one worker
+ * idle; with a floor of (runs − 1) ÷ (16 × workers), 313 runs of the bench's 10,000, still ≈ 1 s on a quiet VM
+ * (one worker waiting for the other's last part; issue 28's bench). A light task waiting for the reserved worker
+ * (the parts use it too, like the weights parts) waits at most one part. Each part repeats its set-up (the weights
+ * and run 0: ≈ 15 ms), ≈ 16 of them for 10,000 runs on 2 workers.
  */
 export function summaryParts(runs: number, workers: number): [number, number][] {
   const total = Math.max(0, runs - 1);
   const w = Math.max(1, workers);
-  const least = Math.max(50, Math.ceil(total / (16 * w)));
+  const least = Math.max(50, Math.ceil(total / (64 * w)));
   const out: [number, number][] = [];
   let from = 1;
   let left = total;
   while (left > 0) {
-    let size = Math.min(left, Math.max(least, Math.ceil(left / (2 * w))));
-    if (left - size < least) size = left; // no part shorter than `least` at the end
+    const size = Math.min(left, Math.max(least, Math.ceil(left / (2 * w))));
     out.push([from, size]);
     from += size;
     left -= size;
