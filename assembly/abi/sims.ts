@@ -77,8 +77,8 @@ export function kSimulateCloses(mu: usize, scale: usize, model: i32, p0: usize, 
 }
 /**
  * The runs of kSimulateRuns summarised in place (docs/method.md §8.13): per run and series the figures of
- * valuation/run-summary.ts (`rec` runCount×S×16), the band values (`band` runCount×S×P) and the flows paid (`paid`
- * runCount×S×max(E, 1)); `iSpec` [E, P, Wn, flow rows, band rows, anniversary rows], `fSpec` [amounts, rates,
+ * valuation/run-summary.ts (`rec` runCount×S×16), the band values (`band` S×P×runCount, column-major) and the flows
+ * paid (`paid` runCount×S×max(E, 1)); `iSpec` [E, P, Wn, flow rows, band rows, anniversary rows], `fSpec` [amounts, rates,
  * anniversary inflation factors]; `bi` the benchmark's series or −1; `rf` the daily risk-free log rate of alpha (0:
  * none). See valuation/simulate.ts `simulateSummary`.
  */

@@ -363,7 +363,8 @@ export function simulateCloses(mu: usize, scale: usize, model: i32, p0: usize, n
 /**
  * The runs of `simulateRuns`, each summarised as it is made (docs/method.md §8.13): run r's S×nTest values (the
  * same bits as `simulateRuns`' run r) never leave this call; `summarizeRun` (valuation/run-summary.ts) writes its
- * figures to `rec` (runCount×S×RUN_FIELDS), its band values to `band` (runCount×S×P) and its paid flows to `paid`
+ * figures to `rec` (runCount×S×RUN_FIELDS), its band values to `band` (S×P×runCount, column-major: band row j of
+ * series s of run r at band[(s·P + j)·runCount + r], so the summary reads a column's runs at once) and its paid flows to `paid`
  * (runCount×S×max(E, 1)). `bi` is the benchmark's series (−1: none); `iSpec`/`fSpec` the flows, band rows and
  * anniversaries as `summarizeRun` reads them; `rf` the daily risk-free log rate ln(1 + r)/252 of the relative
  * figures' alpha (docs/method.md §7.6; 0: none). Checks and statuses as `simulateRuns`; E, P, Wn ≥ 0 and every row in
@@ -419,14 +420,13 @@ export function simulateSummary(mu: usize, scale: usize, model: i32, p0: usize, 
   const bandD = heap.alloc(<usize>(D * P) << 3);
   const paidD = heap.alloc(<usize>(D * Ecols) << 3);
   const recBytes = <usize>(S * RUN_FIELDS) << 3;
-  const bandBytes = <usize>(S * P) << 3;
   const paidBytes = <usize>(S * Ecols) << 3;
 
   for (let r: i32 = 0; r < runCount; r++) {
     startRun(base, cur);
     valuedRun(cur, mu, L, model, p0, nTest, N, chunk, Z, nRows, pNew, Pc, sh, D, capital, values);
     summarizeRun(values, D, nTest, bd, iSpec, fSpec, recD, bandD, paidD, Vf, lr, lb, rf);
-    spreadRecords(rep, S, recD, bandD, paidD, P, Ecols, rec + <usize>r * recBytes, band + <usize>r * bandBytes,
+    spreadRecords(rep, S, recD, bandD, paidD, P, Ecols, rec + <usize>r * recBytes, band + (<usize>r << 3), runCount,
       paid + <usize>r * paidBytes);
     rngJump(base);
   }
@@ -472,13 +472,20 @@ function valuedRun(cur: usize, mu: usize, L: usize, model: i32, p0: usize, nTest
   }
 }
 
-/** Run r's records of the D distinct series (`summarizeRun`'s) copied to each of the S series (rep[s]). */
+/**
+ * Run r's records of the D distinct series (`summarizeRun`'s) copied to each of the S series (rep[s]): the record and
+ * the paid flows at run r's place, the band values into run r's slot of each column (`band` = r's slot of column 0,
+ * columns `runCount` values apart).
+ */
 function spreadRecords(rep: usize, S: i32, recD: usize, bandD: usize, paidD: usize, P: i32, Ecols: i32, rec: usize,
-                       band: usize, paid: usize): void {
+                       band: usize, runCount: i32, paid: usize): void {
+  const colBytes = <usize>runCount << 3;
   for (let s: i32 = 0; s < S; s++) {
     const d = load<i32>(rep + (<usize>s << 2));
     memory.copy(rec + (<usize>(s * RUN_FIELDS) << 3), recD + (<usize>(d * RUN_FIELDS) << 3), <usize>RUN_FIELDS << 3);
-    memory.copy(band + (<usize>(s * P) << 3), bandD + (<usize>(d * P) << 3), <usize>P << 3);
+    const from = bandD + (<usize>(d * P) << 3);
+    const to = band + <usize>(s * P) * colBytes;
+    for (let j: i32 = 0; j < P; j++) store<f64>(to + <usize>j * colBytes, load<f64>(from + (<usize>j << 3)));
     memory.copy(paid + (<usize>(s * Ecols) << 3), paidD + (<usize>(d * Ecols) << 3), <usize>Ecols << 3);
   }
 }

@@ -264,7 +264,7 @@ export interface SimulateSummaryInput extends SimulateRunsInput {
 export interface SimulateSummaryResult {
   /** runCount×S×RUN_FIELDS: each run's figures (assembly/valuation/run-summary.ts `summarizeRun`). */
   rec: Float64Array;
-  /** runCount×S×P: the values with the flows on the band rows. */
+  /** S×P×runCount: the values with the flows on the band rows, column-major (row j of series s of run r at (s·P + j)·runCount + r). */
   band: Float64Array;
   /** runCount×S×max(E, 1): the flows each run paid (their count is the record's field 7). */
   paid: Float64Array;

@@ -883,18 +883,21 @@ export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: Check
     if (c.figures !== undefined) {
       const { rec, band, paid } = c.figures;
       const runs = rec.length / (S * RUN_FIELDS);
-      const bandPerRun = band.length / runs;
       const paidPerRun = paid.length / runs;
       for (let k = 0; k < runs; k++) {
-        stream.addFigures(from + k, rec, k * S * RUN_FIELDS, RUN_FIELDS, band, k * bandPerRun, paid, k * paidPerRun,
-          paidPerRun / S);
+        stream.addFigures(from + k, rec, k * S * RUN_FIELDS, RUN_FIELDS, paid, k * paidPerRun, paidPerRun / S);
       }
+      stream.addBands(from, runs, band, 0, runs);
     } else {
       c.runs!.forEach((run, k) => stream.addRun(from + k, flatRun(run, n)));
     }
     if (c.rebalance) rebalance.add(c.rebalance);
   };
-  feed(first, 0);
+  // buy and hold: the engine summarises each run where it makes it (its values never leave WebAssembly memory),
+  // chunks of runs bounded by what comes back (the figures and band values); its alpha takes the risk-free rate.
+  // Run 0 too, so that every run's band values come column-major (`addBands`), none by `addRun`.
+  const spec = isBuyAndHold(opts.rebalance) && kernels.simulateSummary !== undefined ? stream.kernelSpec() : undefined;
+  feed(spec === undefined ? first : compute(kernels, "sims-summary", prices, opts, initial, undefined, 0, 1, spec), 0);
   onProgress(1, total);
   if (parts !== undefined) {
     // runs 1 … total − 1 computed elsewhere (`summarisePart`, in parts: src/workers/split.ts `summaryParts`); their band
@@ -905,19 +908,15 @@ export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: Check
       if (part.runFrom !== next || part.data.length !== part.runCount * S * (RUN_FIELDS + P)) {
         throw new Error(`summary parts do not cover runs 1 … ${total - 1} (run ${part.runFrom}, ${part.runCount} runs)`);
       }
-      const bands = part.runCount * S * RUN_FIELDS;
       for (let q = 0; q < part.runCount; q++) {
-        stream.addFigures(part.runFrom + q, part.data, q * S * RUN_FIELDS, RUN_FIELDS, part.data, bands + q * S * P,
-          undefined, 0, 0);
+        stream.addFigures(part.runFrom + q, part.data, q * S * RUN_FIELDS, RUN_FIELDS, undefined, 0, 0);
       }
+      stream.addBands(part.runFrom, part.runCount, part.data, part.runCount * S * RUN_FIELDS, part.runCount);
       next += part.runCount;
     }
     if (next !== total) throw new Error(`summary parts cover runs 1 … ${next - 1} of ${total - 1}`);
     return finishSummary(stream, first, opts, rebalance);
   }
-  // buy and hold: the engine summarises each run where it makes it (its values never leave WebAssembly memory),
-  // chunks of runs bounded by what comes back (the figures and band values); its alpha takes the risk-free rate
-  const spec = isBuyAndHold(opts.rebalance) && kernels.simulateSummary !== undefined ? stream.kernelSpec() : undefined;
   const chunk = spec === undefined ? chunkRuns(S, n, maxValues)
     : chunkRuns(S, RUN_FIELDS + spec.band + spec.paid, maxValues);
   for (let from = 1; from < total; from += chunk) {
@@ -944,7 +943,8 @@ function finishSummary(stream: SimsSummaryStream, first: Computation, opts: Chec
  * Runs [runFrom, runFrom + runCount) of a summary computed apart (src/workers/split.ts `summaryParts`, then
  * the request's own step merges them, `summariseSims`' `parts`): per run and series the engine's record
  * (RUN_FIELDS values, src/engine/sims.ts; field 7 holds the money-weighted return, computed here), then the band
- * values (runCount×S×P, P the band rows of the whole summary). The same figures as the single task computes for
+ * values column-major (S×P columns of runCount runs, P the band rows of the whole summary: row j of series s of run
+ * runFrom + q at (s·P + j)·runCount + q), so the last step copies each column's runs at once. The same figures as the single task computes for
  * those runs, bit for bit (run k's stream does not depend on the chunking). Buy-and-hold summaries only.
  */
 export interface SummaryPart {
@@ -992,7 +992,8 @@ export function summarisePart(kernels: Kernels, kind: RespondKind, prices: Typed
     const { rec, band, paid } = compute(kernels, "sims-summary", prices, opts, initial, undefined, from, count, spec).figures!;
     const q0 = from - runFrom;
     data.set(rec, q0 * S * RUN_FIELDS);
-    data.set(band, bands + q0 * S * P);
+    // the band values column-major over the part's runs (the chunk's columns, `count` runs each, at their runs' place)
+    for (let col = 0; col < S * P; col++) data.set(band.subarray(col * count, (col + 1) * count), bands + col * runCount + q0);
     // field 7: the money-weighted return of the flows paid (as PlanAccumulator.addFigures computes it)
     for (let slot = 0; slot < count * S; slot++) {
       const r = (q0 * S + slot) * RUN_FIELDS;

@@ -259,14 +259,16 @@ export class PlanAccumulator {
   private readonly critical: Float64Array;
   /** The band values of runs added by `addRun` (the host's reference path; allocated on first use). */
   private bandAll?: Float64Array;
-  /** Band values kept where they came (`addFigures`): runs [from, from + count) at `data[at …]`. */
-  private readonly bandChunks: { from: number; count: number; data: Float64Array; at: number }[] = [];
+  /** Band values kept where they came (`addBands`): runs [from, from + count), column (s, j) at data[at + (s·P + j)·stride]. */
+  private readonly bandChunks: { from: number; count: number; data: Float64Array; at: number; stride: number }[] = [];
   private readonly scratch: Float64Array;
   private readonly paid: Float64Array;
   private readonly deflators: Float64Array;
   private readonly withdrawalFactors: Float64Array;
   private readonly done: Uint8Array;
   private added = 0;
+  /** Runs whose band values came (`addRun`, `addBands`). */
+  private banded = 0;
 
   constructor(private readonly p: PlanInput) {
     const slots = p.runs * p.series;
@@ -308,24 +310,23 @@ export class PlanAccumulator {
     }
     this.done[k] = 1;
     this.added++;
+    this.banded++;
   }
 
   /**
    * Run k as the engine summarised it (src/engine/sims.ts `simulateSummary`, the same arithmetic as `addRun`, so the
    * same bits): per series s the record at `rec[recAt + s·RUN_FIELDS …]` (V_H, B_H, B_0, drawdown, depletion row,
-   * critical rate, loss, K, …), the band values at `band[bandAt + s·P …]` and the K flows paid at
-   * `paid[paidAt + s·cols …]`. The band values are kept where they came, not copied (consecutive runs of one array
-   * as one chunk): the caller hands `band` over and does not change it.
+   * critical rate, loss, K, …) and the K flows paid at `paid[paidAt + s·cols …]`; its band values come by
+   * `addBands`.
    */
-  addFigures(k: number, rec: Float64Array, recAt: number, fields: number, band: Float64Array, bandAt: number,
-    paid: Float64Array | undefined, paidAt: number, paidCols: number): void {
-    const { series: S, n, schedule, initialValue: V0, bandRows } = this.p;
+  addFigures(k: number, rec: Float64Array, recAt: number, fields: number, paid: Float64Array | undefined, paidAt: number,
+    paidCols: number): void {
+    const { series: S, n, schedule, initialValue: V0 } = this.p;
     if (!(Number.isInteger(k) && k >= 0 && k < this.p.runs) || this.done[k] === 1) {
       throw new RangeError(`PlanAccumulator.addFigures: run ${k} is not a free slot of 0 … ${this.p.runs - 1}`);
     }
     const H = n - 1;
     const flows = schedule.rows.length > 0;
-    const P = bandRows.length;
     for (let s = 0; s < S; s++) {
       const r = recAt + s * fields;
       const slot = k * S + s;
@@ -345,11 +346,24 @@ export class PlanAccumulator {
         this.irr[slot] = Number.NaN;
       }
     }
-    const last = this.bandChunks[this.bandChunks.length - 1];
-    if (last !== undefined && last.data === band && last.from + last.count === k && last.at + last.count * S * P === bandAt) last.count++;
-    else this.bandChunks.push({ from: k, count: 1, data: band, at: bandAt });
     this.done[k] = 1;
     this.added++;
+  }
+
+  /**
+   * The band values of runs from … from + count − 1 as the engine writes them (`simulateSummary`'s `band`, column-major):
+   * band row j of series s of run from + q at data[at + (s·P + j)·stride + q]. Kept where they came, not copied: the
+   * caller hands `data` over and does not change it. Each run's figures come by `addFigures`.
+   */
+  addBands(from: number, count: number, data: Float64Array, at: number, stride: number): void {
+    const { series: S, runs: R, bandRows } = this.p;
+    const P = bandRows.length;
+    if (!(Number.isInteger(from) && Number.isInteger(count) && from >= 0 && count >= 1 && from + count <= R && stride >= count
+      && at >= 0 && at + ((S * P - 1) * stride + count) <= data.length)) {
+      throw new RangeError(`PlanAccumulator.addBands: runs ${from} + ${count} (stride ${stride}) outside the summary or the data`);
+    }
+    this.bandChunks.push({ from, count, data, at, stride });
+    this.banded += count;
   }
 
   /** The band values of the runs added by `addRun` (runs × series × band rows). */
@@ -359,14 +373,23 @@ export class PlanAccumulator {
 
   /**
    * The band values of series s on band rows j0 … j0 + cols − 1 for every run: out[c·R + k] = run k's value on row
-   * j0 + c (from `band`, then the chunks kept). Each run's values of series s are contiguous in its block, so a run's
-   * row of the block is read at once (one pass over the chunks per block, not one per column).
+   * j0 + c (from `band`, the runs of `addRun`, then the chunks of `addBands`, whose columns are copied whole).
    */
   private bandBlock(s: number, j0: number, cols: number, out: Float64Array): void {
     const { series: S, runs: R, bandRows } = this.p;
     const P = bandRows.length;
-    if (this.bandAll !== undefined) gatherBand(this.bandAll, 0, 0, R, S, P, s, j0, cols, out, R);
-    for (const c of this.bandChunks) gatherBand(c.data, c.at, c.from, c.count, S, P, s, j0, cols, out, R);
+    if (this.bandAll !== undefined) {
+      for (let k = 0; k < R; k++) {
+        const src = (k * S + s) * P + j0;
+        for (let c = 0; c < cols; c++) out[c * R + k] = this.bandAll[src + c];
+      }
+    }
+    for (const { from, count, data, at, stride } of this.bandChunks) {
+      for (let c = 0; c < cols; c++) {
+        const col = at + (s * P + j0 + c) * stride;
+        out.set(data.subarray(col, col + count), c * R + from);
+      }
+    }
   }
 
   /** The money-weighted return of one series of a run whose flows were just paid into `scratch`. */
@@ -391,7 +414,9 @@ export class PlanAccumulator {
   /** The figures per series. Throws unless every run was added. */
   result(): PlanFigures[] {
     const { series: S, runs: R, n, inflation, targetValue, bandRows, schedule } = this.p;
-    if (this.added !== R) throw new Error(`PlanAccumulator: ${this.added} of ${R} runs added`);
+    if (this.added !== R || this.banded !== R) {
+      throw new Error(`PlanAccumulator: ${this.added} of ${R} runs added, band values of ${this.banded}`);
+    }
     const H = n - 1;
     const deflateH = inflationFactor(inflation, H);
     const P = bandRows.length;
@@ -464,15 +489,3 @@ function seriesColumn(a: Float64Array, S: number, s: number, R: number): Float64
   return out;
 }
 
-/**
- * `PlanAccumulator.bandBlock` over one block of band values: runs from … from + count − 1 at `data[at …]`, run-major
- * (S×P values a run), series s's rows j0 … j0 + cols − 1 into out[c·R + from + q].
- */
-function gatherBand(data: Float64Array, at: number, from: number, count: number, S: number, P: number, s: number,
-  j0: number, cols: number, out: Float64Array, R: number): void {
-  for (let q = 0; q < count; q++) {
-    const src = at + (q * S + s) * P + j0;
-    const k = from + q;
-    for (let c = 0; c < cols; c++) out[c * R + k] = data[src + c];
-  }
-}

@@ -208,16 +208,15 @@ export class SimsSummaryStream {
 
   /**
    * Run k as the engine summarised it (`kernelSpec`; the record of assembly/valuation/run-summary.ts, `fields`
-   * values per series): the same figures as `addRun` of its values, bit for bit. `band` is kept, not copied
-   * (src/report/plan.ts `PlanAccumulator.addFigures`).
+   * values per series): the same figures as `addRun` of its values, bit for bit. Its band values come by `addBands`.
    */
-  addFigures(k: number, rec: Float64Array, recAt: number, fields: number, band: Float64Array, bandAt: number,
-    paid: Float64Array | undefined, paidAt: number, paidCols: number): void {
+  addFigures(k: number, rec: Float64Array, recAt: number, fields: number, paid: Float64Array | undefined, paidAt: number,
+    paidCols: number): void {
     const { S, n } = this;
     if (!(Number.isInteger(k) && k >= 0 && k < this.runs) || this.filled[k] === 1) {
       throw new RangeError(`SimsSummaryStream.addFigures: run ${k} is not a free slot of 0 … ${this.runs - 1}`);
     }
-    this.plan.addFigures(k, rec, recAt, fields, band, bandAt, paid, paidAt, paidCols);
+    this.plan.addFigures(k, rec, recAt, fields, paid, paidAt, paidCols);
     const m = n - 1;
     const nan = (x: number) => (Number.isFinite(x) ? x : Number.NaN);
     for (let s = 0; s < S; s++) {
@@ -234,6 +233,14 @@ export class SimsSummaryStream {
     }
     this.filled[k] = 1;
     this.added++;
+  }
+
+  /**
+   * The band values of runs from … from + count − 1 as the engine writes them (column-major, columns `stride` apart
+   * from `at`: src/report/plan.ts `PlanAccumulator.addBands`), kept, not copied.
+   */
+  addBands(from: number, count: number, data: Float64Array, at: number, stride: number): void {
+    this.plan.addBands(from, count, data, at, stride);
   }
 
   /** Each series' per-run statistics aggregated over the runs, with the planner's figures. */
