@@ -367,25 +367,41 @@ function returnsLane(V: usize, l: i32, m: i32, lr: usize, q: usize, keep: i32, b
   for (let t: i32 = 0; t < m; t++) store<f64>(out + (<usize>t << 5), load<f64>(q + (<usize>t << 3)));
 }
 
-/** `applyFlows` (src/report/plan.ts) of one series into `out`; the depletion row or −1. */
+/**
+ * `applyFlows` (src/report/plan.ts) of one series into `out`; the depletion row or −1. Between events the units U
+ * stay, so V_t = U·B_t over the segment, two rows per f64x2 (1·B_t is B_t bit for bit, so `applyFlows`' `U === 1 ?
+ * B_t : U·B_t` is one multiplication).
+ */
 function withFlows(b: usize, n: i32, E: i32, rows: usize, amount: usize, rate: usize, out: usize): i32 {
   let U: f64 = 1.0;
-  let e: i32 = 0;
-  for (let t: i32 = 0; t < n; t++) {
-    const bt = load<f64>(b + (<usize>t << 3));
-    if (e < E && load<i32>(rows + (<usize>e << 2)) == t) {
-      const v = U * bt;
-      const F = load<f64>(amount + (<usize>e << 3)) + load<f64>(rate + (<usize>e << 3)) * v;
-      e++;
-      if (v + F < 0.0) {
-        for (let u: i32 = t; u < n; u++) store<f64>(out + (<usize>u << 3), 0.0);
-        return t;
-      }
-      U = (v + F) / bt;
+  let t: i32 = 0;
+  for (let e: i32 = 0; e <= E; e++) {
+    // rows t … end − 1 at the units so far, then the event at row `end` (none past the last)
+    const end = e < E ? min(load<i32>(rows + (<usize>e << 2)), n) : n;
+    scaleRows(b, U, t, end, out);
+    if (end >= n) return -1;
+    const bt = load<f64>(b + (<usize>end << 3));
+    const v = U * bt;
+    const F = load<f64>(amount + (<usize>e << 3)) + load<f64>(rate + (<usize>e << 3)) * v;
+    if (v + F < 0.0) {
+      memory.fill(out + (<usize>end << 3), 0, <usize>(n - end) << 3);
+      return end;
     }
-    store<f64>(out + (<usize>t << 3), U == 1.0 ? bt : U * bt);
+    U = (v + F) / bt;
+    t = end;
   }
   return -1;
+}
+
+/** out[t] = U·b[t] for t in [from, to) (two rows per f64x2). */
+function scaleRows(b: usize, U: f64, from: i32, to: i32, out: usize): void {
+  const u = f64x2.splat(U);
+  let t = from;
+  for (; t + 1 < to; t += 2) {
+    const o = <usize>t << 3;
+    v128.store(out + o, f64x2.mul(u, v128.load(b + o)));
+  }
+  if (t < to) store<f64>(out + (<usize>t << 3), U * load<f64>(b + (<usize>t << 3)));
 }
 
 /**
