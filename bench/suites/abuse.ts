@@ -65,7 +65,7 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { availableParallelism, loadavg, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -243,9 +243,15 @@ export default async function abuse(): Promise<void> {
   let nextKey = 1;
   const freshKey = () => keys[nextKey++];
   const eld = eldPreload(dir);
-  const server = await startChild({ API_KEYS: keys.join(","), HOST: "127.0.0.1", PORT: "0", DATA_DIR: dir }, eld.execArgv);
+  // ABUSE_NODE_FLAGS: more flags for the server's node (e.g. --trace-gc, its lines to ABUSE_SERVER_OUT)
+  const server = await startChild({ API_KEYS: keys.join(","), HOST: "127.0.0.1", PORT: "0", DATA_DIR: dir },
+    [...eld.execArgv, ...(process.env.ABUSE_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "")]);
   let logLines = 0;
-  server.child.stdout!.on("data", (d: Buffer) => { for (const c of d) if (c === 10) logLines++; });
+  const serverOut = process.env.ABUSE_SERVER_OUT;
+  server.child.stdout!.on("data", (d: Buffer) => {
+    for (const c of d) if (c === 10) logLines++;
+    if (serverOut !== undefined) appendFileSync(serverOut, d);
+  });
   const eventLoop = async () => {
     try { rmSync(eld.file); } catch { /* first time */ }
     server.child.kill("SIGUSR2");

@@ -105,7 +105,7 @@ export interface PathsJsonLayout {
  * to the values of `valuePaths` written by `dollarsJsonWriter` between the same pieces. Same checks and errors as
  * `valuePaths`; RangeError for a layout that does not match the input.
  */
-export function valuePathsJson(wasm: Wasm, input: ValuePathsInput, layout: PathsJsonLayout, out?: ArrayBuffer): Uint8Array {
+export function valuePathsJson(wasm: Wasm, input: ValuePathsInput, layout: PathsJsonLayout, out?: ArrayBufferLike): Uint8Array {
   const { nTest: n, S } = input;
   const { keys, width, pieces } = layout;
   if (!(keys.length === n * 16 && Number.isInteger(width) && width >= 1 && width <= 16 && pieces.length === S + 1)) {
@@ -121,7 +121,7 @@ export function valuePathsJson(wasm: Wasm, input: ValuePathsInput, layout: Paths
 }
 
 /** `valuePathsJson` after the valuation, in the computation it left open (the values at `pValues`). */
-function writeBody(a: Arena, pValues: Ptr, n: number, S: number, layout: PathsJsonLayout, out?: ArrayBuffer): Uint8Array {
+function writeBody(a: Arena, pValues: Ptr, n: number, S: number, layout: PathsJsonLayout, out?: ArrayBufferLike): Uint8Array {
   const { keys, width, pieces, fallback } = layout;
   const k = a.k;
   const pKeys = a.bytesInOut(keys);

@@ -270,7 +270,10 @@ export class ComputeExchange {
     if (this.pre === "any") return this.reply.code(304).header(HEADER.etag, tag).send();
     // The body is already in its coding (compressed by a worker); content-length counts the bytes sent.
     if (coding !== "identity") this.reply.header(HEADER.contentEncoding, coding);
-    const payload = this.ctx.responses === undefined ? body : this.ctx.responses.payload(this.reply, body, this.key, this.reservation);
+    const streamed = this.ctx.responses === undefined ? body : this.ctx.responses.payload(this.reply, body, this.key, this.reservation);
+    // Fastify sends only a Buffer over an ArrayBuffer as bytes: a body in a response slab (src/workers/buffers.ts)
+    // sent whole is copied (a slab's body is streamed by the response budget whenever it has one)
+    const payload = streamed === body && body.buffer instanceof SharedArrayBuffer ? Buffer.from(body) : streamed;
     return this.reply.headers(metaHeaders(meta)).headers(dataHeaders(this.current.snapshot.synthetic))
       .header(HEADER.etag, tag).type(JSON_UTF8).send(payload);
   }

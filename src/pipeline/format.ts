@@ -225,7 +225,7 @@ class JsonBytes {
    * `out`: a buffer handed in by the caller (the service recycles response buffers: src/workers/pool.ts); when it
    * is large enough the body is written into it and returned as a view of it, with no copy.
    */
-  constructor(capacity: number, out?: ArrayBuffer) {
+  constructor(capacity: number, out?: ArrayBufferLike) {
     const want = Math.max(64, capacity);
     // `capacity` overestimates (28 bytes per value; a paths value takes about 24): a recycled buffer that held a
     // body of the same shape fits, and the writer grows the buffer in the rare case it does not.
@@ -241,7 +241,7 @@ class JsonBytes {
     this.view = new DataView(this.buf.buffer);
   }
 
-  private readonly out: ArrayBuffer | undefined;
+  private readonly out: ArrayBufferLike | undefined;
 
   private ensure(extra: number): void {
     if (this.len + extra <= this.buf.length) return;
@@ -445,7 +445,7 @@ function writeSeries(out: JsonBytes, ids: readonly SeriesId[], keys: DateKeys, v
  * WebAssembly value writer (`Kernels.dollarsJson`), same bytes, less CPU; it resets the engine's arena.
  */
 export function seriesJsonBytes(ids: readonly SeriesId[], dates: readonly string[], values: readonly ArrayLike<number>[],
-  out_?: ArrayBuffer, digits?: DollarsJsonFactory): Uint8Array {
+  out_?: ArrayBufferLike, digits?: DollarsJsonFactory): Uint8Array {
   const out = new JsonBytes(ids.length * (dates.length * 28 + 40) + 2, out_);
   const keys = dateKeys(dates);
   writeSeries(out, ids, keys, values, ids.length > 0 ? fastWriter(keys, digits) : undefined);
@@ -485,7 +485,7 @@ export function pathsJsonLayout(ids: readonly SeriesId[], dates: readonly string
 
 /** `simsJson(...)` as UTF-8 bytes (`out_` and `digits` as for seriesJsonBytes). */
 export function simsJsonBytes(ids: readonly SeriesId[], dates: readonly string[], runs: readonly (readonly ArrayLike<number>[])[],
-  out_?: ArrayBuffer, digits?: DollarsJsonFactory): Uint8Array {
+  out_?: ArrayBufferLike, digits?: DollarsJsonFactory): Uint8Array {
   const out = new JsonBytes(runs.length * (ids.length * (dates.length * 28 + 40) + 16) + 2, out_);
   const keys = dateKeys(dates);
   const fast = runs.length > 0 && ids.length > 0 ? fastWriter(keys, digits) : undefined;

@@ -55,7 +55,7 @@ export interface Kernels {
    * never leave WebAssembly memory; the body is copied out once, into `out` when it fits); optional: without it the
    * pipeline calls `valuePaths` and writes the body itself.
    */
-  valuePathsJson?(input: ValuePathsInput, layout: PathsJsonLayout, out?: ArrayBuffer): Uint8Array;
+  valuePathsJson?(input: ValuePathsInput, layout: PathsJsonLayout, out?: ArrayBufferLike): Uint8Array;
   /**
    * The runs of `simulateRuns` summarised inside the engine (src/engine/sims.ts `simulateSummary`: each run's values
    * never leave WebAssembly memory); optional: without it a summary reads `simulateRuns`' values.

@@ -307,7 +307,7 @@ export interface PrecomputedWeights {
  * runs in chunks (src/cli/sims-chunks.ts).
  */
 export function compute(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: CheckedOptions,
-  precomputed?: PrecomputedWeights, body?: { out?: ArrayBuffer }, runFrom = 0, runCount = options.runCount,
+  precomputed?: PrecomputedWeights, body?: { out?: ArrayBufferLike }, runFrom = 0, runCount = options.runCount,
   summary?: SummarySpec): Computation {
   const N = prices.tickers.length;
   const T = prices.days.length;
@@ -582,7 +582,7 @@ export interface RespondLimits {
  * buffers); the body is then a view of it.
  */
 export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
-  limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBuffer, parts?: readonly SummaryPart[],
+  limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBufferLike, parts?: readonly SummaryPart[],
   significanceParts?: readonly ResampledBlock[]): Responded {
   const own = analysisOptions(kind, options);
   const given = reportRiskFree(kind, options);

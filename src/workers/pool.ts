@@ -5,7 +5,8 @@
  *   per-key cap (429 TOO_MANY_IN_FLIGHT), one FIFO per key served fairly, and the light lane for cheap tasks. A
  *   request split into several tasks (src/workers/split.ts) is one `TaskGroup`: counted once against the cap and the
  *   queue bound, its tasks queued and run like any other of its key.
- * - Response buffers (src/workers/buffers.ts): bodies already sent go back to the workers to be written into.
+ * - Response buffers (src/workers/buffers.ts): bodies already sent go back to the workers to be written into (large
+ *   ones as shared slabs that never leave this thread).
  * - Deadline: each task gets an AbortSignal that fires after `timeoutMs` (queue wait included). A running task is
  *   stopped by terminating its worker (piscina starts a replacement, which loads the engine again) → 504
  *   COMPUTE_TIMEOUT.
@@ -173,6 +174,7 @@ export class ComputePool {
   /** `release` tasks finished (not counted as completed tasks). */
   private releases = 0;
   private releaseTimer: ReturnType<typeof setTimeout> | undefined;
+  private sharedCount = 0;
 
   constructor(options: PoolOptions) {
     exposeCollectionsToWorkers();
@@ -248,9 +250,14 @@ export class ComputePool {
     this.buffers.recycle(body);
   }
 
-  /** Buffers waiting for reuse (tests). */
+  /** Buffers waiting for reuse: small ones and free slabs (tests). */
   get spareBuffers(): number {
-    return this.buffers.size;
+    return this.buffers.size + this.buffers.free.count;
+  }
+
+  /** Bodies that came back in a slab (src/workers/buffers.ts), not as a buffer of their own (tests, bench). */
+  get sharedBodies(): number {
+    return this.sharedCount;
   }
 
   /** Tasks the key has running or waiting. */
@@ -315,17 +322,18 @@ export class ComputePool {
     o.cancel?.addEventListener("abort", onCancel, { once: true });
     const uncount = grouped ? () => this.queue.forgetIfIdle(key, state) : this.queue.count(key, state);
     let result: TaskResult;
+    let out: ArrayBuffer | SharedArrayBuffer | undefined;
     try {
       await this.queue.enqueue(heavy, state, stop.signal);
       try {
-        // A paths or sims task takes a recycled buffer along (transferred: it leaves this thread until it comes back
-        // as the body).
-        const out = (task.kind === "paths" || task.kind === "sims") && task.out === undefined ? this.buffers.take() : undefined;
+        // A paths or sims task takes a recycled buffer along: a small one transferred (it comes back as the body), a
+        // slab shared (src/workers/buffers.ts).
+        out = (task.kind === "paths" || task.kind === "sims") && task.out === undefined ? this.buffers.take(task.kind) : undefined;
         const kept = this.withKeep(out === undefined ? task : { ...(task as BacktestTask), out }, o.keepMemory ?? grouped);
         const sent: SentTask = heavy ? { ...kept, heavy: true } : kept;
         // a split summary's parts go to its last step without a copy (src/workers/split.ts `runSummarySplit`),
         const transfer: ArrayBuffer[] = [
-          ...(out === undefined ? [] : [out]),
+          ...(out instanceof ArrayBuffer ? [out] : []),
           ...("summaryParts" in task && task.summaryParts !== undefined ? task.summaryParts.map((p) => p.data.buffer as ArrayBuffer) : []),
           // and an analysis's significance blocks (`runSignificanceSplit`)
           ...("significanceParts" in task && task.significanceParts !== undefined ? task.significanceParts.map((p) => p.buffer as ArrayBuffer) : []),
@@ -347,15 +355,13 @@ export class ComputePool {
       o.cancel?.removeEventListener("abort", onCancel);
       uncount();
     }
+    // a slab the task wrote its body into is read where it is; one it did not write into is free again at once (a task
+    // that failed above, or was stopped while it may still have been writing, leaves its slab to the collector)
+    const slab = out instanceof SharedArrayBuffer ? out : undefined;
+    if (slab !== undefined && result.ok && result.shared !== undefined) this.sharedCount++;
+    else if (slab !== undefined) this.buffers.giveBack(slab);
     if (!result.ok) throw fromWire(result.error);
-    const bytes = result.body;
-    const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const out: ComputeResult = result.meta === undefined ? { body } : { body, meta: result.meta };
-    if (result.coding !== undefined && result.coding !== "identity") out.coding = result.coding;
-    if (result.identity !== undefined) {
-      out.identity = Buffer.from(result.identity.buffer, result.identity.byteOffset, result.identity.byteLength);
-    }
-    return out;
+    return resultOf(result, slab);
   }
 
   /** The task as sent: a computation marked `keepMemory` when more tasks of its request follow. */
@@ -454,4 +460,22 @@ export class ClientClosedError extends Error {
 function withCause(e: FolioError, cause: unknown): FolioError {
   Object.defineProperty(e, "cause", { value: cause, enumerable: false });
   return e;
+}
+
+/**
+ * A worker's successful result as the pool returns it: the body (and the identity body beside a compressed one) as
+ * Buffers over the bytes that came back, or over the task's slab when the worker wrote the identity body there
+ * (`shared`: its length; src/workers/buffers.ts).
+ */
+function resultOf(result: TaskResult & { ok: true }, slab: SharedArrayBuffer | undefined): ComputeResult {
+  const inSlab = slab !== undefined && result.shared !== undefined ? Buffer.from(slab, 0, result.shared) : undefined;
+  const view = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength);
+  const coded = result.coding !== undefined && result.coding !== "identity";
+  const body = result.body !== undefined ? view(result.body) : inSlab;
+  if (body === undefined) throw new Error("a task result without its body");
+  const out: ComputeResult = result.meta === undefined ? { body } : { body, meta: result.meta };
+  if (coded) out.coding = result.coding as "br" | "gzip";
+  const identity = result.identity !== undefined ? view(result.identity) : coded ? inSlab : undefined;
+  if (identity !== undefined) out.identity = identity;
+  return out;
 }

@@ -36,10 +36,11 @@ export interface BacktestTask {
   /** Compress the body in the worker (absent: identity). */
   encoding?: EncodingChoice;
   /**
-   * A recycled response buffer (transferred with the task: src/workers/pool.ts): a paths or sims body that fits is
-   * written into it, and it comes back as the body's buffer.
+   * A recycled response buffer (src/workers/buffers.ts): a paths or sims body that fits is written into it. An
+   * ArrayBuffer is transferred with the task and comes back as the body's buffer; a SharedArrayBuffer (a slab, for
+   * large bodies) stays shared, and the result says only how many of its bytes the body is (`shared`).
    */
-  out?: ArrayBuffer;
+  out?: ArrayBuffer | SharedArrayBuffer;
   /** When the body is compressed, return the identity body too (the response cache stores both: src/http/cache.ts). */
   keepIdentity?: boolean;
   /**
@@ -171,8 +172,13 @@ export interface ProbeTask {
 
 export type ComputeTask = BacktestTask | WeightsPartTask | SummaryPartTask | SimsPartTask | SignificancePartTask | CompressTask | PingTask | SleepTask | ProbeTask | ReleaseTask;
 
+/**
+ * A task's outcome. `shared`: the identity body is the first `shared` bytes of the task's slab (`out`, a
+ * SharedArrayBuffer): it is not sent back, and `body` is then absent when the coding is identity (and `identity`
+ * absent when it is not).
+ */
 export type TaskResult =
-  | { ok: true; body: Uint8Array; meta?: ResponseMeta; coding?: Coding; identity?: Uint8Array }
+  | { ok: true; body?: Uint8Array; meta?: ResponseMeta; coding?: Coding; identity?: Uint8Array; shared?: number }
   | { ok: false; error: WireError };
 
 /** `workerData` of every worker. */

@@ -109,21 +109,29 @@ const encoder = new TextEncoder();
 
 /**
  * A successful result whose body bytes are transferred to the main thread, not copied: piscina moves the
- * `transferableSymbol` buffer and delivers the `valueSymbol` value.
+ * `transferableSymbol` buffer and delivers the `valueSymbol` value. A body written at the start of the task's slab
+ * (`out`, a SharedArrayBuffer: src/workers/buffers.ts) is not sent at all: the result says its length (`shared`) and
+ * the main thread reads it from the slab it holds, so no new buffer arrives there.
  */
-function ok(body: string | Uint8Array, meta?: ResponseMeta, encoding?: EncodingChoice, keepIdentity = false): TaskResult {
+function ok(body: string | Uint8Array, meta?: ResponseMeta, encoding?: EncodingChoice, keepIdentity = false,
+  out?: ArrayBuffer | SharedArrayBuffer): TaskResult {
   const identity = typeof body === "string" ? encoder.encode(body) : body;
+  const inSlab = out instanceof SharedArrayBuffer && identity.buffer === out && identity.byteOffset === 0;
   let bytes = identity;
   const coding = codingFor(encoding, bytes.byteLength);
   if (coding !== "identity") bytes = compressBody(bytes, coding);
-  const value: TaskResult = meta === undefined ? { ok: true, body: bytes } : { ok: true, body: bytes, meta };
-  const transfer: ArrayBufferLike[] = [bytes.buffer];
-  if (coding !== "identity" && value.ok) {
-    value.coding = coding;
-    if (keepIdentity) {
-      value.identity = identity;
-      transfer.push(identity.buffer);
-    }
+  const value: TaskResult & { ok: true } = { ok: true };
+  if (meta !== undefined) value.meta = meta;
+  const transfer: ArrayBufferLike[] = [];
+  if (coding !== "identity" || !inSlab) {
+    value.body = bytes;
+    transfer.push(bytes.buffer);
+  }
+  if (coding !== "identity") value.coding = coding;
+  if (inSlab && (coding === "identity" || keepIdentity)) value.shared = identity.byteLength;
+  else if (coding !== "identity" && keepIdentity) {
+    value.identity = identity;
+    transfer.push(identity.buffer);
   }
   return move({ [transferableSymbol]: transfer, [valueSymbol]: value } as never) as unknown as TaskResult;
 }
@@ -210,7 +218,7 @@ async function backtest(task: BacktestTask): Promise<TaskResult> {
   const prices = requestPrices(task.snapshot, task.kind, task.request);
   const r = respond(k, task.kind, prices, options, { maxResponseValues: config.maxResponseValues }, precomputedOf(task.weights),
     task.out, task.summaryParts, task.significanceParts?.map(blockOf));
-  return ok(r.body, r.meta, task.encoding, task.keepIdentity === true);
+  return ok(r.body, r.meta, task.encoding, task.keepIdentity === true, task.out);
 }
 
 /** Runs of a split sims summary (src/workers/split.ts): their figures as f64 bytes (transferred). */
