@@ -33,6 +33,9 @@
  *   repetitions each): heavyNice 0 p50 1.42–2.11×, p99 1.47–2.98× (both met 0 of 4); nice 10 p50 1.30–1.59×, p99
  *   1.18–1.86× (both met 2 of 4).
  * ABUSE_ATTACKER_NICE (default 0) runs the attacker's process at that nice value (19: p99 0.45–6.0×, no better).
+ * ABUSE_NODE_FLAGS adds flags to the server's node (e.g. `--trace-gc`), and ABUSE_SERVER_OUT appends the server's
+ * stdout (its log lines and such traces) to that file: how the response slabs' effect on the main thread's
+ * collections was counted (docs/decisions.md, "Response slabs").
  *
  * Issue 30 item 3 (2026-12-01, the same 2-vCPU class, Node 20.20.2, load average 6.5–12 from four other sessions
  * throughout, so every ratio is noisy; B alone p50 12–48 ms, p99 81–239 ms between repetitions). After bounded
