@@ -355,8 +355,9 @@ export class ComputePool {
       o.cancel?.removeEventListener("abort", onCancel);
       uncount();
     }
-    // a slab the task wrote its body into is read where it is; one it did not write into is free again at once (a task
-    // that failed above, or was stopped while it may still have been writing, leaves its slab to the collector)
+    // a slab the task wrote its body into is read where it is; one it did not write into (or whose task answered an
+    // error) is free again at once. A task stopped or failed by an exception above never gets here: its worker may
+    // still have been writing, so its slab is left to the collector.
     const slab = out instanceof SharedArrayBuffer ? out : undefined;
     if (slab !== undefined && result.ok && result.shared !== undefined) this.sharedCount++;
     else if (slab !== undefined) this.buffers.giveBack(slab);
