@@ -206,7 +206,7 @@ describeWithChromium("the web page in headless Chromium", () => {
       rows.map((r) => [(r as HTMLElement).dataset.strategy, ...Array.from(r.querySelectorAll("td"), (td) => td.textContent ?? "")]));
     for (const row of shown) {
       const r = report.find((x) => x.PATH === row[0])!;
-      expect(Number(row[2].replace(/[$,]/g, ""))).toBeCloseTo(r.final_value, 2);
+      expect(Number(row[2]!.replace(/[$,]/g, ""))).toBeCloseTo(r.final_value, 2);
       expect(row[6]).toBe(r.sharpe === null ? "—" : r.sharpe.toFixed(2));
       expect(row[7]).toBe(`${(r.max_drawdown * 100).toFixed(2)}%`);
       expect(row[8]).toBe(r.sortino === null ? "—" : r.sortino.toFixed(2));

@@ -117,7 +117,7 @@ function referenceSummary(dates: string[], runs: Float64Array[][], ids: readonly
 describe("SimsSummaryStream", () => {
   const run = (S: number, n: number) => fc.array(fc.array(fc.double({ min: 1, max: 1e6, noNaN: true }), { minLength: n, maxLength: n }),
     { minLength: S, maxLength: S }).map((r) => r.map((v) => Float64Array.from(v)));
-  const pick = <K extends string>(o: Record<string, unknown>, keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
+  const pick = <K extends string>(o: object, keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, (o as Record<string, unknown>)[k]]));
   const ids3 = [...STRATEGY_IDS.slice(0, 2), "benchmark.SPX" as (typeof STRATEGY_IDS)[number]];
 
   it("equals the per-run /report figures aggregated, bit for bit, whatever the order the runs are added in", () => {

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { BOOTSTRAP_COST, estimateCost, rebalanceDates } from "../../src/http/cost.js";
+import type { RequestBody } from "../../src/workers/tasks.js";
 import { openSyntheticStore } from "../../src/store/index.js";
 
 describe("estimateCost", () => {
@@ -58,12 +59,12 @@ describe("estimateCost of an analysis (issue 29 items 5 and 6)", () => {
   it("adds the attribution's covariances per weights date and the regressions per factor; paths' costs unchanged", () => {
     const paths = estimateCost(store, "paths", { tickers });
     const sections = ["calendar", "drawdowns", "factors", "attribution"];
-    const plain = estimateCost(store, "analysis", { tickers, sections });
+    const plain = estimateCost(store, "analysis", { tickers, sections } as RequestBody);
     expect(plain).toBe(Math.ceil(3 * test + (3 * 252 * 3) / 21));
-    expect(estimateCost(store, "analysis", { tickers, sections: ["calendar"] })).toBe(paths);
-    const withFactors = estimateCost(store, "analysis", { tickers, sections, factors: ["SYN-NRG1", "SYN-HLT1"] });
+    expect(estimateCost(store, "analysis", { tickers, sections: ["calendar"] } as RequestBody)).toBe(paths);
+    const withFactors = estimateCost(store, "analysis", { tickers, sections, factors: ["SYN-NRG1", "SYN-HLT1"] } as RequestBody);
     expect(withFactors).toBe(Math.ceil(3 * test + 21 * test * 9 / 21 + (3 * 252 * 3) / 21));
-    expect(estimateCost(store, "analysis", { tickers, sections, rebalance: "monthly" })).toBeGreaterThan(
+    expect(estimateCost(store, "analysis", { tickers, sections, rebalance: "monthly" } as RequestBody)).toBeGreaterThan(
       estimateCost(store, "paths", { tickers, rebalance: "monthly" }));
     // factors count only on an analysis
     expect(estimateCost(store, "paths", { tickers, factors: ["SYN-NRG1"] })).toBe(paths);

@@ -89,7 +89,7 @@ describe("a response backlog over budget refuses compute requests before their b
     const raw = Object.assign(new EventEmitter(), { destroy: () => undefined });
     const reply = { raw, header: () => reply } as unknown as FastifyReply;
     // One body as large as the whole budget, waiting for a reader (the lone-body rule admits it).
-    t.app.folio.responses!.payload(reply, Buffer.alloc(2 * STREAM_THRESHOLD));
+    t.app.folio.responses!.payload(reply, Buffer.alloc(2 * STREAM_THRESHOLD), "");
     expect(t.app.folio.responses!.stats.pendingBytes).toBe(2 * STREAM_THRESHOLD);
 
     const refused = await t.post("/v1/optimiser/paths", "{not json");

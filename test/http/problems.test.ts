@@ -124,7 +124,7 @@ describe("the error media type follows Accept", () => {
     const res = await t().post("/v1/optimiser/weights", { tickers: names });
     expect(JSON.parse(res.body).code).toBe("UNKNOWN_TICKERS");
     const info = JSON.parse((await t().get("/v1/info")).body) as { limits: { max_tickers: number } };
-    expect(info.limits.max_tickers).toBe(t().store.size);
+    expect(info.limits.max_tickers).toBe(t().store.list().length);
   });
 
   it("on every error path the error body is at most the request's size plus a fixed 1.5 kB", async () => {

@@ -11,7 +11,7 @@ async function sentHeaders(install: (app: ReturnType<typeof Fastify>) => Promise
   app.post("/api", (_req, reply) => reply.code(201).send({ ok: true }));
   const res = path === "/api" ? await app.inject({ method: "POST", url: path, payload: {} }) : await app.inject({ url: path });
   await app.close();
-  const raw = res.raw.res.getRawHeaderNames?.() ?? [];
+  const raw = (res.raw.res as unknown as { getRawHeaderNames?: () => string[] }).getRawHeaderNames?.() ?? [];
   return raw.filter((n) => n.toLowerCase() !== "date").map((n) => [n, String(res.raw.res.getHeader(n))]);
 }
 

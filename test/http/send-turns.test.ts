@@ -350,7 +350,7 @@ describe("SendTurns", () => {
       for (const o of ops) {
         if ("enter" in o) {
           const i = bodies.length;
-          const body = { key: o.enter, leave: () => undefined, left: false };
+          const body: { key: string; leave: () => void; left: boolean } = { key: o.enter, leave: () => undefined, left: false };
           bodies.push(body);
           body.leave = turns.enter(o.enter, () => {
             expect(started).not.toContain(i);

@@ -4,7 +4,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { request as httpsRequest } from "node:https";
+import { request as httpsRequest, type RequestOptions } from "node:https";
 import { connect as http2Connect, constants as h2 } from "node:http2";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,9 +30,9 @@ interface Answer { status: number; headers: Record<string, unknown>; body: strin
 function https1(url: string, path: string, headers: Record<string, string>, ca: Buffer): Promise<Answer> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    const req = httpsRequest({
-      host: u.hostname, port: u.port, path, headers, ca, servername: "localhost", ALPNProtocols: ["http/1.1"],
-    }, (res) => {
+    // ALPNProtocols is passed on to tls.connect (not in https.RequestOptions' type)
+    const options = { host: u.hostname, port: u.port, path, headers, ca, servername: "localhost", ALPNProtocols: ["http/1.1"] };
+    const req = httpsRequest(options as RequestOptions, (res) => {
       let body = "";
       res.setEncoding("utf8");
       res.on("data", (d: string) => { body += d; });

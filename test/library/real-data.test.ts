@@ -37,7 +37,7 @@ describeWithSharedData("the library on the skfolio 20-stock S&P 500 set (1990–
       expect(Array.from(v).every((x) => Number.isFinite(x) && x > 0)).toBe(true);
     });
     // Different strategies give visibly different outcomes on real data.
-    const finals = new Set(summarize(r).map((s) => Math.round(s.final_value)));
+    const finals = new Set(summarize(r).map((s) => Math.round(s.final_value ?? Number.NaN)));
     expect(finals.size).toBeGreaterThan(15);
   });
 

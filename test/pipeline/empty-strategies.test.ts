@@ -51,7 +51,7 @@ describe("strategies: [] in the library", () => {
       expect(sims[run].map((r) => r.PATH)).toEqual(["portfolio.mine", "benchmark.SYN-HLT4"]);
       expect(sims[run]).toEqual(fullSims[run].filter((r) => !r.PATH.startsWith("l1r.")));
     }
-    const reb = { rebalance: "monthly", costs_bps: 10 };
+    const reb = { rebalance: "monthly", costs_bps: 10 } as const;
     const a = json(respond(kernels, "paths", benched, { ...reb, strategies: [], portfolios: MINE }).body);
     const b = json(respond(kernels, "paths", benched, { ...reb, strategies: ["ivp"], portfolios: MINE }).body);
     expect(a).toEqual(b.filter((r) => !r.PATH.startsWith("l1r.")));

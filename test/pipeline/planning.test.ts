@@ -97,7 +97,7 @@ describe("training_days", () => {
       expect.unreachable();
     } catch (e) {
       expect((e as FolioError).code).toBe("INSUFFICIENT_HISTORY");
-      expect(JSON.stringify((e as FolioError).details ?? e)).toContain("301");
+      expect(JSON.stringify({ detail: (e as FolioError).detail, extras: (e as FolioError).extras })).toContain("301");
     }
     for (const bad of [59, 2521, 100.5, "252"]) {
       expect(() => engine.weights(p, { training_days: bad as number })).toThrow(/training_days/);

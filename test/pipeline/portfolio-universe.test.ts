@@ -40,7 +40,7 @@ describe("the request's universe", () => {
     expect(joined.closes).toEqual(listed.closes);
     expect(alignPrices(store, TICKERS, { portfolios: MINE }).tickers).toEqual(listed.tickers);
     for (const kind of ["weights", "paths", "report"] as const) {
-      const options = kind === "weights" ? { portfolios: MINE } : { portfolios: MINE, rebalance: "quarterly", costs_bps: 5 };
+      const options = kind === "weights" ? { portfolios: MINE } : { portfolios: MINE, rebalance: "quarterly" as const, costs_bps: 5 };
       expect(text(respond(kernels, kind, joined, options).body)).toBe(text(respond(kernels, kind, listed, options).body));
     }
   });

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadKernels } from "../../src/engine/index.js";
 import { createEngine, summarize } from "../../src/index.js";
 import { alignPrices, alignWithBenchmark } from "../../src/pipeline/align.js";
+import type { SimsOptions } from "../../src/domain/types.js";
 import type { Kernels } from "../../src/pipeline/kernels.js";
 import { respond, type TypedPrices } from "../../src/pipeline/respond.js";
 import { openStore, openSyntheticStore } from "../../src/store/index.js";
@@ -69,7 +70,7 @@ describe("own portfolios", () => {
     prices = alignWithBenchmark(openSyntheticStore(), TICKERS, { start: "2020-06-01" });
   });
 
-  for (const options of [{}, { rebalance: "monthly", costs_bps: 25 }, { rebalance: 21, window: "expanding", costs_bps: 5 }]) {
+  for (const options of [{}, { rebalance: "monthly", costs_bps: 25 }, { rebalance: 21, window: "expanding", costs_bps: 5 }] as SimsOptions[]) {
     it(`an equal-weight portfolio is ewp's daily series to the cent, the strategies unchanged (${JSON.stringify(options)})`, () => {
       const plain = JSON.parse(text(respond(kernels, "paths", prices, options).body)) as Row[];
       const mixed = JSON.parse(text(respond(kernels, "paths", prices, { ...options, portfolios: { eq: EQUAL, tilt: {
@@ -81,7 +82,7 @@ describe("own portfolios", () => {
   }
 
   it("in every sims run, bought and held and rebalanced; the report and the sims summary have its rows", () => {
-    for (const options of [{ run_count: 3, seed: "9" }, { run_count: 2, seed: "4", rebalance: "quarterly", costs_bps: 10, model: "bootstrap" }]) {
+    for (const options of [{ run_count: 3, seed: "9" }, { run_count: 2, seed: "4", rebalance: "quarterly", costs_bps: 10, model: "bootstrap" }] as SimsOptions[]) {
       const plain = JSON.parse(text(respond(kernels, "sims", prices, options).body)) as Record<string, Row[]>;
       const mixed = JSON.parse(text(respond(kernels, "sims", prices, { ...options, portfolios: { eq: EQUAL } }).body)) as Record<string, Row[]>;
       for (const run of Object.keys(plain)) {
@@ -164,7 +165,7 @@ describe("a benchmark", () => {
     const store = openSyntheticStore();
     const prices = alignWithBenchmark(store, TICKERS, { start: "2020-06-01", benchmark: "SYN-NRG1" });
     expect(prices.tickers).toEqual(TICKERS);
-    for (const model of ["independent", "correlated", "bootstrap"]) {
+    for (const model of ["independent", "correlated", "bootstrap"] as const) {
       const s = JSON.parse(text(respond(kernels, "sims-summary", prices, { run_count: 4, seed: "5", model }).body)) as
         { strategies: { PATH: string; summary: Record<string, unknown> }[] };
       expect(s.strategies.at(-1)!.PATH).toBe("benchmark.SYN-NRG1");

@@ -39,7 +39,7 @@ describe("import prefix", () => {
     expect(Array.from(s.read("AAA").closes)).toEqual([10.5, 11]);
     // Case-insensitive like every symbol: a second import with "b:" merges into the same series.
     expect((await importPrices(store, [b], { prefix: "b:" })).ok).toBe(true);
-    expect((await openStore({ dataDir: store })).size).toBe(4);
+    expect((await openStore({ dataDir: store })).list().length).toBe(4);
   });
 
   it("refuses a prefix outside the documented characters or length, and a prefixed symbol over 32 characters", async () => {
@@ -81,7 +81,7 @@ describeWithSharedData("cvxportfolio and kaggle S&P 500 in one store (issue 30)"
     const side = await importPrices(store, [kaggle], { prefix: "KG:" });
     expect(side.ok).toBe(true);
     const s = await openStore({ dataDir: store });
-    expect(s.size).toBe(430 + side.tickers.length);
+    expect(s.list().length).toBe(430 + side.tickers.length);
     expect(s.resolve("kg:aapl")).toBe("KG:AAPL");
     expect(s.resolve("AAPL")).toBe("AAPL");
   }, 120_000);

@@ -31,7 +31,7 @@ function logReturns(c: Float64Array): Float64Array {
   for (let t = 1; t < c.length; t++) r[t - 1] = Math.log(c[t] / c[t - 1]);
   return r;
 }
-const mean = (x: ArrayLike<number>): number => Array.prototype.reduce.call(x, (a: number, b: number) => a + b, 0) as number / x.length;
+const mean = (x: ArrayLike<number>): number => Array.from(x).reduce((a, b) => a + b, 0) / x.length;
 function corr(x: Float64Array, y: Float64Array): number {
   const mx = mean(x), my = mean(y);
   let sxy = 0, sxx = 0, syy = 0;

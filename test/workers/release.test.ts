@@ -88,7 +88,7 @@ describe("a worker's memory after a large task (one worker, threshold = a fresh 
   it("gives kept memory back once the pool has been idle, not before", async () => {
     const before = await probe(pool);
     // the weights parts alone (as a split request's parts, keepMemory): back to back, no replacement in between
-    for (const frequency of ["daily", "monthly", "weekly"] as const) {
+    for (const frequency of ["d", "m", "w"] as const) {
       await pool.run({ kind: "weights-part", of: "weights", frequency, request: weightsTask().request, snapshot },
         undefined, { keepMemory: true });
     }
@@ -110,7 +110,7 @@ describe("two workers after a split request", () => {
     try {
       await pool.ready();
       // six weights parts over two workers, kept; then 3 × idle: each worker gets a release task
-      await Promise.all((["daily", "monthly", "weekly"] as const).flatMap((frequency) => [0, 1].map(() =>
+      await Promise.all((["d", "m", "w"] as const).flatMap((frequency) => [0, 1].map(() =>
         pool.run({ kind: "weights-part", of: "weights", frequency, request: weightsTask().request, snapshot },
           undefined, { keepMemory: true }))));
       const completed = pool.stats.completed;

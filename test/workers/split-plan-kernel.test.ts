@@ -17,7 +17,7 @@ import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module script without declarations
 import { registryRows, renderSlots, withBlock } from "../../scripts/generate-vocabulary.mjs";
 import { STRATEGY_REGISTRY } from "../../src/domain/strategies.js";
-import { STRATEGY_COUNT, STRATEGY_NAMES } from "../../src/domain/vocabulary.js";
+import { STRATEGY_COUNT, STRATEGY_NAMES, type Strategy } from "../../src/domain/vocabulary.js";
 import { computedStrategies, strategyMask } from "../../src/engine/weights.js";
 import { Wasm } from "../../src/engine/wasm.js";
 import { READS } from "../../src/pipeline/split-plan.js";
@@ -49,7 +49,7 @@ function registryClosure(rows: readonly ReadsRow[], selected: readonly string[],
 }
 
 /** The strategies of slot mask `mask` of the registry `rows`, in registry order. */
-const strategiesOf = (rows: readonly ReadsRow[], mask: number) => rows.map((r) => r.id).filter((_, k) => (mask & (1 << k)) !== 0);
+const strategiesOf = (rows: readonly ReadsRow[], mask: number) => rows.map((r) => r.id as Strategy).filter((_, k) => (mask & (1 << k)) !== 0);
 
 /** The selections on which the registry `rows`' closure differs from the kernel's answer `kernel(mask, bounded)`. */
 function disagreements(rows: readonly ReadsRow[], kernel: (mask: number, bounded: boolean) => string[]): string[] {

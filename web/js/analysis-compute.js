@@ -80,6 +80,7 @@ export function riskBars(contributions, top = 10, elsewhere = null) {
   const entries = Object.entries(contributions).filter(([, v]) => v != null);
   if (entries.length === 0) return [];
   entries.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  /** @type {{ ticker: string, value: number, others?: boolean }[]} */
   const bars = entries.slice(0, top).map(([ticker, value]) => ({ ticker, value }));
   const rest = entries.slice(top);
   // `elsewhere`: the server's others_contribution (a request with attribution_top: the tickers it left out)

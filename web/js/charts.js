@@ -33,6 +33,10 @@ export function syncX(u, key) {
 /**
  * uPlot options of one chart. `yLabels(ticks)` → the y axis labels (null for a blank tick, which uPlot skips); the
  * labels drawn last are kept in `state.axisLabels[el.id]` (read by the browser tests).
+ * @param {HTMLElement} el
+ * @param {object[]} series
+ * @param {{ height?: number, yLabels?: (ticks: number[]) => (string | null)[], yLog?: boolean, bands?: object[],
+ *   onCursor?: (u: any) => void }} [options]
  */
 export function chartOpts(el, series, { height, yLabels, yLog = false, bands, onCursor } = {}) {
   return {

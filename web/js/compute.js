@@ -483,6 +483,9 @@ export function niceTicks(lo, hi, target = 5) {
 /**
  * The y range of a log-scale chart: the data's [min, max] widened to one significant digit (36,749 → 30,000;
  * 157,500 → 200,000), so the ends are ticks that label exactly; [10^4, 10^6] without positive data.
+ * @param {number} min
+ * @param {number} max
+ * @returns {[number, number]}
  */
 export function logRange(min, max) {
   if (!(min > 0 && max > 0)) return [1e4, 1e6];

@@ -1,5 +1,11 @@
 // DOM helpers shared by the page modules: element lookup, table cells, the two-name spans, the phone test.
 
+/**
+ * The page's element of id `id`. Typed `any`: the page reads form controls, canvases and plain elements through it
+ * (tsconfig.web.json type-checks the rest of each module).
+ * @param {string} id
+ * @returns {any}
+ */
 export const $ = (id) => document.getElementById(id);
 
 export const isPhone = () => window.innerWidth < 600;

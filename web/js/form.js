@@ -7,7 +7,7 @@ import { renderTickerList, renderSelected } from "./tickers.js";
 import { formPortfolios, setPortfolios } from "./portfolios.js";
 import { planForm } from "./plan.js";
 
-export const mode = () => document.querySelector('input[name="mode"]:checked').value;
+export const mode = () => /** @type {HTMLInputElement} */ (document.querySelector('input[name="mode"]:checked')).value;
 
 export function formRequest() {
   return {
@@ -129,7 +129,7 @@ export function restoreRequest(req) {
   $("benchmark").value = req.benchmark ?? "";
   pick("capture-basis", req.capture_basis);
   setPortfolios(req.portfolios ?? []);
-  document.querySelector(`input[name="mode"][value="${req.mode}"]`).checked = true;
+  /** @type {HTMLInputElement} */ (document.querySelector(`input[name="mode"][value="${req.mode}"]`)).checked = true;
   syncMode();
   $("max-weight").value = req.max_weight ?? "";
   $("min-weight").value = req.min_weight ?? "";
@@ -148,8 +148,8 @@ export function restoreRequest(req) {
 
 /** The mode's fields: the sims options for sims and plans, the plan's own for plans. */
 export function syncMode() {
-  document.querySelector(".sims-only").hidden = mode() === "paths";
-  document.querySelector(".plan-only").hidden = mode() !== "plan";
+  /** @type {HTMLElement} */ (document.querySelector(".sims-only")).hidden = mode() === "paths";
+  /** @type {HTMLElement} */ (document.querySelector(".plan-only")).hidden = mode() !== "plan";
 }
 
 /** The block length applies to the bootstrap model only: disabled otherwise. */

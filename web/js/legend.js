@@ -38,7 +38,7 @@ export function setShown(ids, show) {
 }
 
 export function syncLegend() {
-  for (const b of document.querySelectorAll("#legend-body [data-ids]")) {
+  for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("#legend-body [data-ids]"))) {
     const ids = b.dataset.ids.split(" ");
     const on = ids.some((id) => !state.hidden.has(id));
     b.setAttribute("aria-pressed", String(on));

@@ -119,6 +119,7 @@ function drawFans(r, i, j, nominal) {
   const fans = [i, ...(j >= 0 ? [j] : [])].map((k) => ({ id: r.ids[k], fan: planFan(r.summary.strategies[k], nominal) }));
   const series = [{ label: "Date", value: (u, v) => (v == null ? "—" : fmtDate(v)) }];
   const data = [x];
+  /** @type {import("uplot").Band[]} */
   const bands = [];
   for (const { id, fan } of fans) {
     const color = seriesColor(id, r.ids);
@@ -132,6 +133,7 @@ function drawFans(r, i, j, nominal) {
     });
     bands.push({ series: [base + 4, base], fill: `${color}1f` }, { series: [base + 3, base + 1], fill: `${color}3d` });
   }
+  /** @type {import("uplot").Options} */
   const opts = {
     width: Math.max(el.clientWidth, 200), height: isPhone() ? 280 : 380,
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"),
@@ -231,6 +233,7 @@ function planTable(r) {
 export function planPng() {
   const r = state.last;
   if (!r || r.mode !== "plan") return;
+  /** @type {HTMLCanvasElement | null} */
   const chart = $("plan-chart").querySelector("canvas");
   const box = $("plan-box");
   const title = `Folio plan · ${$("plan-caption").textContent} · horizon ${r.years} years · success ${$("plan-success").textContent}`;

@@ -106,6 +106,7 @@ export async function run(e) {
   markStale("running");
   try {
     if (req.mode === "paths") {
+      /** @type {Record<string, any>} */
       const pathsBody = { ...body, ...rebalanceFields(req) }; // /weights refuses the rebalancing fields
       Object.assign(pathsBody, benchmarkField(req));
       const rebalancing = Object.keys(rebalanceFields(req)).length > 0 && pathsBody.rebalance !== "none";
@@ -130,6 +131,7 @@ export async function run(e) {
         schedule: schedule?.data ?? null, weightsAt: 0, pathsBody,
       };
     } else {
+      /** @type {Record<string, any>} */
       const simsBody = { ...body, ...rebalanceFields(req), ...benchmarkField(req) };
       if (req.model) simsBody.model = req.model;
       if (req.drift) simsBody.drift = req.drift;

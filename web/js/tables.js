@@ -32,6 +32,10 @@ const rowIds = (row, ids) => (row.merged
  * text, cls(row) }.
  * Headers are buttons (keyboard: Tab, Enter/Space), with aria-sort on the sorted column; first click ascending for
  * text, descending for numbers; a second click reverses; a third restores the original order.
+ * @param {HTMLElement & { _folio?: object }} el  (the table's state is kept on it as `_folio`)
+ * @param {object[]} columns
+ * @param {object[]} items
+ * @param {{ rowAttrs?: (tr: HTMLTableRowElement, item: any) => void }} [options]
  */
 export function sortableTable(el, columns, items, { rowAttrs } = {}) {
   const t = { columns, items, sortCol: null, dir: null };

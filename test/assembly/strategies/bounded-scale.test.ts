@@ -50,7 +50,7 @@ function sampleCovariance(wasm: ReturnType<typeof engine>, inp: WeightSetInput, 
 }
 
 const row = (r: { weights: Float64Array }, id: string, N: number) => {
-  const s = ALL_SERIES_IDS.indexOf(id);
+  const s = (ALL_SERIES_IDS as readonly string[]).indexOf(id);
   return r.weights.slice(s * N, (s + 1) * N);
 };
 
@@ -67,7 +67,7 @@ describe("bounded QPs of whole-market windows through the sample Σ's low-rank f
       const S = sampleCovariance(wasm, inp, f);
       for (const s of strategies) {
         const id = `l1r.l2${f}.l3${s}`;
-        expect(r.fallback[ALL_SERIES_IDS.indexOf(id)]).toBe(false);
+        expect(r.fallback[(ALL_SERIES_IDS as readonly string[]).indexOf(id)]).toBe(false);
         const got = row(r, id, N);
         const dense = tryBoundedWeights(wasm, s, S, N, lo, hi);
         expect(dense.status).toBe(0);

@@ -81,7 +81,7 @@ function singleLinkage(D: Float64Array, N: number): Float64Array {
   }
   const sorted = edges.map((e, k) => [e, k] as const).sort((a, b) => a[0][2] - b[0][2] || a[1] - b[1]).map((e) => e[0]);
   const parent = Array.from({ length: 2 * N }, (_, i) => i);
-  const size = Array.from({ length: 2 * N }, (_, i) => (i < N ? 1 : 0));
+  const size: number[] = Array.from({ length: 2 * N }, (_, i) => (i < N ? 1 : 0));
   const find = (a: number): number => (parent[a] === a ? a : (parent[a] = find(parent[a])));
   const Z = new Float64Array((N - 1) * 4);
   sorted.forEach(([a, b, h], k) => {
