@@ -20,7 +20,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { autocannon, type AutocannonResult } from "../autocannon.js";
+import { autocannon } from "../autocannon.js";
 import { connect } from "node:net";
 import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";

@@ -40,7 +40,7 @@ import { join } from "node:path";
 import { openBackend } from "../../src/store/backend.js";
 import { ComputePool } from "../../src/workers/pool.js";
 import { runSplit } from "../../src/workers/split.js";
-import { splitParts, type SplitPlan, type WeightsPart } from "../../src/pipeline/split-plan.js";
+import { splitParts, type SplitPlan } from "../../src/pipeline/split-plan.js";
 import type { BacktestTask, WeightsPartTask } from "../../src/workers/tasks.js";
 import { Wasm } from "../../src/engine/wasm.js";
 import {

@@ -5,7 +5,7 @@
  */
 import { MIN_ALIGNED_DAYS, TRAINING_DAYS } from "../domain/strategies.js";
 import type { PriceMatrix } from "../domain/types.js";
-import { folioError, HISTORY_NAMED, type HistoryArgs, type TickerDate, type TickerGap } from "../errors.js";
+import { folioError, HISTORY_NAMED, type HistoryArgs, type TickerGap } from "../errors.js";
 import { DATE_RULE, formatIsoDay, parseIsoDay } from "../domain/dates.js";
 import { Problems } from "../domain/problems.js";
 import type { PriceStore } from "../store/types.js";

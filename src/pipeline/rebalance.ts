@@ -9,7 +9,7 @@
  */
 import { monthIndex } from "../domain/dates.js";
 import {
-  DEFAULT_SELECTION, TRAINING_DAYS, type Selection, type SeriesId, type StrategyId,
+  DEFAULT_SELECTION, TRAINING_DAYS, type Selection, type SeriesId,
 } from "../domain/strategies.js";
 import type { Kernels, SimulateClosesInput } from "./kernels.js";
 import type { SimsRebalance } from "../domain/types.js";

@@ -11,7 +11,7 @@
  * re-parsed from ISO dates on the service's path. Only the test dates are formatted, once, for the response keys.
  */
 import {
-  boundsApply, DEFAULT_STRATEGIES, INITIAL_CAPITAL, TRAINING_DAYS, MIN_ALIGNED_DAYS, selectStrategies, strategyOfId, strategyRow,
+  boundsApply, DEFAULT_STRATEGIES, MIN_ALIGNED_DAYS, selectStrategies, strategyOfId, strategyRow,
   benchmarkId, portfolioId, type FallbackKind, type Selection, type SeriesId, type StrategyId,
 } from "../domain/strategies.js";
 import { Problems } from "../domain/problems.js";

@@ -508,8 +508,6 @@ export interface SimsStrategySummary extends Partial<RelativeFigures> {
 export const RELATIVE_KEYS = ["beta", "alpha", "tracking_error", "information_ratio", "correlation", "up_capture",
   "down_capture"] as const satisfies readonly (keyof RelativeFigures)[];
 
-const mean = (xs: number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
-
 /** Median (the mean of the two middle values for an even count); null for an empty list. O(k log k). */
 export function median(xs: readonly number[]): number | null {
   if (xs.length === 0) return null;

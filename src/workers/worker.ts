@@ -33,7 +33,6 @@ import { encodeSimsPart } from "../pipeline/sims-part-body.js";
 import type {
   BacktestTask, ComputeTask, CompressTask, EncodingChoice, SignificancePartTask, SimsPartTask, SleepTask, SplitWeights, SummaryPartTask,
   TaskResult, WeightsPartTask,
-  WorkerConfig,
 } from "./tasks.js";
 import type { PoolWorkerData, SentTask } from "./pool.js";
 

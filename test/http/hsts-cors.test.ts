@@ -10,7 +10,7 @@ import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Fastify from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig, parseCorsOrigins } from "../../src/config.js";
 import {
   CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, installSecurityHeaders, securityHeaderList,

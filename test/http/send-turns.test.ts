@@ -316,7 +316,7 @@ describe("one large body at a time per key", () => {
 describe("SendTurns", () => {
   it("serves each key first come first served, one at a time, and forgets a key once it has nothing left (random operations against a plain model)", () => {
     type Op = { enter: string } | { leave: number };
-    const op = fc.oneof(
+    const op: fc.Arbitrary<Op> = fc.oneof(
       fc.record({ enter: fc.constantFrom("a", "b", "c") }),
       fc.record({ leave: fc.nat(40) }),
     );

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { createRequire } from "node:module";
-import { boxKkt, engine, randomCov, matVec, corrOf, objective, scaleOf, solveDense } from "../../helpers/kernels.js";
+import { boxKkt, engine, randomCov, corrOf, objective, scaleOf, solveDense } from "../../helpers/kernels.js";
 import { tryQP } from "../../../src/engine/weights.js";
 import { Status } from "../../../assembly/shared/status.js";
 

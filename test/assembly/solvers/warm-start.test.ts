@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { TOL } from "../../helpers/tolerances.js";
-import { engine, randomCov, kktResidual, sampleCov, inputCovariances, factorReturns, matVec, corrOf, objective, scaleOf } from "../../helpers/kernels.js";
+import { engine, randomCov, kktResidual, sampleCov, inputCovariances, factorReturns, corrOf, objective, scaleOf } from "../../helpers/kernels.js";
 import { computeWeightSet, tryQP } from "../../../src/engine/weights.js";
 import { Status } from "../../../assembly/shared/status.js";
 import { FREQUENCY_COUNT, Slot, STRATEGY_COUNT } from "../../../assembly/shared/vocabulary.js";

@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { bucketSums, covariance, logReturns } from "../../../src/engine/core.js";
 import { Wasm } from "../../../src/engine/wasm.js";
-import { computeWeightSet, hrpWeights, type WeightSetInput } from "../../../src/engine/weights.js";
+import { computeWeightSet, hrpWeights } from "../../../src/engine/weights.js";
 import { ALL_SERIES_IDS } from "../../../src/domain/strategies.js";
 import { factorWeightsInput } from "../../helpers/prices.js";
 import { engine } from "../../helpers/kernels.js";

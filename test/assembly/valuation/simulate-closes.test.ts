@@ -5,11 +5,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { Status } from "../../../src/engine/status.js";
-import { simulateCloses, simulateRuns, trySimulateCloses, valuePaths, type SimulateRunsInput }
+import { simulateCloses, simulateRuns, trySimulateCloses, valuePaths }
   from "../../../src/engine/sims.js";
 import { modelCode, type SimModel } from "../../../src/domain/vocabulary.js";
 import { engine } from "../../helpers/kernels.js";
-import { randomWeights, CASE_CAPITAL, simulationCase, syntheticCloses } from "../../helpers/sims-reference.js";
+import { CASE_CAPITAL, simulationCase } from "../../helpers/sims-reference.js";
 
 const wasm = engine();
 const CAPITAL = CASE_CAPITAL;

@@ -5,12 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { Status, type Outcome } from "../../../src/engine/status.js";
-import { CHOLESKY_JITTER, simulateRuns, trySimulate, type SimulateRunsInput } from "../../../src/engine/sims.js";
+import { CHOLESKY_JITTER, simulateRuns, trySimulate } from "../../../src/engine/sims.js";
 import { modelCode, type SimModel } from "../../../src/domain/vocabulary.js";
 import { FolioError } from "../../../src/errors.js";
 import { TOL, expectRelClose } from "../../helpers/tolerances.js";
 import { engine } from "../../helpers/kernels.js";
-import { randomWeights, refCholesky, refDailyMoments, refSimulate, CASE_CAPITAL, simulationCase, syntheticCloses } from "../../helpers/sims-reference.js";
+import { refCholesky, refDailyMoments, refSimulate, CASE_CAPITAL, simulationCase } from "../../helpers/sims-reference.js";
 
 const wasm = engine();
 
