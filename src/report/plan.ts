@@ -15,7 +15,7 @@
 import type { CashFlow } from "../domain/types.js";
 import { civilFromDays, daysFromCivil, daysInMonth, formatIsoDay, parseIsoDay } from "../domain/dates.js";
 import {
-  type ColumnRanks, columnRanksJs, orderForPercentiles, percentileFromRanks, percentileOfSorted, ranksFor,
+  type ColumnRanks, columnRanksJs, medianOfSorted, orderForPercentiles, percentileFromRanks, percentileOfSorted, ranksFor,
   TRADING_DAYS_PER_YEAR,
 } from "./summary.js";
 
@@ -200,10 +200,7 @@ const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : nul
 
 /** The median of the finite values of a list (mean of the two middle ones for an even count); null when none. */
 function medianOf(xs: Float64Array): number | null {
-  const s = Float64Array.from(xs.filter(Number.isFinite)).sort();
-  if (s.length === 0) return null;
-  const h = s.length >> 1;
-  return s.length % 2 === 1 ? s[h] : (s[h - 1] + s[h]) / 2;
+  return medianOfSorted(xs.filter(Number.isFinite).sort());
 }
 
 /**

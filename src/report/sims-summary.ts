@@ -11,7 +11,7 @@ import type { SeriesId } from "../domain/strategies.js";
 import { applyFlows, flowSchedule, inflationFactor, PlanAccumulator, type FlowSchedule, type PlanFigures } from "./plan.js";
 import { parseIsoDay } from "../domain/dates.js";
 import {
-  type ColumnRanks, dailyLogRiskFree, logReturnsOf, percentileOfSorted, relativeFromLogReturns, RELATIVE_KEYS, runFigures, type SimsStrategySummary,
+  type ColumnRanks, dailyLogRiskFree, logReturnsOf, medianOfSorted, percentileOfSorted, relativeFromLogReturns, RELATIVE_KEYS, runFigures, type SimsStrategySummary,
   TRADING_DAYS_PER_YEAR,
 } from "./summary.js";
 import { benchmarkIndex, STRATEGY_IDS } from "../domain/strategies.js";
@@ -92,12 +92,6 @@ function meanOf(xs: Float64Array): number | null {
   return sum / xs.length;
 }
 
-/** `median` (src/report/summary.ts) of values sorted ascending: the middle one, or the mean of the two middle ones. */
-function medianOfSorted(s: Float64Array): number | null {
-  if (s.length === 0) return null;
-  const h = s.length >> 1;
-  return s.length % 2 === 1 ? s[h] : (s[h - 1] + s[h]) / 2;
-}
 const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
 const cents = (v: number | null): number | null => (v !== null && Number.isFinite(v) ? Math.round(v * 100) / 100 : null);
 

@@ -510,8 +510,12 @@ export const RELATIVE_KEYS = ["beta", "alpha", "tracking_error", "information_ra
 
 /** Median (the mean of the two middle values for an even count); null for an empty list. O(k log k). */
 export function median(xs: readonly number[]): number | null {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
+  return medianOfSorted([...xs].sort((a, b) => a - b));
+}
+
+/** `median` of values already sorted ascending: the middle one, or the mean of the two middle ones; null for none. */
+export function medianOfSorted(s: ArrayLike<number>): number | null {
+  if (s.length === 0) return null;
   const h = s.length >> 1;
   return s.length % 2 === 1 ? s[h] : (s[h - 1] + s[h]) / 2;
 }
