@@ -25,29 +25,36 @@ const BIG = "jobs-parts-big-key-0123456789";
 const SMALL = "jobs-parts-small-key-0123456789";
 const DESCRIPTIVE = ["content-type", "etag", "x-tickers", "x-ticker-count", "x-simulation-seed", "x-simulation-model"];
 const described = (h: Headers) => Object.fromEntries(DESCRIPTIVE.map((k) => [k, h.get(k)]));
+
+/**
+ * A store of `series` seeded series in a temporary directory, a real Redis and three replica processes on them
+ * (`env` added), started before the describe's tests and stopped (and the directory removed) after them. A test may
+ * replace `replicas` (a killed one left out): those are the ones stopped.
+ */
+function useReplicas(prefix: string, series: number, env: Record<string, string>): { redis: RunningRedis; replicas: Replica[] } {
+  const cluster = { redis: undefined as unknown as RunningRedis, replicas: [] as Replica[] };
+  let work = "";
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), prefix));
+    const dataDir = join(work, "store");
+    mkdirSync(dataDir);
+    commitStore(dataDir, seededSeries(T, series, 31));
+    cluster.redis = await startRedis();
+    cluster.replicas = await startReplicas(3, { DATA_DIR: dataDir, REDIS_URL: cluster.redis.url, ...env });
+  }, 240_000);
+  afterAll(async () => {
+    await Promise.all(cluster.replicas.map((r) => r.stop()));
+    await cluster.redis?.stop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+  return cluster;
+}
 const finished = (base: string, location: string, key: string, ms: number, every = 100) => finishedOn(base, location, key, ms, every);
 
 describeWithServers("a job's parts on every replica (BullMQ flows)", missingServers("redis-server"), () => {
-  let work = "";
-  let redis: RunningRedis;
-  let replicas: Replica[] = [];
-
-  beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), "folio-jobs-parts-"));
-    const dataDir = join(work, "store");
-    mkdirSync(dataDir);
-    commitStore(dataDir, seededSeries(T, N, 31));
-    redis = await startRedis();
-    replicas = await startReplicas(3, {
-      DATA_DIR: dataDir, REDIS_URL: redis.url, API_KEYS: `${BIG},${SMALL}`, JOB_LOCK_MS: "2000",
-      COMPUTE_TIMEOUT_MS: "600000", COMPUTE_COST_PER_MINUTE: "1000000000000", RATE_LIMIT_PER_MINUTE: "1000000",
-      MAX_RUN_COUNT: "10000", MAX_JOBS_PER_KEY: "40",
-    });
-  }, 240_000);
-  afterAll(async () => {
-    await Promise.all(replicas.map((r) => r.stop()));
-    await redis?.stop();
-    if (work) rmSync(work, { recursive: true, force: true });
+  const cluster = useReplicas("folio-jobs-parts-", N, {
+    API_KEYS: `${BIG},${SMALL}`, JOB_LOCK_MS: "2000", COMPUTE_TIMEOUT_MS: "600000", COMPUTE_COST_PER_MINUTE: "1000000000000",
+    RATE_LIMIT_PER_MINUTE: "1000000", MAX_RUN_COUNT: "10000", MAX_JOBS_PER_KEY: "40",
   });
 
   const cases: Array<{ route: string; body: Record<string, unknown> }> = [
@@ -60,35 +67,35 @@ describeWithServers("a job's parts on every replica (BullMQ flows)", missingServ
   ];
   for (const { route, body } of cases) {
     it(`answers a ${route} job in parts on several replicas with the synchronous route's bytes`, async () => {
-      const sub = await call(replicas[0].url, "/v1/jobs", BIG, { route, body });
+      const sub = await call(cluster.replicas[0].url, "/v1/jobs", BIG, { route, body });
       expect(sub.status, sub.body).toBe(202);
       const location = sub.headers.get("location")!;
-      const first = await status(replicas[1].url, location, BIG);
+      const first = await status(cluster.replicas[1].url, location, BIG);
       expect(first.parts?.total, JSON.stringify(first)).toBeGreaterThan(2);
       // its parts run on two replicas (one worker each) at the same time
-      expect((await busyAtOnce(replicas, 2, 120_000)).length).toBeGreaterThanOrEqual(2);
-      const done = await finished(replicas[2].url, location, BIG, 400_000);
+      expect((await busyAtOnce(cluster.replicas, 2, 120_000)).length).toBeGreaterThanOrEqual(2);
+      const done = await finished(cluster.replicas[2].url, location, BIG, 400_000);
       expect(done.state, JSON.stringify(done)).toBe("completed");
       expect(done.parts).toEqual({ done: first.parts!.total, total: first.parts!.total });
-      const result = await call(replicas[1].url, `${location}/result`, BIG, undefined, identity);
-      const sync = await call(replicas[2].url, `/v1/optimiser/${route}`, BIG, body, identity);
+      const result = await call(cluster.replicas[1].url, `${location}/result`, BIG, undefined, identity);
+      const sync = await call(cluster.replicas[2].url, `/v1/optimiser/${route}`, BIG, body, identity);
       expect(sync.status, sync.body.slice(0, 300)).toBe(200);
       expect(result.body.length).toBe(sync.body.length);
       expect(sha(result.body), "the job's bytes differ from the synchronous route's").toBe(sha(sync.body));
       expect(described(result.headers)).toEqual(described(sync.headers));
       // the parts' outcomes are gone once the job is assembled
-      expect(await redisCommand(redis.port, `KEYS folio:jobs:${done.id}:part:*`)).toMatch(/^\*0\r\n/);
+      expect(await redisCommand(cluster.redis.port, `KEYS folio:jobs:${done.id}:part:*`)).toMatch(/^\*0\r\n/);
     }, 600_000);
   }
 
   it("finishes a job on the other replicas when one running a part is SIGKILLed, with the same bytes", async () => {
     const body = { tickers: TICKERS.slice(0, 30), run_count: 3000, seed: "31", horizon_days: 2520 };
-    const sub = await call(replicas[0].url, "/v1/jobs", BIG, { route: "sims/summary", body });
+    const sub = await call(cluster.replicas[0].url, "/v1/jobs", BIG, { route: "sims/summary", body });
     const location = sub.headers.get("location")!;
-    const [victim] = await busyAtOnce(replicas, 2, 120_000);
+    const [victim] = await busyAtOnce(cluster.replicas, 2, 120_000);
     victim.kill("SIGKILL");
     expect(await victim.exited).toBe("SIGKILL");
-    const survivors = replicas.filter((r) => r !== victim);
+    const survivors = cluster.replicas.filter((r) => r !== victim);
     const done = await finished(survivors[0].url, location, BIG, 400_000);
     expect(done.state, JSON.stringify(done)).toBe("completed");
     // the killed replica's part ran again elsewhere
@@ -96,25 +103,25 @@ describeWithServers("a job's parts on every replica (BullMQ flows)", missingServ
     const result = await call(survivors[1].url, `${location}/result`, BIG, undefined, identity);
     const sync = await call(survivors[0].url, "/v1/optimiser/sims/summary", BIG, body, identity);
     expect(sha(result.body)).toBe(sha(sync.body));
-    replicas = survivors;
+    cluster.replicas = survivors;
   }, 600_000);
 
   it("stops every replica's parts on DELETE", async () => {
-    const sub = await call(replicas[0].url, "/v1/jobs", BIG, { route: "sims/summary", body: { tickers: TICKERS.slice(0, 30), run_count: 4000, seed: "7", horizon_days: 2520 } });
+    const sub = await call(cluster.replicas[0].url, "/v1/jobs", BIG, { route: "sims/summary", body: { tickers: TICKERS.slice(0, 30), run_count: 4000, seed: "7", horizon_days: 2520 } });
     const location = sub.headers.get("location")!;
-    await busyAtOnce(replicas, 2, 120_000);
-    const del = await fetch(replicas[1].url + location, { method: "DELETE", headers: { "x-api-key": BIG } });
+    await busyAtOnce(cluster.replicas, 2, 120_000);
+    const del = await fetch(cluster.replicas[1].url + location, { method: "DELETE", headers: { "x-api-key": BIG } });
     expect(((await del.json()) as Status).state).toBe("cancelled");
     const deadline = Date.now() + 10_000;
-    while ((await busy(replicas)).length > 0) {
+    while ((await busy(cluster.replicas)).length > 0) {
       if (Date.now() > deadline) throw new Error("the cancelled job's parts still run");
       await new Promise((r) => setTimeout(r, 100));
     }
     // no part of it is left in the queue to start later
     await new Promise((r) => setTimeout(r, 1_500));
-    expect(await busy(replicas)).toEqual([]);
-    expect((await status(replicas[0].url, location, BIG)).state).toBe("cancelled");
-    expect((await call(replicas[0].url, `${location}/result`, BIG)).status).toBe(409);
+    expect(await busy(cluster.replicas)).toEqual([]);
+    expect((await status(cluster.replicas[0].url, location, BIG)).state).toBe("cancelled");
+    expect((await call(cluster.replicas[0].url, `${location}/result`, BIG)).status).toBe(409);
   }, 300_000);
 
   it("keeps another key's small job within 2× of its idle time while one key storms job submissions", async () => {
@@ -123,8 +130,8 @@ describeWithServers("a job's parts on every replica (BullMQ flows)", missingServ
     const alone: number[] = [];
     for (let i = 0; i < 3; i++) {
       const t0 = Date.now();
-      const sub = await call(replicas[0].url, "/v1/jobs", SMALL, small(i));
-      expect((await finished(replicas[0].url, sub.headers.get("location")!, SMALL, 60_000, 20)).state).toBe("completed");
+      const sub = await call(cluster.replicas[0].url, "/v1/jobs", SMALL, small(i));
+      expect((await finished(cluster.replicas[0].url, sub.headers.get("location")!, SMALL, 60_000, 20)).state).toBe("completed");
       alone.push(Date.now() - t0);
     }
     const idle = alone.sort((a, b) => a - b)[1];
@@ -135,7 +142,7 @@ describeWithServers("a job's parts on every replica (BullMQ flows)", missingServ
     const storm = Array.from({ length: 6 }, async (_, c) => {
       let i = 0;
       while (storming) {
-        const r = await call(replicas[c % replicas.length].url, "/v1/jobs", BIG, small(100_000 + c * 10_000 + i++));
+        const r = await call(cluster.replicas[c % cluster.replicas.length].url, "/v1/jobs", BIG, small(100_000 + c * 10_000 + i++));
         if (r.status === 202) accepted++;
         else if (r.status === 429) refused++;
         else throw new Error(`storm: ${r.status} ${r.body}`);
@@ -151,7 +158,7 @@ describeWithServers("a job's parts on every replica (BullMQ flows)", missingServ
       for (let i = 0; i < 3; i++) {
         // the big key's unfinished jobs when the small one is submitted (FIFO would queue it behind them all): the
         // storm refills the backlog between refusals, so wait (10 s at most) for it to be at least half full again
-        const unfinished = async () => Number(/^:(\d+)/.exec(await redisCommand(redis.port, `ZCARD folio:jobs:owner:${keyId(BIG)}`))![1]);
+        const unfinished = async () => Number(/^:(\d+)/.exec(await redisCommand(cluster.redis.port, `ZCARD folio:jobs:owner:${keyId(BIG)}`))![1]);
         const full = Date.now() + 10_000;
         let queued = await unfinished();
         while (queued < 20 && Date.now() < full) {
@@ -160,8 +167,8 @@ describeWithServers("a job's parts on every replica (BullMQ flows)", missingServ
         }
         backlog.push(queued);
         const t0 = Date.now();
-        const sub = await call(replicas[1].url, "/v1/jobs", SMALL, small(10 + i));
-        expect((await finished(replicas[1].url, sub.headers.get("location")!, SMALL, 120_000, 20)).state).toBe("completed");
+        const sub = await call(cluster.replicas[1].url, "/v1/jobs", SMALL, small(10 + i));
+        expect((await finished(cluster.replicas[1].url, sub.headers.get("location")!, SMALL, 120_000, 20)).state).toBe("completed");
         loaded.push(Date.now() - t0);
       }
       const during = loaded.sort((a, b) => a - b)[1];
@@ -179,26 +186,10 @@ describeWithServers("a job's parts on every replica (BullMQ flows)", missingServ
 // rebalanced sims of ≥ SIMS_SPLIT_MIN_VALUES values (e.g. 120 runs × 21 series × 253 days) in blocks, a bought-and-held
 // one below SIMS_SPLIT_MIN_VALUES_HELD whole, on 3, then 2, then 1 replica.
 describeWithServers("a sims job's runs in blocks on every replica", missingServers("redis-server"), () => {
-  let work = "";
-  let redis: RunningRedis;
-  let replicas: Replica[] = [];
   const SIMS_TICKERS = TICKERS.slice(0, 30);
-
-  beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), "folio-jobs-sims-"));
-    const dataDir = join(work, "store");
-    mkdirSync(dataDir);
-    commitStore(dataDir, seededSeries(T, SIMS_TICKERS.length, 31));
-    redis = await startRedis();
-    replicas = await startReplicas(3, {
-      DATA_DIR: dataDir, REDIS_URL: redis.url, API_KEYS: BIG, COMPUTE_TIMEOUT_MS: "600000",
-      COMPUTE_COST_PER_MINUTE: "1000000000000", RATE_LIMIT_PER_MINUTE: "1000000", MAX_RUN_COUNT: "1000",
-    });
-  }, 240_000);
-  afterAll(async () => {
-    await Promise.all(replicas.map((r) => r.stop()));
-    await redis?.stop();
-    if (work) rmSync(work, { recursive: true, force: true });
+  const cluster = useReplicas("folio-jobs-sims-", SIMS_TICKERS.length, {
+    API_KEYS: BIG, COMPUTE_TIMEOUT_MS: "600000", COMPUTE_COST_PER_MINUTE: "1000000000000", RATE_LIMIT_PER_MINUTE: "1000000",
+    MAX_RUN_COUNT: "1000",
   });
 
   const bodies: Array<{ split: boolean; body: Record<string, unknown> }> = [
@@ -214,31 +205,31 @@ describeWithServers("a sims job's runs in blocks on every replica", missingServe
   for (const count of [3, 2, 1]) {
     it(`answers sims jobs on ${count} replica(s) with the synchronous route's bytes (rebalanced in blocks of runs: ${count > 1})`, async () => {
       // the replicas beyond `count` stopped (their BullMQ workers leave the queue: the plan counts the others)
-      while (replicas.length > count) await replicas.pop()!.stop();
+      while (cluster.replicas.length > count) await cluster.replicas.pop()!.stop();
       await new Promise((r) => setTimeout(r, 1_500));
       for (const { split, body } of bodies) {
-        const sub = await call(replicas[0].url, "/v1/jobs", BIG, { route: "sims", body });
+        const sub = await call(cluster.replicas[0].url, "/v1/jobs", BIG, { route: "sims", body });
         expect(sub.status, sub.body).toBe(202);
         const location = sub.headers.get("location")!;
-        const done = await finished(replicas[count - 1].url, location, BIG, 400_000);
+        const done = await finished(cluster.replicas[count - 1].url, location, BIG, 400_000);
         expect(done.state, JSON.stringify(done)).toBe("completed");
         if (count > 1 && split) {
           // two blocks per worker, each a child job, and the last step
           expect(done.parts, JSON.stringify(done)).toEqual({ done: 2 * count + 1, total: 2 * count + 1 });
           // the blocks ran on more than one replica (the trace the engine keeps: src/jobs/redis.ts `trace`)
-          const trace = await redisCommand(redis.port, `LRANGE folio:jobs:${done.id}:trace 0 -1`);
+          const trace = await redisCommand(cluster.redis.port, `LRANGE folio:jobs:${done.id}:trace 0 -1`);
           const ran = new Set([...trace.matchAll(/"step":"part","k":\d+,"replica":"([^"]+)"/g)].map((m) => m[1]));
           expect(ran.size, trace).toBeGreaterThanOrEqual(2);
         } else {
           expect(done.parts?.total ?? 1).toBe(1);
         }
-        const result = await call(replicas[0].url, `${location}/result`, BIG, undefined, identity);
-        const sync = await call(replicas[count - 1].url, "/v1/optimiser/sims", BIG, body, identity);
+        const result = await call(cluster.replicas[0].url, `${location}/result`, BIG, undefined, identity);
+        const sync = await call(cluster.replicas[count - 1].url, "/v1/optimiser/sims", BIG, body, identity);
         expect(sync.status, sync.body.slice(0, 300)).toBe(200);
         expect(result.body.length).toBe(sync.body.length);
         expect(sha(result.body), "the job's bytes differ from the synchronous route's").toBe(sha(sync.body));
         expect(describedAll(result.headers)).toEqual(describedAll(sync.headers));
-        expect(await redisCommand(redis.port, `KEYS folio:jobs:${done.id}:part:*`)).toMatch(/^\*0\r\n/);
+        expect(await redisCommand(cluster.redis.port, `KEYS folio:jobs:${done.id}:part:*`)).toMatch(/^\*0\r\n/);
       }
     }, 600_000);
   }
