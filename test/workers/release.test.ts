@@ -1,8 +1,8 @@
 /**
  * A worker gives a large instance's memory back after a request (src/workers/worker.ts), but not between the parts of
  * one split request (src/workers/split.ts), which reuse the grown memory: those are given back once the pool has been
- * idle a while (src/workers/pool.ts `releaseIdleMs`). The threshold here is a fresh instance's own size, so that a
- * small request counts as large.
+ * idle a while (src/workers/pool.ts `releaseIdleMs`); nor between a job's parts on one replica (src/jobs/parts.ts).
+ * The threshold here is a fresh instance's own size, so that a small request counts as large.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -14,6 +14,8 @@ import { openBackend } from "../../src/store/backend.js";
 import type { StoreSnapshot } from "../../src/store/types.js";
 import { ComputePool } from "../../src/workers/pool.js";
 import { runSplit, runSummarySplit } from "../../src/workers/split.js";
+import type { ComputeContext } from "../../src/jobs/compute.js";
+import { computePart } from "../../src/jobs/parts.js";
 import type { BacktestTask } from "../../src/workers/tasks.js";
 import { assertWorkerBuilt } from "../helpers/app.js";
 import { commitStore, seededSeries } from "../helpers/stores.js";
@@ -91,6 +93,24 @@ describe("a worker's memory after a large task (one worker, threshold = a fresh 
     for (const frequency of ["d", "m", "w"] as const) {
       await pool.run({ kind: "weights-part", of: "weights", frequency, request: weightsTask().request, snapshot },
         undefined, { keepMemory: true });
+    }
+    const kept = await probe(pool);
+    expect(kept.recycles).toBe(before.recycles);
+    expect(kept.memoryBytes).toBeGreaterThan(fresh);
+    await sleep(3 * IDLE_MS);
+    const idle = await probe(pool);
+    expect(idle.recycles).toBe(before.recycles + 1);
+    expect(idle.memoryBytes).toBe(fresh);
+  });
+
+  it("keeps the memory across a job's parts taken one after another (src/jobs/parts.ts computePart), gives it back once idle", async () => {
+    const before = await probe(pool);
+    const ctx = { pool, limits: { jobTimeoutMs: 60_000 } } as unknown as ComputeContext;
+    const request = weightsTask().request;
+    for (const frequency of ["d", "m", "w"] as const) {
+      const out = await computePart(ctx, "weights", request, { kind: "weights", part: { frequency } }, snapshot,
+        { key: "k", cancel: new AbortController().signal, retried: new Set() });
+      expect(out.error).toBeUndefined();
     }
     const kept = await probe(pool);
     expect(kept.recycles).toBe(before.recycles);
