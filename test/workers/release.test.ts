@@ -49,6 +49,17 @@ async function probe(pool: ComputePool): Promise<Probe> {
   return JSON.parse((await pool.run({ kind: "probe" })).body.toString()) as Probe;
 }
 
+/** After tasks that kept their memory: the instance grown, not replaced; replaced once the pool has been idle. */
+async function expectKeptThenGivenBack(pool: ComputePool, before: Probe): Promise<void> {
+  const kept = await probe(pool);
+  expect(kept.recycles).toBe(before.recycles);
+  expect(kept.memoryBytes).toBeGreaterThan(fresh);
+  await sleep(3 * IDLE_MS);
+  const idle = await probe(pool);
+  expect(idle.recycles).toBe(before.recycles + 1);
+  expect(idle.memoryBytes).toBe(fresh);
+}
+
 function weightsTask(): BacktestTask {
   return { kind: "weights", request: { tickers: seededSeries(400, N, 5).map((s) => s.ticker) }, snapshot };
 }
@@ -94,13 +105,7 @@ describe("a worker's memory after a large task (one worker, threshold = a fresh 
       await pool.run({ kind: "weights-part", of: "weights", frequency, request: weightsTask().request, snapshot },
         undefined, { keepMemory: true });
     }
-    const kept = await probe(pool);
-    expect(kept.recycles).toBe(before.recycles);
-    expect(kept.memoryBytes).toBeGreaterThan(fresh);
-    await sleep(3 * IDLE_MS);
-    const idle = await probe(pool);
-    expect(idle.recycles).toBe(before.recycles + 1);
-    expect(idle.memoryBytes).toBe(fresh);
+    await expectKeptThenGivenBack(pool, before);
   });
 
   it("keeps the memory across a job's parts taken one after another (src/jobs/parts.ts computePart), gives it back once idle", async () => {
@@ -112,13 +117,7 @@ describe("a worker's memory after a large task (one worker, threshold = a fresh 
         { key: "k", cancel: new AbortController().signal, retried: new Set() });
       expect(out.error).toBeUndefined();
     }
-    const kept = await probe(pool);
-    expect(kept.recycles).toBe(before.recycles);
-    expect(kept.memoryBytes).toBeGreaterThan(fresh);
-    await sleep(3 * IDLE_MS);
-    const idle = await probe(pool);
-    expect(idle.recycles).toBe(before.recycles + 1);
-    expect(idle.memoryBytes).toBe(fresh);
+    await expectKeptThenGivenBack(pool, before);
   });
 });
 
