@@ -368,9 +368,9 @@ function rppBoundedWithFallback(f: Frame, out: usize): Status {
  * rescaling an asset never changes it: the mdcp row (computed before this one) holds the simplex minimiser of
  * vᵀC_f v, and ERC exists iff its value exceeds `ercExistTol(n_f, N)` (C's rounding floor; the rpp row is the N f64
  * of scratch). If ERC exists, rpp is solved on Σ_f; a failure other than the cap is reported as such (never a silent
- * fallback). If not, or at the cap, rpp is solved on the shrunk covariance of the same observations (when 2n_f ≤ N on its diagonal-plus-low-rank form: coordinate
- * descent at N·n_f per sweep, Newton by Woodbury; certified on the dense matrix) and the frame records the
- * fallback (`rppShrunk`, into Σ_f's block, dead after this row); with `covariance: "shrink"` or `"ledoit-wolf"`
+ * fallback). If not, or at the cap, rpp is solved on the shrunk covariance of the same observations (when
+ * 2n_f ≤ N on its diagonal-plus-low-rank form: coordinate descent at N·n_f per sweep, Newton by Woodbury; certified
+ * on the dense matrix) and the frame records the fallback (`rppShrunk`, into Σ_f's block, dead after this row); with `covariance: "shrink"` or `"ledoit-wolf"`
  * there is nothing to fall back to and the failure is `NotConverged` (docs/method.md §6.5).
  */
 function rppWithFallback(f: Frame, out: usize): Status {
