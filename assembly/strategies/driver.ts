@@ -370,8 +370,9 @@ function rppBoundedWithFallback(f: Frame, out: usize): Status {
  * of scratch). If ERC exists, rpp is solved on Σ_f; a failure other than the cap is reported as such (never a silent
  * fallback). If not, or at the cap, rpp is solved on the shrunk covariance of the same observations (when
  * 2n_f ≤ N on its diagonal-plus-low-rank form: coordinate descent at N·n_f per sweep, Newton by Woodbury; certified
- * on the dense matrix) and the frame records the fallback (`rppShrunk`, into Σ_f's block, dead after this row); with `covariance: "shrink"` or `"ledoit-wolf"`
- * there is nothing to fall back to and the failure is `NotConverged` (docs/method.md §6.5).
+ * on the dense matrix) and the frame records the fallback (`rppShrunk`, into Σ_f's block, dead after this row);
+ * with `covariance: "shrink"` or `"ledoit-wolf"` there is nothing to fall back to and the failure is `NotConverged`
+ * (docs/method.md §6.5).
  */
 function rppWithFallback(f: Frame, out: usize): Status {
   if (f.bounded()) return rppBoundedWithFallback(f, out);

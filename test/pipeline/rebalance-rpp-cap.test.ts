@@ -5,7 +5,8 @@
  * rounding floor) but lies so far along a nearly singular long-only direction that rpp's damped Newton needs
  * 10,000–20,000 steps, past its cap of 1,000: that answered 500 SOLVER_FAILED ("l1r.l2w.l3rpp … iteration limit
  * reached"). The driver now takes the shrinkage fallback there, as where ERC does not exist (docs/method.md §4.6).
- * Every weight set still certifies: the sims body is finite and every series starts at the capital.
+ * Checked: the body (100 runs of 21 series, each starting at the capital, finite and positive) and the flag that
+ * names the weekly rpp (`covarianceFallback`, the `x-covariance-fallback` header): the fallback is never silent.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +17,7 @@ import { writeFactorStore } from "../../bench/prices.js";
 import { fileBackend } from "../../src/store/backend.js";
 import type { StoreSnapshot } from "../../src/store/types.js";
 import handle from "../../src/workers/worker.js";
-import type { TaskResult } from "../../src/workers/tasks.js";
+import type { RequestBody, TaskResult } from "../../src/workers/tasks.js";
 
 let dir = "";
 let snapshot: StoreSnapshot;
@@ -30,11 +31,14 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("rpp's Newton cap on a rebalanced sims window", () => {
-  it("answers the sims (the rpp row on the shrunk covariance where the cap was reached), never SOLVER_FAILED", async () => {
-    const answer = await handle({ kind: "sims", request: { tickers, run_count: 100, seed: "201", rebalance: "monthly" }, snapshot });
+  it("answers the sims (the rpp row on the shrunk covariance where the cap was reached, flagged), never " +
+    "SOLVER_FAILED", async () => {
+    const request: RequestBody = { tickers, run_count: 100, seed: "201", rebalance: "monthly" };
+    const answer = await handle({ kind: "sims", request, snapshot });
     // a body comes back wrapped for piscina's transfer (src/workers/worker.ts), an error as is
     const r = ((answer as Record<symbol, unknown>)[valueSymbol] ?? answer) as TaskResult;
     if (!r.ok) throw new Error(`sims failed: ${JSON.stringify(r.error)}`);
+    expect(r.meta?.covarianceFallback).toContain("l1r.l2w.l3rpp");
     const body = JSON.parse(Buffer.from(r.body!).toString("utf8")) as Record<string, Record<string, string>[]>;
     expect(Object.keys(body)).toEqual(Array.from({ length: 100 }, (_, k) => `run_${k + 1}`));
     for (const run of Object.values(body)) {

@@ -108,7 +108,8 @@ describe("a worker's memory after a large task (one worker, threshold = a fresh 
     await expectKeptThenGivenBack(pool, before);
   });
 
-  it("keeps the memory across a job's parts taken one after another (src/jobs/parts.ts computePart), gives it back once idle", async () => {
+  it("keeps the memory across a job's parts taken one after another (src/jobs/parts.ts computePart), gives it " +
+    "back once idle", async () => {
     const before = await probe(pool);
     const ctx = { pool, limits: { jobTimeoutMs: 60_000 } } as unknown as ComputeContext;
     const request = weightsTask().request;

@@ -1,9 +1,10 @@
 /**
  * The rpp fallback rule of docs/method.md §4.6: the 21-vector driver recomputes rpp on the shrunk covariance if ERC
  * does not exist on the sample Σ, decided on the correlation matrix (invariant to rescaling an asset), or if it
- * exists but Newton reaches its cap (test/pipeline/rebalance-rpp-cap.test.ts; none of the cases here).
+ * exists but Newton reaches its cap (here the near mirror; test/pipeline/rebalance-rpp-cap.test.ts the case found).
  * Every flagged series must come with a non-existence witness (a long-only v with vᵀCv at C's rounding floor,
- * checked here in plain JS), every unflagged one with the ERC certificate on the sample Σ.
+ * checked here in plain JS) unless it is a capped one, and is ERC on the shrunk covariance; every unflagged one
+ * carries the ERC certificate on the sample Σ.
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
@@ -124,7 +125,8 @@ const maxRel = (a: ArrayLike<number>, b: ArrayLike<number>) => {
   return m;
 };
 
-describe("rpp falls back to the shrunk covariance where ERC does not exist, or exists but Newton reaches its cap (docs/method.md §4.6)", () => {
+describe("rpp falls back to the shrunk covariance where ERC does not exist, or exists but Newton reaches its cap " +
+  "(docs/method.md §4.6)", () => {
   it("two low-volatility assets with ρ ≈ −0.98 (a tiny gmvp variance, ERC exists): no fallback, ERC on the " +
     "sample Σ at every frequency", () => {
     // vols 3e-6 of the others: above the 1e-12 variance floor, but the gmvp variance ÷ (trace/N) is ≈ 1e-13, where
@@ -163,8 +165,8 @@ describe("rpp falls back to the shrunk covariance where ERC does not exist, or e
   });
 
   it("an asset that nearly mirrors another (min vᵀC_d v ≈ 3e-11, above the threshold: ERC exists) is never a " +
-    "silent fallback and never SOLVER_FAILED: the daily rpp is ERC on the sample Σ, or, where Newton reaches its cap " +
-    "there, flagged and ERC on the shrunk covariance", () => {
+    "silent fallback and never SOLVER_FAILED: the daily rpp is ERC on the sample Σ, or, where Newton reaches its " +
+    "cap there, flagged and ERC on the shrunk covariance", () => {
     const u = rng(3);
     const R = Array.from({ length: T - 1 }, () => {
       const a = 0.01 * normal(u);
