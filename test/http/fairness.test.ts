@@ -63,6 +63,34 @@ describe("per-key budgets by cost", () => {
     expect(Number(limited.headers["retry-after"])).toBeGreaterThanOrEqual(1);
   });
 
+  it("counts a job's status polls as reads: a key polling its job 20 times keeps its request budget for compute", async () => {
+    // (its own app: the budgets of the tests above are spent) requests budget 3: the submission and two more requests
+    const app = await createTestApp({ keys: KEYS, limits: { ratePerMinute: 3 } });
+    try {
+      const sub = await post(app, TEST_KEY, "/v1/jobs", { route: "weights", body: { tickers: TICKERS.slice(0, 2) } });
+      expect(sub.statusCode).toBe(202);
+      const location = sub.headers.location as string;
+      for (let i = 0; i < 20; i++) {
+        const res = await app.inject({ method: "GET", url: location, headers: { "x-api-key": TEST_KEY } });
+        expect(res.statusCode).toBe(200);
+      }
+      for (let i = 0; ; i++) {
+        const res = await app.inject({ method: "GET", url: location, headers: { "x-api-key": TEST_KEY } });
+        expect(res.statusCode).toBe(200);
+        if (res.json().state === "completed") break;
+        expect(i).toBeLessThan(500);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const weights = () => post(app, TEST_KEY, "/v1/optimiser/weights", { tickers: TICKERS.slice(0, 2) });
+      for (let i = 0; i < 2; i++) expect((await weights()).statusCode).toBe(200);
+      const limited = await weights();
+      expect(limited.statusCode).toBe(429);
+      expect(limited.json().code).toBe("RATE_LIMITED");
+    } finally {
+      await closeTestApp(app);
+    }
+  });
+
   it("charges sims by size: past the key's compute budget it answers 429 naming that budget; other keys are unaffected", async () => {
     const sims = (key: string, run_count: number) => post(t, key, "/v1/optimiser/sims", { tickers: TICKERS, run_count });
     expect((await sims(TEST_KEY, 5)).statusCode).toBe(200);

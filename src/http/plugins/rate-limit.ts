@@ -2,8 +2,8 @@
  * The per-key limits, per process or shared across replicas through Redis (docs/deploy.md).
  *
  * Limits by cost, not count (docs/decisions.md "Fair sharing and bounded memory"): each key has three fixed one-minute budgets,
- * - reads (`/v1/info`, `/v1/timeseries/*`): `READ_RATE_LIMIT_PER_MINUTE` requests (a client fetching one series per
- *   request for a whole store stays under it);
+ * - reads (`READ_ROUTES`: `/v1/info`, `/v1/timeseries/*`, a job's status): `READ_RATE_LIMIT_PER_MINUTE` requests (a
+ *   client fetching one series per request for a whole store, or polling its jobs, stays under it);
  * - every other /v1 request: `RATE_LIMIT_PER_MINUTE` requests;
  * - compute (`POST /v1/optimiser/*`): `COMPUTE_COST_PER_MINUTE` units of tickers × test days × runs, charged after
  *   validation with the route's estimate. A request is admitted while the key's spend before it is under the budget,
@@ -291,10 +291,24 @@ export interface RateLimitOptions {
   windowMs?: number;
 }
 
-/** Which count budget a request is charged to: reads have their own, much larger one. */
+/**
+ * The cheap reads: their own, much larger count budget. A job's status is one of them: a client waiting for a job polls
+ * it (the status says `retry-after: 1`; the page every 400 ms, `folio jobs wait` every 500 ms), and a key waiting on a
+ * few jobs at once, or polling faster, must not spend the budget of its other requests — and see a 429 in the middle of
+ * its wait — on reads of a Redis record.
+ */
+export const READ_ROUTES: readonly { method: string; url: string | RegExp }[] = [
+  { method: "GET", url: "/v1/info" },
+  { method: "GET", url: /^\/v1\/timeseries\// },
+  { method: "GET", url: "/v1/jobs/:id" },
+];
+
+/** Which count budget a request is charged to: reads (`READ_ROUTES`) have their own, much larger one. */
 export function budgetOf(req: FastifyRequest): "read" | "requests" {
   const url = req.routeOptions.url ?? "";
-  return url === "/v1/info" || url.startsWith("/v1/timeseries/") ? "read" : "requests";
+  const method = req.method === "HEAD" ? "GET" : req.method;
+  return READ_ROUTES.some((r) => r.method === method && (typeof r.url === "string" ? r.url === url : r.url.test(url)))
+    ? "read" : "requests";
 }
 
 type Counter = { incr(key: string, windowMs: number, amount: number): { current: number; ttl: number } | Promise<{ current: number; ttl: number }> };
