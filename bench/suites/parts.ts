@@ -25,7 +25,7 @@
  */
 import { createServer, request as httpRequest, Agent } from "node:http";
 import { availableParallelism } from "node:os";
-import { STRATEGY_IDS, TRAINING_DAYS } from "../../src/domain/strategies.js";
+import { DEFAULT_SELECTION, STRATEGY_IDS, TRAINING_DAYS } from "../../src/domain/strategies.js";
 import { formatIsoDay } from "../../src/domain/dates.js";
 import { loadKernels } from "../../src/engine/index.js";
 import { etagOf } from "../../src/http/etag.js";
@@ -98,6 +98,10 @@ export default async function parts(): Promise<void> {
     weights = trainingWeights(kernels, prices.tickers, prices.days.subarray(0, TRAINING_DAYS),
       prices.closes.subarray(0, TRAINING_DAYS * N), opts).weights;
   }));
+  // the engine's weight set has every series of the full layout; the default response values PathLit's 21 of them
+  const all = weights;
+  weights = new Float64Array(STRATEGY_IDS.length * N);
+  DEFAULT_SELECTION.series.forEach((row, i) => weights.set(all.subarray(row * N, (row + 1) * N), i * N));
   let flat: Float64Array = new Float64Array(0);
   add("paths (WASM)", await time(() => {
     flat = kernels.valuePaths({ testCloses: prices.closes.subarray(TRAINING_DAYS * N, T * N), nTest, N, weights, S: STRATEGY_IDS.length, capital: 100_000 });
