@@ -25,7 +25,7 @@ import { assembleJob, computePart, partsOf, planJob, type JobPlan, type PartOutc
 import { assembleSims, simsValues } from "./sims-parts.js";
 import type { RedisJobStore } from "./redis.js";
 import { MemoryJobStore, type JobStore } from "./store.js";
-import { FINISHED, type JobRecord, type JobSpec } from "./types.js";
+import { FINISHED, type JobPage, type JobQuery, type JobRecord, type JobSpec } from "./types.js";
 import { StoreVersions } from "./versions.js";
 import { waitReady } from "../util/redis-ready.js";
 
@@ -158,6 +158,11 @@ export class JobEngine {
     const job = await this.store.get(id);
     if (job === undefined || job.owner !== owner) throw folioError("JOB_NOT_FOUND", { id });
     return job;
+  }
+
+  /** A page of `owner`'s jobs, newest first (src/jobs/store.ts `JobStore.list`). */
+  async list(owner: string, q: JobQuery): Promise<JobPage> {
+    return this.store.list(owner, q);
   }
 
   /** Cancel a queued or running job (a finished one is left as it is); resolves with its record after. */

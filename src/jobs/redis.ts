@@ -5,6 +5,8 @@
  *   only from the states it names (a DELETE and a finishing worker, or two replicas, never both move it); it expires
  *   2 × JOB_RESULT_TTL after the job finished (then the id is unknown: 404).
  * - `folio:jobs:owner:<key id>`: the owner's unfinished jobs (MAX_JOBS_PER_KEY), a sorted set by creation time.
+ * - `folio:jobs:all:<key id>`: the owner's newest LISTED_JOBS_PER_KEY jobs, finished or not (GET /v1/jobs), a sorted
+ *   set by creation time; an id whose record expired is skipped when listed (and forgotten once older than a record).
  * - `folio:jobs:<id>:body`: the completed job's body, the bytes the synchronous route sends, as one binary string with
  *   a TTL of JOB_RESULT_TTL (a sims body in blocks: written from its parts inside Redis, `composeBody`).
  * - `folio:jobs:<id>:part:<k>` (and `:meta`): a part's outcome until the job is assembled; `folio:jobs:<id>:trace`:
@@ -13,9 +15,12 @@
  */
 import type { Redis as IORedis } from "ioredis";
 import { folioError, isFolioError, type WireError } from "../errors.js";
-import { RECORD_TTL_FACTOR, type JobStore } from "./store.js";
+import { listed, pageOf, RECORD_TTL_FACTOR, type JobStore } from "./store.js";
 import type { PartOutcome } from "./parts.js";
-import { FINISHED, type JobPatch, type JobRecord, type JobRoute, type JobState } from "./types.js";
+import {
+  FINISHED, LISTED_JOBS_PER_KEY, type JobListed, type JobPage, type JobPatch, type JobQuery, type JobRecord, type JobRoute,
+  type JobState,
+} from "./types.js";
 
 /**
  * One step of a job run in parts, as its trace keeps it (times in ms since the epoch, durations in ms): a part
@@ -41,6 +46,13 @@ export interface JobTrace {
 export const JOB_KEY_PREFIX = "folio:jobs:";
 /** `folio:jobs:owner:<key id>`: a sorted set of the owner's unfinished jobs (MAX_JOBS_PER_KEY). */
 export const OWNER_KEY_PREFIX = "folio:jobs:owner:";
+/** `folio:jobs:all:<key id>`: a sorted set of the owner's newest jobs (LISTED_JOBS_PER_KEY), for its listing. */
+export const LISTED_KEY_PREFIX = "folio:jobs:all:";
+/** The record fields a listing reads (`JobListed`: not the request body nor the result headers). */
+const LISTED_FIELDS = ["id", "state", "route", "owner", "createdAt", "startedAt", "finishedAt", "expiresAt", "storeVersion",
+  "attempts", "partsDone", "partsTotal", "bytes", "error"] as const;
+/** Ids a listing reads from its sorted set per round trip (it reads on while a page is not full: at most the whole set). */
+const LIST_BATCH = 100;
 
 /**
  * Move a record when its state is one of ARGV[1] (",a,b,"): set the field/value pairs ARGV[5…], expire after ARGV[2]
@@ -61,16 +73,21 @@ return 1
 
 /**
  * Admit a job of an owner (KEYS[1] its unfinished set, scores = creation ms): entries older than ARGV[3] are dropped
- * (a record that expired unfinished), then 0 when ARGV[2] remain, else the record KEYS[2] is written (ARGV[6…]
- * field/value pairs, expiring after ARGV[5] ms) and the id ARGV[1] added with score ARGV[4].
+ * (a record that expired unfinished), then 0 when ARGV[2] remain, else the record KEYS[2] is written (ARGV[7…]
+ * field/value pairs, expiring after ARGV[5] ms) and the id ARGV[1] added with score ARGV[4] (its creation ms), also to the owner's
+ * listing KEYS[3], which keeps its newest ARGV[6] ids younger than ARGV[3].
  */
 const CREATE_SCRIPT = `
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('HSET', KEYS[2], unpack(ARGV, 6))
+redis.call('HSET', KEYS[2], unpack(ARGV, 7))
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[3])
+redis.call('ZREMRANGEBYRANK', KEYS[3], 0, -1 - tonumber(ARGV[6]))
+redis.call('PEXPIRE', KEYS[3], ARGV[5])
 return 1
 `;
 
@@ -140,8 +157,8 @@ type MoveRedis = IORedis & {
   folioFairAdd(fair: string, now: number, ...children: string[]): Promise<number>;
   folioCompose(body: string, part: string, from: number, separator: string): Promise<number>;
   folioJobMove(key: string, from: string, ttl: number, finished: string, id: string, ...fields: string[]): Promise<number>;
-  folioJobCreate(owners: string, key: string, id: string, max: number, staleBefore: number, now: number, ttl: number,
-    ...fields: string[]): Promise<number>;
+  folioJobCreate(owners: string, key: string, listed: string, id: string, max: number, staleBefore: number, now: number,
+    ttl: number, listedMax: number, ...fields: string[]): Promise<number>;
 };
 
 /** A record's fields as hash fields (JSON for the structured ones). */
@@ -188,7 +205,7 @@ export class RedisJobStore implements JobStore {
   /** `redis`: a client of its own (closed with the store). */
   constructor(redis: IORedis, private readonly ttlMs: number) {
     redis.defineCommand("folioJobMove", { numberOfKeys: 1, lua: MOVE_SCRIPT });
-    redis.defineCommand("folioJobCreate", { numberOfKeys: 2, lua: CREATE_SCRIPT });
+    redis.defineCommand("folioJobCreate", { numberOfKeys: 3, lua: CREATE_SCRIPT });
     redis.defineCommand("folioPartStart", { numberOfKeys: 2, lua: PART_START_SCRIPT });
     redis.defineCommand("folioPartDone", { numberOfKeys: 3, lua: PART_DONE_SCRIPT });
     redis.defineCommand("folioFairAdd", { numberOfKeys: 1, lua: FAIR_ADD_SCRIPT });
@@ -205,8 +222,35 @@ export class RedisJobStore implements JobStore {
     // forgets the jobs older than that (their records are gone), so a lost update never blocks the key for good.
     const ttl = RECORD_TTL_FACTOR * this.ttlMs + 24 * 3600 * 1000;
     const now = Date.now();
-    return (await guarded(() => this.redis.folioJobCreate(OWNER_KEY_PREFIX + job.owner, this.key(job.id), job.id,
-      maxPerOwner, now - ttl, now, ttl, ...toFields(job)))) === 1;
+    return (await guarded(() => this.redis.folioJobCreate(OWNER_KEY_PREFIX + job.owner, this.key(job.id),
+      LISTED_KEY_PREFIX + job.owner, job.id, maxPerOwner, now - ttl, job.createdAt, ttl, LISTED_JOBS_PER_KEY, ...toFields(job)))) === 1;
+  }
+
+  async list(owner: string, q: JobQuery): Promise<JobPage> {
+    const set = LISTED_KEY_PREFIX + owner;
+    const max = q.after === undefined ? "+inf" : String(q.after.createdAt);
+    // newest first from the cursor's creation time on, a batch of ids per round trip until the page (and one more, for
+    // `next`) is known; equal scores come in reverse lexicographic order, the listing's (`pageOf` skips those not after
+    // the cursor, and ids whose records are gone)
+    const seen: (JobListed | undefined)[] = [];
+    for (let offset = 0; offset < LISTED_JOBS_PER_KEY + LIST_BATCH; offset += LIST_BATCH) {
+      const ids = await guarded(() => this.redis.zrevrangebyscore(set, max, "-inf", "LIMIT", offset, LIST_BATCH));
+      const pipe = this.redis.pipeline();
+      for (const id of ids) pipe.hmget(this.key(id), ...LISTED_FIELDS);
+      const rows = ids.length === 0 ? [] : (await guarded(() => pipe.exec())) ?? [];
+      for (const [err, values] of rows) {
+        if (err !== null) throw folioError("JOBS_UNAVAILABLE", {}, { retryAfter: 1 });
+        const h: Record<string, string> = { body: "null" };
+        (values as (string | null)[]).forEach((v, k) => {
+          if (v !== null) h[LISTED_FIELDS[k]] = v;
+        });
+        const r = fromHash(h);
+        seen.push(r === undefined ? undefined : listed(r));
+      }
+      const page = pageOf(seen, q);
+      if (page.next !== undefined || ids.length < LIST_BATCH) return page;
+    }
+    return pageOf(seen, q);
   }
 
   async get(id: string): Promise<JobRecord | undefined> {

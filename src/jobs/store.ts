@@ -3,7 +3,10 @@
  * shared by every replica (src/jobs/redis.ts). Both keep a finished job's result for `ttlMs` (JOB_RESULT_TTL) and its
  * record twice as long, so that a client asking in between is told 410 JOB_GONE rather than 404.
  */
-import { FINISHED, type JobPatch, type JobRecord, type JobState } from "./types.js";
+import {
+  FINISHED, LISTED_JOBS_PER_KEY, type JobCursor, type JobListed, type JobPage, type JobPatch, type JobQuery, type JobRecord,
+  type JobState,
+} from "./types.js";
 
 export interface JobStore {
   readonly scope: "redis" | "process";
@@ -13,6 +16,11 @@ export interface JobStore {
    */
   create(job: JobRecord, maxPerOwner: number): Promise<boolean>;
   get(id: string): Promise<JobRecord | undefined>;
+  /**
+   * A page of `owner`'s jobs, newest first (by creation time, then id, both descending): of its LISTED_JOBS_PER_KEY
+   * newest jobs, those whose records are still kept and whose state is in `q.states` (when given), after `q.after`.
+   */
+  list(owner: string, q: JobQuery): Promise<JobPage>;
   /** The state alone (cheap: a running job polls it to notice a DELETE). */
   stateOf(id: string): Promise<JobState | undefined>;
   /**
@@ -30,6 +38,32 @@ export interface JobStore {
 /** How long a record outlives its result: as long again (then the id is unknown: 404). */
 export const RECORD_TTL_FACTOR = 2;
 
+/** Whether job (createdAt, id) comes after `cursor` in a listing's order (newest first, ties by id descending). */
+export function listedAfter(createdAt: number, id: string, cursor: JobCursor | undefined): boolean {
+  return cursor === undefined || createdAt < cursor.createdAt || (createdAt === cursor.createdAt && id < cursor.id);
+}
+
+/** A record as a listing shows it (`JobListed`: without the request body and the result headers). */
+export function listed(j: JobRecord): JobListed {
+  const { body: _body, headers: _headers, ...rest } = j;
+  return rest;
+}
+
+/**
+ * The page of `q` from `candidates` (newest first, as `list` orders them: each its record, or undefined when it is
+ * gone): those in `q.states` after `q.after`, at most `q.limit`, and `next` when another one matches.
+ */
+export function pageOf(candidates: Iterable<JobRecord | JobListed | undefined>, q: JobQuery): JobPage {
+  const jobs: JobListed[] = [];
+  for (const j of candidates) {
+    if (j === undefined || !listedAfter(j.createdAt, j.id, q.after)) continue;
+    if (q.states !== undefined && !q.states.includes(j.state)) continue;
+    if (jobs.length === q.limit) return { jobs, next: { createdAt: jobs[jobs.length - 1].createdAt, id: jobs[jobs.length - 1].id } };
+    jobs.push("body" in j ? listed(j) : j);
+  }
+  return { jobs };
+}
+
 /** The in-process store: maps, with timers (unref'd) that forget bodies after ttl and records after 2 × ttl. */
 export class MemoryJobStore implements JobStore {
   readonly scope = "process";
@@ -41,6 +75,8 @@ export class MemoryJobStore implements JobStore {
 
   /** Unfinished jobs by owner. */
   private readonly unfinished = new Map<string, Set<string>>();
+  /** Every owner's newest LISTED_JOBS_PER_KEY jobs, oldest first (a record gone is skipped when listed, dropped here). */
+  private readonly byOwner = new Map<string, string[]>();
 
   async create(job: JobRecord, maxPerOwner: number): Promise<boolean> {
     const mine = this.unfinished.get(job.owner) ?? new Set<string>();
@@ -48,7 +84,17 @@ export class MemoryJobStore implements JobStore {
     mine.add(job.id);
     this.unfinished.set(job.owner, mine);
     this.jobs.set(job.id, { ...job });
+    const all = (this.byOwner.get(job.owner) ?? []).filter((id) => this.jobs.has(id));
+    all.push(job.id);
+    this.byOwner.set(job.owner, all.slice(-LISTED_JOBS_PER_KEY));
     return true;
+  }
+
+  async list(owner: string, q: JobQuery): Promise<JobPage> {
+    const ids = this.byOwner.get(owner) ?? [];
+    const newest = ids.map((id) => this.jobs.get(id)).filter((j): j is JobRecord => j !== undefined)
+      .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    return pageOf(newest, q);
   }
 
   async get(id: string): Promise<JobRecord | undefined> {

@@ -78,5 +78,31 @@ export interface JobRecord extends JobSpec {
  */
 export const JOB_STORE_VERSION_HEADER = "x-folio-store-version";
 
+/**
+ * A key's jobs as `GET /v1/jobs` lists them (newest first): the record without its request body and result headers,
+ * which a listing does not show (and which can be large).
+ */
+export type JobListed = Omit<JobRecord, "body" | "headers">;
+
+/** The most jobs a key's listing holds: its newest ones (older ones are still read by id until their records expire). */
+export const LISTED_JOBS_PER_KEY = 1_000;
+
+/** Where a page of a listing ends: the last job shown (the next page starts after it). */
+export interface JobCursor {
+  createdAt: number;
+  id: string;
+}
+
+/** One page of a key's jobs: newest first, in `states` when given, at most `limit`; `next` when more may follow. */
+export interface JobQuery {
+  states?: readonly JobState[];
+  limit: number;
+  after?: JobCursor;
+}
+export interface JobPage {
+  jobs: JobListed[];
+  next?: JobCursor;
+}
+
 /** The fields a state change sets. */
 export type JobPatch = Partial<Omit<JobRecord, "id" | keyof JobSpec | "createdAt">>;

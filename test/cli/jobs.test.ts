@@ -52,6 +52,17 @@ describe("folio jobs and --async against a server", () => {
     const result = await runCli(["jobs", "result", job.id], env);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(await sync("sims/summary", body));
+    // the key's jobs: the one above among them, as a table and as JSON (its state filter)
+    const table = await runCli(["jobs", "list"], env);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout.split("\n")[0]).toMatch(/^id\s+state\s+route\s+parts\s+created\s+finished$/);
+    expect(table.stdout).toMatch(new RegExp(`^${job.id}\\s+completed\\s+sims/summary\\s+1/1\\s`, "m"));
+    const listed = JSON.parse((await runCli(["jobs", "list", "--state", "completed", "--json", "--limit", "1"], env)).stdout) as { id: string }[];
+    expect(listed.map((j) => j.id)).toEqual([job.id]);
+    expect(JSON.parse((await runCli(["jobs", "list", "--state", "failed", "--json"], env)).stdout)).toEqual([]);
+    const badState = await runCli(["jobs", "list", "--state", "done"], env);
+    expect(badState.code).toBe(2);
+    expect(badState.stderr).toMatch(/state/);
   }, 120_000);
 
   it("--url --async on weights, backtest and simulate prints the server's body for the command's request", async () => {

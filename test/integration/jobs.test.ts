@@ -1,7 +1,7 @@
 /**
  * Jobs across replicas (issue 31): two real replica processes (the built CLI, the embedded synthetic universe) sharing
  * a real Redis for the job records, the results and BullMQ's queue. A job submitted to one replica is read from the
- * other with the synchronous route's bytes and headers; a replica SIGKILLed while it runs a job → BullMQ's stalled-job
+ * other with the synchronous route's bytes and headers (and listed by either for its key); a replica SIGKILLed while it runs a job → BullMQ's stalled-job
  * check on the other one puts it back in the queue, and the job completes there with the same bytes; a DELETE on one
  * replica stops the job the other runs.
  */
@@ -88,6 +88,13 @@ describeWithServers("jobs shared by two replicas through Redis (BullMQ)", missin
     expect(described(result.headers)).toEqual(described(sync.headers));
     expect((await call(b.url, location, KEYS.limit)).status).toBe(404);
     expect((await call(a.url, `${location}/result`, KEYS.limit)).status).toBe(404);
+    // Listed by either replica for its key (newest first: this job the newest), never for another key.
+    for (const r of replicas) {
+      const list = JSON.parse((await call(r.url, "/v1/jobs?limit=1&state=completed", KEYS.main)).body) as { jobs: { id: string }[] };
+      expect(list.jobs.map((j) => j.id)).toEqual([done.id]);
+    }
+    const others = JSON.parse((await call(b.url, "/v1/jobs", KEYS.limit)).body) as { jobs: { id: string }[] };
+    expect(others.jobs.map((j) => j.id)).not.toContain(done.id);
     // An id of another shape never reaches Redis as a key (`<id>:body` is the body's string key): 404, not 503.
     expect((await call(b.url, `${location}:body`, KEYS.main)).status).toBe(404);
     // The records and bodies live under folio:jobs:, the queue under folio:bull:.

@@ -1,5 +1,5 @@
 /**
- * `folio jobs submit|status|wait|result|cancel --url …` (issue 31 item 6): the jobs API of a Folio server from the
+ * `folio jobs submit|status|wait|result|cancel|list --url …` (issue 31 item 6): the jobs API of a Folio server from the
  * command line, and `--url` (with `--async`) on the compute commands: the command's request sent to that server —
  * synchronously, or as a job whose progress (parts done) is shown on stderr, then its result printed.
  * A server's problem document becomes the same error (and exit code) as the library's: src/cli/exit-codes.ts.
@@ -10,6 +10,7 @@ import { fromWire, type WireError } from "../../errors.js";
 import { UsageError } from "../exit-codes.js";
 import type { CommonOptions } from "../common.js";
 import { boundsOf, strategiesOf } from "../common.js";
+import { formatTable } from "../output.js";
 
 /** The server a command talks to (`--url`, `--key`; FOLIO_URL, FOLIO_API_KEY). */
 export interface ServerOptions {
@@ -23,6 +24,8 @@ export interface JobStatusDoc {
   id: string;
   state: "queued" | "running" | "completed" | "failed" | "cancelled";
   route: string;
+  created_at?: string;
+  finished_at?: string | null;
   parts?: { done: number; total: number };
   problem?: { code: string; detail: string };
 }
@@ -153,6 +156,29 @@ export async function runOnServer(o: ServerOptions, route: string, body: unknown
   return true;
 }
 
+/**
+ * The key's jobs, newest first (GET /v1/jobs, its pages followed through `next`): at most `limit` of them, in `state`
+ * (comma-separated) when given.
+ */
+export async function listJobs(o: ServerOptions, limit: number, state?: string): Promise<JobStatusDoc[]> {
+  const out: JobStatusDoc[] = [];
+  const first = new URLSearchParams({ limit: String(Math.min(100, limit)), ...(state === undefined ? {} : { state }) });
+  let path: string | null = `/v1/jobs?${first.toString()}`;
+  while (path !== null && out.length < limit) {
+    const page = JSON.parse((await serverCall(o, "GET", path)).bytes.toString("utf8")) as { jobs: JobStatusDoc[]; next: string | null };
+    out.push(...page.jobs.slice(0, limit - out.length));
+    path = page.next;
+  }
+  return out;
+}
+
+/** Jobs as a table: id, state, route, parts, created and finished times. */
+function jobsTable(jobs: readonly JobStatusDoc[]): string {
+  return formatTable(["id", "state", "route", "parts", "created", "finished"], jobs.map((j) => [
+    j.id, j.state, j.route, j.parts === undefined ? "" : `${j.parts.done}/${j.parts.total}`, j.created_at ?? "", j.finished_at ?? "",
+  ]), ["left", "left", "left", "right", "left", "left"]);
+}
+
 function readBody(file: string | undefined): unknown {
   const text = file === undefined || file === "-" ? readFileSync(0, "utf8") : readFileSync(file, "utf8");
   try {
@@ -167,13 +193,14 @@ function print(doc: unknown): void {
 }
 
 export function registerJobs(program: Command): Command {
-  const jobs = program.command("jobs").description("long work as jobs on a Folio server (POST /v1/jobs): submit, status, wait, result, cancel");
+  const jobs = program.command("jobs").description("long work as jobs on a Folio server (POST /v1/jobs): submit, status, wait, result, cancel, list");
   jobs.addHelpText("after", `
 Examples (a server started with folio serve; its key in FOLIO_API_KEY):
   echo '{"tickers":["SYN-TEC1","SYN-FIN2"],"run_count":1000}' | folio jobs submit sims/summary --url http://127.0.0.1:3000
   folio jobs wait <id> --url http://127.0.0.1:3000        (progress on stderr; exits 0 once completed)
   folio jobs result <id> --url http://127.0.0.1:3000 > summary.json
   folio jobs cancel <id> --url http://127.0.0.1:3000
+  folio jobs list --state queued,running --url http://127.0.0.1:3000   (this key's jobs, newest first)
   folio simulate SYN-TEC1 SYN-FIN2 --runs 5000 --url http://127.0.0.1:3000 --async`);
   withServer(jobs.command("submit").description("submit a compute request as a job; prints its status (id, state)")
     .argument("<route>", "the compute route: paths, sims, sims/summary, report, weights, schedule, analysis")
@@ -195,5 +222,16 @@ Examples (a server started with folio serve; its key in FOLIO_API_KEY):
     });
   withServer(jobs.command("cancel").description("cancel a queued or running job").argument("<id>"))
     .action(async (id: string, o: ServerOptions) => print(JSON.parse((await serverCall(o, "DELETE", `/v1/jobs/${encodeURIComponent(id)}`)).bytes.toString("utf8"))));
+  withServer(jobs.command("list").description("this key's jobs, newest first (GET /v1/jobs)")
+    .option("--state <states>", "only these states, comma-separated: queued, running, completed, failed, cancelled")
+    .option("--limit <n>", "at most this many jobs", "20")
+    .option("--json", "print the jobs' statuses as a JSON array instead of a table"))
+    .action(async (o: ServerOptions & { state?: string; limit: string; json?: boolean }) => {
+      const limit = Number(o.limit);
+      if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer (got ${o.limit})`);
+      const list = await listJobs(o, limit, o.state);
+      if (o.json === true) return print(list);
+      process.stdout.write(jobsTable(list));
+    });
   return jobs;
 }

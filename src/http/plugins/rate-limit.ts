@@ -292,7 +292,7 @@ export interface RateLimitOptions {
 }
 
 /**
- * The cheap reads: their own, much larger count budget. A job's status is one of them: a client waiting for a job polls
+ * The cheap reads: their own, much larger count budget. A job's status (and the listing of a key's jobs) is one of them: a client waiting for a job polls
  * it (the status says `retry-after: 1`; the page every 400 ms, `folio jobs wait` every 500 ms), and a key waiting on a
  * few jobs at once, or polling faster, must not spend the budget of its other requests — and see a 429 in the middle of
  * its wait — on reads of a Redis record.
@@ -300,6 +300,7 @@ export interface RateLimitOptions {
 export const READ_ROUTES: readonly { method: string; url: string | RegExp }[] = [
   { method: "GET", url: "/v1/info" },
   { method: "GET", url: /^\/v1\/timeseries\// },
+  { method: "GET", url: "/v1/jobs" },
   { method: "GET", url: "/v1/jobs/:id" },
 ];
 

@@ -5,6 +5,8 @@
  * - `POST /v1/jobs` `{"route": "paths" | "sims" | …, "body": {…}}`: the body is validated by the route's own schema
  *   (the synchronous route's 400s, each pointer under `/body`), then 202 with the job's status and `Location`.
  *   `Prefer: respond-async` (RFC 7240) on any compute route answers the same 202 (`computeHandler`, routes/optimiser.ts).
+ * - `GET /v1/jobs`: the key's jobs, newest first, a page at a time (`state`, `limit`, `after`; `next` and a Link header
+ *   to the next page): a client that lost its ids, or one at MAX_JOBS_PER_KEY, finds its jobs to read or cancel.
  * - `GET /v1/jobs/{id}`: the status (state, times, attempts; the problem of a failed job).
  * - `GET /v1/jobs/{id}/result`: exactly the bytes and descriptive headers the synchronous route sends for the same
  *   body (content-type, etag, x-tickers, x-simulation-*, …), in gzip or br when Accept-Encoding asks (compressed by a
@@ -20,7 +22,10 @@ import { z } from "zod";
 import { folioError, fromWire, toProblem } from "../../errors.js";
 import { JobEngine } from "../../jobs/engine.js";
 import { jobCost, JSON_UTF8 } from "../../jobs/compute.js";
-import { JOB_ROUTE_NAMES, JOB_STATES, routeOfKind, type JobRecord, type JobRoute } from "../../jobs/types.js";
+import {
+  JOB_ROUTE_NAMES, JOB_STATES, LISTED_JOBS_PER_KEY, routeOfKind, type JobCursor, type JobListed, type JobRecord, type JobRoute,
+  type JobState,
+} from "../../jobs/types.js";
 import { codingFor } from "../../workers/compress.js";
 import type { ComputeKind, RequestBody } from "../../workers/tasks.js";
 import { estimateCost, leastComputeMs } from "../cost.js";
@@ -42,8 +47,8 @@ export function prefersAsync(header: string | string[] | undefined): boolean {
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
-/** The status document of a job (GET /v1/jobs/{id}, the 202 of a submission, DELETE). */
-export function jobStatus(j: JobRecord) {
+/** The status document of a job (GET /v1/jobs/{id}, the 202 of a submission, DELETE, a listing's entries). */
+export function jobStatus(j: JobListed) {
   return {
     id: j.id,
     state: j.state,
@@ -81,6 +86,36 @@ export const JobStatus = z.object({
 }).describe("A job's status.");
 
 const IdParams = z.strictObject({ id: z.string().min(1).max(100) });
+
+/** A listing's page size: default and most. */
+export const LIST_LIMIT = { default: 20, max: 100 } as const;
+
+/** A listing's cursor as its `after` parameter: the last job shown, `<created ms>.<id>`. */
+export function cursorParam(c: JobCursor): string {
+  return `${c.createdAt}.${c.id}`;
+}
+const CURSOR = /^(\d{1,15})\.([0-9a-f-]{36})$/;
+
+const ListQuery = z.strictObject({
+  state: z.string().max(100).optional().refine((v) => v === undefined || v.split(",").every((x) => (JOB_STATES as readonly string[]).includes(x)), {
+    message: `must be a comma-separated list of ${JOB_STATES.join(", ")}`,
+  }).describe(`Only jobs in these states, comma-separated (${JOB_STATES.join(", ")}); default: every state.`),
+  limit: z.coerce.number().int().min(1).max(LIST_LIMIT.max).default(LIST_LIMIT.default)
+    .describe(`Jobs per page (1–${LIST_LIMIT.max}, default ${LIST_LIMIT.default}).`),
+  after: z.string().max(60).regex(CURSOR, "must be a cursor from a listing's `next` (`<created ms>.<job id>`)").optional()
+    .describe("Where the page starts: the `after` of the previous page's `next`."),
+});
+
+const JobList = z.object({
+  jobs: z.array(JobStatus).describe("Newest first (by creation time)."),
+  next: z.string().nullable().describe("The next page (a path with the same `state` and `limit`), or null at the end."),
+}).describe(`A key's jobs: its newest ${LISTED_JOBS_PER_KEY} whose records are kept (JOB_RESULT_TTL twice over after they finished).`);
+
+/** The path of a listing's page (`state` and `limit` as given, `after` the cursor). */
+function listPath(q: { state?: string; limit: number }, after: JobCursor): string {
+  const params = new URLSearchParams({ ...(q.state === undefined ? {} : { state: q.state }), limit: String(q.limit), after: cursorParam(after) });
+  return `${JOBS_PATH}?${params.toString()}`;
+}
 
 /** Said by every compute route's documentation (routes/optimiser.ts, routes/summary.ts). */
 export const ASYNC_NOTE = " With the header `Prefer: respond-async` (RFC 7240) the validated request runs as a job instead: 202 with " +
@@ -175,6 +210,28 @@ export async function jobsRoutes(v1: FastifyInstance, ctx: AppContext, opts: { r
   }, async (req, reply) => {
     const { route, body } = req.body as { route: JobRoute; body: RequestBody };
     return submitJob(ctx, req, reply, route, body, false);
+  });
+
+  r.get("/jobs", {
+    schema: {
+      ...common,
+      summary: "The key's jobs, newest first, a page at a time.",
+      description: `Every job of this API key whose record is kept (of its newest ${LISTED_JOBS_PER_KEY}), newest first, each as ` +
+        "GET /v1/jobs/{id} gives its status; `state` keeps some states (e.g. `queued,running` to find what to cancel). " +
+        "`next` (and the Link header, rel=\"next\") is the following page. A cheap read (READ_RATE_LIMIT_PER_MINUTE).",
+      querystring: ListQuery,
+      response: { 200: JobList, 400: ProblemResponse, ...errors },
+    },
+  }, async (req, reply) => {
+    const { state, limit, after } = req.query;
+    const m = after === undefined ? undefined : CURSOR.exec(after)!;
+    const page = await engine.list(req.apiKeyId ?? "", {
+      limit, ...(state === undefined ? {} : { states: state.split(",") as JobState[] }),
+      ...(m === undefined ? {} : { after: { createdAt: Number(m[1]), id: m[2] } }),
+    });
+    const next = page.next === undefined ? null : listPath({ ...(state === undefined ? {} : { state }), limit }, page.next);
+    if (next !== null) reply.header("link", `<${next}>; rel="next"`);
+    return reply.header("cache-control", "no-store").send({ jobs: page.jobs.map(jobStatus), next });
   });
 
   r.get("/jobs/:id", {
