@@ -20,7 +20,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { folioError, isFolioError, toWire, type FolioError } from "../errors.js";
 import { ClientClosedError } from "../workers/pool.js";
-import { computeJob, jobCost, type ComputeContext } from "./compute.js";
+import { computeJob, jobCost, lastStepWork, partWork, type ComputeContext, type JobProgress } from "./compute.js";
 import { assembleJob, computePart, partsOf, planJob, type JobPlan, type PartOutcome, type PartSpec } from "./parts.js";
 import { assembleSims, simsValues } from "./sims-parts.js";
 import type { RedisJobStore } from "./redis.js";
@@ -139,6 +139,7 @@ export class JobEngine {
     if (this.closing) throw folioError("NOT_READY", {});
     const job: JobRecord = {
       ...spec, id: randomUUID(), state: "queued", createdAt: Date.now(), attempts: 0, storeVersion: this.storeVersion,
+      cost: jobCost(this.ctx, spec.route, spec.body),
     };
     const max = this.ctx.limits.maxJobsPerKey;
     if (!(await this.store.create(job, max))) throw folioError("TOO_MANY_JOBS", { limit: max, retryAfter: 5 }, { retryAfter: 5 });
@@ -194,8 +195,8 @@ export class JobEngine {
     const stop = watch.stop;
     try {
       const snapshot = this.snapshotOf(job.storeVersion ?? this.storeVersion);
-      const progress = (partsDone: number, partsTotal: number) => {
-        void this.store.move(id, ["running"], { partsDone, partsTotal }).catch(() => false);
+      const progress = (p: JobProgress) => {
+        void this.store.move(id, ["running"], p).catch(() => false);
       };
       const out = await computeJob(this.ctx, job.route, job.body, snapshot, { key: job.owner, cancel: stop.signal, progress });
       await this.store.putBody(id, out.body);
@@ -282,7 +283,7 @@ export class JobEngine {
       const out = await computePart(this.ctx, job.route, job.body, data.part, snapshot,
         { key: job.owner, cancel: watch.stop.signal, retried: RETRIED_CODES });
       const t1 = Date.now();
-      await parts.partDone(data.id, data.k, out, 2 * this.ctx.limits.jobTimeoutMs);
+      await parts.partDone(data.id, data.k, out, 2 * this.ctx.limits.jobTimeoutMs, partWork(data.part));
       const finished = Date.now();
       await parts.trace(data.id, { step: "part", k: data.k, replica: REPLICA, queued, started, finished, compute: t1 - t0,
         keep: finished - t1, bytes: out.body.byteLength });
@@ -543,7 +544,10 @@ class BullDispatcher implements Dispatcher {
     }
     const children = parts.map((_, k) => childId(job.id, k));
     const priorities = await this.store.fairPriorities(job.owner, [...children, job.id]);
-    await this.store.move(job.id, ["queued"], { partsDone: 0, partsTotal: parts.length + 1 });
+    const work = parts.reduce((a, p) => a + partWork(p), 0);
+    await this.store.move(job.id, ["queued"], {
+      partsDone: 0, partsTotal: parts.length + 1, workDone: 0, workTotal: work + lastStepWork(work, parts.length),
+    });
     await this.flows.add({
       name: "assemble", queueName: "jobs", data: { id: job.id, store, plan } satisfies AssembleData,
       opts: { ...retry, jobId: job.id, priority: priorities[parts.length] },

@@ -50,7 +50,7 @@ export const OWNER_KEY_PREFIX = "folio:jobs:owner:";
 export const LISTED_KEY_PREFIX = "folio:jobs:all:";
 /** The record fields a listing reads (`JobListed`: not the request body nor the result headers). */
 const LISTED_FIELDS = ["id", "state", "route", "owner", "createdAt", "startedAt", "finishedAt", "expiresAt", "storeVersion",
-  "attempts", "partsDone", "partsTotal", "bytes", "error"] as const;
+  "attempts", "partsDone", "partsTotal", "workDone", "workTotal", "cost", "bytes", "error"] as const;
 /** Ids a listing reads from its sorted set per round trip (it reads on while a page is not full: at most the whole set). */
 const LIST_BATCH = 100;
 
@@ -109,7 +109,7 @@ return 1
 
 /**
  * A part of job KEYS[1] is done: while the job runs, its body (ARGV[1]) and outcome (ARGV[2], JSON) kept under
- * KEYS[2] and KEYS[3] for ARGV[3] ms, and partsDone counted once per part (the outcome key is new). A job no longer
+ * KEYS[2] and KEYS[3] for ARGV[3] ms, and partsDone counted once per part (the outcome key is new), workDone by its work ARGV[4]. A job no longer
  * running (cancelled, or failed by another part) keeps nothing: returns 0.
  */
 const PART_DONE_SCRIPT = `
@@ -117,7 +117,10 @@ if redis.call('HGET', KEYS[1], 'state') ~= 'running' then return 0 end
 local fresh = redis.call('EXISTS', KEYS[3]) == 0
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[3])
 redis.call('SET', KEYS[3], ARGV[2], 'PX', ARGV[3])
-if fresh then redis.call('HINCRBY', KEYS[1], 'partsDone', 1) end
+if fresh then
+  redis.call('HINCRBY', KEYS[1], 'partsDone', 1)
+  redis.call('HINCRBYFLOAT', KEYS[1], 'workDone', ARGV[4])
+end
 return 1
 `;
 
@@ -153,7 +156,7 @@ export const FAIR_KEY_PREFIX = "folio:jobs:fair:";
 
 type MoveRedis = IORedis & {
   folioPartStart(key: string, fair: string, child: string, attempt: number, now: number): Promise<number>;
-  folioPartDone(key: string, body: string, outcome: string, payload: Buffer, meta: string, ttl: number): Promise<number>;
+  folioPartDone(key: string, body: string, outcome: string, payload: Buffer, meta: string, ttl: number, work: number): Promise<number>;
   folioFairAdd(fair: string, now: number, ...children: string[]): Promise<number>;
   folioCompose(body: string, part: string, from: number, separator: string): Promise<number>;
   folioJobMove(key: string, from: string, ttl: number, finished: string, id: string, ...fields: string[]): Promise<number>;
@@ -179,7 +182,7 @@ function fromHash(h: Record<string, string>): JobRecord | undefined {
     id: h.id, state: h.state as JobState, route: h.route as JobRoute, owner: h.owner ?? "",
     body: json("body")!, createdAt: num("createdAt")!, attempts: num("attempts") ?? 0,
   };
-  for (const k of ["startedAt", "finishedAt", "expiresAt", "bytes", "partsDone", "partsTotal"] as const) if (h[k] !== undefined) r[k] = num(k)!;
+  for (const k of ["startedAt", "finishedAt", "expiresAt", "bytes", "partsDone", "partsTotal", "workDone", "workTotal", "cost"] as const) if (h[k] !== undefined) r[k] = num(k)!;
   if (h.storeVersion !== undefined) r.storeVersion = h.storeVersion;
   if (h.headers !== undefined) r.headers = json<Record<string, string>>("headers")!;
   if (h.error !== undefined) r.error = json<WireError>("error")!;
@@ -286,12 +289,12 @@ export class RedisJobStore implements JobStore {
     return (await guarded(() => this.redis.folioPartStart(this.key(id), FAIR_KEY_PREFIX + owner, child, attempt, Date.now()))) === 1;
   }
 
-  /** Keep part `k`'s outcome (for the job's timeout and its result's lifetime) and count it done. */
-  async partDone(id: string, k: number, out: PartOutcome, keepMs: number): Promise<void> {
+  /** Keep part `k`'s outcome (for the job's timeout and its result's lifetime) and count it done, with its `work`. */
+  async partDone(id: string, k: number, out: PartOutcome, keepMs: number, work: number): Promise<void> {
     const meta = JSON.stringify({ fellBack: out.fellBack, ...(out.error === undefined ? {} : { error: out.error }),
       ...(out.head === undefined ? {} : { head: out.head }) });
     await guarded(() => this.redis.folioPartDone(this.key(id), `${this.key(id)}:part:${k}`, `${this.key(id)}:part:${k}:meta`,
-      out.body, meta, keepMs));
+      out.body, meta, keepMs, work));
   }
 
   /** Whether part `k`'s outcome is kept (its replica died after keeping it): without reading its body. */

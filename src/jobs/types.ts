@@ -59,11 +59,19 @@ export interface JobRecord extends JobSpec {
    * (status `store_version`, result header JOB_STORE_VERSION_HEADER).
    */
   storeVersion?: string;
+  /** The estimated cost (tickers × test days × runs, src/http/cost.ts) at submission: the time-left estimate's floor. */
+  cost?: number;
   /** Times a worker started it (more than 1: its replica died and another took it over, or a refusal was retried). */
   attempts: number;
   /** The computation's tasks finished and in all (a split request: its weights parts and its last step; else 1). */
   partsDone?: number;
   partsTotal?: number;
+  /**
+   * The work of the tasks finished and in all (src/jobs/compute.ts `partWork`, `lastStepWork`: a block's runs, a
+   * weights part 1, the last step a measured share of them), from which the status estimates the time left.
+   */
+  workDone?: number;
+  workTotal?: number;
   /** Completed: the headers the synchronous route sends with this body (content type, etag, x-tickers, x-simulation-*). */
   headers?: Record<string, string>;
   /** Completed: the body's length in bytes. */

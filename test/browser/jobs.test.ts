@@ -51,7 +51,7 @@ describeWithChromium("long runs as jobs on the page", () => {
     await server?.close();
   });
 
-  it("shows the job's parts done, keeps its id in the URL, and resumes it after a reload", async () => {
+  it("shows the job's parts done and time left, keeps its id in the URL, and resumes it after a reload", async () => {
     await pickTickers(page, all.slice(0, 20));
     await page.check('input[name="mode"][value="sims"]');
     await page.fill("#run-count", "10000");
@@ -62,6 +62,9 @@ describeWithChromium("long runs as jobs on the page", () => {
     const id = await jobInUrl();
     expect(submissions).toHaveLength(1);
     await expect.poll(() => page.locator("#run-status").innerText(), { timeout: 60_000 }).toMatch(/job (queued|running) · \d+ of \d+ parts done/);
+    // once a part is done, the time left the server estimates from the work done (docs/spec.md "Jobs")
+    await expect.poll(() => page.locator("#run-status").innerText(), { timeout: 60_000 })
+      .toMatch(/job running · [1-9]\d* of \d+ parts done · about \d+ (s|min) left/);
     await page.screenshot({ path: join(OUT, "jobs-progress.png") });
     // a reload while it runs (or just after): the page restores the request and polls the same job
     await page.reload();

@@ -99,8 +99,19 @@ export async function jobApi(path, body, signal, onProgress) {
   }
 }
 
-/** A line for the run's status: the job's state and parts done. */
+/**
+ * A line for the run's status: the job's state, parts done and the time left the server estimates (docs/spec.md
+ * "Jobs": from the parts done, or "at least" the cost model's lower bound).
+ */
 export function jobStep(job) {
   const parts = job.parts ? ` · ${job.parts.done} of ${job.parts.total} parts done` : "";
-  return `job ${job.state}${parts}`;
+  const e = job.estimate;
+  const left = e ? ` · ${e.basis === "cost" ? "at least " : "about "}${timeText(e.ms_left)} left` : "";
+  return `job ${job.state}${parts}${left}`;
+}
+
+/** A duration for people: seconds under two minutes, else minutes (whole). */
+export function timeText(ms) {
+  const s = Math.max(1, Math.round(ms / 1000));
+  return s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
 }

@@ -47,8 +47,34 @@ export function prefersAsync(header: string | string[] | undefined): boolean {
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
-/** The status document of a job (GET /v1/jobs/{id}, the 202 of a submission, DELETE, a listing's entries). */
-export function jobStatus(j: JobListed) {
+/** How a status estimates the time a job has left (`timeLeft`). */
+export const ESTIMATE_BASES = ["progress", "cost"] as const;
+
+/**
+ * The time job `j` has left at `now` on `workers` workers, while queued or running (undefined once finished, or when
+ * nothing is known):
+ * - "progress": running with some of its work done (its parts: src/jobs/compute.ts `partWork`), the time it has run
+ *   × the work left ÷ the work done — a job split across the workers or replicas, from its first part on;
+ * - "cost": otherwise the least time its estimated cost needs (src/http/cost.ts `leastComputeMs`, the floor that
+ *   refuses a synchronous request with RUN_AS_JOB) less the time it has run: a lower bound; none once it has passed.
+ */
+export function timeLeft(j: JobListed, now: number, workers: number): { ms: number; basis: (typeof ESTIMATE_BASES)[number] } | undefined {
+  if (j.state !== "queued" && j.state !== "running") return undefined;
+  const ran = j.state === "running" && j.startedAt !== undefined ? Math.max(0, now - j.startedAt) : 0;
+  const done = j.workDone ?? 0;
+  const total = j.workTotal ?? 0;
+  if (j.state === "running" && done > 0 && total >= done) return { ms: Math.round(ran * (total - done) / done), basis: "progress" };
+  if (j.cost === undefined) return undefined;
+  const ms = leastComputeMs(j.cost, workers) - ran;
+  return ms > 0 ? { ms, basis: "cost" } : undefined;
+}
+
+/**
+ * The status document of a job (GET /v1/jobs/{id}, the 202 of a submission, DELETE, a listing's entries); `workers`
+ * (the replica's) for the estimate of the time left.
+ */
+export function jobStatus(j: JobListed, workers: number, now = Date.now()) {
+  const left = timeLeft(j, now, workers);
   return {
     id: j.id,
     state: j.state,
@@ -60,6 +86,10 @@ export function jobStatus(j: JobListed) {
     attempts: j.attempts,
     ...(j.storeVersion !== undefined ? { store_version: j.storeVersion } : {}),
     ...(j.partsTotal !== undefined ? { parts: { done: j.partsDone ?? 0, total: j.partsTotal } } : {}),
+    ...(j.state === "queued" || j.state === "running" ? {
+      estimate: left === undefined ? null
+        : { ms_left: left.ms, finish_at: new Date(now + left.ms).toISOString(), basis: left.basis },
+    } : {}),
     ...(j.state === "completed" ? { result: `${JOBS_PATH}/${j.id}/result`, bytes: j.bytes ?? 0 } : {}),
     ...(j.state === "failed" && j.error !== undefined ? { problem: toProblem(fromWire(j.error)) } : {}),
   };
@@ -80,6 +110,13 @@ export const JobStatus = z.object({
   parts: z.object({ done: z.number().int(), total: z.number().int() }).optional().describe(
     "The computation's tasks finished and in all, once it started: 1 for a request computed whole; for a large one split " +
       "across the replica's workers (SPLIT_MIN_TICKERS), its weights parts and its last step."),
+  estimate: z.object({
+    ms_left: z.number().int().describe("Milliseconds of computation left."),
+    finish_at: z.string().describe("When it would finish at that rate."),
+    basis: z.enum(ESTIMATE_BASES).describe(
+      "progress: from the time it has run and the share of its work done (a job in parts, from its first part on); " +
+        "cost: the least time its estimated cost (tickers × test days × runs) needs, less the time it has run — a lower bound."),
+  }).nullable().optional().describe("Queued or running: the time it has left, estimated; null when nothing is known (a lower bound passed)."),
   result: z.string().optional().describe("Completed: where its result is (GET)."),
   bytes: z.number().int().optional().describe("Completed: the result body's length (identity)."),
   problem: ProblemResponse.optional().describe("Failed: the problem document the synchronous route would have answered."),
@@ -135,7 +172,7 @@ export async function submitJob(ctx: AppContext, req: FastifyRequest, reply: Fas
   const job = await engine.submit({ route, body, owner: req.apiKeyId ?? "" });
   if (viaPrefer) reply.header("preference-applied", "respond-async");
   return reply.code(202).header("location", `${JOBS_PATH}/${job.id}`).header("cache-control", "no-store")
-    .type(JSON_UTF8).send(JSON.stringify(jobStatus(job)));
+    .type(JSON_UTF8).send(JSON.stringify(jobStatus(job, ctx.limits.workers)));
 }
 
 /**
@@ -231,7 +268,7 @@ export async function jobsRoutes(v1: FastifyInstance, ctx: AppContext, opts: { r
     });
     const next = page.next === undefined ? null : listPath({ ...(state === undefined ? {} : { state }), limit }, page.next);
     if (next !== null) reply.header("link", `<${next}>; rel="next"`);
-    return reply.header("cache-control", "no-store").send({ jobs: page.jobs.map(jobStatus), next });
+    return reply.header("cache-control", "no-store").send({ jobs: page.jobs.map((j) => jobStatus(j, ctx.limits.workers)), next });
   });
 
   r.get("/jobs/:id", {
@@ -239,7 +276,7 @@ export async function jobsRoutes(v1: FastifyInstance, ctx: AppContext, opts: { r
   }, async (req, reply) => {
     const job = live(await engine.get(req.params.id, req.apiKeyId ?? ""));
     if (job.state === "queued" || job.state === "running") reply.header("retry-after", "1");
-    return reply.header("cache-control", "no-store").send(jobStatus(job));
+    return reply.header("cache-control", "no-store").send(jobStatus(job, ctx.limits.workers));
   });
 
   r.delete("/jobs/:id", {
@@ -252,7 +289,7 @@ export async function jobsRoutes(v1: FastifyInstance, ctx: AppContext, opts: { r
   }, async (req, reply) => {
     const job = live(await engine.get(req.params.id, req.apiKeyId ?? ""));
     const after = job.state === "queued" || job.state === "running" ? await engine.cancel(job.id, job.owner) : job;
-    return reply.header("cache-control", "no-store").send(jobStatus(after));
+    return reply.header("cache-control", "no-store").send(jobStatus(after, ctx.limits.workers));
   });
 
   r.get("/jobs/:id/result", {
