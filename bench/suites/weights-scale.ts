@@ -46,7 +46,7 @@ import { Wasm } from "../../src/engine/wasm.js";
 import {
   computeWeightSet, hrpTree, hrpWeights, paddedOrder, tryRppShrunk, tryStrategyWeights, type WeightSetInput,
 } from "../../src/engine/weights.js";
-import { STRATEGY_IDS } from "../../src/domain/strategies.js";
+import { ALL_SERIES_IDS } from "../../src/domain/strategies.js";
 import { covariance } from "../../src/engine/core.js";
 import { factorPrices, writeFactorStore } from "../prices.js";
 
@@ -162,7 +162,8 @@ export default async function weightsScale(): Promise<void> {
       sink += computeWeightSet(wasm, { ...input, frequencies: [fq[q]], strategies: ["ivp"] }).weights[0];
     });
     // rpp as the call computes it: on Σ_f where ERC exists, else the fallback (kRppShrunk, the driver's own path)
-    const fellBack = freqs.map((f) => fallback[STRATEGY_IDS.indexOf(`l1r.l2${f.name}.l3rpp` as never)]);
+    // the weight set's flags are in the engine's full layout (row s is ALL_SERIES_IDS[s]), not the response's
+    const fellBack = freqs.map((f) => fallback[ALL_SERIES_IDS.indexOf(`l1r.l2${f.name}.l3rpp` as never)]);
     part("rpp incl. fallback (3)", (q) => {
       const o = fellBack[q] ? tryRppShrunk(wasm, freqs[q].X, freqs[q].n, N) : tryStrategyWeights(wasm, "rpp", S[q], N);
       if (o.status !== 0) throw new Error(`rpp failed (status ${o.status}) at N = ${N}, frequency ${freqs[q].name}`);

@@ -5,7 +5,8 @@
  * Inputs: seeded one-factor closes from bench/prices.ts (252 training closes → 251 daily log-returns); Σ is the
  * daily sample covariance of those returns; weekly/monthly buckets for `weightSet` are fixed 5- and 21-row blocks
  * (the kernel only sees bucket indices). Tasks:
- *   boundary:copy-in-out:n=…        reset, copy 252×N closes in, call a no-op export, copy 21×N out
+ *   boundary:copy-in-out:n=…        reset, copy 252×N closes in, call a no-op export, copy 33×N out (the weight
+ *                                   set's full layout, SERIES_COUNT rows)
  *   kernel:covariance:n=…:t=251     sample covariance of the returns
  *   kernel:<strategy>:n=…           each strategy on Σ (hrp = paper variant; hrp-direct beside it)
  *   kernel:shrink:n=…:t=251         Schäfer–Strimmer shrunk covariance
