@@ -861,14 +861,10 @@ export interface SummarisedSims {
 export function summariseSims(kernels: Kernels, prices: TypedPrices, opts: CheckedOptions,
   onProgress: (done: number, total: number) => void = () => {}, maxValues = CHUNK_VALUES,
   precomputed?: PrecomputedWeights, parts?: readonly SummaryPart[], riskFree?: number): SummarisedSims {
-  const N = prices.tickers.length;
-  const training = opts.planning.trainingDays;
   const total = opts.runCount;
   // the weights once (or as computed elsewhere: a split request); the first run alone checks the request (and throws
   // INSUFFICIENT_HISTORY, a bad flow, …) and gives the shapes
-  const initial = precomputed ?? (prices.days.length > training
-    ? trainingWeights(kernels, prices.tickers, prices.days.subarray(0, training), prices.closes.subarray(0, training * N), opts)
-    : undefined);
+  const initial = precomputed ?? trainingWeightsOf(kernels, prices, opts);
   const first = compute(kernels, "sims-summary", prices, opts, initial, undefined, 0, 1);
   const n = first.dates.length;
   const stream = new SimsSummaryStream(first.ids, first.dates, first.testDays!, total, {
@@ -953,6 +949,27 @@ export interface SummaryPart {
   data: Float64Array;
 }
 
+/**
+ * The training weights of a checked request (undefined when its history has no day past the training window: its
+ * `compute` then answers INSUFFICIENT_HISTORY).
+ */
+function trainingWeightsOf(kernels: Kernels, prices: TypedPrices, opts: CheckedOptions): PrecomputedWeights | undefined {
+  const N = prices.tickers.length;
+  const training = opts.planning.trainingDays;
+  return prices.days.length > training
+    ? trainingWeights(kernels, prices.tickers, prices.days.subarray(0, training), prices.closes.subarray(0, training * N), opts)
+    : undefined;
+}
+
+/**
+ * The weights every part of a summary computes first (`summarisePart` without `precomputed`): given to the next
+ * parts of the same request on the same thread instead (src/workers/worker.ts `partWeights`), the same bits.
+ */
+export function summaryWeights(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
+  limits: RespondLimits): PrecomputedWeights | undefined {
+  return trainingWeightsOf(kernels, prices, checkedRequest(kind, prices, options, limits));
+}
+
 /** Whether a summary of these options can be computed in parts (`summarisePart`): buy and hold. */
 export function summaryPartsApply(options: SimsOptions | undefined): boolean {
   return options?.rebalance === undefined || options.rebalance === "none";
@@ -962,8 +979,6 @@ export function summarisePart(kernels: Kernels, kind: RespondKind, prices: Typed
   limits: RespondLimits, runFrom: number, runCount: number, precomputed?: PrecomputedWeights,
   maxValues = PART_CHUNK_VALUES): SummaryPart {
   const opts = checkedRequest(kind, prices, options, limits);
-  const N = prices.tickers.length;
-  const training = opts.planning.trainingDays;
   if (!isBuyAndHold(opts.rebalance) || kernels.simulateSummary === undefined) {
     throw new Error("summarisePart: a buy-and-hold summary and the engine's simulateSummary are needed");
   }
@@ -971,9 +986,7 @@ export function summarisePart(kernels: Kernels, kind: RespondKind, prices: Typed
   if (!(Number.isInteger(runFrom) && Number.isInteger(runCount) && runFrom >= 1 && runCount >= 1 && runFrom + runCount <= total)) {
     throw new RangeError(`summarisePart: runs ${runFrom} + ${runCount} outside 1 … ${total - 1}`);
   }
-  const initial = precomputed ?? (prices.days.length > training
-    ? trainingWeights(kernels, prices.tickers, prices.days.subarray(0, training), prices.closes.subarray(0, training * N), opts)
-    : undefined);
+  const initial = precomputed ?? trainingWeightsOf(kernels, prices, opts);
   const first = compute(kernels, "sims-summary", prices, opts, initial, undefined, 0, 1);
   const S = first.ids.length;
   const n = first.dates.length;

@@ -40,6 +40,8 @@ function writeStore(dir: string): void {
   const series = seededSeries(400, 12, 11);
   series.push({ ticker: "MIRROR", days: series[0].days, closes: series[0].closes.map((c) => 1e4 / c) });
   series.push({ ticker: "FLAT", days: series[0].days, closes: series[0].closes.map(() => 50) });
+  // a risk-free ticker whose history starts 40 days later: as risk_free it shortens the request's inner join
+  series.push({ ticker: "RATE", days: series[0].days.slice(40), closes: series[0].days.slice(40).map((_, t) => 100 * 1.0001 ** t) });
   // 150 more tickers: a Gram of several 64-row blocks (N' = 152)
   for (const [i, s] of seededSeries(400, BIG.length, 23).entries()) series.push({ ...s, ticker: `BG${String(i).padStart(4, "0")}` });
   commitStore(dir, series);
@@ -281,6 +283,29 @@ describe("runSplit on a pool of 2 workers", () => {
     expect(shouldSplitSummary(big, 1)).toBe(false);
     expect(shouldSplitSummary({ ...big, request: { ...big.request, rebalance: "monthly" as const } }, 2)).toBe(false);
     expect(shouldSplitSummary({ ...big, request: { ...big.request, run_count: SUMMARY_SPLIT_MIN_RUNS - 1 } }, 2)).toBe(false);
+  });
+
+  it("splits a summary with a risk-free ticker (in the inner join) as the single task, byte for byte", async () => {
+    // (the parts used to align without it: 400 "the prices carry no closes of RATE" where the single task answers)
+    const request = { tickers: TICKERS.slice(0, 5), run_count: 60, seed: 8, risk_free: "RATE" };
+    const task: BacktestTask = { kind: "sims-summary", request, snapshot };
+    const single = await pool.run(task);
+    const split = await runSummarySplit(pool, task);
+    expect(Buffer.from(split.body).toString("utf8")).toBe(Buffer.from(single.body).toString("utf8"));
+    const shorter = await pool.run({ ...task, request: { ...request, risk_free: 0.01 } });
+    expect(JSON.parse(Buffer.from(single.body).toString("utf8")).dates.length)
+      .toBeLessThan(JSON.parse(Buffer.from(shorter.body).toString("utf8")).dates.length);
+  });
+
+  it("gives a summary's parts on one worker the weights its first part computed, never another request's", async () => {
+    // (src/workers/worker.ts `partWeights`: one entry per thread, keyed by store version and request) two summaries
+    // whose weights differ, split in turn on the same two workers, each the single task's bytes
+    const a: BacktestTask = { kind: "sims-summary", request: { tickers: TICKERS.slice(0, 6), run_count: 200, seed: 3 }, snapshot };
+    const b: BacktestTask = { ...a, request: { ...a.request, tickers: TICKERS.slice(2, 8), max_weight: 0.3 } };
+    const singles = [await pool.run(a), await pool.run(b)].map((r) => Buffer.from(r.body).toString("utf8"));
+    for (const [k, task] of [a, b, a, b].entries()) {
+      expect(Buffer.from((await runSummarySplit(pool, task)).body).toString("utf8"), `split ${k}`).toBe(singles[k % 2]);
+    }
   });
 
   it("splits only with 2 or more workers, from the threshold on, and never with threshold 0", () => {
