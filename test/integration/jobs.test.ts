@@ -201,6 +201,9 @@ describeWithServers("jobs shared by two replicas through Redis (BullMQ)", missin
     expect(sub.headers.get("retry-after")).toBe("1");
     const status = await call(live.url, "/v1/jobs/00000000-0000-4000-8000-000000000000", KEYS.main);
     expect(status.status).toBe(503);
+    const list = await call(live.url, "/v1/jobs", KEYS.main);
+    expect(list.status, list.body).toBe(503);
+    expect(JSON.parse(list.body)).toMatchObject({ code: "JOBS_UNAVAILABLE" });
     expect((await call(live.url, "/v1/optimiser/weights", KEYS.main, { tickers: tickers.slice(0, 3) })).status).toBe(200);
     // A graceful stop does not wait for a Redis that is gone (BullMQ's close is bounded).
     const t0 = Date.now();
