@@ -41,7 +41,7 @@ function writeStore(dir: string): void {
   series.push({ ticker: "MIRROR", days: series[0].days, closes: series[0].closes.map((c) => 1e4 / c) });
   series.push({ ticker: "FLAT", days: series[0].days, closes: series[0].closes.map(() => 50) });
   // a risk-free ticker whose history starts 40 days later: as risk_free it shortens the request's inner join
-  series.push({ ticker: "RATE", days: series[0].days.slice(40), closes: series[0].days.slice(40).map((_, t) => 100 * 1.0001 ** t) });
+  series.push({ ticker: "RATE", days: series[0].days.slice(40), closes: Float64Array.from(series[0].days.slice(40), (_, t) => 100 * 1.0001 ** t) });
   // 150 more tickers: a Gram of several 64-row blocks (N' = 152)
   for (const [i, s] of seededSeries(400, BIG.length, 23).entries()) series.push({ ...s, ticker: `BG${String(i).padStart(4, "0")}` });
   commitStore(dir, series);
