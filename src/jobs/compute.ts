@@ -107,11 +107,43 @@ export async function computeJob(ctx: ComputeContext, route: JobRoute, body: Req
     p.workDone = Math.min(p.workTotal, p.workDone + work);
     o.progress?.({ ...p });
   });
-  // A large buy-and-hold sims summary: its runs over this replica's workers (as the synchronous route).
+  // A large buy-and-hold sims summary: its runs over this replica's workers (as the synchronous route); a request
+  // computed whole says how far it is where it can (a summary's runs: `WHOLE_PROGRESS_MS`)
   const result = split ? await runSplit(pool, task, run)
-    : runs ? await runSummarySplit(pool, task, run) : await pool.run(task, undefined, run);
+    : runs ? await runSummarySplit(pool, task, run) : await wholeWithProgress(pool, task, run, (fraction) => {
+      p.workDone = Math.min(p.workTotal, fraction);
+      o.progress?.({ ...p });
+    });
   // (no encoding asked: the body is identity; its buffer is the job's, never handed back to the pool for reuse)
   return { body: result.body, headers: jobHeaders(ctx, route, body, snapshot, result.meta) };
+}
+
+/** How often a job computed whole reads how far its task is (`wholeWithProgress`). */
+export const WHOLE_PROGRESS_MS = 250;
+
+/**
+ * `task` run whole on `pool`; while it runs, `onFraction(done ÷ total)` every WHOLE_PROGRESS_MS when the worker's
+ * progress cell (BacktestTask.progress: a summary's runs done) moved. Other kinds say nothing until they end.
+ */
+async function wholeWithProgress(pool: ComputePool, task: BacktestTask, run: Parameters<ComputePool["run"]>[2],
+  onFraction: (fraction: number) => void) {
+  if (task.kind !== "sims-summary") return pool.run(task, undefined, run);
+  const progress = new SharedArrayBuffer(16);
+  const cell = new Float64Array(progress);
+  let last = 0;
+  const timer = setInterval(() => {
+    const done = cell[0];
+    const total = cell[1];
+    if (total > 0 && done > last) {
+      last = done;
+      onFraction(done / total);
+    }
+  }, WHOLE_PROGRESS_MS);
+  try {
+    return await pool.run({ ...task, progress }, undefined, run);
+  } finally {
+    clearInterval(timer);
+  }
 }
 
 /**

@@ -579,16 +579,18 @@ export interface RespondLimits {
  * given (e.g. the validated HTTP body without tickers/start/end); unknown keys are INVALID_REQUEST.
  * Throws FolioError (INVALID_REQUEST, INSUFFICIENT_HISTORY, RESPONSE_TOO_LARGE, DEGENERATE_INPUT, …).
  * `out`: a buffer a paths or sims body may be written into (src/pipeline/format.ts; the service's recycled response
- * buffers); the body is then a view of it.
+ * buffers); the body is then a view of it. `onProgress(done, total)`: a summary's runs done, after each chunk.
  */
 export function respond(kernels: Kernels, kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
   limits: RespondLimits = {}, precomputed?: PrecomputedWeights, out?: ArrayBufferLike, parts?: readonly SummaryPart[],
-  significanceParts?: readonly ResampledBlock[]): Responded {
+  significanceParts?: readonly ResampledBlock[], onProgress?: (done: number, total: number) => void): Responded {
   const own = analysisOptions(kind, options);
   const given = reportRiskFree(kind, options);
   const captureBasis = reportCaptureBasis(kind, options);
   const opts = checkedRequest(kind, prices, options, limits);
-  if (kind === "sims-summary") return respondSummary(kernels, prices, opts, precomputed, parts, summaryRiskFree(given, prices));
+  if (kind === "sims-summary") {
+    return respondSummary(kernels, prices, opts, precomputed, parts, summaryRiskFree(given, prices), onProgress);
+  }
   const c = compute(kernels, kind, prices, opts, precomputed, kind === "paths" ? { out } : undefined);
   const meta = metaOf(kind, c);
   // The dollar values written by the engine's WebAssembly writer when it has one (same bytes: src/engine/dollars.ts).
@@ -630,8 +632,9 @@ function metaOf(kind: RespondKind, c: Computation): ResponseMeta {
  * doubles, never from their formatted JSON; the warnings in the body and, by code, in the metadata.
  */
 function respondSummary(kernels: Kernels, prices: TypedPrices, opts: CheckedOptions,
-  precomputed: PrecomputedWeights | undefined, parts?: readonly SummaryPart[], riskFree?: number): Responded {
-  const s = summariseSims(kernels, prices, opts, undefined, undefined, precomputed, parts, riskFree);
+  precomputed: PrecomputedWeights | undefined, parts?: readonly SummaryPart[], riskFree?: number,
+  onProgress?: (done: number, total: number) => void): Responded {
+  const s = summariseSims(kernels, prices, opts, onProgress, undefined, precomputed, parts, riskFree);
   const meta = metaOf("sims-summary", s.first);
   meta.sims = simsMeta(s.first, s.warnings);
   return { body: encoder.encode(JSON.stringify(s.report)), meta };

@@ -66,6 +66,11 @@ export interface BacktestTask {
    * merges them in series order instead of running the kernels; the body is the single task's, byte for byte.
    */
   significanceParts?: Float64Array[];
+  /**
+   * Where the worker writes how far the task is (two f64: done, total; a summary's runs after each chunk), read by the
+   * event loop while it runs (src/jobs/compute.ts: a job's time left). Shared, never transferred.
+   */
+  progress?: SharedArrayBuffer;
 }
 
 /**

@@ -219,8 +219,13 @@ async function backtest(task: BacktestTask): Promise<TaskResult> {
   // a summary's last step after its parts: the weights its parts computed on this thread, when they did
   const fromParts = task.kind === "sims-summary" && task.summaryParts !== undefined && task.weights === undefined &&
     partWeights?.key === partWeightsKey(task.snapshot, task.request) ? partWeights.weights : undefined;
+  const cell = task.progress === undefined ? undefined : new Float64Array(task.progress, 0, 2);
   const r = respond(k, task.kind, prices, options, { maxResponseValues: config.maxResponseValues },
-    fromParts ?? precomputedOf(task.weights), task.out, task.summaryParts, task.significanceParts?.map(blockOf));
+    fromParts ?? precomputedOf(task.weights), task.out, task.summaryParts, task.significanceParts?.map(blockOf),
+    cell === undefined ? undefined : (done, total) => {
+      cell[1] = total;
+      cell[0] = done;
+    });
   return ok(r.body, r.meta, task.encoding, task.keepIdentity === true, task.out);
 }
 

@@ -2,7 +2,8 @@
  * A job's estimated time left (issue 31 item 1; src/http/routes/jobs.ts `timeLeft`): from the share of its work done
  * once a part is (basis "progress"), else the cost model's least time less the time it has run (basis "cost", a lower
  * bound, none once passed); nothing once finished. The work counted per part: in process (src/jobs/compute.ts, a
- * summary split across two workers, watched over HTTP) and in Redis (src/jobs/redis.ts `partDone`, a real server).
+ * summary split across two workers, watched over HTTP; a summary computed whole, by the runs its worker has done) and
+ * in Redis (src/jobs/redis.ts `partDone`, a real server).
  */
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -81,6 +82,32 @@ describe("the time left of a summary split across two workers, watched over HTTP
       expect(s.estimate?.basis).toBe("progress");
       expect(s.estimate!.ms_left).toBeGreaterThanOrEqual(0);
     }
+  }, 120_000);
+});
+
+describe("the time left of a summary computed whole (one worker), watched over HTTP", () => {
+  const t = useTestApp({ limits: { workers: 1, maxRunCount: 20_000 } });
+
+  it("estimates by progress once the worker has summarised a chunk of runs", async () => {
+    const tickers = t().store.list().slice(0, 6).map((x) => x.ticker);
+    const sub = await t().post("/v1/jobs", { route: "sims/summary", body: { tickers, run_count: 8_000, seed: 2 } }, { "x-api-key": TEST_KEY });
+    expect(sub.statusCode, sub.body).toBe(202);
+    const seen: { state: string; parts?: { done: number; total: number }; estimate?: { ms_left: number; basis: string } | null }[] = [];
+    for (let i = 0; i < 6_000; i++) {
+      const s = (await t().get(sub.headers.location as string)).json() as (typeof seen)[number];
+      seen.push(s);
+      if (s.state === "completed") break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(seen.at(-1)!.state).toBe("completed");
+    // one task (parts 0 of 1 until it ends); its runs' progress read from the worker every WHOLE_PROGRESS_MS
+    const running = seen.filter((s) => s.state === "running");
+    expect(running.every((s) => s.parts?.total === 1)).toBe(true);
+    const byProgress = running.filter((s) => s.estimate?.basis === "progress");
+    expect(byProgress.length, JSON.stringify(running.map((s) => s.estimate?.basis))).toBeGreaterThan(0);
+    // the estimates by progress come after those by cost (never back)
+    const first = running.findIndex((s) => s.estimate?.basis === "progress");
+    expect(running.slice(first).every((s) => s.estimate?.basis === "progress")).toBe(true);
   }, 120_000);
 });
 

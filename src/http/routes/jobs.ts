@@ -53,8 +53,8 @@ export const ESTIMATE_BASES = ["progress", "cost"] as const;
 /**
  * The time job `j` has left at `now` on `workers` workers, while queued or running (undefined once finished, or when
  * nothing is known):
- * - "progress": running with some of its work done (its parts: src/jobs/compute.ts `partWork`), the time it has run
- *   × the work left ÷ the work done — a job split across the workers or replicas, from its first part on;
+ * - "progress": running with some of its work done (its parts: src/jobs/compute.ts `partWork`; a summary computed
+ *   whole: its runs done, `wholeWithProgress`), the time it has run × the work left ÷ the work done;
  * - "cost": otherwise the least time its estimated cost needs (src/http/cost.ts `leastComputeMs`, the floor that
  *   refuses a synchronous request with RUN_AS_JOB) less the time it has run: a lower bound; none once it has passed.
  */
@@ -114,7 +114,7 @@ export const JobStatus = z.object({
     ms_left: z.number().int().describe("Milliseconds of computation left."),
     finish_at: z.string().describe("When it would finish at that rate."),
     basis: z.enum(ESTIMATE_BASES).describe(
-      "progress: from the time it has run and the share of its work done (a job in parts, from its first part on); " +
+      "progress: from the time it has run and the share of its work done (its parts done, or a summary's runs); " +
         "cost: the least time its estimated cost (tickers × test days × runs) needs, less the time it has run — a lower bound."),
   }).nullable().optional().describe("Queued or running: the time it has left, estimated; null when nothing is known (a lower bound passed)."),
   result: z.string().optional().describe("Completed: where its result is (GET)."),
