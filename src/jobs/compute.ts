@@ -13,7 +13,7 @@ import { defaultPlan, requestParts } from "../pipeline/split-plan.js";
 import { runSplit, runSummarySplit, shouldSplit, shouldSplitSummary, summaryParts } from "../workers/split.js";
 import type { StoreSnapshot } from "../store/types.js";
 import type { ResponseMeta } from "../pipeline/respond.js";
-import type { BacktestTask, RequestBody } from "../workers/tasks.js";
+import type { BacktestTask, ComputeTask, RequestBody } from "../workers/tasks.js";
 import { JOB_ROUTES, JOB_STORE_VERSION_HEADER, syncRouteOf, type JobRoute } from "./types.js";
 
 export const JSON_UTF8 = "application/json; charset=utf-8";
@@ -91,9 +91,12 @@ export async function computeJob(ctx: ComputeContext, route: JobRoute, body: Req
   const task: BacktestTask = { kind, request: body, snapshot };
   const run = { cancel: o.cancel, key: o.key, cost: estimateCost(store, kind, body), timeoutMs: ctx.limits.jobTimeoutMs };
   const split = shouldSplit(body.tickers.length, ctx.limits.splitMinTickers, ctx.limits.workers);
-  const runs = !split && shouldSplitSummary(task, ctx.pool.workerCount);
-  const parts = split ? requestParts(body, ctx.pool.workerCount, defaultPlan(task)).map(() => partWork({ kind: "weights" }))
-    : runs ? summaryParts(body.run_count ?? 0, ctx.pool.workerCount).map(([, runCount]) => partWork({ kind: "runs", runCount })) : [];
+  // (a split summary of many runs: its weights parts, then its runs in parts: src/workers/split.ts `runSplit`)
+  const runs = shouldSplitSummary(task as ComputeTask, ctx.pool.workerCount);
+  const parts = [
+    ...(split ? requestParts(body, ctx.pool.workerCount, defaultPlan(task)).map(() => partWork({ kind: "weights" })) : []),
+    ...(runs ? summaryParts(body.run_count ?? 0, ctx.pool.workerCount).map(([, runCount]) => partWork({ kind: "runs", runCount })) : []),
+  ];
   const partsWork = parts.reduce((a, b) => a + b, 0);
   // a request run whole is one task: its work 1, done when it is
   const last = parts.length === 0 ? 1 : lastStepWork(partsWork, parts.length);

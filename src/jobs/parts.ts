@@ -3,10 +3,11 @@
  * workers take (BullMQ flows, src/jobs/engine.ts), then one replica assembles them. The cuts are those the service
  * already makes inside one replica (src/pipeline/split-plan.ts; src/workers/split.ts), so the body is the single
  * task's byte for byte whatever the number of replicas, workers or parts:
- * - a request of at least SPLIT_MIN_TICKERS tickers: its weights parts (frequency / strategy groups of the "balanced"
- *   plan for the deployment's worker count), then the route's own step given the assembled weights (`runParts`);
- * - a buy-and-hold sims summary of ≥ 1,000 runs: its runs in blocks (`summaryParts`), then the summary's own step
- *   (run 0 and the merge) given the blocks' figures;
+ * - a buy-and-hold sims summary of ≥ 1,000 runs (of any number of tickers: its runs are most of its work): its runs
+ *   in blocks (`summaryParts`), then the summary's own step (run 0 and the merge) given the blocks' figures;
+ * - otherwise a request of at least SPLIT_MIN_TICKERS tickers: its weights parts (frequency / strategy groups of the
+ *   "balanced" plan for the deployment's worker count), then the route's own step given the assembled weights
+ *   (`runParts`);
  * - a buy-and-hold full /sims body of ≥ SIMS_SPLIT_MIN_VALUES dollar values: its runs in blocks, each block's members
  *   of the body, then the body written from them in run order and the headers from their metadata
  *   (src/jobs/sims-parts.ts).
@@ -51,20 +52,24 @@ export interface PartOutcome {
 
 /**
  * The plan of a job on a deployment of `workers` workers in all (every replica's, src/jobs/engine.ts
- * `deploymentWorkers`): the same rules as the synchronous route's on one replica (`shouldSplit`,
- * `shouldSplitSummary`), with Gram blocks replaced as the module comment says; a sims job of `simsValues` dollar
+ * `deploymentWorkers`): the synchronous route's rules on one replica (`shouldSplit`, `shouldSplitSummary`), but a
+ * summary of many runs only in blocks of runs (on one replica its weights parts come first, then its blocks given
+ * them: src/workers/split.ts `runSplit`; across replicas each replica's thread computes them once instead, so that a
+ * job is one level of parts), with Gram blocks replaced as the module comment says; a sims job of `simsValues` dollar
  * values (src/jobs/sims-parts.ts `simsValues`) in blocks of runs from SIMS_SPLIT_MIN_VALUES.
  */
 export function planJob(route: JobRoute, body: RequestBody, workers: number, splitMinTickers: number | undefined,
   simsValues = 0): JobPlan {
   const kind = JOB_ROUTES[route];
+  const probe = { kind, request: body } as unknown as BacktestTask;
+  // a summary of many runs in blocks of runs even from SPLIT_MIN_TICKERS: its runs are most of its work, and each
+  // replica's thread computes the weights once for all its parts (src/workers/worker.ts `partWeights`)
+  if (shouldSplitSummary(probe, workers)) return { kind: "runs", parts: summaryParts(body.run_count ?? 0, workers) };
   if (shouldSplit(body.tickers.length, splitMinTickers, workers)) {
     const balanced = requestParts(body, workers, "balanced");
     const shared = balanced.some((p) => p.gramRows !== undefined || p.fromGram === true);
     return { kind: "weights", parts: shared ? requestParts(body, workers, "hrp") : balanced };
   }
-  const probe = { kind, request: body } as unknown as BacktestTask;
-  if (shouldSplitSummary(probe, workers)) return { kind: "runs", parts: summaryParts(body.run_count ?? 0, workers) };
   if (kind === "sims" && shouldSplitSims(body, simsValues, workers)) return { kind: "sims", parts: simsBlocks(body.run_count ?? 0, workers) };
   return { kind: "whole" };
 }

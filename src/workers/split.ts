@@ -15,7 +15,7 @@ import { isFolioError, folioError } from "../errors.js";
 import { defaultPlan, requestParts, runParts, type SplitPlan } from "../pipeline/split-plan.js";
 import type { ComputePool, ComputeResult } from "./pool.js";
 import { getMaxListeners, setMaxListeners } from "node:events";
-import type { BacktestTask, ComputeTask, SignificancePartTask, SummaryPartTask, WeightsPartTask } from "./tasks.js";
+import type { BacktestTask, ComputeTask, SignificancePartTask, SplitWeights, SummaryPartTask, WeightsPartTask } from "./tasks.js";
 import { summaryPartsApply } from "../pipeline/respond.js";
 
 export { shouldSplit } from "../pipeline/split-plan.js";
@@ -23,6 +23,8 @@ export { shouldSplit } from "../pipeline/split-plan.js";
 export interface SplitOptions {
   /** The request's deadline, ms, across all its steps (default: the pool's). */
   timeoutMs?: number;
+  /** When the request's steps began (its deadline is `timeoutMs` from then; default: now). */
+  startedAt?: number;
   cancel?: AbortSignal;
   /** Fairness key. */
   key?: string;
@@ -34,16 +36,21 @@ export interface SplitOptions {
 
 /**
  * Run `task` as weights parts in parallel (`splitParts`), then the request's own step with the assembled weights;
- * resolves to the same result as `pool.run(task)` would (see the module comment).
+ * resolves to the same result as `pool.run(task)` would (see the module comment). A sims summary of many runs
+ * (`shouldSplitSummary`) then has its runs on every worker too, given those weights (`runSummarySplit`): its runs,
+ * not its weights, are most of its work (at 999 tickers 5.7 ms a run against 230 ms for the weights).
  */
 export async function runSplit(pool: ComputePool, task: BacktestTask, o: SplitOptions = {}): Promise<ComputeResult> {
   const limitMs = o.timeoutMs ?? pool.timeoutMs;
-  const deadline = Date.now() + limitMs;
+  const startedAt = o.startedAt ?? Date.now();
+  const deadline = startedAt + limitMs;
   const remaining = () => Math.max(1, deadline - Date.now());
+  const runs = shouldSplitSummary(task as ComputeTask, pool.workerCount);
+  let weights: SplitWeights;
   const group = pool.openGroup(o.key ?? "");
   try {
     const plan = requestParts(task.request, pool.workerCount, o.plan ?? defaultPlan(task));
-    const weights = await runParts(plan, task.request.tickers.length, async (p, gram) => {
+    weights = await runParts(plan, task.request.tickers.length, async (p, gram) => {
       const part: WeightsPartTask = {
         kind: "weights-part", of: task.kind, frequency: p.frequency, request: task.request, snapshot: task.snapshot,
         ...(p.strategies === undefined ? {} : { strategies: p.strategies }),
@@ -56,15 +63,19 @@ export async function runSplit(pool: ComputePool, task: BacktestTask, o: SplitOp
     }).catch((e: unknown) => {
       throw requestError(e, limitMs);
     });
-    const last: BacktestTask = { ...task, weights };
-    // the last step: no part of the request follows, so its worker gives a large instance's memory back after it
-    return await pool.run(last, remaining(), { cancel: o.cancel, group, cost: o.cost, keepMemory: false })
-      .catch((e: unknown) => {
-        throw requestError(e, limitMs);
-      });
+    if (!runs) {
+      const last: BacktestTask = { ...task, weights };
+      // the last step: no part of the request follows, so its worker gives a large instance's memory back after it
+      return await pool.run(last, remaining(), { cancel: o.cancel, group, cost: o.cost, keepMemory: false })
+        .catch((e: unknown) => {
+          throw requestError(e, limitMs);
+        });
+    }
   } finally {
     group.close();
   }
+  // (the weights' group closed first: the runs' parts are the request's one group again, under the same deadline)
+  return runSummarySplit(pool, { ...task, weights }, { ...o, timeoutMs: limitMs, startedAt });
 }
 
 // ---- a sims summary's runs on every worker (issue 28's bench: docs/method.md §8.13) ----
@@ -116,8 +127,9 @@ export function summaryParts(runs: number, workers: number): [number, number][] 
  */
 export async function runSummarySplit(pool: ComputePool, task: BacktestTask, o: SplitOptions = {}): Promise<ComputeResult> {
   const ranges = summaryParts(task.request.run_count ?? 0, pool.workerCount);
+  const weights = task.weights === undefined ? {} : { weights: task.weights };
   return partsThenLast(pool, task, o, ranges.map(([runFrom, runCount]) =>
-    ({ kind: "sims-summary-part", request: task.request, snapshot: task.snapshot, runFrom, runCount }) satisfies SummaryPartTask),
+    ({ kind: "sims-summary-part", request: task.request, snapshot: task.snapshot, runFrom, runCount, ...weights }) satisfies SummaryPartTask),
   (bodies) => ({ ...task, summaryParts: bodies.map((data, k) => ({ runFrom: ranges[k][0], runCount: ranges[k][1], data })) }));
 }
 
@@ -129,7 +141,7 @@ export async function runSummarySplit(pool: ComputePool, task: BacktestTask, o: 
 async function partsThenLast(pool: ComputePool, task: BacktestTask, o: SplitOptions, parts: readonly ComputeTask[],
   lastOf: (bodies: Float64Array[]) => BacktestTask): Promise<ComputeResult> {
   const limitMs = o.timeoutMs ?? pool.timeoutMs;
-  const deadline = Date.now() + limitMs;
+  const deadline = (o.startedAt ?? Date.now()) + limitMs;
   const remaining = () => Math.max(1, deadline - Date.now());
   const group = pool.openGroup(o.key ?? "");
   // every part listens to the request's cancel signal while it waits or runs (a summary has up to ≈ 16 per worker)

@@ -98,6 +98,8 @@ export interface SummaryPartTask {
   snapshot: StoreSnapshot;
   runFrom: number;
   runCount: number;
+  /** The request's weights, computed by its weights parts (src/workers/split.ts `runSplit`): used, not computed. */
+  weights?: SplitWeights;
   keepMemory?: boolean;
 }
 

@@ -251,7 +251,8 @@ async function summaryPart(task: SummaryPartTask): Promise<TaskResult> {
   const prices = requestPrices(task.snapshot, "sims-summary", task.request);
   const limits = { maxResponseValues: config.maxResponseValues };
   const key = partWeightsKey(task.snapshot, task.request);
-  if (partWeights?.key !== key) {
+  if (task.weights !== undefined) partWeights = { key, weights: precomputedOf(task.weights)! };
+  else if (partWeights?.key !== key) {
     const weights = summaryWeights(k, "sims-summary", prices, options, limits);
     partWeights = weights === undefined ? undefined : { key, weights };
   }

@@ -297,6 +297,32 @@ describe("runSplit on a pool of 2 workers", () => {
       .toBeLessThan(JSON.parse(Buffer.from(shorter.body).toString("utf8")).dates.length);
   });
 
+  it("runs a split request's summary of many runs in blocks too, given the weights its weights parts computed", async () => {
+    // (src/workers/split.ts `runSplit`: its weights parts, then its runs on every worker, then the last step) the
+    // tasks the pool is given, and the single task's bytes
+    const kinds: string[] = [];
+    const spy = new Proxy(pool, {
+      get(target, prop) {
+        if (prop === "run") {
+          return (...args: Parameters<ComputePool["run"]>) => {
+            kinds.push(args[0].kind + ((args[0] as { weights?: unknown }).weights === undefined ? "" : "+weights"));
+            return target.run(...args);
+          };
+        }
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === "function" ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const task: BacktestTask = { kind: "sims-summary", request: { tickers: TICKERS.slice(0, 6), run_count: SUMMARY_SPLIT_MIN_RUNS, seed: 6 }, snapshot };
+    const single = await pool.run(task);
+    const split = await runSplit(spy, task);
+    expect(Buffer.from(split.body).toString("utf8")).toBe(Buffer.from(single.body).toString("utf8"));
+    expect(kinds.filter((k) => k === "weights-part").length).toBeGreaterThanOrEqual(3);
+    expect(kinds.filter((k) => k === "sims-summary-part+weights").length).toBeGreaterThanOrEqual(2);
+    expect(kinds.filter((k) => k === "sims-summary-part").length).toBe(0);
+    expect(kinds.at(-1)).toBe("sims-summary+weights");
+  });
+
   it("gives a summary's parts on one worker the weights its first part computed, never another request's", async () => {
     // (src/workers/worker.ts `partWeights`: one entry per thread, keyed by store version and request) two summaries
     // whose weights differ, split in turn on the same two workers, each the single task's bytes
