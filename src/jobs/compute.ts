@@ -54,9 +54,10 @@ function counting(pool: ComputePool, onDone: (task: Parameters<ComputePool["run"
 }
 
 /**
- * The work of one part (src/jobs/parts.ts `PartSpec`, or a task of this replica's split), in the units the time-left estimate counts (src/http/routes/jobs.ts `estimateOf`): a block of
- * runs its runs (a run costs about the same wherever it falls); a weights part 1 (the parts of a plan are of one
- * order: at 5,000 tickers 1.1–2.7 s each, measured in docs/performance.md).
+ * The work of one part (src/jobs/parts.ts `PartSpec`, or a task of this replica's split), in the units of the
+ * time-left estimate (src/http/routes/jobs.ts `timeLeft`): a block of runs its runs (a run costs about the same
+ * wherever it falls); a weights part 1 (the parts of a plan are of one order: at 5,000 tickers 1.1–2.7 s each,
+ * measured in docs/performance.md).
  */
 export function partWork(spec: { kind: "weights" } | { kind: "runs" | "sims"; runCount: number }): number {
   return spec.kind === "weights" ? 1 : spec.runCount;

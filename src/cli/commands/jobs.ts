@@ -1,6 +1,6 @@
 /**
- * `folio jobs submit|status|wait|result|cancel|list --url …` (issue 31 item 6): the jobs API of a Folio server from the
- * command line, and `--url` (with `--async`) on the compute commands: the command's request sent to that server —
+ * `folio jobs submit|status|wait|result|cancel|list --url …` (issue 31 item 6): the jobs API of a Folio server from
+ * the command line, and `--url` (with `--async`) on the compute commands: the command's request sent to that server —
  * synchronously, or as a job whose progress (parts done) is shown on stderr, then its result printed.
  * A server's problem document becomes the same error (and exit code) as the library's: src/cli/exit-codes.ts.
  */

@@ -292,10 +292,10 @@ export interface RateLimitOptions {
 }
 
 /**
- * The cheap reads: their own, much larger count budget. A job's status (and the listing of a key's jobs) is one of them: a client waiting for a job polls
- * it (the status says `retry-after: 1`; the page every 400 ms, `folio jobs wait` every 500 ms), and a key waiting on a
- * few jobs at once, or polling faster, must not spend the budget of its other requests — and see a 429 in the middle of
- * its wait — on reads of a Redis record.
+ * The cheap reads: their own, much larger count budget. A job's status (and the listing of a key's jobs) is one of
+ * them: a client waiting for a job polls it (the status says `retry-after: 1`; the page every 400 ms, `folio jobs wait`
+ * every 500 ms), and a key waiting on a few jobs at once, or polling faster, must not spend the budget of its other
+ * requests — and see a 429 in the middle of its wait — on reads of a Redis record.
  */
 export const READ_ROUTES: readonly { method: string; url: string | RegExp }[] = [
   { method: "GET", url: "/v1/info" },
