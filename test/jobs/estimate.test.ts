@@ -13,7 +13,7 @@ import type { JobListed } from "../../src/jobs/types.js";
 import { leastComputeMs } from "../../src/http/cost.js";
 import { jobStatus, timeLeft } from "../../src/http/routes/jobs.js";
 import { summaryParts } from "../../src/workers/split.js";
-import { TEST_KEY, useTestApp } from "../helpers/app.js";
+import { TEST_KEY, useTestApp, type TestApp } from "../helpers/app.js";
 import { describeWithServers, missingServers, startRedis, type RunningRedis } from "../helpers/servers.js";
 
 const NOW = 1_800_000_000_000;
@@ -59,22 +59,31 @@ describe("the time a job has left", () => {
   });
 });
 
+/** A status as the tests read it. */
+type Seen = { state: string; parts?: { done: number; total: number }; estimate?: { ms_left: number; basis: string } | null };
+
+/** Submit a summary job and read its status every 10 ms until it completes: the 202's status and every one seen. */
+async function watched(app: TestApp, body: Record<string, unknown>): Promise<{ sub: Seen; seen: Seen[] }> {
+  const res = await app.post("/v1/jobs", { route: "sims/summary", body }, { "x-api-key": TEST_KEY });
+  expect(res.statusCode, res.body).toBe(202);
+  const seen: Seen[] = [];
+  for (let i = 0; i < 6_000; i++) {
+    const s = (await app.get(res.headers.location as string)).json() as Seen;
+    seen.push(s);
+    if (s.state === "completed") break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  expect(seen.at(-1)!.state).toBe("completed");
+  return { sub: res.json() as Seen, seen };
+}
+
 describe("the time left of a summary split across two workers, watched over HTTP", () => {
   const t = useTestApp({ limits: { workers: 2, maxRunCount: 20_000 } });
 
   it("estimates by cost while queued, then by progress once a block is done, nothing once completed", async () => {
     const tickers = t().store.list().slice(0, 6).map((x) => x.ticker);
-    const sub = await t().post("/v1/jobs", { route: "sims/summary", body: { tickers, run_count: 6_000, seed: 1 } }, { "x-api-key": TEST_KEY });
-    expect(sub.statusCode, sub.body).toBe(202);
-    expect(sub.json().estimate).toMatchObject({ basis: "cost" });
-    const seen: { state: string; parts?: { done: number; total: number }; estimate?: { ms_left: number; basis: string } | null }[] = [];
-    for (let i = 0; i < 3_000; i++) {
-      const s = (await t().get(sub.headers.location as string)).json() as (typeof seen)[number];
-      seen.push(s);
-      if (s.state === "completed") break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    expect(seen.at(-1)!.state).toBe("completed");
+    const { sub, seen } = await watched(t(), { tickers, run_count: 6_000, seed: 1 });
+    expect(sub.estimate).toMatchObject({ basis: "cost" });
     expect(seen.at(-1)).not.toHaveProperty("estimate");
     const running = seen.filter((s) => s.state === "running" && (s.parts?.done ?? 0) >= 1);
     expect(running.length, "no status seen between the first part and the end").toBeGreaterThan(0);
@@ -90,16 +99,7 @@ describe("the time left of a summary computed whole (one worker), watched over H
 
   it("estimates by progress once the worker has summarised a chunk of runs", async () => {
     const tickers = t().store.list().slice(0, 6).map((x) => x.ticker);
-    const sub = await t().post("/v1/jobs", { route: "sims/summary", body: { tickers, run_count: 8_000, seed: 2 } }, { "x-api-key": TEST_KEY });
-    expect(sub.statusCode, sub.body).toBe(202);
-    const seen: { state: string; parts?: { done: number; total: number }; estimate?: { ms_left: number; basis: string } | null }[] = [];
-    for (let i = 0; i < 6_000; i++) {
-      const s = (await t().get(sub.headers.location as string)).json() as (typeof seen)[number];
-      seen.push(s);
-      if (s.state === "completed") break;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    expect(seen.at(-1)!.state).toBe("completed");
+    const { seen } = await watched(t(), { tickers, run_count: 8_000, seed: 2 });
     // one task (parts 0 of 1 until it ends); its runs' progress read from the worker every WHOLE_PROGRESS_MS
     const running = seen.filter((s) => s.state === "running");
     expect(running.every((s) => s.parts?.total === 1)).toBe(true);
