@@ -66,7 +66,7 @@ export function partWork(spec: { kind: "weights" } | { kind: "runs" | "sims"; ru
 /**
  * The work of a plan's last step beside its parts' `parts` (their `partWork` summed), measured: a 10,000-run summary's
  * merge 0.5–0.8 s against ≈ 18 s of runs (≈ 4 %); a 5,000-ticker paths's valuation 0.15 s against 5 s of weights
- * parts (≈ 3 %), so 5 % of the parts', at least one part's share of them.
+ * parts (≈ 3 %), so 5 % of the parts', and at least a quarter of an average part.
  */
 export function lastStepWork(parts: number, count: number): number {
   return Math.max(0.05 * parts, parts / Math.max(1, count) / 4);

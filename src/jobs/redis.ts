@@ -238,10 +238,10 @@ export class RedisJobStore implements JobStore {
     const seen: (JobListed | undefined)[] = [];
     for (let offset = 0; offset < LISTED_JOBS_PER_KEY + LIST_BATCH; offset += LIST_BATCH) {
       const ids = await guarded(() => this.redis.zrevrangebyscore(set, max, "-inf", "LIMIT", offset, LIST_BATCH));
+      if (ids.length === 0) break;
       const pipe = this.redis.pipeline();
       for (const id of ids) pipe.hmget(this.key(id), ...LISTED_FIELDS);
-      const rows = ids.length === 0 ? [] : (await guarded(() => pipe.exec())) ?? [];
-      for (const [err, values] of rows) {
+      for (const [err, values] of (await guarded(() => pipe.exec())) ?? []) {
         if (err !== null) throw folioError("JOBS_UNAVAILABLE", {}, { retryAfter: 1 });
         const h: Record<string, string> = { body: "null" };
         (values as (string | null)[]).forEach((v, k) => {

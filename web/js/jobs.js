@@ -111,7 +111,7 @@ export function jobStep(job) {
 }
 
 /** A duration for people: seconds under two minutes, else minutes (whole). */
-export function timeText(ms) {
+function timeText(ms) {
   const s = Math.max(1, Math.round(ms / 1000));
   return s < 120 ? `${s} s` : `${Math.round(s / 60)} min`;
 }
