@@ -60,6 +60,39 @@ describe("order statistics of columns (kColumnRanks and columnRanksJs)", () => {
       }), { numRuns: 300 });
   });
 
+  it("equals the sort on long columns by buckets: outliers, depleted zeros, negatives, a range of a few ulps", () => {
+    // ≥ 1,024 values go by buckets of the range (assembly/stats/select.ts `bucketRanks`): an outlier puts nearly every
+    // value in one bucket, a range of ulps makes B/(hi − lo) overflow (the quickselect instead), ties fill a bucket
+    fc.assert(fc.property(
+      fc.integer({ min: 1024, max: 12_000 }), fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+      fc.constantFrom("lognormal", "outlier", "zeros", "signed", "ulps", "ties", "infinite"),
+      (k, seed, kind) => {
+        let s = seed || 1;
+        const u = () => (s = (s * 48271) % 2147483647) / 2147483647;
+        const values = Float64Array.from({ length: 2 * k }, () => {
+          const x = 1e5 * Math.exp(3 * (u() - 0.5));
+          if (kind === "outlier") return u() < 0.001 ? 1e15 : x;
+          if (kind === "zeros") return u() < 0.3 ? 0 : x;
+          if (kind === "signed") return (u() - 0.5) * x;
+          if (kind === "ulps") return 1 + Math.floor(u() * 5) * Number.EPSILON;
+          if (kind === "ties") return Math.floor(u() * 3) * 1000;
+          return u() < 0.01 ? Infinity : x;
+        });
+        const ranks = ranksFor(k, PLAN_PERCENTILES);
+        const want = bySort(values, k, 2, ranks);
+        return same(columnRanks(engine(), Float64Array.from(values), k, 2, ranks), want);
+      }), { numRuns: 60 });
+  });
+
+  it("equals the sort for every rank of a long column (each bucket's runs of the sorted column)", () => {
+    const k = 2048;
+    let s = 7;
+    const u = () => (s = (s * 48271) % 2147483647) / 2147483647;
+    const values = Float64Array.from({ length: k }, () => Math.floor(u() * 1e4) / 7);
+    const ranks = Int32Array.from({ length: k }, (_, i) => i);
+    expect(same(columnRanks(engine(), Float64Array.from(values), k, 1, ranks), bySort(values, k, 1, ranks))).toBe(true);
+  });
+
   it("leaves its input unchanged and refuses bad ranks", () => {
     const x = Float64Array.of(3, 1, 2);
     columnRanks(engine(), x, 3, 1, Int32Array.of(1));
