@@ -105,7 +105,7 @@ function traceLines(trace: readonly JobTrace[], pids: readonly number[], t0: num
   const s = (ms: number) => (ms / 1000).toFixed(2);
   return [...trace].sort((a, b) => (a.k ?? 1e9) - (b.k ?? 1e9)).map((e) => e.step === "part"
     ? `    part ${e.k} on ${who(e.replica)}: queued ${s(e.queued - t0)}, started ${s(e.started - t0)}, computed ${s(e.compute)}, kept ${s(e.keep ?? 0)} (${((e.bytes ?? 0) / 1e6).toFixed(1)} MB), done ${s(e.finished - t0)}`
-    : `    assemble on ${who(e.replica)}: started ${s(e.started - t0)}, read back ${s(e.read ?? 0)} (${((e.bytes ?? 0) / 1e6).toFixed(1)} MB), computed ${s(e.compute)}, stored ${s(e.store ?? 0)}, done ${s(e.finished - t0)}`);
+    : `    assemble on ${who(e.replica)}: started ${s(e.started - t0)}, read back ${s(e.read ?? 0)} (${((e.bytes ?? 0) / 1e6).toFixed(1)} MB, ${((e.local ?? 0) / 1e6).toFixed(1)} MB of them from its own memory), computed ${s(e.compute)}, stored ${s(e.store ?? 0)}, done ${s(e.finished - t0)}`);
 }
 
 interface Row {

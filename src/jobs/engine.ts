@@ -23,6 +23,7 @@ import { ClientClosedError } from "../workers/pool.js";
 import { computeJob, jobCost, lastStepWork, partWork, type ComputeContext, type JobProgress } from "./compute.js";
 import { assembleJob, computePart, partsOf, planJob, type JobPlan, type PartOutcome, type PartSpec } from "./parts.js";
 import { assembleSims, simsValues } from "./sims-parts.js";
+import { LocalParts } from "./local-parts.js";
 import type { RedisJobStore } from "./redis.js";
 import { MemoryJobStore, type JobStore } from "./store.js";
 import { FINISHED, type JobPage, type JobQuery, type JobRecord, type JobSpec } from "./types.js";
@@ -101,9 +102,13 @@ export class JobEngine {
   private dispatcher!: Dispatcher;
   /** The store versions this replica's jobs may run on (the current one and those recently replaced). */
   readonly versions: StoreVersions;
+  /** The bodies of the parts this replica computed, for its own last step of their job (src/jobs/local-parts.ts). */
+  readonly localParts = new LocalParts();
+  private readonly sweep: NodeJS.Timeout;
 
   private constructor(private readonly ctx: ComputeContext, readonly store: JobStore, private readonly log: JobLog) {
     this.versions = new StoreVersions(ctx.live, ctx.limits.jobTimeoutMs);
+    this.sweep = setInterval(() => this.localParts.sweep(), 10_000).unref();
   }
 
   /** The engine for this replica: BullMQ on `redisUrl`, or in-process. */
@@ -284,6 +289,8 @@ export class JobEngine {
         { key: job.owner, cancel: watch.stop.signal, retried: RETRIED_CODES });
       const t1 = Date.now();
       await parts.partDone(data.id, data.k, out, 2 * this.ctx.limits.jobTimeoutMs, partWork(data.part));
+      // (a sims block is composed into the body inside Redis, never read back here)
+      if (data.part.kind !== "sims") this.localParts.put(data.id, data.k, out);
       const finished = Date.now();
       await parts.trace(data.id, { step: "part", k: data.k, replica: REPLICA, queued, started, finished, compute: t1 - t0,
         keep: finished - t1, bytes: out.body.byteLength });
@@ -309,16 +316,24 @@ export class JobEngine {
     const n = partsOf(data.plan).length;
     // Cancelled (or failed) while a part was locked: the parent is queued once its last part stopped; it only
     // forgets what the parts kept, and BullMQ removes it on completing (removeOnComplete).
-    if (job === undefined || FINISHED.has(job.state)) return this.partStore.dropParts(id, n).catch(() => undefined);
+    if (job === undefined || FINISHED.has(job.state)) {
+      this.localParts.forget(id, n);
+      return this.partStore.dropParts(id, n).catch(() => undefined);
+    }
     if (!(await this.store.move(id, ["queued", "running"], { state: "running", attempts: Math.max(job.attempts, attempt) }))) return;
     const watch = this.watch(id, id, signal);
     try {
       const parts = this.partStore;
       if (data.plan.kind === "sims") return await this.assembleSims(id, job, data, n, { queued, started });
       const t0 = Date.now();
-      const outcomes = await Promise.all(Array.from({ length: n }, (_, k) => parts.partOf(id, k)));
+      // the parts this replica computed from its memory, the others read back
+      // (their sizes read now: the last step hands their buffers over to its worker)
+      const local = Array.from({ length: n }, (_, k) => this.localParts.take(id, k));
+      const outcomes = await Promise.all(local.map((o, k) => o ?? parts.partOf(id, k)));
       // (a part's outcome outlives the job's timeout: missing, something removed it; the attempt is retried)
       if (outcomes.some((o) => o === undefined)) throw folioError("JOBS_UNAVAILABLE", {});
+      const bytesOf = (os: readonly (PartOutcome | undefined)[]) => os.reduce((a, o) => a + (o?.body.byteLength ?? 0), 0);
+      const read = { bytes: bytesOf(outcomes), local: bytesOf(local) };
       const t1 = Date.now();
       const snapshot = this.snapshotOf(data.store);
       const out = await assembleJob(this.ctx, job.route, job.body, data.plan, outcomes as PartOutcome[], snapshot,
@@ -326,8 +341,8 @@ export class JobEngine {
       const t2 = Date.now();
       await this.store.putBody(id, out.body);
       const t3 = Date.now();
-      await parts.trace(id, { step: "assemble", replica: REPLICA, queued, started, finished: t3, read: t1 - t0,
-        bytes: (outcomes as PartOutcome[]).reduce((a, o) => a + o.body.byteLength, 0), compute: t2 - t1, store: t3 - t2 });
+      await parts.trace(id, { step: "assemble", replica: REPLICA, queued, started, finished: t3, read: t1 - t0, ...read,
+        compute: t2 - t1, store: t3 - t2 });
       const done = this.finished("completed", { headers: out.headers, bytes: out.body.byteLength, partsDone: n + 1, partsTotal: n + 1 });
       if (!(await this.store.move(id, ["running"], done))) await this.store.dropBody(id);
       await parts.dropParts(id, n).catch(() => undefined);
@@ -341,6 +356,7 @@ export class JobEngine {
       await this.partStore.dropParts(id, n).catch(() => undefined);
     } finally {
       watch.dispose();
+      this.localParts.forget(id, n);
     }
   }
 
@@ -381,6 +397,7 @@ export class JobEngine {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    clearInterval(this.sweep);
     for (const stop of this.running.values()) stop.abort();
     await this.dispatcher.close();
     await this.store.close();

@@ -48,6 +48,11 @@ export interface PartOutcome {
   error?: WireError;
   /** A sims block: the bytes of its body before its members of the sims body (src/pipeline/sims-part-body.ts). */
   head?: number;
+  /**
+   * The body is the whole of an ArrayBuffer nobody else holds (a part this replica computed, src/jobs/local-parts.ts):
+   * the last step may hand it to its worker as it is. Otherwise (a Redis reply's Buffer) it is copied first.
+   */
+  owned?: boolean;
 }
 
 /**
@@ -112,8 +117,14 @@ export async function computePart(ctx: ComputeContext, route: JobRoute, body: Re
   }
 }
 
-/** An f64 view of a part's body on a buffer of its own (a Redis reply's Buffer may sit at any offset). */
-function f64Of(body: Buffer): Float64Array {
+/**
+ * An f64 view of a part's body on a buffer of its own, to be transferred to the worker: the body's own buffer when the
+ * outcome owns it (`PartOutcome.owned`), else a copy (a Redis reply's Buffer may sit at any offset of a shared pool).
+ */
+function f64Of({ body, owned }: PartOutcome): Float64Array {
+  if (owned === true && !(body.buffer instanceof SharedArrayBuffer) && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.byteLength % 8 === 0) {
+    return new Float64Array(body.buffer, 0, body.byteLength / 8);
+  }
   const copy = new Uint8Array(body.byteLength);
   copy.set(body);
   return new Float64Array(copy.buffer);
@@ -140,7 +151,7 @@ export async function assembleJob(ctx: ComputeContext, route: JobRoute, body: Re
   } else if (plan.kind === "runs") {
     const failed = outcomes.find((x) => x.error !== undefined);
     if (failed !== undefined) throw fromWire(failed.error!);
-    last = { ...task, summaryParts: plan.parts.map(([runFrom, runCount], i) => ({ runFrom, runCount, data: f64Of(outcomes[i].body) })) };
+    last = { ...task, summaryParts: plan.parts.map(([runFrom, runCount], i) => ({ runFrom, runCount, data: f64Of(outcomes[i]) })) };
   } else {
     // (a sims plan's last step writes the body from the blocks in Redis: src/jobs/sims-parts.ts `assembleSims`)
     throw folioError("INTERNAL_ERROR", {});

@@ -41,6 +41,8 @@ export interface JobTrace {
   read?: number;
   store?: number;
   bytes?: number;
+  /** The last step: of `bytes`, those of the parts this replica computed, taken from its memory (src/jobs/local-parts.ts). */
+  local?: number;
 }
 
 export const JOB_KEY_PREFIX = "folio:jobs:";

@@ -83,6 +83,12 @@ describeWithServers("a job's parts on every replica (BullMQ flows)", missingServ
       expect(result.body.length).toBe(sync.body.length);
       expect(sha(result.body), "the job's bytes differ from the synchronous route's").toBe(sha(sync.body));
       expect(described(result.headers)).toEqual(described(sync.headers));
+      // the assembling replica took the parts it computed from its memory (src/jobs/local-parts.ts), read the rest
+      const trace = (await redisCommand(cluster.redis.port, `LRANGE folio:jobs:${done.id}:trace 0 -1`)).split("\r\n")
+        .filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as { step: string; replica: string; bytes: number; local?: number });
+      const assemble = trace.find((e) => e.step === "assemble")!;
+      const own = trace.filter((e) => e.step === "part" && e.replica === assemble.replica).reduce((a, e) => a + e.bytes, 0);
+      expect(assemble.local, JSON.stringify(trace)).toBe(own);
       // the parts' outcomes are gone once the job is assembled
       expect(await redisCommand(cluster.redis.port, `KEYS folio:jobs:${done.id}:part:*`)).toMatch(/^\*0\r\n/);
     }, 600_000);
