@@ -4,8 +4,9 @@
  * one that dies loses nothing), but the replica that assembles reads back only the parts another replica computed.
  * Measured on the bench's 10,000-run summary (docs/performance.md): reading 122.6 MB of parts back took 0.75–0.86 s of
  * a 1.5–2 s last step, about half of it the assembling replica's own parts, each copied twice on the way (ioredis's
- * reply buffer, then an aligned copy for the worker) into memory the VM faults in afresh. A body kept here is the
- * worker's own transferred buffer: the last step hands it to its worker without a copy (`PartOutcome.owned`).
+ * reply buffer, then an aligned copy for the worker) into memory the VM faults in afresh; 0.32–0.38 s with the
+ * replica's own parts taken from here. A body kept here is the worker's own transferred buffer: the last step hands
+ * it to its worker without a copy (`PartOutcome.owned`).
  *
  * Bounded: at most LOCAL_PARTS_BYTES of bodies (the oldest dropped first), each for LOCAL_PARTS_MS (swept by the
  * engine's timer, so an idle replica gives them back); a body is taken once (the last step transfers it), so an attempt

@@ -49,8 +49,9 @@ export interface PartOutcome {
   /** A sims block: the bytes of its body before its members of the sims body (src/pipeline/sims-part-body.ts). */
   head?: number;
   /**
-   * The body is the whole of an ArrayBuffer nobody else holds (a part this replica computed, src/jobs/local-parts.ts):
-   * the last step may hand it to its worker as it is. Otherwise (a Redis reply's Buffer) it is copied first.
+   * The body is the whole of an ArrayBuffer nobody else holds (a part this replica computed, src/jobs/local-parts.ts,
+   * or one read back into a buffer of its own, src/jobs/redis.ts `partOf`): the last step may hand it to its worker as
+   * it is. Otherwise it is copied first.
    */
   owned?: boolean;
 }
@@ -119,7 +120,7 @@ export async function computePart(ctx: ComputeContext, route: JobRoute, body: Re
 
 /**
  * An f64 view of a part's body on a buffer of its own, to be transferred to the worker: the body's own buffer when the
- * outcome owns it (`PartOutcome.owned`), else a copy (a Redis reply's Buffer may sit at any offset of a shared pool).
+ * outcome owns it (`PartOutcome.owned`), else a copy (a Buffer may sit at any offset of a shared pool).
  */
 function f64Of({ body, owned }: PartOutcome): Float64Array {
   if (owned === true && !(body.buffer instanceof SharedArrayBuffer) && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.byteLength % 8 === 0) {

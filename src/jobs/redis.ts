@@ -55,6 +55,11 @@ const LISTED_FIELDS = ["id", "state", "route", "owner", "createdAt", "startedAt"
   "attempts", "partsDone", "partsTotal", "workDone", "workTotal", "cost", "bytes", "error"] as const;
 /** Ids a listing reads from its sorted set per round trip (it reads on while a page is not full: at most the whole set). */
 const LIST_BATCH = 100;
+/**
+ * The bytes of a part's body read per GETRANGE (`partOf`): ioredis's reply pool stays a few of these, and Redis serves
+ * other clients between them.
+ */
+export const PART_READ_BYTES = 4 * 2 ** 20;
 
 /**
  * Move a record when its state is one of ARGV[1] (",a,b,"): set the field/value pairs ARGV[5…], expire after ARGV[2]
@@ -304,13 +309,25 @@ export class RedisJobStore implements JobStore {
     return (await guarded(() => this.redis.exists(`${this.key(id)}:part:${k}:meta`))) === 1;
   }
 
-  /** Part `k`'s outcome, or undefined when none is kept. */
+  /**
+   * Part `k`'s outcome, or undefined when none is kept. Its body is read in PART_READ_BYTES ranges straight into a
+   * buffer of its own (`owned`: the last step hands it to its worker as it is): one GET of a whole part would pass
+   * through ioredis's reply pool (allocated at 2–3× the reply's size) and then be copied once more for the worker.
+   */
   async partOf(id: string, k: number): Promise<PartOutcome | undefined> {
-    const [body, meta] = await guarded(() => Promise.all([
-      this.redis.getBuffer(`${this.key(id)}:part:${k}`), this.redis.get(`${this.key(id)}:part:${k}:meta`)]));
-    if (body === null || meta === null) return undefined;
+    const key = `${this.key(id)}:part:${k}`;
+    const [length, meta] = await guarded(() => Promise.all([this.redis.strlen(key), this.redis.get(`${key}:meta`)]));
+    if (meta === null || length === 0 && (await guarded(() => this.redis.exists(key))) === 0) return undefined;
+    const body = Buffer.from(new ArrayBuffer(length));
+    const ranges: Promise<boolean>[] = [];
+    for (let from = 0; from < length; from += PART_READ_BYTES) {
+      const to = Math.min(length, from + PART_READ_BYTES);
+      ranges.push(this.redis.getrangeBuffer(key, from, to - 1).then((chunk) => chunk.copy(body, from) === to - from));
+    }
+    // (a part's body is written once; one removed meanwhile, e.g. by a cancel, reads short: not kept)
+    if (!(await guarded(() => Promise.all(ranges))).every(Boolean)) return undefined;
     const m = JSON.parse(meta) as { fellBack: string[]; error?: WireError };
-    return { body, fellBack: m.fellBack, ...(m.error === undefined ? {} : { error: m.error }) };
+    return { body, fellBack: m.fellBack, owned: true, ...(m.error === undefined ? {} : { error: m.error }) };
   }
 
   /**
