@@ -15,8 +15,8 @@
 import type { CashFlow } from "../domain/types.js";
 import { civilFromDays, daysFromCivil, daysInMonth, formatIsoDay, parseIsoDay } from "../domain/dates.js";
 import {
-  type ColumnRanks, columnRanksJs, medianOfSorted, orderForPercentiles, percentileFromRanks, percentileOfSorted, ranksFor,
-  TRADING_DAYS_PER_YEAR,
+  type ColumnRanks, columnRanksJs, medianOfSorted, orderAtRanks, orderForPercentiles, percentileFromRanks, percentileOfSorted,
+  ranksFor, TRADING_DAYS_PER_YEAR,
 } from "./summary.js";
 
 /** Calendar months per period of a cash flow's `every`. */
@@ -200,7 +200,10 @@ const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : nul
 
 /** The median of the finite values of a list (mean of the two middle ones for an even count); null when none. */
 function medianOf(xs: Float64Array): number | null {
-  return medianOfSorted(xs.filter(Number.isFinite).sort());
+  // (ordered at the median's ranks only: the sorted array's values there)
+  const finite = xs.filter(Number.isFinite);
+  orderForPercentiles(finite, [50]);
+  return medianOfSorted(finite);
 }
 
 /**
@@ -455,8 +458,10 @@ export class PlanAccumulator {
         }
       }
       const pick = (a: Float64Array) => seriesColumn(a, S, s, R);
-      const critical = pick(this.critical).filter((x) => !Number.isNaN(x)).sort();
+      const critical = pick(this.critical).filter((x) => !Number.isNaN(x));
       const need = Math.ceil(SAFE_SHARE * R);
+      // (only the need-th largest is read: ordered at that rank alone)
+      if (critical.length === R && R > 0) orderAtRanks(critical, Int32Array.of(R - need));
       out.push({
         success_probability: R > 0 ? ok / R : null,
         target_probability: targetValue === undefined || R === 0 ? null : hit / R,

@@ -11,13 +11,15 @@ import type { SeriesId } from "../domain/strategies.js";
 import { applyFlows, flowSchedule, inflationFactor, PlanAccumulator, type FlowSchedule, type PlanFigures } from "./plan.js";
 import { parseIsoDay } from "../domain/dates.js";
 import {
-  type ColumnRanks, dailyLogRiskFree, logReturnsOf, medianOfSorted, percentileOfSorted, relativeFromLogReturns, RELATIVE_KEYS, runFigures, type SimsStrategySummary,
-  TRADING_DAYS_PER_YEAR,
+  type ColumnRanks, dailyLogRiskFree, logReturnsOf, medianOfSorted, orderForPercentiles, percentileOfSorted, relativeFromLogReturns, RELATIVE_KEYS,
+  runFigures, type SimsStrategySummary, TRADING_DAYS_PER_YEAR,
 } from "./summary.js";
 import { benchmarkIndex, STRATEGY_IDS } from "../domain/strategies.js";
 
 /** The percentiles of a sims summary's bands and final values, in percent. */
 export const SIMS_PERCENTILES = [5, 10, 25, 50, 75, 90, 95] as const;
+/** What a series' summary reads of its final values: the extremes (0, 100), the median (50) and the percentiles. */
+const FINAL_VALUE_RANKS = [0, ...SIMS_PERCENTILES, 100] as const;
 export type SimsPercentile = (typeof SIMS_PERCENTILES)[number];
 type PercentileKey = `p${SimsPercentile}`;
 
@@ -252,11 +254,13 @@ export class SimsSummaryStream {
       return scratch.subarray(0, c);
     };
     return this.ids.map((id, s) => {
-      // sorted once: the median, the extremes and the percentiles read it (the order of `median`'s comparator but
+      // ordered once at the ranks the median, the extremes and the percentiles read (`orderForPercentiles`: the sorted
+      // array's values there, as `Float64Array.prototype.sort` orders them — the order of `median`'s comparator but
       // for −0 beside +0, which print alike)
       const finals = column(this.finals, s);
       const finalMean = meanOf(finals);
-      const sorted = finals.slice().sort();
+      const sorted = finals.slice();
+      orderForPercentiles(sorted, FINAL_VALUE_RANKS);
       const pct = (p: number) => (sorted.length ? finiteOrNull(percentileOfSorted(sorted, p)) : null);
       const { bands: _b, bands_real: _r, ...figures } = planned[s];
       return {
@@ -295,7 +299,7 @@ export class SimsSummaryStream {
         column[r] = this.finals[r * S + s];
         sum += column[r];
       }
-      column.sort();
+      orderForPercentiles(column, SIMS_PERCENTILES);
       const fv = {} as SimsStrategyDistribution["final_value"];
       for (const p of SIMS_PERCENTILES) fv[`p${p}`] = n > 0 ? cents(percentileOfSorted(column, p)) : null;
       fv.mean = n > 0 && k > 0 ? cents(sum / k) : null;
