@@ -97,3 +97,47 @@ describe("simulateRuns / simulateCloses argument checks for the options of docs/
     }
   });
 });
+
+describe("the model's parameters kept between calls on the same inputs (src/engine/sims.ts `modelParametersOf`)", () => {
+  const N3 = 3;
+  const closes = syntheticCloses(97n, 60, N3);
+  const input = (over: Record<string, unknown> = {}) => ({
+    trainCloses: closes.slice(0, 59 * N3), firstTestClose: closes.slice(59 * N3), nTest: 20, N: N3, tickers: ["A", "B", "C"],
+    seed: 5n, runCount: 3, weights: Float64Array.from([0.2, 0.3, 0.5]), S: 1, capital: 100_000, model: "correlated" as const,
+    ...over,
+  });
+  /** The runs of a call with a fresh parameter cache: an unrelated call in between replaces the one kept. */
+  const fresh = (over: Record<string, unknown>) => {
+    simulateRuns(wasm, input({ model: "independent", seed: 9n, trainCloses: syntheticCloses(11n, 40, N3).slice(0, 39 * N3) }));
+    return simulateRuns(wasm, input(over));
+  };
+
+  it("gives the same runs from kept parameters as from fresh ones, for each model and drift", () => {
+    for (const over of [{}, { model: "independent" }, { model: "bootstrap" }, { drift: "zero" }, { drift: "shrunk" },
+      { model: "bootstrap", drift: "zero" }, { means: Float64Array.from([1e-4, -2e-4, 3e-4]) }]) {
+      const first = fresh(over);
+      const again = simulateRuns(wasm, input(over));
+      expect(Array.from(again.values), JSON.stringify(over)).toEqual(Array.from(first.values));
+      expect(Array.from(again.means)).toEqual(Array.from(first.means));
+    }
+  });
+
+  it("computes them again when the closes or the caller's means change in place, or the model or drift differ", () => {
+    const train = closes.slice(0, 59 * N3);
+    const means = Float64Array.from([1e-4, -2e-4, 3e-4]);
+    const a = simulateRuns(wasm, input({ trainCloses: train, means }));
+    means[1] = 5e-4;
+    const b = simulateRuns(wasm, input({ trainCloses: train, means }));
+    expect(Array.from(b.values)).toEqual(Array.from(fresh({ trainCloses: train.slice(), means: means.slice() }).values));
+    expect(Array.from(b.values)).not.toEqual(Array.from(a.values));
+    train[7] *= 1.01;
+    const c = simulateRuns(wasm, input({ trainCloses: train, means }));
+    expect(Array.from(c.values)).toEqual(Array.from(fresh({ trainCloses: train.slice(), means: means.slice() }).values));
+    expect(Array.from(c.values)).not.toEqual(Array.from(b.values));
+    const d = simulateRuns(wasm, input({ trainCloses: train, drift: "zero" }));
+    expect(Array.from(d.values)).toEqual(Array.from(fresh({ trainCloses: train.slice(), drift: "zero" }).values));
+    // and a result's means are the caller's to change
+    d.means[0] = 1;
+    expect(simulateRuns(wasm, input({ trainCloses: train, drift: "zero" })).means[0]).toBe(0);
+  });
+});
