@@ -29,7 +29,7 @@ interface Kept {
 }
 
 export class LocalParts {
-  /** Per job id, its parts by index, in the order they were kept (a Map's order: the oldest first). */
+  /** The parts kept, by job id and part index (`keyOf`), in the order they were kept (a Map's: the oldest first). */
   private readonly kept = new Map<string, Kept>();
   private bytes = 0;
 

@@ -123,7 +123,8 @@ export async function computePart(ctx: ComputeContext, route: JobRoute, body: Re
  * outcome owns it (`PartOutcome.owned`), else a copy (a Buffer may sit at any offset of a shared pool).
  */
 function f64Of({ body, owned }: PartOutcome): Float64Array {
-  if (owned === true && !(body.buffer instanceof SharedArrayBuffer) && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.byteLength % 8 === 0) {
+  const whole = !(body.buffer instanceof SharedArrayBuffer) && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+  if (owned === true && whole && body.byteLength % 8 === 0) {
     return new Float64Array(body.buffer, 0, body.byteLength / 8);
   }
   const copy = new Uint8Array(body.byteLength);
