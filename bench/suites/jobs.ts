@@ -4,9 +4,10 @@
  * submission to "completed" (polled every 100 ms). With one replica a job runs whole on its one worker; with more its
  * parts (src/jobs/parts.ts: the weights parts of a ≥ SPLIT_MIN_TICKERS request, a summary's run blocks) run on
  * every replica's worker. Prices: the factor model of bench/prices.ts (seed 31), T = 504 days (252 training, 252
- * test: the summary simulates 253 days), one store file. Each configuration starts its replicas afresh (and empties
- * Redis), runs a small warm-up job, then `--repeat` (default 1) timed jobs of each kind, each summary with its own
- * seed; the load average is printed beside every figure, and the CPU seconds each replica process spent (its
+ * test: the summary simulates 253 days), one store file. Every configuration's replicas start first (each
+ * configuration with its own Redis) and run a small warm-up job; then `--repeat` (default 1) rounds, each running each
+ * kind on every configuration in turn (each round's summary with its own seed), so that the replica counts are
+ * compared minutes apart; the load average is printed beside every figure, and the CPU seconds each replica process spent (its
  * threads together, /proc/<pid>/stat) on each job. For a job run in parts, the trace the engine keeps in Redis
  * (src/jobs/redis.ts `JobTrace`) is printed: per part its replica, queue wait, compute and keep times; the last
  * step's read-back, compute (run 0 and the merge) and store times.
@@ -123,8 +124,6 @@ export default async function jobs(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "folio-bench-jobs-"));
   const m = writeFactorStore(dir, T, Math.max(N_PATHS, N_SIMS), 31);
   const tickers = m.tickers;
-  const redis = await startRedis(dir);
-  const client = new Redis(redis.url);
   const rows: Row[] = [];
   const kinds: Record<string, { route: string; body: (rep: number) => unknown }> = {
     summary: { route: "sims/summary", body: (rep) => ({ tickers: tickers.slice(0, N_SIMS), run_count: RUNS, seed: String(100 + rep) }) },
@@ -132,10 +131,15 @@ export default async function jobs(): Promise<void> {
     sims: { route: "sims", body: (rep) => ({ tickers: tickers.slice(0, SIMS_TICKERS), run_count: SIMS_RUNS, seed: String(200 + rep),
       ...(SIMS_REBALANCE === undefined ? {} : { rebalance: SIMS_REBALANCE }) }) },
   };
+  // One cluster per replica count (its replicas and its own Redis), all started first, then the jobs in rounds: each
+  // round runs each kind on every cluster in turn, so the replica counts are compared minutes apart, not a whole
+  // configuration apart (this VM's speed drifts by 30–50 % within an hour: docs/performance.md)
+  const clusters: { replicas: number; redis: Awaited<ReturnType<typeof startRedis>>; client: Redis; servers: Server[]; pids: number[] }[] = [];
   try {
     for (const replicas of REPLICAS) {
-      await redis.flush();
+      const redis = await startRedis(dir);
       const servers: Server[] = [];
+      clusters.push({ replicas, redis, client: new Redis(redis.url), servers, pids: [] });
       for (let i = 0; i < replicas; i++) {
         servers.push(await startChild({
           API_KEYS: KEY, HOST: "127.0.0.1", PORT: "0", DATA_DIR: dir, REDIS_URL: redis.url, WORKERS: "1",
@@ -143,34 +147,35 @@ export default async function jobs(): Promise<void> {
           COMPUTE_COST_PER_MINUTE: "1000000000000000", JOB_TIMEOUT_MS: "3600000",
         }));
       }
-      const pids = servers.map((s) => s.child.pid!);
-      try {
-        // every replica's worker connected (the plan reads them), and the engine warm on each
-        await new Promise((r) => setTimeout(r, 1500));
-        await timedJob(servers[0].url, "sims/summary", { tickers: tickers.slice(0, 4), run_count: 1000 * replicas, seed: "1" });
-        for (let rep = 0; rep < repeat; rep++) {
-          for (const kind of KINDS) {
-            const { route, body } = kinds[kind];
-            const before = load();
-            const cpu0 = pids.map(cpuSeconds);
-            const t0 = Date.now();
-            const job = await timedJob(servers[rep % replicas].url, route, body(rep));
-            const cpu = pids.map((p, i) => cpuSeconds(p) - cpu0[i]);
-            const row = { replicas, rep: rep + 1, kind: `${route}`, ms: job.ms, parts: job.parts, cpu, load: `${before} → ${load()}` };
-            rows.push(row);
-            console.log(`${replicas} replica(s), run ${rep + 1}, ${route}: ${(job.ms / 1000).toFixed(1)} s, ${job.parts} part(s), ` +
-              `CPU s per replica ${cpu.map((c) => c.toFixed(1)).join(" / ")}, load ${row.load}; ${job.note}`);
-            const trace = (await client.lrange(`folio:jobs:${job.id}:trace`, 0, -1)).map((x) => JSON.parse(x) as JobTrace);
-            for (const line of traceLines(trace, pids, t0)) console.log(line);
-          }
+      clusters.at(-1)!.pids = servers.map((s) => s.child.pid!);
+    }
+    // every replica's worker connected (the plan reads them), and the engine warm on each
+    await new Promise((r) => setTimeout(r, 1500));
+    for (const c of clusters) await timedJob(c.servers[0].url, "sims/summary", { tickers: tickers.slice(0, 4), run_count: 1000 * c.replicas, seed: "1" });
+    for (let rep = 0; rep < repeat; rep++) {
+      for (const kind of KINDS) {
+        for (const { replicas, client, servers, pids } of clusters) {
+          const { route, body } = kinds[kind];
+          const before = load();
+          const cpu0 = pids.map(cpuSeconds);
+          const t0 = Date.now();
+          const job = await timedJob(servers[rep % replicas].url, route, body(rep));
+          const cpu = pids.map((p, i) => cpuSeconds(p) - cpu0[i]);
+          const row = { replicas, rep: rep + 1, kind: `${route}`, ms: job.ms, parts: job.parts, cpu, load: `${before} → ${load()}` };
+          rows.push(row);
+          console.log(`${replicas} replica(s), run ${rep + 1}, ${route}: ${(job.ms / 1000).toFixed(1)} s, ${job.parts} part(s), ` +
+            `CPU s per replica ${cpu.map((c) => c.toFixed(1)).join(" / ")}, load ${row.load}; ${job.note}`);
+          const trace = (await client.lrange(`folio:jobs:${job.id}:trace`, 0, -1)).map((x) => JSON.parse(x) as JobTrace);
+          for (const line of traceLines(trace, pids, t0)) console.log(line);
         }
-      } finally {
-        await Promise.all(servers.map((s) => s.stop()));
       }
     }
   } finally {
-    client.disconnect();
-    redis.child.kill("SIGTERM");
+    for (const c of clusters) {
+      await Promise.all(c.servers.map((s) => s.stop()));
+      c.client.disconnect();
+      c.redis.child.kill("SIGTERM");
+    }
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(`\njobs on ${REPLICAS.join(", ")} replicas (WORKERS=1 each), factor prices T = ${T}; sims/summary ${RUNS} runs × ${N_SIMS} tickers ` +
@@ -180,11 +185,15 @@ export default async function jobs(): Promise<void> {
   for (const r of rows) {
     console.log(`| ${r.kind} | ${r.replicas} | ${r.rep} | ${(r.ms / 1000).toFixed(1)} s | ${r.parts} | ${r.cpu.map((c) => c.toFixed(1)).join(" / ")} | ${r.load} |`);
   }
-  // the speed-up of each job from the first replica count to the others (medians over the runs)
+  // the speed-up of each job from the first replica count to the others: the medians over the runs, and the median of
+  // each round's own ratio (the round's jobs ran minutes apart)
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
   for (const kind of new Set(rows.map((r) => r.kind))) {
-    const at = (n: number) => median(rows.filter((r) => r.kind === kind && r.replicas === n).map((r) => r.ms));
+    const of = (n: number) => rows.filter((r) => r.kind === kind && r.replicas === n);
+    const at = (n: number) => median(of(n).map((r) => r.ms));
     const base = at(REPLICAS[0]);
-    console.log(`${kind}: ${REPLICAS.map((n) => `${n} → ${(at(n) / 1000).toFixed(1)} s (${(base / at(n)).toFixed(2)}×)`).join(", ")}`);
+    const rounds = (n: number) => of(n).map((r) => of(REPLICAS[0]).find((b) => b.rep === r.rep)!.ms / r.ms);
+    console.log(`${kind}: ${REPLICAS.map((n) => `${n} → ${(at(n) / 1000).toFixed(1)} s (${(base / at(n)).toFixed(2)}×; ` +
+      `per round ${rounds(n).map((x) => x.toFixed(2)).join(", ")}, median ${median(rounds(n)).toFixed(2)}×)`).join(", ")}`);
   }
 }
