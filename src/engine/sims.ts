@@ -185,10 +185,25 @@ function modelParameters(wasm: Wasm, input: SimulateClosesInput, nTrain: number)
  * its runs in blocks: each call the same training closes, so without it each computed the N×N covariance and the
  * N³/3 Cholesky again (≈ 20 ms a call at 500 tickers: ≈ 50 calls in a 10,000-run summary's 16 parts). Inputs are
  * compared whole (the closes and the caller's means, byte for byte; the model, drift and block length), so what it
- * gives is what `modelParameters` would compute: the same bits.
+ * gives is what `modelParameters` would compute: the same bits. Bounded: parameters of more than MODEL_CACHE_VALUES
+ * doubles (L is N², 200 MB at 5,000 tickers) are not kept, and a worker forgets them when its pool is idle
+ * (`forgetModelParameters`, src/workers/worker.ts's release).
  */
 let lastModel: { trainCloses: Uint8Array; means?: Uint8Array; N: number; model: SimModel; drift: SimDrift | undefined;
   blockLength: number | undefined; params: ModelParameters } | undefined;
+
+/** The most doubles (the scale and the closes) of model parameters kept (`lastModel`): 64 MiB, L up to 2,896 tickers. */
+export const MODEL_CACHE_VALUES = 8 * 2 ** 20;
+
+/** Forget the model parameters kept (`lastModel`): their memory back, the next call computes them. */
+export function forgetModelParameters(): void {
+  lastModel = undefined;
+}
+
+/** The doubles of model parameters kept now (`lastModel`'s scale and closes; 0 when none). */
+export function keptModelValues(): number {
+  return lastModel === undefined ? 0 : lastModel.params.scale.length + lastModel.trainCloses.byteLength / 8;
+}
 
 const bytesOf = (a: Float64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 const sameBytes = (a: Uint8Array, b: Float64Array) => a.byteLength === b.byteLength && Buffer.compare(a, bytesOf(b)) === 0;
@@ -202,6 +217,7 @@ function modelParametersOf(wasm: Wasm, input: SimulateClosesInput, nTrain: numbe
     return last.params;
   }
   const fresh = modelParameters(wasm, input, nTrain);
+  if (fresh.scale.length + input.trainCloses.length > MODEL_CACHE_VALUES) return fresh;
   // (μ and the drift may be the caller's own means: kept as copies, as the inputs are)
   const params = { ...fresh, mu: fresh.mu.slice(), drift: fresh.drift.slice() };
   lastModel = {

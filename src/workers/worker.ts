@@ -14,6 +14,7 @@ import { move, transferableSymbol, valueSymbol } from "piscina";
 import { Problems } from "../domain/problems.js";
 import { isFolioError, toWire } from "../errors.js";
 import { loadEngine } from "../engine/index.js";
+import { forgetModelParameters } from "../engine/sims.js";
 import type { Wasm } from "../engine/wasm.js";
 import { makeEngine } from "../pipeline/backtest.js";
 import { alignedDates, alignWithFactors } from "../pipeline/align.js";
@@ -289,6 +290,7 @@ const HANDLERS: { [K in ComputeTask["kind"]]: (task: Extract<ComputeTask, { kind
   sleep,
   release: () => {
     release();
+    forgetModelParameters();
     collect();
     return ok("{}");
   },

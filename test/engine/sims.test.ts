@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { tryCholesky } from "../../src/engine/core.js";
-import { CHOLESKY_JITTER, choleskyWithJitter, simulateCloses, simulateRuns } from "../../src/engine/sims.js";
+import {
+  CHOLESKY_JITTER, choleskyWithJitter, forgetModelParameters, keptModelValues, MODEL_CACHE_VALUES, simulateCloses, simulateRuns,
+} from "../../src/engine/sims.js";
 import { Status, type Outcome } from "../../src/engine/status.js";
 import { FolioError } from "../../src/errors.js";
 import { engine } from "../helpers/kernels.js";
@@ -140,4 +142,25 @@ describe("the model's parameters kept between calls on the same inputs (src/engi
     d.means[0] = 1;
     expect(simulateRuns(wasm, input({ trainCloses: train, drift: "zero" })).means[0]).toBe(0);
   });
+});
+
+describe("the model's parameters kept are bounded", () => {
+  it("keeps small ones until forgotten, and none larger than MODEL_CACHE_VALUES", () => {
+    const small = syntheticCloses(98n, 30, 2);
+    const run = (closes: Float64Array, N: number) => simulateRuns(wasm, {
+      trainCloses: closes.subarray(0, closes.length - N), firstTestClose: closes.subarray(closes.length - N), nTest: 2, N,
+      tickers: Array.from({ length: N }, (_, i) => `T${i}`), seed: 1n, runCount: 1, weights: new Float64Array(N).fill(1 / N), S: 1,
+      capital: 100_000, model: "bootstrap",
+    });
+    run(small, 2);
+    expect(keptModelValues()).toBe(29 * 2 + 28 * 2);
+    forgetModelParameters();
+    expect(keptModelValues()).toBe(0);
+    // bootstrap rows and closes of 16,800 tickers (251 + 252 rows of them): past the bound, computed and not kept
+    const N = Math.ceil(MODEL_CACHE_VALUES / 500) + 10;
+    const big = new Float64Array(253 * N);
+    for (let t = 0; t < 253; t++) for (let i = 0; i < N; i++) big[t * N + i] = 100 * Math.exp(0.01 * Math.sin(t * 0.37 + i));
+    run(big, N);
+    expect(keptModelValues()).toBe(0);
+  }, 60_000);
 });

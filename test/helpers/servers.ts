@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { cliCwd } from "./cli-cwd.js";
-import { describe, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { EnvSchema } from "../../src/config.js";
 
 
@@ -690,4 +690,23 @@ export async function buildNginxImage(d: RunningDocker, opts: { tag: string; bas
   } finally {
     rmSync(ctx, { recursive: true, force: true });
   }
+}
+
+/**
+ * A real Redis (`startRedis`) and an ioredis client on it for a describe's tests: started before them, stopped after.
+ * Read them in the tests (`redis()`, `client()`), not when the describe is declared.
+ */
+export function useRedisClient(): { redis: () => RunningRedis; client: () => import("ioredis").Redis } {
+  let redis: RunningRedis | undefined;
+  let client: import("ioredis").Redis | undefined;
+  beforeAll(async () => {
+    redis = await startRedis();
+    const { Redis } = await import("ioredis");
+    client = new Redis(redis.url);
+  }, 60_000);
+  afterAll(async () => {
+    client?.disconnect();
+    await redis?.stop();
+  });
+  return { redis: () => redis!, client: () => client! };
 }

@@ -5,8 +5,7 @@
  * summary split across two workers, watched over HTTP; a summary computed whole, by the runs its worker has done) and
  * in Redis (src/jobs/redis.ts `partDone`, a real server).
  */
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { lastStepWork, partWork } from "../../src/jobs/compute.js";
 import { RedisJobStore } from "../../src/jobs/redis.js";
 import type { JobListed } from "../../src/jobs/types.js";
@@ -14,7 +13,7 @@ import { leastComputeMs } from "../../src/http/cost.js";
 import { jobStatus, timeLeft } from "../../src/http/routes/jobs.js";
 import { summaryParts } from "../../src/workers/split.js";
 import { TEST_KEY, useTestApp, type TestApp } from "../helpers/app.js";
-import { describeWithServers, missingServers, startRedis, type RunningRedis } from "../helpers/servers.js";
+import { describeWithServers, missingServers, useRedisClient } from "../helpers/servers.js";
 
 const NOW = 1_800_000_000_000;
 const job = (over: Partial<JobListed>): JobListed => ({
@@ -112,19 +111,10 @@ describe("the time left of a summary computed whole (one worker), watched over H
 });
 
 describeWithServers("the work of a job's parts in Redis", missingServers("redis-server"), () => {
-  let redis: RunningRedis;
-  let client: Redis;
-  beforeAll(async () => {
-    redis = await startRedis();
-    client = new Redis(redis.url);
-  }, 60_000);
-  afterAll(async () => {
-    client?.disconnect();
-    await redis?.stop();
-  });
+  const { client } = useRedisClient();
 
   it("adds each part's work once (a part kept again after its replica died counts once)", async () => {
-    const store = new RedisJobStore(client, 60_000);
+    const store = new RedisJobStore(client(), 60_000);
     const id = "00000000-0000-4000-8000-0000000000aa";
     await store.create({ id, owner: "k", route: "sims/summary", body: { tickers: ["A", "B"] }, state: "queued", createdAt: Date.now(),
       attempts: 0, cost: 12_345 }, 10);

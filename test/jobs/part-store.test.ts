@@ -4,22 +4,12 @@
  * hands it to its worker without a copy) with the same bytes, whatever its length; an error's empty body too; nothing
  * kept (body or outcome) for a job that no longer runs.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { Redis } from "ioredis";
+import { expect, it } from "vitest";
 import { PART_READ_BYTES, RedisJobStore } from "../../src/jobs/redis.js";
-import { describeWithServers, missingServers, redisCommand, startRedis, type RunningRedis } from "../helpers/servers.js";
+import { describeWithServers, missingServers, redisCommand, useRedisClient } from "../helpers/servers.js";
 
 describeWithServers("a part's outcome in Redis", missingServers("redis-server"), () => {
-  let redis: RunningRedis;
-  let client: Redis;
-  beforeAll(async () => {
-    redis = await startRedis();
-    client = new Redis(redis.url);
-  }, 60_000);
-  afterAll(async () => {
-    client?.disconnect();
-    await redis?.stop();
-  });
+  const { redis, client } = useRedisClient();
 
   async function runningJob(store: RedisJobStore, id: string): Promise<void> {
     await store.create({ id, owner: "k", route: "sims/summary", body: { tickers: ["A"] }, state: "queued", createdAt: Date.now(),
@@ -29,7 +19,7 @@ describeWithServers("a part's outcome in Redis", missingServers("redis-server"),
   }
 
   it("reads a part back in ranges into a buffer of its own, the same bytes for any length", async () => {
-    const store = new RedisJobStore(client, 60_000);
+    const store = new RedisJobStore(client(), 60_000);
     const id = "00000000-0000-4000-8000-0000000000b1";
     await runningJob(store, id);
     const lengths = [8, PART_READ_BYTES, 2 * PART_READ_BYTES + 13];
@@ -53,13 +43,13 @@ describeWithServers("a part's outcome in Redis", missingServers("redis-server"),
   });
 
   it("keeps neither the body nor the outcome of a part whose job no longer runs", async () => {
-    const store = new RedisJobStore(client, 60_000);
+    const store = new RedisJobStore(client(), 60_000);
     const id = "00000000-0000-4000-8000-0000000000b2";
     await runningJob(store, id);
     await store.move(id, ["running"], { state: "cancelled" });
     await store.partDone(id, 0, { body: Buffer.alloc(1000, 7), fellBack: [] }, 60_000, 1);
     expect(await store.hasPart(id, 0)).toBe(false);
     expect(await store.partOf(id, 0)).toBeUndefined();
-    expect(await redisCommand(redis.port, `KEYS folio:jobs:${id}:part:*`)).toMatch(/^\*0\r\n/);
+    expect(await redisCommand(redis().port, `KEYS folio:jobs:${id}:part:*`)).toMatch(/^\*0\r\n/);
   });
 });
