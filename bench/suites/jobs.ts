@@ -7,8 +7,8 @@
  * test: the summary simulates 253 days), one store file. Every configuration's replicas start first (each
  * configuration with its own Redis) and run a small warm-up job; then `--repeat` (default 1) rounds, each running each
  * kind on every configuration in turn (each round's summary with its own seed), so that the replica counts are
- * compared minutes apart; the load average is printed beside every figure, and the CPU seconds each replica process spent (its
- * threads together, /proc/<pid>/stat) on each job. For a job run in parts, the trace the engine keeps in Redis
+ * compared minutes apart; the load average is printed beside every figure, and the CPU seconds each replica process
+ * spent (its threads together, /proc/<pid>/stat) on each job. For a job run in parts, the trace the engine keeps in Redis
  * (src/jobs/redis.ts `JobTrace`) is printed: per part its replica, queue wait, compute and keep times; the last
  * step's read-back, compute (run 0 and the merge) and store times.
  * `node dist/bench/run.js jobs [--repeat=3]`; knobs (environment): JOBS_RUNS (10000), JOBS_SIMS_TICKERS (500),
@@ -52,7 +52,7 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startRedis(dir: string): Promise<{ url: string; child: ChildProcess; flush(): Promise<void> }> {
+async function startRedis(dir: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "",
     "--appendonly", "no", "--loglevel", "warning"], { stdio: "ignore" });
@@ -60,7 +60,7 @@ async function startRedis(dir: string): Promise<{ url: string; child: ChildProce
     spawn("redis-cli", ["-p", String(port), ...args], { stdio: "ignore" }).once("exit", (c) => resolve(c ?? 1));
   });
   for (let i = 0; i < 100 && (await cli("PING")) !== 0; i++) await new Promise((r) => setTimeout(r, 50));
-  return { url: `redis://127.0.0.1:${port}`, child, flush: async () => void (await cli("FLUSHALL")) };
+  return { url: `redis://127.0.0.1:${port}`, child };
 }
 
 async function post(url: string, path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown>; location: string | null }> {
