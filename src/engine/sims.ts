@@ -183,16 +183,17 @@ function modelParameters(wasm: Wasm, input: SimulateClosesInput, nTrain: number)
  * The last model's parameters on this thread with the inputs they came from (`modelParametersOf`). A summary computes
  * its runs in chunks, a split summary's parts on one worker are the same request, and a rebalanced simulation draws
  * its runs in blocks: each call the same training closes, so without it each computed the N×N covariance and the
- * N³/3 Cholesky again (≈ 20 ms a call at 500 tickers: ≈ 50 calls in a 10,000-run summary's 16 parts). Inputs are
+ * N³/3 Cholesky again (≈ 19 ms a call at 500 tickers, measured; by the plan a 10,000-run summary's 16 parts make ≈ 47 calls: each part's
+ * run 0 and ≈ 31 chunks). Inputs are
  * compared whole (the closes and the caller's means, byte for byte; the model, drift and block length), so what it
  * gives is what `modelParameters` would compute: the same bits. Bounded: parameters of more than MODEL_CACHE_VALUES
- * doubles (L is N², 200 MB at 5,000 tickers) are not kept, and a worker forgets them when its pool is idle
+ * doubles (L is N² doubles, 200 MB at 5,000 tickers) are not kept, and a worker forgets them when its pool is idle
  * (`forgetModelParameters`, src/workers/worker.ts's release).
  */
 let lastModel: { trainCloses: Uint8Array; means?: Uint8Array; N: number; model: SimModel; drift: SimDrift | undefined;
   blockLength: number | undefined; params: ModelParameters } | undefined;
 
-/** The most doubles (the scale and the closes) of model parameters kept (`lastModel`): 64 MiB, L up to 2,896 tickers. */
+/** The most doubles (the scale and the closes) of model parameters kept (`lastModel`): 64 MiB: L and the closes up to ≈ 2,770 tickers. */
 export const MODEL_CACHE_VALUES = 8 * 2 ** 20;
 
 /** Forget the model parameters kept (`lastModel`): their memory back, the next call computes them. */

@@ -332,8 +332,8 @@ export class JobEngine {
       const outcomes = await Promise.all(local.map((o, k) => o ?? parts.partOf(id, k)));
       // (a part's outcome outlives the job's timeout: missing, something removed it; the attempt is retried)
       if (outcomes.some((o) => o === undefined)) throw folioError("JOBS_UNAVAILABLE", {});
-      const bytesOf = (os: readonly (PartOutcome | undefined)[]) => os.reduce((a, o) => a + (o?.body.byteLength ?? 0), 0);
-      const read = { bytes: bytesOf(outcomes), local: bytesOf(local) };
+      const sizeOf = (os: readonly (PartOutcome | undefined)[]) => os.reduce((a, o) => a + (o?.body.byteLength ?? 0), 0);
+      const read = { bytes: sizeOf(outcomes), local: sizeOf(local) };
       const t1 = Date.now();
       const snapshot = this.snapshotOf(data.store);
       const out = await assembleJob(this.ctx, job.route, job.body, data.plan, outcomes as PartOutcome[], snapshot,

@@ -19,7 +19,7 @@ import type { PartOutcome } from "./parts.js";
 export const LOCAL_PARTS_BYTES = 256 * 2 ** 20;
 /**
  * How long a replica keeps a part's body: a job's last step starts as its last part ends, so this covers the parts of
- * jobs of up to a few minutes (the bench's take 15–25 s); an older part is read from Redis.
+ * jobs of up to a few minutes (the bench's took 10–25 s); an older part is read from Redis.
  */
 export const LOCAL_PARTS_MS = 120_000;
 

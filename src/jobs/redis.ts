@@ -50,9 +50,15 @@ export const JOB_KEY_PREFIX = "folio:jobs:";
 export const OWNER_KEY_PREFIX = "folio:jobs:owner:";
 /** `folio:jobs:all:<key id>`: a sorted set of the owner's newest jobs (LISTED_JOBS_PER_KEY), for its listing. */
 export const LISTED_KEY_PREFIX = "folio:jobs:all:";
-/** The record fields a listing reads (`JobListed`: not the request body nor the result headers). */
+/**
+ * The record fields a listing reads (`JobListed`: not the request body nor the result headers); `ListedFieldsCover`
+ * fails to compile when a field of `JobListed` is missing here.
+ */
 const LISTED_FIELDS = ["id", "state", "route", "owner", "createdAt", "startedAt", "finishedAt", "expiresAt", "storeVersion",
-  "attempts", "partsDone", "partsTotal", "workDone", "workTotal", "cost", "bytes", "error"] as const;
+  "attempts", "partsDone", "partsTotal", "workDone", "workTotal", "cost", "bytes", "error"] as const satisfies readonly (keyof JobListed)[];
+type ListedFieldsCover = Exclude<keyof JobListed, (typeof LISTED_FIELDS)[number]> extends never ? true : never;
+const listedFieldsCover: ListedFieldsCover = true;
+void listedFieldsCover;
 /** Ids a listing reads from its sorted set per round trip (it reads on while a page is not full: at most the whole set). */
 const LIST_BATCH = 100;
 /**
