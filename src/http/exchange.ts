@@ -1,8 +1,10 @@
 /**
  * One compute request as named steps (the handler of every POST /v1/optimiser/* route):
  *
- *   conditional → admit → cached → followed → computed, then sent.
+ *   (preflight) → conditional → admit → cached → followed → computed, then sent.
  *
+ * - `preflight` (a function of its own: POST /v1/jobs runs it too): the options' checks that read no price and a
+ *   /schedule body's size, before anything is queued or computed.
  * - `conditional`: the strong ETag of (route, validated body, store version, engine version); a matching
  *   If-None-Match is answered 304 without computing.
  * - `admit`: while slow clients hold too many unsent bytes, nothing new starts (503 RESPONSE_BACKLOG).
@@ -18,7 +20,7 @@
  * Each step answers (returns the reply) or passes (returns undefined).
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { ResponseMeta } from "../pipeline/respond.js";
+import { checkRequestOptions, type ResponseMeta } from "../pipeline/respond.js";
 import {
   runSignificanceSplit, runSplit, runSummarySplit, shouldSplit, shouldSplitSignificance, shouldSplitSummary,
 } from "../workers/split.js";
@@ -40,6 +42,29 @@ export function isLoopbackPeer(address: string | undefined): boolean {
   if (address === undefined) return false;
   const a = address.toLowerCase();
   return a === "::1" || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
+}
+
+/**
+ * What a compute request must pass before it is computed or queued, on the event loop (the handler of every compute
+ * route before `ComputeExchange.answer` or `Prefer: respond-async`, and POST /v1/jobs at submission: a job is refused
+ * with the synchronous route's problem, never accepted to fail once computed):
+ * - its options by the library's checks that read no price (src/pipeline/respond.ts `checkRequestOptions`: e.g. 400
+ *   for `benchmark` on /weights, 422 INFEASIBLE_BOUNDS), which the worker would otherwise meet first;
+ * - a /schedule body bounded by MAX_RESPONSE_VALUES like a /sims one (the worker checks sims before computing): its
+ *   values estimated from the store (src/http/cost.ts `estimateScheduleValues`), 422 RESPONSE_TOO_LARGE over it.
+ */
+export function preflight(ctx: AppContext, kind: ComputeKind, request: RequestBody): void {
+  const { tickers, start: _s, end: _e, ...options } = request;
+  checkRequestOptions(kind, options, tickers, (t) => ctx.live.current.store.resolve(t));
+  if (kind !== "schedule") return;
+  const limit = ctx.limits.maxResponseValues;
+  const values = estimateScheduleValues(ctx.live.current.store, request);
+  if (values > limit) {
+    throw folioError("RESPONSE_TOO_LARGE", {
+      values, limit, counted: "series × dates × (tickers + 2): a weight per ticker, the turnover and the costs",
+      advice: "Rebalance less often (a larger number of days, or \"quarterly\"), select fewer strategies or tickers, or narrow start/end.",
+    }, { values, limit });
+  }
 }
 
 export class ComputeExchange {
@@ -77,7 +102,6 @@ export class ComputeExchange {
    */
   async answer(): Promise<FastifyReply> {
     try {
-      this.bounded();
       const early = this.conditional();
       if (early !== undefined) return early;
       this.admit();
@@ -88,22 +112,6 @@ export class ComputeExchange {
     } finally {
       // a reservation not taken over by a body (a 304 for `*`, an error): given back (idempotent)
       this.reservation?.();
-    }
-  }
-
-  /**
-   * A /schedule body is bounded by MAX_RESPONSE_VALUES like a /sims one (the worker checks sims before computing):
-   * its values estimated from the store (src/http/cost.ts `estimateScheduleValues`), 422 RESPONSE_TOO_LARGE over it.
-   */
-  bounded(): void {
-    if (this.kind !== "schedule") return;
-    const limit = this.ctx.limits.maxResponseValues;
-    const values = estimateScheduleValues(this.current.store, this.request);
-    if (values > limit) {
-      throw folioError("RESPONSE_TOO_LARGE", {
-        values, limit, counted: "series × dates × (tickers + 2): a weight per ticker, the turnover and the costs",
-        advice: "Rebalance less often (a larger number of days, or \"quarterly\"), select fewer strategies or tickers, or narrow start/end.",
-      }, { values, limit });
     }
   }
 

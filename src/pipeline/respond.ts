@@ -23,7 +23,7 @@ import { captureBasisProblems, median, summarize, TRADING_DAYS_PER_YEAR, type Ca
 import { bandRows, SimsSummaryStream, summaryKernelSpec, type SimsSummaryReport } from "../report/sims-summary.js";
 import { RUN_FIELDS } from "../engine/sims.js";
 import {
-  ANALYSIS_OPTION_KEYS, analysisOf, analysisProblems, beatsBase, type AnalysisOwnOptions, type AnalysisReport, type SignificanceInput,
+  ANALYSIS_OPTION_KEYS, ANALYSIS_SECTIONS, analysisOf, analysisProblems, beatsBase, checkedBase, type AnalysisOwnOptions, type AnalysisReport, type SignificanceInput,
 } from "../report/analysis.js";
 import { extraSections } from "./analysis-sections.js";
 import type { ResampledBlock } from "../report/significance.js";
@@ -778,9 +778,39 @@ export function reportCaptureBasis(kind: RespondKind, options: SimsOptions | und
   return given.capture_basis as CaptureBasis | undefined;
 }
 
-/** What `respond` checks before computing anything (the kind, the options, the size of a sims response). */
-export function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
-  limits: RespondLimits): CheckedOptions {
+/**
+ * The checks of a request that read no price, in the order `respond` meets them: an analysis's own options, a
+ * report's or summary's risk_free and capture_basis, the kind's options (`kindOptions`), whether the `tickers` can
+ * meet the weight bounds (`checkBoundsFeasible`, as the weights' first step), then an analysis's significance `base`
+ * among the request's series (`checkedBase`; `resolve`: the store's canonical ticker of the benchmark, whose series
+ * id names it). The service runs them before
+ * it queues or computes a request (src/http/exchange.ts `preflight`), so that a job is refused at submission with the
+ * synchronous route's problem instead of failing once computed.
+ */
+export function checkRequestOptions(kind: RespondKind, options: SimsOptions | undefined, tickers: readonly string[],
+  resolve: (ticker: string) => string | undefined = (t) => t): void {
+  const own = analysisOptions(kind, options);
+  reportRiskFree(kind, options);
+  reportCaptureBasis(kind, options);
+  const opts = kindOptions(kind, options);
+  checkBoundsFeasible(opts, tickers.length);
+  // an analysis's significance base: a series of the request (`checkedBase`, as the section meets it)
+  if (own.base !== undefined && (own.sections ?? ANALYSIS_SECTIONS).includes("significance")) {
+    checkedBase(requestSeriesIds(opts, tickers), own.base);
+  }
+
+  /** The series `compute` values for these options, in its order: strategies, own portfolios, the benchmark. */
+  function requestSeriesIds(o: CheckedOptions, universe: readonly string[]): SeriesId[] {
+    const bench = o.benchmark === undefined ? [] : [benchmarkId(resolve(o.benchmark) ?? o.benchmark)];
+    return [...selectStrategies(o.strategies).ids, ...ownPortfolios(o.portfolios, universe).ids, ...bench];
+  }
+}
+
+/**
+ * The options of a kind, checked (`optionsFor`) without those another check of `respond` owns: an analysis's own
+ * (`analysisOptions`), a report's or summary's risk_free (`reportRiskFree`), a report's capture_basis.
+ */
+function kindOptions(kind: RespondKind, options: SimsOptions | undefined): CheckedOptions {
   if (!RESPOND_KINDS.includes(kind)) throw new Error(`unknown request kind ${JSON.stringify(kind)}`);
   if (kind === "analysis" && options !== undefined) {
     const paths = { ...options } as Record<string, unknown>;
@@ -795,7 +825,13 @@ export function checkedRequest(kind: RespondKind, prices: TypedPrices, options: 
     const { capture_basis: _c, ...paths } = options as SimsOptions & { capture_basis?: unknown };
     options = paths;
   }
-  const opts = optionsFor(kind, options);
+  return optionsFor(kind, options);
+}
+
+/** What `respond` checks before computing anything (the kind, the options, the size of a sims response). */
+export function checkedRequest(kind: RespondKind, prices: TypedPrices, options: SimsOptions | undefined,
+  limits: RespondLimits): CheckedOptions {
+  const opts = kindOptions(kind, options);
   if (computedKind(kind) === "sims") {
     // Bound the computation before running it: run_count × series × test days dollar values.
     const series = selectStrategies(opts.strategies).ids.length + Object.keys(opts.portfolios ?? {}).length +

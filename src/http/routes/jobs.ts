@@ -19,18 +19,19 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { folioError, fromWire, toProblem } from "../../errors.js";
+import { folioError, fromWire, isFolioError, toProblem } from "../../errors.js";
+import { invalidRequest, type PointerProblem } from "../../domain/problems.js";
 import { JobEngine } from "../../jobs/engine.js";
 import { jobCost, JSON_UTF8 } from "../../jobs/compute.js";
 import {
-  JOB_ROUTE_NAMES, JOB_STATES, LISTED_JOBS_PER_KEY, routeOfKind, type JobCursor, type JobListed, type JobRecord, type JobRoute,
+  JOB_ROUTE_NAMES, JOB_ROUTES, JOB_STATES, LISTED_JOBS_PER_KEY, routeOfKind, type JobCursor, type JobListed, type JobRecord, type JobRoute,
   type JobState,
 } from "../../jobs/types.js";
 import { codingFor } from "../../workers/compress.js";
 import type { ComputeKind, RequestBody } from "../../workers/tasks.js";
 import { estimateCost, leastComputeMs } from "../cost.js";
 import { etagFor, matchedTag, negotiate } from "../encoding.js";
-import { isLoopbackPeer } from "../exchange.js";
+import { isLoopbackPeer, preflight } from "../exchange.js";
 import { HEADER } from "../headers.js";
 import { requireJson } from "../plugins/errors.js";
 import { makeSchemas, ProblemResponse } from "../schemas.js";
@@ -164,6 +165,21 @@ export function jobCostOf(ctx: AppContext, body: unknown): number {
   return jobCost(ctx, route, inner);
 }
 
+/**
+ * A job's body through its route's `preflight` (src/http/exchange.ts), the synchronous route's refusals at submission;
+ * an INVALID_REQUEST's pointers under /body, as the schema's own for POST /v1/jobs.
+ */
+function preflightBody(ctx: AppContext, route: JobRoute, body: RequestBody): void {
+  try {
+    preflight(ctx, JOB_ROUTES[route], body);
+  } catch (e) {
+    if (!isFolioError(e) || e.code !== "INVALID_REQUEST") throw e;
+    const listed = e.extras.errors as readonly PointerProblem[];
+    const total = (e.extras.errors_total as number | undefined) ?? listed.length;
+    throw invalidRequest(listed.map((p) => ({ pointer: `/body${p.pointer}`, message: p.message })), "body", total);
+  }
+}
+
 /** Answer a validated compute request as a job: 202, its status, Location and Preference-Applied. */
 export async function submitJob(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, route: JobRoute,
   body: RequestBody, viaPrefer: boolean): Promise<FastifyReply> {
@@ -246,6 +262,7 @@ export async function jobsRoutes(v1: FastifyInstance, ctx: AppContext, opts: { r
     },
   }, async (req, reply) => {
     const { route, body } = req.body as { route: JobRoute; body: RequestBody };
+    preflightBody(ctx, route, body);
     return submitJob(ctx, req, reply, route, body, false);
   });
 

@@ -6,8 +6,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import type { ComputeKind } from "../../workers/tasks.js";
-import { ComputeExchange } from "../exchange.js";
+import type { ComputeKind, RequestBody } from "../../workers/tasks.js";
+import { ComputeExchange, preflight } from "../exchange.js";
 import { requireJson } from "../plugins/errors.js";
 import {
   AnalysisResponse, makeSchemas, PathsResponse, ProblemResponse, ReportResponse, ScheduleResponse, SimsResponse, WeightsResponse,
@@ -42,6 +42,8 @@ const REBALANCE_NOTE =
 export function computeHandler(ctx: AppContext, kind: ComputeKind, route: string) {
   // (the exchange has sent the reply when `answer` resolves)
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // what the request must pass before it is queued or computed, however it is answered
+    preflight(ctx, kind, req.body as RequestBody);
     // Prefer: respond-async (RFC 7240): the validated request becomes a job (routes/jobs.ts), 202.
     if (await answerAsync(ctx, kind, req, reply)) return;
     await new ComputeExchange(ctx, kind, route, req, reply).answer();
