@@ -31,7 +31,8 @@ const FLOWS_COST = 1.25;
  * days are estimated from the store: the fewest closes any requested ticker has within start/end (an upper bound of
  * the common days) minus the 252 training days, at least 1. Unknown tickers count nothing beyond their share of the
  * ticker count (the request then fails with UNKNOWN_TICKERS). A default request costs tickers × test days × runs, as
- * before the selection existed. An analysis adds its significance section's resamples (`significanceCost`).
+ * before the selection existed. An analysis adds its significance section's resamples (`significanceCost`), a
+ * request with mincvar its LPs (`minCvarCost`: they grow as the cube of the window's days, the rest of it linearly).
  */
 export function estimateCost(store: PriceStore, kind: string, request: RequestBody): number {
   const factors = kind === "analysis" ? request.factors ?? [] : [];
@@ -43,12 +44,36 @@ export function estimateCost(store: PriceStore, kind: string, request: RequestBo
   const series = selection.ids.length + Object.keys(request.portfolios ?? {}).length + (request.benchmark === undefined ? 0 : 1);
   const valued = series / DEFAULT_SERIES_COUNT;
   const optimised = chosen / DEFAULT_STRATEGIES.length;
-  const rebalancing = training * rebalanceDates(request.rebalance, testDays) * optimised;
+  const dates = rebalanceDates(request.rebalance, testDays);
+  const rebalancing = training * dates * optimised;
   // paying flows is one more pass over every value, and a summary's money-weighted return one more per flow
   const flows = request.cash_flows === undefined ? 1 : FLOWS_COST;
-  return Math.ceil(request.tickers.length * (testDays * valued * flows + rebalancing) * runs +
+  const lp = selection.strategies.includes("mincvar") ? minCvarCost(request, training, testDays, dates) * runs : 0;
+  return Math.ceil(request.tickers.length * (testDays * valued * flows + rebalancing) * runs + lp +
     (kind === "analysis" ? analysisCost(request, testDays, training, series, factors.length) +
       significanceCost(request as AnalysisRequest, series, testDays) : 0));
+}
+
+/**
+ * Cost units of a min-CVaR LP per cubed daily scenario (docs/method.md §4.10: the engine's simplex, whose pivots cost
+ * O(scenarios × N) each and grow in number with the scenarios): one solve took at least 5.4e-8 ms × n³ × (1 + N/50) on
+ * one worker for N = 3 … 300 tickers and n = 63 … 1,500 daily scenarios (seeded factor returns, src/engine/mincvar.ts
+ * `tryMinCvar`, best of 3; 2026-12-03, dev VM 2 vCPU Intel Xeon, Node 20.20.2: e.g. N = 3, n = 1,500 183 ms;
+ * N = 100, n = 1,000 311 ms), × 36,000 units/ms, the measured rate of `FASTEST_UNITS_PER_MS`'s derivation: a lower
+ * bound like the rest of the estimate. Its weekly and monthly windows (n/5, n/21 scenarios) cost ≤ 1 % of it.
+ */
+const MINCVAR_UNITS_PER_CUBED_SCENARIO = 5.4e-8 * 36_000;
+
+/**
+ * The min-CVaR LPs of a request with mincvar selected: one per weights date (the purchase and each rebalance date),
+ * on the daily returns of its window (training − 1 of them, rolling; growing by a day a test day, expanding: the mean
+ * of n³ over the dates, as if spread evenly), × (1 + N/50) (see MINCVAR_UNITS_PER_CUBED_SCENARIO).
+ */
+function minCvarCost(request: RequestBody, training: number, testDays: number, dates: number): number {
+  const n0 = Math.max(1, training - 1);
+  const n1 = n0 + Math.max(0, testDays - 1);
+  const cubed = request.window !== "expanding" || dates === 0 || n1 === n0 ? n0 ** 3 : (n1 ** 4 - n0 ** 4) / (4 * (n1 - n0));
+  return MINCVAR_UNITS_PER_CUBED_SCENARIO * cubed * (dates + 1) * (1 + request.tickers.length / 50);
 }
 
 /**

@@ -51,6 +51,44 @@ describe("estimateCost", () => {
   });
 });
 
+describe("estimateCost of mincvar's LPs (cubic in the window's daily returns)", () => {
+  const store = openSyntheticStore();
+  const tickers = ["SYN-TEC1", "SYN-FIN2", "SYN-UTL3"];
+  const test = store.read("SYN-TEC1").days.length - 252;
+  // units per cubed scenario (src/http/cost.ts MINCVAR_UNITS_PER_CUBED_SCENARIO), × (1 + N/50) for N = 3
+  const perSolve = (n: number) => 5.4e-8 * 36_000 * n ** 3 * (1 + 3 / 50);
+
+  it("one LP on the 251 training returns for a buy-and-hold request, one more per rebalance date", () => {
+    const without = estimateCost(store, "paths", { tickers, strategies: ["gmvp"] });
+    const held = estimateCost(store, "paths", { tickers, strategies: ["mincvar"] });
+    // the same series count as gmvp's: only the LP term differs
+    expect(held - without).toBeGreaterThanOrEqual(Math.floor(perSolve(251)));
+    expect(held - without).toBeLessThanOrEqual(Math.ceil(perSolve(251)) + 1);
+    const dates = rebalanceDates("monthly", test);
+    const monthly = estimateCost(store, "paths", { tickers, strategies: ["mincvar"], rebalance: "monthly" }) -
+      estimateCost(store, "paths", { tickers, strategies: ["gmvp"], rebalance: "monthly" });
+    expect(Math.abs(monthly - perSolve(251) * (dates + 1))).toBeLessThanOrEqual(2);
+    // sims: each run's walk-forward
+    const sims = estimateCost(store, "sims", { tickers, strategies: ["mincvar"], run_count: 5 }) -
+      estimateCost(store, "sims", { tickers, strategies: ["gmvp"], run_count: 5 });
+    expect(Math.abs(sims - 5 * perSolve(251))).toBeLessThanOrEqual(2);
+  });
+
+  it("an expanding window: the mean cube of its lengths over the dates (n from 251 to 251 + test − 1)", () => {
+    const body = { tickers, strategies: ["mincvar"], rebalance: 1, window: "expanding" } as RequestBody;
+    const rolling = { ...body, window: "rolling" } as RequestBody;
+    const dates = rebalanceDates(1, test);
+    const [n0, n1] = [251, 251 + test - 1];
+    const meanCube = (n1 ** 4 - n0 ** 4) / (4 * (n1 - n0));
+    const lp = estimateCost(store, "schedule", body) - estimateCost(store, "schedule", rolling);
+    expect(Math.abs(lp - perSolve(1) * (meanCube - n0 ** 3) * (dates + 1)) / lp).toBeLessThan(1e-9);
+    // the closed form is the sum over evenly spread dates within 0.1 %
+    let sum = 0;
+    for (let j = 0; j <= dates; j++) sum += (n0 + (j * (n1 - n0)) / dates) ** 3;
+    expect(Math.abs(sum / (dates + 1) / meanCube - 1)).toBeLessThan(1e-3);
+  });
+});
+
 describe("estimateCost of an analysis (issue 29 items 5 and 6)", () => {
   const store = openSyntheticStore();
   const tickers = ["SYN-TEC1", "SYN-FIN2", "SYN-UTL3"];
