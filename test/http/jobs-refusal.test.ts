@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { estimateCost, FASTEST_UNITS_PER_MS, leastComputeMs } from "../../src/http/cost.js";
+import type { RequestBody } from "../../src/workers/tasks.js";
 import { TEST_KEY, useTestApp } from "../helpers/app.js";
 
 describe("the synchronous routes refuse what cannot finish in time (RUN_AS_JOB)", () => {
@@ -53,7 +54,7 @@ describe("the estimate counts mincvar's LPs (RUN_AS_JOB)", () => {
   it("counts mincvar's LPs, cubic in the window: a daily walk-forward on an expanding window is refused too", async () => {
     // found by a fuzz of the routes: 3 tickers, mincvar rebalanced every day on an expanding window took 119 s and
     // answered 504 after COMPUTE_TIMEOUT_MS of work, its cost estimated as ≈ 1 ms (one covariance per date)
-    const body = { tickers: tickers(), strategies: ["mincvar"], rebalance: 1, window: "expanding" };
+    const body: RequestBody = { tickers: tickers(), strategies: ["mincvar"], rebalance: 1, window: "expanding" };
     const least = leastComputeMs(estimateCost(t().store, "schedule", body), 1);
     expect(least).toBeGreaterThan(10_000);
     const t0 = Date.now();
@@ -82,7 +83,7 @@ describe("the least-time estimate is a lower bound (FASTEST_UNITS_PER_MS)", () =
   });
 
   it("a mincvar walk-forward takes at least its estimated time too (the LPs' term)", async () => {
-    const body = { tickers: tickers().slice(0, 3), strategies: ["mincvar"], rebalance: "monthly", window: "expanding" };
+    const body: RequestBody = { tickers: tickers().slice(0, 3), strategies: ["mincvar"], rebalance: "monthly", window: "expanding" };
     const least = leastComputeMs(estimateCost(t().store, "schedule", body), 1);
     expect(least).toBeGreaterThan(500);
     const t0 = performance.now();
