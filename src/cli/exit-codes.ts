@@ -90,8 +90,11 @@ export function errorLine(err: unknown): string {
     const errors = err.extras.errors;
     if (err.code === "INVALID_REQUEST" && Array.isArray(errors) && errors.length > 0) {
       const more = typeof err.extras.errors_total === "number" ? err.extras.errors_total - errors.length : 0;
-      return `folio: ${(errors as { pointer: string; message: string }[])
-        .map((p) => `${p.pointer === "" ? "" : `${flagOfPointer(p.pointer)}: `}${withFlagNames(p.message)}`).join("; ")}` +
+      const listed = errors as { pointer: string; message: string }[];
+      // a body the user wrote as JSON (`folio jobs submit`: POST /v1/jobs's pointers are under /body): its own names
+      const asSent = listed.every((p) => p.pointer.startsWith("/body"));
+      return `folio: ${listed.map((p) => asSent ? `${p.pointer}: ${p.message}`
+        : `${p.pointer === "" ? "" : `${flagOfPointer(p.pointer)}: `}${withFlagNames(p.message)}`).join("; ")}` +
         (more > 0 ? ` (and ${more} more)` : "");
     }
     // The catalogue speaks HTTP; on the command line, point at the command instead of the endpoint.

@@ -107,4 +107,19 @@ describe("folio jobs and --async against a server", () => {
     expect(noServer.code).toBe(2);
     expect(noServer.stderr).toMatch(/--async needs --url/);
   }, 120_000);
+
+  it("a refused body is named as it was written: JSON members for jobs submit, the command's flags with --async", async () => {
+    // POST /v1/jobs points under /body: `jobs submit` prints those pointers and the server's words (no flag names)
+    const file = join(dir, "refused.json");
+    writeFileSync(file, JSON.stringify({ tickers: TICKERS, benchmark: TICKERS[0] }));
+    const submitted = await runCli(["jobs", "submit", "weights", file], env);
+    expect(submitted.code).toBe(2);
+    expect(submitted.stderr).toMatch(/^folio: \/body\/benchmark: unknown option for weights; accepted: covariance, hrp, max_weight, min_weight/);
+    // --async builds the body from flags: the same flags as the synchronous route's refusal names
+    const viaAsync = await runCli(["simulate", ...TICKERS, "--runs", "20000", "--async"], env);
+    const viaSync = await runCli(["simulate", ...TICKERS, "--runs", "20000"], env);
+    expect(viaAsync.code).toBe(2);
+    expect(viaAsync.stderr).toBe("folio: --runs: must be at most 10000\n");
+    expect(viaSync.stderr).toBe(viaAsync.stderr);
+  }, 120_000);
 });
