@@ -7,7 +7,7 @@
  * Collect with `Problems.add`, then `throwIfAny()`: one INVALID_REQUEST lists them all (at most MAX_LISTED_PROBLEMS,
  * so an error body stays small whatever the input; the total is kept in `errors_total` when the list is cut).
  */
-import { folioError, type FolioError, type PointerProblem } from "../errors.js";
+import { folioError, isFolioError, type FolioError, type PointerProblem } from "../errors.js";
 
 export type { PointerProblem } from "../errors.js";
 
@@ -36,6 +36,17 @@ export function invalidRequest(problems: readonly PointerProblem[], root = "requ
   const extras: Record<string, unknown> = { errors: listed };
   if (total > listed.length) extras.errors_total = total;
   return folioError("INVALID_REQUEST", { problems: listed, root, total }, extras);
+}
+
+/**
+ * An INVALID_REQUEST with each listed pointer mapped by `to` (e.g. under /body, as POST /v1/jobs points at a job's
+ * body, and back); the count of problems kept. Any other error as it is.
+ */
+export function withPointers(e: unknown, to: (pointer: string) => string): unknown {
+  if (!isFolioError(e) || e.code !== "INVALID_REQUEST" || !Array.isArray(e.extras.errors)) return e;
+  const listed = e.extras.errors as readonly PointerProblem[];
+  const total = (e.extras.errors_total as number | undefined) ?? listed.length;
+  return invalidRequest(listed.map((p) => ({ pointer: to(p.pointer), message: p.message })), "body", total);
 }
 
 /** Collects problems, then throws them as one INVALID_REQUEST. */

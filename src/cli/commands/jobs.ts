@@ -6,8 +6,8 @@
  */
 import { readFileSync } from "node:fs";
 import { Option, type Command } from "commander";
-import { fromWire, isFolioError, type WireError } from "../../errors.js";
-import { invalidRequest, type PointerProblem } from "../../domain/problems.js";
+import { fromWire, type WireError } from "../../errors.js";
+import { withPointers } from "../../domain/problems.js";
 import { UsageError } from "../exit-codes.js";
 import type { CommonOptions } from "../common.js";
 import { boundsOf, strategiesOf } from "../common.js";
@@ -136,17 +136,6 @@ export function requestBodyOf(tickers: string[], opts: CommonOptions): Record<st
 }
 
 /**
- * A refusal of POST /v1/jobs as the compute route's own: an INVALID_REQUEST's pointers without their /body, so that
- * the command names its flags (`--runs: must be at most 4`) as for the synchronous route.
- */
-function asRouteProblem(e: unknown): unknown {
-  if (!isFolioError(e) || e.code !== "INVALID_REQUEST" || !Array.isArray(e.extras.errors)) return e;
-  const listed = e.extras.errors as PointerProblem[];
-  const total = (e.extras.errors_total as number | undefined) ?? listed.length;
-  return invalidRequest(listed.map((p) => ({ pointer: p.pointer.replace(/^\/body(?=\/|$)/, ""), message: p.message })), "body", total);
-}
-
-/**
  * A compute command pointed at a server (`--url`): its request to `route`, synchronously or (`--async`) as a job
  * waited for; the server's body is printed as it came (the route's JSON). False without --url (run locally).
  */
@@ -157,8 +146,9 @@ export async function runOnServer(o: ServerOptions, route: string, body: unknown
   }
   let bytes: Buffer;
   if (o.async === true) {
+    // a refusal as the compute route's own (pointers without /body), so that the command names its flags
     const job = await submit(o, route, body).catch((e: unknown) => {
-      throw asRouteProblem(e);
+      throw withPointers(e, (pointer) => pointer.replace(/^\/body(?=\/|$)/, ""));
     });
     await waitFor(o, job.id);
     bytes = await resultOf(o, job.id);

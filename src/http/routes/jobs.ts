@@ -19,8 +19,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ZodTypeProvider } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { folioError, fromWire, isFolioError, toProblem } from "../../errors.js";
-import { invalidRequest, type PointerProblem } from "../../domain/problems.js";
+import { folioError, fromWire, toProblem } from "../../errors.js";
+import { withPointers } from "../../domain/problems.js";
 import { JobEngine } from "../../jobs/engine.js";
 import { jobCost, JSON_UTF8 } from "../../jobs/compute.js";
 import {
@@ -173,10 +173,7 @@ function preflightBody(ctx: AppContext, route: JobRoute, body: RequestBody): voi
   try {
     preflight(ctx, JOB_ROUTES[route], body);
   } catch (e) {
-    if (!isFolioError(e) || e.code !== "INVALID_REQUEST") throw e;
-    const listed = e.extras.errors as readonly PointerProblem[];
-    const total = (e.extras.errors_total as number | undefined) ?? listed.length;
-    throw invalidRequest(listed.map((p) => ({ pointer: `/body${p.pointer}`, message: p.message })), "body", total);
+    throw withPointers(e, (pointer) => `/body${pointer}`);
   }
 }
 
