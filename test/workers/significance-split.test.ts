@@ -49,11 +49,13 @@ describe("the significance section on every worker", () => {
         sharpe_test: "bootstrap", seed: 11, risk_free: 0.02 },
       // 3 series: with 4 workers one part holds none
       { tickers, strategies: ["ewp"], sections: ["significance", "calendar"], bootstrap_runs: 150, sharpe_test: "bootstrap" },
-      // a base not in the request: the single task's 400, from the parts too
+      // a base not in the request: the single task's 400, refused before any part (src/http/exchange.ts `preflight`)
       { tickers, strategies: ["ewp"], base: "l1r.l2d.l3msr", bootstrap_runs: 100 },
+      // an unknown ticker: found by the parts (each aligns the prices), the single task's 422
+      { tickers: [...tickers, "NOPE-1"], strategies: ["ewp"], bootstrap_runs: 100 },
     ];
     const one = await answers(1, bodies);
-    expect(one.codes).toEqual([200, 200, 200, 400]);
+    expect(one.codes).toEqual([200, 200, 200, 400, 422]);
     expect(one.parts).toBe(0);
     const sig = JSON.parse(one.texts[1]) as { significance: { p_value: number | null; sharpe_ci: unknown }[] };
     expect(sig.significance).toHaveLength(13);
@@ -63,8 +65,8 @@ describe("the significance section on every worker", () => {
       expect(many.codes, `${workers} workers`).toEqual(one.codes);
       for (let k = 0; k < 3; k++) expect(many.texts[k], `${workers} workers, body ${k}`).toBe(one.texts[k]);
       const problem = (text: string) => { const { request_id: _r, ...rest } = JSON.parse(text) as Record<string, unknown>; return rest; };
-      expect(problem(many.texts[3])).toEqual(problem(one.texts[3]));
-      expect(many.parts, `${workers} workers`).toBe(workers * bodies.length);
+      for (const k of [3, 4]) expect(problem(many.texts[k])).toEqual(problem(one.texts[k]));
+      expect(many.parts, `${workers} workers`).toBe(workers * (bodies.length - 1));
     }
   }, 240_000);
 
