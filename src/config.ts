@@ -9,6 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { z } from "zod";
+import { RECYCLE_ABOVE_BYTES } from "./engine/wasm.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -56,6 +57,11 @@ export const EnvSchema = z.object({
   RESERVED_LIGHT_WORKERS: z.coerce.number().int().min(0).max(255).optional(),
   /** Requests with at least this many tickers compute their three frequencies in parallel (0: never). */
   SPLIT_MIN_TICKERS: int(0, 1_000_000, DEFAULT_SPLIT_MIN_TICKERS),
+  /**
+   * A worker keeps its engine's grown memory up to this size between computations (a larger instance is replaced by
+   * a fresh one after its request, src/engine/wasm.ts); 4 GiB, the engine's most: always kept.
+   */
+  WORKER_KEEP_MEMORY_BYTES: int(0, 4 * 2 ** 30, RECYCLE_ABOVE_BYTES),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   /**
    * on: compute responses are compressed (br/gzip) in the workers when the client accepts it (src/http/encoding.ts);
@@ -146,6 +152,12 @@ export interface Limits {
    */
   splitMinTickers?: number;
   /**
+   * A worker's engine memory kept between computations (default RECYCLE_ABOVE_BYTES, 256 MiB; WORKER_KEEP_MEMORY_BYTES):
+   * an instance grown past it is replaced by a fresh one after its request, giving the memory back; one within it is
+   * reused, so the next large request touches no new pages (docs/deploy.md, "Memory a worker keeps").
+   */
+  workerKeepMemoryBytes?: number;
+  /**
    * Origins (exact `scheme://host[:port]`) whose browser apps may call the API: CORS headers and preflight answers for
    * them only (src/http/plugins/security.ts `installCors`). Default none: no CORS header at all, as before.
    */
@@ -180,6 +192,7 @@ export function fullLimits(l: Limits): Required<Limits> {
     reservedLightWorkers: l.reservedLightWorkers ?? (l.workers >= 2 ? 1 : 0),
     compression: l.compression ?? true,
     splitMinTickers: l.splitMinTickers ?? DEFAULT_SPLIT_MIN_TICKERS,
+    workerKeepMemoryBytes: l.workerKeepMemoryBytes ?? RECYCLE_ABOVE_BYTES,
     responseCacheBytes: l.responseCacheBytes ?? 64 * 1024 * 1024,
     corsOrigins: l.corsOrigins ?? [],
     unauthenticatedPerMinute: l.unauthenticatedPerMinute ?? 120,
@@ -344,6 +357,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       reservedLightWorkers: e.RESERVED_LIGHT_WORKERS ?? (e.WORKERS >= 2 ? 1 : 0),
       compression: e.COMPRESSION === "remote" ? "remote" : e.COMPRESSION === "on",
       splitMinTickers: e.SPLIT_MIN_TICKERS,
+      workerKeepMemoryBytes: e.WORKER_KEEP_MEMORY_BYTES,
       responseCacheBytes: e.RESPONSE_CACHE_BYTES,
       ...(corsOrigins.length > 0 ? { corsOrigins } : {}),
       unauthenticatedPerMinute: e.UNAUTHENTICATED_PER_MINUTE,

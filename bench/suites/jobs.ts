@@ -13,7 +13,10 @@
  * step's read-back, compute (run 0 and the merge) and store times.
  * `node dist/bench/run.js jobs [--repeat=3]`; knobs (environment): JOBS_RUNS (10000), JOBS_SIMS_TICKERS (500),
  * JOBS_PATHS_TICKERS (5000), JOBS_REPLICAS ("1,2,3"), JOBS_KINDS ("summary,paths,sims"); the full /sims job:
- * JOBS_SIMS_RUNS (200), JOBS_SIMS_BODY_TICKERS (100), JOBS_SIMS_REBALANCE ("monthly"; "none": bought and held).
+ * JOBS_SIMS_RUNS (200), JOBS_SIMS_BODY_TICKERS (100), JOBS_SIMS_REBALANCE ("monthly"; "none": bought and held);
+ * JOBS_KEEP_MEMORY: a comma list of WORKER_KEEP_MEMORY_BYTES values (e.g. "268435456,4294967296"; default: the
+ * server's default alone), each run as its own set of clusters in the same rounds, so that a worker keeping its grown
+ * memory between jobs is compared with one giving it back minutes apart (docs/deploy.md, "Memory a worker keeps").
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -40,6 +43,11 @@ const SIMS_TICKERS = Number(process.env.JOBS_SIMS_BODY_TICKERS ?? 100);
 const SIMS_REBALANCE = process.env.JOBS_SIMS_REBALANCE === "none" ? undefined : process.env.JOBS_SIMS_REBALANCE ?? "monthly";
 const REPLICAS = (process.env.JOBS_REPLICAS ?? "1,2,3").split(",").map(Number);
 const KINDS = (process.env.JOBS_KINDS ?? "summary,paths,sims").split(",");
+/** WORKER_KEEP_MEMORY_BYTES of each variant; undefined: the server's default (or the environment's). */
+const KEEPS: (string | undefined)[] = process.env.JOBS_KEEP_MEMORY === undefined || process.env.JOBS_KEEP_MEMORY === ""
+  ? [undefined] : process.env.JOBS_KEEP_MEMORY.split(",");
+/** A variant's label in the output. */
+const keepLabel = (keep: string | undefined) => (keep === undefined ? "" : ` (keep ${Math.round(Number(keep) / 2 ** 20)} MiB)`);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -111,6 +119,7 @@ function traceLines(trace: readonly JobTrace[], pids: readonly number[], t0: num
 
 interface Row {
   replicas: number;
+  keep: string | undefined;
   rep: number;
   kind: string;
   ms: number;
@@ -134,36 +143,40 @@ export default async function jobs(): Promise<void> {
   // One cluster per replica count (its replicas and its own Redis), all started first, then the jobs in rounds: each
   // round runs each kind on every cluster in turn, so the replica counts are compared minutes apart, not a whole
   // configuration apart (this VM's speed drifts by 30–50 % within an hour: docs/performance.md)
-  const clusters: { replicas: number; redis: Awaited<ReturnType<typeof startRedis>>; client: Redis; servers: Server[]; pids: number[] }[] = [];
+  const clusters: { replicas: number; keep: string | undefined; redis: Awaited<ReturnType<typeof startRedis>>; client: Redis;
+    servers: Server[]; pids: number[] }[] = [];
   try {
-    for (const replicas of REPLICAS) {
-      const redis = await startRedis(dir);
-      const servers: Server[] = [];
-      clusters.push({ replicas, redis, client: new Redis(redis.url), servers, pids: [] });
-      for (let i = 0; i < replicas; i++) {
-        servers.push(await startChild({
-          API_KEYS: KEY, HOST: "127.0.0.1", PORT: "0", DATA_DIR: dir, REDIS_URL: redis.url, WORKERS: "1",
-          MAX_RUN_COUNT: String(Math.max(10_000, RUNS)), MAX_TICKERS: "5000", COMPUTE_TIMEOUT_MS: "3600000",
-          COMPUTE_COST_PER_MINUTE: "1000000000000000", JOB_TIMEOUT_MS: "3600000",
-        }));
+    for (const keep of KEEPS) {
+      for (const replicas of REPLICAS) {
+        const redis = await startRedis(dir);
+        const servers: Server[] = [];
+        clusters.push({ replicas, keep, redis, client: new Redis(redis.url), servers, pids: [] });
+        for (let i = 0; i < replicas; i++) {
+          servers.push(await startChild({
+            API_KEYS: KEY, HOST: "127.0.0.1", PORT: "0", DATA_DIR: dir, REDIS_URL: redis.url, WORKERS: "1",
+            MAX_RUN_COUNT: String(Math.max(10_000, RUNS)), MAX_TICKERS: "5000", COMPUTE_TIMEOUT_MS: "3600000",
+            COMPUTE_COST_PER_MINUTE: "1000000000000000", JOB_TIMEOUT_MS: "3600000",
+            ...(keep === undefined ? {} : { WORKER_KEEP_MEMORY_BYTES: keep }),
+          }));
+        }
+        clusters.at(-1)!.pids = servers.map((s) => s.child.pid!);
       }
-      clusters.at(-1)!.pids = servers.map((s) => s.child.pid!);
     }
     // every replica's worker connected (the plan reads them), and the engine warm on each
     await new Promise((r) => setTimeout(r, 1500));
     for (const c of clusters) await timedJob(c.servers[0].url, "sims/summary", { tickers: tickers.slice(0, 4), run_count: 1000 * c.replicas, seed: "1" });
     for (let rep = 0; rep < repeat; rep++) {
       for (const kind of KINDS) {
-        for (const { replicas, client, servers, pids } of clusters) {
+        for (const { replicas, keep, client, servers, pids } of clusters) {
           const { route, body } = kinds[kind];
           const before = load();
           const cpu0 = pids.map(cpuSeconds);
           const t0 = Date.now();
           const job = await timedJob(servers[rep % replicas].url, route, body(rep));
           const cpu = pids.map((p, i) => cpuSeconds(p) - cpu0[i]);
-          const row = { replicas, rep: rep + 1, kind: `${route}`, ms: job.ms, parts: job.parts, cpu, load: `${before} → ${load()}` };
+          const row = { replicas, keep, rep: rep + 1, kind: `${route}`, ms: job.ms, parts: job.parts, cpu, load: `${before} → ${load()}` };
           rows.push(row);
-          console.log(`${replicas} replica(s), run ${rep + 1}, ${route}: ${(job.ms / 1000).toFixed(1)} s, ${job.parts} part(s), ` +
+          console.log(`${replicas} replica(s)${keepLabel(keep)}, run ${rep + 1}, ${route}: ${(job.ms / 1000).toFixed(1)} s, ${job.parts} part(s), ` +
             `CPU s per replica ${cpu.map((c) => c.toFixed(1)).join(" / ")}, load ${row.load}; ${job.note}`);
           const trace = (await client.lrange(`folio:jobs:${job.id}:trace`, 0, -1)).map((x) => JSON.parse(x) as JobTrace);
           for (const line of traceLines(trace, pids, t0)) console.log(line);
@@ -183,17 +196,19 @@ export default async function jobs(): Promise<void> {
   console.log("| job | replicas | run | wall | parts | CPU s per replica | load 1/5/15 min (before → after) |");
   console.log("|---|---|---|---|---|---|---|");
   for (const r of rows) {
-    console.log(`| ${r.kind} | ${r.replicas} | ${r.rep} | ${(r.ms / 1000).toFixed(1)} s | ${r.parts} | ${r.cpu.map((c) => c.toFixed(1)).join(" / ")} | ${r.load} |`);
+    console.log(`| ${r.kind} | ${r.replicas}${keepLabel(r.keep)} | ${r.rep} | ${(r.ms / 1000).toFixed(1)} s | ${r.parts} | ${r.cpu.map((c) => c.toFixed(1)).join(" / ")} | ${r.load} |`);
   }
   // the speed-up of each job from the first replica count to the others: the medians over the runs, and the median of
   // each round's own ratio (the round's jobs ran minutes apart)
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
   for (const kind of new Set(rows.map((r) => r.kind))) {
-    const of = (n: number) => rows.filter((r) => r.kind === kind && r.replicas === n);
-    const at = (n: number) => median(of(n).map((r) => r.ms));
-    const base = at(REPLICAS[0]);
-    const rounds = (n: number) => of(n).map((r) => of(REPLICAS[0]).find((b) => b.rep === r.rep)!.ms / r.ms);
-    console.log(`${kind}: ${REPLICAS.map((n) => `${n} → ${(at(n) / 1000).toFixed(1)} s (${(base / at(n)).toFixed(2)}×; ` +
-      `per round ${rounds(n).map((x) => x.toFixed(2)).join(", ")}, median ${median(rounds(n)).toFixed(2)}×)`).join(", ")}`);
+    for (const keep of KEEPS) {
+      const of = (n: number) => rows.filter((r) => r.kind === kind && r.keep === keep && r.replicas === n);
+      const at = (n: number) => median(of(n).map((r) => r.ms));
+      const base = at(REPLICAS[0]);
+      const rounds = (n: number) => of(n).map((r) => of(REPLICAS[0]).find((b) => b.rep === r.rep)!.ms / r.ms);
+      console.log(`${kind}${keepLabel(keep)}: ${REPLICAS.map((n) => `${n} → ${(at(n) / 1000).toFixed(1)} s (${(base / at(n)).toFixed(2)}×; ` +
+        `per round ${rounds(n).map((x) => x.toFixed(2)).join(", ")}, median ${median(rounds(n)).toFixed(2)}×)`).join(", ")}`);
+    }
   }
 }

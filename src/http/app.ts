@@ -213,6 +213,7 @@ function newPool(limits: Limits, allowTestTasks: boolean): ComputePool {
     maxInflightPerKey: full.maxInflightPerKey,
     reservedLightWorkers: full.reservedLightWorkers,
     lightTaskCost: full.lightTaskCost,
+    recycleAboveBytes: full.workerKeepMemoryBytes,
   });
 }
 

@@ -4,6 +4,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, DEFAULT_SPLIT_MIN_TICKERS, fullLimits, hashKey, isLoopback, loadConfig } from "../../src/config.js";
+import { RECYCLE_ABOVE_BYTES } from "../../src/engine/wasm.js";
 
 const KEY_A = "a".repeat(16) + "-key-one";
 const KEY_B = "b".repeat(16) + "-key-two";
@@ -31,7 +32,7 @@ describe("loadConfig", () => {
       READ_RATE_LIMIT_PER_MINUTE: "90", COMPUTE_COST_PER_MINUTE: "12345", MAX_INFLIGHT_PER_KEY: "", MAX_PENDING_RESPONSE_BYTES: "2097152",
       MIN_READ_BYTES_PER_SECOND: "100", MIN_READ_WINDOW_SECONDS: "3", LOG_LEVEL: "warn", API_KEYS_FILE: "",
       RESPONSE_CACHE_BYTES: "1048576", JOB_RESULT_TTL: "60", JOB_TIMEOUT_MS: "90000", JOB_LOCK_MS: "5000",
-      MAX_JOBS_PER_KEY: "7",
+      MAX_JOBS_PER_KEY: "7", WORKER_KEEP_MEMORY_BYTES: "1073741824",
     });
     expect(c).toMatchObject({ port: 9000, host: "::1", dataDir: "/tmp/x", logLevel: "warn", keySource: "API_KEYS" });
     expect(c.limits).toEqual({
@@ -39,7 +40,7 @@ describe("loadConfig", () => {
       readRatePerMinute: 90, computeCostPerMinute: 12345, maxInflightPerKey: 6, maxPendingResponseBytes: 2097152,
       minReadBytesPerSecond: 100, minReadWindowMs: 3000, lightTaskCost: 1_000_000, reservedLightWorkers: 1,
       compression: true, splitMinTickers: DEFAULT_SPLIT_MIN_TICKERS, responseCacheBytes: 1048576, unauthenticatedPerMinute: 120,
-      jobResultTtlMs: 60_000, jobTimeoutMs: 90_000, jobLockMs: 5000, maxJobsPerKey: 7,
+      jobResultTtlMs: 60_000, jobTimeoutMs: 90_000, jobLockMs: 5000, maxJobsPerKey: 7, workerKeepMemoryBytes: 2 ** 30,
     });
   });
 
@@ -65,6 +66,16 @@ describe("loadConfig", () => {
     expect(loadConfig({}).limits.splitMinTickers).toBe(DEFAULT_SPLIT_MIN_TICKERS);
     expect(() => loadConfig({ SPLIT_MIN_TICKERS: "-1" })).toThrow(/SPLIT_MIN_TICKERS/);
     expect(fullLimits({ ...loadConfig({}).limits, splitMinTickers: undefined }).splitMinTickers).toBe(DEFAULT_SPLIT_MIN_TICKERS);
+  });
+
+  it("reads WORKER_KEEP_MEMORY_BYTES (default the engine's 256 MiB; at most 4 GiB, the engine's most) and fills it in for hand-built limits", () => {
+    expect(loadConfig({}).limits.workerKeepMemoryBytes).toBe(RECYCLE_ABOVE_BYTES);
+    expect(RECYCLE_ABOVE_BYTES).toBe(256 * 2 ** 20);
+    expect(loadConfig({ WORKER_KEEP_MEMORY_BYTES: String(2 ** 30) }).limits.workerKeepMemoryBytes).toBe(2 ** 30);
+    expect(loadConfig({ WORKER_KEEP_MEMORY_BYTES: "0" }).limits.workerKeepMemoryBytes).toBe(0);
+    expect(() => loadConfig({ WORKER_KEEP_MEMORY_BYTES: String(4 * 2 ** 30 + 1) })).toThrow(/WORKER_KEEP_MEMORY_BYTES/);
+    expect(() => loadConfig({ WORKER_KEEP_MEMORY_BYTES: "1GiB" })).toThrow(/WORKER_KEEP_MEMORY_BYTES/);
+    expect(fullLimits({ ...loadConfig({}).limits, workerKeepMemoryBytes: undefined }).workerKeepMemoryBytes).toBe(RECYCLE_ABOVE_BYTES);
   });
 
   it("keeps 64 MiB of computed responses by default; RESPONSE_CACHE_BYTES=0 turns the cache off; a negative bound is refused", () => {

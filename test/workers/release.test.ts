@@ -13,6 +13,8 @@ import { Wasm } from "../../src/engine/wasm.js";
 import { openBackend } from "../../src/store/backend.js";
 import type { StoreSnapshot } from "../../src/store/types.js";
 import { ComputePool } from "../../src/workers/pool.js";
+import { loadConfig } from "../../src/config.js";
+import { buildApp } from "../../src/http/app.js";
 import { runSplit, runSummarySplit } from "../../src/workers/split.js";
 import type { ComputeContext } from "../../src/jobs/compute.js";
 import { computePart } from "../../src/jobs/parts.js";
@@ -173,4 +175,46 @@ describe("the buffers of a split summary", () => {
       await pool.destroy();
     }
   }, 120_000);
+});
+
+describe("WORKER_KEEP_MEMORY_BYTES: the service's pool keeps an instance up to it between requests", () => {
+  /** The service's own pool (src/http/app.ts `newPool`, from the configuration), one worker, test tasks allowed. */
+  async function servicePool(keep: number): Promise<{ pool: ComputePool; close: () => Promise<void> }> {
+    const config = loadConfig({ API_KEYS: "folio-release-key-0123456789abcdef", WORKERS: "1", WORKER_KEEP_MEMORY_BYTES: String(keep) });
+    const app = await buildApp({ config, backend: await openBackend({ dataDir }), logger: false, allowTestTasks: true });
+    await app.ready();
+    const pool = app.folio.pool;
+    await pool.ready();
+    return { pool, close: () => app.close() };
+  }
+
+  it("at a fresh instance's size the memory goes back after the request; at 4 GiB it stays after the request and " +
+    "after the pool's idle round, and the next request grows nothing (same bytes)", async () => {
+    const bodies: Buffer[] = [];
+    for (const [keep, kept] of [[fresh, false], [4 * 2 ** 30, true]] as const) {
+      const { pool, close } = await servicePool(keep);
+      try {
+        await sleep(3 * 250); // the warm-up's idle round (the pool's default releaseIdleMs)
+        const before = await probe(pool);
+        bodies.push((await pool.run(weightsTask())).body);
+        const after = await probe(pool);
+        await sleep(3 * 250);
+        const idle = await probe(pool);
+        if (kept) {
+          expect(after.recycles).toBe(before.recycles);
+          expect(after.memoryBytes).toBeGreaterThan(fresh);
+          expect(idle).toMatchObject({ recycles: before.recycles, memoryBytes: after.memoryBytes });
+          bodies.push((await pool.run(weightsTask())).body);
+          expect((await probe(pool)).memoryBytes).toBe(after.memoryBytes);
+        } else {
+          expect(after).toMatchObject({ recycles: before.recycles + 1, memoryBytes: fresh });
+          expect(idle.memoryBytes).toBe(fresh);
+        }
+      } finally {
+        await close();
+      }
+    }
+    expect(bodies.length).toBe(3);
+    for (const b of bodies.slice(1)) expect(Buffer.compare(b, bodies[0])).toBe(0);
+  }, 60_000);
 });
