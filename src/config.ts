@@ -9,7 +9,6 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { z } from "zod";
-import { RECYCLE_ABOVE_BYTES } from "./engine/wasm.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -19,6 +18,11 @@ export const MIN_KEY_LENGTH = 16;
 
 /** SPLIT_MIN_TICKERS's default: measured where splitting pays on 2 cores (README "Configuration"). */
 export const DEFAULT_SPLIT_MIN_TICKERS = 1000;
+/**
+ * WORKER_KEEP_MEMORY_BYTES's default, 256 MiB: the engine's own recycle threshold (src/engine/wasm.ts
+ * RECYCLE_ABOVE_BYTES is this number), so that a library user and the service give memory back alike.
+ */
+export const DEFAULT_WORKER_KEEP_MEMORY_BYTES = 256 * 2 ** 20;
 const int = (min: number, max: number, dflt: number) => z.coerce.number().int().min(min).max(max).default(dflt);
 
 /** Environment variables, their defaults and bounds (the README's configuration table mirrors this). */
@@ -61,7 +65,7 @@ export const EnvSchema = z.object({
    * A worker keeps its engine's grown memory up to this size between computations (a larger instance is replaced by
    * a fresh one after its request, src/engine/wasm.ts); 4 GiB, the engine's most: always kept.
    */
-  WORKER_KEEP_MEMORY_BYTES: int(0, 4 * 2 ** 30, RECYCLE_ABOVE_BYTES),
+  WORKER_KEEP_MEMORY_BYTES: int(0, 4 * 2 ** 30, DEFAULT_WORKER_KEEP_MEMORY_BYTES),
   LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
   /**
    * on: compute responses are compressed (br/gzip) in the workers when the client accepts it (src/http/encoding.ts);
@@ -152,9 +156,10 @@ export interface Limits {
    */
   splitMinTickers?: number;
   /**
-   * A worker's engine memory kept between computations (default RECYCLE_ABOVE_BYTES, 256 MiB; WORKER_KEEP_MEMORY_BYTES):
-   * an instance grown past it is replaced by a fresh one after its request, giving the memory back; one within it is
-   * reused, so the next large request touches no new pages (docs/deploy.md, "Memory a worker keeps").
+   * A worker's engine memory kept between computations (default DEFAULT_WORKER_KEEP_MEMORY_BYTES, 256 MiB;
+   * WORKER_KEEP_MEMORY_BYTES): an instance grown past it is replaced by a fresh one after its request, giving the
+   * memory back; one within it is reused, so the next large request touches no new pages (docs/deploy.md, "Memory a
+   * worker keeps").
    */
   workerKeepMemoryBytes?: number;
   /**
@@ -192,7 +197,7 @@ export function fullLimits(l: Limits): Required<Limits> {
     reservedLightWorkers: l.reservedLightWorkers ?? (l.workers >= 2 ? 1 : 0),
     compression: l.compression ?? true,
     splitMinTickers: l.splitMinTickers ?? DEFAULT_SPLIT_MIN_TICKERS,
-    workerKeepMemoryBytes: l.workerKeepMemoryBytes ?? RECYCLE_ABOVE_BYTES,
+    workerKeepMemoryBytes: l.workerKeepMemoryBytes ?? DEFAULT_WORKER_KEEP_MEMORY_BYTES,
     responseCacheBytes: l.responseCacheBytes ?? 64 * 1024 * 1024,
     corsOrigins: l.corsOrigins ?? [],
     unauthenticatedPerMinute: l.unauthenticatedPerMinute ?? 120,

@@ -25,6 +25,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_WORKER_KEEP_MEMORY_BYTES } from "../config.js";
 import { packageRoot } from "../util/package-root.js";
 import { ENGINE_EXPORTS, type EngineExports, type Ptr } from "./abi.js";
 
@@ -97,7 +98,7 @@ async function instantiateEngineAsync(): Promise<EngineExports> {
  * weight-set call's arena high-water per N is reported by bench/suites/weights-scale.ts; the memory itself grows
  * by doubling (stub runtime), so it can reach twice the high-water.
  */
-export const RECYCLE_ABOVE_BYTES = 256 * 2 ** 20;
+export const RECYCLE_ABOVE_BYTES = DEFAULT_WORKER_KEEP_MEMORY_BYTES;
 
 export interface LoadOptions {
   /**
