@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, DEFAULT_SPLIT_MIN_TICKERS, fullLimits, hashKey, isLoopback, loadConfig } from "../../src/config.js";
 import { RECYCLE_ABOVE_BYTES } from "../../src/engine/wasm.js";
+import { ConfigError, DEFAULT_SPLIT_MIN_TICKERS, fullLimits, hashKey, isLoopback, loadConfig } from "../../src/config.js";
 
 const KEY_A = "a".repeat(16) + "-key-one";
 const KEY_B = "b".repeat(16) + "-key-two";
@@ -69,13 +69,14 @@ describe("loadConfig", () => {
   });
 
   it("reads WORKER_KEEP_MEMORY_BYTES (default the engine's 256 MiB; at most 4 GiB, the engine's most) and fills it in for hand-built limits", () => {
-    expect(loadConfig({}).limits.workerKeepMemoryBytes).toBe(RECYCLE_ABOVE_BYTES);
-    expect(RECYCLE_ABOVE_BYTES).toBe(256 * 2 ** 20);
+    // the README's default (268435456), and the engine's own threshold for a library user
+    expect(loadConfig({}).limits.workerKeepMemoryBytes).toBe(268_435_456);
+    expect(RECYCLE_ABOVE_BYTES).toBe(268_435_456);
     expect(loadConfig({ WORKER_KEEP_MEMORY_BYTES: String(2 ** 30) }).limits.workerKeepMemoryBytes).toBe(2 ** 30);
     expect(loadConfig({ WORKER_KEEP_MEMORY_BYTES: "0" }).limits.workerKeepMemoryBytes).toBe(0);
     expect(() => loadConfig({ WORKER_KEEP_MEMORY_BYTES: String(4 * 2 ** 30 + 1) })).toThrow(/WORKER_KEEP_MEMORY_BYTES/);
     expect(() => loadConfig({ WORKER_KEEP_MEMORY_BYTES: "1GiB" })).toThrow(/WORKER_KEEP_MEMORY_BYTES/);
-    expect(fullLimits({ ...loadConfig({}).limits, workerKeepMemoryBytes: undefined }).workerKeepMemoryBytes).toBe(RECYCLE_ABOVE_BYTES);
+    expect(fullLimits({ ...loadConfig({}).limits, workerKeepMemoryBytes: undefined }).workerKeepMemoryBytes).toBe(268_435_456);
   });
 
   it("keeps 64 MiB of computed responses by default; RESPONSE_CACHE_BYTES=0 turns the cache off; a negative bound is refused", () => {
