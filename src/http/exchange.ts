@@ -249,14 +249,17 @@ export class ComputeExchange {
     return this.send(result.body, coding, result.meta);
   }
 
-  /** A task on the pool, with the key's turn; stopped if the client goes away first (queued: dropped; running: its worker is replaced). */
+  /**
+   * A task on the pool, with the key's turn; stopped if the client goes away first (queued: dropped; running: its
+   * worker is replaced, unless the task is light: then it finishes and its result is dropped, docs/decisions.md).
+   */
   private run(task: ComputeTask, cost: number): Promise<ComputeResult> {
     const gone = new AbortController();
     const onClose = () => {
       if (!this.reply.raw.writableEnded) gone.abort();
     };
     this.reply.raw.once("close", onClose);
-    const o = { cancel: gone.signal, key: this.key, cost };
+    const o = { cancel: gone.signal, key: this.key, cost, finishWhenCancelled: cost <= this.ctx.limits.lightTaskCost };
     // A large request runs on several workers (src/workers/split.ts; same bytes).
     const split = task.kind !== "compress" && task.kind !== "weights-part" && "request" in task &&
       shouldSplit(task.request.tickers.length, this.ctx.limits.splitMinTickers, this.ctx.limits.workers);

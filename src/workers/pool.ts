@@ -9,7 +9,8 @@
  *   ones as shared slabs that never leave this thread).
  * - Deadline: each task gets an AbortSignal that fires after `timeoutMs` (queue wait included). A running task is
  *   stopped by terminating its worker (piscina starts a replacement, which loads the engine again) → 504
- *   COMPUTE_TIMEOUT.
+ *   COMPUTE_TIMEOUT. A client that goes away stops its task the same way, except a light one (`finishWhenCancelled`),
+ *   which ends sooner than a replacement would have loaded: it finishes and its result is dropped.
  * - Errors: a FolioError thrown in a worker comes back as data and is rebuilt here with its code and detail; any
  *   other failure becomes INTERNAL_ERROR (the cause is kept for the log, never sent to the client).
  *
@@ -79,8 +80,15 @@ export type PoolWorkerData = WorkerConfig & { heavyNice?: number };
 /** Who a task is for (the API key's id); tasks of one key run in order, keys take turns. */
 export interface RunOptions {
   timeoutMs?: number;
-  /** The client went away: drop the task (queued) or stop its worker (running). */
+  /** The client went away: drop the task (queued) or stop its worker (running; see `finishWhenCancelled`). */
   cancel?: AbortSignal;
+  /**
+   * A running task whose client goes away finishes in its worker (its result dropped, the caller still gets
+   * ClientClosedError, after the task's end) instead of its worker being terminated and replaced: for light tasks,
+   * which end sooner than a replacement worker has loaded its engine (src/http/exchange.ts sets it for costs up to
+   * LIGHT_TASK_COST). A queued task is dropped either way; the deadline still stops it. Default false.
+   */
+  finishWhenCancelled?: boolean;
   /** Fairness key (default "": the service's own tasks, e.g. the readiness ping). */
   key?: string;
   /** The task's cost (tickers × test days × runs); above `lightTaskCost` it is heavy. Default: light. */
@@ -300,8 +308,8 @@ export class ComputePool {
   /**
    * Run one task under the deadline; throws FolioError (OVERLOADED, TOO_MANY_IN_FLIGHT, COMPUTE_TIMEOUT, or the
    * worker's own). `cancel` (e.g. the client closed its connection) stops the task the same way as the deadline: a
-   * queued task is dropped, a running one's worker is terminated and replaced; the promise then rejects with
-   * ClientClosedError. The third argument may be a RunOptions (with the fairness key) instead of the signal.
+   * queued task is dropped, a running one's worker is terminated and replaced (unless `finishWhenCancelled`: then it
+   * runs to its end); the promise then rejects with ClientClosedError. The third argument may be a RunOptions (with the fairness key) instead of the signal.
    */
   async run(task: ComputeTask, timeoutMs?: number, cancel?: AbortSignal | RunOptions): Promise<ComputeResult> {
     const o: RunOptions = cancel instanceof AbortSignal || cancel === undefined ? { cancel } : cancel;
@@ -318,13 +326,17 @@ export class ComputePool {
       timedOut = true;
       stop.abort(new Error("deadline"));
     }, limitMs);
-    const onCancel = () => stop.abort(new Error("client closed"));
+    let running = false;
+    const onCancel = () => {
+      if (!(running && o.finishWhenCancelled === true)) stop.abort(new Error("client closed"));
+    };
     o.cancel?.addEventListener("abort", onCancel, { once: true });
     const uncount = grouped ? () => this.queue.forgetIfIdle(key, state) : this.queue.count(key, state);
     let result: TaskResult;
     let out: ArrayBuffer | SharedArrayBuffer | undefined;
     try {
       await this.queue.enqueue(heavy, state, stop.signal);
+      running = true;
       try {
         // A paths or sims task takes a recycled buffer along: a small one transferred (it comes back as the body), a
         // slab shared (src/workers/buffers.ts).
@@ -359,8 +371,15 @@ export class ComputePool {
     // error) is free again at once. A task stopped or failed by an exception above never gets here: its worker may
     // still have been writing, so its slab is left to the collector.
     const slab = out instanceof SharedArrayBuffer ? out : undefined;
-    if (slab !== undefined && result.ok && result.shared !== undefined) this.sharedCount++;
+    const dropped = !timedOut && o.cancel?.aborted === true;
+    if (slab !== undefined && result.ok && result.shared !== undefined && !dropped) this.sharedCount++;
     else if (slab !== undefined) this.buffers.giveBack(slab);
+    if (dropped) {
+      // let finish after its client went away (`finishWhenCancelled`): a body of its own goes back for the next one
+      this.cancelled++;
+      if (result.ok && result.body !== undefined) this.buffers.recycle(result.body);
+      throw new ClientClosedError();
+    }
     if (!result.ok) throw fromWire(result.error);
     return resultOf(result, slab);
   }

@@ -98,10 +98,11 @@ describe("the server on 127.0.0.1", () => {
     await expect(fetch(`${s.url}/healthz`)).rejects.toThrow();
   });
 
-  it("if the client goes away, stops its computation and keeps serving", async () => {
+  it("if the client of a heavy computation goes away, stops it (its worker replaced) and keeps serving", async () => {
     server = await startServer({ env: ENV });
     const s = server;
     await s.app.folio.pool.ready();
+    const workers = s.app.folio.pool.threadIds;
     const tickers = s.app.folio.store.list().map((x) => x.ticker);
     const client = new AbortController();
     const heavy = fetch(`${s.url}/v1/optimiser/sims`, {
@@ -113,6 +114,29 @@ describe("the server on 127.0.0.1", () => {
     expect(await heavy).toBe("AbortError");
     await waitFor(() => s.app.folio.pool.stats.busy === 0, "the computation to stop");
     expect(s.app.folio.pool.stats.cancelled).toBe(1);
+    await s.app.folio.pool.ready();
+    expect(s.app.folio.pool.threadIds).not.toEqual(workers);
+    const next = await post(`${s.url}/v1/optimiser/weights`, { tickers: tickers.slice(0, 2) });
+    expect(next.status).toBe(200);
+  });
+
+  it("if the client of a light computation (cost ≤ LIGHT_TASK_COST) goes away, lets it finish in the same worker", async () => {
+    // the same sims as above, counted light here: its worker is not replaced (a replacement loads the engine again)
+    server = await startServer({ env: { ...ENV, LIGHT_TASK_COST: String(Number.MAX_SAFE_INTEGER) } });
+    const s = server;
+    await s.app.folio.pool.ready();
+    const workers = s.app.folio.pool.threadIds;
+    const tickers = s.app.folio.store.list().map((x) => x.ticker);
+    const client = new AbortController();
+    const light = fetch(`${s.url}/v1/optimiser/sims`, {
+      method: "POST", signal: client.signal, headers: { "content-type": "application/json", "x-api-key": TEST_KEY },
+      body: JSON.stringify({ tickers, run_count: 100 }),
+    }).catch((e: Error) => e.name);
+    await waitFor(() => s.app.folio.pool.stats.busy === 1, "the request to reach the pool");
+    client.abort();
+    expect(await light).toBe("AbortError");
+    await waitFor(() => s.app.folio.pool.stats.cancelled === 1, "the computation to end");
+    expect(s.app.folio.pool.threadIds).toEqual(workers);
     const next = await post(`${s.url}/v1/optimiser/weights`, { tickers: tickers.slice(0, 2) });
     expect(next.status).toBe(200);
   });

@@ -51,6 +51,42 @@ describe("ComputePool", () => {
     expect(pool.stats.timedOut).toBe(1);
   });
 
+  it("a running task cancelled by its client: replaced with its worker, or let finish in it (finishWhenCancelled)", async () => {
+    const cancelled = pool.stats.cancelled;
+    const stopped = async (finishWhenCancelled: boolean) => {
+      const client = new AbortController();
+      const t0 = Date.now();
+      const run = pool.run({ kind: "sleep", ms: 400 }, 30_000, { cancel: client.signal, finishWhenCancelled }).catch((e: Error) => e.name);
+      await new Promise((r) => setTimeout(r, 100));
+      client.abort();
+      const name = await run;
+      return { name, ms: Date.now() - t0 };
+    };
+    await pool.ready();
+    const first = pool.threadIds;
+    const finished = await stopped(true);
+    expect(finished.name).toBe("ClientClosedError");
+    // the caller hears of it once the task has ended, in the same worker
+    expect(finished.ms).toBeGreaterThanOrEqual(390);
+    expect(pool.threadIds).toEqual(first);
+    const replaced = await stopped(false);
+    expect(replaced.name).toBe("ClientClosedError");
+    expect(replaced.ms).toBeLessThan(390);
+    await pool.ready();
+    expect(pool.threadIds[0]).not.toBe(first[0]);
+    expect(pool.stats.cancelled).toBe(cancelled + 2);
+    // a task queued when its client goes away is dropped either way: it never runs
+    const busy = pool.run({ kind: "sleep", ms: 300 });
+    const client = new AbortController();
+    const queued = pool.run({ kind: "sleep", ms: 5_000 }, 30_000, { cancel: client.signal, finishWhenCancelled: true }).catch((e: Error) => e.name);
+    client.abort();
+    expect(await queued).toBe("ClientClosedError");
+    await busy;
+    const t0 = Date.now();
+    await pool.run({ kind: "ping" });
+    expect(Date.now() - t0).toBeLessThan(2_000);
+  });
+
   it("if every worker is busy and the queue is full, a task fails at once with OVERLOADED and a retry-after", async () => {
     const running = pool.run({ kind: "sleep", ms: 600 });
     const queued = pool.run({ kind: "sleep", ms: 1 });
