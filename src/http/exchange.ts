@@ -67,6 +67,23 @@ export function preflight(ctx: AppContext, kind: ComputeKind, request: RequestBo
   }
 }
 
+/**
+ * The most tickers of a light computation that runs to its end when its client goes away (`runsToItsEnd`): the cost
+ * units count its valuation, not its weights, which grow as N³ — on the 2 vCPU VM (2026-12-04, paths with 10 test
+ * days) 7 ms at 100 tickers, 31 ms at 250, 290 ms at 500 and 2.5 s at 999, against 240–315 ms for a replaced worker
+ * to load the engine again. At 100 even the most rebalancing LIGHT_TASK_COST allows (39 dates) stays near that.
+ */
+export const FINISH_CANCELLED_MAX_TICKERS = 100;
+
+/**
+ * Whether a running computation of `cost` units on `tickers` tickers runs to its end when its client goes away
+ * instead of its worker being replaced (docs/decisions.md "A light computation whose client goes away finishes"):
+ * light (cost ≤ LIGHT_TASK_COST) and at most FINISH_CANCELLED_MAX_TICKERS tickers.
+ */
+export function runsToItsEnd(cost: number, tickers: number, lightTaskCost: number): boolean {
+  return cost <= lightTaskCost && tickers <= FINISH_CANCELLED_MAX_TICKERS;
+}
+
 export class ComputeExchange {
   private readonly request: RequestBody;
   /** The version this request runs on, start to finish (a reload meanwhile does not affect it). */
@@ -79,6 +96,8 @@ export class ComputeExchange {
   private readonly key: string;
   /** The release of this request's reservation in the response budget (`computed`), once reserved. */
   private reservation: (() => void) | undefined;
+  /** The client went away while this request's task ran (`run`). */
+  private gone = false;
 
   constructor(private readonly ctx: AppContext, private readonly kind: ComputeKind, route: string,
     private readonly req: FastifyRequest, private readonly reply: FastifyReply) {
@@ -241,6 +260,12 @@ export class ComputeExchange {
       kept = flight.succeed(result.meta === undefined ? { body: identity, coded } : { body: identity, meta: result.meta, coded }) > 0;
       if (this.cache !== undefined) kept = this.cache.put(this.etag, this.storeHash, identity, result.meta, coded) || kept;
     }
+    // A light task whose client went away ran to its end (`run`): its result served the followers and the cache
+    // above (a retry of the same request is a hit), and nothing is sent.
+    if (this.gone) {
+      if (!kept && coding === "identity") this.ctx.pool.recycle(result.body);
+      throw new ClientClosedError();
+    }
     // A body nothing keeps (no cache entry, no follower) goes back to the pool for the next response once its last
     // byte has been handed to the socket (HTTP/1.1 only: there 'finish' means the kernel has the bytes).
     if (!kept && coding === "identity" && this.req.raw.httpVersionMajor === 1) {
@@ -251,15 +276,17 @@ export class ComputeExchange {
 
   /**
    * A task on the pool, with the key's turn; stopped if the client goes away first (queued: dropped; running: its
-   * worker is replaced, unless the task is light: then it finishes and its result is dropped, docs/decisions.md).
+   * worker is replaced), unless it is light and running: then it runs to its end and `gone` is set
+   * (docs/decisions.md, "A light computation whose client goes away finishes").
    */
   private run(task: ComputeTask, cost: number): Promise<ComputeResult> {
     const gone = new AbortController();
     const onClose = () => {
-      if (!this.reply.raw.writableEnded) gone.abort();
+      if (this.reply.raw.writableEnded) return;
+      this.gone = true;
+      gone.abort();
     };
     this.reply.raw.once("close", onClose);
-    const o = { cancel: gone.signal, key: this.key, cost, finishWhenCancelled: cost <= this.ctx.limits.lightTaskCost };
     // A large request runs on several workers (src/workers/split.ts; same bytes).
     const split = task.kind !== "compress" && task.kind !== "weights-part" && "request" in task &&
       shouldSplit(task.request.tickers.length, this.ctx.limits.splitMinTickers, this.ctx.limits.workers);
@@ -267,6 +294,9 @@ export class ComputeExchange {
     const parts = !split && shouldSplitSummary(task, this.ctx.limits.workers);
     // An analysis's significance resamples: a block of series on every worker (`runSignificanceSplit`; same bytes).
     const blocks = !split && !parts && shouldSplitSignificance(task, this.ctx.limits.workers);
+    const finishWhenCancelled = !split && !parts && !blocks && "request" in task &&
+      runsToItsEnd(cost, task.request.tickers.length, this.ctx.limits.lightTaskCost);
+    const o = { cancel: gone.signal, key: this.key, cost, finishWhenCancelled };
     return (split ? runSplit(this.ctx.pool, task as BacktestTask, o)
       : parts ? runSummarySplit(this.ctx.pool, task, o)
       : blocks ? runSignificanceSplit(this.ctx.pool, task, o) : this.ctx.pool.run(task, undefined, o))

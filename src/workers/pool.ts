@@ -9,8 +9,8 @@
  *   ones as shared slabs that never leave this thread).
  * - Deadline: each task gets an AbortSignal that fires after `timeoutMs` (queue wait included). A running task is
  *   stopped by terminating its worker (piscina starts a replacement, which loads the engine again) → 504
- *   COMPUTE_TIMEOUT. A client that goes away stops its task the same way, except a light one (`finishWhenCancelled`),
- *   which ends sooner than a replacement would have loaded: it finishes and its result is dropped.
+ *   COMPUTE_TIMEOUT. A client that goes away stops its task the same way, except a running one marked
+ *   `finishWhenCancelled` (a light one, which ends sooner than a replacement would have loaded): it runs to its end.
  * - Errors: a FolioError thrown in a worker comes back as data and is rebuilt here with its code and detail; any
  *   other failure becomes INTERNAL_ERROR (the cause is kept for the log, never sent to the client).
  *
@@ -83,10 +83,11 @@ export interface RunOptions {
   /** The client went away: drop the task (queued) or stop its worker (running; see `finishWhenCancelled`). */
   cancel?: AbortSignal;
   /**
-   * A running task whose client goes away finishes in its worker (its result dropped, the caller still gets
-   * ClientClosedError, after the task's end) instead of its worker being terminated and replaced: for light tasks,
-   * which end sooner than a replacement worker has loaded its engine (src/http/exchange.ts sets it for costs up to
-   * LIGHT_TASK_COST). A queued task is dropped either way; the deadline still stops it. Default false.
+   * A running task whose client goes away runs to its end in its worker instead of the worker being terminated and
+   * replaced, and `run` settles with the task's own outcome: the caller, which knows its client is gone, decides
+   * what to do with it (src/http/exchange.ts keeps the result for identical requests and the cache, and sets this
+   * for light tasks, costs up to LIGHT_TASK_COST: they end sooner than a replacement worker has loaded its engine).
+   * A queued task is dropped either way (ClientClosedError); the deadline still stops it. Default false.
    */
   finishWhenCancelled?: boolean;
   /** Fairness key (default "": the service's own tasks, e.g. the readiness ping). */
@@ -142,6 +143,8 @@ export interface PoolStats {
   rejectedPerKey: number;
   /** Tasks abandoned because their client went away. */
   cancelled: number;
+  /** Tasks whose client went away while they ran, run to their end (`finishWhenCancelled`). */
+  finishedCancelled: number;
 }
 
 export function defaultWorkerFile(): string {
@@ -170,6 +173,7 @@ export class ComputePool {
   private readonly opts: Required<Omit<PoolOptions, "filename" | "recycleAboveBytes" | "heavyNice">>;
   private timedOut = 0;
   private cancelled = 0;
+  private finishedCancelled = 0;
   /** The start-up ping shared by every `ready()` caller (undefined before it, or after it failed). */
   private readyPing: Promise<void> | undefined;
   /** Admission, per-key caps and the fair order of waiting tasks (src/workers/fair-queue.ts). */
@@ -250,6 +254,7 @@ export class ComputePool {
       rejected: this.queue.rejected,
       rejectedPerKey: this.queue.rejectedPerKey,
       cancelled: this.cancelled,
+      finishedCancelled: this.finishedCancelled,
     };
   }
 
@@ -308,8 +313,8 @@ export class ComputePool {
   /**
    * Run one task under the deadline; throws FolioError (OVERLOADED, TOO_MANY_IN_FLIGHT, COMPUTE_TIMEOUT, or the
    * worker's own). `cancel` (e.g. the client closed its connection) stops the task the same way as the deadline: a
-   * queued task is dropped, a running one's worker is terminated and replaced (unless `finishWhenCancelled`: then it
-   * runs to its end); the promise then rejects with ClientClosedError. The third argument may be a RunOptions (with the fairness key) instead of the signal.
+   * queued task is dropped, a running one's worker is terminated and replaced; the promise then rejects with
+   * ClientClosedError. A running task marked `finishWhenCancelled` runs to its end instead, and settles as it ends. The third argument may be a RunOptions (with the fairness key) instead of the signal.
    */
   async run(task: ComputeTask, timeoutMs?: number, cancel?: AbortSignal | RunOptions): Promise<ComputeResult> {
     const o: RunOptions = cancel instanceof AbortSignal || cancel === undefined ? { cancel } : cancel;
@@ -371,15 +376,9 @@ export class ComputePool {
     // error) is free again at once. A task stopped or failed by an exception above never gets here: its worker may
     // still have been writing, so its slab is left to the collector.
     const slab = out instanceof SharedArrayBuffer ? out : undefined;
-    const dropped = !timedOut && o.cancel?.aborted === true;
-    if (slab !== undefined && result.ok && result.shared !== undefined && !dropped) this.sharedCount++;
+    if (slab !== undefined && result.ok && result.shared !== undefined) this.sharedCount++;
     else if (slab !== undefined) this.buffers.giveBack(slab);
-    if (dropped) {
-      // let finish after its client went away (`finishWhenCancelled`): a body of its own goes back for the next one
-      this.cancelled++;
-      if (result.ok && result.body !== undefined) this.buffers.recycle(result.body);
-      throw new ClientClosedError();
-    }
+    if (o.cancel?.aborted === true) this.finishedCancelled++;
     if (!result.ok) throw fromWire(result.error);
     return resultOf(result, slab);
   }

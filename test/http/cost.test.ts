@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { BOOTSTRAP_COST, estimateCost, rebalanceDates } from "../../src/http/cost.js";
+import { FINISH_CANCELLED_MAX_TICKERS, runsToItsEnd } from "../../src/http/exchange.js";
 import type { RequestBody } from "../../src/workers/tasks.js";
 import { openSyntheticStore } from "../../src/store/index.js";
 
@@ -106,5 +107,16 @@ describe("estimateCost of an analysis (issue 29 items 5 and 6)", () => {
       estimateCost(store, "paths", { tickers, rebalance: "monthly" }));
     // factors count only on an analysis
     expect(estimateCost(store, "paths", { tickers, factors: ["SYN-NRG1"] })).toBe(paths);
+  });
+});
+
+describe("runsToItsEnd: a running computation whose client goes away finishes instead of its worker being replaced", () => {
+  it("only when light (cost ≤ LIGHT_TASK_COST) and on at most FINISH_CANCELLED_MAX_TICKERS tickers", () => {
+    const light = 1_000_000;
+    expect(runsToItsEnd(light, FINISH_CANCELLED_MAX_TICKERS, light)).toBe(true);
+    expect(runsToItsEnd(1, 1, light)).toBe(true);
+    expect(runsToItsEnd(light + 1, 20, light)).toBe(false);
+    // few test days make a large request light by its cost, not quick: its weights grow as N³
+    expect(runsToItsEnd(10, FINISH_CANCELLED_MAX_TICKERS + 1, light)).toBe(false);
   });
 });

@@ -6,6 +6,7 @@
 import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config.js";
+import { FINISH_CANCELLED_MAX_TICKERS } from "../../src/http/exchange.js";
 import { startServer, type RunningServer } from "../../src/http/server.js";
 import { assertWorkerBuilt, TEST_KEY } from "../helpers/app.js";
 
@@ -120,25 +121,33 @@ describe("the server on 127.0.0.1", () => {
     expect(next.status).toBe(200);
   });
 
-  it("if the client of a light computation (cost ≤ LIGHT_TASK_COST) goes away, lets it finish in the same worker", async () => {
-    // the same sims as above, counted light here: its worker is not replaced (a replacement loads the engine again)
-    server = await startServer({ env: { ...ENV, LIGHT_TASK_COST: String(Number.MAX_SAFE_INTEGER) } });
+  it("if the client of a light computation goes away, runs it to its end in the same worker and keeps its result for a retry", async () => {
+    // a sims of 20 tickers counted light here (LIGHT_TASK_COST): its worker is not replaced (a replacement loads the
+    // engine again), and the same request sent again is answered from the response cache
+    // (a response cache whose eighth, its largest entry, holds this body)
+    server = await startServer({ env: { ...ENV, LIGHT_TASK_COST: String(Number.MAX_SAFE_INTEGER), RESPONSE_CACHE_BYTES: String(2 ** 31) } });
     const s = server;
+    const cache = s.app.folio.responseCache!;
     await s.app.folio.pool.ready();
     const workers = s.app.folio.pool.threadIds;
-    const tickers = s.app.folio.store.list().map((x) => x.ticker);
+    const tickers = s.app.folio.store.list().map((x) => x.ticker).slice(0, FINISH_CANCELLED_MAX_TICKERS);
+    const body = { tickers, run_count: 100 };
     const client = new AbortController();
     const light = fetch(`${s.url}/v1/optimiser/sims`, {
       method: "POST", signal: client.signal, headers: { "content-type": "application/json", "x-api-key": TEST_KEY },
-      body: JSON.stringify({ tickers, run_count: 100 }),
+      body: JSON.stringify(body),
     }).catch((e: Error) => e.name);
     await waitFor(() => s.app.folio.pool.stats.busy === 1, "the request to reach the pool");
     client.abort();
     expect(await light).toBe("AbortError");
-    await waitFor(() => s.app.folio.pool.stats.cancelled === 1, "the computation to end");
+    await waitFor(() => s.app.folio.pool.stats.finishedCancelled === 1, "the computation to end");
+    expect(s.app.folio.pool.stats.cancelled).toBe(0);
     expect(s.app.folio.pool.threadIds).toEqual(workers);
-    const next = await post(`${s.url}/v1/optimiser/weights`, { tickers: tickers.slice(0, 2) });
-    expect(next.status).toBe(200);
+    const hits = cache.stats.hits;
+    const again = await post(`${s.url}/v1/optimiser/sims`, body);
+    expect(again.status).toBe(200);
+    expect(Object.keys(JSON.parse(await again.text()) as object)).toHaveLength(100);
+    expect(cache.stats.hits).toBe(hits + 1);
   });
 
   it("serves the PathLit Python and R clients, which POST JSON without a content-type header", async () => {

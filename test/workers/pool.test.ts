@@ -51,30 +51,33 @@ describe("ComputePool", () => {
     expect(pool.stats.timedOut).toBe(1);
   });
 
-  it("a running task cancelled by its client: replaced with its worker, or let finish in it (finishWhenCancelled)", async () => {
-    const cancelled = pool.stats.cancelled;
-    const stopped = async (finishWhenCancelled: boolean) => {
+  it("a running task cancelled by its client: replaced with its worker, or run to its end in it (finishWhenCancelled)", async () => {
+    const { cancelled, finishedCancelled } = pool.stats;
+    const cancelledAfter = async (finishWhenCancelled: boolean) => {
       const client = new AbortController();
       const t0 = Date.now();
-      const run = pool.run({ kind: "sleep", ms: 400 }, 30_000, { cancel: client.signal, finishWhenCancelled }).catch((e: Error) => e.name);
+      const run = pool.run({ kind: "sleep", ms: 400 }, 30_000, { cancel: client.signal, finishWhenCancelled })
+        .then(() => "its result", (e: Error) => e.name);
       await new Promise((r) => setTimeout(r, 100));
       client.abort();
-      const name = await run;
-      return { name, ms: Date.now() - t0 };
+      const outcome = await run;
+      return { outcome, ms: Date.now() - t0 };
     };
     await pool.ready();
     const first = pool.threadIds;
-    const finished = await stopped(true);
-    expect(finished.name).toBe("ClientClosedError");
-    // the caller hears of it once the task has ended, in the same worker
+    // run to its end, in the same worker, settled with its own outcome (the caller knows its client is gone)
+    const finished = await cancelledAfter(true);
+    expect(finished.outcome).toBe("its result");
     expect(finished.ms).toBeGreaterThanOrEqual(390);
     expect(pool.threadIds).toEqual(first);
-    const replaced = await stopped(false);
-    expect(replaced.name).toBe("ClientClosedError");
+    expect(pool.stats.finishedCancelled).toBe(finishedCancelled + 1);
+    expect(pool.stats.cancelled).toBe(cancelled);
+    const replaced = await cancelledAfter(false);
+    expect(replaced.outcome).toBe("ClientClosedError");
     expect(replaced.ms).toBeLessThan(390);
     await pool.ready();
     expect(pool.threadIds[0]).not.toBe(first[0]);
-    expect(pool.stats.cancelled).toBe(cancelled + 2);
+    expect(pool.stats.cancelled).toBe(cancelled + 1);
     // a task queued when its client goes away is dropped either way: it never runs
     const busy = pool.run({ kind: "sleep", ms: 300 });
     const client = new AbortController();
@@ -85,6 +88,7 @@ describe("ComputePool", () => {
     const t0 = Date.now();
     await pool.run({ kind: "ping" });
     expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(pool.stats.cancelled).toBe(cancelled + 2);
   });
 
   it("if every worker is busy and the queue is full, a task fails at once with OVERLOADED and a retry-after", async () => {
@@ -215,7 +219,7 @@ describe("the HTTP service under load", () => {
       ready: async () => undefined,
       run: async () => { throw new Error("worker exploded at /secret/path.js:12"); },
       close: async () => undefined,
-      get stats() { return { workers: 1, busy: 0, queued: 0, completed: 0, timedOut: 0, rejected: 0, cancelled: 0 }; },
+      get stats() { return { workers: 1, busy: 0, queued: 0, completed: 0, timedOut: 0, rejected: 0, cancelled: 0, finishedCancelled: 0 }; },
     } as unknown as ComputePool;
     const app = await buildApp({
       config: { limits: TEST_LIMITS, keyHashes: [hashKey(TEST_KEY)] }, store: await openStore(), pool: broken, logger: false, web: false,

@@ -402,7 +402,7 @@ export function installErrorHandling(app: FastifyInstance, opts: ErrorsOptions):
   });
   app.setErrorHandler((err, req, reply) => {
     if ((err as Error)?.name === "ClientClosedError") {
-      req.log.info("client closed the connection; computation stopped");
+      req.log.info("client closed the connection before its answer; nothing sent");
       return reply.code(499).send();
     }
     const fe = toFolioError(err, opts.bodyLimit, req.headers["content-type"] ?? "(none)");
