@@ -26,6 +26,18 @@ async function waitFor(cond: () => boolean, what: string, ms = 20_000): Promise<
   }
 }
 
+/** POST a sims `body` and close the connection once its computation has reached the pool: how the fetch ended. */
+async function abandoned(s: RunningServer, body: unknown): Promise<string> {
+  const client = new AbortController();
+  const sent = fetch(`${s.url}/v1/optimiser/sims`, {
+    method: "POST", signal: client.signal, headers: { "content-type": "application/json", "x-api-key": TEST_KEY },
+    body: JSON.stringify(body),
+  }).then(() => "answered", (e: Error) => e.name);
+  await waitFor(() => s.app.folio.pool.stats.busy === 1, "the request to reach the pool");
+  client.abort();
+  return sent;
+}
+
 /**
  * A POST exactly as the PathLit clients send it: Python's http.client `conn.request("POST", path, body,
  * headers={"x-api-key": key})` and R's httr POST of a character body both send the JSON with a content-length and
@@ -105,14 +117,7 @@ describe("the server on 127.0.0.1", () => {
     await s.app.folio.pool.ready();
     const workers = s.app.folio.pool.threadIds;
     const tickers = s.app.folio.store.list().map((x) => x.ticker);
-    const client = new AbortController();
-    const heavy = fetch(`${s.url}/v1/optimiser/sims`, {
-      method: "POST", signal: client.signal, headers: { "content-type": "application/json", "x-api-key": TEST_KEY },
-      body: JSON.stringify({ tickers, run_count: 100 }),
-    }).catch((e: Error) => e.name);
-    await waitFor(() => s.app.folio.pool.stats.busy === 1, "the request to reach the pool");
-    client.abort();
-    expect(await heavy).toBe("AbortError");
+    expect(await abandoned(s, { tickers, run_count: 100 })).toBe("AbortError");
     await waitFor(() => s.app.folio.pool.stats.busy === 0, "the computation to stop");
     expect(s.app.folio.pool.stats.cancelled).toBe(1);
     await s.app.folio.pool.ready();
@@ -122,9 +127,9 @@ describe("the server on 127.0.0.1", () => {
   });
 
   it("if the client of a light computation goes away, runs it to its end in the same worker and keeps its result for a retry", async () => {
-    // a sims of 20 tickers counted light here (LIGHT_TASK_COST): its worker is not replaced (a replacement loads the
-    // engine again), and the same request sent again is answered from the response cache
-    // (a response cache whose eighth, its largest entry, holds this body)
+    // the same sims counted light here (LIGHT_TASK_COST): its worker is not replaced (a replacement loads the engine
+    // again), and the same request sent again is answered from the response cache (whose eighth, its largest entry,
+    // holds this body)
     server = await startServer({ env: { ...ENV, LIGHT_TASK_COST: String(Number.MAX_SAFE_INTEGER), RESPONSE_CACHE_BYTES: String(2 ** 31) } });
     const s = server;
     const cache = s.app.folio.responseCache!;
@@ -132,14 +137,7 @@ describe("the server on 127.0.0.1", () => {
     const workers = s.app.folio.pool.threadIds;
     const tickers = s.app.folio.store.list().map((x) => x.ticker).slice(0, FINISH_CANCELLED_MAX_TICKERS);
     const body = { tickers, run_count: 100 };
-    const client = new AbortController();
-    const light = fetch(`${s.url}/v1/optimiser/sims`, {
-      method: "POST", signal: client.signal, headers: { "content-type": "application/json", "x-api-key": TEST_KEY },
-      body: JSON.stringify(body),
-    }).catch((e: Error) => e.name);
-    await waitFor(() => s.app.folio.pool.stats.busy === 1, "the request to reach the pool");
-    client.abort();
-    expect(await light).toBe("AbortError");
+    expect(await abandoned(s, body)).toBe("AbortError");
     await waitFor(() => s.app.folio.pool.stats.finishedCancelled === 1, "the computation to end");
     expect(s.app.folio.pool.stats.cancelled).toBe(0);
     expect(s.app.folio.pool.threadIds).toEqual(workers);
