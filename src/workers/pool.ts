@@ -86,7 +86,7 @@ export interface RunOptions {
    * A running task whose client goes away runs to its end in its worker instead of the worker being terminated and
    * replaced, and `run` settles with the task's own outcome: the caller, which knows its client is gone, decides
    * what to do with it (src/http/exchange.ts keeps the result for identical requests and the cache, and sets this
-   * for light tasks, costs up to LIGHT_TASK_COST: they end sooner than a replacement worker has loaded its engine).
+   * for light tasks on few tickers, `runsToItsEnd`: they end sooner than a replacement worker has loaded its engine).
    * A queued task is dropped either way (ClientClosedError); the deadline still stops it. Default false.
    */
   finishWhenCancelled?: boolean;
@@ -314,7 +314,8 @@ export class ComputePool {
    * Run one task under the deadline; throws FolioError (OVERLOADED, TOO_MANY_IN_FLIGHT, COMPUTE_TIMEOUT, or the
    * worker's own). `cancel` (e.g. the client closed its connection) stops the task the same way as the deadline: a
    * queued task is dropped, a running one's worker is terminated and replaced; the promise then rejects with
-   * ClientClosedError. A running task marked `finishWhenCancelled` runs to its end instead, and settles as it ends. The third argument may be a RunOptions (with the fairness key) instead of the signal.
+   * ClientClosedError. A running task marked `finishWhenCancelled` runs to its end instead, and settles as it ends.
+   * The third argument may be a RunOptions (with the fairness key) instead of the signal.
    */
   async run(task: ComputeTask, timeoutMs?: number, cancel?: AbortSignal | RunOptions): Promise<ComputeResult> {
     const o: RunOptions = cancel instanceof AbortSignal || cancel === undefined ? { cancel } : cancel;
