@@ -9,6 +9,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { z } from "zod";
+import { DEFAULT_WORKER_KEEP_MEMORY_BYTES } from "./util/engine-memory.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -18,11 +19,6 @@ export const MIN_KEY_LENGTH = 16;
 
 /** SPLIT_MIN_TICKERS's default: measured where splitting pays on 2 cores (README "Configuration"). */
 export const DEFAULT_SPLIT_MIN_TICKERS = 1000;
-/**
- * WORKER_KEEP_MEMORY_BYTES's default, 256 MiB: the engine's own recycle threshold (src/engine/wasm.ts
- * RECYCLE_ABOVE_BYTES is this number), so that a library user and the service give memory back alike.
- */
-export const DEFAULT_WORKER_KEEP_MEMORY_BYTES = 256 * 2 ** 20;
 const int = (min: number, max: number, dflt: number) => z.coerce.number().int().min(min).max(max).default(dflt);
 
 /** Environment variables, their defaults and bounds (the README's configuration table mirrors this). */

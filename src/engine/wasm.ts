@@ -25,7 +25,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_WORKER_KEEP_MEMORY_BYTES } from "../config.js";
+import { DEFAULT_WORKER_KEEP_MEMORY_BYTES } from "../util/engine-memory.js";
 import { packageRoot } from "../util/package-root.js";
 import { ENGINE_EXPORTS, type EngineExports, type Ptr } from "./abi.js";
 

@@ -86,6 +86,21 @@ describe("module graphs", () => {
     expect(upward).toEqual([]);
   });
 
+  it("the compute worker loads no module that imports zod (the configuration reader, the HTTP schemas): ≈ 100 ms of its start", () => {
+    // every worker thread, and every replacement after a deadline, imports this graph (docs/performance.md)
+    const usesZod = (f: string) => /^import\s[^;]*?from\s+["']zod["']/m.test(readFileSync(f, "utf8"));
+    const reached = new Set<string>();
+    const visit = (f: string) => {
+      if (reached.has(f)) return;
+      reached.add(f);
+      for (const g of srcGraph.get(f) ?? []) visit(g);
+    };
+    visit(join(SRC, "workers", "worker.ts"));
+    expect(reached.size).toBeGreaterThan(40); // the worker's graph was read
+    expect([...srcGraph.keys()].filter(usesZod).length).toBeGreaterThan(3); // and the rule finds zod's importers
+    expect([...reached].filter(usesZod).map((f) => relative(SRC, f))).toEqual([]);
+  });
+
   it("the page (web/) has no import cycle (issue 30: charts → run → render → charts, form ↔ tickers)", () => {
     const web = new Map(files(WEB, ".js").map((f) => [f, runtimeImports(f, WEB, ".js")]));
     expect([...web.values()].flat().length).toBeGreaterThan(20); // the page's imports were read
