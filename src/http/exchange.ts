@@ -70,7 +70,7 @@ export function preflight(ctx: AppContext, kind: ComputeKind, request: RequestBo
 /**
  * The most tickers of a light computation that runs to its end when its client goes away (`runsToItsEnd`): the cost
  * units count its valuation, not its weights, which grow as N³ — on the 2 vCPU VM (2026-12-04, paths with 10 test
- * days) 7 ms at 100 tickers, 31 ms at 250, 290 ms at 500 and 2.5 s at 999, against 240–315 ms for a replaced worker
+ * days) 7 ms at 100 tickers, 31 ms at 250, 290 ms at 500 and 2.5 s at 999, against 150–315 ms for a replaced worker
  * to load the engine again. At 100 even the most rebalancing LIGHT_TASK_COST allows (39 dates) stays near that.
  */
 export const FINISH_CANCELLED_MAX_TICKERS = 100;
