@@ -87,7 +87,9 @@ export interface RunOptions {
    * replaced, and `run` settles with the task's own outcome: the caller, which knows its client is gone, decides
    * what to do with it (src/http/exchange.ts keeps the result for identical requests and the cache, and sets this
    * for light tasks on few tickers, `runsToItsEnd`: they end sooner than a replacement worker has loaded its engine).
-   * A queued task is dropped either way (ClientClosedError); the deadline still stops it. Default false.
+   * It no longer counts against its key's MAX_INFLIGHT_PER_KEY nor the queue bound from then on (its worker stays
+   * taken until it ends). A queued task is dropped either way (ClientClosedError); the deadline still stops it.
+   * Default false.
    */
   finishWhenCancelled?: boolean;
   /** Fairness key (default "": the service's own tasks, e.g. the readiness ping). */
@@ -333,11 +335,14 @@ export class ComputePool {
       stop.abort(new Error("deadline"));
     }, limitMs);
     let running = false;
+    const uncount = grouped ? () => this.queue.forgetIfIdle(key, state) : this.queue.count(key, state);
     const onCancel = () => {
       if (!(running && o.finishWhenCancelled === true)) stop.abort(new Error("client closed"));
+      // run to its end for nobody: its key's in-flight count and the queue bound's go back now (idempotent), so that
+      // the client's next request is not refused for it; its worker stays taken until it ends
+      else uncount();
     };
     o.cancel?.addEventListener("abort", onCancel, { once: true });
-    const uncount = grouped ? () => this.queue.forgetIfIdle(key, state) : this.queue.count(key, state);
     let result: TaskResult;
     let out: ArrayBuffer | SharedArrayBuffer | undefined;
     try {

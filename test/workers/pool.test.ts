@@ -91,6 +91,28 @@ describe("ComputePool", () => {
     expect(pool.stats.cancelled).toBe(cancelled + 2);
   });
 
+  it("a task run to its end after its client went away no longer counts against its key's in-flight cap", async () => {
+    // the page's cancel then run again (test/browser/analyst.test.ts): the new run must not be 429 for the old one
+    const own = new ComputePool({ workers: 1, queueSize: 2, timeoutMs: 30_000, allowTestTasks: true, maxInflightPerKey: 1 });
+    try {
+      await own.ready();
+      const client = new AbortController();
+      const old = own.run({ kind: "sleep", ms: 500 }, 30_000, { key: "k", cancel: client.signal, finishWhenCancelled: true });
+      await new Promise((r) => setTimeout(r, 100));
+      const refused = await failure(own.run({ kind: "ping" }, 30_000, { key: "k" }));
+      expect(refused.code).toBe("TOO_MANY_IN_FLIGHT");
+      client.abort();
+      // admitted at once, run once the old task has ended in the same worker
+      const t0 = Date.now();
+      await own.run({ kind: "ping" }, 30_000, { key: "k" });
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
+      await old;
+      expect(own.stats.finishedCancelled).toBe(1);
+    } finally {
+      await own.destroy();
+    }
+  });
+
   it("if every worker is busy and the queue is full, a task fails at once with OVERLOADED and a retry-after", async () => {
     const running = pool.run({ kind: "sleep", ms: 600 });
     const queued = pool.run({ kind: "sleep", ms: 1 });
