@@ -77,6 +77,24 @@ function minCvarCost(request: RequestBody, training: number, testDays: number, d
 }
 
 /**
+ * The most tickers of a light computation that runs to its end when its client goes away (`runsToItsEnd`): the cost
+ * units count its valuation, not its weights, which grow as N³ — on the 2 vCPU VM (2026-12-04, paths with 10 test
+ * days) 7 ms at 100 tickers, 31 ms at 250, 290 ms at 500 and 2.5 s at 999, against 146–315 ms for a replaced worker
+ * to load the engine again. At 100, the most rebalancing LIGHT_TASK_COST allows (39 dates) is ≈ 39 × 7 ms by those
+ * figures (estimated, not measured): still near a replacement.
+ */
+export const FINISH_CANCELLED_MAX_TICKERS = 100;
+
+/**
+ * Whether a running computation of `cost` units on `tickers` tickers runs to its end when its client goes away
+ * instead of its worker being replaced (docs/decisions.md "A light computation whose client goes away finishes"):
+ * light (cost ≤ LIGHT_TASK_COST) and at most FINISH_CANCELLED_MAX_TICKERS tickers.
+ */
+export function runsToItsEnd(cost: number, tickers: number, lightTaskCost: number): boolean {
+  return cost <= lightTaskCost && tickers <= FINISH_CANCELLED_MAX_TICKERS;
+}
+
+/**
  * The fastest rate of cost units one worker computes (issue 31 item 5), for the least time a request can take: the
  * fastest kind per unit measured is the engine's sims summary (bench planning, 10,000 runs × 7,561 days × 20 tickers
  * + a benchmark, 1.66e9 units in 23.1 s on 2 workers ≈ 36,000 units/ms a worker; /paths and /sims spend more per

@@ -28,7 +28,7 @@ import { codingFor } from "../workers/compress.js";
 import { ClientClosedError, type ComputeResult } from "../workers/pool.js";
 import type { BacktestTask, Coding, ComputeKind, ComputeTask, EncodingChoice, RequestBody } from "../workers/tasks.js";
 import { etagOf } from "./etag.js";
-import { estimateCost, estimateResponseBytes, estimateScheduleValues } from "./cost.js";
+import { estimateCost, estimateResponseBytes, estimateScheduleValues, runsToItsEnd } from "./cost.js";
 import { folioError } from "../errors.js";
 import { etagFor, matchedTag, negotiate } from "./encoding.js";
 import { dataHeaders, HEADER, metaHeaders } from "./headers.js";
@@ -65,23 +65,6 @@ export function preflight(ctx: AppContext, kind: ComputeKind, request: RequestBo
       advice: "Rebalance less often (a larger number of days, or \"quarterly\"), select fewer strategies or tickers, or narrow start/end.",
     }, { values, limit });
   }
-}
-
-/**
- * The most tickers of a light computation that runs to its end when its client goes away (`runsToItsEnd`): the cost
- * units count its valuation, not its weights, which grow as N³ — on the 2 vCPU VM (2026-12-04, paths with 10 test
- * days) 7 ms at 100 tickers, 31 ms at 250, 290 ms at 500 and 2.5 s at 999, against 150–315 ms for a replaced worker
- * to load the engine again. At 100 even the most rebalancing LIGHT_TASK_COST allows (39 dates) stays near that.
- */
-export const FINISH_CANCELLED_MAX_TICKERS = 100;
-
-/**
- * Whether a running computation of `cost` units on `tickers` tickers runs to its end when its client goes away
- * instead of its worker being replaced (docs/decisions.md "A light computation whose client goes away finishes"):
- * light (cost ≤ LIGHT_TASK_COST) and at most FINISH_CANCELLED_MAX_TICKERS tickers.
- */
-export function runsToItsEnd(cost: number, tickers: number, lightTaskCost: number): boolean {
-  return cost <= lightTaskCost && tickers <= FINISH_CANCELLED_MAX_TICKERS;
 }
 
 export class ComputeExchange {

@@ -334,6 +334,7 @@ export class ComputePool {
       timedOut = true;
       stop.abort(new Error("deadline"));
     }, limitMs);
+    // admitted to a worker slot (piscina may still be starting a replacement worker for it)
     let running = false;
     const uncount = grouped ? () => this.queue.forgetIfIdle(key, state) : this.queue.count(key, state);
     const onCancel = () => {
@@ -384,7 +385,7 @@ export class ComputePool {
     const slab = out instanceof SharedArrayBuffer ? out : undefined;
     if (slab !== undefined && result.ok && result.shared !== undefined) this.sharedCount++;
     else if (slab !== undefined) this.buffers.giveBack(slab);
-    if (o.cancel?.aborted === true) this.finishedCancelled++;
+    if (o.finishWhenCancelled === true && o.cancel?.aborted === true) this.finishedCancelled++;
     if (!result.ok) throw fromWire(result.error);
     return resultOf(result, slab);
   }

@@ -3,8 +3,7 @@
  * own portfolios, a benchmark and rebalancing scale it as documented.
  */
 import { describe, expect, it } from "vitest";
-import { BOOTSTRAP_COST, estimateCost, rebalanceDates } from "../../src/http/cost.js";
-import { FINISH_CANCELLED_MAX_TICKERS, runsToItsEnd } from "../../src/http/exchange.js";
+import { BOOTSTRAP_COST, estimateCost, FINISH_CANCELLED_MAX_TICKERS, rebalanceDates, runsToItsEnd } from "../../src/http/cost.js";
 import type { RequestBody } from "../../src/workers/tasks.js";
 import { openSyntheticStore } from "../../src/store/index.js";
 

@@ -6,7 +6,7 @@
 import { request } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/config.js";
-import { FINISH_CANCELLED_MAX_TICKERS } from "../../src/http/exchange.js";
+import { FINISH_CANCELLED_MAX_TICKERS } from "../../src/http/cost.js";
 import { startServer, type RunningServer } from "../../src/http/server.js";
 import { assertWorkerBuilt, TEST_KEY } from "../helpers/app.js";
 
